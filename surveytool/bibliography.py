@@ -1,0 +1,115 @@
+"""Papers -> BibTeX field values: field order, escaping, title protection, dialects."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from .bibtex_io import MONTH_MACROS, RawBlock, value_to_text, write_bibtex
+from .latex import encode_bibtex_title, encode_bibtex_value
+from .models import Paper
+
+DIALECTS = ("bibtex", "biblatex")
+
+FIELD_ORDER = (
+    "author", "editor", "title", "booktitle", "journal", "journaltitle", "year", "date", "month",
+    "volume", "number", "pages", "publisher", "address", "institution", "school", "organization",
+    "howpublished", "series", "edition", "doi", "eprint", "archiveprefix", "eprinttype",
+    "primaryclass", "url", "urldate", "ids", "key", "note", "abstract", "keywords",
+)
+_ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
+# Values copied verbatim: identifiers whose characters mean nothing to BibTeX styles.
+_VERBATIM = frozenset({"doi", "url", "eprint", "archiveprefix", "eprinttype", "primaryclass", "urldate", "ids"})
+_MONTH_NUMBERS = {str(i): macro for i, macro in enumerate(MONTH_MACROS, start=1)}
+_MONTH_NAMES = {name.lower(): macro for macro, name in MONTH_MACROS.items()}
+_PAGE_RANGE = re.compile(r"^\s*(\w+)\s*(?:-+|–|—)\s*(\w+)\s*$")
+_PLACEHOLDER_WORDS = 12
+
+
+def placeholder_title(paper: Paper) -> str:
+    """A title that says it is not one: the opening words of an unresolved snippet."""
+    words = (paper.abstract or "").split()
+    opening = " ".join(words[:_PLACEHOLDER_WORDS]).rstrip(".,;:…")
+    return f"Unresolved snippet: {opening}…"
+
+
+def _month_value(text: str) -> str:
+    key = text.strip().lower().rstrip(".")
+    macro = _MONTH_NUMBERS.get(key) or _MONTH_NAMES.get(key) or (key if key in MONTH_MACROS else None)
+    if macro is None:
+        for name, candidate in _MONTH_NAMES.items():
+            if len(key) >= 3 and name.startswith(key):
+                macro = candidate
+    return macro if macro else "{" + encode_bibtex_value(text) + "}"
+
+
+def encode_field(name: str, text: str) -> str:
+    """A plain-text value as an enclosed BibTeX value for field ``name``."""
+    if name == "month":
+        return _month_value(text)
+    if name in _VERBATIM:
+        return "{" + text.replace("{", "").replace("}", "") + "}"
+    if name == "title" or name == "booktitle":
+        return "{" + encode_bibtex_title(text) + "}"
+    if name == "pages":
+        match = _PAGE_RANGE.match(text)
+        if match:
+            return "{" + f"{match.group(1)}--{match.group(2)}" + "}"
+    return "{" + encode_bibtex_value(text) + "}"
+
+
+def _value(paper: Paper, name: str, text: str) -> str:
+    # A value read from the user's .bib is written as they wrote it, unless it changed.
+    original = paper.latex_fields.get(name)
+    if original is not None and value_to_text(original) == text:
+        return original
+    return encode_field(name, text)
+
+
+def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex") -> list[tuple[str, str]]:
+    """The fields of ``paper`` in canonical order, as raw BibTeX values."""
+    values = {name: text for name, text in paper.fields.items() if text}
+    if not paper.resolved:
+        values["title"] = placeholder_title(paper)
+        values.setdefault("key", "Unresolved")
+        values.setdefault("year", "n.d.")
+        where = ", ".join(str(s) for s in paper.sources)
+        values.setdefault("note", f"surveytool: unresolved snippet from {where}; identify the paper and complete this entry")
+    if paper.tags:
+        values[tags_field] = ",".join(paper.section_ids)
+    elif paper.explicit_tags:
+        values[tags_field] = ",".join(paper.explicit_tags)
+    if dialect == "biblatex":
+        _to_biblatex(values, paper.aliases)
+    rendered = []
+    for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
+        raw = _value(paper, name, values[name]) if name != tags_field else "{" + values[name] + "}"
+        rendered.append((name, raw))
+    return rendered
+
+
+def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
+    if "year" in values:
+        values["date"] = values.pop("year")
+        values.pop("month", None)
+    if "journal" in values:
+        values["journaltitle"] = values.pop("journal")
+    if "archiveprefix" in values:
+        values["eprinttype"] = values.pop("archiveprefix").lower()
+    if aliases:
+        values["ids"] = ",".join(sorted(aliases))
+
+
+def render_bibliography(
+    papers: Iterable[Paper],
+    blocks: Iterable[RawBlock] = (),
+    *,
+    tags_field: str = "sections",
+    dialect: str = "bibtex",
+) -> str:
+    """The text of a .bib file: kept blocks first (macros before use), then entries by key."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}")
+    ordered = sorted(papers, key=lambda p: p.key)
+    entries = [(p.entry_type, p.key, bibtex_fields(p, tags_field, dialect)) for p in ordered]
+    return write_bibtex(entries, blocks)

@@ -1,0 +1,208 @@
+"""BibTeX text <-> records. The only module that imports bibtexparser.
+
+Reading uses an explicit, empty parse stack: values stay exactly as written
+(braces, quotes, ``@string`` macros, ``#`` concatenations) so that they can be
+written back unchanged; plain text for matching is derived here, on the side.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import bibtexparser
+from bibtexparser import model
+from bibtexparser.writer import BibtexFormat
+
+from .latex import latex_to_text
+from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
+
+#: Months as BibTeX's predefined macros expand them, for plain-text values.
+MONTH_MACROS = {
+    m: name
+    for m, name in zip(
+        "jan feb mar apr may jun jul aug sep oct nov dec".split(),
+        "January February March April May June July August September October November December".split(),
+    )
+}
+
+
+@dataclass(frozen=True)
+class RawBlock:
+    """A non-entry block kept verbatim for output: @string, @preamble, a comment, a failed block."""
+
+    kind: str  # "string" | "preamble" | "comment" | "failed"
+    text: str
+    location: SourceLocation
+    key: str = ""  # the macro name of an @string
+
+
+@dataclass(frozen=True)
+class BibDocument:
+    papers: tuple[Paper, ...]
+    blocks: tuple[RawBlock, ...]
+    findings: tuple[Finding, ...]
+
+
+@contextmanager
+def _quiet_bibtexparser():
+    # bibtexparser logs failed blocks itself; we report them as findings instead.
+    logger = logging.getLogger("bibtexparser")
+    was_disabled = logger.disabled
+    logger.disabled = True
+    try:
+        yield
+    finally:
+        logger.disabled = was_disabled
+
+
+def split_tags(value: str) -> tuple[str, ...]:
+    """Tags as users write them in a field: comma- or semicolon-separated."""
+    return tuple(t.strip() for t in value.replace(";", ",").split(",") if t.strip())
+
+
+def read_bibtex(text: str, path: str, tags_field: str = "sections") -> BibDocument:
+    """Read BibTeX text; every block becomes a paper, a kept raw block, or both plus a finding."""
+    with _quiet_bibtexparser():
+        library = bibtexparser.parse_string(text, parse_stack=[])
+    strings = {s.key.lower(): s.value for s in library.strings}
+    papers: list[Paper] = []
+    blocks: list[RawBlock] = []
+    findings: list[Finding] = []
+    for block in library.blocks:
+        where = SourceLocation(path, (block.start_line or 0) + 1)
+        if isinstance(block, model.Entry):
+            papers.append(_entry_to_paper(block, where, strings, tags_field))
+        elif isinstance(block, model.String):
+            blocks.append(RawBlock("string", f"@string{{{block.key} = {block.value}}}", where, block.key))
+        elif isinstance(block, model.Preamble):
+            blocks.append(RawBlock("preamble", f"@preamble{{{block.value}}}", where))
+        elif isinstance(block, model.ExplicitComment):
+            blocks.append(RawBlock("comment", f"@comment{{{block.comment}}}", where))
+        elif isinstance(block, model.ImplicitComment):
+            if block.comment.strip():
+                blocks.append(RawBlock("comment", block.comment.strip("\n"), where))
+        elif isinstance(block, model.DuplicateBlockKeyBlock):
+            entry = block.ignore_error_block
+            findings.append(Finding(
+                "duplicate-key", Severity.WARNING,
+                f"entry key '{block.key}' is used again here; the entry is kept under a new key",
+                where, "give each entry its own key", key=block.key,
+            ))
+            if isinstance(entry, model.Entry):
+                papers.append(_entry_to_paper(entry, where, strings, tags_field))
+            else:
+                blocks.append(RawBlock("failed", block.raw, where))
+        elif isinstance(block, model.DuplicateFieldKeyBlock):
+            findings.append(Finding(
+                "duplicate-field", Severity.ERROR,
+                f"entry has the field(s) {', '.join(sorted(block.duplicate_keys))} twice; it is kept verbatim",
+                where, "delete one of the repeated fields",
+            ))
+            blocks.append(RawBlock("failed", block.raw, where))
+        elif isinstance(block, model.ParsingFailedBlock):
+            reason = getattr(block.error, "abort_reason", None) or str(block.error)
+            findings.append(Finding(
+                "bibtex-syntax", Severity.ERROR,
+                f"this block could not be parsed: {reason.strip()}; it is kept verbatim in the output",
+                where, "check for an unbalanced brace or a missing comma",
+            ))
+            blocks.append(RawBlock("failed", block.raw or "", where))
+    return BibDocument(tuple(papers), tuple(blocks), tuple(findings))
+
+
+def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[str, str], tags_field: str) -> Paper:
+    latex: dict[str, str] = {}
+    plain: dict[str, str] = {}
+    tags: tuple[str, ...] = ()
+    for field in entry.fields:
+        name = field.key.lower()
+        value = field.value if isinstance(field.value, str) else str(field.value)
+        if name == tags_field.lower():
+            tags = split_tags(value_to_text(value, strings))
+            continue
+        latex[name] = value
+        plain[name] = value_to_text(value, strings) if name != "abstract" else _strip_enclosing(value)
+    return Paper(
+        origin=Origin.BIBTEX,
+        sources=(where,),
+        fields=frozen_mapping(plain),
+        latex_fields=frozen_mapping(latex),
+        entry_type=entry.entry_type.lower(),
+        key=entry.key,
+        explicit_tags=tags,
+    )
+
+
+def _strip_enclosing(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"')):
+        return value[1:-1].strip()
+    return value
+
+
+def _split_concatenation(value: str) -> list[str]:
+    """The parts of ``a # "b" # {c}``; ``#`` inside braces or quotes is text."""
+    parts, depth, in_quotes, start = [], 0, False, 0
+    for i, char in enumerate(value):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == '"' and depth == 0:
+            in_quotes = not in_quotes
+        elif char == "#" and depth == 0 and not in_quotes:
+            parts.append(value[start:i].strip())
+            start = i + 1
+    parts.append(value[start:].strip())
+    return parts
+
+
+def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping()) -> str:
+    """Plain text of a raw BibTeX value, with macros and concatenations expanded."""
+    pieces = []
+    for part in _split_concatenation(value):
+        if part[:1] in ("{", '"'):
+            pieces.append(_strip_enclosing(part))
+        elif part.lower() in strings:
+            pieces.append(_strip_enclosing(strings[part.lower()]))
+        elif part.lower() in MONTH_MACROS:
+            pieces.append(MONTH_MACROS[part.lower()])
+        else:
+            pieces.append(part)
+    return latex_to_text("".join(pieces))
+
+
+def write_bibtex(entries: Iterable[tuple[str, str, list[tuple[str, str]]]], blocks: Iterable[RawBlock] = ()) -> str:
+    """BibTeX text for ``(entry_type, key, [(field, raw value), ...])`` after the kept blocks.
+
+    Values must already be valid BibTeX (enclosed, escaped): see ``bibliography.py``.
+    """
+    library = bibtexparser.Library()
+    for block in blocks:
+        library.add(_raw_block_to_model(block), fail_on_duplicate_key=False)
+    for entry_type, key, fields in entries:
+        library.add(model.Entry(entry_type, key, [model.Field(k, v) for k, v in fields]))
+    fmt = BibtexFormat()
+    fmt.indent = "  "
+    fmt.value_column = 0
+    fmt.block_separator = "\n"
+    fmt.trailing_comma = True
+    # An empty, explicit unparse stack: values are written exactly as given.
+    text = bibtexparser.write_string(library, unparse_stack=[], bibtex_format=fmt)
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+def _raw_block_to_model(block: RawBlock) -> model.Block:
+    if block.kind == "string":
+        _, _, body = block.text.partition("{")
+        key, _, value = body[:-1].partition("=")
+        return model.String(key.strip(), value.strip())
+    if block.kind == "preamble":
+        return model.Preamble(block.text[len("@preamble{"):-1])
+    if block.kind == "failed":
+        # Kept as text: written back exactly, so nothing the user wrote is lost.
+        return model.ImplicitComment(block.text.rstrip("\n"))
+    return model.ImplicitComment(block.text)

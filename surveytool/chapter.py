@@ -1,0 +1,91 @@
+"""The view model of the related-work chapter: what each template section shows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .models import Paper, Role, Taxonomy
+
+UNCLASSIFIED = "unclassified"
+_SNIPPET_CHARS = 300
+
+
+@dataclass(frozen=True)
+class PaperView:
+    key: str
+    title: str
+    year: str
+    venue: str
+    resolved: bool
+    snippet: str
+    primary: str
+    see_also: tuple[str, ...]  # section ids of secondary tags
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SectionView:
+    id: str
+    title: str
+    scope: str
+    papers: tuple[PaperView, ...]  # primary here
+    related: tuple[PaperView, ...]  # secondary here
+
+
+@dataclass(frozen=True)
+class GroupView:
+    id: str
+    title: str
+    sections: tuple[SectionView, ...]
+
+
+def venue_of(paper: Paper) -> str:
+    for field in ("booktitle", "journal", "howpublished"):
+        if paper.fields.get(field):
+            return paper.fields[field]
+    return ""
+
+
+def paper_view(paper: Paper) -> PaperView:
+    snippet = " ".join((paper.abstract or "").split())
+    if len(snippet) > _SNIPPET_CHARS:
+        snippet = snippet[:_SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+    return PaperView(
+        key=paper.key,
+        title=paper.title if paper.resolved and paper.title else "",
+        year=paper.year or "",
+        venue=venue_of(paper),
+        resolved=paper.resolved,
+        snippet=snippet,
+        primary=paper.primary_section or UNCLASSIFIED,
+        see_also=tuple(t.section for t in paper.tags if t.role is Role.SECONDARY),
+        sources=tuple(str(s) for s in paper.sources),
+    )
+
+
+def _order(view: PaperView) -> tuple[str, str]:
+    return (view.year or "9999", view.key)
+
+
+def chapter_groups(papers: Sequence[Paper], taxonomy: Taxonomy) -> list[GroupView]:
+    """Groups and sections in taxonomy order; untagged papers in a last group so all are cited."""
+    views = sorted((paper_view(p) for p in papers), key=_order)
+    groups = []
+    for group in taxonomy.groups:
+        sections = []
+        for section_id in group.sections:
+            section = taxonomy.section(section_id)
+            sections.append(SectionView(
+                section.id, section.title, section.description,
+                tuple(v for v in views if v.primary == section.id),
+                tuple(v for v in views if section.id in v.see_also),
+            ))
+        if sections:
+            groups.append(GroupView(group.id, group.title, tuple(sections)))
+    grouped = {s.id for g in groups for s in g.sections}
+    leftovers = tuple(v for v in views if v.primary not in grouped)
+    if leftovers:
+        groups.append(GroupView(UNCLASSIFIED, "Unclassified", (SectionView(
+            UNCLASSIFIED, "Not Yet Classified", "entries no section was chosen for; tag them and rebuild", leftovers, ()),)))
+    return groups

@@ -1,0 +1,101 @@
+"""The command line: options -> one library call -> output and an exit code.
+
+Exit codes: 0 clean (or warnings only), 1 findings at error level (or any
+finding with --strict), 2 bad usage or unreadable input.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .errors import SurveyToolError
+from .models import Finding, Severity
+
+app = typer.Typer(
+    name="surveytool",
+    help="Turn related-paper lists and .bib files into a tagged references.bib and a related-work chapter.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+SourcesArg = Annotated[Optional[list[Path]], typer.Argument(help="Related-paper lists (.txt), .bib, id lists or CSL-JSON. Default: the bundled seeds.", show_default=False)]
+TaxonomyOpt = Annotated[Optional[Path], typer.Option("--taxonomy", help="Taxonomy TOML file. Default: the bundled one.")]
+CatalogOpt = Annotated[Optional[list[Path]], typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")]
+StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
+TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
+
+
+@app.callback()
+def _root() -> None:
+    """surveytool: related-paper lists and .bib files in, a tagged bibliography and a chapter out."""
+
+
+def _options(sources, taxonomy, catalog, tags_field="sections"):
+    from .pipeline import Options
+
+    return Options(sources=tuple(sources or ()), taxonomy=taxonomy, catalogs=tuple(catalog or ()), tags_field=tags_field)
+
+
+def _report(findings: list[Finding] | tuple[Finding, ...], quiet: bool) -> None:
+    for finding in findings:
+        if quiet and finding.severity is not Severity.ERROR:
+            continue
+        typer.echo(str(finding), err=True)
+
+
+def _exit_code(findings, strict: bool) -> int:
+    if any(f.severity is Severity.ERROR for f in findings):
+        return 1
+    if strict and any(f.severity is not Severity.INFO for f in findings):
+        return 1
+    return 0
+
+
+@app.command()
+def build(
+    sources: SourcesArg = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("build"),
+    taxonomy: TaxonomyOpt = None,
+    catalog: CatalogOpt = None,
+    level: Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")] = "section",
+    dialect: Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")] = "bibtex",
+    templates: Annotated[Optional[Path], typer.Option("--templates", help="Folder of templates overriding the bundled ones.")] = None,
+    tags_field: TagsFieldOpt = "sections",
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Run the whole flow and write references.bib, related_work.tex, main.tex and entries.json."""
+    from .pipeline import DraftOptions, build as run_build
+    from .render import LEVELS
+
+    if level not in LEVELS:
+        raise typer.BadParameter(f"must be one of {', '.join(LEVELS)}", param_hint="--level")
+    if dialect not in ("bibtex", "biblatex"):
+        raise typer.BadParameter("must be bibtex or biblatex", param_hint="--dialect")
+    survey = run_build(_options(sources, taxonomy, catalog, tags_field), out,
+                       DraftOptions(level=level, templates=templates, dialect=dialect))
+    _report(survey.findings, quiet)
+    if not quiet:
+        resolved = sum(p.resolved for p in survey.papers)
+        typer.echo(f"{len(survey.papers)} entries, {resolved} resolved, {len(survey.papers) - resolved} unresolved; wrote {out}/")
+        counts = survey.section_counts()
+        for section in survey.taxonomy.sections:
+            typer.echo(f"  {section.id:<20} {counts.get(section.id, 0):>4}")
+        if counts.get("unclassified"):
+            typer.echo(f"  {'unclassified':<20} {counts['unclassified']:>4}")
+    raise typer.Exit(_exit_code(survey.findings, strict))
+
+
+def main() -> None:
+    """Console entry point: user errors become one line and exit code 2, never a traceback."""
+    try:
+        app(standalone_mode=True)
+    except SurveyToolError as error:
+        typer.echo(str(error), err=True)
+        sys.exit(error.exit_code)

@@ -1,0 +1,35 @@
+"""Errors a user can fix. The CLI prints them as one line; anything else is a bug."""
+
+from __future__ import annotations
+
+
+class SurveyToolError(Exception):
+    """A problem with the user's input or options, with a hint on how to fix it."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None, hint: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+        self.hint = hint
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path:
+            where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
+        hint = f" ({self.hint})" if self.hint else ""
+        return f"{where}error: {self.message}{hint}"
+
+
+class InputError(SurveyToolError):
+    """A source file is missing, unreadable or not of a kind we can read."""
+
+
+class TaxonomyError(SurveyToolError):
+    """A taxonomy file is malformed."""
+
+
+class OutputError(SurveyToolError):
+    """An output file could not be written."""

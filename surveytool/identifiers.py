@@ -1,0 +1,57 @@
+"""DOIs and arXiv ids: recognizing them in text and URLs, and normalizing them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_DOI = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(?P<doi>10\.\d{4,9}/\S+)$", re.IGNORECASE)
+_ARXIV_NEW = r"\d{4}\.\d{4,5}"
+_ARXIV_OLD = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}"
+_ARXIV = re.compile(
+    r"^(?:arxiv:\s*|https?://(?:www\.)?(?:export\.)?arxiv\.org/(?:abs|pdf)/)?"
+    rf"(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?P<version>v\d+)?(?:\.pdf)?/?$",
+    re.IGNORECASE,
+)
+# The DOI that arXiv itself mints for a preprint: the same work as the arXiv id.
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Identifier:
+    kind: str  # "doi" | "arxiv"
+    value: str  # normalized
+
+    def fields(self) -> dict[str, str]:
+        if self.kind == "doi":
+            return {"doi": self.value}
+        return {"eprint": self.value, "archiveprefix": "arXiv"}
+
+
+def parse_identifier(text: str) -> Identifier | None:
+    """A DOI or arXiv id (bare, prefixed or as a URL), or None."""
+    text = text.strip()
+    match = _ARXIV.match(text)
+    if match:
+        return Identifier("arxiv", match.group("id").lower())
+    match = _DOI.match(text)
+    if match:
+        return Identifier("doi", match.group("doi").rstrip("."))
+    return None
+
+
+def normalize_doi(doi: str) -> str:
+    doi = doi.strip()
+    doi = re.sub(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", "", doi, flags=re.IGNORECASE)
+    return doi.rstrip(".").lower()
+
+
+def normalize_arxiv(eprint: str) -> str | None:
+    """The arXiv id without version, or None if ``eprint`` is not one."""
+    identifier = parse_identifier(eprint)
+    return identifier.value if identifier and identifier.kind == "arxiv" else None
+
+
+def arxiv_id_of_doi(doi: str) -> str | None:
+    match = _ARXIV_DOI.match(normalize_doi(doi))
+    return normalize_arxiv(match.group("id")) if match else None

@@ -1,0 +1,117 @@
+"""Citation keys: a formula for new entries, pins so that keys never change afterwards.
+
+A key, once given, is pinned under the entry's identity (DOI, arXiv id,
+normalized title or snippet fingerprint) in a lock file; later runs reuse it
+even when other entries are added, removed or re-resolved.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from .merge import first_author_surname, identities, snippet_fingerprint
+from .models import Origin, Paper
+from .textnorm import normalize, strip_truncation
+
+LOCK_VERSION = 1
+_STOPWORDS = frozenset(
+    "a an the on of in for and to with via from by at as is are towards toward using use based "
+    "its into over under we our this that it be new can".split()
+)
+_KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_:.\-]")
+
+
+def _first_significant_word(text: str) -> str:
+    """The first word that is not a stopword, hyphenated parts joined ("Pre-train" -> "pretrain")."""
+    for word in text.split():
+        joined = normalize(word).replace(" ", "")
+        if joined and joined not in _STOPWORDS and not joined.isdigit():
+            return joined
+    return ""
+
+
+def key_base(paper: Paper) -> str:
+    """``lepikhin2021gshard``: surname, year, first significant title word."""
+    if paper.key and paper.origin in (Origin.BIBTEX, Origin.CSL_JSON):
+        return paper.key
+    if paper.resolved and paper.title:
+        surname = first_author_surname(paper) or "anon"
+        year = (paper.year or "")[:4] if (paper.year or "")[:4].isdigit() else "nd"
+        return _KEY_UNSAFE.sub("", f"{surname}{year}{_first_significant_word(paper.title)}")
+    # An unresolved snippet or id: nothing but its text to go on, so a fingerprint.
+    text = paper.abstract or paper.title or ""
+    word = _first_significant_word(strip_truncation(text)) or "entry"
+    digest = (snippet_fingerprint(paper) or identity_of(paper).encode().hex())[:4]
+    return f"anon-{word}-{digest}"
+
+
+def identity_of(paper: Paper) -> str:
+    """The identity under which a paper's key is pinned (the most specific one)."""
+    found = identities(paper)
+    return found[0] if found else "key:" + paper.key
+
+
+def _suffix(n: int) -> str:
+    """0 -> "", 1 -> "b", ..., 25 -> "z", 26 -> "ba": "a" would read as a first of a series."""
+    letters = ""
+    while n:
+        n, rest = divmod(n, 26)
+        letters = "abcdefghijklmnopqrstuvwxyz"[rest] + letters
+    return letters
+
+
+def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None) -> tuple[list[Paper], dict[str, str]]:
+    """Give every paper a unique key; keys in ``pins`` and user keys are kept as they are.
+
+    Returns the papers with keys and the pins to save (old pins plus new keys).
+    """
+    pins = dict(pins or {})
+    taken: set[str] = set()
+    keyed: dict[int, str] = {}
+    # Pinned and user-given keys first, in a fixed order, so they win every collision.
+    for index, paper in sorted(enumerate(papers), key=lambda item: min(item[1].sources)):
+        pinned = next((pins[i] for i in identities(paper) if i in pins), None)
+        own = paper.key if paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and paper.key else None
+        key = own or pinned
+        if key and key not in taken:
+            keyed[index] = key
+            taken.add(key)
+    # New keys by the formula; a collision gets the first free suffix, in identity order.
+    rest = sorted((i for i in range(len(papers)) if i not in keyed), key=lambda i: (key_base(papers[i]), identity_of(papers[i])))
+    for index in rest:
+        base = key_base(papers[index])
+        n = 0
+        while base + _suffix(n) in taken:
+            n += 1
+        keyed[index] = base + _suffix(n)
+        taken.add(keyed[index])
+    result = []
+    for index, paper in enumerate(papers):
+        key = keyed[index]
+        aliases = paper.aliases
+        if paper.key and paper.key != key:
+            aliases = tuple(sorted(set(aliases) | {paper.key}))
+        result.append(replace(paper, key=key, aliases=aliases))
+        pins.setdefault(identity_of(paper), key)
+    return result, dict(sorted(pins.items()))
+
+
+def load_pins(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {str(k): str(v) for k, v in data.get("keys", {}).items()}
+    except (json.JSONDecodeError, AttributeError):
+        from .errors import InputError
+
+        raise InputError("key lock file is not valid JSON", path=str(path),
+                         hint="restore it from version control, or delete it to let keys be given anew") from None
+
+
+def dump_pins(pins: Mapping[str, str]) -> str:
+    return json.dumps({"version": LOCK_VERSION, "keys": dict(sorted(pins.items()))}, indent=2, ensure_ascii=False) + "\n"

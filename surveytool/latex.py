@@ -1,0 +1,146 @@
+"""The LaTeX boundary: plain text in, LaTeX out (and LaTeX to plain text for matching).
+
+This is the only module that imports pylatexenc. Everything that reaches a
+``.tex`` or ``.bib`` file from untrusted text (paper lists, online metadata)
+goes through :func:`escape_text` or :func:`encode_bibtex_value`, so that it
+can never become an active command.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+
+class LatexMarkup(str):
+    """Text that already is LaTeX and must not be escaped again."""
+
+    __slots__ = ()
+
+
+# ASCII characters with a meaning in LaTeX, and their literal spelling.
+_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "^": r"\textasciicircum{}",
+    "_": r"\_",
+    "%": r"\%",
+    "~": r"\textasciitilde{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+_SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIALS)) + "]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NEEDS_DECODING = re.compile(r"[\\{}$~^_%&#]|[^\x00-\x7f]")
+_WHITESPACE = re.compile(r"\s+")
+
+#: Defined in the generated documents: prints a character that pdfLaTeX has no glyph for.
+UNKNOWN_CHAR_MACRO = "stchar"
+
+
+def _unknown_char(char: str) -> str:
+    return "\\%s{%04X}" % (UNKNOWN_CHAR_MACRO, ord(char))
+
+
+@lru_cache(maxsize=1)
+def _text_encoder() -> UnicodeToLatexEncoder:
+    return UnicodeToLatexEncoder(
+        non_ascii_only=True,
+        replacement_latex_protection="braces-all",
+        unknown_char_policy=_unknown_char,
+        unknown_char_warning=False,
+    )
+
+
+@lru_cache(maxsize=1)
+def _bibtex_encoder() -> UnicodeToLatexEncoder:
+    # Characters without a LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib:
+    # biber and Unicode engines read them, and a macro of ours would leak into
+    # the user's bibliography.
+    return UnicodeToLatexEncoder(
+        non_ascii_only=True,
+        replacement_latex_protection="braces-all",
+        unknown_char_policy="keep",
+        unknown_char_warning=False,
+    )
+
+
+@lru_cache(maxsize=1)
+def _decoder() -> LatexNodes2Text:
+    return LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
+
+
+def _escape_ascii(text: str) -> str:
+    return _SPECIAL_RE.sub(lambda m: _SPECIALS[m.group()], text)
+
+
+def escape_text(text: str) -> LatexMarkup:
+    """Plain text as LaTeX body text that prints literally and runs nothing."""
+    if isinstance(text, LatexMarkup):
+        return text
+    escaped = _escape_ascii(str(text))
+    if _NON_ASCII.search(escaped):
+        escaped = _text_encoder().unicode_to_latex(escaped)
+    return LatexMarkup(escaped)
+
+
+def comment_text(text: str) -> LatexMarkup:
+    """Plain text for a ``%`` comment: one line, so nothing escapes the comment."""
+    one_line = _WHITESPACE.sub(" ", str(text)).strip()
+    # ^^ is TeX's character-code notation, read even before comments are skipped.
+    return LatexMarkup(one_line.replace("^^", "^ ^"))
+
+
+def encode_bibtex_value(text: str) -> str:
+    """Plain text as a BibTeX field value: specials escaped, accents as macros."""
+    escaped = _escape_ascii(text)
+    if _NON_ASCII.search(escaped):
+        escaped = _bibtex_encoder().unicode_to_latex(escaped)
+    return escaped
+
+
+_TITLE_WORD = re.compile(r"\S+")
+_WORD_CORE = re.compile(r"^(?P<lead>[^\w]*)(?P<core>.*?\w)(?P<trail>[^\w]*)$", re.S)
+
+
+def _needs_protection(word: str) -> bool:
+    # A capital after the first letter of any hyphen part ("GShard", "GPUs",
+    # "GPT-2", "40GB") is lost when a style lowercases the title.
+    return any(any(c.isupper() for c in part[1:]) for part in word.split("-"))
+
+
+def encode_bibtex_title(text: str) -> str:
+    """A title as a BibTeX value, with braces only around words a style would damage."""
+    pieces: list[str] = []
+    last = 0
+    for match in _TITLE_WORD.finditer(text):
+        pieces.append(text[last : match.start()])
+        word = match.group()
+        parts = _WORD_CORE.match(word)
+        if parts and _needs_protection(parts.group("core")):
+            pieces.append(
+                encode_bibtex_value(parts.group("lead"))
+                + "{" + encode_bibtex_value(parts.group("core")) + "}"
+                + encode_bibtex_value(parts.group("trail"))
+            )
+        else:
+            pieces.append(encode_bibtex_value(word))
+        last = match.end()
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def latex_to_text(value: str) -> str:
+    """Plain text of a LaTeX value, for matching and display; cheap for plain ASCII."""
+    if not _NEEDS_DECODING.search(value):
+        return _WHITESPACE.sub(" ", value).strip()
+    decoded = _decoder().latex_to_text(value)
+    return _WHITESPACE.sub(" ", decoded).strip()

@@ -1,0 +1,131 @@
+"""De-duplication: papers that share an identity become one paper. Linear in the input.
+
+Identities are hash keys (DOI, arXiv id, normalized title, snippet
+fingerprint); papers sharing one are merged with a union-find, so no pair of
+papers is ever compared except those already in the same bucket.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+from .identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
+from .models import Origin, Paper, frozen_mapping
+from .textnorm import normalize, strip_truncation
+
+# Enough words to tell two abstracts apart; fewer and a shared opening could merge them.
+_SNIPPET_WORDS = 30
+_MIN_TITLE_WORDS = 3
+# Origins whose metadata is preferred when merging, best first.
+_ORIGIN_RANK = {Origin.BIBTEX: 0, Origin.CSL_JSON: 1, Origin.IDENTIFIER: 2, Origin.ANCHOR: 3, Origin.SNIPPET: 4}
+
+
+def first_author_surname(paper: Paper) -> str:
+    if not paper.authors:
+        return ""
+    name = paper.authors[0]
+    surname = name.split(",")[0] if "," in name else name.split()[-1] if name.split() else ""
+    return normalize(surname).replace(" ", "")
+
+
+def identities(paper: Paper) -> list[str]:
+    """The hash keys under which ``paper`` is the same work as another paper."""
+    keys: list[str] = []
+    doi = paper.fields.get("doi")
+    if doi:
+        keys.append("doi:" + normalize_doi(doi))
+        arxiv_from_doi = arxiv_id_of_doi(doi)
+        if arxiv_from_doi:
+            keys.append("arxiv:" + arxiv_from_doi)
+    for field in ("eprint", "arxiv"):
+        arxiv = normalize_arxiv(paper.fields.get(field, ""))
+        if arxiv:
+            keys.append("arxiv:" + arxiv)
+    title = paper.fields.get("title")
+    if title and (paper.resolution is not None or not paper.truncated):
+        normalized = normalize(title)
+        if len(normalized.split()) >= _MIN_TITLE_WORDS:
+            keys.append("title:" + normalized)
+    fingerprint = snippet_fingerprint(paper)
+    if fingerprint:
+        keys.append("snippet:" + fingerprint)
+    return keys
+
+
+def snippet_fingerprint(paper: Paper) -> str | None:
+    """A short hash of an abstract's opening words: equal for near-exact copies."""
+    abstract = paper.fields.get("abstract")
+    if not abstract:
+        return None
+    words = normalize(strip_truncation(abstract)).split()[:_SNIPPET_WORDS]
+    if len(words) < 8:
+        return None
+    return hashlib.sha1(" ".join(words).encode()).hexdigest()[:12]
+
+
+def _compatible(a: Paper, b: Paper) -> bool:
+    """Same title is the same work only if first authors and years do not disagree."""
+    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
+    if surname_a and surname_b and surname_a != surname_b:
+        return False
+    year_a, year_b = a.fields.get("year", ""), b.fields.get("year", "")
+    if year_a[:4].isdigit() and year_b[:4].isdigit() and abs(int(year_a[:4]) - int(year_b[:4])) > 2:
+        return False
+    return True
+
+
+def merge_duplicates(papers: Sequence[Paper]) -> list[Paper]:
+    """One paper per work, in the order of each work's first appearance."""
+    parent = list(range(len(papers)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first_with: dict[str, int] = {}
+    for index, paper in enumerate(papers):
+        for identity in identities(paper):
+            other = first_with.setdefault(identity, index)
+            if other != index and (not identity.startswith("title:") or _compatible(papers[other], paper)):
+                parent[find(index)] = find(other)
+
+    groups: dict[int, list[Paper]] = {}
+    for index, paper in enumerate(papers):
+        groups.setdefault(find(index), []).append(paper)
+    return [merge_group(group) if len(group) > 1 else group[0] for group in groups.values()]
+
+
+def merge_group(group: Iterable[Paper]) -> Paper:
+    """Several records of one work as one paper: the best metadata, every source and key."""
+    ranked = sorted(group, key=lambda p: (_ORIGIN_RANK[p.origin], p.resolution is None, min(p.sources)))
+    best = ranked[0]
+    fields = dict(best.fields)
+    latex = dict(best.latex_fields)
+    for other in ranked[1:]:
+        for name, value in other.fields.items():
+            if name not in fields or (name == "abstract" and len(value) > len(fields[name])):
+                fields[name] = value
+                if name in other.latex_fields:
+                    latex[name] = other.latex_fields[name]
+                else:
+                    latex.pop(name, None)
+    keys = {p.key for p in ranked if p.key} | {a for p in ranked for a in p.aliases}
+    key = best.key or next((p.key for p in ranked if p.key), "")
+    explicit = tuple(dict.fromkeys(t for p in ranked for t in p.explicit_tags))
+    return Paper(
+        origin=best.origin,
+        sources=tuple(sorted({s for p in ranked for s in p.sources})),
+        fields=frozen_mapping(fields),
+        entry_type=best.entry_type,
+        key=key,
+        latex_fields=frozen_mapping(latex),
+        truncated=all(p.truncated for p in ranked),
+        resolution=next((p.resolution for p in ranked if p.resolution), None),
+        tags=best.tags,
+        explicit_tags=explicit,
+        aliases=tuple(sorted(keys - {key})),
+    )
+

@@ -1,0 +1,176 @@
+"""Immutable values passed between the stages of a run.
+
+Text in these values is plain Unicode unless a name says otherwise
+(``latex_fields``): escaping happens once, when writing LaTeX or BibTeX.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+
+
+def frozen_mapping(values: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    """A read-only view of a copy of ``values``, for fields of frozen dataclasses."""
+    return MappingProxyType(dict(values or {}))
+
+
+@dataclass(frozen=True, order=True)
+class SourceLocation:
+    """Where a record came from: a path as the user gave it and a 1-based line."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+class Origin(str, Enum):
+    """What kind of input a paper was read from."""
+
+    SNIPPET = "snippet"  # a paragraph of a related-paper list
+    ANCHOR = "anchor"  # the header title of a related-paper list
+    BIBTEX = "bibtex"
+    IDENTIFIER = "identifier"
+    CSL_JSON = "csl-json"
+
+
+class Role(str, Enum):
+    PRIMARY = "primary"
+    SECONDARY = "secondary"
+
+
+@dataclass(frozen=True)
+class Tag:
+    """One section assignment of a paper, with the reason for it."""
+
+    section: str
+    role: Role
+    score: float
+    evidence: tuple[str, ...] = ()
+    explicit: bool = False  # given by the user: never overwritten by the tagger
+    suggested: bool = False  # proposed by similarity, not by vocabulary rules
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Which source gave a paper its metadata, and how sure the match was."""
+
+    source: str  # e.g. "catalog:seeds/catalog.bib", "openalex"
+    matched_key: str
+    method: str  # e.g. "abstract-prefix", "doi", "title-prefix"
+    score: float
+    fields: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One bibliography entry as it moves through the pipeline."""
+
+    origin: Origin
+    sources: tuple[SourceLocation, ...]
+    fields: Mapping[str, str] = field(default_factory=frozen_mapping)
+    entry_type: str = "misc"
+    key: str = ""
+    # Original BibTeX values (still LaTeX) of fields read from a .bib file, so that
+    # writing does not re-encode what the user wrote.
+    latex_fields: Mapping[str, str] = field(default_factory=frozen_mapping)
+    truncated: bool = False
+    resolution: Resolution | None = None
+    tags: tuple[Tag, ...] = ()
+    explicit_tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()  # keys absorbed when duplicates merged
+
+    @property
+    def resolved(self) -> bool:
+        return self.resolution is not None or self.origin is Origin.BIBTEX
+
+    @property
+    def title(self) -> str | None:
+        return self.fields.get("title") or None
+
+    @property
+    def year(self) -> str | None:
+        return self.fields.get("year") or None
+
+    @property
+    def abstract(self) -> str | None:
+        return self.fields.get("abstract") or None
+
+    @property
+    def authors(self) -> tuple[str, ...]:
+        raw = self.fields.get("author", "")
+        return tuple(a.strip() for a in raw.split(" and ") if a.strip())
+
+    @property
+    def primary_section(self) -> str | None:
+        return next((t.section for t in self.tags if t.role is Role.PRIMARY), None)
+
+    @property
+    def section_ids(self) -> tuple[str, ...]:
+        """Section ids, primary first."""
+        return tuple(t.section for t in self.tags)
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem found in the input or the result, kept as data so the run can go on."""
+
+    check: str
+    severity: Severity
+    message: str
+    location: SourceLocation | None = None
+    hint: str = ""
+    key: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        hint = f" ({self.hint})" if self.hint else ""
+        return f"{where}{self.severity.value} [{self.check}] {self.message}{hint}"
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: str
+    group: str
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    keywords: Mapping[str, float] = field(default_factory=frozen_mapping)
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Group:
+    id: str
+    title: str
+    sections: tuple[str, ...]
+    parent: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Taxonomy:
+    title: str
+    groups: tuple[Group, ...]
+    sections: tuple[Section, ...]
+    path: str = ""
+
+    def section(self, section_id: str) -> Section:
+        for section in self.sections:
+            if section.id == section_id:
+                return section
+        raise KeyError(section_id)
+
+    @property
+    def section_ids(self) -> tuple[str, ...]:
+        return tuple(s.id for s in self.sections)

@@ -1,0 +1,103 @@
+"""Related-paper lists: a header naming an anchor paper, then truncated abstracts.
+
+The text is plain text, kept exactly as written apart from joining hard-wrapped
+lines; nothing in it is interpreted as LaTeX.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# "Related papers: <title>", "相关论文: <title>", any casing, ASCII or full-width colon.
+_HEADER = re.compile(r"^\s*(?:related\s+papers?|相关论文|相關論文)\s*[:：]\s*(?P<title>.*?)\s*$", re.IGNORECASE)
+_ELLIPSIS = ("…", "...")
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    line: int  # 1-based line of the paragraph's first line
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class PaperList:
+    anchor_title: str | None
+    anchor_line: int
+    paragraphs: tuple[Paragraph, ...]
+
+    @property
+    def anchor_truncated(self) -> bool:
+        return bool(self.anchor_title) and is_truncated(self.anchor_title)
+
+
+def is_truncated(text: str) -> bool:
+    return text.rstrip().endswith(_ELLIPSIS)
+
+
+def strip_ellipsis(text: str) -> str:
+    text = text.rstrip()
+    for mark in _ELLIPSIS:
+        if text.endswith(mark):
+            return text[: -len(mark)].rstrip()
+    return text
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of ``text`` with any line ending (LF, CRLF, CR) and no BOM."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def looks_like_paper_list(text: str) -> bool:
+    """True when the first non-blank line is a related-papers header."""
+    for line in split_lines(text):
+        if line.strip():
+            return bool(_HEADER.match(line))
+    return False
+
+
+def parse_paper_list(text: str) -> PaperList:
+    """Split a related-paper list into its anchor title and paragraphs."""
+    lines = split_lines(text)
+    anchor_title: str | None = None
+    anchor_line = 0
+    start = 0
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        match = _HEADER.match(line)
+        if match:
+            anchor_title = match.group("title") or None
+            anchor_line = index + 1
+            start = index + 1
+        break
+
+    paragraphs: list[Paragraph] = []
+    block: list[str] = []
+    block_line = 0
+    for index in range(start, len(lines) + 1):
+        line = lines[index] if index < len(lines) else ""
+        if line.strip():
+            if not block:
+                block_line = index + 1
+            block.append(line.strip())
+            continue
+        if block:
+            joined = _join_wrapped(block)
+            paragraphs.append(Paragraph(joined, block_line, is_truncated(joined)))
+            block = []
+    return PaperList(anchor_title, anchor_line, tuple(paragraphs))
+
+
+def _join_wrapped(lines: list[str]) -> str:
+    """Re-join a hard-wrapped paragraph; a hyphen at a line end joins without a space."""
+    text = lines[0]
+    for line in lines[1:]:
+        if text.endswith("-") and not text.endswith(" -") and line[:1].islower():
+            text += line
+        else:
+            text += " " + line
+    return text

@@ -1,0 +1,186 @@
+"""The whole flow of a run as library calls: read, merge, resolve, key, tag, write.
+
+Nothing here prints; the CLI presents what these functions return.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .bibliography import render_bibliography
+from .bibtex_io import RawBlock
+from .chapter import chapter_groups
+from .errors import OutputError
+from .keys import assign_keys, dump_pins, load_pins
+from .merge import merge_duplicates
+from .models import Finding, Paper, Severity, Taxonomy
+from .readers import read_source, read_sources
+from .render import LEVELS, make_environment, render_template
+from .resolve import CatalogResolver, Resolver, resolve_papers
+from .resources import default_catalog, default_taxonomy, seed_lists
+from .tagging import tag_papers
+from .taxonomy import load_taxonomy
+
+LOCK_FILE = "surveytool.lock.json"
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a run reads and how; the defaults are the bundled seeds, taxonomy and catalog."""
+
+    sources: tuple[Path, ...] = ()
+    taxonomy: Path | None = None
+    catalogs: tuple[Path, ...] = ()
+    bundled_catalog: bool = True
+    source_kind: str | None = None
+    tags_field: str = "sections"
+    lock_file: Path | None = None
+
+
+@dataclass(frozen=True)
+class Survey:
+    """The result of analysing the sources: nothing written yet."""
+
+    papers: tuple[Paper, ...]
+    blocks: tuple[RawBlock, ...]
+    findings: tuple[Finding, ...]
+    taxonomy: Taxonomy
+    pins: dict[str, str] = field(default_factory=dict)
+
+    def section_counts(self) -> Counter:
+        return Counter(p.primary_section or "unclassified" for p in self.papers)
+
+    @property
+    def error_count(self) -> int:
+        return sum(f.severity is Severity.ERROR for f in self.findings)
+
+
+def source_paths(options: Options) -> list[tuple[Path, str]]:
+    """(path, name shown in messages): user paths as given, bundled seeds as ``seeds/<name>``."""
+    if options.sources:
+        return [(p, str(p)) for p in options.sources]
+    return [(p, f"seeds/{p.name}") for p in seed_lists()]
+
+
+def load_resolvers(options: Options) -> list[Resolver]:
+    resolvers: list[Resolver] = []
+    catalogs = ([default_catalog()] if options.bundled_catalog else []) + list(options.catalogs)
+    for path in catalogs:
+        display = "seeds/catalog.bib" if path == default_catalog() else str(path)
+        result = read_source(path, display, "bib")
+        resolvers.append(CatalogResolver(result.papers, f"catalog:{display}"))
+    return resolvers
+
+
+def analyse(options: Options = Options()) -> Survey:
+    """Read, merge, resolve, key and tag the sources of ``options``."""
+    taxonomy = load_taxonomy(options.taxonomy or default_taxonomy(),
+                             None if options.taxonomy else "seeds/taxonomy.toml")
+    read = read_sources(source_paths(options), options.source_kind, options.tags_field)
+    papers = merge_duplicates(read.papers)
+    papers, resolve_findings = resolve_papers(papers, load_resolvers(options))
+    # Resolution can show that two records are one work (a snippet and its anchor).
+    papers = merge_duplicates(papers)
+    pins = load_pins(options.lock_file) if options.lock_file else {}
+    papers, pins = assign_keys(papers, pins)
+    papers, tag_findings = tag_papers(papers, taxonomy)
+    papers = sorted(papers, key=lambda p: p.key)
+    findings = sorted([*read.findings, *resolve_findings, *tag_findings], key=_finding_order)
+    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins)
+
+
+def _finding_order(finding: Finding) -> tuple:
+    where = finding.location
+    return (where.path if where else "", where.line if where else 0, finding.check, finding.message)
+
+
+def entry_record(paper: Paper) -> dict:
+    """One object of entries.json (schema in the README)."""
+    record = {
+        "key": paper.key,
+        "title": paper.title if paper.resolved else None,
+        "year": paper.year,
+        "authors": list(paper.authors),
+        "entry_type": paper.entry_type,
+        "abstract": paper.abstract,
+        "tags": list(paper.section_ids),
+        "resolved": paper.resolved,
+        "sources": [str(s) for s in paper.sources],
+        "origin": paper.origin.value,
+        "truncated": paper.truncated,
+        "doi": paper.fields.get("doi"),
+        "eprint": paper.fields.get("eprint"),
+        "aliases": list(paper.aliases),
+        "tag_evidence": [
+            {"section": t.section, "role": t.role.value, "score": t.score, "evidence": list(t.evidence),
+             "explicit": t.explicit, "suggested": t.suggested}
+            for t in paper.tags
+        ],
+        "resolution": None if paper.resolution is None else {
+            "source": paper.resolution.source, "matched": paper.resolution.matched_key,
+            "method": paper.resolution.method, "score": paper.resolution.score,
+            "fields": list(paper.resolution.fields),
+        },
+    }
+    return record
+
+
+def entries_json(papers: Sequence[Paper]) -> str:
+    return json.dumps([entry_record(p) for p in papers], indent=2, ensure_ascii=False) + "\n"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a reader never sees half a file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except OSError as error:
+        raise OutputError(f"cannot be written ({error.strerror})", path=str(path), hint="check the output folder's permissions") from None
+
+
+@dataclass(frozen=True)
+class DraftOptions:
+    level: str = "section"
+    templates: Path | None = None
+    dialect: str = "bibtex"
+    bibliography: str = "references"
+    chapter_file: str = "related_work"
+
+
+def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions()) -> dict[str, str]:
+    """File name -> text of every output of a build."""
+    env = make_environment(draft.templates)
+    levels = LEVELS[draft.level]
+    context = {
+        "title": survey.taxonomy.title,
+        "levels": levels,
+        "groups": chapter_groups(survey.papers, survey.taxonomy),
+        "document_class": "report" if draft.level == "chapter" else "article",
+        "chapter_file": draft.chapter_file,
+        "bibliography": draft.bibliography,
+    }
+    return {
+        f"{draft.bibliography}.bib": render_bibliography(survey.papers, survey.blocks, dialect=draft.dialect),
+        f"{draft.chapter_file}.tex": render_template(env, "related_work.tex.j2", context),
+        "main.tex": render_template(env, "main.tex.j2", context),
+        "entries.json": entries_json(survey.papers),
+    }
+
+
+def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions()) -> Survey:
+    """The whole flow: analyse the sources and write every output into ``out_dir``."""
+    lock = options.lock_file or out_dir / LOCK_FILE
+    survey = analyse(replace(options, lock_file=lock))
+    for name, text in render_outputs(survey, draft).items():
+        write_atomically(out_dir / name, text)
+    write_atomically(lock, dump_pins(survey.pins))
+    return survey

@@ -1,0 +1,154 @@
+"""Source files -> papers, kept BibTeX blocks and findings. Chooses a reader per file."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .bibtex_io import RawBlock, read_bibtex
+from .errors import InputError
+from .identifiers import parse_identifier
+from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
+from .paper_list import parse_paper_list, split_lines, strip_ellipsis
+
+SOURCE_KINDS = ("list", "bib", "ids", "csl-json")
+_BY_SUFFIX = {".txt": "list", ".bib": "bib", ".bibtex": "bib", ".ids": "ids", ".json": "csl-json"}
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    papers: tuple[Paper, ...]
+    blocks: tuple[RawBlock, ...]
+    findings: tuple[Finding, ...]
+
+
+def read_text(path: Path, display: str) -> tuple[str, list[Finding]]:
+    """The text of a source file; Latin-1 with a warning when it is not UTF-8."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", path=display, hint="check the path, or run without sources to use the bundled seeds") from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=display, hint="name the files inside it") from None
+    except OSError as error:
+        raise InputError(f"cannot be read ({error.strerror})", path=display, hint="check its permissions") from None
+    if b"\x00" in data:
+        raise InputError("is not a text file", path=display, hint="give a .txt, .bib, .ids or CSL-JSON file")
+    if not data.strip():
+        raise InputError("is empty", path=display, hint="remove it from the sources or add papers to it")
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        warning = Finding(
+            "encoding", Severity.WARNING, "file is not valid UTF-8; read as Latin-1",
+            SourceLocation(display, line), "save the file as UTF-8",
+        )
+        return data.decode("latin-1"), [warning]
+
+
+def detect_kind(path: Path, text: str) -> str:
+    kind = _BY_SUFFIX.get(path.suffix.lower(), "list")
+    if kind == "list" and _is_identifier_list(text):
+        return "ids"
+    return kind
+
+
+def _is_identifier_list(text: str) -> bool:
+    lines = [l.strip() for l in split_lines(text) if l.strip() and not l.strip().startswith("#")]
+    return bool(lines) and all(parse_identifier(l) is not None for l in lines)
+
+
+def read_source(path: Path, display: str | None = None, kind: str | None = None, tags_field: str = "sections") -> ReadResult:
+    display = display or str(path)
+    text, findings = read_text(path, display)
+    kind = kind or detect_kind(path, text)
+    if kind == "bib":
+        document = read_bibtex(text, display, tags_field)
+        return ReadResult(document.papers, document.blocks, tuple(findings) + document.findings)
+    if kind == "ids":
+        papers, more = read_identifier_list(text, display)
+    elif kind == "csl-json":
+        papers, more = read_csl_json(text, display)
+    elif kind == "list":
+        papers, more = read_paper_list(text, display)
+    else:
+        raise InputError(f"unknown source kind {kind!r}", path=display, hint=f"use one of {', '.join(SOURCE_KINDS)}")
+    return ReadResult(tuple(papers), (), tuple(findings + more))
+
+
+def read_sources(paths: Iterable[tuple[Path, str]], kind: str | None = None, tags_field: str = "sections") -> ReadResult:
+    papers: list[Paper] = []
+    blocks: list[RawBlock] = []
+    findings: list[Finding] = []
+    for path, display in paths:
+        result = read_source(path, display, kind, tags_field)
+        papers.extend(result.papers)
+        blocks.extend(result.blocks)
+        findings.extend(result.findings)
+    return ReadResult(tuple(papers), tuple(blocks), tuple(findings))
+
+
+def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
+    document = parse_paper_list(text)
+    papers: list[Paper] = []
+    findings: list[Finding] = []
+    if document.anchor_title:
+        papers.append(Paper(
+            origin=Origin.ANCHOR,
+            sources=(SourceLocation(display, document.anchor_line),),
+            fields=frozen_mapping({"title": strip_ellipsis(document.anchor_title)}),
+            truncated=document.anchor_truncated,
+        ))
+    else:
+        findings.append(Finding(
+            "list-header", Severity.INFO, "no 'Related papers: <title>' header; no anchor entry made",
+            SourceLocation(display, 1), "add the anchor paper's title as the first line if there is one",
+        ))
+    for paragraph in document.paragraphs:
+        papers.append(Paper(
+            origin=Origin.SNIPPET,
+            sources=(SourceLocation(display, paragraph.line),),
+            fields=frozen_mapping({"abstract": paragraph.text}),
+            truncated=paragraph.truncated,
+        ))
+    if not document.paragraphs:
+        findings.append(Finding(
+            "empty-list", Severity.WARNING, "the list has no paragraphs",
+            SourceLocation(display, max(document.anchor_line, 1)), "separate paper snippets by blank lines",
+        ))
+    return papers, findings
+
+
+def read_identifier_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
+    papers: list[Paper] = []
+    findings: list[Finding] = []
+    for number, line in enumerate(split_lines(text), start=1):
+        # "#" starts a comment at a line start or after a space (DOIs may contain "#").
+        content = "" if line.lstrip().startswith("#") else re.split(r"\s#", line, maxsplit=1)[0].strip()
+        if not content:
+            continue
+        where = SourceLocation(display, number)
+        identifier = parse_identifier(content)
+        if identifier is None:
+            findings.append(Finding(
+                "bad-identifier", Severity.ERROR, f"not a DOI or arXiv id: {content!r}", where,
+                "write one DOI (10.xxxx/...) or arXiv id (2104.14830, hep-th/9901001) per line",
+            ))
+            continue
+        papers.append(Paper(origin=Origin.IDENTIFIER, sources=(where,), fields=frozen_mapping(identifier.fields())))
+    return papers, findings
+
+
+def read_csl_json(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
+    from .csl import csl_to_papers
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"is not valid JSON ({error.msg})", path=display, line=error.lineno,
+                         hint="export CSL-JSON from Zotero or pandoc") from None
+    return csl_to_papers(data, display, text)

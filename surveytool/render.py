@@ -1,0 +1,81 @@
+"""The jinja2 environment and the LaTeX outputs: chapter, standalone document.
+
+Every value printed by a template is escaped by ``finalize`` unless it is
+:class:`LatexMarkup`; filters that build LaTeX (``cite``, ``label``) return
+LatexMarkup. Templates use LaTeX-friendly delimiters: ``\\VAR{...}`` for values,
+``%%`` at a line start for statements, ``%#`` for template comments.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .latex import UNKNOWN_CHAR_MACRO, LatexMarkup, comment_text, escape_text
+from .resources import bundled_dir
+
+_KEY_SAFE = re.compile(r"^[^\s,{}\\%#~]+$")
+LEVELS = {"chapter": ("chapter", "section", "subsection"), "section": ("section", "subsection", "subsubsection")}
+
+
+def _finalize(value: Any) -> Any:
+    if isinstance(value, LatexMarkup):
+        return value
+    if value is None:
+        return ""
+    return escape_text(str(value))
+
+
+def _check_key(key: str) -> str:
+    if not _KEY_SAFE.match(key):
+        raise ValueError(f"citation key {key!r} cannot be used in \\cite")
+    return key
+
+
+def cite(keys: Any, command: str = "citet") -> LatexMarkup:
+    if isinstance(keys, str):
+        keys = [keys]
+    return LatexMarkup(f"\\{command}{{{','.join(_check_key(k) for k in keys)}}}")
+
+
+def label(section_id: str, prefix: str = "sec:rw") -> LatexMarkup:
+    return LatexMarkup(f"{prefix}:{_check_key(section_id)}")
+
+
+def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
+    loaders: list[jinja2.BaseLoader] = []
+    if templates_dir is not None:
+        loaders.append(jinja2.FileSystemLoader(str(templates_dir)))
+    loaders.append(jinja2.FileSystemLoader(str(bundled_dir("templates"))))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        block_start_string=r"\BLOCK{",
+        block_end_string="}",
+        variable_start_string=r"\VAR{",
+        variable_end_string="}",
+        comment_start_string=r"\#{",
+        comment_end_string="}",
+        line_statement_prefix="%%",
+        line_comment_prefix="%#",
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+        finalize=_finalize,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["cite"] = cite
+    env.filters["citet"] = lambda k: cite(k, "citet")
+    env.filters["citep"] = lambda k: cite(k, "citep")
+    env.filters["label"] = label
+    env.filters["comment"] = comment_text
+    env.filters["latex"] = escape_text
+    env.globals["UNKNOWN_CHAR_MACRO"] = LatexMarkup(UNKNOWN_CHAR_MACRO)
+    return env
+
+
+def render_template(env: jinja2.Environment, name: str, context: dict[str, Any]) -> str:
+    return env.get_template(name).render(**context)

@@ -1,0 +1,171 @@
+"""Papers x taxonomy -> tags: a primary section, secondary ones, and the evidence for each.
+
+Rules first: weighted field vocabulary from the taxonomy, matched in the title,
+abstract, venue and keywords. Where no rule fires, a TF-IDF nearest-section
+suggester proposes a section, marked as a suggestion. Tags the user gave are
+kept as they are and never overwritten.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from .models import Finding, Paper, Role, Severity, Tag, Taxonomy
+from .taxonomy import canonical_section, suggest_section
+from .textnorm import normalize
+
+# How much a phrase counts, by the field it was found in.
+FIELD_WEIGHTS = (("title", 2.0), ("abstract", 1.0), ("keywords", 1.5), ("booktitle", 0.5), ("journal", 0.5))
+MIN_PRIMARY_SCORE = 1.5
+SECONDARY_RATIO = 0.5
+MIN_SECONDARY_SCORE = 2.5
+MAX_SECONDARIES = 2
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    text: str
+    sections: tuple[tuple[str, float], ...]
+
+
+def _phrase_pattern(phrase: str) -> str:
+    """Regex for a vocabulary phrase over normalized text; ``word*`` matches any ending."""
+    parts = []
+    for word in phrase.split():
+        wildcard = word.endswith("*")
+        tokens = normalize(word.rstrip("*")).split()
+        if not tokens:
+            continue
+        escaped = [re.escape(t) for t in tokens]
+        if wildcard:
+            escaped[-1] += r"\w*"
+        parts.extend(escaped)
+    return " ".join(parts)
+
+
+class Tagger:
+    """The taxonomy's vocabulary compiled once into one regular expression."""
+
+    def __init__(self, taxonomy: Taxonomy):
+        self.taxonomy = taxonomy
+        self.order = {s.id: i for i, s in enumerate(taxonomy.sections)}
+        by_phrase: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        for section in taxonomy.sections:
+            for phrase, weight in section.keywords.items():
+                by_phrase[phrase.strip().lower()].append((section.id, weight))
+        # Longer phrases first: at one position the alternation takes the first that matches.
+        ordered = sorted(by_phrase, key=lambda p: (-len(p.split()), -len(p), p))
+        self.phrases = [_Phrase(p, tuple(by_phrase[p])) for p in ordered]
+        alternation = "|".join(f"(?P<p{i}>{_phrase_pattern(p.text)})" for i, p in enumerate(self.phrases))
+        self.pattern = re.compile(rf"\b(?:{alternation})\b") if self.phrases else None
+        self.suggester = _Suggester(taxonomy)
+
+    def score(self, paper: Paper) -> dict[str, tuple[float, list[str]]]:
+        """Section id -> (score, evidence phrases) from the vocabulary."""
+        totals: dict[str, float] = defaultdict(float)
+        evidence: dict[str, list[str]] = defaultdict(list)
+        if self.pattern is None:
+            return {}
+        for field, field_weight in FIELD_WEIGHTS:
+            text = paper.fields.get(field)
+            if not text:
+                continue
+            seen: set[int] = set()
+            for match in self.pattern.finditer(normalize(text)):
+                index = int(match.lastgroup[1:])
+                if index in seen:
+                    continue  # a phrase counts once per field
+                seen.add(index)
+                for section_id, weight in self.phrases[index].sections:
+                    totals[section_id] += weight * field_weight
+                    evidence[section_id].append(f"{field}: \"{match.group()}\"")
+        return {s: (round(totals[s], 3), evidence[s]) for s in totals}
+
+    def tag(self, paper: Paper) -> tuple[Tag, ...]:
+        scores = self.score(paper)
+        ranked = sorted(scores.items(), key=lambda item: (-item[1][0], self.order[item[0]]))
+        if not ranked or ranked[0][1][0] < MIN_PRIMARY_SCORE:
+            suggestion = self.suggester.suggest(paper)
+            if suggestion is None:
+                return ()
+            section_id, similarity, words = suggestion
+            return (Tag(section_id, Role.PRIMARY, round(similarity, 3), tuple(f"similar words: {w}" for w in words), suggested=True),)
+        top = ranked[0][1][0]
+        tags = [Tag(ranked[0][0], Role.PRIMARY, top, tuple(ranked[0][1][1]))]
+        for section_id, (score, found) in ranked[1:]:
+            if len(tags) > MAX_SECONDARIES or score < max(MIN_SECONDARY_SCORE, SECONDARY_RATIO * top):
+                break
+            tags.append(Tag(section_id, Role.SECONDARY, score, tuple(found)))
+        return tuple(tags)
+
+
+class _Suggester:
+    """TF-IDF cosine between a paper and each section's title, description and vocabulary."""
+
+    def __init__(self, taxonomy: Taxonomy):
+        documents = {}
+        for section in taxonomy.sections:
+            text = " ".join([section.title, section.description, *section.aliases, *(k.replace("*", "") for k in section.keywords)])
+            documents[section.id] = Counter(normalize(text).split())
+        frequency = Counter(word for counts in documents.values() for word in counts)
+        self.idf = {w: math.log((1 + len(documents)) / (1 + n)) + 1 for w, n in frequency.items()}
+        self.vectors = {s: self._weigh(c) for s, c in documents.items()}
+
+    def _weigh(self, counts: Counter) -> dict[str, float]:
+        vector = {w: (1 + math.log(n)) * self.idf[w] for w, n in counts.items() if w in self.idf}
+        norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
+        return {w: v / norm for w, v in vector.items()}
+
+    def suggest(self, paper: Paper) -> tuple[str, float, list[str]] | None:
+        text = " ".join(paper.fields.get(f, "") for f, _ in FIELD_WEIGHTS)
+        query = self._weigh(Counter(w for w in normalize(text).split() if len(w) > 3))
+        best: tuple[float, str] | None = None
+        for section_id, vector in self.vectors.items():
+            similarity = sum(v * vector.get(w, 0.0) for w, v in query.items())
+            if similarity > 0 and (best is None or similarity > best[0]):
+                best = (similarity, section_id)
+        if best is None:
+            return None
+        shared = sorted((w for w in query if w in self.vectors[best[1]]), key=lambda w: -query[w] * self.vectors[best[1]][w])
+        return best[1], best[0], shared[:5]
+
+
+def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], list[Finding]]:
+    """The user's own tags as section ids, with a finding for each one that is not an id."""
+    tags: list[Tag] = []
+    findings: list[Finding] = []
+    where = min(paper.sources)
+    for raw in paper.explicit_tags:
+        section_id = canonical_section(raw, taxonomy)
+        if section_id is None:
+            guess = suggest_section(raw, taxonomy)
+            findings.append(Finding("unknown-tag", Severity.ERROR, f"tag '{raw}' is not a section of the taxonomy", where,
+                                    f"did you mean '{guess}'?" if guess else "see `surveytool taxonomy` for the section ids", paper.key))
+            continue
+        if section_id != raw:
+            findings.append(Finding("tag-variant", Severity.WARNING, f"tag '{raw}' is written differently from its section id '{section_id}'",
+                                    where, f"write '{section_id}' (surveytool check --fix does this)", paper.key))
+        if all(t.section != section_id for t in tags):
+            role = Role.PRIMARY if not tags else Role.SECONDARY
+            tags.append(Tag(section_id, role, 1.0, (f"given by the user as '{raw}'",), explicit=True))
+    return tuple(tags), findings
+
+
+def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | None = None) -> tuple[list[Paper], list[Finding]]:
+    """Every paper with tags: the user's when given, the tagger's otherwise."""
+    tagger = tagger or Tagger(taxonomy)
+    tagged: list[Paper] = []
+    findings: list[Finding] = []
+    for paper in papers:
+        given, problems = explicit_tags(paper, taxonomy)
+        findings.extend(problems)
+        tags = given or tagger.tag(paper)
+        if not tags:
+            findings.append(Finding("untagged-entry", Severity.WARNING, "no section could be chosen for this entry",
+                                    min(paper.sources), "add a sections field naming its section", paper.key))
+        tagged.append(replace(paper, tags=tags))
+    return tagged, findings
