@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from .bibtex_io import MONTH_MACROS, RawBlock, value_to_text, write_bibtex
+from .bibtex_io import MONTH_MACROS, RawBlock, write_bibtex
 from .latex import encode_bibtex_title, encode_bibtex_value
 from .models import Paper
 
@@ -59,11 +59,10 @@ def encode_field(name: str, text: str) -> str:
 
 
 def _value(paper: Paper, name: str, text: str) -> str:
-    # A value read from the user's .bib is written as they wrote it, unless it changed.
+    # A value read from the user's .bib is written as they wrote it. Stages that
+    # change a field drop its original (see merge.merge_group, resolve.apply_candidate).
     original = paper.latex_fields.get(name)
-    if original is not None and value_to_text(original) == text:
-        return original
-    return encode_field(name, text)
+    return original if original is not None else encode_field(name, text)
 
 
 def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex") -> list[tuple[str, str]]:

@@ -49,13 +49,14 @@ class BibDocument:
 @contextmanager
 def _quiet_bibtexparser():
     # bibtexparser logs failed blocks itself; we report them as findings instead.
+    # Its loggers (bibtexparser.splitter, ...) inherit the level of this parent.
     logger = logging.getLogger("bibtexparser")
-    was_disabled = logger.disabled
-    logger.disabled = True
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
     try:
         yield
     finally:
-        logger.disabled = was_disabled
+        logger.setLevel(level)
 
 
 def split_tags(value: str) -> tuple[str, ...]:
@@ -124,7 +125,7 @@ def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[
             tags = split_tags(value_to_text(value, strings))
             continue
         latex[name] = value
-        plain[name] = value_to_text(value, strings) if name != "abstract" else _strip_enclosing(value)
+        plain[name] = value_to_text(value, strings) if name != "abstract" else _strip_enclosing(value).strip()
     return Paper(
         origin=Origin.BIBTEX,
         sources=(where,),
@@ -137,9 +138,10 @@ def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[
 
 
 def _strip_enclosing(value: str) -> str:
+    """``{text}`` or ``"text"`` -> ``text``, inner spaces kept (they matter in concatenations)."""
     value = value.strip()
     if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"')):
-        return value[1:-1].strip()
+        return value[1:-1]
     return value
 
 

@@ -20,7 +20,7 @@ from .textnorm import normalize
 
 # How much a phrase counts, by the field it was found in.
 FIELD_WEIGHTS = (("title", 2.0), ("abstract", 1.0), ("keywords", 1.5), ("booktitle", 0.5), ("journal", 0.5))
-MIN_PRIMARY_SCORE = 1.5
+MIN_PRIMARY_SCORE = 1.0
 SECONDARY_RATIO = 0.5
 MIN_SECONDARY_SCORE = 2.5
 MAX_SECONDARIES = 2
@@ -103,6 +103,17 @@ class Tagger:
         return tuple(tags)
 
 
+# Words every paper in the field uses: they say nothing about a section.
+_GENERIC_WORDS = frozenset(
+    "neural network networks deep learning machine model models training train trained large scale "
+    "based approach method methods paper propose proposed novel work results show data system systems "
+    "performance efficient efficiently however recent state using used such these their which while "
+    "this that with from have been into more most also than them they there where when what about "
+    "many other both each only over under some very well will would could should does because time "
+    "important increasing increasingly challenge challenges challenging problem problems task tasks".split()
+)
+
+
 class _Suggester:
     """TF-IDF cosine between a paper and each section's title, description and vocabulary."""
 
@@ -110,7 +121,7 @@ class _Suggester:
         documents = {}
         for section in taxonomy.sections:
             text = " ".join([section.title, section.description, *section.aliases, *(k.replace("*", "") for k in section.keywords)])
-            documents[section.id] = Counter(normalize(text).split())
+            documents[section.id] = Counter(w for w in normalize(text).split() if w not in _GENERIC_WORDS)
         frequency = Counter(word for counts in documents.values() for word in counts)
         self.idf = {w: math.log((1 + len(documents)) / (1 + n)) + 1 for w, n in frequency.items()}
         self.vectors = {s: self._weigh(c) for s, c in documents.items()}
@@ -122,7 +133,7 @@ class _Suggester:
 
     def suggest(self, paper: Paper) -> tuple[str, float, list[str]] | None:
         text = " ".join(paper.fields.get(f, "") for f, _ in FIELD_WEIGHTS)
-        query = self._weigh(Counter(w for w in normalize(text).split() if len(w) > 3))
+        query = self._weigh(Counter(w for w in normalize(text).split() if len(w) > 3 and w not in _GENERIC_WORDS))
         best: tuple[float, str] | None = None
         for section_id, vector in self.vectors.items():
             similarity = sum(v * vector.get(w, 0.0) for w, v in query.items())

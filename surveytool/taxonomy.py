@@ -111,7 +111,7 @@ class _Validator:
 
     def _group(self, index: int, raw: Mapping[str, Any]) -> Group:
         group_id, title = self._common("groups", index, raw, _GROUP_KEYS)
-        return Group(group_id, title, (), parent=str(raw.get("parent", "")), line=self.line_of("groups", index) or 0)
+        return Group(group_id, title, (), parent=str(raw.get("parent", "")), line=self.line_of("groups", index, "id") or 0)
 
     def _section(self, index: int, raw: Mapping[str, Any]) -> Section:
         section_id, title = self._common("sections", index, raw, _SECTION_KEYS)
@@ -124,7 +124,7 @@ class _Validator:
         return Section(
             section_id, title, str(raw.get("parent", "")), str(raw.get("description", "")).strip(),
             tuple(aliases), frozen_mapping({str(k): float(v) for k, v in keywords.items()}),
-            line=self.line_of("sections", index) or 0,
+            line=self.line_of("sections", index, "id") or 0,
         )
 
     def _check_ids(self, groups: list[Group], sections: list[Section]) -> None:

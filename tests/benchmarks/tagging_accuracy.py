@@ -1,0 +1,93 @@
+"""Primary-section accuracy and per-section precision/recall of the tagger on the seed labels.
+
+Run on its own: python tests/benchmarks/tagging_accuracy.py [--snippets-only] [--misses]
+--snippets-only tags the snippets without catalog metadata (titles, venues),
+as happens for a related-paper list whose papers are not in any catalog.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+from surveytool.models import Origin
+from surveytool.pipeline import Options, analyse
+from surveytool.resources import seed_lists
+from surveytool.paper_list import parse_paper_list
+
+LABELS = Path(__file__).resolve().parents[1] / "data" / "seed-sections.tsv"
+
+
+def load_labels() -> dict[tuple[str, int], tuple[set[str], list[str]]]:
+    """(seed file, paragraph index) -> (acceptable primaries, all labelled sections)."""
+    labels = {}
+    for line in LABELS.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        seed, index, _key, sections = line.split("\t")
+        parts = sections.split(",")
+        labels[(seed, int(index))] = (set(parts[0].split("|")), [s for p in parts for s in p.split("|")])
+    return labels
+
+
+def paragraph_lines() -> dict[tuple[str, int], int]:
+    """(seed file, line) -> paragraph index."""
+    index = {}
+    for path in seed_lists():
+        document = parse_paper_list(path.read_text(encoding="utf-8"))
+        for number, paragraph in enumerate(document.paragraphs, start=1):
+            index[(path.name, paragraph.line)] = number
+    return index
+
+
+def evaluate(snippets_only: bool) -> tuple[float, list, Counter, Counter, Counter]:
+    survey = analyse(Options(bundled_catalog=not snippets_only))
+    labels, lines = load_labels(), paragraph_lines()
+    hits, rows = 0, []
+    true_pos, predicted, actual = Counter(), Counter(), Counter()
+    for paper in survey.papers:
+        if paper.origin is Origin.ANCHOR:
+            continue
+        source = paper.sources[0]
+        seed = Path(source.path).name
+        if (seed, source.line) not in lines:
+            continue
+        accepted, _all = labels[(seed, lines[(seed, source.line)])]
+        primary = paper.primary_section
+        hit = primary in accepted
+        hits += hit
+        rows.append((hit, f"{seed[:3]}:{lines[(seed, source.line)]}", primary, "|".join(sorted(accepted)), paper))
+        predicted[primary] += 1
+        for section in accepted:
+            actual[section] += 1 / len(accepted)
+        if hit:
+            true_pos[primary] += 1
+    return hits / len(rows), rows, true_pos, predicted, actual
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--snippets-only", action="store_true")
+    parser.add_argument("--misses", action="store_true", help="show the evidence for each miss")
+    args = parser.parse_args()
+    accuracy, rows, true_pos, predicted, actual = evaluate(args.snippets_only)
+    mode = "snippets only" if args.snippets_only else "with catalog metadata"
+    print(f"primary accuracy ({mode}): {sum(r[0] for r in rows)}/{len(rows)} = {accuracy:.3f}")
+    print(f"{'section':<20} {'precision':>9} {'recall':>7}")
+    for section in sorted(set(predicted) | set(actual), key=str):
+        precision = true_pos[section] / predicted[section] if predicted[section] else 0.0
+        recall = min(true_pos[section] / actual[section], 1.0) if actual[section] else 0.0
+        print(f"{str(section):<20} {precision:>9.2f} {recall:>7.2f}")
+    for hit, where, primary, accepted, paper in rows:
+        if not hit:
+            print(f"MISS {where}: tagged {primary}, labelled {accepted}")
+            if args.misses:
+                for tag in paper.tags:
+                    print(f"     {tag.role.value} {tag.section} {tag.score}: {'; '.join(tag.evidence)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

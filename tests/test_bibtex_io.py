@@ -1,0 +1,63 @@
+from surveytool.bibliography import render_bibliography
+from surveytool.bibtex_io import read_bibtex, value_to_text
+
+SAMPLE = """% My library
+@string{acm = "ACM Press"}
+@preamble{"\\newcommand{\\noop}[1]{}"}
+
+@article{knuth1984,
+  author = {Donald E. Knuth and M{\\"u}ller, J.},
+  title = {Literate {Programming}},
+  publisher = acm # " Inc.",
+  month = jan,
+  year = 1984,
+  sections = {Surveys; moe},
+}
+
+@article{broken, title = {unbalanced
+@misc{twice, title = {a}, title = {b}}
+@misc{knuth1984, title = {Same key again}}
+"""
+
+
+def test_entries_macros_preamble_and_comments_are_read():
+    document = read_bibtex(SAMPLE, "lib.bib")
+    knuth = document.papers[0]
+    assert knuth.key == "knuth1984" and knuth.entry_type == "article"
+    assert knuth.fields["author"] == "Donald E. Knuth and Müller, J."
+    assert knuth.fields["publisher"] == "ACM Press Inc."
+    assert knuth.fields["month"] == "January"
+    assert knuth.latex_fields["publisher"] == 'acm # " Inc."'
+    assert knuth.explicit_tags == ("Surveys", "moe")
+    assert knuth.sources[0].line == 5
+    kinds = [b.kind for b in document.blocks]
+    assert kinds[:3] == ["comment", "string", "preamble"]
+
+
+def test_broken_blocks_are_reported_with_line_and_kept():
+    document = read_bibtex(SAMPLE, "lib.bib")
+    checks = {(f.check, f.location.line) for f in document.findings}
+    assert ("bibtex-syntax", 14) in checks
+    assert ("duplicate-field", 15) in checks
+    assert ("duplicate-key", 16) in checks
+    assert [p.key for p in document.papers] == ["knuth1984", "knuth1984"]  # the second one is kept, not dropped
+    failed = [b.text for b in document.blocks if b.kind == "failed"]
+    assert any("unbalanced" in t for t in failed) and any("twice" in t for t in failed)
+
+
+def test_round_trip_keeps_macros_and_original_values():
+    document = read_bibtex(SAMPLE, "lib.bib")
+    papers = [document.papers[0]]
+    text = render_bibliography(papers, document.blocks)
+    assert '@string{acm = "ACM Press"}' in text
+    assert 'publisher = acm # " Inc."' in text
+    assert "month = jan" in text
+    assert 'author = {Donald E. Knuth and M{\\"u}ller, J.}' in text
+    assert "unbalanced" in text  # the failed block survives verbatim
+    again = read_bibtex(text, "out.bib")
+    assert again.papers[0].fields == papers[0].fields
+    assert render_bibliography(again.papers, again.blocks) == text
+
+
+def test_value_to_text_concatenation_with_hash_inside_braces():
+    assert value_to_text('{C\\# and F\\#} # " rocks"') == "C# and F# rocks"

@@ -1,0 +1,37 @@
+from surveytool.latex import LatexMarkup, comment_text, encode_bibtex_title, encode_bibtex_value, escape_text, latex_to_text
+
+
+def test_specials_are_escaped_and_inert():
+    escaped = escape_text(r"\immediate\write18{rm -rf ~} 50% & $x_1$ #1 ^ <a|b>")
+    assert "\\immediate" not in escaped and "\\write18" not in escaped
+    assert escaped == (r"\textbackslash{}immediate\textbackslash{}write18\{rm -rf \textasciitilde{}\} 50\% \& "
+                       r"\$x\_1\$ \#1 \textasciicircum{} \textless{}a\textbar{}b\textgreater{}")
+
+
+def test_markup_is_not_escaped_twice():
+    markup = LatexMarkup(r"\citet{a}")
+    assert escape_text(markup) is markup
+
+
+def test_non_ascii_becomes_macros_and_unknown_chars_a_visible_marker():
+    assert escape_text("Müller café") == r"M{\"u}ller caf{\'e}"
+    assert escape_text("中") == r"\stchar{4E2D}"
+
+
+def test_comment_text_stays_on_one_line():
+    assert comment_text("a\nb\r\nc ^^M") == "a b c ^ ^M"
+
+
+def test_bibtex_title_protects_only_words_a_style_would_damage():
+    assert encode_bibtex_title("GShard: Scaling Giant Models on GPUs") == "{GShard}: Scaling Giant Models on {GPUs}"
+    assert encode_bibtex_title("End-to-End Training with GPT-2") == "End-to-End Training with {GPT-2}"
+    assert encode_bibtex_title("R&D in Zürich") == r"{R\&D} in Z{\"u}rich"
+
+
+def test_bibtex_value_escapes_plain_text():
+    assert encode_bibtex_value("50% of A_B & C#") == r"50\% of A\_B \& C\#"
+
+
+def test_latex_to_text_round_trips_what_we_encode():
+    for text in ("Müller & Søren", "50% of A_B", "GShard: GPUs, “quotes”"):
+        assert latex_to_text(encode_bibtex_title(text)) == text

@@ -1,0 +1,77 @@
+from dataclasses import replace
+
+from surveytool.keys import assign_keys, key_base
+from surveytool.merge import merge_duplicates
+from surveytool.models import Origin, Paper, Resolution, SourceLocation, frozen_mapping
+
+
+def paper(line, origin=Origin.BIBTEX, key="", **fields):
+    return Paper(origin=origin, sources=(SourceLocation("x.bib", line),), fields=frozen_mapping(fields), key=key)
+
+
+SNIPPET = "Sharding a large machine learning model across multiple devices to balance the costs is important in distributed training. This is challenging…"
+
+
+def test_arxiv_preprint_and_published_version_merge_keeping_venue_and_eprint():
+    preprint = paper(1, key="pre", title="Deep Things", eprint="2104.14830v2", year="2021")
+    published = paper(9, key="pub", title="Deep Things", doi="10.1/X", eprint="arXiv:2104.14830", booktitle="ASRU", year="2021")
+    [merged] = merge_duplicates([preprint, published])
+    assert merged.fields["booktitle"] == "ASRU" and merged.fields["eprint"] == "2104.14830v2"
+    assert merged.key == "pre" and merged.aliases == ("pub",)
+    assert [s.line for s in merged.sources] == [1, 9]
+
+
+def test_arxiv_doi_is_the_arxiv_id():
+    a = paper(1, key="a", doi="10.48550/arXiv.2301.02959")
+    b = paper(2, key="b", eprint="2301.02959")
+    assert len(merge_duplicates([a, b])) == 1
+
+
+def test_same_snippet_in_two_lists_merges_and_different_ones_do_not():
+    one = paper(1, Origin.SNIPPET, abstract=SNIPPET)
+    two = paper(5, Origin.SNIPPET, abstract=SNIPPET.replace("…", "..."))
+    other = paper(9, Origin.SNIPPET, abstract=SNIPPET.replace("Sharding", "Replicating"))
+    merged = merge_duplicates([one, two, other])
+    assert len(merged) == 2 and len(merged[0].sources) == 2
+
+
+def test_same_title_with_different_first_authors_is_not_merged():
+    a = paper(1, key="a", title="Attention Is All You Need", author="Vaswani, A.")
+    b = paper(2, key="b", title="Attention is all you need", author="Smith, B.")
+    c = paper(3, key="c", title="Attention is all you need!", author="Ashish Vaswani")
+    assert [len(p.sources) for p in merge_duplicates([a, b, c])] == [2, 1]
+
+
+def resolved(line, title, author, year):
+    return replace(paper(line, Origin.SNIPPET, title=title, author=author, year=year, abstract=f"text {line} " * 10),
+                   resolution=Resolution("catalog", "k", "abstract", 1.0))
+
+
+def test_key_formula_and_collision_suffixes():
+    a = resolved(1, "GShard: Scaling Giant Models", "Dmitry Lepikhin and X Y", "2021")
+    b = resolved(2, "GShard: Another Paper", "Lepikhin, Dmitry", "2021")
+    assert key_base(a) == "lepikhin2021gshard"
+    keyed, _ = assign_keys([a, b])
+    assert sorted(p.key for p in keyed) == ["lepikhin2021gshard", "lepikhin2021gshardb"]
+
+
+def test_pinned_keys_survive_insertions_and_removals():
+    papers = [resolved(i, f"Title {w} Here", "Ann Lee", "2020") for i, w in enumerate(["Alpha", "Beta", "Gamma"], 1)]
+    first, pins = assign_keys(papers)
+    newcomer = resolved(7, "Title Zeta Here", "Ann Lee", "2020")
+    second, _ = assign_keys([newcomer, *papers[1:]], pins)
+    before = {p.sources: p.key for p in first}
+    assert all(before[p.sources] == p.key for p in second if p.sources in before)
+    assert len({p.key for p in second}) == 3
+
+
+def test_user_keys_are_always_kept():
+    mine = paper(1, key="MyKey2020", title="A Title Of Mine", author="Zed")
+    [keyed], _ = assign_keys([mine])
+    assert keyed.key == "MyKey2020"
+
+
+def test_unresolved_snippets_get_stable_fingerprint_keys():
+    snippet = paper(3, Origin.SNIPPET, abstract=SNIPPET)
+    assert key_base(snippet) == key_base(replace(snippet, sources=(SourceLocation("y.txt", 40),)))
+    assert key_base(snippet).startswith("anon-sharding-")

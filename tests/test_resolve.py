@@ -1,0 +1,93 @@
+from pathlib import Path
+
+from conftest import DATA
+from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.pipeline import Options, analyse, load_resolvers
+from surveytool.resolve import CatalogResolver, resolve_papers
+
+
+def snippet(text, origin=Origin.SNIPPET, truncated=True, **fields):
+    return Paper(origin=origin, sources=(SourceLocation("l.txt", 3),), fields=frozen_mapping(fields or {"abstract": text}),
+                 truncated=truncated)
+
+
+def seed_labels():
+    """(seed file name, paragraph index) -> catalog key, from the hand labels."""
+    labels = {}
+    for line in (DATA / "seed-sections.tsv").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            seed, index, key, _ = line.split("\t")
+            labels[(seed, int(index))] = key
+    return labels
+
+
+def test_every_seed_resolves_to_exactly_the_labelled_paper():
+    from surveytool.paper_list import parse_paper_list
+    from surveytool.resources import seed_lists
+
+    line_to_index = {}
+    for path in seed_lists():
+        for i, p in enumerate(parse_paper_list(path.read_text(encoding="utf-8")).paragraphs, start=1):
+            line_to_index[(path.name, p.line)] = i
+    labels = seed_labels()
+    survey = analyse(Options())
+    assert len(survey.papers) == 41
+    assert sum(p.resolved for p in survey.papers) == 38
+    checked = 0
+    for paper in survey.papers:
+        for source in paper.sources:
+            name = Path(source.path).name
+            if (name, source.line) in line_to_index:
+                expected = labels[(name, line_to_index[(name, source.line)])]
+                got = paper.resolution.matched_key if paper.resolution else "-"
+                assert got == expected, f"{source}: resolved to {got}, labelled {expected}"
+                checked += 1
+    assert checked == 40  # every paragraph of both lists, the shared one twice
+    anchors = {p.resolution.matched_key for p in survey.papers if p.origin is Origin.ANCHOR}
+    assert anchors == {"lepikhin2021gshard", "liu2022dive"}
+
+
+def catalog():
+    return load_resolvers(Options())
+
+
+def test_a_snippet_sharing_only_its_opening_words_is_not_matched():
+    text = ("Large language models (LLMs) have shown great potential in natural language processing and content "
+            "generation. We study how instruction tuning data quality affects the downstream robustness of small models…")
+    [result], findings = resolve_papers([snippet(text)], catalog())
+    assert result.resolution is None
+    assert findings[0].check == "unresolved-entry"
+
+
+def test_near_exact_copy_of_a_catalog_snippet_is_matched():
+    text = ("Codistillation has been proposed as a mechanism to share knowledge among concurrently trained models by "
+            "encouraging them to represent the same function through an auxiliary loss. This contrasts with the more "
+            "commonly used fully synchronous…")
+    [result], _ = resolve_papers([snippet(text)], catalog())
+    assert result.resolution.matched_key == "sodhani2020closer"
+    assert result.fields["title"] == "A Closer Look at Codistillation for Distributed Training"
+    assert result.fields["abstract"] == text  # the user's text is kept
+
+
+def test_truncated_title_and_identifiers():
+    anchor = snippet("", Origin.ANCHOR, title="GShard: Scaling Giant Models with Conditional Comp")
+    by_doi = snippet("", Origin.IDENTIFIER, truncated=False, doi="10.1145/3320060")
+    by_arxiv = snippet("", Origin.IDENTIFIER, truncated=False, eprint="2104.14830", archiveprefix="arXiv")
+    results, findings = resolve_papers([anchor, by_doi, by_arxiv], catalog())
+    assert [r.resolution.matched_key for r in results] == ["lepikhin2021gshard", "bennun2019demystifying", "li2021scaling"]
+    assert not findings
+
+
+def test_too_short_a_title_prefix_is_not_matched():
+    [result], _ = resolve_papers([snippet("", Origin.ANCHOR, title="Scaling")], catalog())
+    assert result.resolution is None
+
+
+def test_two_equally_good_candidates_are_ambiguous_and_neither_is_taken():
+    twin = dict(title="Same Title of Two Papers Here", abstract="w " * 5)
+    a = Paper(Origin.BIBTEX, (SourceLocation("c.bib", 1),), frozen_mapping({**twin, "author": "A B"}), key="a")
+    b = Paper(Origin.BIBTEX, (SourceLocation("c.bib", 5),), frozen_mapping({**twin, "author": "C D"}), key="b")
+    query = snippet("", Origin.ANCHOR, title="Same Title of Two Papers")
+    [result], [finding] = resolve_papers([query], [CatalogResolver([a, b])])
+    assert result.resolution is None and finding.check == "ambiguous-match"
+    assert "a (" in finding.message and "b (" in finding.message
