@@ -27,10 +27,12 @@ _PLACEHOLDER_WORDS = 12
 
 
 def placeholder_title(paper: Paper) -> str:
-    """A title that says it is not one: the opening words of an unresolved snippet."""
-    words = (paper.abstract or "").split()
-    opening = " ".join(words[:_PLACEHOLDER_WORDS]).rstrip(".,;:…")
-    return f"Unresolved snippet: {opening}…"
+    """A title that says it is not one: the opening words of an unresolved snippet or title."""
+    if paper.abstract:
+        words = paper.abstract.split()
+        opening = " ".join(words[:_PLACEHOLDER_WORDS]).rstrip(".,;:…")
+        return f"Unresolved snippet: {opening}…"
+    return f"Unresolved title: {paper.title or ''}{'…' if paper.truncated else ''}"
 
 
 def _month_value(text: str) -> str:

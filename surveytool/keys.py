@@ -18,6 +18,7 @@ from .models import Origin, Paper
 from .textnorm import normalize, strip_truncation
 
 LOCK_VERSION = 1
+_MAX_WORD = 20
 _STOPWORDS = frozenset(
     "a an the on of in for and to with via from by at as is are towards toward using use based "
     "its into over under we our this that it be new can".split()
@@ -30,7 +31,7 @@ def _first_significant_word(text: str) -> str:
     for word in text.split():
         joined = normalize(word).replace(" ", "")
         if joined and joined not in _STOPWORDS and not joined.isdigit():
-            return joined
+            return joined[:_MAX_WORD]
     return ""
 
 

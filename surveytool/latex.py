@@ -38,6 +38,8 @@ _SPECIALS = {
     "|": r"\textbar{}",
 }
 _SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIALS)) + "]")
+# BibTeX counts braces before LaTeX sees them: a literal brace must not be one.
+_BIBTEX_SPECIALS = {**_SPECIALS, "{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _NEEDS_DECODING = re.compile(r"[\\{}$~^_%&#]|[^\x00-\x7f]")
 _WHITESPACE = re.compile(r"\s+")
@@ -100,11 +102,18 @@ def comment_text(text: str) -> LatexMarkup:
 
 
 def encode_bibtex_value(text: str) -> str:
-    """Plain text as a BibTeX field value: specials escaped, accents as macros."""
-    escaped = _escape_ascii(text)
+    """Plain text as a BibTeX field value: specials escaped, accents as macros, braces balanced."""
+    escaped = _SPECIAL_RE.sub(lambda m: _BIBTEX_SPECIALS[m.group()], text)
     if _NON_ASCII.search(escaped):
         escaped = _bibtex_encoder().unicode_to_latex(escaped)
     return escaped
+
+
+def unencodable_chars(text: str) -> list[str]:
+    """Hex codes of the characters in ``text`` that have no LaTeX spelling (CJK, emoji)."""
+    encoder = _bibtex_encoder()
+    found = {c for c in set(_NON_ASCII.findall(text)) if encoder.unicode_to_latex(c) == c}
+    return sorted(f"{ord(c):04X}" for c in found)
 
 
 _TITLE_WORD = re.compile(r"\S+")

@@ -17,6 +17,7 @@ from .bibliography import render_bibliography
 from .bibtex_io import RawBlock
 from .chapter import chapter_groups
 from .errors import OutputError
+from .latex import unencodable_chars
 from .keys import assign_keys, dump_pins, load_pins
 from .merge import merge_duplicates
 from .models import Finding, Paper, Severity, Taxonomy
@@ -168,9 +169,14 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions()) -> dict
         "chapter_file": draft.chapter_file,
         "bibliography": draft.bibliography,
     }
+    bibliography = render_bibliography(survey.papers, survey.blocks, dialect=draft.dialect)
+    chapter = render_template(env, "related_work.tex.j2", context)
+    # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
+    # prints each as a visible [U+XXXX] marker instead of stopping with an error.
+    context["unicode_fallbacks"] = unencodable_chars(bibliography)
     return {
-        f"{draft.bibliography}.bib": render_bibliography(survey.papers, survey.blocks, dialect=draft.dialect),
-        f"{draft.chapter_file}.tex": render_template(env, "related_work.tex.j2", context),
+        f"{draft.bibliography}.bib": bibliography,
+        f"{draft.chapter_file}.tex": chapter,
         "main.tex": render_template(env, "main.tex.j2", context),
         "entries.json": entries_json(survey.papers),
     }

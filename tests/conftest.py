@@ -31,8 +31,7 @@ def update_golden(request) -> bool:
 
 def run_cli(*args: str, cwd: Path | None = None, check: bool = False) -> subprocess.CompletedProcess:
     """Run ``python -m surveytool`` as a user would, in a separate process."""
-    result = subprocess.run([sys.executable, "-m", "surveytool", *args], cwd=cwd, capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = subprocess.run([sys.executable, "-m", "surveytool", *args], cwd=cwd, capture_output=True, text=True)
     if check and result.returncode != 0:
         raise AssertionError(f"surveytool {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
     return result
@@ -50,4 +49,4 @@ def compile_latex(folder: Path, *extra: str) -> subprocess.CompletedProcess:
     if not HAVE_LATEX:
         pytest.fail("latexmk and pdflatex are required (install TeX Live: see .ci/run)")
     return subprocess.run(["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", *extra, "main.tex"],
-                          cwd=folder, capture_output=True, text=True, timeout=300)
+                          cwd=folder, capture_output=True, text=True, errors="replace", timeout=300)

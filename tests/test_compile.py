@@ -1,0 +1,51 @@
+"""The generated LaTeX compiles with real latexmk, and untrusted text stays inert."""
+
+import json
+import re
+import shutil
+import subprocess
+
+from conftest import compile_latex, requires_latex, run_cli
+
+
+def assert_clean_log(folder):
+    log = (folder / "main.log").read_text(encoding="latin-1")
+    assert "undefined" not in log.lower().replace("undefined references", ""), re.findall(r".*undefined.*", log)
+    assert not re.search(r"^! ", log, re.M)
+    blg = (folder / "main.blg").read_text(encoding="latin-1")
+    assert "error message" not in blg
+
+
+@requires_latex
+def test_seeds_chapter_compiles_without_errors_or_undefined_citations(seeds_build, tmp_path):
+    folder = tmp_path / "doc"
+    shutil.copytree(seeds_build, folder)
+    result = compile_latex(folder)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert_clean_log(folder)
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=folder, capture_output=True, text=True, check=True).stdout
+    for title in ("Data Parallelism and State Sharding", "Large-Scale Graph Neural Network Training", "References"):
+        assert title in text
+    assert "Lepikhin et al." in text and "Unresolved entry" in text
+
+
+@requires_latex
+def test_hostile_snippets_print_literally_and_execute_nothing(tmp_path):
+    marker = tmp_path / "pwned"
+    hostile = tmp_path / "hostile.txt"
+    hostile.write_text(
+        "Related papers: \\input{/etc/passwd} & 100% of $x_i$ #1 ~ ^\n\n"
+        f"We \\immediate\\write18{{touch {marker}}} train models with pipeline parallelism and micro-batches \\input{{/etc/hostname}} "
+        "using 50% less memory & more {braces} }} unbalanced…\n\n"
+        "Müller’s “quoted” naïve café — 中文 résumé: mixture-of-experts routing with ½ the experts…\n",
+        encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", str(hostile), "--out", str(out), check=True)
+    result = compile_latex(out, "-shell-escape")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert not marker.exists()
+    assert_clean_log(out)
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True).stdout
+    assert "root:" not in text  # /etc/passwd was not read
+    entries = json.loads((out / "entries.json").read_text(encoding="utf-8"))
+    assert len(entries) == 3

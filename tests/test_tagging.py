@@ -1,0 +1,59 @@
+import subprocess
+import sys
+from pathlib import Path
+
+from surveytool.models import Origin, Paper, Role, SourceLocation, frozen_mapping
+from surveytool.resources import default_taxonomy
+from surveytool.tagging import Tagger, tag_papers
+from surveytool.taxonomy import load_taxonomy
+
+TAXONOMY = load_taxonomy(default_taxonomy())
+BENCHMARK = Path(__file__).resolve().parent / "benchmarks" / "tagging_accuracy.py"
+
+
+def entry(abstract="", title="", tags=(), origin=Origin.SNIPPET):
+    fields = {k: v for k, v in (("abstract", abstract), ("title", title)) if v}
+    return Paper(origin, (SourceLocation("l.txt", 3),), frozen_mapping(fields), key="k", explicit_tags=tuple(tags))
+
+
+def test_primary_and_secondary_with_evidence():
+    paper = entry("We propose pipeline parallelism with micro-batches and activation recomputation to cut memory.")
+    [tagged], findings = tag_papers([paper], TAXONOMY)
+    assert [(t.section, t.role) for t in tagged.tags][:2] == [("pipeline-parallel", Role.PRIMARY), ("memory", Role.SECONDARY)]
+    assert any("pipeline parallelism" in e for e in tagged.tags[0].evidence)
+    assert not findings
+
+
+def test_title_counts_more_than_abstract():
+    paper = entry("Large models need large batch training.", title="Sparsely Activated Mixture-of-Experts")
+    assert Tagger(TAXONOMY).tag(paper)[0].section == "moe"
+
+
+def test_explicit_tags_win_and_variants_and_typos_are_findings():
+    paper = entry("pipeline parallelism with micro batches", tags=("MoE", "comunication", "memory"), origin=Origin.BIBTEX)
+    [tagged], findings = tag_papers([paper], TAXONOMY)
+    assert [t.section for t in tagged.tags] == ["moe", "memory"]
+    assert all(t.explicit for t in tagged.tags)
+    by_check = {f.check: f for f in findings}
+    assert by_check["unknown-tag"].hint == "did you mean 'communication'?"
+    assert "'MoE'" in by_check["tag-variant"].message
+
+
+def test_unmatched_text_gets_a_marked_suggestion_or_nothing():
+    [suggested] = Tagger(TAXONOMY).tag(entry("Scheduling clusters for recommendation workloads is hard to get right, they say."))
+    assert suggested.section in TAXONOMY.section_ids
+    assert Tagger(TAXONOMY).tag(entry("Lorem ipsum dolor sit amet.")) == ()
+    [hinted] = Tagger(TAXONOMY).tag(entry("Some real studies of jobs."))
+    assert hinted.suggested and hinted.evidence
+
+
+def test_tagging_is_deterministic():
+    papers = [entry(a) for a in ("graph neural networks on large graphs", "gradient compression for all-reduce")]
+    assert tag_papers(papers, TAXONOMY) == tag_papers(papers, TAXONOMY)
+
+
+def test_primary_accuracy_on_the_seed_development_set():
+    output = subprocess.run([sys.executable, str(BENCHMARK)], capture_output=True, text=True, check=True).stdout
+    first = output.splitlines()[0]
+    hits, total = map(int, first.split(": ")[1].split(" = ")[0].split("/"))
+    assert total == 39 and hits / total >= 0.95, output
