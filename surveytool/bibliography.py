@@ -69,7 +69,8 @@ def _value(paper: Paper, name: str, text: str) -> str:
 
 def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex") -> list[tuple[str, str]]:
     """The fields of ``paper`` in canonical order, as raw BibTeX values."""
-    values = {name: text for name, text in paper.fields.items() if text}
+    # Empty fields the user wrote are kept; empty ones from elsewhere are not written.
+    values = {name: text for name, text in paper.fields.items() if text or name in paper.latex_fields}
     if not paper.resolved:
         values["title"] = placeholder_title(paper)
         values.setdefault("key", "Unresolved")

@@ -28,6 +28,8 @@ TaxonomyOpt = Annotated[Optional[Path], typer.Option("--taxonomy", help="Taxonom
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
+OverridesOpt = Annotated[Optional[Path], typer.Option("--overrides", help="TOML file of your own tags by key ([tags] key = [ids]).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
 TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
 
 
@@ -36,10 +38,11 @@ def _root() -> None:
     """surveytool: related-paper lists and .bib files in, a tagged bibliography and a chapter out."""
 
 
-def _options(sources, taxonomy, catalog, tags_field="sections"):
+def _options(sources, taxonomy, catalog, tags_field="sections", overrides=None):
     from .pipeline import Options
 
-    return Options(sources=tuple(sources or ()), taxonomy=taxonomy, catalogs=tuple(catalog or ()), tags_field=tags_field)
+    return Options(sources=tuple(sources or ()), taxonomy=taxonomy, catalogs=tuple(catalog or ()), tags_field=tags_field,
+                   overrides=overrides)
 
 
 def _report(findings: list[Finding] | tuple[Finding, ...], quiet: bool) -> None:
@@ -67,6 +70,7 @@ def build(
     dialect: Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")] = "bibtex",
     templates: Annotated[Optional[Path], typer.Option("--templates", help="Folder of templates overriding the bundled ones.")] = None,
     tags_field: TagsFieldOpt = "sections",
+    overrides: OverridesOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -78,7 +82,7 @@ def build(
         raise typer.BadParameter(f"must be one of {', '.join(LEVELS)}", param_hint="--level")
     if dialect not in ("bibtex", "biblatex"):
         raise typer.BadParameter("must be bibtex or biblatex", param_hint="--dialect")
-    survey = run_build(_options(sources, taxonomy, catalog, tags_field), out,
+    survey = run_build(_options(sources, taxonomy, catalog, tags_field, overrides), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect))
     _report(survey.findings, quiet)
     if not quiet:
@@ -90,6 +94,82 @@ def build(
         if counts.get("unclassified"):
             typer.echo(f"  {'unclassified':<20} {counts['unclassified']:>4}")
     raise typer.Exit(_exit_code(survey.findings, strict))
+
+
+@app.command()
+def parse(
+    sources: SourcesArg = None,
+    as_json: JsonOpt = False,
+    catalog: CatalogOpt = None,
+    kind: Annotated[Optional[str], typer.Option("--kind", help="Read every source as: list, bib, ids or csl-json.")] = None,
+    tags_field: TagsFieldOpt = "sections",
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Read, de-duplicate and resolve the sources; print the merged entries."""
+    from dataclasses import replace
+
+    from .pipeline import analyse, entries_json
+    from .report import entries_table
+
+    survey = analyse(replace(_options(sources, None, catalog, tags_field), source_kind=kind))
+    _report(survey.findings, quiet)
+    typer.echo(entries_json(survey.papers) if as_json else entries_table(survey.papers), nl=False)
+    raise typer.Exit(_exit_code(survey.findings, strict))
+
+
+@app.command()
+def tag(
+    sources: SourcesArg = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show the evidence for every tag.")] = False,
+    as_json: JsonOpt = False,
+    taxonomy: TaxonomyOpt = None,
+    catalog: CatalogOpt = None,
+    overrides: OverridesOpt = None,
+    tags_field: TagsFieldOpt = "sections",
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Tag entries with taxonomy sections (primary first); --explain shows why."""
+    from .pipeline import analyse, entries_json
+    from .report import entries_table, explain_tags
+
+    survey = analyse(_options(sources, taxonomy, catalog, tags_field, overrides))
+    _report(survey.findings, quiet)
+    if as_json:
+        typer.echo(entries_json(survey.papers), nl=False)
+    else:
+        typer.echo(explain_tags(survey.papers) if explain else entries_table(survey.papers), nl=False)
+    raise typer.Exit(_exit_code(survey.findings, strict))
+
+
+taxonomy_app = typer.Typer(help="Show or validate a taxonomy.", invoke_without_command=True, no_args_is_help=False)
+app.add_typer(taxonomy_app, name="taxonomy")
+
+
+@taxonomy_app.callback()
+def taxonomy_show(
+    ctx: typer.Context,
+    taxonomy: TaxonomyOpt = None,
+    sources: Annotated[Optional[list[Path]], typer.Option("--sources", help="Count entries of these sources (default: the bundled seeds).")] = None,
+) -> None:
+    """Show the taxonomy tree with the number of entries whose primary section each is."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from .pipeline import analyse
+    from .report import taxonomy_tree
+
+    survey = analyse(_options(sources, taxonomy, None))
+    typer.echo(taxonomy_tree(survey.taxonomy, survey.section_counts()), nl=False)
+
+
+@taxonomy_app.command("validate")
+def taxonomy_validate(path: Annotated[Path, typer.Argument(help="Taxonomy TOML file.")]) -> None:
+    """Check a taxonomy file; errors name the line (exit 2)."""
+    from .taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy(path)
+    typer.echo(f"{path}: ok, {len(taxonomy.sections)} sections in {len(taxonomy.groups)} groups")
 
 
 def main() -> None:

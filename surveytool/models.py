@@ -86,7 +86,7 @@ class Paper:
 
     @property
     def resolved(self) -> bool:
-        return self.resolution is not None or self.origin is Origin.BIBTEX
+        return self.resolution is not None or self.origin in (Origin.BIBTEX, Origin.CSL_JSON)
 
     @property
     def title(self) -> str | None:

@@ -20,6 +20,7 @@ from .errors import OutputError
 from .latex import unencodable_chars
 from .keys import assign_keys, dump_pins, load_pins
 from .merge import merge_duplicates
+from .overrides import apply_overrides, load_overrides
 from .models import Finding, Paper, Severity, Taxonomy
 from .readers import read_source, read_sources
 from .render import LEVELS, make_environment, render_template
@@ -42,6 +43,7 @@ class Options:
     source_kind: str | None = None
     tags_field: str = "sections"
     lock_file: Path | None = None
+    overrides: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -90,9 +92,13 @@ def analyse(options: Options = Options()) -> Survey:
     papers = merge_duplicates(papers)
     pins = load_pins(options.lock_file) if options.lock_file else {}
     papers, pins = assign_keys(papers, pins)
+    override_findings: list[Finding] = []
+    if options.overrides:
+        overrides, lines = load_overrides(options.overrides)
+        papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
     papers, tag_findings = tag_papers(papers, taxonomy)
     papers = sorted(papers, key=lambda p: p.key)
-    findings = sorted([*read.findings, *resolve_findings, *tag_findings], key=_finding_order)
+    findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=_finding_order)
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins)
 
 

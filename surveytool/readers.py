@@ -12,7 +12,7 @@ from .bibtex_io import RawBlock, read_bibtex
 from .errors import InputError
 from .identifiers import parse_identifier
 from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
-from .paper_list import parse_paper_list, split_lines, strip_ellipsis
+from .paper_list import looks_like_paper_list, parse_paper_list, split_lines, strip_ellipsis
 
 SOURCE_KINDS = ("list", "bib", "ids", "csl-json")
 _BY_SUFFIX = {".txt": "list", ".bib": "bib", ".bibtex": "bib", ".ids": "ids", ".json": "csl-json"}
@@ -58,8 +58,11 @@ def detect_kind(path: Path, text: str) -> str:
 
 
 def _is_identifier_list(text: str) -> bool:
-    lines = [l.strip() for l in split_lines(text) if l.strip() and not l.strip().startswith("#")]
-    return bool(lines) and all(parse_identifier(l) is not None for l in lines)
+    """Mostly DOIs and arXiv ids and no list header: the odd bad line is reported, not read as a snippet."""
+    if looks_like_paper_list(text):
+        return False
+    lines = [re.split(r"\s#", l, maxsplit=1)[0].strip() for l in split_lines(text) if l.strip() and not l.strip().startswith("#")]
+    return bool(lines) and sum(parse_identifier(l) is not None for l in lines) * 2 >= len(lines)
 
 
 def read_source(path: Path, display: str | None = None, kind: str | None = None, tags_field: str = "sections") -> ReadResult:

@@ -141,7 +141,7 @@ def _authors_agree(a: Paper, b: Paper) -> bool:
 
 
 def needs_resolution(paper: Paper) -> bool:
-    return paper.resolution is None and paper.origin is not Origin.BIBTEX
+    return not paper.resolved
 
 
 def apply_candidate(paper: Paper, candidate: Candidate) -> Paper:

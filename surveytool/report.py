@@ -1,0 +1,52 @@
+"""Plain-text views of results for the terminal: tables, evidence, the taxonomy tree."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .models import Paper, Taxonomy
+
+_TITLE_WIDTH = 60
+
+
+def _short(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def entries_table(papers: Sequence[Paper]) -> str:
+    rows = [("key", "year", "tags", "title / snippet", "sources")]
+    for paper in papers:
+        label = paper.title if paper.resolved and paper.title else "[unresolved] " + (paper.abstract or paper.title or "")
+        rows.append((paper.key, paper.year or "", ",".join(paper.section_ids), _short(label, _TITLE_WIDTH),
+                     " ".join(str(s) for s in paper.sources)))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows).rstrip() + "\n"
+
+
+def explain_tags(papers: Sequence[Paper]) -> str:
+    lines = []
+    for paper in papers:
+        lines.append(f"{paper.key}  ({', '.join(str(s) for s in paper.sources)})")
+        if not paper.tags:
+            lines.append("  no tag: nothing in its text matched the taxonomy")
+        for tag in paper.tags:
+            kind = "given by you" if tag.explicit else "suggestion" if tag.suggested else "rules"
+            lines.append(f"  {tag.role.value:<9} {tag.section:<18} score {tag.score:g} ({kind})")
+            for evidence in tag.evidence:
+                lines.append(f"      {evidence}")
+    return "\n".join(lines) + "\n"
+
+
+def taxonomy_tree(taxonomy: Taxonomy, counts: Mapping[str, int] | None = None) -> str:
+    lines = [taxonomy.title]
+    for index, group in enumerate(taxonomy.groups):
+        last_group = index == len(taxonomy.groups) - 1
+        lines.append(f"{'└──' if last_group else '├──'} {group.title} [{group.id}]")
+        for position, section_id in enumerate(group.sections):
+            section = taxonomy.section(section_id)
+            branch = "    " if last_group else "│   "
+            corner = "└──" if position == len(group.sections) - 1 else "├──"
+            count = f"  ({counts.get(section_id, 0)})" if counts is not None else ""
+            lines.append(f"{branch}{corner} {section.id}: {section.title}{count}")
+    return "\n".join(lines) + "\n"

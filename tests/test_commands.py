@@ -1,0 +1,67 @@
+"""The slice commands: parse, tag, taxonomy; each thin over the library."""
+
+import json
+
+from conftest import ROOT, run_cli
+
+
+def test_parse_json_is_the_entries_schema():
+    result = run_cli("parse", "--json", "-q", check=True)
+    entries = json.loads(result.stdout)
+    assert len(entries) == 41 and all({"key", "title", "tags", "resolved", "sources"} <= e.keys() for e in entries)
+
+
+def test_parse_reads_id_lists_and_csl_json(tmp_path):
+    ids = tmp_path / "ids.txt"
+    ids.write_text("# my ids\n2104.14830v2\nhttps://doi.org/10.1145/3320060  # Ben-Nun\narXiv:2006.16668\nnot-an-id\n")
+    csl = tmp_path / "zotero.json"
+    csl.write_text(json.dumps([{"id": "z1", "type": "paper-conference", "title": "Pipelined Training at Scale",
+                                "author": [{"family": "Ng", "given": "Ann"}], "issued": {"date-parts": [[2024]]},
+                                "container-title": "MLSys"}]))
+    result = run_cli("parse", str(ids), str(csl), "--json", "--kind", "ids", cwd=tmp_path)
+    assert result.returncode == 2 or result.returncode == 1  # forcing ids onto JSON is reported
+    result = run_cli("parse", str(ids), str(csl), "--json", cwd=tmp_path)
+    assert result.returncode == 1  # 'not-an-id' is an error finding
+    assert f"{ids}:5: error [bad-identifier]" in result.stderr
+    entries = {e["key"]: e for e in json.loads(result.stdout)}
+    assert {"li2021scaling", "bennun2019demystifying", "lepikhin2021gshard", "z1"} <= entries.keys()
+    assert entries["z1"]["authors"] == ["Ng, Ann"] and entries["z1"]["year"] == "2024"
+
+
+def test_tag_explain_shows_evidence_for_every_tag():
+    result = run_cli("tag", "--explain", "-q", check=True)
+    blocks = result.stdout.split("\n\n")
+    assert "lepikhin2021gshard" in result.stdout
+    section = result.stdout.split("lepikhin2021gshard", 1)[1].split("\n", 3)
+    assert "primary" in section[1] and "moe" in section[1]
+    assert 'title: "' in section[2] or 'abstract: "' in section[2]
+    assert blocks
+
+
+def test_overrides_win_over_the_tagger(tmp_path):
+    overrides = tmp_path / "overrides.toml"
+    overrides.write_text('[tags]\nlepikhin2021gshard = ["Pipeline Parallelism", "memory"]\nnobody2020 = ["moe"]\n')
+    result = run_cli("tag", "--json", "--overrides", str(overrides), cwd=tmp_path)
+    entries = {e["key"]: e for e in json.loads(result.stdout)}
+    assert entries["lepikhin2021gshard"]["tags"] == ["pipeline-parallel", "memory"]
+    assert all(t["explicit"] for t in entries["lepikhin2021gshard"]["tag_evidence"])
+    assert f"{overrides}:3: warning [unknown-key]" in result.stderr
+    assert "[tag-variant]" in result.stderr
+
+
+def test_taxonomy_tree_with_counts_and_validate(tmp_path):
+    tree = run_cli("taxonomy", check=True).stdout
+    assert "gnn-training: Large-Scale Graph Neural Network Training  (3)" in tree
+    assert run_cli("taxonomy", "validate", str(ROOT / "seeds" / "taxonomy.toml"), check=True).stdout.endswith("13 sections in 6 groups\n")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[sections]]\nid = "a"\ntitle = "A"\n[[sections]]\nid = "a"\ntitle = "B"\n')
+    result = run_cli("taxonomy", "validate", str(bad))
+    assert result.returncode == 2 and f"{bad}:5: error: duplicate id 'a'" in result.stderr
+
+
+def test_every_command_has_help_and_is_in_the_readme():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for command in ("build", "parse", "tag", "taxonomy", "taxonomy validate"):
+        result = run_cli(*command.split(), "--help", check=True)
+        assert "Usage" in result.stdout
+        assert f"`surveytool {command}" in readme, command
