@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from .errors import InputError
 from .merge import first_author_surname, identities, snippet_fingerprint
 from .models import Origin, Paper
 from .textnorm import normalize, strip_truncation
@@ -108,8 +109,6 @@ def load_pins(path: Path) -> dict[str, str]:
         data = json.loads(path.read_text(encoding="utf-8"))
         return {str(k): str(v) for k, v in data.get("keys", {}).items()}
     except (json.JSONDecodeError, AttributeError):
-        from .errors import InputError
-
         raise InputError("key lock file is not valid JSON", path=str(path),
                          hint="restore it from version control, or delete it to let keys be given anew") from None
 

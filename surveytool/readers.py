@@ -57,11 +57,16 @@ def detect_kind(path: Path, text: str) -> str:
     return kind
 
 
+def _strip_comment(line: str) -> str:
+    """A line of an id list without its comment; "#" starts one at a line start or after a space (DOIs may contain "#")."""
+    return "" if line.lstrip().startswith("#") else re.split(r"\s#", line, maxsplit=1)[0].strip()
+
+
 def _is_identifier_list(text: str) -> bool:
     """Mostly DOIs and arXiv ids and no list header: the odd bad line is reported, not read as a snippet."""
     if looks_like_paper_list(text):
         return False
-    lines = [re.split(r"\s#", l, maxsplit=1)[0].strip() for l in split_lines(text) if l.strip() and not l.strip().startswith("#")]
+    lines = [c for c in map(_strip_comment, split_lines(text)) if c]
     return bool(lines) and sum(parse_identifier(l) is not None for l in lines) * 2 >= len(lines)
 
 
@@ -130,8 +135,7 @@ def read_identifier_list(text: str, display: str) -> tuple[list[Paper], list[Fin
     papers: list[Paper] = []
     findings: list[Finding] = []
     for number, line in enumerate(split_lines(text), start=1):
-        # "#" starts a comment at a line start or after a space (DOIs may contain "#").
-        content = "" if line.lstrip().startswith("#") else re.split(r"\s#", line, maxsplit=1)[0].strip()
+        content = _strip_comment(line)
         if not content:
             continue
         where = SourceLocation(display, number)
