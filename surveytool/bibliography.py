@@ -22,7 +22,7 @@ _ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
 _VERBATIM = frozenset({"doi", "url", "eprint", "archiveprefix", "eprinttype", "primaryclass", "urldate", "ids"})
 _MONTH_NUMBERS = {str(i): macro for i, macro in enumerate(MONTH_MACROS, start=1)}
 _MONTH_NAMES = {name.lower(): macro for macro, name in MONTH_MACROS.items()}
-_PAGE_RANGE = re.compile(r"^\s*(\w+)\s*(?:-+|–|—)\s*(\w+)\s*$")
+_PAGE_RANGE = re.compile(r"^\s*([\w:.]+)\s*(?:-+|–|—)\s*([\w:.]+)\s*$")
 _PLACEHOLDER_WORDS = 12
 
 
@@ -76,7 +76,8 @@ def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bi
         values.setdefault("key", "Unresolved")
         values.setdefault("year", "n.d.")
         where = ", ".join(str(s) for s in paper.sources)
-        values.setdefault("note", f"surveytool: unresolved snippet from {where}; identify the paper and complete this entry")
+        what = "snippet" if paper.abstract else "title"
+        values.setdefault("note", f"surveytool: unresolved {what} from {where}; identify the paper and complete this entry")
     if paper.tags:
         values[tags_field] = ",".join(paper.section_ids)
     elif paper.explicit_tags:
@@ -102,16 +103,28 @@ def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
         values["ids"] = ",".join(sorted(aliases))
 
 
+SORT_ORDERS = ("key", "section")
+
+
+def sort_papers(papers: Iterable[Paper], order: str = "key", section_ids: Sequence[str] = ()) -> list[Paper]:
+    """By key, or by primary section in taxonomy order, then year, then key."""
+    if order == "section":
+        rank = {s: i for i, s in enumerate(section_ids)}
+        return sorted(papers, key=lambda p: (rank.get(p.primary_section or "", len(rank)), p.year or "9999", p.key))
+    return sorted(papers, key=lambda p: p.key)
+
+
 def render_bibliography(
     papers: Iterable[Paper],
     blocks: Iterable[RawBlock] = (),
     *,
     tags_field: str = "sections",
     dialect: str = "bibtex",
+    presorted: bool = False,
 ) -> str:
-    """The text of a .bib file: kept blocks first (macros before use), then entries by key."""
+    """The text of a .bib file: kept blocks first (macros before use), then entries (by key unless presorted)."""
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}")
-    ordered = sorted(papers, key=lambda p: p.key)
+    ordered = list(papers) if presorted else sort_papers(papers)
     entries = [(p.entry_type, p.key, bibtex_fields(p, tags_field, dialect)) for p in ordered]
     return write_bibtex(entries, blocks)

@@ -16,7 +16,7 @@ import bibtexparser
 from bibtexparser import model
 from bibtexparser.writer import BibtexFormat
 
-from .latex import latex_to_text
+from .latex import latex_to_text, quick_latex_to_text
 from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 
 #: Months as BibTeX's predefined macros expand them, for plain-text values.
@@ -125,7 +125,8 @@ def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[
             tags = split_tags(value_to_text(value, strings))
             continue
         latex[name] = value
-        plain[name] = value_to_text(value, strings) if name != "abstract" else _strip_enclosing(value).strip()
+        # Abstracts are long and only matched, never rendered from plain text: the quick decoder will do.
+        plain[name] = value_to_text(value, strings) if name != "abstract" else quick_latex_to_text(_strip_enclosing(value))
     return Paper(
         origin=Origin.BIBTEX,
         sources=(where,),
@@ -133,6 +134,7 @@ def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[
         latex_fields=frozen_mapping(latex),
         entry_type=entry.entry_type.lower(),
         key=entry.key,
+        raw=entry.raw or "",
         explicit_tags=tags,
     )
 

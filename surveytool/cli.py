@@ -143,6 +143,47 @@ def tag(
     raise typer.Exit(_exit_code(survey.findings, strict))
 
 
+@app.command()
+def bib(
+    sources: SourcesArg = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="The .bib file to write.")] = None,
+    in_place: Annotated[Optional[Path], typer.Option("--in-place", help="Update this .bib of yours: only changed tags and new entries are written.")] = None,
+    dialect: Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")] = "bibtex",
+    sort: Annotated[str, typer.Option("--sort", help="key, or section (taxonomy order, then year).")] = "key",
+    taxonomy: TaxonomyOpt = None,
+    catalog: CatalogOpt = None,
+    overrides: OverridesOpt = None,
+    tags_field: TagsFieldOpt = "sections",
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Write a clean, stable .bib (-o FILE), or update your own in place (--in-place FILE)."""
+    from .bibliography import DIALECTS, SORT_ORDERS
+    from .pipeline import update_bib, write_bib
+
+    if dialect not in DIALECTS:
+        raise typer.BadParameter(f"must be one of {', '.join(DIALECTS)}", param_hint="--dialect")
+    if sort not in SORT_ORDERS:
+        raise typer.BadParameter(f"must be one of {', '.join(SORT_ORDERS)}", param_hint="--sort")
+    if (output is None) == (in_place is None):
+        raise typer.BadParameter("give exactly one of -o FILE or --in-place FILE", param_hint="-o/--in-place")
+    options = _options(sources, taxonomy, catalog, tags_field, overrides)
+    if in_place is not None:
+        survey, edits = update_bib(options, in_place, dialect=dialect)
+        _report(survey.findings, quiet)
+        if not quiet:
+            for edit in edits:
+                where = f"{in_place}:{edit.line}" if edit.line else str(in_place)
+                typer.echo(f"{where}: {edit.key}: {edit.what}")
+            typer.echo(f"{len(edits)} change(s) to {in_place}")
+    else:
+        survey = write_bib(options, output, dialect=dialect, order=sort)
+        _report(survey.findings, quiet)
+        if not quiet:
+            typer.echo(f"{len(survey.papers)} entries written to {output}")
+    raise typer.Exit(_exit_code(survey.findings, strict))
+
+
 taxonomy_app = typer.Typer(help="Show or validate a taxonomy.", invoke_without_command=True, no_args_is_help=False)
 app.add_typer(taxonomy_app, name="taxonomy")
 

@@ -7,6 +7,7 @@ even when other entries are added, removed or re-resolved.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -54,7 +55,13 @@ def key_base(paper: Paper) -> str:
 def identity_of(paper: Paper) -> str:
     """The identity under which a paper's key is pinned (the most specific one)."""
     found = identities(paper)
-    return found[0] if found else "key:" + paper.key
+    if found:
+        return found[0]
+    if paper.key:
+        return "key:" + paper.key
+    # Too little text for a merge identity (a one-word title): pin by all we know of it.
+    text = "|".join(normalize(paper.fields.get(f, "")) for f in ("title", "abstract", "author", "year"))
+    return "text:" + hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def _suffix(n: int) -> str:

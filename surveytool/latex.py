@@ -9,9 +9,10 @@ can never become an active command.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
-from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 
@@ -41,7 +42,7 @@ _SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIALS)) + "]")
 # BibTeX counts braces before LaTeX sees them: a literal brace must not be one.
 _BIBTEX_SPECIALS = {**_SPECIALS, "{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_NEEDS_DECODING = re.compile(r"[\\{}$~^_%&#]|[^\x00-\x7f]")
+_NEEDS_DECODING = re.compile(r"[\\{}$~^_%&#]|[^\x00-\x7f]|--|``|''")
 _WHITESPACE = re.compile(r"\s+")
 
 #: Defined in the generated documents: prints a character that pdfLaTeX has no glyph for.
@@ -75,13 +76,31 @@ def _bibtex_encoder() -> UnicodeToLatexEncoder:
     )
 
 
+# Text macros our encoder writes that pylatexenc does not decode (or decodes to look-alikes).
+_EXTRA_TEXT_MACROS = {"textless": "<", "textgreater": ">", "textbar": "|", "textbraceleft": "{",
+                      "textbraceright": "}", "textasciicircum": "^", "textasciitilde": "~"}
+
+
 @lru_cache(maxsize=1)
 def _decoder() -> LatexNodes2Text:
-    return LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
+    context = get_default_latex_context_db()
+    context.add_context_category(
+        "surveytool", prepend=True,
+        macros=[MacroTextSpec(name, simplify_repl=text) for name, text in _EXTRA_TEXT_MACROS.items()],
+    )
+    return LatexNodes2Text(latex_context=context, math_mode="verbatim", strict_latex_spaces=True)
+
+
+# TeX ligatures that would change plain text: -- and --- (dashes), '' and `` (quotes), ?` and !` (¿ ¡).
+_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=')(?=')|(?<=`)(?=`)|(?<=[?!])(?=`)")
+
+
+def _break_ligatures(text: str) -> str:
+    return _LIGATURE.sub("{}", text)
 
 
 def _escape_ascii(text: str) -> str:
-    return _SPECIAL_RE.sub(lambda m: _SPECIALS[m.group()], text)
+    return _break_ligatures(_SPECIAL_RE.sub(lambda m: _SPECIALS[m.group()], text))
 
 
 def escape_text(text: str) -> LatexMarkup:
@@ -103,7 +122,7 @@ def comment_text(text: str) -> LatexMarkup:
 
 def encode_bibtex_value(text: str) -> str:
     """Plain text as a BibTeX field value: specials escaped, accents as macros, braces balanced."""
-    escaped = _SPECIAL_RE.sub(lambda m: _BIBTEX_SPECIALS[m.group()], text)
+    escaped = _break_ligatures(_SPECIAL_RE.sub(lambda m: _BIBTEX_SPECIALS[m.group()], text))
     if _NON_ASCII.search(escaped):
         escaped = _bibtex_encoder().unicode_to_latex(escaped)
     return escaped
@@ -147,9 +166,47 @@ def encode_bibtex_title(text: str) -> str:
     return "".join(pieces)
 
 
+_ACCENTS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", "=": "\u0304", ".": "\u0307",
+            "c": "\u0327", "u": "\u0306", "v": "\u030c", "H": "\u030b", "k": "\u0328", "r": "\u030a",
+            "d": "\u0323", "b": "\u0331"}
+_ACCENT = re.compile(r"\\([\"'`^~=.]|[cuvHkrdb](?=[\s{]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))")
+_SYMBOLS = {"textellipsis": "…", "ldots": "…", "dots": "…", "textendash": "–", "textemdash": "—",
+            "textquoteright": "’", "textquoteleft": "‘", "textquotedblleft": "“", "textquotedblright": "”",
+            "&": "&", "%": "%", "_": "_", "#": "#", "$": "$", "{": "{", "}": "}", "textbackslash": "\\",
+            "textbraceleft": "{", "textbraceright": "}", "textasciitilde": "~", "textasciicircum": "^",
+            "textless": "<", "textgreater": ">", "textbar": "|", "ss": "ß", "o": "ø", "O": "Ø", "aa": "å",
+            "AA": "Å", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ"}
+# One pass, so that a brace a command stands for is not then removed as markup.
+_COMMAND_OR_BRACE = re.compile(r"\\(?:([A-Za-z]+)\s*(?:\{\})?|([&%_#${}]))|[{}]")
+_TIE = re.compile(r"(?<!\\)~")
+
+
+_LIGATURES_IN = re.compile(r"---|--|``|''")
+_LIGATURE_MACROS = {"---": r"\textemdash{}", "--": r"\textendash{}", "``": r"\textquotedblleft{}", "''": r"\textquotedblright{}"}
+
+
+def _spell_ligatures(value: str) -> str:
+    """TeX's input ligatures as the macros they mean, before any braces are removed."""
+    return _LIGATURES_IN.sub(lambda m: _LIGATURE_MACROS[m.group()], value)
+
+
+def quick_latex_to_text(value: str) -> str:
+    """Plain text of long values (abstracts) without pylatexenc: accents, symbols, braces.
+
+    Table-driven and fast; unknown commands are dropped. Good enough for matching
+    and de-duplication, where pylatexenc's cost per value would dominate a run.
+    """
+    if not _NEEDS_DECODING.search(value):
+        return _WHITESPACE.sub(" ", value).strip()
+    text = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], _spell_ligatures(value))
+    text = _TIE.sub(" ", text)
+    text = _COMMAND_OR_BRACE.sub(lambda m: _SYMBOLS.get(m.group(1) or m.group(2) or "", ""), text)
+    return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
 def latex_to_text(value: str) -> str:
     """Plain text of a LaTeX value, for matching and display; cheap for plain ASCII."""
     if not _NEEDS_DECODING.search(value):
         return _WHITESPACE.sub(" ", value).strip()
-    decoded = _decoder().latex_to_text(value)
+    decoded = _decoder().latex_to_text(_spell_ligatures(value))
     return _WHITESPACE.sub(" ", decoded).strip()

@@ -122,6 +122,7 @@ def merge_group(group: Iterable[Paper]) -> Paper:
         entry_type=best.entry_type,
         key=key,
         latex_fields=frozen_mapping(latex),
+        raw=best.raw,
         truncated=all(p.truncated for p in ranked),
         resolution=next((p.resolution for p in ranked if p.resolution), None),
         tags=best.tags,

@@ -78,6 +78,7 @@ class Paper:
     # Original BibTeX values (still LaTeX) of fields read from a .bib file, so that
     # writing does not re-encode what the user wrote.
     latex_fields: Mapping[str, str] = field(default_factory=frozen_mapping)
+    raw: str = ""  # the entry's text as read from a .bib, for edits that keep it byte for byte
     truncated: bool = False
     resolution: Resolution | None = None
     tags: tuple[Tag, ...] = ()

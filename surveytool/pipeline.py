@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .bibliography import render_bibliography
+from .bibliography import render_bibliography, sort_papers
+from .inplace import Edit, update_bib_in_place
 from .bibtex_io import RawBlock
 from .chapter import chapter_groups
 from .errors import OutputError
@@ -22,7 +23,7 @@ from .keys import assign_keys, dump_pins, load_pins
 from .merge import merge_duplicates
 from .overrides import apply_overrides, load_overrides
 from .models import Finding, Paper, Severity, Taxonomy
-from .readers import read_source, read_sources
+from .readers import read_source, read_sources, read_text
 from .render import LEVELS, make_environment, render_template
 from .resolve import CatalogResolver, Resolver, resolve_papers
 from .resources import default_catalog, default_taxonomy, seed_lists
@@ -55,6 +56,7 @@ class Survey:
     findings: tuple[Finding, ...]
     taxonomy: Taxonomy
     pins: dict[str, str] = field(default_factory=dict)
+    tags_field: str = "sections"
 
     def section_counts(self) -> Counter:
         return Counter(p.primary_section or "unclassified" for p in self.papers)
@@ -99,7 +101,7 @@ def analyse(options: Options = Options()) -> Survey:
     papers, tag_findings = tag_papers(papers, taxonomy)
     papers = sorted(papers, key=lambda p: p.key)
     findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=_finding_order)
-    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins)
+    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field)
 
 
 def _finding_order(finding: Finding) -> tuple:
@@ -175,7 +177,7 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions()) -> dict
         "chapter_file": draft.chapter_file,
         "bibliography": draft.bibliography,
     }
-    bibliography = render_bibliography(survey.papers, survey.blocks, dialect=draft.dialect)
+    bibliography = render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
     chapter = render_template(env, "related_work.tex.j2", context)
     # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
     # prints each as a visible [U+XXXX] marker instead of stopping with an error.
@@ -196,3 +198,31 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions())
         write_atomically(out_dir / name, text)
     write_atomically(lock, dump_pins(survey.pins))
     return survey
+
+
+def lock_beside(path: Path) -> Path:
+    return path.parent / LOCK_FILE
+
+
+def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key") -> Survey:
+    """Analyse the sources and write one .bib file (keys pinned beside it)."""
+    lock = options.lock_file or lock_beside(output)
+    survey = analyse(replace(options, lock_file=lock))
+    papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
+    text = render_bibliography(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
+    write_atomically(output, text)
+    write_atomically(lock, dump_pins(survey.pins))
+    return survey
+
+
+def update_bib(options: Options, target: Path, *, dialect: str = "bibtex") -> tuple[Survey, list[Edit]]:
+    """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries."""
+    sources = options.sources if target in options.sources else (target, *options.sources)
+    lock = options.lock_file or lock_beside(target)
+    survey = analyse(replace(options, sources=sources, lock_file=lock))
+    original, _ = read_text(target, str(target))
+    text, edits = update_bib_in_place(original, str(target), survey.papers, survey.taxonomy, survey.tags_field, dialect)
+    if text != original:
+        write_atomically(target, text)
+    write_atomically(lock, dump_pins(survey.pins))
+    return survey, edits

@@ -1,4 +1,4 @@
-from surveytool.latex import LatexMarkup, comment_text, encode_bibtex_title, encode_bibtex_value, escape_text, latex_to_text
+from surveytool.latex import LatexMarkup, quick_latex_to_text, comment_text, encode_bibtex_title, encode_bibtex_value, escape_text, latex_to_text
 
 
 def test_specials_are_escaped_and_inert():
@@ -35,3 +35,9 @@ def test_bibtex_value_escapes_plain_text():
 def test_latex_to_text_round_trips_what_we_encode():
     for text in ("Müller & Søren", "50% of A_B", "GShard: GPUs, “quotes”"):
         assert latex_to_text(encode_bibtex_title(text)) == text
+
+
+def test_quick_decoder_agrees_with_pylatexenc_on_common_markup():
+    for value in (r'M{\"u}ller and Caf\'e na{\"\i}ve', r"a cluster{\textellipsis}", r"50\% of A\_B \c{c}a",
+                  r"{GShard}: Scaling {GPUs}", r"\textbraceleft{}x\textbraceright{} \& R\&D"):
+        assert quick_latex_to_text(value) == latex_to_text(value), value

@@ -1,0 +1,84 @@
+"""Minimal-diff edits of a user's own .bib: only tags that change and new entries are written.
+
+Every entry whose tags stay as they are keeps its text byte for byte, so that
+`git diff` shows exactly what surveytool changed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .bibliography import render_bibliography
+from .models import Origin, Paper, Taxonomy
+from .taxonomy import canonical_section
+
+
+@dataclass(frozen=True)
+class Edit:
+    key: str
+    line: int
+    what: str  # shown to the user: "tags moe -> moe,memory", "added"
+
+
+def desired_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[str, ...]:
+    """The tags to write: the user's with variants made ids (unknown ones kept), else the tagger's."""
+    if paper.explicit_tags:
+        return tuple(dict.fromkeys(canonical_section(t, taxonomy) or t for t in paper.explicit_tags))
+    return paper.section_ids
+
+
+def _set_tags_field(raw: str, field: str, value: str) -> str:
+    pattern = re.compile(rf"(^|[\s,]){re.escape(field)}(\s*=\s*)(\{{[^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*\}}|\"[^\"]*\")",
+                         re.IGNORECASE)
+    match = pattern.search(raw)
+    if match:
+        return raw[: match.start(3)] + "{" + value + "}" + raw[match.end(3) :]
+    header = re.match(r"\s*@\w+\s*[{(]\s*[^,\s]*\s*,", raw)
+    if header is None:  # an entry with no fields: @misc{key}
+        closing = raw.rstrip().rstrip("})")
+        return closing + f",\n  {field} = {{{value}}}\n" + raw[len(closing):].lstrip(",")
+    if raw[header.end():].startswith("\n") or raw[header.end():].startswith("\r\n"):
+        indent = re.match(r"[ \t]*", raw[header.end():].lstrip("\r\n")).group() or "  "
+        return raw[: header.end()] + "\n" + indent + f"{field} = {{{value}}}," + raw[header.end():]
+    return raw[: header.end()] + f" {field} = {{{value}}}," + raw[header.end():]
+
+
+def update_bib_in_place(text: str, display: str, papers: Sequence[Paper], taxonomy: Taxonomy,
+                        tags_field: str = "sections", dialect: str = "bibtex") -> tuple[str, list[Edit]]:
+    """``text`` (the file ``display``) with changed tags rewritten and new entries appended."""
+    replacements: list[tuple[int, int, str]] = []
+    edits: list[Edit] = []
+    new: list[Paper] = []
+    cursor_by_line = _line_offsets(text)
+    for paper in papers:
+        own = next((s for s in paper.sources if s.path == display), None)
+        if own is None:
+            new.append(paper)
+            continue
+        if paper.origin is not Origin.BIBTEX or not paper.raw:
+            continue  # read from this file, but not as an entry we can edit: leave the text alone
+        tags = desired_tags(paper, taxonomy)
+        if tags == paper.explicit_tags or not tags:
+            continue
+        start = text.find(paper.raw, cursor_by_line[min(own.line, len(cursor_by_line)) - 1])
+        if start < 0:
+            continue  # not found as read (never happens for a file we just read); leave it alone
+        replacements.append((start, start + len(paper.raw), _set_tags_field(paper.raw, tags_field, ",".join(tags))))
+        before = ",".join(paper.explicit_tags) or "(none)"
+        edits.append(Edit(paper.key, own.line, f"tags {before} -> {','.join(tags)}"))
+    for start, end, replacement in sorted(replacements, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    if new:
+        appended = render_bibliography(new, (), tags_field=tags_field, dialect=dialect)
+        text = text.rstrip("\n") + "\n\n" + appended
+        edits.extend(Edit(p.key, 0, "added") for p in sorted(new, key=lambda p: p.key))
+    return text, edits
+
+
+def _line_offsets(text: str) -> list[int]:
+    offsets = [0]
+    for match in re.finditer("\n", text):
+        offsets.append(match.end())
+    return offsets

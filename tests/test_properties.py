@@ -1,0 +1,67 @@
+"""Round-trip and stability properties of the BibTeX writer and the keys, with hypothesis."""
+
+from dataclasses import replace
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from surveytool.bibliography import render_bibliography
+from surveytool.bibtex_io import read_bibtex
+from surveytool.keys import assign_keys
+from surveytool.models import Origin, Paper, Resolution, SourceLocation, frozen_mapping
+
+# Words with LaTeX specials, accents, typographic marks and characters with no LaTeX spelling.
+WORD = st.text(alphabet=st.sampled_from(list("abcXYZ019&%$#_{}~^\\<>|-:'\"éüñßçøÅ–—“”’…中文")), min_size=1, max_size=8)
+TEXT = st.lists(WORD, min_size=1, max_size=8).map(" ".join)
+NAME = st.tuples(st.sampled_from(["Ann", "Zoë", "J.", "Ólafur"]), st.sampled_from(["Lee", "Müller", "O'Neil", "van Dam"]))
+
+
+@st.composite
+def papers(draw):
+    count = draw(st.integers(min_value=1, max_value=6))
+    result = []
+    for index in range(count):
+        authors = draw(st.lists(NAME, min_size=1, max_size=3))
+        fields = {"title": f"{draw(TEXT)} {index}", "author": " and ".join(f"{g} {f}" for g, f in authors),
+                  "year": str(draw(st.integers(1990, 2030))), "abstract": draw(TEXT)}
+        result.append(replace(Paper(Origin.SNIPPET, (SourceLocation("l.txt", index + 1),), frozen_mapping(fields)),
+                              resolution=Resolution("catalog", "k", "abstract", 1.0)))
+    return result
+
+
+def keyed(generated):
+    return assign_keys(generated)[0]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(papers())
+def test_write_read_write_is_byte_identical(generated):
+    text = render_bibliography(keyed(generated))
+    again = read_bibtex(text, "out.bib")
+    assert not again.findings
+    assert render_bibliography(again.papers, again.blocks) == text
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(papers())
+def test_titles_names_and_abstracts_read_back_as_the_same_text(generated):
+    written = keyed(generated)
+    again = {p.key: p for p in read_bibtex(render_bibliography(written), "out.bib").papers}
+    for paper in written:
+        for field in ("title", "author", "abstract"):
+            assert again[paper.key].fields[field] == paper.fields[field], field
+
+
+@settings(max_examples=100, deadline=None)
+@given(papers(), papers(), st.data())
+def test_keys_are_stable_under_insertion_and_removal(first, extra, data):
+    moved = [replace(p, sources=(SourceLocation("m.txt", 100 + i),),
+                     fields=frozen_mapping({**p.fields, "title": p.fields["title"] + " new"})) for i, p in enumerate(extra)]
+    before, pins = assign_keys(first)
+    kept = [p for p in first if data.draw(st.booleans())]
+    after, _ = assign_keys(kept + moved, pins)
+    old = {p.sources: p.key for p in before}
+    for paper in after:
+        if paper.sources in old:
+            assert paper.key == old[paper.sources]
+    assert len({p.key for p in after}) == len(after)
