@@ -8,15 +8,22 @@ papers is ever compared except those already in the same bucket.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from .identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
 from .models import Origin, Paper, frozen_mapping
-from .textnorm import normalize, strip_truncation
+from .textnorm import abstract_similarity, normalize, shingles, strip_truncation
 
 # Enough words to tell two abstracts apart; fewer and a shared opening could merge them.
 _SNIPPET_WORDS = 30
 _MIN_TITLE_WORDS = 3
+#: Two snippets at least this similar (see textnorm.abstract_similarity) are one paper.
+NEAR_DUPLICATE = 0.9
+_NEAR_WORDS = 60
+_NEAR_CANDIDATES = 3
+_MIN_SHARED_SHINGLES = 3
+_MAX_POSTINGS = 50  # a four-word run in more abstracts than this is boilerplate, not evidence
 # Origins whose metadata is preferred when merging, best first.
 _ORIGIN_RANK = {Origin.BIBTEX: 0, Origin.CSL_JSON: 1, Origin.IDENTIFIER: 2, Origin.ANCHOR: 3, Origin.SNIPPET: 4}
 
@@ -92,10 +99,35 @@ def merge_duplicates(papers: Sequence[Paper]) -> list[Paper]:
             if other != index and (not identity.startswith("title:") or _compatible(papers[other], paper)):
                 parent[find(index)] = find(other)
 
+    _union_near_duplicate_abstracts(papers, find, parent)
+
     groups: dict[int, list[Paper]] = {}
     for index, paper in enumerate(papers):
         groups.setdefault(find(index), []).append(paper)
     return [merge_group(group) if len(group) > 1 else group[0] for group in groups.values()]
+
+
+def _union_near_duplicate_abstracts(papers: Sequence[Paper], find, parent: list[int]) -> None:
+    """Join abstracts that agree word for word but for small edits or a different cut.
+
+    Candidates come from shared four-word runs (a hash index), so each abstract
+    is compared with a handful of others, never with all of them.
+    """
+    words: dict[int, list[str]] = {}
+    postings: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for index, paper in enumerate(papers):
+        abstract = paper.fields.get("abstract")
+        if abstract and paper.origin is not Origin.BIBTEX:
+            words[index] = normalize(strip_truncation(abstract)).split()[:_NEAR_WORDS]
+            for shingle in shingles(words[index]):
+                postings[shingle].append(index)
+    for index, own in words.items():
+        shared = Counter(other for s in shingles(own) if len(postings[s]) <= _MAX_POSTINGS
+                         for other in postings[s] if other > index)
+        for other, count in shared.most_common(_NEAR_CANDIDATES):
+            if count >= _MIN_SHARED_SHINGLES and find(other) != find(index) \
+                    and abstract_similarity(own, words[other]) >= NEAR_DUPLICATE:
+                parent[find(other)] = find(index)
 
 
 def merge_group(group: Iterable[Paper]) -> Paper:

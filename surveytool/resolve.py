@@ -10,20 +10,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 from typing import Protocol
 
 from .identifiers import normalize_arxiv, normalize_doi
 from .merge import first_author_surname
 from .models import Finding, Origin, Paper, Resolution, Severity, frozen_mapping
-from .textnorm import normalize, strip_truncation
+from .textnorm import abstract_similarity, normalize, shingles, strip_truncation
 
 #: A candidate at or above this score is accepted (if it is the only one).
 ACCEPT = 0.85
 #: Candidates at or above this score are listed when nothing is accepted.
 REPORT = 0.4
-_SHINGLE = 4
-_MIN_SNIPPET_TOKENS = 15
 _MIN_PREFIX_CHARS = 20
 # Metadata fields a resolver may give; the snippet text itself stays the abstract.
 METADATA_FIELDS = (
@@ -51,18 +48,6 @@ class Resolver(Protocol):
         """Scored candidates for ``paper``, best first; never raises for a bad answer."""
 
 
-def _shingles(words: Sequence[str]) -> set[tuple[str, ...]]:
-    return {tuple(words[i : i + _SHINGLE]) for i in range(max(len(words) - _SHINGLE + 1, 0))}
-
-
-def abstract_similarity(a: Sequence[str], b: Sequence[str]) -> float:
-    """How much of the shorter text the longer one starts with, word for word (0..1)."""
-    short, long = (a, b) if len(a) <= len(b) else (b, a)
-    if len(short) < _MIN_SNIPPET_TOKENS:
-        return 0.0
-    return SequenceMatcher(None, short, long[: len(short)], autojunk=False).ratio()
-
-
 class CatalogResolver:
     """Resolves against papers with known metadata (the bundled catalog, a user's .bib)."""
 
@@ -81,7 +66,7 @@ class CatalogResolver:
             if paper.abstract:
                 words = normalize(strip_truncation(paper.abstract)).split()
                 self._abstract_words[index] = words
-                for shingle in _shingles(words[:80]):
+                for shingle in shingles(words[:80]):
                     self._by_shingle.setdefault(shingle, []).append(index)
 
     @staticmethod
@@ -128,7 +113,7 @@ class CatalogResolver:
 
     def _match_abstract(self, paper: Paper, offer) -> None:
         words = normalize(strip_truncation(paper.abstract or "")).split()
-        shared = Counter(i for s in _shingles(words[:80]) for i in self._by_shingle.get(s, ()))
+        shared = Counter(i for s in shingles(words[:80]) for i in self._by_shingle.get(s, ()))
         for index, _count in shared.most_common(5):
             score = abstract_similarity(words, self._abstract_words[index])
             if score >= REPORT:

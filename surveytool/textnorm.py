@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
@@ -36,3 +38,25 @@ def strip_truncation(text: str) -> str:
                 cut = cut.rsplit(None, 1)[0] if " " in cut else ""
             return cut.rstrip()
     return stripped
+
+
+SHINGLE_WORDS = 4
+_MIN_COMPARED_WORDS = 15
+
+
+def shingles(words: Sequence[str]) -> set[tuple[str, ...]]:
+    """Every run of four consecutive words: candidates share some, unrelated texts almost none."""
+    return {tuple(words[i : i + SHINGLE_WORDS]) for i in range(max(len(words) - SHINGLE_WORDS + 1, 0))}
+
+
+def abstract_similarity(a: Sequence[str], b: Sequence[str]) -> float:
+    """How much of the shorter text the longer one starts with, word for word (0..1).
+
+    Only the longer text's opening of the same length is compared, so two
+    snippets cut at different points still score 1.0, and a text that merely
+    shares its first few words with another scores low.
+    """
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    if len(short) < _MIN_COMPARED_WORDS:
+        return 0.0
+    return SequenceMatcher(None, short, long[: len(short)], autojunk=False).ratio()

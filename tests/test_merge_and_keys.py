@@ -27,12 +27,14 @@ def test_arxiv_doi_is_the_arxiv_id():
     assert len(merge_duplicates([a, b])) == 1
 
 
-def test_same_snippet_in_two_lists_merges_and_different_ones_do_not():
+def test_same_and_near_same_snippets_merge_and_a_shared_opening_does_not():
     one = paper(1, Origin.SNIPPET, abstract=SNIPPET)
     two = paper(5, Origin.SNIPPET, abstract=SNIPPET.replace("…", "..."))
-    other = paper(9, Origin.SNIPPET, abstract=SNIPPET.replace("Sharding", "Replicating"))
-    merged = merge_duplicates([one, two, other])
-    assert len(merged) == 2 and len(merged[0].sources) == 2
+    edited = paper(7, Origin.SNIPPET, abstract=SNIPPET.replace("Sharding", "Partitioning"))  # a near-exact copy
+    other = paper(9, Origin.SNIPPET, abstract="Sharding a large machine learning model across multiple devices is "
+                  "what we avoid: we train many small models independently and merge their weights afterwards…")
+    merged = merge_duplicates([one, two, edited, other])
+    assert len(merged) == 2 and len(merged[0].sources) == 3
 
 
 def test_same_title_with_different_first_authors_is_not_merged():
