@@ -125,8 +125,7 @@ def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[
             tags = split_tags(value_to_text(value, strings))
             continue
         latex[name] = value
-        # Abstracts are long and only matched, never rendered from plain text: the quick decoder will do.
-        plain[name] = value_to_text(value, strings) if name != "abstract" else quick_latex_to_text(_strip_enclosing(value))
+        plain[name] = value_to_text(value, strings, exact=name in EXACTLY_DECODED)
     return Paper(
         origin=Origin.BIBTEX,
         sources=(where,),
@@ -164,8 +163,18 @@ def _split_concatenation(value: str) -> list[str]:
     return parts
 
 
-def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping()) -> str:
+#: Fields shown to readers, decoded exactly (pylatexenc where the quick decoder is unsure).
+#: Other fields (abstracts, notes, ...) are only matched or written back as they were.
+EXACTLY_DECODED = frozenset({"title", "author", "editor", "booktitle", "journal", "series", "publisher",
+                             "institution", "school", "organization", "howpublished"})
+
+
+def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping(), exact: bool = True) -> str:
     """Plain text of a raw BibTeX value, with macros and concatenations expanded."""
+    decode = latex_to_text if exact else quick_latex_to_text
+    stripped = value.strip()
+    if "#" not in stripped and stripped[:1] in ("{", '"'):
+        return decode(_strip_enclosing(stripped))  # the common case: one enclosed value
     pieces = []
     for part in _split_concatenation(value):
         if part[:1] in ("{", '"'):
@@ -176,7 +185,7 @@ def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping()) -> 
             pieces.append(MONTH_MACROS[part.lower()])
         else:
             pieces.append(part)
-    return latex_to_text("".join(pieces))
+    return decode("".join(pieces))
 
 
 def write_bibtex(entries: Iterable[tuple[str, str, list[tuple[str, str]]]], blocks: Iterable[RawBlock] = ()) -> str:

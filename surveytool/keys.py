@@ -83,7 +83,7 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None) 
     keyed: dict[int, str] = {}
     # Pinned and user-given keys first, in a fixed order, so they win every collision.
     for index, paper in sorted(enumerate(papers), key=lambda item: min(item[1].sources)):
-        pinned = next((pins[i] for i in identities(paper) if i in pins), None)
+        pinned = next((pins[i] for i in (*identities(paper), identity_of(paper)) if i in pins), None)
         own = paper.key if paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and paper.key else None
         key = own or pinned
         if key and key not in taken:

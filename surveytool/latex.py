@@ -190,6 +190,31 @@ def _spell_ligatures(value: str) -> str:
     return _LIGATURES_IN.sub(lambda m: _LIGATURE_MACROS[m.group()], value)
 
 
+# Commands whose argument is plain text to keep: the command itself is dropped.
+_FORMATTING = frozenset(
+    "emph textbf textit texttt textsc textrm textsf textup textmd textnormal textsl mbox hbox url "
+    "protect relax bf it em rm sc tt sf sl normalfont small footnotesize large Large".split()
+)
+
+
+def _quick_decode(value: str) -> tuple[str, bool]:
+    """(plain text, whether every command was understood)."""
+    understood = True
+
+    def command(match: re.Match) -> str:
+        nonlocal understood
+        name = match.group(1) or match.group(2) or ""
+        if name in _SYMBOLS:
+            return _SYMBOLS[name]
+        if match.group(1) and name not in _FORMATTING:
+            understood = False
+        return ""
+
+    text = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], _spell_ligatures(value))
+    text = _COMMAND_OR_BRACE.sub(command, _TIE.sub(" ", text))
+    return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", text)).strip(), understood
+
+
 def quick_latex_to_text(value: str) -> str:
     """Plain text of long values (abstracts) without pylatexenc: accents, symbols, braces.
 
@@ -198,15 +223,19 @@ def quick_latex_to_text(value: str) -> str:
     """
     if not _NEEDS_DECODING.search(value):
         return _WHITESPACE.sub(" ", value).strip()
-    text = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], _spell_ligatures(value))
-    text = _TIE.sub(" ", text)
-    text = _COMMAND_OR_BRACE.sub(lambda m: _SYMBOLS.get(m.group(1) or m.group(2) or "", ""), text)
-    return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    return _quick_decode(value)[0]
 
 
 def latex_to_text(value: str) -> str:
-    """Plain text of a LaTeX value, for matching and display; cheap for plain ASCII."""
+    """Plain text of a LaTeX value, for matching and display.
+
+    Plain ASCII costs a regex check; common markup goes through the quick
+    decoder; only values with commands it does not know reach pylatexenc.
+    """
     if not _NEEDS_DECODING.search(value):
         return _WHITESPACE.sub(" ", value).strip()
+    text, understood = _quick_decode(value)
+    if understood and "$" not in value:
+        return text
     decoded = _decoder().latex_to_text(_spell_ligatures(value))
     return _WHITESPACE.sub(" ", decoded).strip()

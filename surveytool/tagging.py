@@ -9,7 +9,6 @@ kept as they are and never overwritten.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -17,6 +16,7 @@ from dataclasses import dataclass, replace
 from .models import Finding, Paper, Role, Severity, Tag, Taxonomy
 from .taxonomy import canonical_section, suggest_section
 from .textnorm import normalize
+from .vocabulary import PhraseMatcher
 
 # How much a phrase counts, by the field it was found in.
 FIELD_WEIGHTS = (("title", 2.0), ("abstract", 1.0), ("keywords", 1.5), ("booktitle", 0.5), ("journal", 0.5))
@@ -24,27 +24,6 @@ MIN_PRIMARY_SCORE = 1.0
 SECONDARY_RATIO = 0.5
 MIN_SECONDARY_SCORE = 2.5
 MAX_SECONDARIES = 2
-
-
-@dataclass(frozen=True)
-class _Phrase:
-    text: str
-    sections: tuple[tuple[str, float], ...]
-
-
-def _phrase_pattern(phrase: str) -> str:
-    """Regex for a vocabulary phrase over normalized text; ``word*`` matches any ending."""
-    parts = []
-    for word in phrase.split():
-        wildcard = word.endswith("*")
-        tokens = normalize(word.rstrip("*")).split()
-        if not tokens:
-            continue
-        escaped = [re.escape(t) for t in tokens]
-        if wildcard:
-            escaped[-1] += r"\w*"
-        parts.extend(escaped)
-    return " ".join(parts)
 
 
 class Tagger:
@@ -57,32 +36,26 @@ class Tagger:
         for section in taxonomy.sections:
             for phrase, weight in section.keywords.items():
                 by_phrase[phrase.strip().lower()].append((section.id, weight))
-        # Longer phrases first: at one position the alternation takes the first that matches.
-        ordered = sorted(by_phrase, key=lambda p: (-len(p.split()), -len(p), p))
-        self.phrases = [_Phrase(p, tuple(by_phrase[p])) for p in ordered]
-        alternation = "|".join(f"(?P<p{i}>{_phrase_pattern(p.text)})" for i, p in enumerate(self.phrases))
-        self.pattern = re.compile(rf"\b(?:{alternation})\b") if self.phrases else None
+        self.weights = {phrase: tuple(sections) for phrase, sections in by_phrase.items()}
+        self.matcher = PhraseMatcher(sorted(by_phrase))
         self.suggester = _Suggester(taxonomy)
 
     def score(self, paper: Paper) -> dict[str, tuple[float, list[str]]]:
         """Section id -> (score, evidence phrases) from the vocabulary."""
         totals: dict[str, float] = defaultdict(float)
         evidence: dict[str, list[str]] = defaultdict(list)
-        if self.pattern is None:
-            return {}
         for field, field_weight in FIELD_WEIGHTS:
             text = paper.fields.get(field)
             if not text:
                 continue
-            seen: set[int] = set()
-            for match in self.pattern.finditer(normalize(text)):
-                index = int(match.lastgroup[1:])
-                if index in seen:
+            seen: set[str] = set()
+            for phrase, matched in self.matcher.find(text):
+                if phrase.text in seen:
                     continue  # a phrase counts once per field
-                seen.add(index)
-                for section_id, weight in self.phrases[index].sections:
+                seen.add(phrase.text)
+                for section_id, weight in self.weights[phrase.text]:
                     totals[section_id] += weight * field_weight
-                    evidence[section_id].append(f"{field}: \"{match.group()}\"")
+                    evidence[section_id].append(f"{field}: \"{matched}\"")
         return {s: (round(totals[s], 3), evidence[s]) for s in totals}
 
     def tag(self, paper: Paper) -> tuple[Tag, ...]:

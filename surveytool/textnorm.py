@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
@@ -17,8 +18,12 @@ def ascii_fold(text: str) -> str:
     return decomposed.encode("ascii", "ignore").decode("ascii")
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize(text: str) -> str:
-    """Lowercase ASCII words separated by single spaces: for comparing, never for display."""
+    """Lowercase ASCII words separated by single spaces: for comparing, never for display.
+
+    Cached: merging, keys and tagging normalize the same titles and abstracts.
+    """
     folded = ascii_fold(text.translate(_QUOTES)).lower()
     return _NON_WORD.sub(" ", folded).strip()
 
