@@ -194,10 +194,8 @@ def write_bibtex(entries: Iterable[tuple[str, str, list[tuple[str, str]]]], bloc
     Values must already be valid BibTeX (enclosed, escaped): see ``bibliography.py``.
     """
     library = bibtexparser.Library()
-    for block in blocks:
-        library.add(_raw_block_to_model(block), fail_on_duplicate_key=False)
-    for entry_type, key, fields in entries:
-        library.add(model.Entry(entry_type, key, [model.Field(k, v) for k, v in fields]))
+    library.add([_raw_block_to_model(block) for block in blocks], fail_on_duplicate_key=False)
+    library.add([model.Entry(entry_type, key, [model.Field(k, v) for k, v in fields]) for entry_type, key, fields in entries])
     fmt = BibtexFormat()
     fmt.indent = "  "
     fmt.value_column = 0

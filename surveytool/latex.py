@@ -197,8 +197,12 @@ _FORMATTING = frozenset(
 )
 
 
+_MATH = re.compile(r"(?<!\\)\$[^$]*\$")
+_ARGUMENT_FOLLOWS = re.compile(r"\s*\{")
+
+
 def _quick_decode(value: str) -> tuple[str, bool]:
-    """(plain text, whether every command was understood)."""
+    """(plain text, whether every command was understood). Math stays as written, like pylatexenc's verbatim mode."""
     understood = True
 
     def command(match: re.Match) -> str:
@@ -206,13 +210,23 @@ def _quick_decode(value: str) -> tuple[str, bool]:
         name = match.group(1) or match.group(2) or ""
         if name in _SYMBOLS:
             return _SYMBOLS[name]
-        if match.group(1) and name not in _FORMATTING:
+        # An unknown command with an argument (\ce{H2O}, \textsuperscript{2}) wraps text we keep;
+        # one without (\copyright, \S) is a symbol only pylatexenc may know.
+        if match.group(1) and name not in _FORMATTING and not _ARGUMENT_FOLLOWS.match(match.string, match.end()):
             understood = False
         return ""
 
-    text = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], _spell_ligatures(value))
-    text = _COMMAND_OR_BRACE.sub(command, _TIE.sub(" ", text))
-    return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", text)).strip(), understood
+    def text_part(part: str) -> str:
+        part = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], _spell_ligatures(part))
+        return _COMMAND_OR_BRACE.sub(command, _TIE.sub(" ", part))
+
+    pieces, last = [], 0
+    for math in _MATH.finditer(value):
+        pieces.append(text_part(value[last : math.start()]))
+        pieces.append(math.group())
+        last = math.end()
+    pieces.append(text_part(value[last:]))
+    return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", "".join(pieces))).strip(), understood
 
 
 def quick_latex_to_text(value: str) -> str:
@@ -235,7 +249,7 @@ def latex_to_text(value: str) -> str:
     if not _NEEDS_DECODING.search(value):
         return _WHITESPACE.sub(" ", value).strip()
     text, understood = _quick_decode(value)
-    if understood and "$" not in value:
+    if understood:
         return text
     decoded = _decoder().latex_to_text(_spell_ligatures(value))
     return _WHITESPACE.sub(" ", decoded).strip()

@@ -10,7 +10,10 @@ import os
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 from pathlib import Path
 
 from .bibliography import render_bibliography, sort_papers
@@ -83,22 +86,40 @@ def load_resolvers(options: Options) -> list[Resolver]:
     return resolvers
 
 
-def analyse(options: Options = Options()) -> Survey:
+class Stage(Protocol):
+    """Called around each stage of a run: a progress display or a benchmark's timer."""
+
+    def __call__(self, name: str) -> AbstractContextManager[None]: ...
+
+
+@contextmanager
+def _silent_stage(name: str) -> Iterator[None]:
+    yield
+
+
+def analyse(options: Options = Options(), stage: Stage = _silent_stage) -> Survey:
     """Read, merge, resolve, key and tag the sources of ``options``."""
     taxonomy = load_taxonomy(options.taxonomy or default_taxonomy(),
                              None if options.taxonomy else "seeds/taxonomy.toml")
-    read = read_sources(source_paths(options), options.source_kind, options.tags_field)
-    papers = merge_duplicates(read.papers)
-    papers, resolve_findings = resolve_papers(papers, load_resolvers(options))
-    # Resolution can show that two records are one work (a snippet and its anchor).
-    papers = merge_duplicates(papers)
-    pins = load_pins(options.lock_file) if options.lock_file else {}
-    papers, pins = assign_keys(papers, pins)
+    with stage("read"):
+        read = read_sources(source_paths(options), options.source_kind, options.tags_field)
+    with stage("merge"):
+        papers = merge_duplicates(read.papers)
+    with stage("resolve"):
+        unresolved = sum(not p.resolved for p in papers)
+        papers, resolve_findings = resolve_papers(papers, load_resolvers(options))
+        # Resolution can show that two records are one work (a snippet and its anchor).
+        if sum(not p.resolved for p in papers) < unresolved:
+            papers = merge_duplicates(papers)
+    with stage("keys"):
+        pins = load_pins(options.lock_file) if options.lock_file else {}
+        papers, pins = assign_keys(papers, pins)
     override_findings: list[Finding] = []
     if options.overrides:
         overrides, lines = load_overrides(options.overrides)
         papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
-    papers, tag_findings = tag_papers(papers, taxonomy)
+    with stage("tag"):
+        papers, tag_findings = tag_papers(papers, taxonomy)
     papers = sorted(papers, key=lambda p: p.key)
     findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=_finding_order)
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field)
@@ -165,8 +186,15 @@ class DraftOptions:
     chapter_file: str = "related_work"
 
 
-def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions()) -> dict[str, str]:
+def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: Stage = _silent_stage) -> dict[str, str]:
     """File name -> text of every output of a build."""
+    with stage("write .bib"):
+        bibliography = render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
+    with stage("render"):
+        return _render_documents(survey, draft, bibliography)
+
+
+def _render_documents(survey: Survey, draft: DraftOptions, bibliography: str) -> dict[str, str]:
     env = make_environment(draft.templates)
     levels = LEVELS[draft.level]
     context = {
@@ -177,7 +205,6 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions()) -> dict
         "chapter_file": draft.chapter_file,
         "bibliography": draft.bibliography,
     }
-    bibliography = render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
     chapter = render_template(env, "related_work.tex.j2", context)
     # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
     # prints each as a visible [U+XXXX] marker instead of stopping with an error.
@@ -190,11 +217,11 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions()) -> dict
     }
 
 
-def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions()) -> Survey:
+def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(), stage: Stage = _silent_stage) -> Survey:
     """The whole flow: analyse the sources and write every output into ``out_dir``."""
     lock = options.lock_file or out_dir / LOCK_FILE
-    survey = analyse(replace(options, lock_file=lock))
-    for name, text in render_outputs(survey, draft).items():
+    survey = analyse(replace(options, lock_file=lock), stage)
+    for name, text in render_outputs(survey, draft, stage).items():
         write_atomically(out_dir / name, text)
     write_atomically(lock, dump_pins(survey.pins))
     return survey
@@ -204,12 +231,14 @@ def lock_beside(path: Path) -> Path:
     return path.parent / LOCK_FILE
 
 
-def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key") -> Survey:
+def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key",
+              stage: Stage = _silent_stage) -> Survey:
     """Analyse the sources and write one .bib file (keys pinned beside it)."""
     lock = options.lock_file or lock_beside(output)
-    survey = analyse(replace(options, lock_file=lock))
-    papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
-    text = render_bibliography(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
+    survey = analyse(replace(options, lock_file=lock), stage)
+    with stage("write .bib"):
+        papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
+        text = render_bibliography(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
     write_atomically(output, text)
     write_atomically(lock, dump_pins(survey.pins))
     return survey
