@@ -1,0 +1,155 @@
+"""Benchmark harness: surveytool against bibtexparser's own parse + write, measured in the same run.
+
+    python tests/benchmarks/bench.py                     # medium and large, scales 1 2 4 8
+    python tests/benchmarks/bench.py --quick             # medium file, scales 1 2, one repeat (CI-sized)
+    python tests/benchmarks/bench.py --files large --scales 1 8 --repeat 5
+
+Whole commands run as separate processes, alternated with the baseline, and
+each ratio is taken pair by pair (the machine's speed drifts; ratios hold).
+Stage times come from one in-process run through the pipeline's stage hook.
+Scaled copies (keys renamed key__cN in copies 1..N-1) are made on the fly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_BENCH = ROOT.parent / "shared" / "bench"
+FILES = {"medium": "medium-refdb.bib", "large": "large-merged.bib"}
+BASELINE = ("import bibtexparser, sys\n"
+            "library = bibtexparser.parse_file(sys.argv[1])\n"
+            "bibtexparser.write_string(library)\n")
+_ENTRY_KEY = re.compile(r"(@(?!string|preamble|comment)\w+\s*[{(]\s*)([^,\s]+)(\s*,)", re.IGNORECASE)
+
+
+def scaled_copy(source: Path, copies: int, folder: Path) -> Path:
+    if copies == 1:
+        return source
+    text = source.read_text(encoding="utf-8", errors="replace")
+    parts = [text] + [_ENTRY_KEY.sub(lambda m, n=n: f"{m.group(1)}{m.group(2)}__c{n}{m.group(3)}", text) for n in range(1, copies)]
+    target = folder / f"{source.stem}-x{copies}.bib"
+    target.write_text("\n".join(parts), encoding="utf-8")
+    return target
+
+
+def run(command: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident MiB of one process."""
+    start = time.perf_counter()
+    with open(os.devnull, "w") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=sink)
+        _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in (0, 1):  # 1: findings at error level, still a full run
+        raise RuntimeError(f"{' '.join(command)} failed with {status}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def commands(path: Path, work: Path) -> dict[str, list[str]]:
+    cli = [sys.executable, "-m", "surveytool"]
+    found = {
+        "bibtexparser parse+write": [sys.executable, "-c", BASELINE, str(path)],
+        "surveytool bib": [*cli, "bib", str(path), "-o", str(work / "out.bib"), "-q"],
+        "surveytool tag": [*cli, "tag", str(path), "--json", "-q"],
+        "surveytool build": [*cli, "build", str(path), "--out", str(work / "build"), "-q"],
+    }
+    tidy = os.environ.get("BIBTEX_TIDY")  # path to bibtex-tidy's bin/bibtex-tidy, if installed (npm)
+    if tidy:
+        found["bibtex-tidy --duplicates --merge"] = ["node", tidy, str(path), "--duplicates", "--merge", "-o", str(work / "tidy.bib")]
+    return found
+
+
+def measure(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float, float]]:
+    """name -> (median seconds, median ratio to the baseline, median peak MiB)."""
+    todo = commands(path, work)
+    baseline = "bibtexparser parse+write"
+    seconds: dict[str, list[float]] = {n: [] for n in todo}
+    ratios: dict[str, list[float]] = {n: [] for n in todo}
+    memory: dict[str, list[float]] = {n: [] for n in todo}
+    run(todo[baseline])  # warm-up: file cache, .pyc
+    for _ in range(repeat):
+        for name, command in todo.items():
+            if name == baseline:
+                continue
+            base, base_mem = run(todo[baseline])
+            took, peak = run(command)
+            seconds[baseline].append(base)
+            memory[baseline].append(base_mem)
+            seconds[name].append(took)
+            memory[name].append(peak)
+            ratios[name].append(took / base)
+    ratios[baseline] = [1.0]
+    return {n: (statistics.median(seconds[n]), statistics.median(ratios[n]), statistics.median(memory[n])) for n in todo}
+
+
+def stage_times(path: Path, work: Path) -> dict[str, float]:
+    sys.path.insert(0, str(ROOT))
+    from surveytool.pipeline import DraftOptions, Options, build
+
+    times: dict[str, float] = {}
+
+    @contextmanager
+    def stage(name: str):
+        start = time.perf_counter()
+        yield
+        times[name] = times.get(name, 0.0) + time.perf_counter() - start
+
+    start = time.perf_counter()
+    build(Options(sources=(path,)), work / "stages", DraftOptions(), stage)
+    times["whole build (in process)"] = time.perf_counter() - start
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--files", nargs="+", choices=sorted(FILES), default=["medium", "large"])
+    parser.add_argument("--scales", nargs="+", type=int, default=[1, 2, 4, 8])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--bench-dir", type=Path, default=DEFAULT_BENCH)
+    parser.add_argument("--quick", action="store_true", help="medium file, scales 1 and 2, one repeat")
+    args = parser.parse_args()
+    if args.quick:
+        args.files, args.scales, args.repeat = ["medium"], [1, 2], 1
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        for name in args.files:
+            source = args.bench_dir / FILES[name]
+            if not source.exists():
+                print(f"{source}: not found (give --bench-dir)", file=sys.stderr)
+                return 2
+            first_stages: dict[str, float] | None = None
+            print(f"\n## {FILES[name]}\n")
+            print("| scale | command | median s | ratio to bibtexparser | peak MiB |")
+            print("| --- | --- | --- | --- | --- |")
+            scaling = []
+            for copies in args.scales:
+                path = scaled_copy(source, copies, work)
+                for command, (took, ratio, peak) in measure(path, args.repeat, work).items():
+                    print(f"| {copies}x | {command} | {took:.2f} | {ratio:.2f} | {peak:.0f} |")
+                stages = stage_times(path, work)
+                scaling.append((copies, stages))
+                first_stages = first_stages or stages
+            print("\n| scale | " + " | ".join(first_stages) + " |")
+            print("| --- |" + " --- |" * len(first_stages))
+            for copies, stages in scaling:
+                print(f"| {copies}x | " + " | ".join(f"{stages.get(s, 0):.2f}" for s in first_stages) + " |")
+            if len(scaling) > 1:
+                base = scaling[0][1]
+                print("\nstage time per copy, relative to 1x (1.00 = linear):")
+                for copies, stages in scaling[1:]:
+                    print(f"  {copies}x: " + ", ".join(f"{s} {stages[s] / max(base[s], 1e-9) / copies:.2f}"
+                                                      for s in first_stages if base.get(s, 0) > 0.01))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
