@@ -29,6 +29,9 @@ CatalogOpt = Annotated[Optional[list[Path]], typer.Option("--catalog", help="A .
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
 OverridesOpt = Annotated[Optional[Path], typer.Option("--overrides", help="TOML file of your own tags by key ([tags] key = [ids]).")]
+OnlineOpt = Annotated[bool, typer.Option("--online", help="Also ask OpenAlex, Crossref and arXiv (answers are cached).")]
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Settings file with an [online] table (default: ./surveytool.toml if present).")]
+CacheOpt = Annotated[Optional[Path], typer.Option("--cache", help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
 TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
 
@@ -38,11 +41,13 @@ def _root() -> None:
     """surveytool: related-paper lists and .bib files in, a tagged bibliography and a chapter out."""
 
 
-def _options(sources, taxonomy, catalog, tags_field="sections", overrides=None):
+def _options(sources, taxonomy, catalog, tags_field="sections", overrides=None, online=False, config=None, cache=None):
     from .pipeline import Options
 
+    if config is None and Path("surveytool.toml").is_file():
+        config = Path("surveytool.toml")
     return Options(sources=tuple(sources or ()), taxonomy=taxonomy, catalogs=tuple(catalog or ()), tags_field=tags_field,
-                   overrides=overrides)
+                   overrides=overrides, online=online, config=config, cache=cache)
 
 
 def _report(findings: list[Finding] | tuple[Finding, ...], quiet: bool) -> None:
@@ -71,6 +76,9 @@ def build(
     templates: Annotated[Optional[Path], typer.Option("--templates", help="Folder of templates overriding the bundled ones.")] = None,
     tags_field: TagsFieldOpt = "sections",
     overrides: OverridesOpt = None,
+    online: OnlineOpt = False,
+    config: ConfigOpt = None,
+    cache: CacheOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -82,7 +90,7 @@ def build(
         raise typer.BadParameter(f"must be one of {', '.join(LEVELS)}", param_hint="--level")
     if dialect not in ("bibtex", "biblatex"):
         raise typer.BadParameter("must be bibtex or biblatex", param_hint="--dialect")
-    survey = run_build(_options(sources, taxonomy, catalog, tags_field, overrides), out,
+    survey = run_build(_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect))
     _report(survey.findings, quiet)
     if not quiet:
@@ -103,6 +111,9 @@ def parse(
     catalog: CatalogOpt = None,
     kind: Annotated[Optional[str], typer.Option("--kind", help="Read every source as: list, bib, ids or csl-json.")] = None,
     tags_field: TagsFieldOpt = "sections",
+    online: OnlineOpt = False,
+    config: ConfigOpt = None,
+    cache: CacheOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -112,7 +123,7 @@ def parse(
     from .pipeline import analyse, entries_json
     from .report import entries_table
 
-    survey = analyse(replace(_options(sources, None, catalog, tags_field), source_kind=kind))
+    survey = analyse(replace(_options(sources, None, catalog, tags_field, None, online, config, cache), source_kind=kind))
     _report(survey.findings, quiet)
     typer.echo(entries_json(survey.papers) if as_json else entries_table(survey.papers), nl=False)
     raise typer.Exit(_exit_code(survey.findings, strict))
@@ -181,6 +192,28 @@ def bib(
         _report(survey.findings, quiet)
         if not quiet:
             typer.echo(f"{len(survey.papers)} entries written to {output}")
+    raise typer.Exit(_exit_code(survey.findings, strict))
+
+
+@app.command()
+def resolve(
+    sources: SourcesArg = None,
+    online: OnlineOpt = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Show which source gave which fields, when, and how sure the match was.")] = False,
+    as_json: JsonOpt = False,
+    catalog: CatalogOpt = None,
+    config: ConfigOpt = None,
+    cache: CacheOpt = None,
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Resolve entries to real metadata: what was found, from where, and what remains unresolved."""
+    from .pipeline import analyse, entries_json
+    from .report import resolution_report
+
+    survey = analyse(_options(sources, None, catalog, online=online, config=config, cache=cache))
+    _report(survey.findings, quiet)
+    typer.echo(entries_json(survey.papers) if as_json else resolution_report(survey.papers, explain), nl=False)
     raise typer.Exit(_exit_code(survey.findings, strict))
 
 

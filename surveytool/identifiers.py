@@ -20,12 +20,13 @@ _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$", re.IGNORECASE)
 @dataclass(frozen=True)
 class Identifier:
     kind: str  # "doi" | "arxiv"
-    value: str  # normalized
+    value: str  # normalized: an arXiv id without its version
+    version: str = ""  # "v2", kept in the eprint field as the user wrote it
 
     def fields(self) -> dict[str, str]:
         if self.kind == "doi":
             return {"doi": self.value}
-        return {"eprint": self.value, "archiveprefix": "arXiv"}
+        return {"eprint": self.value + self.version, "archiveprefix": "arXiv"}
 
 
 def parse_identifier(text: str) -> Identifier | None:
@@ -33,7 +34,7 @@ def parse_identifier(text: str) -> Identifier | None:
     text = text.strip()
     match = _ARXIV.match(text)
     if match:
-        return Identifier("arxiv", match.group("id").lower())
+        return Identifier("arxiv", match.group("id").lower(), (match.group("version") or "").lower())
     match = _DOI.match(text)
     if match:
         return Identifier("doi", match.group("doi").rstrip("."))

@@ -64,6 +64,7 @@ class Resolution:
     method: str  # e.g. "abstract-prefix", "doi", "title-prefix"
     score: float
     fields: tuple[str, ...] = ()
+    retrieved: str = ""  # when an online answer was fetched (UTC, ISO 8601); empty for catalogs
 
 
 @dataclass(frozen=True)

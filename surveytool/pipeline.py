@@ -25,6 +25,7 @@ from .latex import unencodable_chars
 from .keys import assign_keys, dump_pins, load_pins
 from .merge import merge_duplicates
 from .overrides import apply_overrides, load_overrides
+from . import __version__
 from .models import Finding, Paper, Severity, Taxonomy
 from .readers import read_source, read_sources, read_text
 from .render import LEVELS, make_environment, render_template
@@ -48,6 +49,9 @@ class Options:
     tags_field: str = "sections"
     lock_file: Path | None = None
     overrides: Path | None = None
+    online: bool = False
+    config: Path | None = None
+    cache: Path | None = None  # where online answers are kept; default beside the outputs
 
 
 @dataclass(frozen=True)
@@ -76,14 +80,40 @@ def source_paths(options: Options) -> list[tuple[Path, str]]:
     return [(p, f"seeds/{p.name}") for p in seed_lists()]
 
 
+DEFAULT_CACHE = Path(".surveytool-cache.sqlite")
+
+
 def load_resolvers(options: Options) -> list[Resolver]:
+    """Catalogs first (the bundled one, then --catalog files), then online services if asked for."""
     resolvers: list[Resolver] = []
     catalogs = ([default_catalog()] if options.bundled_catalog else []) + list(options.catalogs)
     for path in catalogs:
         display = "seeds/catalog.bib" if path == default_catalog() else str(path)
         result = read_source(path, display, "bib")
         resolvers.append(CatalogResolver(result.papers, f"catalog:{display}"))
+    if options.online:
+        from .cache import ResponseCache
+        from .config import load_online_settings
+        from .fetch import HttpClient, HttpSettings
+        from .online import online_resolvers
+
+        settings = load_online_settings(options.config)
+        agent = f"surveytool/{__version__} (mailto:{settings.contact})" if settings.contact else f"surveytool/{__version__}"
+        client = HttpClient(HttpSettings(agent, settings.timeout, settings.retries, settings.backoff,
+                                         min_interval=settings.min_interval),
+                            ResponseCache(options.cache or DEFAULT_CACHE))
+        resolvers.extend(online_resolvers(settings, client))
     return resolvers
+
+
+def _resolver_findings(resolvers: Sequence[Resolver]) -> list[Finding]:
+    """Service failures, one per entry and service: the run went on with what it had."""
+    findings = []
+    for resolver in resolvers:
+        for paper, error in getattr(resolver, "errors", ()):
+            findings.append(Finding("resolver-error", Severity.WARNING, f"{error.service} gave no usable answer: {error.message}",
+                                    min(paper.sources), "rerun later; answers already received are cached", paper.key))
+    return findings
 
 
 class Stage(Protocol):
@@ -107,7 +137,9 @@ def analyse(options: Options = Options(), stage: Stage = _silent_stage) -> Surve
         papers = merge_duplicates(read.papers)
     with stage("resolve"):
         unresolved = sum(not p.resolved for p in papers)
-        papers, resolve_findings = resolve_papers(papers, load_resolvers(options))
+        resolvers = load_resolvers(options)
+        papers, resolve_findings = resolve_papers(papers, resolvers)
+        resolve_findings += _resolver_findings(resolvers)
         # Resolution can show that two records are one work (a snippet and its anchor).
         if sum(not p.resolved for p in papers) < unresolved:
             papers = merge_duplicates(papers)
@@ -155,7 +187,7 @@ def entry_record(paper: Paper) -> dict:
         "resolution": None if paper.resolution is None else {
             "source": paper.resolution.source, "matched": paper.resolution.matched_key,
             "method": paper.resolution.method, "score": paper.resolution.score,
-            "fields": list(paper.resolution.fields),
+            "fields": list(paper.resolution.fields), "retrieved": paper.resolution.retrieved or None,
         },
     }
     return record

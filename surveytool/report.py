@@ -50,3 +50,22 @@ def taxonomy_tree(taxonomy: Taxonomy, counts: Mapping[str, int] | None = None) -
             count = f"  ({counts.get(section_id, 0)})" if counts is not None else ""
             lines.append(f"{branch}{corner} {section.id}: {section.title}{count}")
     return "\n".join(lines) + "\n"
+
+
+def resolution_report(papers: Sequence[Paper], explain: bool = False) -> str:
+    lines = []
+    resolved = [p for p in papers if p.resolution is not None]
+    own = [p for p in papers if p.resolution is None and p.resolved]
+    missing = [p for p in papers if not p.resolved]
+    lines.append(f"{len(resolved)} resolved, {len(own)} with their own metadata, {len(missing)} unresolved")
+    for paper in resolved:
+        r = paper.resolution
+        lines.append(f"  {paper.key:<28} {r.source} ({r.method}, score {r.score:g})")
+        if explain:
+            lines.append(f"      fields taken: {', '.join(r.fields) or '-'}; matched {r.matched_key}"
+                         + (f"; retrieved {r.retrieved}" if r.retrieved else ""))
+            lines.append(f"      from {', '.join(str(s) for s in paper.sources)}")
+    for paper in missing:
+        text = paper.abstract or paper.title or ""
+        lines.append(f"  {paper.key:<28} UNRESOLVED {_short(text, _TITLE_WIDTH)} ({min(paper.sources)})")
+    return "\n".join(lines) + "\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from typing import Protocol
 
 from .identifiers import normalize_arxiv, normalize_doi
@@ -29,12 +30,16 @@ METADATA_FIELDS = (
 )
 
 
+_KEEP_GIVEN = frozenset({"doi", "eprint", "archiveprefix"})
+
+
 @dataclass(frozen=True)
 class Candidate:
     paper: Paper
     score: float
     method: str
     source: str
+    retrieved: str = ""
 
     @property
     def label(self) -> str:
@@ -80,49 +85,75 @@ class CatalogResolver:
         return found
 
     def lookup(self, paper: Paper) -> list[Candidate]:
-        scores: dict[int, tuple[float, str]] = {}
-
-        def offer(index: int, score: float, method: str) -> None:
-            if score > scores.get(index, (0.0, ""))[0]:
-                scores[index] = (score, method)
-
+        found: set[int] = set()
         for identity in self._ids(paper):
-            for index in self._by_id.get(identity, ()):
-                offer(index, 1.0, identity.split(":")[0])
+            found.update(self._by_id.get(identity, ()))
         if paper.title:
-            self._match_title(paper, offer)
+            title = normalize(paper.title)
+            found.update(self._by_title.get(title, ()))
+            if paper.truncated and len(title) >= _MIN_PREFIX_CHARS:
+                found.update(i for full, indexes in self._by_title.items() if full.startswith(title) for i in indexes)
         if paper.abstract:
-            self._match_abstract(paper, offer)
-        ranked = sorted(scores.items(), key=lambda item: (-item[1][0], self.papers[item[0]].key))
-        return [Candidate(self.papers[i], score, method, self.name) for i, (score, method) in ranked]
-
-    def _match_title(self, paper: Paper, offer) -> None:
-        title = normalize(paper.title or "")
-        if not paper.truncated:
-            for index in self._by_title.get(title, ()):
-                if _authors_agree(paper, self.papers[index]):
-                    offer(index, 1.0, "title")
-            return
-        # A title cut short ("... Conditional Comp…"): a prefix of exactly one catalog title.
-        if len(title) < _MIN_PREFIX_CHARS or len(title.split()) < 3:
-            return
-        for full, indexes in self._by_title.items():
-            if full.startswith(title):
-                for index in indexes:
-                    offer(index, 0.9 + 0.1 * len(title) / len(full), "title-prefix")
-
-    def _match_abstract(self, paper: Paper, offer) -> None:
-        words = normalize(strip_truncation(paper.abstract or "")).split()
-        shared = Counter(i for s in shingles(words[:80]) for i in self._by_shingle.get(s, ()))
-        for index, _count in shared.most_common(5):
-            score = abstract_similarity(words, self._abstract_words[index])
+            words = normalize(strip_truncation(paper.abstract)).split()
+            shared = Counter(i for s in shingles(words[:80]) for i in self._by_shingle.get(s, ()))
+            found.update(i for i, _ in shared.most_common(5))
+        candidates = []
+        for index in found:
+            score, method = score_match(paper, self.papers[index])
             if score >= REPORT:
-                offer(index, round(score, 4), "abstract")
+                candidates.append(Candidate(self.papers[index], score, method, self.name))
+        return sorted(candidates, key=lambda c: (-c.score, c.label))
 
 
 def _authors_agree(a: Paper, b: Paper) -> bool:
     surname_a, surname_b = first_author_surname(a), first_author_surname(b)
     return not surname_a or not surname_b or surname_a == surname_b
+
+
+def _years_agree(a: Paper, b: Paper) -> bool:
+    year_a, year_b = (a.year or "")[:4], (b.year or "")[:4]
+    return not (year_a.isdigit() and year_b.isdigit()) or abs(int(year_a) - int(year_b)) <= 2
+
+
+def _shared_identifier(a: Paper, b: Paper) -> str | None:
+    ids_a = set(CatalogResolver._ids(a))
+    return next((i.split(":")[0] for i in CatalogResolver._ids(b) if i in ids_a), None)
+
+
+def score_match(query: Paper, found: Paper) -> tuple[float, str]:
+    """How sure we are that ``found`` is the paper ``query`` describes (0..1), and why.
+
+    One rule for every resolver: first authors and years must not disagree; then
+    a shared DOI or arXiv id, the title (exact, near-exact, or the prefix a
+    truncated title is of) or the snippet against the abstract decides.
+    """
+    if not _authors_agree(query, found) or not _years_agree(query, found):
+        return 0.0, "disagrees"
+    title_score = 0.0
+    method = ""
+    if query.title and found.title:
+        asked, known = normalize(strip_truncation(query.title) if query.truncated else query.title), normalize(found.title)
+        if query.truncated:
+            if len(asked) >= _MIN_PREFIX_CHARS and len(asked.split()) >= 3 and known.startswith(asked):
+                title_score, method = 0.9 + 0.1 * len(asked) / len(known), "title-prefix"
+        elif asked == known:
+            title_score, method = 1.0, "title"
+        else:
+            title_score = SequenceMatcher(None, asked.split(), known.split(), autojunk=False).ratio()
+            method = "title-similar"
+    identifier = _shared_identifier(query, found)
+    if identifier:
+        # A DOI can be mistyped: with a title to compare, it must not name another paper.
+        if query.title and not query.truncated and title_score < 0.6:
+            return 0.0, f"{identifier}-but-other-title"
+        return 1.0, identifier
+    abstract_score = 0.0
+    if query.abstract and found.abstract:
+        abstract_score = abstract_similarity(normalize(strip_truncation(query.abstract)).split(),
+                                             normalize(strip_truncation(found.abstract)).split())
+    if abstract_score > title_score:
+        return round(abstract_score, 4), "abstract"
+    return round(title_score, 4), method
 
 
 def needs_resolution(paper: Paper) -> bool:
@@ -135,13 +166,17 @@ def apply_candidate(paper: Paper, candidate: Candidate) -> Paper:
     taken = []
     for name in METADATA_FIELDS:
         value = candidate.paper.fields.get(name)
+        # Identifiers the user wrote stay as written (an arXiv version, a DOI's case).
+        if name in _KEEP_GIVEN and paper.fields.get(name):
+            continue
         if value and name not in paper.latex_fields:
             fields[name] = value
             taken.append(name)
     if "abstract" not in fields and candidate.paper.abstract:
         fields["abstract"] = candidate.paper.abstract
         taken.append("abstract")
-    resolution = Resolution(candidate.source, candidate.label, candidate.method, candidate.score, tuple(taken))
+    resolution = Resolution(candidate.source, candidate.label, candidate.method, candidate.score, tuple(taken),
+                            candidate.retrieved)
     return replace(paper, fields=frozen_mapping(fields), entry_type=candidate.paper.entry_type,
                    resolution=resolution)
 

@@ -1,0 +1,202 @@
+"""Online resolvers: OpenAlex, Crossref and arXiv, each answer checked before it is taken.
+
+Every candidate a service returns is scored by ``resolve.score_match`` (title,
+authors, year, or the snippet against the abstract), the same rule as for the
+catalog: a service's first hit is never taken on trust.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .fetch import HttpClient, HttpError
+from .identifiers import normalize_arxiv
+from .models import Origin, Paper, SourceLocation, frozen_mapping
+from .resolve import Candidate, score_match
+from .textnorm import strip_truncation
+
+_QUERY_WORDS = 30
+_ROWS = 5
+_NOWHERE = (SourceLocation("online", 0),)
+
+
+@dataclass(frozen=True)
+class ServiceError:
+    service: str
+    message: str
+
+
+class _OnlineResolver:
+    name = "online"
+
+    def __init__(self, client: HttpClient, base_url: str, contact: str = ""):
+        self.client = client
+        self.base_url = base_url.rstrip("/")
+        self.contact = contact
+        self.errors: list[tuple[Paper, ServiceError]] = []
+
+    def lookup(self, paper: Paper) -> list[Candidate]:
+        found: list[Paper] = []
+        retrieved = ""
+        for url in self.urls(paper):
+            try:
+                response = self.client.get(url)
+            except HttpError as error:
+                self.errors.append((paper, ServiceError(self.name, str(error))))
+                return []
+            if response.status == 404:
+                continue
+            if response.status != 200:
+                self.errors.append((paper, ServiceError(self.name, f"HTTP {response.status}")))
+                continue
+            try:
+                found.extend(self.parse(response.body))
+            except (ValueError, KeyError, TypeError, AttributeError, ElementTree.ParseError) as error:
+                self.errors.append((paper, ServiceError(self.name, f"malformed answer ({type(error).__name__})")))
+                continue
+            retrieved = response.fetched_at
+            if found:
+                break
+        candidates = []
+        for candidate in found:
+            score, method = score_match(paper, candidate)
+            if score > 0:
+                candidates.append(Candidate(candidate, score, method, self.name, retrieved))
+        return sorted(candidates, key=lambda c: (-c.score, c.label))
+
+    def urls(self, paper: Paper) -> Iterable[str]:
+        raise NotImplementedError
+
+    def parse(self, body: str) -> list[Paper]:
+        raise NotImplementedError
+
+
+def _query_text(paper: Paper) -> str:
+    if paper.title:
+        return strip_truncation(paper.title) if paper.truncated else paper.title
+    return " ".join(strip_truncation(paper.abstract or "").split()[:_QUERY_WORDS])
+
+
+def _found(fields: dict[str, str], entry_type: str) -> Paper:
+    if not isinstance(fields.get("title"), str):
+        raise TypeError("a result without a text title")
+    clean = {k: v.strip() for k, v in fields.items() if isinstance(v, str) and v.strip()}
+    return Paper(Origin.IDENTIFIER, _NOWHERE, frozen_mapping(clean), entry_type=entry_type,
+                 key=clean.get("doi") or clean.get("eprint") or clean.get("title", "")[:40])
+
+
+class OpenAlexResolver(_OnlineResolver):
+    """api.openalex.org: by DOI, or a search over titles and abstracts (good for snippets)."""
+
+    name = "openalex"
+    _TYPES = {"article": "article", "proceedings-article": "inproceedings", "book-chapter": "incollection"}
+
+    def urls(self, paper: Paper) -> Iterable[str]:
+        mail = f"&mailto={urllib.parse.quote(self.contact)}" if self.contact else ""
+        if paper.fields.get("doi"):
+            yield f"{self.base_url}/works/doi:{urllib.parse.quote(paper.fields['doi'])}?{mail.lstrip('&')}".rstrip("?")
+        text = _query_text(paper)
+        if text:
+            yield f"{self.base_url}/works?search={urllib.parse.quote(text)}&per-page={_ROWS}{mail}"
+
+    def parse(self, body: str) -> list[Paper]:
+        data = json.loads(body)
+        works = data["results"] if "results" in data else [data]
+        return [self._paper(work) for work in works if isinstance(work, dict) and work.get("title")]
+
+    def _paper(self, work: dict) -> Paper:
+        authors = [a["author"]["display_name"] for a in work.get("authorships", []) if a.get("author", {}).get("display_name")]
+        source = ((work.get("primary_location") or {}).get("source") or {}).get("display_name") or ""
+        kind = self._TYPES.get(work.get("type", ""), "misc")
+        fields = {"title": work["title"], "author": " and ".join(authors), "year": str(work.get("publication_year") or ""),
+                  "doi": (work.get("doi") or "").replace("https://doi.org/", ""),
+                  "abstract": _inverted_abstract(work.get("abstract_inverted_index"))}
+        if source:
+            fields["journal" if kind == "article" else "booktitle" if kind == "inproceedings" else "howpublished"] = source
+        return _found(fields, kind)
+
+
+def _inverted_abstract(index: dict | None) -> str:
+    """OpenAlex ships abstracts as word -> positions; put the words back in order."""
+    if not index:
+        return ""
+    placed = sorted((position, word) for word, positions in index.items() for position in positions)
+    return " ".join(word for _, word in placed)
+
+
+class CrossrefResolver(_OnlineResolver):
+    """api.crossref.org: by DOI, or a bibliographic query (titles, not snippets)."""
+
+    name = "crossref"
+    _TYPES = {"journal-article": "article", "proceedings-article": "inproceedings", "book-chapter": "incollection",
+              "posted-content": "misc"}
+
+    def urls(self, paper: Paper) -> Iterable[str]:
+        mail = f"mailto={urllib.parse.quote(self.contact)}" if self.contact else ""
+        if paper.fields.get("doi"):
+            yield f"{self.base_url}/works/{urllib.parse.quote(paper.fields['doi'])}" + (f"?{mail}" if mail else "")
+        if paper.title:
+            yield (f"{self.base_url}/works?query.bibliographic={urllib.parse.quote(_query_text(paper))}&rows={_ROWS}"
+                   + (f"&{mail}" if mail else ""))
+
+    def parse(self, body: str) -> list[Paper]:
+        message = json.loads(body)["message"]
+        items = message["items"] if "items" in message else [message]
+        return [self._paper(item) for item in items if isinstance(item, dict) and item.get("title")]
+
+    def _paper(self, item: dict) -> Paper:
+        authors = [f"{a.get('family', '')}, {a['given']}" if a.get("given") else a.get("family", "")
+                   for a in item.get("author", []) if a.get("family")]
+        parts = ((item.get("issued") or {}).get("date-parts") or [[None]])[0]
+        kind = self._TYPES.get(item.get("type", ""), "misc")
+        container = (item.get("container-title") or [""])[0]
+        fields = {"title": item["title"][0], "author": " and ".join(authors), "year": str(parts[0] or ""),
+                  "doi": item.get("DOI", ""), "volume": item.get("volume", ""), "number": item.get("issue", ""),
+                  "pages": item.get("page", ""), "publisher": item.get("publisher", ""),
+                  "abstract": item.get("abstract", "")}
+        if container:
+            fields["journal" if kind == "article" else "booktitle"] = container
+        return _found(fields, kind)
+
+
+class ArxivResolver(_OnlineResolver):
+    """export.arxiv.org: by arXiv id, or a title search (Atom XML)."""
+
+    name = "arxiv"
+    _ATOM = "{http://www.w3.org/2005/Atom}"
+    _ARXIV = "{http://arxiv.org/schemas/atom}"
+
+    def urls(self, paper: Paper) -> Iterable[str]:
+        arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
+        if arxiv:
+            yield f"{self.base_url}/api/query?id_list={urllib.parse.quote(arxiv)}"
+        if paper.title:
+            query = urllib.parse.quote(f'ti:"{_query_text(paper)}"')
+            yield f"{self.base_url}/api/query?search_query={query}&max_results={_ROWS}"
+
+    def parse(self, body: str) -> list[Paper]:
+        feed = ElementTree.fromstring(body)
+        return [self._paper(entry) for entry in feed.iter(f"{self._ATOM}entry") if entry.findtext(f"{self._ATOM}title")]
+
+    def _paper(self, entry) -> Paper:
+        def text(tag: str) -> str:
+            return " ".join((entry.findtext(tag) or "").split())
+
+        arxiv = normalize_arxiv(text(f"{self._ATOM}id")) or ""
+        authors = [" ".join((a.findtext(f"{self._ATOM}name") or "").split()) for a in entry.iter(f"{self._ATOM}author")]
+        fields = {"title": text(f"{self._ATOM}title"), "author": " and ".join(a for a in authors if a),
+                  "year": text(f"{self._ATOM}published")[:4], "abstract": text(f"{self._ATOM}summary"),
+                  "eprint": arxiv, "archiveprefix": "arXiv" if arxiv else "",
+                  "doi": text(f"{self._ARXIV}doi"), "howpublished": f"arXiv preprint arXiv:{arxiv}" if arxiv else ""}
+        return _found(fields, "misc")
+
+
+def online_resolvers(settings, client: HttpClient) -> list[_OnlineResolver]:
+    """The resolvers named in the settings, in their order."""
+    classes = {"openalex": (OpenAlexResolver, settings.openalex_url), "crossref": (CrossrefResolver, settings.crossref_url),
+               "arxiv": (ArxivResolver, settings.arxiv_url)}
+    return [classes[name][0](client, classes[name][1], settings.contact) for name in settings.services]
