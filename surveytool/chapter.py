@@ -89,3 +89,52 @@ def chapter_groups(papers: Sequence[Paper], taxonomy: Taxonomy) -> list[GroupVie
         groups.append(GroupView(UNCLASSIFIED, "Unclassified", (SectionView(
             UNCLASSIFIED, "Not Yet Classified", "entries no section was chosen for; tag them and rebuild", leftovers, ()),)))
     return groups
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    key: str
+    year: str
+    venue: str
+    primary: str  # section title
+    secondary: tuple[str, ...]  # section titles
+    resolved: bool
+
+
+def summary_rows(groups: Sequence[GroupView], taxonomy: Taxonomy) -> list[SummaryRow]:
+    """One row per paper, in chapter order."""
+    titles = {s.id: s.title for s in taxonomy.sections}
+    rows = []
+    for group in groups:
+        for section in group.sections:
+            for paper in section.papers:
+                rows.append(SummaryRow(paper.key, paper.year if paper.year[:4].isdigit() else "", paper.venue,
+                                       section.title, tuple(titles.get(s, s) for s in paper.see_also), paper.resolved))
+    return rows
+
+
+@dataclass(frozen=True)
+class TrendSeries:
+    group: str
+    counts: tuple[int, ...]  # papers per year, in the order of Trend.years
+
+
+@dataclass(frozen=True)
+class Trend:
+    years: tuple[str, ...]
+    series: tuple[TrendSeries, ...]
+    undated: int
+
+
+def publication_trend(groups: Sequence[GroupView]) -> Trend:
+    """Papers per year and group (by primary section), for the trend plot."""
+    years = sorted({p.year[:4] for g in groups for s in g.sections for p in s.papers if p.year[:4].isdigit()})
+    series = []
+    undated = 0
+    for group in groups:
+        papers = [p for s in group.sections for p in s.papers]
+        undated += sum(not p.year[:4].isdigit() for p in papers)
+        counts = tuple(sum(p.year[:4] == year for p in papers) for year in years)
+        if any(counts):
+            series.append(TrendSeries(group.title, counts))
+    return Trend(tuple(years), tuple(series), undated)

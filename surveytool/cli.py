@@ -79,6 +79,7 @@ def build(
     online: OnlineOpt = False,
     config: ConfigOpt = None,
     cache: CacheOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite generated .tex edited outside the notes regions (kept as .bak).")] = False,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -90,9 +91,12 @@ def build(
         raise typer.BadParameter(f"must be one of {', '.join(LEVELS)}", param_hint="--level")
     if dialect not in ("bibtex", "biblatex"):
         raise typer.BadParameter("must be bibtex or biblatex", param_hint="--dialect")
-    survey = run_build(_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache), out,
-                       DraftOptions(level=level, templates=templates, dialect=dialect))
+    result = run_build(_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache), out,
+                       DraftOptions(level=level, templates=templates, dialect=dialect, force=force))
+    survey = result.survey
     _report(survey.findings, quiet)
+    for note in result.notes:
+        typer.echo(note, err=True)
     if not quiet:
         resolved = sum(p.resolved for p in survey.papers)
         typer.echo(f"{len(survey.papers)} entries, {resolved} resolved, {len(survey.papers) - resolved} unresolved; wrote {out}/")

@@ -19,7 +19,7 @@ from pathlib import Path
 from .bibliography import render_bibliography, sort_papers
 from .inplace import Edit, update_bib_in_place
 from .bibtex_io import RawBlock
-from .chapter import chapter_groups
+from .chapter import chapter_groups, publication_trend, summary_rows
 from .errors import OutputError
 from .latex import unencodable_chars
 from .keys import assign_keys, dump_pins, load_pins
@@ -28,6 +28,7 @@ from .overrides import apply_overrides, load_overrides
 from . import __version__
 from .models import Finding, Paper, Severity, Taxonomy
 from .readers import read_source, read_sources, read_text
+from .regions import carry_over, edited_outside_regions, stamp
 from .render import LEVELS, make_environment, render_template
 from .resolve import CatalogResolver, Resolver, resolve_papers
 from .resources import default_catalog, default_taxonomy, seed_lists
@@ -216,6 +217,10 @@ class DraftOptions:
     dialect: str = "bibtex"
     bibliography: str = "references"
     chapter_file: str = "related_work"
+    figure: bool = True  # the taxonomy tree (forest)
+    table: bool = True  # the summary table (longtable)
+    plot: bool = True  # papers per year (pgfplots)
+    force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
 
 
 def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: Stage = _silent_stage) -> dict[str, str]:
@@ -229,10 +234,16 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: 
 def _render_documents(survey: Survey, draft: DraftOptions, bibliography: str) -> dict[str, str]:
     env = make_environment(draft.templates)
     levels = LEVELS[draft.level]
+    groups = chapter_groups(survey.papers, survey.taxonomy)
     context = {
         "title": survey.taxonomy.title,
         "levels": levels,
-        "groups": chapter_groups(survey.papers, survey.taxonomy),
+        "groups": groups,
+        "rows": summary_rows(groups, survey.taxonomy),
+        "trend": publication_trend(groups),
+        "figure": draft.figure,
+        "table": draft.table,
+        "plot": draft.plot,
         "document_class": "report" if draft.level == "chapter" else "article",
         "chapter_file": draft.chapter_file,
         "bibliography": draft.bibliography,
@@ -249,14 +260,49 @@ def _render_documents(survey: Survey, draft: DraftOptions, bibliography: str) ->
     }
 
 
-def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(), stage: Stage = _silent_stage) -> Survey:
+@dataclass(frozen=True)
+class BuildResult:
+    survey: Survey
+    notes: tuple[str, ...]  # what happened to the author's prose and files, for the user
+
+
+def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(), stage: Stage = _silent_stage) -> BuildResult:
     """The whole flow: analyse the sources and write every output into ``out_dir``."""
     lock = options.lock_file or out_dir / LOCK_FILE
     survey = analyse(replace(options, lock_file=lock), stage)
-    for name, text in render_outputs(survey, draft, stage).items():
+    outputs = render_outputs(survey, draft, stage)
+    notes: list[str] = []
+    prepared = {name: _keep_prose(out_dir / name, text, draft.force, notes) if name.endswith(".tex") else text
+                for name, text in outputs.items()}
+    for name, text in prepared.items():
         write_atomically(out_dir / name, text)
     write_atomically(lock, dump_pins(survey.pins))
-    return survey
+    return BuildResult(survey, tuple(notes))
+
+
+def _keep_prose(path: Path, text: str, force: bool, notes: list[str]) -> str:
+    """The new text of a generated .tex file with the author's notes carried over.
+
+    Refuses (unless ``force``) when generated text was edited by hand; with
+    ``force`` the old file is kept as ``<name>.bak``.
+    """
+    if not path.exists():
+        return stamp(text)
+    old = path.read_text(encoding="utf-8", errors="replace")
+    if edited_outside_regions(old):
+        if not force:
+            raise OutputError("was edited outside its notes regions; rebuilding would overwrite those edits",
+                              path=str(path), hint="move your text between the '% surveytool: begin/end notes' lines, "
+                                                   "or rerun with --force (the old file is kept as .bak)")
+        backup = path.with_name(path.name + ".bak")
+        write_atomically(backup, old)
+        notes.append(f"{path}: edited outside its notes regions; old version kept as {backup}")
+    merged = carry_over(text, old)
+    if merged.kept:
+        notes.append(f"{path}: kept your notes in {', '.join(merged.kept)}")
+    if merged.orphaned:
+        notes.append(f"{path}: notes of sections no longer generated ({', '.join(merged.orphaned)}) moved to the end")
+    return stamp(merged.text)
 
 
 def lock_beside(path: Path) -> Path:

@@ -70,6 +70,7 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     env.filters["cite"] = cite
     env.filters["citet"] = lambda k: cite(k, "citet")
     env.filters["citep"] = lambda k: cite(k, "citep")
+    env.filters["citealp"] = lambda k: cite(k, "citealp")
     env.filters["label"] = label
     env.filters["comment"] = comment_text
     env.filters["latex"] = escape_text

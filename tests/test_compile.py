@@ -27,6 +27,9 @@ def test_seeds_chapter_compiles_without_errors_or_undefined_citations(seeds_buil
     for title in ("Data Parallelism and State Sharding", "Large-Scale Graph Neural Network Training", "References"):
         assert title in text
     assert "Lepikhin et al." in text and "Unresolved entry" in text
+    assert "Figure 1: Taxonomy of the related work" in text  # the forest tree
+    assert "Table 1: Summary of the surveyed papers" in text  # the longtable
+    assert "Figure 2: Surveyed papers per year" in text  # the pgfplots trend
 
 
 @requires_latex

@@ -1,0 +1,73 @@
+"""The author's prose survives rebuilds; hand edits elsewhere are never overwritten silently."""
+
+from conftest import ROOT, run_cli
+from surveytool.regions import carry_over, edited_outside_regions, regions, stamp
+
+GENERATED = """\\section{A}
+% surveytool: begin notes a
+% surveytool: end notes a
+text
+% surveytool: begin notes b
+% surveytool: end notes b
+"""
+
+
+def test_regions_are_found_and_carried_over_even_when_reordered():
+    old = GENERATED.replace("notes a\n% surveytool: end", "notes a\nMy prose on A.\n\\cite{x}\n% surveytool: end")
+    assert regions(old) == {"a": "My prose on A.\n\\cite{x}\n", "b": ""}
+    reordered = "% surveytool: begin notes b\n% surveytool: end notes b\nnew\n% surveytool: begin notes a\n% surveytool: end notes a\n"
+    merged = carry_over(reordered, old)
+    assert merged.kept == ("a",) and regions(merged.text)["a"] == "My prose on A.\n\\cite{x}\n"
+
+
+def test_prose_of_a_removed_section_is_parked_not_lost():
+    old = GENERATED.replace("notes b\n% surveytool: end", "notes b\nKeep me.\n% surveytool: end")
+    merged = carry_over("% surveytool: begin notes a\n% surveytool: end notes a\n", old)
+    assert merged.orphaned == ("b",)
+    assert "Keep me." in regions(merged.text)["orphaned"]
+    again = carry_over("% surveytool: begin notes a\n% surveytool: end notes a\n", merged.text)
+    assert "Keep me." in regions(again.text)["orphaned"]  # and stays parked on later rebuilds
+
+
+def test_checksum_tells_region_edits_from_other_edits():
+    stamped = stamp(GENERATED)
+    assert not edited_outside_regions(stamped)
+    assert not edited_outside_regions(stamped.replace("notes a\n%", "notes a\nprose\n%"))
+    assert edited_outside_regions(stamped.replace("text", "txet"))
+    assert edited_outside_regions(GENERATED)  # no checksum: not ours
+
+
+def test_rebuild_keeps_prose_when_papers_are_added(tmp_path):
+    out = tmp_path / "out"
+    run_cli("build", "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    text = chapter.read_text(encoding="utf-8")
+    prose = "Mixture-of-experts models route tokens to experts \\citep{lepikhin2021gshard}.\n"
+    text = text.replace("% surveytool: begin notes moe\n", "% surveytool: begin notes moe\n" + prose, 1)
+    chapter.write_text(text, encoding="utf-8")
+    extra = tmp_path / "extra.txt"
+    extra.write_text("Related papers: x\n\nWe route each token to a single expert in a sparsely activated mixture-of-experts "
+                     "transformer and balance the load of experts with an auxiliary loss during training…\n", encoding="utf-8")
+    seeds = [str(p) for p in sorted((ROOT / "seeds").glob("*.txt"))]
+    result = run_cli("build", *seeds, str(extra), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "kept your notes in moe" in result.stderr
+    rebuilt = chapter.read_text(encoding="utf-8")
+    assert regions(rebuilt)["moe"] == prose
+    assert "anon-route" in rebuilt and not edited_outside_regions(rebuilt)
+
+
+def test_edits_outside_regions_are_refused_without_force_and_backed_up_with_it(tmp_path):
+    out = tmp_path / "out"
+    run_cli("build", "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    edited = chapter.read_text(encoding="utf-8").replace("present \\emph", "describe \\emph", 1)
+    chapter.write_text(edited, encoding="utf-8")
+    refused = run_cli("build", "--out", str(out))
+    assert refused.returncode == 2
+    assert "related_work.tex: error: was edited outside its notes regions" in refused.stderr
+    assert chapter.read_text(encoding="utf-8") == edited  # nothing was written
+    forced = run_cli("build", "--out", str(out), "--force")
+    assert forced.returncode == 0
+    assert (out / "related_work.tex.bak").read_text(encoding="utf-8") == edited
+    assert "old version kept as" in forced.stderr
