@@ -60,7 +60,7 @@ def commands(path: Path, work: Path) -> dict[str, list[str]]:
         "bibtexparser parse+write": [sys.executable, "-c", BASELINE, str(path)],
         "surveytool bib": [*cli, "bib", str(path), "-o", str(work / "out.bib"), "-q"],
         "surveytool tag": [*cli, "tag", str(path), "--json", "-q"],
-        "surveytool build": [*cli, "build", str(path), "--out", str(work / "build"), "-q"],
+        "surveytool build": [*cli, "build", str(path), "--out", str(work / "build"), "-q", "--force"],
     }
     tidy = os.environ.get("BIBTEX_TIDY")  # path to bibtex-tidy's bin/bibtex-tidy, if installed (npm)
     if tidy:
