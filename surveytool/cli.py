@@ -32,6 +32,10 @@ OverridesOpt = Annotated[Optional[Path], typer.Option("--overrides", help="TOML 
 OnlineOpt = Annotated[bool, typer.Option("--online", help="Also ask OpenAlex, Crossref and arXiv (answers are cached).")]
 ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Settings file with an [online] table (default: ./surveytool.toml if present).")]
 CacheOpt = Annotated[Optional[Path], typer.Option("--cache", help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite generated .tex edited outside the notes regions (kept as .bak).")]
+FigureOpt = Annotated[bool, typer.Option("--figure/--no-figure", help="Include the taxonomy tree figure (forest).")]
+TableOpt = Annotated[bool, typer.Option("--table/--no-table", help="Include the summary table (longtable).")]
+PlotOpt = Annotated[bool, typer.Option("--plot/--no-plot", help="Include the papers-per-year plot (pgfplots).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
 TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
 
@@ -79,7 +83,11 @@ def build(
     online: OnlineOpt = False,
     config: ConfigOpt = None,
     cache: CacheOpt = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite generated .tex edited outside the notes regions (kept as .bak).")] = False,
+    force: ForceOpt = False,
+    figure: FigureOpt = True,
+    table: TableOpt = True,
+    plot: PlotOpt = True,
+    pdf: Annotated[bool, typer.Option("--pdf", help="Then run latexmk in the output folder and report LaTeX errors in plain words.")] = False,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -92,11 +100,22 @@ def build(
     if dialect not in ("bibtex", "biblatex"):
         raise typer.BadParameter("must be bibtex or biblatex", param_hint="--dialect")
     result = run_build(_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache), out,
-                       DraftOptions(level=level, templates=templates, dialect=dialect, force=force))
+                       DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
+                                    figure=figure, table=table, plot=plot))
     survey = result.survey
     _report(survey.findings, quiet)
     for note in result.notes:
         typer.echo(note, err=True)
+    pdf_failed = False
+    if pdf:
+        from .latexmk import compile_pdf
+
+        report = compile_pdf(out)
+        for problem in report.problems:
+            typer.echo(f"{out}/{problem}" if report.ran else f"warning: {problem}", err=True)
+        pdf_failed = report.ran and not report.ok
+        if report.ok and not quiet:
+            typer.echo(f"wrote {report.pdf}")
     if not quiet:
         resolved = sum(p.resolved for p in survey.papers)
         typer.echo(f"{len(survey.papers)} entries, {resolved} resolved, {len(survey.papers) - resolved} unresolved; wrote {out}/")
@@ -105,7 +124,66 @@ def build(
             typer.echo(f"  {section.id:<20} {counts.get(section.id, 0):>4}")
         if counts.get("unclassified"):
             typer.echo(f"  {'unclassified':<20} {counts['unclassified']:>4}")
-    raise typer.Exit(_exit_code(survey.findings, strict))
+    raise typer.Exit(1 if pdf_failed else _exit_code(survey.findings, strict))
+
+
+@app.command()
+def draft(
+    sources: SourcesArg = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The chapter file to write.")] = Path("related_work.tex"),
+    taxonomy: TaxonomyOpt = None,
+    catalog: CatalogOpt = None,
+    level: Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")] = "section",
+    templates: Annotated[Optional[Path], typer.Option("--templates", help="Folder of templates overriding the bundled ones.")] = None,
+    overrides: OverridesOpt = None,
+    force: ForceOpt = False,
+    figure: FigureOpt = True,
+    table: TableOpt = True,
+    plot: PlotOpt = True,
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Write only the related-work chapter; your notes in it survive."""
+    from .pipeline import DraftOptions, draft_chapter
+    from .render import LEVELS
+
+    if level not in LEVELS:
+        raise typer.BadParameter(f"must be one of {', '.join(LEVELS)}", param_hint="--level")
+    result = draft_chapter(_options(sources, taxonomy, catalog, overrides=overrides), output,
+                           DraftOptions(level=level, templates=templates, force=force, figure=figure, table=table, plot=plot))
+    _report(result.survey.findings, quiet)
+    for note in result.notes:
+        typer.echo(note, err=True)
+    if not quiet:
+        typer.echo(f"wrote {output} ({len(result.survey.papers)} entries cited)")
+    raise typer.Exit(_exit_code(result.survey.findings, strict))
+
+
+@app.command()
+def export(
+    sources: SourcesArg = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="markdown (an awesome-list README) or csl-json.")] = "markdown",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: print).")] = None,
+    taxonomy: TaxonomyOpt = None,
+    catalog: CatalogOpt = None,
+    overrides: OverridesOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Export the entries as a Markdown reading list or as CSL-JSON."""
+    from .export import FORMATS, to_csl_json, to_markdown
+    from .pipeline import analyse, write_atomically
+
+    if format not in FORMATS:
+        raise typer.BadParameter(f"must be one of {', '.join(FORMATS)}", param_hint="--format")
+    survey = analyse(_options(sources, taxonomy, catalog, overrides=overrides))
+    _report(survey.findings, quiet=True if output is None else quiet)
+    text = to_markdown(survey.papers, survey.taxonomy) if format == "markdown" else to_csl_json(survey.papers)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        write_atomically(output, text)
+        if not quiet:
+            typer.echo(f"wrote {output}")
 
 
 @app.command()

@@ -333,3 +333,15 @@ def update_bib(options: Options, target: Path, *, dialect: str = "bibtex") -> tu
         write_atomically(target, text)
     write_atomically(lock, dump_pins(survey.pins))
     return survey, edits
+
+
+def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOptions()) -> BuildResult:
+    """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it)."""
+    lock = options.lock_file or lock_beside(output)
+    survey = analyse(replace(options, lock_file=lock))
+    draft = replace(draft, chapter_file=output.stem)
+    notes: list[str] = []
+    text = _keep_prose(output, render_outputs(survey, draft)[f"{output.stem}.tex"], draft.force, notes)
+    write_atomically(output, text)
+    write_atomically(lock, dump_pins(survey.pins))
+    return BuildResult(survey, tuple(notes))

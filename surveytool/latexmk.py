@@ -1,0 +1,62 @@
+"""Run latexmk on a build and say in plain words what went wrong."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+# With -file-line-error, TeX writes errors as "./related_work.tex:267: LaTeX Error: ...".
+_ERROR = re.compile(r"^(?:\./)?(?P<file>[^\s:]+\.(?:tex|sty|cls|bbl)):(?P<line>\d+): (?P<message>.+)$", re.M)
+_SHOWN_UNDEFINED = 5
+_FILE_NOT_FOUND = re.compile(r"File `(?P<file>[^']+)' not found")
+_UNDEFINED = re.compile(r"(?:Citation|Reference) `(?P<key>[^']+)' on page \d+ undefined")
+
+
+@dataclass(frozen=True)
+class PdfReport:
+    ran: bool
+    ok: bool
+    problems: tuple[str, ...]
+    pdf: Path | None
+
+
+def explain_log(log: str, tex_name: str = "main.tex") -> list[str]:
+    """Errors as ``file:line: what happened``; undefined citations only when nothing else failed."""
+    problems = []
+    for match in _ERROR.finditer(log):
+        message = match.group("message").strip()
+        if message.startswith("==>"):
+            continue  # TeX's "Fatal error occurred" after the real error
+        missing = _FILE_NOT_FOUND.search(message)
+        if missing:
+            message = f"the LaTeX package or file {missing.group('file')} is not installed (install it with your TeX distribution)"
+        elif message.startswith("Undefined control sequence"):
+            message = "a command is not defined (a package is missing, or a template uses a command of its own)"
+        problems.append(f"{match.group('file')}:{match.group('line')}: {message}")
+    if problems:
+        return problems  # undefined citations after a fatal error are only its consequence
+    undefined = sorted(set(_UNDEFINED.findall(log)))
+    for key in undefined[:_SHOWN_UNDEFINED]:
+        problems.append(f"{tex_name}: '{key}' is cited or referenced but not defined")
+    if len(undefined) > _SHOWN_UNDEFINED:
+        problems.append(f"{tex_name}: and {len(undefined) - _SHOWN_UNDEFINED} more undefined citations or references")
+    return problems
+
+
+def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) -> PdfReport:
+    if shutil.which("latexmk") is None:
+        return PdfReport(False, False, ("latexmk is not installed: install TeX Live to get a PDF",), None)
+    engine = "-pdflatex=pdflatex -file-line-error -interaction=nonstopmode -halt-on-error %O %S"
+    result = subprocess.run(["latexmk", "-pdf", engine, tex_name], cwd=folder,
+                            capture_output=True, text=True, errors="replace", timeout=timeout)
+    log_path = folder / (Path(tex_name).stem + ".log")
+    log = log_path.read_text(encoding="latin-1") if log_path.exists() else result.stdout
+    problems = explain_log(log, tex_name)
+    pdf = folder / (Path(tex_name).stem + ".pdf")
+    ok = result.returncode == 0 and not problems
+    if result.returncode != 0 and not problems:
+        problems = [f"latexmk failed (exit {result.returncode}); see {log_path}"]
+    return PdfReport(True, ok, tuple(problems), pdf if pdf.exists() else None)

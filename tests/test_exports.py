@@ -1,0 +1,70 @@
+"""Exports, the draft command, template overrides and build --pdf."""
+
+import json
+
+from conftest import HAVE_LATEX, IN_CI, run_cli
+import pytest
+
+from surveytool.export import to_markdown
+from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.readers import read_source
+from surveytool.resources import default_taxonomy
+from surveytool.taxonomy import load_taxonomy
+
+
+def test_markdown_lists_sections_with_links_and_stays_inert():
+    result = run_cli("export", "--format", "markdown", check=True)
+    text = result.stdout
+    assert text.startswith("# Related Work on Large-Model Training\n")
+    assert "- [Mixture-of-Experts and Conditional Computation](#mixture-of-experts-and-conditional-computation) (2)" in text
+    assert "**GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding** (Lepikhin et al.)" in text
+    assert "[arXiv](https://arxiv.org/abs/2006.16668)" in text and "[DOI](https://doi.org/10.1145/3320060)" in text
+    hostile = Paper(Origin.SNIPPET, (SourceLocation("h.txt", 3),),
+                    frozen_mapping({"abstract": "<script>alert(1)</script> | [link](javascript:x) *bold* `code`…"}), key="anon-x")
+    md = to_markdown([hostile], load_taxonomy(default_taxonomy()))
+    assert "\\<script\\>" in md and "\\[link\\]" in md and "\\|" in md and "\\*bold\\*" in md
+
+
+def test_csl_json_reads_back_into_the_same_entries(tmp_path):
+    exported = run_cli("export", "--format", "csl-json", "-o", "refs.json", cwd=tmp_path, check=True)
+    assert "wrote refs.json" in exported.stdout
+    items = json.loads((tmp_path / "refs.json").read_text(encoding="utf-8"))
+    assert len(items) == 41
+    gshard = next(i for i in items if i["id"] == "lepikhin2021gshard")
+    assert gshard["author"][0] == {"family": "Lepikhin", "given": "Dmitry"} and gshard["issued"] == {"date-parts": [[2021]]}
+    back = {p.key: p for p in read_source(tmp_path / "refs.json", "refs.json").papers}
+    assert back["lepikhin2021gshard"].title == gshard["title"]
+    assert len(back) == 38  # the three unresolved snippets have no title to read back
+
+
+def test_draft_writes_only_the_chapter_and_keeps_notes(tmp_path):
+    run_cli("draft", "-o", "chapter.tex", cwd=tmp_path, check=True)
+    chapter = tmp_path / "chapter.tex"
+    text = chapter.read_text(encoding="utf-8").replace("notes surveys\n", "notes surveys\nMine.\n", 1)
+    chapter.write_text(text, encoding="utf-8")
+    again = run_cli("draft", "-o", "chapter.tex", "--no-figure", "--no-plot", cwd=tmp_path, check=True)
+    assert "kept your notes in surveys" in again.stderr
+    rebuilt = chapter.read_text(encoding="utf-8")
+    assert "Mine.\n% surveytool: end notes surveys" in rebuilt
+    assert "forest" not in rebuilt and "pgfplots" not in rebuilt.replace("pgfplots, graphicx", "") and "longtable" in rebuilt
+
+
+def test_user_templates_override_bundled_ones(tmp_path):
+    templates = tmp_path / "tpl"
+    templates.mkdir()
+    (templates / "summary_table.tex.j2").write_text("% my own table for \\VAR{rows|length} papers\n")
+    run_cli("build", "--out", "out", "--templates", "tpl", cwd=tmp_path, check=True)
+    assert "% my own table for 41 papers" in (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not HAVE_LATEX and not IN_CI, reason="latexmk not installed")
+def test_build_pdf_reports_latex_errors_in_plain_words(tmp_path):
+    ok = run_cli("build", "--out", "out", "--pdf", cwd=tmp_path)
+    assert ok.returncode == 0 and "wrote out/main.pdf" in ok.stdout
+    templates = tmp_path / "tpl"
+    templates.mkdir()
+    (templates / "summary_table.tex.j2").write_text("\\undefinedcommandofmine\n")
+    failed = run_cli("build", "--out", "broken", "--pdf", "--templates", "tpl", cwd=tmp_path)
+    assert failed.returncode == 1
+    [problem] = [line for line in failed.stderr.splitlines() if line.startswith("broken/")]
+    assert problem.startswith("broken/related_work.tex:") and "a command is not defined" in problem
