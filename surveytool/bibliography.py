@@ -19,6 +19,32 @@ FIELD_ORDER = (
 )
 _ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
 # Values copied verbatim: identifiers whose characters mean nothing to BibTeX styles.
+#: Fields each entry type needs, per dialect ("a|b": either will do). A biblatex .bib read back
+#: may still say year/journal, which biblatex accepts, so those count too.
+REQUIRED_FIELDS = {
+    "bibtex": {
+        "article": ("author", "title", "journal", "year"),
+        "inproceedings": ("author", "title", "booktitle", "year"),
+        "incollection": ("author", "title", "booktitle", "publisher", "year"),
+        "book": ("author|editor", "title", "publisher", "year"),
+        "phdthesis": ("author", "title", "school", "year"),
+        "mastersthesis": ("author", "title", "school", "year"),
+        "techreport": ("author", "title", "institution", "year"),
+        "misc": (),
+    },
+    "biblatex": {
+        "article": ("author", "title", "journaltitle|journal", "date|year"),
+        "inproceedings": ("author", "title", "booktitle", "date|year"),
+        "incollection": ("author", "title", "booktitle", "date|year"),
+        "book": ("author|editor", "title", "date|year"),
+        "thesis": ("author", "title", "type", "institution|school", "date|year"),
+        "phdthesis": ("author", "title", "institution|school", "date|year"),
+        "report": ("author", "title", "type", "institution", "date|year"),
+        "techreport": ("author", "title", "institution", "date|year"),
+        "online": ("author|editor", "title", "date|year", "url"),
+        "misc": ("author|editor", "title", "date|year"),
+    },
+}
 _VERBATIM = frozenset({"doi", "url", "eprint", "archiveprefix", "eprinttype", "primaryclass", "urldate", "ids"})
 _MONTH_NUMBERS = {str(i): macro for i, macro in enumerate(MONTH_MACROS, start=1)}
 _MONTH_NAMES = {name.lower(): macro for macro, name in MONTH_MACROS.items()}

@@ -35,16 +35,37 @@ class OnlineSettings:
     backoff: float = 1.0
 
 
-def load_online_settings(path: Path | None) -> OnlineSettings:
-    if path is None:
-        return OnlineSettings()
+@dataclass(frozen=True)
+class CheckSettings:
+    disable: tuple[str, ...] = ()
+    thin: int = 2
+
+
+def _load(path: Path) -> dict:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise InputError("no such config file", path=str(path), hint="check the path given with --config") from None
     except tomllib.TOMLDecodeError as error:
-        raise InputError(f"not valid TOML: {error}", path=str(path), hint="see the [online] example in the README") from None
-    table = data.get("online", {})
+        raise InputError(f"not valid TOML: {error}", path=str(path), hint="see the examples in the README") from None
+
+
+def load_check_settings(path: Path | None) -> CheckSettings:
+    """The [check] table: checks to disable and the thin-section threshold."""
+    table = _load(path).get("check", {}) if path else {}
+    unknown = sorted(set(table) - {"disable", "thin"})
+    if unknown:
+        raise InputError(f"unknown setting(s) in [check]: {', '.join(unknown)}", path=str(path), hint="known: disable, thin")
+    disable = table.get("disable", [])
+    if not isinstance(disable, list) or not all(isinstance(d, str) for d in disable):
+        raise InputError("[check] disable must be a list of check names", path=str(path), hint='disable = ["thin-section"]')
+    return CheckSettings(tuple(disable), int(table.get("thin", 2)))
+
+
+def load_online_settings(path: Path | None) -> OnlineSettings:
+    if path is None:
+        return OnlineSettings()
+    table = _load(path).get("online", {})
     known = {f.name: f.type for f in fields(OnlineSettings)}
     unknown = sorted(set(table) - set(known))
     if unknown:

@@ -7,10 +7,11 @@ Every entry whose tags stay as they are keeps its text byte for byte, so that
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .bibliography import render_bibliography
+from .latex import needs_title_protection, protect_title_words
 from .models import Origin, Paper, Taxonomy
 from .taxonomy import canonical_section
 
@@ -45,36 +46,68 @@ def _set_tags_field(raw: str, field: str, value: str) -> str:
     return raw[: header.end()] + f" {field} = {{{value}}}," + raw[header.end():]
 
 
+EntryEdit = Callable[[Paper], "tuple[str, str] | None"]  # paper -> (new entry text, what changed)
+
+
+def rewrite_entries(text: str, display: str, papers: Sequence[Paper], edit: EntryEdit) -> tuple[str, list[Edit]]:
+    """``text`` with each entry read from it replaced by ``edit(paper)`` where that returns something."""
+    replacements: list[tuple[int, int, str]] = []
+    edits: list[Edit] = []
+    offsets = _line_offsets(text)
+    for paper in papers:
+        own = next((s for s in paper.sources if s.path == display), None)
+        if own is None or paper.origin is not Origin.BIBTEX or not paper.raw:
+            continue
+        change = edit(paper)
+        if change is None:
+            continue
+        start = text.find(paper.raw, offsets[min(own.line, len(offsets)) - 1])
+        if start < 0:
+            continue  # not found as read (never happens for a file we just read); leave it alone
+        replacements.append((start, start + len(paper.raw), change[0]))
+        edits.append(Edit(paper.key, own.line, change[1]))
+    for start, end, replacement in sorted(replacements, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text, sorted(edits, key=lambda e: e.line)
+
+
 def update_bib_in_place(text: str, display: str, papers: Sequence[Paper], taxonomy: Taxonomy,
                         tags_field: str = "sections", dialect: str = "bibtex") -> tuple[str, list[Edit]]:
     """``text`` (the file ``display``) with changed tags rewritten and new entries appended."""
-    replacements: list[tuple[int, int, str]] = []
-    edits: list[Edit] = []
-    new: list[Paper] = []
-    cursor_by_line = _line_offsets(text)
-    for paper in papers:
-        own = next((s for s in paper.sources if s.path == display), None)
-        if own is None:
-            new.append(paper)
-            continue
-        if paper.origin is not Origin.BIBTEX or not paper.raw:
-            continue  # read from this file, but not as an entry we can edit: leave the text alone
+    def retag(paper: Paper) -> tuple[str, str] | None:
         tags = desired_tags(paper, taxonomy)
         if tags == paper.explicit_tags or not tags:
-            continue
-        start = text.find(paper.raw, cursor_by_line[min(own.line, len(cursor_by_line)) - 1])
-        if start < 0:
-            continue  # not found as read (never happens for a file we just read); leave it alone
-        replacements.append((start, start + len(paper.raw), _set_tags_field(paper.raw, tags_field, ",".join(tags))))
+            return None
         before = ",".join(paper.explicit_tags) or "(none)"
-        edits.append(Edit(paper.key, own.line, f"tags {before} -> {','.join(tags)}"))
-    for start, end, replacement in sorted(replacements, reverse=True):
-        text = text[:start] + replacement + text[end:]
+        return _set_tags_field(paper.raw, tags_field, ",".join(tags)), f"tags {before} -> {','.join(tags)}"
+
+    text, edits = rewrite_entries(text, display, papers, retag)
+    new = [p for p in papers if all(s.path != display for s in p.sources)]
     if new:
         appended = render_bibliography(new, (), tags_field=tags_field, dialect=dialect)
         text = text.rstrip("\n") + "\n\n" + appended
         edits.extend(Edit(p.key, 0, "added") for p in sorted(new, key=lambda p: p.key))
     return text, edits
+
+
+def fix_entries(text: str, display: str, papers: Sequence[Paper], taxonomy: Taxonomy,
+                tags_field: str = "sections") -> tuple[str, list[Edit]]:
+    """The unambiguous fixes of `check --fix`: tag variants to ids, braces for title capitals."""
+    def fix(paper: Paper) -> tuple[str, str] | None:
+        raw, done = paper.raw, []
+        tags = desired_tags(paper, taxonomy) if paper.explicit_tags else paper.explicit_tags
+        if tags != paper.explicit_tags:
+            raw = _set_tags_field(raw, tags_field, ",".join(tags))
+            done.append(f"tags {','.join(paper.explicit_tags)} -> {','.join(tags)}")
+        title = paper.latex_fields.get("title")
+        if title and needs_title_protection(title):
+            located = re.search(r"(^|[\s,])title\s*=\s*", raw, re.IGNORECASE)
+            if located and raw.startswith(title, located.end()):
+                raw = raw[: located.end()] + protect_title_words(title) + raw[located.end() + len(title):]
+                done.append("braces around " + ", ".join(needs_title_protection(title)))
+        return (raw, "; ".join(done)) if done else None
+
+    return rewrite_entries(text, display, papers, fix)
 
 
 def _line_offsets(text: str) -> list[int]:

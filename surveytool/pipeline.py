@@ -17,16 +17,17 @@ from typing import Protocol
 from pathlib import Path
 
 from .bibliography import render_bibliography, sort_papers
-from .inplace import Edit, update_bib_in_place
+from .checks import CheckContext, run_checks
+from .inplace import Edit, fix_entries, update_bib_in_place
 from .bibtex_io import RawBlock
 from .chapter import chapter_groups, publication_trend, summary_rows
-from .errors import OutputError
+from .errors import OutputError, TaxonomyError
 from .latex import unencodable_chars
 from .keys import assign_keys, dump_pins, load_pins
 from .merge import merge_duplicates
 from .overrides import apply_overrides, load_overrides
 from . import __version__
-from .models import Finding, Paper, Severity, Taxonomy
+from .models import Finding, Paper, Severity, SourceLocation, Taxonomy
 from .readers import read_source, read_sources, read_text
 from .regions import carry_over, edited_outside_regions, stamp
 from .render import LEVELS, make_environment, render_template
@@ -345,3 +346,34 @@ def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOpt
     write_atomically(output, text)
     write_atomically(lock, dump_pins(survey.pins))
     return BuildResult(survey, tuple(notes))
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    findings: tuple[Finding, ...]
+    fixes: tuple[str, ...]  # "path:line: key: what changed"
+
+
+def check_sources(options: Options, tex_files: Sequence[Path], selected: Sequence[str], *, fix: bool = False,
+                  dialect: str = "bibtex", thin: int = 2) -> CheckResult:
+    """Run the selected checks; with ``fix``, first rewrite what is unambiguous in the .bib sources."""
+    try:
+        survey = analyse(options)
+    except TaxonomyError as error:
+        where = SourceLocation(error.path or "taxonomy", error.line or 1)
+        return CheckResult((Finding("taxonomy-invalid", Severity.ERROR, error.message, where, error.hint),), ())
+    fixes: list[str] = []
+    if fix:
+        for path, display in source_paths(options):
+            if path.suffix.lower() not in (".bib", ".bibtex"):
+                continue
+            text, _ = read_text(path, display)
+            fixed, edits = fix_entries(text, display, survey.papers, survey.taxonomy, survey.tags_field)
+            if fixed != text:
+                write_atomically(path, fixed)
+                fixes.extend(f"{display}:{e.line}: {e.key}: {e.what}" for e in edits)
+        if fixes:
+            survey = analyse(options)  # report what is left after the fixes
+    tex = [(str(p), read_text(p, str(p))[0]) for p in tex_files]
+    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin)
+    return CheckResult(tuple(run_checks(context, survey.findings, selected)), tuple(fixes))

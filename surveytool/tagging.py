@@ -132,7 +132,7 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], li
             continue
         if section_id != raw:
             findings.append(Finding("tag-variant", Severity.WARNING, f"tag '{raw}' is written differently from its section id '{section_id}'",
-                                    where, f"write '{section_id}' (surveytool check --fix does this)", paper.key))
+                                    where, f"write '{section_id}'; surveytool check --fix does this", paper.key))
         if all(t.section != section_id for t in tags):
             role = Role.PRIMARY if not tags else Role.SECONDARY
             tags.append(Tag(section_id, role, 1.0, (f"given by the user as '{raw}'",), explicit=True))
@@ -148,8 +148,8 @@ def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | Non
         given, problems = explicit_tags(paper, taxonomy)
         findings.extend(problems)
         tags = given or tagger.tag(paper)
-        if not tags:
-            findings.append(Finding("untagged-entry", Severity.WARNING, "no section could be chosen for this entry",
+        if not tags and not paper.explicit_tags:  # unknown tags the user gave are reported as unknown-tag
+            findings.append(Finding("no-section", Severity.WARNING, "no section could be chosen for this entry",
                                     min(paper.sources), "add a sections field naming its section", paper.key))
         tagged.append(replace(paper, tags=tags))
     return tagged, findings

@@ -1,0 +1,227 @@
+"""Named consistency checks: a registry, each check a function from a run's results to findings.
+
+Some checks report what earlier stages found (unknown tags, duplicate keys,
+unresolved entries); the rest look at the whole bibliography here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .bibliography import REQUIRED_FIELDS
+from .citations import citations
+from .latex import needs_title_protection
+from .models import Finding, Origin, Paper, Severity, SourceLocation, Taxonomy
+
+CheckFunction = Callable[["CheckContext"], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    severity: Severity
+    summary: str
+    explanation: str
+    fixable: bool
+    run: CheckFunction | None  # None: reported by an earlier stage under this name
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    papers: Sequence[Paper]
+    taxonomy: Taxonomy | None
+    tex_files: Sequence[tuple[str, str]] = ()  # (path, text)
+    dialect: str = "bibtex"
+    thin: int = 2
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def register(name: str, severity: Severity, summary: str, explanation: str, fixable: bool = False):
+    def decorate(function: CheckFunction | None) -> CheckFunction | None:
+        REGISTRY[name] = Check(name, severity, summary, explanation, fixable, function)
+        return function
+    return decorate
+
+
+def _staged(name: str, severity: Severity, summary: str, explanation: str, fixable: bool = False) -> None:
+    register(name, severity, summary, explanation, fixable)(None)
+
+
+_staged("unknown-tag", Severity.ERROR, "a tag that is not a section of the taxonomy",
+        "A tag in the tags field (or an overrides file) names no section id, title or alias. The message gives the "
+        "closest section id. Tags are never dropped: fix the tag or add an alias to the taxonomy.")
+_staged("tag-variant", Severity.WARNING, "a tag written differently from its section id",
+        "'MoE', 'Mixture of Experts' or 'data_parallel' mean a section but are not its id. --fix rewrites them to the id.",
+        fixable=True)
+_staged("no-section", Severity.WARNING, "the tagger found no section for an entry",
+        "Nothing in the entry's title, abstract, venue or keywords matched the taxonomy, and no similar section was "
+        "found. Give it a tag yourself.")
+_staged("ambiguous-match", Severity.WARNING, "several papers matched equally well",
+        "No metadata was taken because two or more candidates scored the same. The message lists them.")
+_staged("duplicate-key", Severity.WARNING, "an entry key used twice in a .bib",
+        "BibTeX keeps only one of them. The second entry is kept under a new key; rename one of them.")
+_staged("duplicate-field", Severity.ERROR, "an entry with the same field twice", "BibTeX keeps only one value.")
+_staged("bibtex-syntax", Severity.ERROR, "a block that could not be parsed",
+        "The block is kept verbatim in the output. The message gives the parser's reason.")
+_staged("taxonomy-invalid", Severity.ERROR, "the taxonomy file is malformed",
+        "Duplicate ids, unknown parents, cycles, aliases claimed twice, unknown keys or TOML syntax: the message "
+        "names the line. Tag checks need a valid taxonomy and are skipped until it is fixed.")
+
+
+@register("unresolved-entry", Severity.WARNING, "an entry without real metadata",
+          "A snippet or id that no catalog or service could match to a paper stays a placeholder (title "
+          "'Unresolved snippet: ...', key field 'Unresolved'), also after it was written to a .bib and read "
+          "back. Add its DOI or arXiv id, or use --online.")
+def _placeholders(context: CheckContext) -> Iterable[Finding]:
+    for paper in context.papers:
+        if paper.origin is Origin.BIBTEX and (paper.fields.get("key") == "Unresolved"
+                                              or (paper.title or "").startswith(("Unresolved snippet:", "Unresolved title:"))):
+            yield Finding("unresolved-entry", Severity.WARNING, f"'{paper.key}' is a placeholder for an unidentified paper",
+                          min(paper.sources), "identify the paper and complete the entry", paper.key)
+
+
+@register("untagged-entry", Severity.WARNING, "a .bib entry with no tags",
+          "Entries of your .bib need a tags field (default 'sections') to be placed in the chapter on purpose. "
+          "The hint shows the tagger's guess; `surveytool bib --in-place` writes it for you.")
+def _untagged(context: CheckContext) -> Iterable[Finding]:
+    for paper in context.papers:
+        if paper.origin is Origin.BIBTEX and not paper.explicit_tags:
+            guess = paper.primary_section
+            yield Finding("untagged-entry", Severity.WARNING, f"entry '{paper.key}' has no tags", min(paper.sources),
+                          f"the tagger suggests '{guess}'" if guess else "add a tags field", paper.key)
+
+
+def _primary_counts(context: CheckContext) -> Counter:
+    return Counter(p.primary_section for p in context.papers if p.primary_section)
+
+
+@register("empty-section", Severity.WARNING, "a taxonomy section with no entries",
+          "No entry has this section as its primary one, so the chapter's section will be empty.")
+def _empty(context: CheckContext) -> Iterable[Finding]:
+    if context.taxonomy is None:
+        return
+    counts = _primary_counts(context)
+    for section in context.taxonomy.sections:
+        if not counts.get(section.id):
+            yield Finding("empty-section", Severity.WARNING, f"section '{section.id}' has no entries",
+                          SourceLocation(context.taxonomy.path, section.line), "add papers or merge the section into another")
+
+
+@register("thin-section", Severity.INFO, "a section with fewer entries than the threshold",
+          "Sections with fewer than --thin N entries (default 2) read thin in a survey; consider merging them.")
+def _thin(context: CheckContext) -> Iterable[Finding]:
+    if context.taxonomy is None:
+        return
+    counts = _primary_counts(context)
+    for section in context.taxonomy.sections:
+        if 0 < counts.get(section.id, 0) < context.thin:
+            yield Finding("thin-section", Severity.INFO, f"section '{section.id}' has {counts[section.id]} entr"
+                          f"{'y' if counts[section.id] == 1 else 'ies'}", SourceLocation(context.taxonomy.path, section.line),
+                          f"fewer than {context.thin}")
+
+
+@register("duplicate-entry", Severity.WARNING, "two .bib entries for the same work",
+          "Entries with the same DOI, arXiv id, title (and compatible first author and year) or abstract were merged "
+          "into one; the absorbed keys are kept as aliases (biblatex ids). Delete the extra entry and cite the kept key.")
+def _duplicates(context: CheckContext) -> Iterable[Finding]:
+    for paper in context.papers:
+        bib_sources = [s for s in paper.sources if s.path.endswith((".bib", ".bibtex"))]
+        if paper.origin is Origin.BIBTEX and len(bib_sources) > 1 and paper.aliases:
+            yield Finding("duplicate-entry", Severity.WARNING,
+                          f"'{paper.key}' and {', '.join(repr(a) for a in paper.aliases)} are the same work",
+                          bib_sources[1], f"keep '{paper.key}' and cite it instead", paper.key)
+
+
+@register("missing-field", Severity.WARNING, "an entry without a field its type requires",
+          "Required fields per entry type, for BibTeX (article: author, title, journal, year; inproceedings: "
+          "author, title, booktitle, year; ...) or biblatex with --dialect biblatex (journaltitle, date). "
+          "Unresolved placeholders are reported as unresolved-entry instead.")
+def _missing(context: CheckContext) -> Iterable[Finding]:
+    required = REQUIRED_FIELDS[context.dialect]
+    for paper in context.papers:
+        if not paper.resolved:
+            continue
+        needed = required.get(paper.entry_type, ())
+        absent = [n.replace("|", " or ") for n in needed if not any(paper.fields.get(a) for a in n.split("|"))]
+        if absent:
+            yield Finding("missing-field", Severity.WARNING, f"@{paper.entry_type} '{paper.key}' has no {', '.join(absent)}",
+                          min(paper.sources), "complete the entry, or change its type", paper.key)
+
+
+@register("title-case-unprotected", Severity.WARNING, "capitals a BibTeX style would lowercase",
+          "Styles that lowercase titles turn 'GShard' into 'gshard'. Words with capitals after their first letter "
+          "need braces: {GShard}, {GPUs}. --fix adds them around those words only.", fixable=True)
+def _title_case(context: CheckContext) -> Iterable[Finding]:
+    for paper in context.papers:
+        raw = paper.latex_fields.get("title")
+        if raw:
+            words = needs_title_protection(raw)
+            if words:
+                yield Finding("title-case-unprotected", Severity.WARNING,
+                              f"title of '{paper.key}' has unprotected capitals: {', '.join(words)}",
+                              min(paper.sources), "surveytool check --fix adds braces around them", paper.key)
+
+
+_DANGEROUS = re.compile(r"\\(write18|immediate|input|include|openout|openin|read|catcode|def|edef|gdef|xdef|let|csname|"
+                        r"newcommand|renewcommand|providecommand|special|directlua|ShellEscape|usepackage|makeatletter)(?![A-Za-z])")
+
+
+@register("dangerous-macro", Severity.ERROR, "a TeX command in a field that can run code or read files",
+          "Bibliographies get shared. \\write18, \\immediate, \\input, \\include, \\openout, \\catcode, \\def and the "
+          "like inside a field value can read files or run programs when the document compiles. Remove them.")
+def _dangerous(context: CheckContext) -> Iterable[Finding]:
+    for paper in context.papers:
+        for name, value in sorted(paper.latex_fields.items()):
+            found = sorted(set(_DANGEROUS.findall(value)))
+            if found:
+                commands = ", ".join("\\" + command for command in found)
+                yield Finding("dangerous-macro", Severity.ERROR, f"field '{name}' of '{paper.key}' contains {commands}",
+                              min(paper.sources), "delete the command; it has no place in a bibliography", paper.key)
+
+
+@register("cite-undefined", Severity.ERROR, "a \\cite of a key that is not in the bibliography",
+          "Keys cited in the --tex files (every \\cite variant of LaTeX, natbib and biblatex, several keys, optional "
+          "arguments) must be entries or aliases of entries.")
+def _cite_undefined(context: CheckContext) -> Iterable[Finding]:
+    known = {p.key for p in context.papers} | {a for p in context.papers for a in p.aliases}
+    for path, text in context.tex_files:
+        for citation in citations(text)[0]:
+            if citation.key not in known:
+                alias_of = next((p.key for p in context.papers if citation.key in p.aliases), None)
+                yield Finding("cite-undefined", Severity.ERROR, f"\\cite of '{citation.key}', which is not in the bibliography",
+                              SourceLocation(path, citation.line),
+                              f"it was merged into '{alias_of}'" if alias_of else "check the key, or add the entry")
+
+
+@register("cite-unused", Severity.INFO, "an entry that no --tex file cites",
+          "Only reported when --tex files are given and none of them has \\nocite{*}.")
+def _cite_unused(context: CheckContext) -> Iterable[Finding]:
+    if not context.tex_files:
+        return
+    cited: set[str] = set()
+    for _path, text in context.tex_files:
+        found, cites_all = citations(text)
+        if cites_all:
+            return
+        cited.update(c.key for c in found)
+    for paper in context.papers:
+        if paper.key not in cited and not cited.intersection(paper.aliases):
+            yield Finding("cite-unused", Severity.INFO, f"'{paper.key}' is never cited", min(paper.sources),
+                          "cite it or remove it", paper.key)
+
+
+def run_checks(context: CheckContext, staged: Sequence[Finding], selected: Iterable[str]) -> list[Finding]:
+    """Findings of the selected checks: those earlier stages made, and those computed here."""
+    chosen = set(selected)
+    findings = [f for f in staged if f.check in chosen or f.check not in REGISTRY]
+    for name in sorted(chosen):
+        check = REGISTRY[name]
+        if check.run is not None:
+            findings.extend(check.run(context))
+    return sorted(findings, key=lambda f: (f.location.path if f.location else "", f.location.line if f.location else 0,
+                                           f.check, f.message))

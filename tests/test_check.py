@@ -1,0 +1,129 @@
+"""`surveytool check`: every check with a failing and a passing case, --fix, --json, --explain."""
+
+import json
+
+import pytest
+
+from conftest import ROOT, run_cli
+from surveytool.checks import REGISTRY
+from surveytool.citations import citations
+
+CLEAN = """@inproceedings{shazeer2017,
+  title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},
+  author = {Noam Shazeer},
+  booktitle = {ICLR},
+  year = 2017,
+  sections = {moe},
+}
+"""
+
+# check name -> (a .bib that triggers it, extra args)
+FAILING = {
+    "unknown-tag": (CLEAN.replace("{moe}", "{mixture-of-expert}"), []),
+    "tag-variant": (CLEAN.replace("{moe}", "{MoE}"), []),
+    "untagged-entry": (CLEAN.replace("  sections = {moe},\n", ""), []),
+    "no-section": ("@misc{x, title = {Lorem ipsum dolor}}\n", []),
+    "empty-section": (CLEAN, []),
+    "thin-section": (CLEAN, []),
+    "unresolved-entry": ("@misc{anon-x, title = {Unresolved snippet: We study…}, key = {Unresolved}, sections = {moe}}\n", []),
+    "duplicate-entry": (CLEAN + CLEAN.replace("shazeer2017", "shazeer17"), []),
+    "duplicate-key": (CLEAN + CLEAN.replace("Outrageously", "Another"), []),
+    "duplicate-field": (CLEAN.replace("  year = 2017,", "  year = 2017,\n  year = 2018,"), []),
+    "bibtex-syntax": (CLEAN + "@article{broken, title = {unbalanced\n" + CLEAN.replace("shazeer2017", "other"), []),
+    "missing-field": (CLEAN.replace("  booktitle = {ICLR},\n", ""), []),
+    "title-case-unprotected": (CLEAN.replace("Layer", "Layer on GPUs"), []),
+    "dangerous-macro": (CLEAN.replace("{ICLR}", "{ICLR\\immediate\\write18{rm -rf ~}}"), []),
+    "cite-undefined": (CLEAN, ["--tex", "paper.tex"]),
+    "cite-unused": (CLEAN, ["--tex", "other.tex"]),
+    "taxonomy-invalid": (CLEAN, ["--taxonomy", "bad.toml"]),
+    "ambiguous-match": (None, []),  # exercised in test_resolve (two catalog papers with one title)
+}
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "paper.tex").write_text("\\citep[see][p.~2]{shazeer2017, missing2020}\n% \\cite{commented}\n")
+    (tmp_path / "other.tex").write_text("\\textcite{somebody}\n")
+    (tmp_path / "bad.toml").write_text('[[sections]]\nid = "a"\ntitle = "A"\ntitel = "typo"\n')
+    return tmp_path
+
+
+def check(folder, bib_text, *args):
+    (folder / "refs.bib").write_text(bib_text, encoding="utf-8")
+    result = run_cli("check", "refs.bib", "--json", *args, cwd=folder)
+    assert result.returncode in (0, 1), result.stderr
+    return result, json.loads(result.stdout)
+
+
+def test_every_registered_check_is_covered_here():
+    assert set(FAILING) == set(REGISTRY)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (bib, _) in FAILING.items() if bib is not None))
+def test_each_check_fails_on_its_case_and_passes_on_a_clean_one(project, name):
+    bib, args = FAILING[name]
+    _, found = check(project, bib, *args, "--checks", name)
+    assert [f["check"] for f in found if f["check"] == name], f"{name} did not fire"
+    clean_args = ["--tex", "clean.tex"] if name.startswith("cite-") else []
+    (project / "clean.tex").write_text("\\citet{shazeer2017}\n")
+    taxonomy = ["--taxonomy", str(project / "one.toml")] if name in ("empty-section", "thin-section") else []
+    (project / "one.toml").write_text('[[sections]]\nid = "moe"\ntitle = "MoE"\n')
+    _, found = check(project, CLEAN, *clean_args, *taxonomy, "--checks", name, "--thin", "1")
+    assert not [f for f in found if f["check"] == name], f"{name} fired on a clean case: {found}"
+
+
+def test_json_findings_have_the_documented_fields(project):
+    _, found = check(project, FAILING["unknown-tag"][0])
+    finding = next(f for f in found if f["check"] == "unknown-tag")
+    assert finding == {"check": "unknown-tag", "severity": "error", "path": "refs.bib", "line": 1, "key": "shazeer2017",
+                       "message": "tag 'mixture-of-expert' is not a section of the taxonomy",
+                       "hint": "did you mean 'moe'?"}
+
+
+def test_text_output_exit_codes_and_strict(project):
+    (project / "refs.bib").write_text(FAILING["unknown-tag"][0])
+    failed = run_cli("check", "refs.bib", cwd=project)
+    assert failed.returncode == 1
+    assert "refs.bib:1: error [unknown-tag] tag 'mixture-of-expert' is not a section of the taxonomy (did you mean 'moe'?)" in failed.stderr
+    assert failed.stdout.startswith("1 error, ")
+    (project / "refs.bib").write_text(FAILING["tag-variant"][0])
+    assert run_cli("check", "refs.bib", "--checks", "tag-variant", cwd=project).returncode == 0
+    assert run_cli("check", "refs.bib", "--checks", "tag-variant", "--strict", cwd=project).returncode == 1
+    assert run_cli("check", "refs.bib", "--checks", "no-such-check", cwd=project).returncode == 2
+    assert run_cli("check", "missing.bib", cwd=project).returncode == 2
+
+
+def test_fix_is_minimal_idempotent_and_leaves_nothing_it_fixed(project):
+    bib = CLEAN.replace("{moe}", "{MoE, Pipeline Parallelism}").replace("Layer", "Layer on GPUs") + \
+        "\n@misc{other,   title = {Keep   me  exactly}, sections = {comunication}}\n"
+    (project / "refs.bib").write_text(bib)
+    fixed = run_cli("check", "refs.bib", "--fix", cwd=project)
+    assert "fixed refs.bib:1: shazeer2017: tags MoE,Pipeline Parallelism -> moe,pipeline-parallel; braces around GPUs" in fixed.stdout
+    after = (project / "refs.bib").read_text()
+    assert after == bib.replace("{MoE, Pipeline Parallelism}", "{moe,pipeline-parallel}").replace("on GPUs", "on {GPUs}")
+    again = run_cli("check", "refs.bib", "--fix", "--json", cwd=project)
+    assert (project / "refs.bib").read_text() == after
+    left = {f["check"] for f in json.loads(again.stdout)}
+    assert not left & {"tag-variant", "title-case-unprotected"} and "unknown-tag" in left
+
+
+def test_explain_and_disable_from_config(project):
+    explained = run_cli("check", "--explain", "tag-variant", cwd=project, check=True)
+    assert explained.stdout.startswith("tag-variant (warning, fixable with --fix):")
+    (project / "surveytool.toml").write_text('[check]\ndisable = ["empty-section", "thin-section"]\n')
+    _, found = check(project, CLEAN)
+    assert not {f["check"] for f in found} & {"empty-section", "thin-section"}
+
+
+def test_citation_parser_knows_natbib_and_biblatex_variants():
+    text = ("\\citet{a} \\citep*[e.g.][]{b, c} \\Citeauthor{d} \\parencite[12]{e} \\textcite{f}\n"
+            "\\cites[see][]{g}[p. 2]{h} \\autocite{i} \\nocite{j} % \\cite{commented}\n\\footcite{k}")
+    found, cites_all = citations(text)
+    assert [c.key for c in found] == list("abcdefghijk") and not cites_all
+    assert [c.line for c in found][-1] == 3
+    assert citations("\\nocite{*}")[1]
+
+
+def test_pre_commit_hook_is_declared():
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    assert "id: surveytool-check" in hooks and "entry: surveytool check" in hooks and "files: \\.bib$" in hooks
