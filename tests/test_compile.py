@@ -40,7 +40,7 @@ def test_hostile_snippets_print_literally_and_execute_nothing(tmp_path):
         "Related papers: \\input{/etc/passwd} & 100% of $x_i$ #1 ~ ^\n\n"
         f"We \\immediate\\write18{{touch {marker}}} train models with pipeline parallelism and micro-batches \\input{{/etc/hostname}} "
         "using 50% less memory & more {braces} }} unbalanced…\n\n"
-        "Müller’s “quoted” naïve café — 中文 résumé: mixture-of-experts routing with ½ the experts…\n",
+        "A snippet with ^^5c and \\catcode`\\@=11 \\def\\x{y} \\openout3=pwned.tex on gradient compression…\n",
         encoding="utf-8")
     out = tmp_path / "out"
     run_cli("build", str(hostile), "--out", str(out), check=True)
@@ -50,5 +50,26 @@ def test_hostile_snippets_print_literally_and_execute_nothing(tmp_path):
     assert_clean_log(out)
     text = subprocess.run(["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True).stdout
     assert "root:" not in text  # /etc/passwd was not read
+    assert "\\immediate\\write18" in text.replace("\n", "")  # printed literally
+    assert not (out / "pwned.tex").exists()
     entries = json.loads((out / "entries.json").read_text(encoding="utf-8"))
     assert len(entries) == 3
+
+
+@requires_latex
+def test_non_ascii_text_compiles_with_the_default_engine(tmp_path):
+    names = tmp_path / "names.bib"
+    names.write_text("@article{muller2020,\n  author = {Jürgen Müller and Søren Ørsted and 王小明 and Zoë Ça},\n"
+                     "  title = {Naïve “quoted” résumé — ½ of GPUs: 中文 and emoji 🚀},\n  journal = {Ångström Letters},\n"
+                     "  year = {2020},\n  sections = {hardware-systems},\n}\n", encoding="utf-8")
+    snippets = tmp_path / "list.txt"
+    snippets.write_text("相关论文：分布式训练\n\nŁukasz’s “mixture-of-experts” routing — naïve but fast, 中文 too…\n", encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", str(names), str(snippets), "--out", str(out), check=True)
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert_clean_log(out)
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True,
+                          check=True).stdout
+    for expected in ("Müller", "Ørsted", "Naïve", "résumé", "Ångström", "Łukasz", "[U+4E2D]"):
+        assert expected in text, expected
