@@ -119,7 +119,9 @@ def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bi
 
 def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
     if "year" in values:
-        values["date"] = values.pop("year")
+        year = values.pop("year")
+        if year != "n.d.":  # a placeholder's "no date" is no biblatex date
+            values["date"] = year
         values.pop("month", None)
     if "journal" in values:
         values["journaltitle"] = values.pop("journal")
