@@ -40,6 +40,26 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JS
 TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
 
 
+def _progress(quiet: bool):
+    """A spinner naming the current stage on a terminal; nothing when piped or --quiet."""
+    from contextlib import contextmanager
+
+    if quiet or not sys.stderr.isatty():
+        from .pipeline import _silent_stage
+
+        return _silent_stage
+    from rich.console import Console
+
+    console = Console(stderr=True)
+
+    @contextmanager
+    def stage(name: str):
+        with console.status(f"{name}…", spinner="dots"):
+            yield
+
+    return stage
+
+
 @app.callback()
 def _root() -> None:
     """surveytool: related-paper lists and .bib files in, a tagged bibliography and a chapter out."""
@@ -101,7 +121,7 @@ def build(
         raise typer.BadParameter("must be bibtex or biblatex", param_hint="--dialect")
     result = run_build(_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
-                                    figure=figure, table=table, plot=plot))
+                                    figure=figure, table=table, plot=plot), _progress(quiet))
     survey = result.survey
     _report(survey.findings, quiet)
     for note in result.notes:
@@ -205,7 +225,8 @@ def parse(
     from .pipeline import analyse, entries_json
     from .report import entries_table
 
-    survey = analyse(replace(_options(sources, None, catalog, tags_field, None, online, config, cache), source_kind=kind))
+    survey = analyse(replace(_options(sources, None, catalog, tags_field, None, online, config, cache), source_kind=kind),
+                     _progress(quiet))
     _report(survey.findings, quiet)
     typer.echo(entries_json(survey.papers) if as_json else entries_table(survey.papers), nl=False)
     raise typer.Exit(_exit_code(survey.findings, strict))
@@ -227,7 +248,7 @@ def tag(
     from .pipeline import analyse, entries_json
     from .report import entries_table, explain_tags
 
-    survey = analyse(_options(sources, taxonomy, catalog, tags_field, overrides))
+    survey = analyse(_options(sources, taxonomy, catalog, tags_field, overrides), _progress(quiet))
     _report(survey.findings, quiet)
     if as_json:
         typer.echo(entries_json(survey.papers), nl=False)
@@ -270,7 +291,7 @@ def bib(
                 typer.echo(f"{where}: {edit.key}: {edit.what}")
             typer.echo(f"{len(edits)} change(s) to {in_place}")
     else:
-        survey = write_bib(options, output, dialect=dialect, order=sort)
+        survey = write_bib(options, output, dialect=dialect, order=sort, stage=_progress(quiet))
         _report(survey.findings, quiet)
         if not quiet:
             typer.echo(f"{len(survey.papers)} entries written to {output}")
@@ -293,7 +314,7 @@ def resolve(
     from .pipeline import analyse, entries_json
     from .report import resolution_report
 
-    survey = analyse(_options(sources, None, catalog, online=online, config=config, cache=cache))
+    survey = analyse(_options(sources, None, catalog, online=online, config=config, cache=cache), _progress(quiet))
     _report(survey.findings, quiet)
     typer.echo(entries_json(survey.papers) if as_json else resolution_report(survey.papers, explain), nl=False)
     raise typer.Exit(_exit_code(survey.findings, strict))

@@ -52,9 +52,9 @@ def key_base(paper: Paper) -> str:
     return f"anon-{word}-{digest}"
 
 
-def identity_of(paper: Paper) -> str:
+def identity_of(paper: Paper, found: Sequence[str] | None = None) -> str:
     """The identity under which a paper's key is pinned (the most specific one)."""
-    found = identities(paper)
+    found = identities(paper) if found is None else found
     if found:
         return found[0]
     if paper.key:
@@ -79,25 +79,30 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None) 
     Returns the papers with keys and the pins to save (old pins plus new keys).
     """
     pins = dict(pins or {})
+    found = [identities(p) for p in papers]
+    identity = [identity_of(p, f) for p, f in zip(papers, found)]
     taken: set[str] = set()
     keyed: dict[int, str] = {}
     # Pinned and user-given keys first, in a fixed order, so they win every collision.
-    for index, paper in sorted(enumerate(papers), key=lambda item: min(item[1].sources)):
-        pinned = next((pins[i] for i in (*identities(paper), identity_of(paper)) if i in pins), None)
+    for index in sorted(range(len(papers)), key=lambda i: min(papers[i].sources)):
+        paper = papers[index]
+        pinned = next((pins[i] for i in (*found[index], identity[index]) if i in pins), None)
         own = paper.key if paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and paper.key else None
         key = own or pinned
         if key and key not in taken:
             keyed[index] = key
             taken.add(key)
     # New keys by the formula; a collision gets the first free suffix, in identity order.
-    rest = sorted((i for i in range(len(papers)) if i not in keyed), key=lambda i: (key_base(papers[i]), identity_of(papers[i])))
-    for index in rest:
-        base = key_base(papers[index])
-        n = 0
-        while base + _suffix(n) in taken:
+    bases = {i: key_base(papers[i]) for i in range(len(papers)) if i not in keyed}
+    next_suffix: dict[str, int] = {}
+    for index in sorted(bases, key=lambda i: (bases[i], identity[i])):
+        base = bases[index]
+        n = next_suffix.get(base, 0)
+        while base + _suffix(n) in taken:  # only pinned keys can be in the way: each is passed once
             n += 1
         keyed[index] = base + _suffix(n)
         taken.add(keyed[index])
+        next_suffix[base] = n + 1
     result = []
     for index, paper in enumerate(papers):
         key = keyed[index]
@@ -105,7 +110,7 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None) 
         if paper.key and paper.key != key:
             aliases = tuple(sorted(set(aliases) | {paper.key}))
         result.append(replace(paper, key=key, aliases=aliases))
-        pins.setdefault(identity_of(paper), key)
+        pins.setdefault(identity[index], key)
     return result, dict(sorted(pins.items()))
 
 

@@ -133,11 +133,11 @@ def analyse(options: Options = Options(), stage: Stage = _silent_stage) -> Surve
     """Read, merge, resolve, key and tag the sources of ``options``."""
     taxonomy = load_taxonomy(options.taxonomy or default_taxonomy(),
                              None if options.taxonomy else "seeds/taxonomy.toml")
-    with stage("read"):
+    with stage("reading"):
         read = read_sources(source_paths(options), options.source_kind, options.tags_field)
-    with stage("merge"):
+    with stage("merging duplicates"):
         papers = merge_duplicates(read.papers)
-    with stage("resolve"):
+    with stage("resolving"):
         unresolved = sum(not p.resolved for p in papers)
         resolvers = load_resolvers(options)
         papers, resolve_findings = resolve_papers(papers, resolvers)
@@ -152,7 +152,7 @@ def analyse(options: Options = Options(), stage: Stage = _silent_stage) -> Surve
     if options.overrides:
         overrides, lines = load_overrides(options.overrides)
         papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
-    with stage("tag"):
+    with stage("tagging"):
         papers, tag_findings = tag_papers(papers, taxonomy)
     papers = sorted(papers, key=lambda p: p.key)
     findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=_finding_order)
@@ -226,9 +226,9 @@ class DraftOptions:
 
 def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: Stage = _silent_stage) -> dict[str, str]:
     """File name -> text of every output of a build."""
-    with stage("write .bib"):
+    with stage("writing .bib"):
         bibliography = render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
-    with stage("render"):
+    with stage("rendering"):
         return _render_documents(survey, draft, bibliography)
 
 
@@ -315,7 +315,7 @@ def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order:
     """Analyse the sources and write one .bib file (keys pinned beside it)."""
     lock = options.lock_file or lock_beside(output)
     survey = analyse(replace(options, lock_file=lock), stage)
-    with stage("write .bib"):
+    with stage("writing .bib"):
         papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
         text = render_bibliography(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
     write_atomically(output, text)
