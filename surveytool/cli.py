@@ -223,12 +223,15 @@ def parse(
     from dataclasses import replace
 
     from .pipeline import analyse, entries_json
-    from .report import entries_table
+    from .report import entries_table, key_map
 
     survey = analyse(replace(_options(sources, None, catalog, tags_field, None, online, config, cache), source_kind=kind),
                      _progress(quiet))
     _report(survey.findings, quiet)
-    typer.echo(entries_json(survey.papers) if as_json else entries_table(survey.papers), nl=False)
+    if as_json:
+        typer.echo(entries_json(survey.papers), nl=False)
+    else:
+        typer.echo(entries_table(survey.papers) + key_map(survey.papers), nl=False)
     raise typer.Exit(_exit_code(survey.findings, strict))
 
 

@@ -132,7 +132,9 @@ def _union_near_duplicate_abstracts(papers: Sequence[Paper], find, parent: list[
 
 def merge_group(group: Iterable[Paper]) -> Paper:
     """Several records of one work as one paper: the best metadata, every source and key."""
-    ranked = sorted(group, key=lambda p: (_ORIGIN_RANK[p.origin], p.resolution is None, min(p.sources)))
+    # The published version (a venue) is preferred to its preprint, then the first read.
+    ranked = sorted(group, key=lambda p: (_ORIGIN_RANK[p.origin], p.resolution is None,
+                                          not (p.fields.get("booktitle") or p.fields.get("journal")), min(p.sources)))
     best = ranked[0]
     fields = dict(best.fields)
     latex = dict(best.latex_fields)

@@ -24,6 +24,17 @@ def entries_table(papers: Sequence[Paper]) -> str:
     return "\n".join("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows).rstrip() + "\n"
 
 
+def key_map(papers: Sequence[Paper]) -> str:
+    """Old keys -> the key they were merged into, so that existing \\cite commands can be fixed."""
+    rows = sorted((alias, paper.key) for paper in papers for alias in paper.aliases)
+    if not rows:
+        return ""
+    width = max(len(old) for old, _ in rows)
+    lines = [f"merged keys ({len(rows)}): cite the new key, or keep the old one as a biblatex ids alias"]
+    lines.extend(f"  {old:<{width}}  ->  {new}" for old, new in rows)
+    return "\n".join(lines) + "\n"
+
+
 def explain_tags(papers: Sequence[Paper]) -> str:
     lines = []
     for paper in papers:

@@ -65,3 +65,11 @@ def test_every_command_has_help_and_is_in_the_readme():
         result = run_cli(*command.split(), "--help", check=True)
         assert "Usage" in result.stdout
         assert f"`surveytool {command}" in readme, command
+
+
+def test_parse_prints_the_old_to_new_key_map_of_merged_entries(tmp_path):
+    (tmp_path / "a.bib").write_text("@misc{pre, title = {Deep Things Here}, eprint = {2104.14830v1}}\n"
+                                    "@inproceedings{pub, title = {Deep Things Here}, doi = {10.1/x}, eprint = {2104.14830}, "
+                                    "booktitle = {ASRU}}\n")
+    result = run_cli("parse", "a.bib", cwd=tmp_path, check=True)
+    assert "merged keys (1)" in result.stdout and "pre  ->  pub" in result.stdout  # the published version's key stays

@@ -42,3 +42,16 @@ def test_non_utf8_files_are_read_with_a_warning():
     result = read_source(DATA / "corpus" / "biber" / "encoding1.bib", "encoding1.bib", "bib")
     assert result.papers
     assert any(f.check == "encoding" for f in result.findings)
+
+
+BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench" / "medium-refdb.bib"
+
+
+@pytest.mark.skipif(not BENCH.exists(), reason="the shared benchmark files are beside the checkout only")
+def test_a_real_3000_entry_group_bibliography_round_trips_exactly():
+    result = read_source(BENCH, "medium-refdb.bib", "bib")
+    papers, _ = assign_keys(result.papers)
+    text = render_bibliography(papers, result.blocks)
+    again = read_bibtex(text, "out.bib")
+    assert {p.key: dict(p.fields) for p in again.papers} == {p.key: dict(p.fields) for p in papers}
+    assert render_bibliography(again.papers, again.blocks) == text

@@ -16,8 +16,8 @@ def test_arxiv_preprint_and_published_version_merge_keeping_venue_and_eprint():
     preprint = paper(1, key="pre", title="Deep Things", eprint="2104.14830v2", year="2021")
     published = paper(9, key="pub", title="Deep Things", doi="10.1/X", eprint="arXiv:2104.14830", booktitle="ASRU", year="2021")
     [merged] = merge_duplicates([preprint, published])
-    assert merged.fields["booktitle"] == "ASRU" and merged.fields["eprint"] == "2104.14830v2"
-    assert merged.key == "pre" and merged.aliases == ("pub",)
+    assert merged.fields["booktitle"] == "ASRU" and merged.fields["eprint"] == "arXiv:2104.14830"
+    assert merged.key == "pub" and merged.aliases == ("pre",)  # the published version leads
     assert [s.line for s in merged.sources] == [1, 9]
 
 

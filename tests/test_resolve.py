@@ -91,3 +91,14 @@ def test_two_equally_good_candidates_are_ambiguous_and_neither_is_taken():
     [result], [finding] = resolve_papers([query], [CatalogResolver([a, b])])
     assert result.resolution is None and finding.check == "ambiguous-match"
     assert "a (" in finding.message and "b (" in finding.message
+
+
+def test_papers_absent_from_the_catalog_are_never_matched_to_a_catalog_paper(tmp_path):
+    """27 snippets of other well-known papers in the same field: none may take a seed paper's metadata."""
+    rows = [line.split("\t") for line in (DATA / "holdout-snippets.tsv").read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")]
+    listing = tmp_path / "other.txt"
+    listing.write_text("\n\n".join(text for _, _, text in rows) + "\n", encoding="utf-8")
+    survey = analyse(Options(sources=(listing,)))
+    assert len(survey.papers) == len(rows)
+    assert not [p.resolution for p in survey.papers if p.resolution is not None]
