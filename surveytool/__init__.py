@@ -11,9 +11,9 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 _API = {
-    "Options": "pipeline", "DraftOptions": "pipeline", "Survey": "pipeline", "analyse": "pipeline",
-    "build": "pipeline", "write_bib": "pipeline", "update_bib": "pipeline", "render_outputs": "pipeline",
-    "entries_json": "pipeline", "Paper": "models", "Tag": "models", "Finding": "models", "Taxonomy": "models",
+    "Options": "pipeline", "Survey": "pipeline", "analyse": "pipeline", "DraftOptions": "outputs",
+    "build": "outputs", "draft_chapter": "outputs", "render_outputs": "outputs", "entries_json": "outputs",
+    "write_bib": "workflows", "update_bib": "workflows", "check_sources": "workflows", "Paper": "models", "Tag": "models", "Finding": "models", "Taxonomy": "models",
     "SourceLocation": "models", "SurveyToolError": "errors", "load_taxonomy": "taxonomy",
 }
 __all__ = ["__version__", *_API]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from .models import Finding, Paper, Role, Severity, Tag, Taxonomy
 from .taxonomy import canonical_section, suggest_section

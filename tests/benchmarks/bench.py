@@ -93,7 +93,8 @@ def measure(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float
 
 def stage_times(path: Path, work: Path) -> dict[str, float]:
     sys.path.insert(0, str(ROOT))
-    from surveytool.pipeline import DraftOptions, Options, build
+    from surveytool.outputs import DraftOptions, build
+    from surveytool.pipeline import Options
 
     times: dict[str, float] = {}
 

@@ -1,0 +1,71 @@
+"""Options and helpers shared by the commands: one definition of each option, one way to report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .models import Finding, Severity
+
+SourcesArg = Annotated[Optional[list[Path]], typer.Argument(help="Related-paper lists (.txt), .bib, id lists or CSL-JSON. Default: the bundled seeds.", show_default=False)]
+TaxonomyOpt = Annotated[Optional[Path], typer.Option("--taxonomy", help="Taxonomy TOML file. Default: the bundled one.")]
+CatalogOpt = Annotated[Optional[list[Path]], typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")]
+StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
+OverridesOpt = Annotated[Optional[Path], typer.Option("--overrides", help="TOML file of your own tags by key ([tags] key = [ids]).")]
+OnlineOpt = Annotated[bool, typer.Option("--online", help="Also ask OpenAlex, Crossref and arXiv (answers are cached).")]
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Settings file with an [online] table (default: ./surveytool.toml if present).")]
+CacheOpt = Annotated[Optional[Path], typer.Option("--cache", help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite generated .tex edited outside the notes regions (kept as .bak).")]
+FigureOpt = Annotated[bool, typer.Option("--figure/--no-figure", help="Include the taxonomy tree figure (forest).")]
+TableOpt = Annotated[bool, typer.Option("--table/--no-table", help="Include the summary table (longtable).")]
+PlotOpt = Annotated[bool, typer.Option("--plot/--no-plot", help="Include the papers-per-year plot (pgfplots).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
+TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
+
+
+def progress(quiet: bool):
+    """A spinner naming the current stage on a terminal; nothing when piped or --quiet."""
+    from contextlib import contextmanager
+
+    if quiet or not sys.stderr.isatty():
+        from .pipeline import silent_stage
+
+        return silent_stage
+    from rich.console import Console
+
+    console = Console(stderr=True)
+
+    @contextmanager
+    def stage(name: str):
+        with console.status(f"{name}…", spinner="dots"):
+            yield
+
+    return stage
+
+
+def make_options(sources, taxonomy, catalog, tags_field="sections", overrides=None, online=False, config=None, cache=None):
+    from .pipeline import Options
+
+    if config is None and Path("surveytool.toml").is_file():
+        config = Path("surveytool.toml")
+    return Options(sources=tuple(sources or ()), taxonomy=taxonomy, catalogs=tuple(catalog or ()), tags_field=tags_field,
+                   overrides=overrides, online=online, config=config, cache=cache)
+
+
+def report(findings: list[Finding] | tuple[Finding, ...], quiet: bool) -> None:
+    for finding in findings:
+        if quiet and finding.severity is not Severity.ERROR:
+            continue
+        typer.echo(str(finding), err=True)
+
+
+def exit_code(findings, strict: bool) -> int:
+    if any(f.severity is Severity.ERROR for f in findings):
+        return 1
+    if strict and any(f.severity is not Severity.INFO for f in findings):
+        return 1
+    return 0

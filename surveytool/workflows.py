@@ -1,0 +1,79 @@
+"""Operations on the user's files built on one analysis: write or update a .bib, run the checks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .bibliography import render_bibliography, sort_papers
+from .checks import CheckContext, run_checks
+from .errors import TaxonomyError
+from .inplace import Edit, fix_entries, update_bib_in_place
+from .keys import dump_pins
+from .models import Finding, Severity, SourceLocation
+from .outputs import write_atomically
+from .pipeline import LOCK_FILE, Options, Stage, Survey, silent_stage, analyse, source_paths
+from .readers import read_text
+
+
+def lock_beside(path: Path) -> Path:
+    """Keys are pinned in a lock file next to the file they are for."""
+    return path.parent / LOCK_FILE
+
+
+def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key",
+              stage: Stage = silent_stage) -> Survey:
+    """Analyse the sources and write one .bib file (keys pinned beside it)."""
+    lock = options.lock_file or lock_beside(output)
+    survey = analyse(replace(options, lock_file=lock), stage)
+    with stage("writing .bib"):
+        papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
+        text = render_bibliography(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
+    write_atomically(output, text)
+    write_atomically(lock, dump_pins(survey.pins))
+    return survey
+
+
+def update_bib(options: Options, target: Path, *, dialect: str = "bibtex") -> tuple[Survey, list[Edit]]:
+    """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries."""
+    sources = options.sources if target in options.sources else (target, *options.sources)
+    lock = options.lock_file or lock_beside(target)
+    survey = analyse(replace(options, sources=sources, lock_file=lock))
+    original, _ = read_text(target, str(target))
+    text, edits = update_bib_in_place(original, str(target), survey.papers, survey.taxonomy, survey.tags_field, dialect)
+    if text != original:
+        write_atomically(target, text)
+    write_atomically(lock, dump_pins(survey.pins))
+    return survey, edits
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    findings: tuple[Finding, ...]
+    fixes: tuple[str, ...]  # "path:line: key: what changed"
+
+
+def check_sources(options: Options, tex_files: Sequence[Path], selected: Sequence[str], *, fix: bool = False,
+                  dialect: str = "bibtex", thin: int = 2) -> CheckResult:
+    """Run the selected checks; with ``fix``, first rewrite what is unambiguous in the .bib sources."""
+    try:
+        survey = analyse(options)
+    except TaxonomyError as error:
+        where = SourceLocation(error.path or "taxonomy", error.line or 1)
+        return CheckResult((Finding("taxonomy-invalid", Severity.ERROR, error.message, where, error.hint),), ())
+    fixes: list[str] = []
+    if fix:
+        for path, display in source_paths(options):
+            if path.suffix.lower() not in (".bib", ".bibtex"):
+                continue
+            text, _ = read_text(path, display)
+            fixed, edits = fix_entries(text, display, survey.papers, survey.taxonomy, survey.tags_field)
+            if fixed != text:
+                write_atomically(path, fixed)
+                fixes.extend(f"{display}:{e.line}: {e.key}: {e.what}" for e in edits)
+        if fixes:
+            survey = analyse(options)  # report what is left after the fixes
+    tex = [(str(p), read_text(p, str(p))[0]) for p in tex_files]
+    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin)
+    return CheckResult(tuple(run_checks(context, survey.findings, selected)), tuple(fixes))
