@@ -45,11 +45,14 @@ def scaled_copy(source: Path, copies: int, folder: Path) -> Path:
 def run(command: list[str]) -> tuple[float, float]:
     """Wall seconds and peak resident MiB of one process."""
     start = time.perf_counter()
-    with open(os.devnull, "w") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=sink)
+    with open(os.devnull, "w") as sink, tempfile.TemporaryFile("w+") as errors:
+        process = subprocess.Popen(command, stdout=sink, stderr=errors)
         _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):  # 1: findings at error level, still a full run
+        elapsed = time.perf_counter() - start
+        errors.seek(0)
+        crashed = "Traceback" in errors.read()
+    # Exit 1 means findings at error level (the large file has broken blocks): still a full run.
+    if os.waitstatus_to_exitcode(status) not in (0, 1) or crashed:
         raise RuntimeError(f"{' '.join(command)} failed with {status}")
     return elapsed, usage.ru_maxrss / 1024
 
