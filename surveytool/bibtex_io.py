@@ -72,8 +72,17 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections") -> BibDocume
     papers: list[Paper] = []
     blocks: list[RawBlock] = []
     findings: list[Finding] = []
-    for block in library.blocks:
+    all_blocks = library.blocks
+    lines: list[str] | None = None
+    absorbed: set[int] = set()
+    for index, block in enumerate(all_blocks):
+        if index in absorbed:
+            continue
         where = SourceLocation(path, (block.start_line or 0) + 1)
+        if isinstance(block, model.ParsingFailedBlock) and not isinstance(block, model.DuplicateBlockKeyBlock):
+            lines = lines if lines is not None else text.splitlines(keepends=True)
+            block_text, swallowed = _failed_region(all_blocks, index, lines)
+            absorbed.update(swallowed)
         if isinstance(block, model.Entry):
             papers.append(_entry_to_paper(block, where, strings, tags_field))
         elif isinstance(block, model.String):
@@ -84,7 +93,7 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections") -> BibDocume
             blocks.append(RawBlock("comment", f"@comment{{{block.comment}}}", where))
         elif isinstance(block, model.ImplicitComment):
             if block.comment.strip():
-                blocks.append(RawBlock("comment", block.comment.strip("\n"), where))
+                blocks.append(RawBlock("comment", _tidy(block.comment), where))
         elif isinstance(block, model.DuplicateBlockKeyBlock):
             entry = block.ignore_error_block
             findings.append(Finding(
@@ -102,7 +111,7 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections") -> BibDocume
                 f"entry has the field(s) {', '.join(sorted(block.duplicate_keys))} twice; it is kept verbatim",
                 where, "delete one of the repeated fields",
             ))
-            blocks.append(RawBlock("failed", block.raw, where))
+            blocks.append(RawBlock("failed", block_text, where))
         elif isinstance(block, model.ParsingFailedBlock):
             reason = getattr(block.error, "abort_reason", None) or str(block.error)
             findings.append(Finding(
@@ -110,8 +119,28 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections") -> BibDocume
                 f"this block could not be parsed: {reason.strip()}; it is kept verbatim in the output",
                 where, "check for an unbalanced brace or a missing comma",
             ))
-            blocks.append(RawBlock("failed", block.raw or "", where))
+            blocks.append(RawBlock("failed", block_text, where))
     return BibDocument(tuple(papers), tuple(blocks), tuple(findings))
+
+
+def _failed_region(blocks: list, index: int, lines: list[str]) -> tuple[str, list[int]]:
+    """The text of a failed block up to the next block that parsed, and the comment blocks inside it.
+
+    After an aborted block the parser reads the rest of it as free text; kept
+    apart, the two would be written (and read back) differently each time.
+    """
+    end = index + 1
+    while end < len(blocks) and isinstance(blocks[end], model.ImplicitComment):
+        end += 1
+    start_line = blocks[index].start_line or 0
+    stop_line = blocks[end].start_line if end < len(blocks) else len(lines)
+    region = _tidy("".join(lines[start_line:stop_line]))
+    return region or (blocks[index].raw or ""), list(range(index + 1, end))
+
+
+def _tidy(text: str) -> str:
+    """Text as the writer will write it: no trailing spaces, no blank lines around it."""
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
 
 
 def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[str, str], tags_field: str) -> Paper:
@@ -194,7 +223,7 @@ def write_bibtex(entries: Iterable[tuple[str, str, list[tuple[str, str]]]], bloc
     Values must already be valid BibTeX (enclosed, escaped): see ``bibliography.py``.
     """
     library = bibtexparser.Library()
-    library.add([_raw_block_to_model(block) for block in blocks], fail_on_duplicate_key=False)
+    library.add([_raw_block_to_model(block) for block in _coalesce_comments(blocks)], fail_on_duplicate_key=False)
     library.add([model.Entry(entry_type, key, [model.Field(k, v) for k, v in fields]) for entry_type, key, fields in entries])
     fmt = BibtexFormat()
     fmt.indent = "  "
@@ -204,6 +233,18 @@ def write_bibtex(entries: Iterable[tuple[str, str, list[tuple[str, str]]]], bloc
     # An empty, explicit unparse stack: values are written exactly as given.
     text = bibtexparser.write_string(library, unparse_stack=[], bibtex_format=fmt)
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+def _coalesce_comments(blocks: Iterable[RawBlock]) -> list[RawBlock]:
+    """Adjacent free-text comments as one block: that is how they read back, so writing is a fixed point."""
+    merged: list[RawBlock] = []
+    for block in blocks:
+        if merged and block.kind == "comment" == merged[-1].kind and not block.text.startswith("@") \
+                and not merged[-1].text.startswith("@"):
+            merged[-1] = RawBlock("comment", merged[-1].text + "\n\n" + block.text, merged[-1].location)
+        else:
+            merged.append(block)
+    return merged
 
 
 def _raw_block_to_model(block: RawBlock) -> model.Block:

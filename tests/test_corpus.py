@@ -55,3 +55,15 @@ def test_a_real_3000_entry_group_bibliography_round_trips_exactly():
     again = read_bibtex(text, "out.bib")
     assert {p.key: dict(p.fields) for p in again.papers} == {p.key: dict(p.fields) for p in papers}
     assert render_bibliography(again.papers, again.blocks) == text
+
+
+def test_a_block_that_fails_to_parse_is_kept_whole_with_the_text_the_parser_skipped():
+    text = ("@article{a,\n  % author = {commented},\n  % 12th Conference, Zurich, August 24--28, 2014\n"
+            "  title = {T},\n}\n\n@misc{b, title = {ok}}\n")
+    document = read_bibtex(text, "x.bib")
+    [failed] = [b for b in document.blocks if b.kind == "failed"]
+    assert failed.text == text.split("\n\n@misc")[0].rstrip()
+    assert [p.key for p in document.papers] == ["b"]
+    written = render_bibliography(document.papers, document.blocks)
+    again = read_bibtex(written, "y.bib")
+    assert render_bibliography(again.papers, again.blocks) == written
