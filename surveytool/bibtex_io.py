@@ -134,6 +134,9 @@ def _failed_region(blocks: list, index: int, lines: list[str]) -> tuple[str, lis
         end += 1
     start_line = blocks[index].start_line or 0
     stop_line = blocks[end].start_line if end < len(blocks) else len(lines)
+    # The reported start can be the last line of the block before; the block begins at its "@".
+    while start_line < stop_line - 1 and not lines[start_line].lstrip().startswith("@"):
+        start_line += 1
     region = _tidy("".join(lines[start_line:stop_line]))
     return region or (blocks[index].raw or ""), list(range(index + 1, end))
 

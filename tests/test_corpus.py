@@ -44,12 +44,14 @@ def test_non_utf8_files_are_read_with_a_warning():
     assert any(f.check == "encoding" for f in result.findings)
 
 
-BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench" / "medium-refdb.bib"
+BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
 
 
 @pytest.mark.skipif(not BENCH.exists(), reason="the shared benchmark files are beside the checkout only")
-def test_a_real_3000_entry_group_bibliography_round_trips_exactly():
-    result = read_source(BENCH, "medium-refdb.bib", "bib")
+@pytest.mark.parametrize("name", ["medium-refdb.bib", "large-merged.bib"])
+def test_real_group_bibliographies_round_trip_exactly(name):
+    """write(read(write(x))) == write(x) on 3k and 16k real entries (macros, crossrefs, broken blocks)."""
+    result = read_source(BENCH / name, name, "bib")
     papers, _ = assign_keys(result.papers)
     text = render_bibliography(papers, result.blocks)
     again = read_bibtex(text, "out.bib")
