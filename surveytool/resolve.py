@@ -7,14 +7,14 @@ Attaching the wrong paper is worse than attaching none.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Protocol
 
-from .identifiers import normalize_arxiv, normalize_doi
-from .merge import first_author_surname
+from .merge import first_author_surname, identities
 from .models import Finding, Origin, Paper, Resolution, Severity, frozen_mapping
 from .textnorm import abstract_similarity, normalize, shingles, strip_truncation
 
@@ -62,37 +62,34 @@ class CatalogResolver:
         self._by_id: dict[str, list[int]] = {}
         self._by_title: dict[str, list[int]] = {}
         self._by_shingle: dict[tuple[str, ...], list[int]] = {}
-        self._abstract_words: dict[int, list[str]] = {}
         for index, paper in enumerate(self.papers):
-            for identity in self._ids(paper):
+            for identity in identifier_keys(paper):
                 self._by_id.setdefault(identity, []).append(index)
             if paper.title:
                 self._by_title.setdefault(normalize(paper.title), []).append(index)
             if paper.abstract:
-                words = normalize(strip_truncation(paper.abstract)).split()
-                self._abstract_words[index] = words
-                for shingle in shingles(words[:80]):
+                for shingle in shingles(normalize(strip_truncation(paper.abstract)).split()[:80]):
                     self._by_shingle.setdefault(shingle, []).append(index)
+        self._sorted_titles = sorted(self._by_title)  # for prefix look-ups of titles cut short
 
-    @staticmethod
-    def _ids(paper: Paper) -> list[str]:
+    def _titles_starting_with(self, prefix: str) -> list[str]:
+        start = bisect_left(self._sorted_titles, prefix)
         found = []
-        if paper.fields.get("doi"):
-            found.append("doi:" + normalize_doi(paper.fields["doi"]))
-        arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
-        if arxiv:
-            found.append("arxiv:" + arxiv)
+        for title in self._sorted_titles[start:]:
+            if not title.startswith(prefix):
+                break
+            found.append(title)
         return found
 
     def lookup(self, paper: Paper) -> list[Candidate]:
         found: set[int] = set()
-        for identity in self._ids(paper):
+        for identity in identifier_keys(paper):
             found.update(self._by_id.get(identity, ()))
         if paper.title:
             title = normalize(paper.title)
             found.update(self._by_title.get(title, ()))
             if paper.truncated and len(title) >= _MIN_PREFIX_CHARS:
-                found.update(i for full, indexes in self._by_title.items() if full.startswith(title) for i in indexes)
+                found.update(i for full in self._titles_starting_with(title) for i in self._by_title[full])
         if paper.abstract:
             words = normalize(strip_truncation(paper.abstract)).split()
             shared = Counter(i for s in shingles(words[:80]) for i in self._by_shingle.get(s, ()))
@@ -115,9 +112,14 @@ def _years_agree(a: Paper, b: Paper) -> bool:
     return not (year_a.isdigit() and year_b.isdigit()) or abs(int(year_a) - int(year_b)) <= 2
 
 
+def identifier_keys(paper: Paper) -> list[str]:
+    """The paper's DOI and arXiv identities (``doi:...``, ``arxiv:...``), as de-duplication sees them."""
+    return [i for i in identities(paper) if i.startswith(("doi:", "arxiv:"))]
+
+
 def _shared_identifier(a: Paper, b: Paper) -> str | None:
-    ids_a = set(CatalogResolver._ids(a))
-    return next((i.split(":")[0] for i in CatalogResolver._ids(b) if i in ids_a), None)
+    ids_a = set(identifier_keys(a))
+    return next((i.split(":")[0] for i in identifier_keys(b) if i in ids_a), None)
 
 
 def score_match(query: Paper, found: Paper) -> tuple[float, str]:
