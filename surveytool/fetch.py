@@ -48,7 +48,6 @@ class HttpClient:
         self._sleep = sleep
         self._clock = clock
         self._last_request: dict[str, float] = {}
-        self.requests_sent = 0
 
     def get(self, url: str) -> Response:
         if self.cache is not None:
@@ -85,7 +84,6 @@ class HttpClient:
 
     def _fetch(self, url: str) -> tuple[int, str]:
         request = urllib.request.Request(url, headers={"User-Agent": self.settings.user_agent, "Accept": "*/*"})
-        self.requests_sent += 1
         try:
             with urllib.request.urlopen(request, timeout=self.settings.timeout) as answer:
                 return answer.status, answer.read().decode("utf-8", errors="replace")

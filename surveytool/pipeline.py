@@ -58,10 +58,6 @@ class Survey:
     def section_counts(self) -> Counter:
         return Counter(p.primary_section or "unclassified" for p in self.papers)
 
-    @property
-    def error_count(self) -> int:
-        return sum(f.severity is Severity.ERROR for f in self.findings)
-
 
 def source_paths(options: Options) -> list[tuple[Path, str]]:
     """(path, name shown in messages): user paths as given, bundled seeds as ``seeds/<name>``."""

@@ -28,10 +28,6 @@ def normalize(text: str) -> str:
     return _NON_WORD.sub(" ", folded).strip()
 
 
-def tokens(text: str) -> list[str]:
-    return normalize(text).split()
-
-
 def strip_truncation(text: str) -> str:
     """Text without a trailing ellipsis and without the word it may have cut."""
     stripped = text.rstrip()
