@@ -33,3 +33,7 @@ class TaxonomyError(SurveyToolError):
 
 class OutputError(SurveyToolError):
     """An output file could not be written."""
+
+
+class TemplateError(SurveyToolError):
+    """A template (bundled or the user's, with --templates) cannot be rendered."""

@@ -125,6 +125,8 @@ class BuildResult:
 
 def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage) -> BuildResult:
     """The whole flow: analyse the sources and write every output into ``out_dir``."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
     lock = options.lock_file or out_dir / LOCK_FILE
     survey = analyse(replace(options, lock_file=lock), stage)
     outputs = render_outputs(survey, draft, stage)

@@ -14,6 +14,7 @@ from typing import Any
 
 import jinja2
 
+from .errors import TemplateError
 from .latex import UNKNOWN_CHAR_MACRO, LatexMarkup, comment_text, escape_text
 from .resources import bundled_dir
 
@@ -48,6 +49,9 @@ def label(section_id: str, prefix: str = "sec:rw") -> LatexMarkup:
 def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
     if templates_dir is not None:
+        if not templates_dir.is_dir():
+            raise TemplateError("no such templates folder", path=str(templates_dir),
+                                hint="give a folder holding some of the templates in templates/ to override them")
         loaders.append(jinja2.FileSystemLoader(str(templates_dir)))
     loaders.append(jinja2.FileSystemLoader(str(bundled_dir("templates"))))
     env = jinja2.Environment(
@@ -79,4 +83,24 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
 
 
 def render_template(env: jinja2.Environment, name: str, context: dict[str, Any]) -> str:
-    return env.get_template(name).render(**context)
+    """The rendered template; a template's own mistake becomes a message naming its file and line."""
+    try:
+        return env.get_template(name).render(**context)
+    except jinja2.TemplateSyntaxError as error:
+        raise TemplateError(f"template syntax: {error.message}", path=error.filename or name, line=error.lineno,
+                            hint="see the template variables and delimiters in the README") from None
+    except jinja2.UndefinedError as error:
+        path, line = _template_position(error.__traceback__, name)
+        raise TemplateError(f"template uses an unknown variable: {error.message}", path=path, line=line,
+                            hint="see the template variables in the README") from None
+
+
+def _template_position(traceback: Any, name: str) -> tuple[str, int | None]:
+    """The innermost template file and line in a traceback (jinja2 maps its frames to them)."""
+    found: tuple[str, int | None] = (name, None)
+    while traceback is not None:
+        filename = traceback.tb_frame.f_code.co_filename
+        if filename.endswith(".j2"):
+            found = (filename, traceback.tb_lineno)
+        traceback = traceback.tb_next
+    return found

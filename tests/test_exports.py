@@ -68,3 +68,22 @@ def test_build_pdf_reports_latex_errors_in_plain_words(tmp_path):
     assert failed.returncode == 1
     [problem] = [line for line in failed.stderr.splitlines() if line.startswith("broken/")]
     assert problem.startswith("broken/related_work.tex:") and "a command is not defined" in problem
+
+
+@pytest.mark.parametrize("template, words", [
+    ("line one\n\\VAR{nonexistent}\n", "tpl/summary_table.tex.j2:2: error: template uses an unknown variable"),
+    ("\\BLOCK{for x in}\n", "tpl/summary_table.tex.j2:1: error: template syntax:"),
+])
+def test_a_broken_user_template_names_its_file_and_line(tmp_path, template, words):
+    (tmp_path / "tpl").mkdir()
+    (tmp_path / "tpl" / "summary_table.tex.j2").write_text(template)
+    result = run_cli("build", "--out", "o", "--templates", "tpl", cwd=tmp_path)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
+
+
+def test_missing_templates_folder_and_an_output_path_that_is_a_file(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    for args, words in ((["--templates", "nodir"], "nodir: error: no such templates folder"),
+                        (["--out", "afile"], "afile: error: is a file, not a folder")):
+        result = run_cli("build", *args, cwd=tmp_path)
+        assert result.returncode == 2 and words in result.stderr
