@@ -104,10 +104,12 @@ def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bi
         where = ", ".join(str(s) for s in paper.sources)
         what = "snippet" if paper.abstract else "title"
         values.setdefault("note", f"surveytool: unresolved {what} from {where}; identify the paper and complete this entry")
-    if paper.tags:
+    if paper.explicit_tags:
+        # The user's tags: variants written as ids, tags naming no section kept as they wrote them.
+        given = [t.section for t in paper.tags if t.explicit] + list(paper.unknown_tags)
+        values[tags_field] = ",".join(given or paper.explicit_tags)  # not tagged yet: as read
+    elif paper.tags:
         values[tags_field] = ",".join(paper.section_ids)
-    elif paper.explicit_tags:
-        values[tags_field] = ",".join(paper.explicit_tags)
     if dialect == "biblatex":
         _to_biblatex(values, paper.aliases)
     rendered = []

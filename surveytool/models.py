@@ -84,6 +84,7 @@ class Paper:
     resolution: Resolution | None = None
     tags: tuple[Tag, ...] = ()
     explicit_tags: tuple[str, ...] = ()
+    unknown_tags: tuple[str, ...] = ()  # explicit tags naming no section: reported, and kept as written
     aliases: tuple[str, ...] = ()  # keys absorbed when duplicates merged
 
     @property

@@ -118,14 +118,16 @@ class _Suggester:
         return best[1], best[0], shared[:5]
 
 
-def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], list[Finding]]:
-    """The user's own tags as section ids, with a finding for each one that is not an id."""
+def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tuple[str, ...], list[Finding]]:
+    """The user's own tags as section ids, the ones naming no section, and a finding for each that is not an id."""
     tags: list[Tag] = []
+    unknown: list[str] = []
     findings: list[Finding] = []
     where = min(paper.sources)
     for raw in paper.explicit_tags:
         section_id = canonical_section(raw, taxonomy)
         if section_id is None:
+            unknown.append(raw)
             guess = suggest_section(raw, taxonomy)
             findings.append(Finding("unknown-tag", Severity.ERROR, f"tag '{raw}' is not a section of the taxonomy", where,
                                     f"did you mean '{guess}'?" if guess else "see `surveytool taxonomy` for the section ids", paper.key))
@@ -136,7 +138,7 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], li
         if all(t.section != section_id for t in tags):
             role = Role.PRIMARY if not tags else Role.SECONDARY
             tags.append(Tag(section_id, role, 1.0, (f"given by the user as '{raw}'",), explicit=True))
-    return tuple(tags), findings
+    return tuple(tags), tuple(unknown), findings
 
 
 def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | None = None) -> tuple[list[Paper], list[Finding]]:
@@ -145,11 +147,11 @@ def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | Non
     tagged: list[Paper] = []
     findings: list[Finding] = []
     for paper in papers:
-        given, problems = explicit_tags(paper, taxonomy)
+        given, unknown, problems = explicit_tags(paper, taxonomy)
         findings.extend(problems)
         tags = given or tagger.tag(paper)
         if not tags and not paper.explicit_tags:  # unknown tags the user gave are reported as unknown-tag
             findings.append(Finding("no-section", Severity.WARNING, "no section could be chosen for this entry",
                                     min(paper.sources), "add a sections field naming its section", paper.key))
-        tagged.append(replace(paper, tags=tags))
+        tagged.append(replace(paper, tags=tags, unknown_tags=unknown))
     return tagged, findings

@@ -57,3 +57,17 @@ def test_primary_accuracy_on_the_seed_development_set():
     first = output.splitlines()[0]
     hits, total = map(int, first.split(": ")[1].split(" = ")[0].split("/"))
     assert total == 39 and hits / total >= 0.95, output
+
+
+def test_tags_naming_no_section_are_written_back_as_the_user_wrote_them():
+    from surveytool.bibliography import bibtex_fields
+
+    paper = entry("pipeline parallelism with micro batches", title="A Title", tags=("MoE", "Computer Science - ML"),
+                  origin=Origin.BIBTEX)
+    [tagged], _ = tag_papers([paper], TAXONOMY)
+    assert tagged.unknown_tags == ("Computer Science - ML",)
+    assert dict(bibtex_fields(tagged))["sections"] == "{moe,Computer Science - ML}"
+    only_unknown = entry("pipeline parallelism with micro batches", tags=("typo",), origin=Origin.BIBTEX)
+    [tagged], _ = tag_papers([only_unknown], TAXONOMY)
+    assert tagged.primary_section == "pipeline-parallel"  # placed in the chapter by the tagger...
+    assert dict(bibtex_fields(tagged))["sections"] == "{typo}"  # ...but the user's field is left to the user
