@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from .bibtex_io import MONTH_MACROS, RawBlock, write_bibtex
-from .latex import encode_bibtex_title, encode_bibtex_value
+from .latex import defuse, encode_bibtex_title, encode_bibtex_value
 from .models import Paper
 
 DIALECTS = ("bibtex", "biblatex")
@@ -87,10 +88,11 @@ def encode_field(name: str, text: str) -> str:
 
 
 def _value(paper: Paper, name: str, text: str) -> str:
-    # A value read from the user's .bib is written as they wrote it. Stages that
-    # change a field drop its original (see merge.merge_group, resolve.apply_candidate).
+    # A value read from the user's .bib is written as they wrote it (but for dangerous
+    # commands, printed literally). Stages that change a field drop its original
+    # (see merge.merge_group, resolve.apply_candidate).
     original = paper.latex_fields.get(name)
-    return original if original is not None else encode_field(name, text)
+    return defuse(original) if original is not None else encode_field(name, text)
 
 
 def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex") -> list[tuple[str, str]]:
@@ -157,4 +159,6 @@ def render_bibliography(
         raise ValueError(f"unknown dialect {dialect!r}")
     ordered = list(papers) if presorted else sort_papers(papers)
     entries = [(p.entry_type, p.key, bibtex_fields(p, tags_field, dialect)) for p in ordered]
-    return write_bibtex(entries, blocks)
+    # Macros, preambles and broken blocks reach BibTeX too: the same defusing applies to them.
+    kept = [replace(b, text=defuse(b.text, allow_definitions=b.kind == "preamble")) for b in blocks]
+    return write_bibtex(entries, kept)

@@ -16,7 +16,7 @@ import bibtexparser
 from bibtexparser import model
 from bibtexparser.writer import BibtexFormat
 
-from .latex import latex_to_text, quick_latex_to_text
+from .latex import dangerous_commands, latex_to_text, quick_latex_to_text
 from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 
 #: Months as BibTeX's predefined macros expand them, for plain-text values.
@@ -85,6 +85,7 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections") -> BibDocume
             absorbed.update(swallowed)
         if isinstance(block, model.Entry):
             papers.append(_entry_to_paper(block, where, strings, tags_field))
+            findings.extend(_dangerous_fields(papers[-1], where))
         elif isinstance(block, model.String):
             blocks.append(RawBlock("string", f"@string{{{block.key} = {block.value}}}", where, block.key))
         elif isinstance(block, model.Preamble):
@@ -121,6 +122,17 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections") -> BibDocume
             ))
             blocks.append(RawBlock("failed", block_text, where))
     return BibDocument(tuple(papers), tuple(blocks), tuple(findings))
+
+
+def _dangerous_fields(paper: Paper, where: SourceLocation) -> list[Finding]:
+    found = []
+    for name, value in sorted(paper.latex_fields.items()):
+        commands = dangerous_commands(value)
+        if commands:
+            listed = ", ".join("\\" + command for command in commands)
+            found.append(Finding("dangerous-macro", Severity.ERROR, f"field '{name}' of '{paper.key}' contains {listed}",
+                                 where, "delete the command; it has no place in a bibliography", paper.key))
+    return found
 
 
 def _failed_region(blocks: list, index: int, lines: list[str]) -> tuple[str, list[int]]:

@@ -6,7 +6,6 @@ unresolved entries); the rest look at the whole bibliography here.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -167,21 +166,10 @@ def _title_case(context: CheckContext) -> Iterable[Finding]:
                               min(paper.sources), "surveytool check --fix adds braces around them", paper.key)
 
 
-_DANGEROUS = re.compile(r"\\(write18|immediate|input|include|openout|openin|read|catcode|def|edef|gdef|xdef|let|csname|"
-                        r"newcommand|renewcommand|providecommand|special|directlua|ShellEscape|usepackage|makeatletter)(?![A-Za-z])")
-
-
-@register("dangerous-macro", Severity.ERROR, "a TeX command in a field that can run code or read files",
-          "Bibliographies get shared. \\write18, \\immediate, \\input, \\include, \\openout, \\catcode, \\def and the "
-          "like inside a field value can read files or run programs when the document compiles. Remove them.")
-def _dangerous(context: CheckContext) -> Iterable[Finding]:
-    for paper in context.papers:
-        for name, value in sorted(paper.latex_fields.items()):
-            found = sorted(set(_DANGEROUS.findall(value)))
-            if found:
-                commands = ", ".join("\\" + command for command in found)
-                yield Finding("dangerous-macro", Severity.ERROR, f"field '{name}' of '{paper.key}' contains {commands}",
-                              min(paper.sources), "delete the command; it has no place in a bibliography", paper.key)
+_staged("dangerous-macro", Severity.ERROR, "a TeX command in a field that can run code or read files",
+        "Bibliographies get shared. \\write18, \\immediate, \\input, \\include, \\openout, \\catcode, \\def and the "
+        "like inside a field value can read files or run programs when the document compiles. Reported when the "
+        ".bib is read; the .bib surveytool writes prints them literally instead. Remove them from your file.")
 
 
 @register("cite-undefined", Severity.ERROR, "a \\cite of a key that is not in the bibliography",

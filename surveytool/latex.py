@@ -99,6 +99,29 @@ def _break_ligatures(text: str) -> str:
     return _LIGATURE.sub("{}", text)
 
 
+# TeX primitives and commands that read or write files, run programs or redefine others:
+# they have no place in a bibliography, and a shared .bib must not smuggle them into a build.
+_IO_COMMANDS = "write18|immediate|input|include|openout|openin|read|catcode|special|directlua|ShellEscape|csname"
+_DEFINING_COMMANDS = "def|edef|gdef|xdef|let|newcommand|renewcommand|providecommand|usepackage|makeatletter"
+_DANGEROUS = re.compile(rf"\\({_IO_COMMANDS}|{_DEFINING_COMMANDS})(?![A-Za-z])")
+_DANGEROUS_IO = re.compile(rf"\\({_IO_COMMANDS})(?![A-Za-z])")
+
+
+def dangerous_commands(latex: str) -> list[str]:
+    """The dangerous command names in a LaTeX value, sorted."""
+    return sorted(set(_DANGEROUS.findall(latex)))
+
+
+def defuse(latex: str, allow_definitions: bool = False) -> str:
+    """``latex`` with dangerous commands printed literally instead of run (``\\textbackslash{}input``).
+
+    ``allow_definitions`` keeps \\newcommand and the like, which a @preamble exists for
+    (``\\newcommand{\\noopsort}[1]{}``); commands that touch files or run programs never pass.
+    """
+    pattern = _DANGEROUS_IO if allow_definitions else _DANGEROUS
+    return pattern.sub(lambda m: r"\textbackslash{}" + m.group(1), latex)
+
+
 def _escape_ascii(text: str) -> str:
     return _break_ligatures(_SPECIAL_RE.sub(lambda m: _SPECIALS[m.group()], text))
 

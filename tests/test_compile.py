@@ -1,9 +1,12 @@
 """The generated LaTeX compiles with real latexmk, and untrusted text stays inert."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 from conftest import compile_latex, requires_latex, run_cli
 
@@ -73,3 +76,25 @@ def test_non_ascii_text_compiles_with_the_default_engine(tmp_path):
                           check=True).stdout
     for expected in ("Müller", "Ørsted", "Naïve", "résumé", "Ångström", "Łukasz", "[U+4E2D]"):
         assert expected in text, expected
+
+
+@requires_latex
+def test_a_hostile_bib_is_defused_in_the_generated_bibliography(tmp_path):
+    # A path without "_": the field text must be valid LaTeX once the command is printed literally.
+    marker = Path(tempfile.gettempdir()) / f"surveytool-pwned-{os.getpid()}"
+    hostile = tmp_path / "shared.bib"
+    hostile.write_text(
+        '@preamble{"\\newcommand{\\noopsort}[1]{} \\immediate\\write18{touch ' + str(marker) + '}"}\n'
+        "@article{evil2020,\n  author = {Eve Mallory},\n  title = {{\\noopsort{a}}Pipeline parallelism \\input{/etc/passwd}},\n"
+        "  journal = {J. \\immediate\\write18{touch " + str(marker) + "}},\n  year = {2020},\n  sections = {pipeline-parallel},\n}\n",
+        encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_cli("build", str(hostile), "--out", str(out))
+    assert result.returncode == 1 and "[dangerous-macro]" in result.stderr  # reported...
+    compiled = compile_latex(out, "-shell-escape")
+    assert compiled.returncode == 0, compiled.stdout[-3000:]
+    assert not marker.exists()  # ...and inert in what surveytool wrote
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True,
+                          check=True).stdout
+    assert "root:" not in text and "\\input" in text
+    assert "\\newcommand{\\noopsort}" in (out / "references.bib").read_text(encoding="utf-8")  # the preamble still works
