@@ -16,7 +16,7 @@ import bibtexparser
 from bibtexparser import model
 from bibtexparser.writer import BibtexFormat
 
-from .latex import dangerous_commands, latex_to_text, quick_latex_to_text
+from .latex import dangerous_commands, latex_to_text, quick_latex_to_text, usable_key
 from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 
 #: Months as BibTeX's predefined macros expand them, for plain-text values.
@@ -86,6 +86,9 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections") -> BibDocume
         if isinstance(block, model.Entry):
             papers.append(_entry_to_paper(block, where, strings, tags_field))
             findings.extend(_dangerous_fields(papers[-1], where))
+            if not usable_key(block.key):
+                findings.append(Finding("unusable-key", Severity.ERROR, f"key '{block.key}' cannot be used in \\cite",
+                                        where, "rename it with letters, digits and - _ : . / only", block.key))
         elif isinstance(block, model.String):
             blocks.append(RawBlock("string", f"@string{{{block.key} = {block.value}}}", where, block.key))
         elif isinstance(block, model.Preamble):

@@ -65,6 +65,9 @@ _staged("ambiguous-match", Severity.WARNING, "several papers matched equally wel
 _staged("duplicate-key", Severity.WARNING, "an entry key used twice in a .bib",
         "BibTeX keeps only one of them. The second entry is kept under a new key; rename one of them.")
 _staged("duplicate-field", Severity.ERROR, "an entry with the same field twice", "BibTeX keeps only one value.")
+_staged("unusable-key", Severity.ERROR, "an entry key LaTeX cannot cite",
+        "BibTeX accepts keys with &, $, ^, ~, # or %, but \\cite breaks on them. The chapter shows such an entry "
+        "as a note instead of a citation. Rename the key.")
 _staged("bibtex-syntax", Severity.ERROR, "a block that could not be parsed",
         "The block is kept verbatim in the output. The message gives the parser's reason.")
 _staged("taxonomy-invalid", Severity.ERROR, "the taxonomy file is malformed",

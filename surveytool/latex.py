@@ -122,6 +122,14 @@ def defuse(latex: str, allow_definitions: bool = False) -> str:
     return pattern.sub(lambda m: r"\textbackslash{}" + m.group(1), latex)
 
 
+_CITABLE_KEY = re.compile(r"^[^\s,{}\\%#~&$^]+$")
+
+
+def usable_key(key: str) -> bool:
+    """Whether LaTeX can take ``key`` in \\cite (BibTeX accepts keys that LaTeX cannot cite)."""
+    return bool(_CITABLE_KEY.match(key))
+
+
 def _escape_ascii(text: str) -> str:
     return _break_ligatures(_SPECIAL_RE.sub(lambda m: _SPECIALS[m.group()], text))
 

@@ -86,10 +86,21 @@ def parse_paper_list(text: str) -> PaperList:
             block.append(line.strip())
             continue
         if block:
-            joined = _join_wrapped(block)
-            paragraphs.append(Paragraph(joined, block_line, is_truncated(joined)))
+            paragraphs.extend(_paragraphs(block, block_line))
             block = []
     return PaperList(anchor_title, anchor_line, tuple(paragraphs))
+
+
+def _paragraphs(lines: list[str], first_line: int) -> list[Paragraph]:
+    """One paragraph from a block of lines; or one per line when every line is a cut-off snippet.
+
+    Some lists put one snippet per line with no blank line between: a wrapped
+    paragraph never ends each of its lines with an ellipsis.
+    """
+    if len(lines) > 1 and all(is_truncated(line) for line in lines):
+        return [Paragraph(line, first_line + offset, True) for offset, line in enumerate(lines)]
+    joined = _join_wrapped(lines)
+    return [Paragraph(joined, first_line, is_truncated(joined))]
 
 
 def _join_wrapped(lines: list[str]) -> str:

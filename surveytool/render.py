@@ -8,17 +8,15 @@ LatexMarkup. Templates use LaTeX-friendly delimiters: ``\\VAR{...}`` for values,
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from .errors import TemplateError
-from .latex import UNKNOWN_CHAR_MACRO, LatexMarkup, comment_text, escape_text
+from .latex import UNKNOWN_CHAR_MACRO, LatexMarkup, comment_text, escape_text, usable_key
 from .resources import bundled_dir
 
-_KEY_SAFE = re.compile(r"^[^\s,{}\\%#~]+$")
 LEVELS = {"chapter": ("chapter", "section", "subsection"), "section": ("section", "subsection", "subsubsection")}
 
 
@@ -30,20 +28,19 @@ def _finalize(value: Any) -> Any:
     return escape_text(str(value))
 
 
-def _check_key(key: str) -> str:
-    if not _KEY_SAFE.match(key):
-        raise ValueError(f"citation key {key!r} cannot be used in \\cite")
-    return key
-
-
 def cite(keys: Any, command: str = "citet") -> LatexMarkup:
+    """A citation; keys LaTeX cannot cite are printed as a visible note instead of breaking the document."""
     if isinstance(keys, str):
         keys = [keys]
-    return LatexMarkup(f"\\{command}{{{','.join(_check_key(k) for k in keys)}}}")
+    usable = [k for k in keys if usable_key(k)]
+    unusable = [k for k in keys if not usable_key(k)]
+    parts = [f"\\{command}{{{','.join(usable)}}}"] if usable else []
+    parts.extend(f"\\textbf{{[key {escape_text(k)} cannot be cited]}}" for k in unusable)
+    return LatexMarkup(" ".join(parts))
 
 
 def label(section_id: str, prefix: str = "sec:rw") -> LatexMarkup:
-    return LatexMarkup(f"{prefix}:{_check_key(section_id)}")
+    return LatexMarkup(f"{prefix}:{section_id}")
 
 
 def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:

@@ -17,7 +17,10 @@ def _short(text: str, width: int) -> str:
 def entries_table(papers: Sequence[Paper]) -> str:
     rows = [("key", "year", "tags", "title / snippet", "sources")]
     for paper in papers:
-        label = paper.title if paper.resolved and paper.title else "[unresolved] " + (paper.abstract or paper.title or "")
+        if paper.resolved:
+            label = paper.title or "(no title)"
+        else:
+            label = "[unresolved] " + (paper.abstract or paper.title or "")
         rows.append((paper.key, paper.year or "", ",".join(paper.section_ids), _short(label, _TITLE_WIDTH),
                      " ".join(str(s) for s in paper.sources)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]

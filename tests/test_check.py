@@ -29,6 +29,7 @@ FAILING = {
     "duplicate-entry": (CLEAN + CLEAN.replace("shazeer2017", "shazeer17"), []),
     "duplicate-key": (CLEAN + CLEAN.replace("Outrageously", "Another"), []),
     "duplicate-field": (CLEAN.replace("  year = 2017,", "  year = 2017,\n  year = 2018,"), []),
+    "unusable-key": (CLEAN.replace("shazeer2017", "shazeer&2017"), []),
     "bibtex-syntax": (CLEAN + "@article{broken, title = {unbalanced\n" + CLEAN.replace("shazeer2017", "other"), []),
     "missing-field": (CLEAN.replace("  booktitle = {ICLR},\n", ""), []),
     "title-case-unprotected": (CLEAN.replace("Layer", "Layer on GPUs"), []),

@@ -40,3 +40,12 @@ def test_build_on_messy_lists_loses_nothing(tmp_path):
     sources = sorted(s for e in entries for s in e["sources"])
     assert len(sources) == 7 + 2  # every paragraph and both anchors, each exactly once
     assert "cr_no_header.txt:1: info [list-header]" in result.stderr
+
+
+def test_one_snippet_per_line_without_blank_lines_is_split_into_paragraphs(tmp_path):
+    path = tmp_path / "dense.txt"
+    path.write_text("Related papers: X\nA first snippet about pipeline parallelism…\nA second one about expert routing…\n"
+                    "A third...\n\nA wrapped paragraph that\ncontinues on the next line…\n", encoding="utf-8")
+    snippets = [p for p in read_source(path, "dense.txt").papers if p.origin.value == "snippet"]
+    assert [(p.sources[0].line, p.fields["abstract"][:8]) for p in snippets] == [
+        (2, "A first "), (3, "A second"), (4, "A third."), (6, "A wrappe")]
