@@ -40,19 +40,32 @@ def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list
             findings.append(Finding("csl-item", Severity.WARNING, f"item {index + 1} has no title or DOI; skipped",
                                     where, "export the item again with its metadata"))
             continue
-        fields = {ours: str(item[theirs]) for theirs, ours in _TEXT_FIELDS.items() if item.get(theirs)}
-        authors = [_name(p) for p in item.get("author", []) if isinstance(p, dict)]
-        if authors:
-            fields["author"] = " and ".join(authors)
-        issued = (item.get("issued") or {}).get("date-parts") or [[]]
-        if issued and issued[0]:
-            fields["year"] = str(issued[0][0])
-        container = item.get("container-title")
-        if container:
-            kind = _TYPES.get(item.get("type", ""), "misc")
-            fields["booktitle" if kind in ("inproceedings", "incollection") else "journal"] = str(container)
-        papers.append(Paper(
-            origin=Origin.CSL_JSON, sources=(where,), fields=frozen_mapping(fields),
-            entry_type=_TYPES.get(item.get("type", ""), "misc"), key=item_id,
-        ))
+        try:
+            papers.append(_item_to_paper(item, item_id, where))
+        except (AttributeError, TypeError, ValueError, IndexError, KeyError):
+            findings.append(Finding("csl-item", Severity.WARNING, f"item {index + 1} is not in the CSL-JSON shape; skipped",
+                                    where, "export it again from Zotero or pandoc"))
     return papers, findings
+
+
+def _text(value: Any) -> str:
+    """CSL allows a string or, in some exports, a list of strings."""
+    return str(value[0]) if isinstance(value, list) and value else str(value)
+
+
+def _item_to_paper(item: dict[str, Any], item_id: str, where: SourceLocation) -> Paper:
+    fields = {ours: _text(item[theirs]) for theirs, ours in _TEXT_FIELDS.items() if item.get(theirs)}
+    authors = [_name(p) for p in item.get("author") or [] if isinstance(p, dict)]
+    if authors:
+        fields["author"] = " and ".join(authors)
+    issued = item.get("issued") or {}
+    parts = (issued.get("date-parts") or [[]]) if isinstance(issued, dict) else [[]]
+    if parts and parts[0]:
+        fields["year"] = str(parts[0][0])
+    elif isinstance(issued, dict) and str(issued.get("raw", ""))[:4].isdigit():
+        fields["year"] = str(issued["raw"])[:4]
+    kind = _TYPES.get(str(item.get("type", "")), "misc")
+    container = item.get("container-title")
+    if container:
+        fields["booktitle" if kind in ("inproceedings", "incollection") else "journal"] = _text(container)
+    return Paper(origin=Origin.CSL_JSON, sources=(where,), fields=frozen_mapping(fields), entry_type=kind, key=item_id)

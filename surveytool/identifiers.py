@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_DOI = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(?P<doi>10\.\d{4,9}/\S+)$", re.IGNORECASE)
+_DOI = re.compile(r"^(?:doi:\s*|(?:https?://)?(?:dx\.)?doi\.org/)?(?P<doi>10\.\d{4,9}/\S+)$", re.IGNORECASE)
 _ARXIV_NEW = r"\d{4}\.\d{4,5}"
 _ARXIV_OLD = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}"
 _ARXIV = re.compile(
-    r"^(?:arxiv:\s*|https?://(?:www\.)?(?:export\.)?arxiv\.org/(?:abs|pdf)/)?"
+    r"^(?:arxiv:\s*|(?:https?://)?(?:www\.)?(?:export\.)?arxiv\.org/(?:abs|pdf)/)?"
     rf"(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?P<version>v\d+)?(?:\.pdf)?/?$",
     re.IGNORECASE,
 )

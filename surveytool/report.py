@@ -54,15 +54,25 @@ def explain_tags(papers: Sequence[Paper]) -> str:
 
 def taxonomy_tree(taxonomy: Taxonomy, counts: Mapping[str, int] | None = None) -> str:
     lines = [taxonomy.title]
-    for index, group in enumerate(taxonomy.groups):
-        last_group = index == len(taxonomy.groups) - 1
-        lines.append(f"{'└──' if last_group else '├──'} {group.title} [{group.id}]")
-        for position, section_id in enumerate(group.sections):
-            section = taxonomy.section(section_id)
-            branch = "    " if last_group else "│   "
-            corner = "└──" if position == len(group.sections) - 1 else "├──"
-            count = f"  ({counts.get(section_id, 0)})" if counts is not None else ""
-            lines.append(f"{branch}{corner} {section.id}: {section.title}{count}")
+    # Sections of an untitled group (a flat taxonomy) hang from the root directly.
+    branches: list[tuple[str, list[str] | None]] = []  # (group label, its sections) or (section id, None)
+    for group in taxonomy.groups:
+        if group.title:
+            branches.append((f"{group.title} [{group.id}]", list(group.sections)))
+        else:
+            branches.extend((section_id, None) for section_id in group.sections)
+
+    def section_line(section_id: str) -> str:
+        section = taxonomy.section(section_id)
+        count = f"  ({counts.get(section_id, 0)})" if counts is not None else ""
+        return f"{section.id}: {section.title}{count}"
+
+    for index, (label, children) in enumerate(branches):
+        last = index == len(branches) - 1
+        lines.append(f"{'└──' if last else '├──'} {label if children is not None else section_line(label)}")
+        for position, section_id in enumerate(children or ()):
+            corner = "└──" if position == len(children) - 1 else "├──"
+            lines.append(f"{'    ' if last else '│   '}{corner} {section_line(section_id)}")
     return "\n".join(lines) + "\n"
 
 

@@ -162,7 +162,12 @@ class _Validator:
 
     @staticmethod
     def _ordered(groups: list[Group], sections: list[Section]) -> list[Group]:
-        return [Group(g.id, g.title, tuple(s.id for s in sections if s.group == g.id), g.parent, g.line) for g in groups]
+        ordered = [Group(g.id, g.title, tuple(s.id for s in sections if s.group == g.id), g.parent, g.line) for g in groups]
+        loose = tuple(s.id for s in sections if not s.group)
+        if loose:
+            # Sections without a group (a flat taxonomy): an untitled group, drawn without a heading of its own.
+            ordered.append(Group("", "", loose))
+        return ordered
 
 
 def _did_you_mean(word: str, options, fallback: str) -> str:

@@ -73,3 +73,20 @@ def test_parse_prints_the_old_to_new_key_map_of_merged_entries(tmp_path):
                                     "booktitle = {ASRU}}\n")
     result = run_cli("parse", "a.bib", cwd=tmp_path, check=True)
     assert "merged keys (1)" in result.stdout and "pre  ->  pub" in result.stdout  # the published version's key stays
+
+
+def test_odd_csl_json_items_are_skipped_with_a_finding_and_bare_id_urls_are_read(tmp_path):
+    (tmp_path / "odd.json").write_text(json.dumps([
+        {"id": "a", "title": "Fine Paper Title Here", "issued": "2020", "author": "nobody"},
+        {"id": "b", "title": ["Listed Title Of A Paper"], "issued": {"raw": "2019-05"}, "container-title": ["J"]},
+        {"id": "c", "title": "Another Fine Title", "author": [{"family": "Ng"}], "issued": {"date-parts": [[2021, 1]]}},
+        "not an item"]))
+    result = run_cli("parse", "odd.json", "--json", cwd=tmp_path)
+    entries = {e["key"]: e for e in json.loads(result.stdout)}
+    assert entries["b"]["title"] == "Listed Title Of A Paper" and entries["b"]["year"] == "2019"
+    assert entries["c"]["authors"] == ["Ng"] and entries["c"]["year"] == "2021"
+    assert entries["a"]["title"] == "Fine Paper Title Here" and entries["a"]["year"] is None  # odd fields ignored
+    assert "warning [csl-item] item 4 has no title or DOI; skipped" in result.stderr
+    (tmp_path / "ids.txt").write_text("arxiv.org/abs/2104.14830\ndoi.org/10.1145/3320060\n")
+    entries = json.loads(run_cli("parse", "ids.txt", "--json", cwd=tmp_path, check=True).stdout)
+    assert {e["key"] for e in entries} == {"li2021scaling", "bennun2019demystifying"}

@@ -98,3 +98,19 @@ def test_a_hostile_bib_is_defused_in_the_generated_bibliography(tmp_path):
                           check=True).stdout
     assert "root:" not in text and "\\input" in text
     assert "\\newcommand{\\noopsort}" in (out / "references.bib").read_text(encoding="utf-8")  # the preamble still works
+
+
+@requires_latex
+def test_a_flat_taxonomy_without_groups_compiles_with_sections_at_the_top_level(tmp_path):
+    flat = tmp_path / "flat.toml"
+    flat.write_text('title = "Flat"\n[[sections]]\nid = "pipes"\ntitle = "Pipelines"\n[sections.keywords]\n"pipeline*" = 3\n'
+                    '[[sections]]\nid = "rest"\ntitle = "Everything Else"\n[sections.keywords]\n"training" = 1\n')
+    out = tmp_path / "out"
+    run_cli("build", "--taxonomy", str(flat), "--out", str(out))
+    chapter = (out / "related_work.tex").read_text(encoding="utf-8")
+    assert "\\subsection{Pipelines}" in chapter and "\\subsubsection{Pipelines}" not in chapter
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert_clean_log(out)
+    tree = run_cli("taxonomy", "--taxonomy", str(flat), check=True).stdout
+    assert tree.splitlines()[1].startswith("├── pipes: Pipelines")
