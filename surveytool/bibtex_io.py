@@ -16,7 +16,8 @@ import bibtexparser
 from bibtexparser import model
 from bibtexparser.writer import BibtexFormat
 
-from .latex import dangerous_commands, latex_to_text, quick_latex_to_text, usable_key
+from .latex import dangerous_commands, latex_to_text, usable_key
+from .latex_decode import quick_latex_to_text
 from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 
 #: Months as BibTeX's predefined macros expand them, for plain-text values.

@@ -13,9 +13,9 @@ from typing import Annotated, Optional
 import typer
 
 from .cli_check import check
-from .cli_options import (CacheOpt, CatalogOpt, ConfigOpt, FigureOpt, ForceOpt, JsonOpt, OnlineOpt, OverridesOpt, PlotOpt,
-                          QuietOpt, SourcesArg, StrictOpt, TableOpt, TagsFieldOpt, TaxonomyOpt, exit_code, make_options,
-                          progress, report)
+from .cli_options import (CacheOpt, CatalogOpt, ConfigOpt, DialectOpt, FigureOpt, ForceOpt, JsonOpt, LevelOpt, OnlineOpt,
+                          OverridesOpt, PlotOpt, QuietOpt, SourcesArg, StrictOpt, TableOpt, TagsFieldOpt, TaxonomyOpt,
+                          TemplatesOpt, exit_code, make_options, progress, report)
 from .errors import SurveyToolError
 
 app = typer.Typer(
@@ -40,9 +40,9 @@ def build(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("build"),
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
-    level: Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")] = "section",
-    dialect: Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")] = "bibtex",
-    templates: Annotated[Optional[Path], typer.Option("--templates", help="Folder of templates overriding the bundled ones.")] = None,
+    level: LevelOpt = "section",
+    dialect: DialectOpt = "bibtex",
+    templates: TemplatesOpt = None,
     tags_field: TagsFieldOpt = "sections",
     overrides: OverridesOpt = None,
     online: OnlineOpt = False,
@@ -98,8 +98,8 @@ def draft(
     output: Annotated[Path, typer.Option("--output", "-o", help="The chapter file to write.")] = Path("related_work.tex"),
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
-    level: Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")] = "section",
-    templates: Annotated[Optional[Path], typer.Option("--templates", help="Folder of templates overriding the bundled ones.")] = None,
+    level: LevelOpt = "section",
+    templates: TemplatesOpt = None,
     overrides: OverridesOpt = None,
     force: ForceOpt = False,
     figure: FigureOpt = True,
@@ -213,7 +213,7 @@ def bib(
     sources: SourcesArg = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="The .bib file to write.")] = None,
     in_place: Annotated[Optional[Path], typer.Option("--in-place", help="Update this .bib of yours: only changed tags and new entries are written.")] = None,
-    dialect: Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")] = "bibtex",
+    dialect: DialectOpt = "bibtex",
     sort: Annotated[str, typer.Option("--sort", help="key, or section (taxonomy order, then year).")] = "key",
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,

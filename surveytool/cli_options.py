@@ -23,6 +23,9 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite generated .te
 FigureOpt = Annotated[bool, typer.Option("--figure/--no-figure", help="Include the taxonomy tree figure (forest).")]
 TableOpt = Annotated[bool, typer.Option("--table/--no-table", help="Include the summary table (longtable).")]
 PlotOpt = Annotated[bool, typer.Option("--plot/--no-plot", help="Include the papers-per-year plot (pgfplots).")]
+LevelOpt = Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")]
+TemplatesOpt = Annotated[Optional[Path], typer.Option("--templates", help="Folder of templates overriding the bundled ones.")]
+DialectOpt = Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
 TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
 

@@ -9,11 +9,12 @@ can never become an active command.
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+from .latex_decode import NEEDS_DECODING, quick_decode, spell_ligatures
 
 
 class LatexMarkup(str):
@@ -42,7 +43,6 @@ _SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIALS)) + "]")
 # BibTeX counts braces before LaTeX sees them: a literal brace must not be one.
 _BIBTEX_SPECIALS = {**_SPECIALS, "{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_NEEDS_DECODING = re.compile(r"[\\{}$~^_%&#]|[^\x00-\x7f]|--|``|''")
 _WHITESPACE = re.compile(r"\s+")
 
 #: Defined in the generated documents: prints a character that pdfLaTeX has no glyph for.
@@ -235,90 +235,16 @@ def encode_bibtex_title(text: str) -> str:
     return "".join(pieces)
 
 
-_ACCENTS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", "=": "\u0304", ".": "\u0307",
-            "c": "\u0327", "u": "\u0306", "v": "\u030c", "H": "\u030b", "k": "\u0328", "r": "\u030a",
-            "d": "\u0323", "b": "\u0331"}
-_ACCENT = re.compile(r"\\([\"'`^~=.]|[cuvHkrdb](?=[\s{]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))")
-_SYMBOLS = {"textellipsis": "…", "ldots": "…", "dots": "…", "textendash": "–", "textemdash": "—",
-            "textquoteright": "’", "textquoteleft": "‘", "textquotedblleft": "“", "textquotedblright": "”",
-            "&": "&", "%": "%", "_": "_", "#": "#", "$": "$", "{": "{", "}": "}", "textbackslash": "\\",
-            "textbraceleft": "{", "textbraceright": "}", "textasciitilde": "~", "textasciicircum": "^",
-            "textless": "<", "textgreater": ">", "textbar": "|", "ss": "ß", "o": "ø", "O": "Ø", "aa": "å",
-            "AA": "Å", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ"}
-# One pass, so that a brace a command stands for is not then removed as markup.
-_COMMAND_OR_BRACE = re.compile(r"\\(?:([A-Za-z]+)\s*(?:\{\})?|([&%_#${}]))|[{}]")
-_TIE = re.compile(r"(?<!\\)~")
-
-
-_LIGATURES_IN = re.compile(r"---|--|``|''")
-_LIGATURE_MACROS = {"---": r"\textemdash{}", "--": r"\textendash{}", "``": r"\textquotedblleft{}", "''": r"\textquotedblright{}"}
-
-
-def _spell_ligatures(value: str) -> str:
-    """TeX's input ligatures as the macros they mean, before any braces are removed."""
-    return _LIGATURES_IN.sub(lambda m: _LIGATURE_MACROS[m.group()], value)
-
-
-# Commands whose argument is plain text to keep: the command itself is dropped.
-_FORMATTING = frozenset(
-    "emph textbf textit texttt textsc textrm textsf textup textmd textnormal textsl mbox hbox url "
-    "protect relax bf it em rm sc tt sf sl normalfont small footnotesize large Large".split()
-)
-
-
-_MATH = re.compile(r"(?<!\\)\$[^$]*\$")
-_ARGUMENT_FOLLOWS = re.compile(r"\s*\{")
-
-
-def _quick_decode(value: str) -> tuple[str, bool]:
-    """(plain text, whether every command was understood). Math stays as written, like pylatexenc's verbatim mode."""
-    understood = True
-
-    def command(match: re.Match) -> str:
-        nonlocal understood
-        name = match.group(1) or match.group(2) or ""
-        if name in _SYMBOLS:
-            return _SYMBOLS[name]
-        # An unknown command with an argument (\ce{H2O}, \textsuperscript{2}) wraps text we keep;
-        # one without (\copyright, \S) is a symbol only pylatexenc may know.
-        if match.group(1) and name not in _FORMATTING and not _ARGUMENT_FOLLOWS.match(match.string, match.end()):
-            understood = False
-        return ""
-
-    def text_part(part: str) -> str:
-        part = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], _spell_ligatures(part))
-        return _COMMAND_OR_BRACE.sub(command, _TIE.sub(" ", part))
-
-    pieces, last = [], 0
-    for math in _MATH.finditer(value):
-        pieces.append(text_part(value[last : math.start()]))
-        pieces.append(math.group())
-        last = math.end()
-    pieces.append(text_part(value[last:]))
-    return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", "".join(pieces))).strip(), understood
-
-
-def quick_latex_to_text(value: str) -> str:
-    """Plain text of long values (abstracts) without pylatexenc: accents, symbols, braces.
-
-    Table-driven and fast; unknown commands are dropped. Good enough for matching
-    and de-duplication, where pylatexenc's cost per value would dominate a run.
-    """
-    if not _NEEDS_DECODING.search(value):
-        return _WHITESPACE.sub(" ", value).strip()
-    return _quick_decode(value)[0]
-
-
 def latex_to_text(value: str) -> str:
     """Plain text of a LaTeX value, for matching and display.
 
     Plain ASCII costs a regex check; common markup goes through the quick
     decoder; only values with commands it does not know reach pylatexenc.
     """
-    if not _NEEDS_DECODING.search(value):
+    if not NEEDS_DECODING.search(value):
         return _WHITESPACE.sub(" ", value).strip()
-    text, understood = _quick_decode(value)
+    text, understood = quick_decode(value)
     if understood:
         return text
-    decoded = _decoder().latex_to_text(_spell_ligatures(value))
+    decoded = _decoder().latex_to_text(spell_ligatures(value))
     return _WHITESPACE.sub(" ", decoded).strip()

@@ -1,4 +1,5 @@
-from surveytool.latex import LatexMarkup, quick_latex_to_text, comment_text, encode_bibtex_title, encode_bibtex_value, escape_text, latex_to_text
+from surveytool.latex_decode import quick_latex_to_text
+from surveytool.latex import LatexMarkup, comment_text, encode_bibtex_title, encode_bibtex_value, escape_text, latex_to_text
 
 
 def test_specials_are_escaped_and_inert():

@@ -45,29 +45,33 @@ def paragraph_lines() -> dict[tuple[str, int], int]:
     return index
 
 
-def evaluate(snippets_only: bool) -> tuple[float, list, Counter, Counter, Counter]:
-    survey = analyse(Options(bundled_catalog=not snippets_only))
-    labels, lines = load_labels(), paragraph_lines()
-    hits, rows = 0, []
+def score(cases: list[tuple[str, set[str], object]]) -> tuple[float, list, Counter, Counter, Counter]:
+    """(name, acceptable primaries, paper) cases -> accuracy, rows, and per-section counts."""
+    rows = []
     true_pos, predicted, actual = Counter(), Counter(), Counter()
-    for paper in survey.papers:
-        if paper.origin is Origin.ANCHOR:
-            continue
-        source = paper.sources[0]
-        seed = Path(source.path).name
-        if (seed, source.line) not in lines:
-            continue
-        accepted, _all = labels[(seed, lines[(seed, source.line)])]
+    for name, accepted, paper in cases:
         primary = paper.primary_section
         hit = primary in accepted
-        hits += hit
-        rows.append((hit, f"{seed[:3]}:{lines[(seed, source.line)]}", primary, "|".join(sorted(accepted)), paper))
+        rows.append((hit, name, primary, "|".join(sorted(accepted)), paper))
         predicted[primary] += 1
         for section in accepted:
             actual[section] += 1 / len(accepted)
-        if hit:
-            true_pos[primary] += 1
-    return hits / len(rows), rows, true_pos, predicted, actual
+        true_pos[primary] += hit
+    return sum(r[0] for r in rows) / len(rows), rows, true_pos, predicted, actual
+
+
+def evaluate(snippets_only: bool) -> tuple[float, list, Counter, Counter, Counter]:
+    survey = analyse(Options(bundled_catalog=not snippets_only))
+    labels, lines = load_labels(), paragraph_lines()
+    cases = []
+    for paper in survey.papers:
+        source = paper.sources[0]
+        seed = Path(source.path).name
+        if paper.origin is Origin.ANCHOR or (seed, source.line) not in lines:
+            continue
+        index = lines[(seed, source.line)]
+        cases.append((f"{seed[:3]}:{index}", labels[(seed, index)][0], paper))
+    return score(cases)
 
 
 def evaluate_holdout() -> tuple[float, list, Counter, Counter, Counter]:
@@ -80,21 +84,8 @@ def evaluate_holdout() -> tuple[float, list, Counter, Counter, Counter]:
         listing.write_text("Related papers: held out\n\n" + "\n\n".join(r[2] for r in rows_in) + "\n", encoding="utf-8")
         survey = analyse(Options(sources=(listing,), bundled_catalog=False))
     by_line = {p.sources[0].line: p for p in survey.papers if p.origin is Origin.SNIPPET}
-    hits, rows = 0, []
-    true_pos, predicted, actual = Counter(), Counter(), Counter()
-    for number, (labels, name, _text) in enumerate(rows_in):
-        paper = by_line[3 + 2 * number]
-        accepted = set(labels.split("|"))
-        primary = paper.primary_section
-        hit = primary in accepted
-        hits += hit
-        rows.append((hit, name, primary, labels, paper))
-        predicted[primary] += 1
-        for section in accepted:
-            actual[section] += 1 / len(accepted)
-        if hit:
-            true_pos[primary] += 1
-    return hits / len(rows), rows, true_pos, predicted, actual
+    # Paragraph n (from 0) starts on line 3 + 2n: the header, a blank line, then one line each.
+    return score([(name, set(labels.split("|")), by_line[3 + 2 * n]) for n, (labels, name, _) in enumerate(rows_in)])
 
 
 def main() -> int:
