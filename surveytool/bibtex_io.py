@@ -22,11 +22,8 @@ from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_map
 
 #: Months as BibTeX's predefined macros expand them, for plain-text values.
 MONTH_MACROS = {
-    m: name
-    for m, name in zip(
-        "jan feb mar apr may jun jul aug sep oct nov dec".split(),
-        "January February March April May June July August September October November December".split(),
-    )
+    name[:3].lower(): name
+    for name in "January February March April May June July August September October November December".split()
 }
 
 

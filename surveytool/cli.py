@@ -8,14 +8,35 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from .cli_check import check
-from .cli_options import (CacheOpt, CatalogOpt, ConfigOpt, DialectOpt, FigureOpt, ForceOpt, JsonOpt, LevelOpt, OnlineOpt,
-                          OverridesOpt, PlotOpt, QuietOpt, SourcesArg, StrictOpt, TableOpt, TagsFieldOpt, TaxonomyOpt,
-                          TemplatesOpt, exit_code, make_options, progress, report)
+from .cli_options import (
+    CacheOpt,
+    CatalogOpt,
+    ConfigOpt,
+    DialectOpt,
+    FigureOpt,
+    ForceOpt,
+    JsonOpt,
+    LevelOpt,
+    OnlineOpt,
+    OverridesOpt,
+    PlotOpt,
+    QuietOpt,
+    SourcesArg,
+    StrictOpt,
+    TableOpt,
+    TagsFieldOpt,
+    TaxonomyOpt,
+    TemplatesOpt,
+    exit_code,
+    make_options,
+    progress,
+    report,
+)
 from .errors import SurveyToolError
 
 app = typer.Typer(
@@ -57,7 +78,8 @@ def build(
     quiet: QuietOpt = False,
 ) -> None:
     """Run the whole flow and write references.bib, related_work.tex, main.tex and entries.json."""
-    from .outputs import DraftOptions, build as run_build
+    from .outputs import DraftOptions
+    from .outputs import build as run_build
     from .render import LEVELS
 
     if level not in LEVELS:
@@ -128,7 +150,7 @@ def draft(
 def export(
     sources: SourcesArg = None,
     format: Annotated[str, typer.Option("--format", "-f", help="markdown (an awesome-list README) or csl-json.")] = "markdown",
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: print).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default: print).")] = None,
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
     overrides: OverridesOpt = None,
@@ -157,7 +179,7 @@ def parse(
     sources: SourcesArg = None,
     as_json: JsonOpt = False,
     catalog: CatalogOpt = None,
-    kind: Annotated[Optional[str], typer.Option("--kind", help="Read every source as: list, bib, ids or csl-json.")] = None,
+    kind: Annotated[str | None, typer.Option("--kind", help="Read every source as: list, bib, ids or csl-json.")] = None,
     tags_field: TagsFieldOpt = "sections",
     online: OnlineOpt = False,
     config: ConfigOpt = None,
@@ -211,8 +233,8 @@ def tag(
 @app.command()
 def bib(
     sources: SourcesArg = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="The .bib file to write.")] = None,
-    in_place: Annotated[Optional[Path], typer.Option("--in-place", help="Update this .bib of yours: only changed tags and new entries are written.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="The .bib file to write.")] = None,
+    in_place: Annotated[Path | None, typer.Option("--in-place", help="Update this .bib of yours: only changed tags and new entries are written.")] = None,
     dialect: DialectOpt = "bibtex",
     sort: Annotated[str, typer.Option("--sort", help="key, or section (taxonomy order, then year).")] = "key",
     taxonomy: TaxonomyOpt = None,
@@ -282,7 +304,7 @@ app.add_typer(taxonomy_app, name="taxonomy")
 def taxonomy_show(
     ctx: typer.Context,
     taxonomy: TaxonomyOpt = None,
-    sources: Annotated[Optional[list[Path]], typer.Option("--sources", help="Count entries of these sources (default: the bundled seeds).")] = None,
+    sources: Annotated[list[Path] | None, typer.Option("--sources", help="Count entries of these sources (default: the bundled seeds).")] = None,
 ) -> None:
     """Show the taxonomy tree with the number of entries whose primary section each is."""
     if ctx.invoked_subcommand is not None:

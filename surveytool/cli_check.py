@@ -5,25 +5,36 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from .cli_options import (CatalogOpt, ConfigOpt, OverridesOpt, QuietOpt, SourcesArg, StrictOpt, TagsFieldOpt,
-                          TaxonomyOpt, exit_code, make_options, report)
+from .cli_options import (
+    CatalogOpt,
+    ConfigOpt,
+    OverridesOpt,
+    QuietOpt,
+    SourcesArg,
+    StrictOpt,
+    TagsFieldOpt,
+    TaxonomyOpt,
+    exit_code,
+    make_options,
+    report,
+)
 from .models import Finding
 
 
 def check(
     sources: SourcesArg = None,
-    tex: Annotated[Optional[list[Path]], typer.Option("--tex", help="A .tex file whose \\cite keys must exist (repeatable).")] = None,
+    tex: Annotated[list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys must exist (repeatable).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as a JSON array.")] = False,
     strict: StrictOpt = False,
     fix: Annotated[bool, typer.Option("--fix", help="Rewrite what is unambiguous (tag variants, title braces) in the .bib sources.")] = False,
-    explain: Annotated[Optional[str], typer.Option("--explain", help="Explain one check and exit.")] = None,
-    checks: Annotated[Optional[str], typer.Option("--checks", help="Comma-separated checks to run (default: all).")] = None,
-    disable: Annotated[Optional[str], typer.Option("--disable", help="Comma-separated checks to skip.")] = None,
-    thin: Annotated[Optional[int], typer.Option("--thin", help="thin-section: fewer entries than this (default 2).")] = None,
+    explain: Annotated[str | None, typer.Option("--explain", help="Explain one check and exit.")] = None,
+    checks: Annotated[str | None, typer.Option("--checks", help="Comma-separated checks to run (default: all).")] = None,
+    disable: Annotated[str | None, typer.Option("--disable", help="Comma-separated checks to skip.")] = None,
+    thin: Annotated[int | None, typer.Option("--thin", help="thin-section: fewer entries than this (default 2).")] = None,
     dialect: Annotated[str, typer.Option("--dialect", help="missing-field rules: bibtex or biblatex.")] = "bibtex",
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,

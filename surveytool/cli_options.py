@@ -4,27 +4,27 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from .models import Finding, Severity
 
-SourcesArg = Annotated[Optional[list[Path]], typer.Argument(help="Related-paper lists (.txt), .bib, id lists or CSL-JSON. Default: the bundled seeds.", show_default=False)]
-TaxonomyOpt = Annotated[Optional[Path], typer.Option("--taxonomy", help="Taxonomy TOML file. Default: the bundled one.")]
-CatalogOpt = Annotated[Optional[list[Path]], typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")]
+SourcesArg = Annotated[list[Path] | None, typer.Argument(help="Related-paper lists (.txt), .bib, id lists or CSL-JSON. Default: the bundled seeds.", show_default=False)]
+TaxonomyOpt = Annotated[Path | None, typer.Option("--taxonomy", help="Taxonomy TOML file. Default: the bundled one.")]
+CatalogOpt = Annotated[list[Path] | None, typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
-OverridesOpt = Annotated[Optional[Path], typer.Option("--overrides", help="TOML file of your own tags by key ([tags] key = [ids]).")]
+OverridesOpt = Annotated[Path | None, typer.Option("--overrides", help="TOML file of your own tags by key ([tags] key = [ids]).")]
 OnlineOpt = Annotated[bool, typer.Option("--online", help="Also ask OpenAlex, Crossref and arXiv (answers are cached).")]
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Settings file with an [online] table (default: ./surveytool.toml if present).")]
-CacheOpt = Annotated[Optional[Path], typer.Option("--cache", help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Settings file with an [online] table (default: ./surveytool.toml if present).")]
+CacheOpt = Annotated[Path | None, typer.Option("--cache", help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite generated .tex edited outside the notes regions (kept as .bak).")]
 FigureOpt = Annotated[bool, typer.Option("--figure/--no-figure", help="Include the taxonomy tree figure (forest).")]
 TableOpt = Annotated[bool, typer.Option("--table/--no-table", help="Include the summary table (longtable).")]
 PlotOpt = Annotated[bool, typer.Option("--plot/--no-plot", help="Include the papers-per-year plot (pgfplots).")]
 LevelOpt = Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")]
-TemplatesOpt = Annotated[Optional[Path], typer.Option("--templates", help="Folder of templates overriding the bundled ones.")]
+TemplatesOpt = Annotated[Path | None, typer.Option("--templates", help="Folder of templates overriding the bundled ones.")]
 DialectOpt = Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
 TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]

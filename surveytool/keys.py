@@ -80,7 +80,7 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None) 
     """
     pins = dict(pins or {})
     found = [identities(p) for p in papers]
-    identity = [identity_of(p, f) for p, f in zip(papers, found)]
+    identity = [identity_of(p, f) for p, f in zip(papers, found, strict=True)]
     taken: set[str] = set()
     keyed: dict[int, str] = {}
     # Pinned and user-given keys first, in a fixed order, so they win every collision.

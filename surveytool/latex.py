@@ -50,7 +50,7 @@ UNKNOWN_CHAR_MACRO = "stchar"
 
 
 def _unknown_char(char: str) -> str:
-    return "\\%s{%04X}" % (UNKNOWN_CHAR_MACRO, ord(char))
+    return f"\\{UNKNOWN_CHAR_MACRO}{{{ord(char):04X}}}"
 
 
 @lru_cache(maxsize=1)

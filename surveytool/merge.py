@@ -77,9 +77,7 @@ def _compatible(a: Paper, b: Paper) -> bool:
     if surname_a and surname_b and surname_a != surname_b:
         return False
     year_a, year_b = a.fields.get("year", ""), b.fields.get("year", "")
-    if year_a[:4].isdigit() and year_b[:4].isdigit() and abs(int(year_a[:4]) - int(year_b[:4])) > 2:
-        return False
-    return True
+    return not (year_a[:4].isdigit() and year_b[:4].isdigit() and abs(int(year_a[:4]) - int(year_b[:4])) > 2)
 
 
 def merge_duplicates(papers: Sequence[Paper]) -> list[Paper]:

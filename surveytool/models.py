@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from types import MappingProxyType
 
 
@@ -28,7 +28,7 @@ class SourceLocation:
         return f"{self.path}:{self.line}"
 
 
-class Origin(str, Enum):
+class Origin(StrEnum):
     """What kind of input a paper was read from."""
 
     SNIPPET = "snippet"  # a paragraph of a related-paper list
@@ -38,7 +38,7 @@ class Origin(str, Enum):
     CSL_JSON = "csl-json"
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     PRIMARY = "primary"
     SECONDARY = "secondary"
 
@@ -118,7 +118,7 @@ class Paper:
         return tuple(t.section for t in self.tags)
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"

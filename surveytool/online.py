@@ -105,7 +105,7 @@ class OpenAlexResolver(_OnlineResolver):
 
     def parse(self, body: str) -> list[Paper]:
         data = json.loads(body)
-        works = data["results"] if "results" in data else [data]
+        works = data.get("results", [data])
         return [self._paper(work) for work in works if isinstance(work, dict) and work.get("title")]
 
     def _paper(self, work: dict) -> Paper:
@@ -145,7 +145,7 @@ class CrossrefResolver(_OnlineResolver):
 
     def parse(self, body: str) -> list[Paper]:
         message = json.loads(body)["message"]
-        items = message["items"] if "items" in message else [message]
+        items = message.get("items", [message])
         return [self._paper(item) for item in items if isinstance(item, dict) and item.get("title")]
 
     def _paper(self, item: dict) -> Paper:

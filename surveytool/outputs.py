@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from collections.abc import Sequence
 
 from .bibliography import render_bibliography
 from .chapter import chapter_groups, publication_trend, summary_rows
@@ -15,7 +15,7 @@ from .errors import OutputError
 from .keys import dump_pins
 from .latex import unencodable_chars
 from .models import Paper
-from .pipeline import LOCK_FILE, Options, Stage, Survey, silent_stage, analyse
+from .pipeline import LOCK_FILE, Options, Stage, Survey, analyse, silent_stage
 from .regions import carry_over, edited_outside_regions, stamp
 from .render import LEVELS, make_environment, render_template
 

@@ -13,7 +13,7 @@ from .inplace import Edit, fix_entries, update_bib_in_place
 from .keys import dump_pins
 from .models import Finding, Severity, SourceLocation
 from .outputs import write_atomically
-from .pipeline import LOCK_FILE, Options, Stage, Survey, silent_stage, analyse, source_paths
+from .pipeline import LOCK_FILE, Options, Stage, Survey, analyse, silent_stage, source_paths
 from .readers import read_text
 
 

@@ -2,9 +2,9 @@
 
 import json
 
-from conftest import HAVE_LATEX, IN_CI, run_cli
 import pytest
 
+from conftest import HAVE_LATEX, IN_CI, run_cli
 from surveytool.export import to_markdown
 from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.readers import read_source

@@ -1,5 +1,12 @@
+from surveytool.latex import (
+    LatexMarkup,
+    comment_text,
+    encode_bibtex_title,
+    encode_bibtex_value,
+    escape_text,
+    latex_to_text,
+)
 from surveytool.latex_decode import quick_latex_to_text
-from surveytool.latex import LatexMarkup, comment_text, encode_bibtex_title, encode_bibtex_value, escape_text, latex_to_text
 
 
 def test_specials_are_escaped_and_inert():

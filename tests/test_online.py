@@ -1,5 +1,6 @@
 """Online resolvers against a real HTTP server on 127.0.0.1 serving the services' response formats."""
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -35,10 +36,8 @@ class FakeServices(BaseHTTPRequestHandler):
         for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
-        try:
+        with contextlib.suppress(BrokenPipeError):  # the client gave up (timeout test)
             self.wfile.write(body.encode())
-        except BrokenPipeError:
-            pass  # the client gave up (timeout test)
 
     def log_message(self, *args):
         pass
