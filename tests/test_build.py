@@ -121,3 +121,10 @@ def test_findings_at_error_level_exit_1_and_strict_makes_warnings_fatal(tmp_path
     (tmp_path / "ok.txt").write_text("Related papers: x\n\nSome snippet about gradient compression for all-reduce in clusters of GPUs…\n")
     assert run_cli("build", "ok.txt", "--out", "o", cwd=tmp_path).returncode == 0
     assert run_cli("build", "ok.txt", "--out", "o", "--strict", cwd=tmp_path).returncode == 1
+
+
+def test_chapter_level_makes_a_report_with_a_chapter(tmp_path):
+    run_cli("build", "--out", str(tmp_path), "--level", "chapter", check=True)
+    assert "\\documentclass[11pt]{report}" in (tmp_path / "main.tex").read_text(encoding="utf-8")
+    chapter = (tmp_path / "related_work.tex").read_text(encoding="utf-8")
+    assert "\\chapter{Related Work on Large-Model Training}" in chapter and "\\section{Foundations}" in chapter
