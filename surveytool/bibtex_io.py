@@ -240,15 +240,20 @@ def write_bibtex(entries: Iterable[tuple[str, str, list[tuple[str, str]]]], bloc
     """
     library = bibtexparser.Library()
     library.add([_raw_block_to_model(block) for block in _coalesce_comments(blocks)], fail_on_duplicate_key=False)
-    library.add([model.Entry(entry_type, key, [model.Field(k, v) for k, v in fields]) for entry_type, key, fields in entries])
+    library.add([model.Entry(entry_type, key, [model.Field(k, _tidy_value(v)) for k, v in fields])
+                 for entry_type, key, fields in entries])
     fmt = BibtexFormat()
     fmt.indent = "  "
     fmt.value_column = 0
     fmt.block_separator = "\n"
     fmt.trailing_comma = True
     # An empty, explicit unparse stack: values are written exactly as given.
-    text = bibtexparser.write_string(library, unparse_stack=[], bibtex_format=fmt)
-    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    return bibtexparser.write_string(library, unparse_stack=[], bibtex_format=fmt).rstrip("\n") + "\n"
+
+
+def _tidy_value(value: str) -> str:
+    """No trailing spaces on any line of a multi-line value (the kept blocks are tidied when read)."""
+    return _tidy(value) if "\n" in value else value.rstrip()
 
 
 def _coalesce_comments(blocks: Iterable[RawBlock]) -> list[RawBlock]:

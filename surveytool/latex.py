@@ -109,6 +109,8 @@ _DANGEROUS_IO = re.compile(rf"\\({_IO_COMMANDS})(?![A-Za-z])")
 
 def dangerous_commands(latex: str) -> list[str]:
     """The dangerous command names in a LaTeX value, sorted."""
+    if "\\" not in latex:  # most values: no command at all
+        return []
     return sorted(set(_DANGEROUS.findall(latex)))
 
 
@@ -118,6 +120,8 @@ def defuse(latex: str, allow_definitions: bool = False) -> str:
     ``allow_definitions`` keeps \\newcommand and the like, which a @preamble exists for
     (``\\newcommand{\\noopsort}[1]{}``); commands that touch files or run programs never pass.
     """
+    if "\\" not in latex:
+        return latex
     pattern = _DANGEROUS_IO if allow_definitions else _DANGEROUS
     return pattern.sub(lambda m: r"\textbackslash{}" + m.group(1), latex)
 
@@ -242,7 +246,7 @@ def latex_to_text(value: str) -> str:
     decoder; only values with commands it does not know reach pylatexenc.
     """
     if not NEEDS_DECODING.search(value):
-        return _WHITESPACE.sub(" ", value).strip()
+        return " ".join(value.split())
     text, understood = quick_decode(value)
     if understood:
         return text

@@ -83,5 +83,5 @@ def quick_latex_to_text(value: str) -> str:
     and de-duplication, where pylatexenc's cost per value would dominate a run.
     """
     if not NEEDS_DECODING.search(value):
-        return _WHITESPACE.sub(" ", value).strip()
+        return " ".join(value.split())
     return quick_decode(value)[0]
