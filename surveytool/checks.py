@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .bibliography import REQUIRED_FIELDS
 from .citations import citations
 from .latex import needs_title_protection
-from .models import Finding, Origin, Paper, Severity, SourceLocation, Taxonomy
+from .models import Finding, Origin, Paper, Section, Severity, SourceLocation, Taxonomy
 
 CheckFunction = Callable[["CheckContext"], Iterable[Finding]]
 
@@ -98,32 +98,31 @@ def _untagged(context: CheckContext) -> Iterable[Finding]:
                           f"the tagger suggests '{guess}'" if guess else "add a tags field", paper.key)
 
 
-def _primary_counts(context: CheckContext) -> Counter:
-    return Counter(p.primary_section for p in context.papers if p.primary_section)
+def _sections_with_counts(context: CheckContext) -> Iterable[tuple[Section, int, SourceLocation]]:
+    """Each taxonomy section with the number of entries whose primary section it is, and where it is defined."""
+    if context.taxonomy is None:
+        return
+    counts = Counter(p.primary_section for p in context.papers if p.primary_section)
+    for section in context.taxonomy.sections:
+        yield section, counts.get(section.id, 0), SourceLocation(context.taxonomy.path, section.line)
 
 
 @register("empty-section", Severity.WARNING, "a taxonomy section with no entries",
           "No entry has this section as its primary one, so the chapter's section will be empty.")
 def _empty(context: CheckContext) -> Iterable[Finding]:
-    if context.taxonomy is None:
-        return
-    counts = _primary_counts(context)
-    for section in context.taxonomy.sections:
-        if not counts.get(section.id):
-            yield Finding("empty-section", Severity.WARNING, f"section '{section.id}' has no entries",
-                          SourceLocation(context.taxonomy.path, section.line), "add papers or merge the section into another")
+    for section, count, where in _sections_with_counts(context):
+        if count == 0:
+            yield Finding("empty-section", Severity.WARNING, f"section '{section.id}' has no entries", where,
+                          "add papers or merge the section into another")
 
 
 @register("thin-section", Severity.INFO, "a section with fewer entries than the threshold",
           "Sections with fewer than --thin N entries (default 2) read thin in a survey; consider merging them.")
 def _thin(context: CheckContext) -> Iterable[Finding]:
-    if context.taxonomy is None:
-        return
-    counts = _primary_counts(context)
-    for section in context.taxonomy.sections:
-        if 0 < counts.get(section.id, 0) < context.thin:
-            yield Finding("thin-section", Severity.INFO, f"section '{section.id}' has {counts[section.id]} entr"
-                          f"{'y' if counts[section.id] == 1 else 'ies'}", SourceLocation(context.taxonomy.path, section.line),
+    for section, count, where in _sections_with_counts(context):
+        if 0 < count < context.thin:
+            noun = "entry" if count == 1 else "entries"
+            yield Finding("thin-section", Severity.INFO, f"section '{section.id}' has {count} {noun}", where,
                           f"fewer than {context.thin}")
 
 
