@@ -36,6 +36,7 @@ from .cli_options import (
     make_options,
     progress,
     report,
+    require_choice,
 )
 from .errors import SurveyToolError
 
@@ -78,14 +79,13 @@ def build(
     quiet: QuietOpt = False,
 ) -> None:
     """Run the whole flow and write references.bib, related_work.tex, main.tex and entries.json."""
+    from .bibliography import DIALECTS
     from .outputs import DraftOptions
     from .outputs import build as run_build
     from .render import LEVELS
 
-    if level not in LEVELS:
-        raise typer.BadParameter(f"must be one of {', '.join(LEVELS)}", param_hint="--level")
-    if dialect not in ("bibtex", "biblatex"):
-        raise typer.BadParameter("must be bibtex or biblatex", param_hint="--dialect")
+    require_choice(level, LEVELS, "--level")
+    require_choice(dialect, DIALECTS, "--dialect")
     result = run_build(make_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
                                     figure=figure, table=table, plot=plot), progress(quiet))
@@ -134,8 +134,7 @@ def draft(
     from .outputs import DraftOptions, draft_chapter
     from .render import LEVELS
 
-    if level not in LEVELS:
-        raise typer.BadParameter(f"must be one of {', '.join(LEVELS)}", param_hint="--level")
+    require_choice(level, LEVELS, "--level")
     result = draft_chapter(make_options(sources, taxonomy, catalog, overrides=overrides), output,
                            DraftOptions(level=level, templates=templates, force=force, figure=figure, table=table, plot=plot))
     report(result.survey.findings, quiet)
@@ -161,8 +160,7 @@ def export(
     from .outputs import write_atomically
     from .pipeline import analyse
 
-    if format not in FORMATS:
-        raise typer.BadParameter(f"must be one of {', '.join(FORMATS)}", param_hint="--format")
+    require_choice(format, FORMATS, "--format")
     survey = analyse(make_options(sources, taxonomy, catalog, overrides=overrides))
     report(survey.findings, quiet=True if output is None else quiet)
     text = to_markdown(survey.papers, survey.taxonomy) if format == "markdown" else to_csl_json(survey.papers)
@@ -248,10 +246,8 @@ def bib(
     from .bibliography import DIALECTS, SORT_ORDERS
     from .workflows import update_bib, write_bib
 
-    if dialect not in DIALECTS:
-        raise typer.BadParameter(f"must be one of {', '.join(DIALECTS)}", param_hint="--dialect")
-    if sort not in SORT_ORDERS:
-        raise typer.BadParameter(f"must be one of {', '.join(SORT_ORDERS)}", param_hint="--sort")
+    require_choice(dialect, DIALECTS, "--dialect")
+    require_choice(sort, SORT_ORDERS, "--sort")
     if (output is None) == (in_place is None):
         raise typer.BadParameter("give exactly one of -o FILE or --in-place FILE", param_hint="-o/--in-place")
     options = make_options(sources, taxonomy, catalog, tags_field, overrides)

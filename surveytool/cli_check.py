@@ -21,6 +21,7 @@ from .cli_options import (
     exit_code,
     make_options,
     report,
+    require_choice,
 )
 from .models import Finding
 
@@ -44,10 +45,12 @@ def check(
     quiet: QuietOpt = False,
 ) -> None:
     """Check tags, entries and citations for consistency; --fix repairs what is safe to repair."""
+    from .bibliography import DIALECTS
     from .checks import REGISTRY
     from .config import load_check_settings
     from .workflows import check_sources
 
+    require_choice(dialect, DIALECTS, "--dialect")
     if explain is not None:
         if explain not in REGISTRY:
             raise typer.BadParameter(f"unknown check {explain!r}; known: {', '.join(sorted(REGISTRY))}", param_hint="--explain")

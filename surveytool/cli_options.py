@@ -72,3 +72,9 @@ def exit_code(findings, strict: bool) -> int:
     if strict and any(f.severity is not Severity.INFO for f in findings):
         return 1
     return 0
+
+
+def require_choice(value: str, choices, option: str) -> None:
+    """Bad usage (exit 2) unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise typer.BadParameter(f"must be one of {', '.join(choices)}", param_hint=option)

@@ -34,7 +34,6 @@ class Response:
     status: int
     body: str
     fetched_at: str
-    from_cache: bool
 
 
 class HttpError(Exception):
@@ -53,12 +52,12 @@ class HttpClient:
         if self.cache is not None:
             cached = self.cache.get(url)
             if cached is not None:
-                return Response(cached.status, cached.body, cached.fetched_at, True)
+                return Response(cached.status, cached.body, cached.fetched_at)
         status, body = self._fetch_with_retries(url)
         fetched_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         if self.cache is not None and status in CACHEABLE_STATUSES:
             self.cache.put(url, status, body, fetched_at)
-        return Response(status, body, fetched_at, False)
+        return Response(status, body, fetched_at)
 
     def _fetch_with_retries(self, url: str) -> tuple[int, str]:
         delay = self.settings.backoff

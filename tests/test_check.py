@@ -91,6 +91,7 @@ def test_text_output_exit_codes_and_strict(project):
     assert run_cli("check", "refs.bib", "--checks", "tag-variant", cwd=project).returncode == 0
     assert run_cli("check", "refs.bib", "--checks", "tag-variant", "--strict", cwd=project).returncode == 1
     assert run_cli("check", "refs.bib", "--checks", "no-such-check", cwd=project).returncode == 2
+    assert run_cli("check", "refs.bib", "--dialect", "apa", cwd=project).returncode == 2
     assert run_cli("check", "missing.bib", cwd=project).returncode == 2
 
 
