@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bibtex_io import RawBlock, read_bibtex
+from .bibtex_io import ChunkMemo, RawBlock, read_bibtex
 from .errors import InputError
 from .identifiers import parse_identifier
 from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
@@ -70,12 +70,13 @@ def _is_identifier_list(text: str) -> bool:
     return bool(lines) and sum(parse_identifier(l) is not None for l in lines) * 2 >= len(lines)
 
 
-def read_source(path: Path, display: str | None = None, kind: str | None = None, tags_field: str = "sections") -> ReadResult:
+def read_source(path: Path, display: str | None = None, kind: str | None = None, tags_field: str = "sections",
+                memo: ChunkMemo | None = None) -> ReadResult:
     display = display or str(path)
     text, findings = read_text(path, display)
     kind = kind or detect_kind(path, text)
     if kind == "bib":
-        document = read_bibtex(text, display, tags_field)
+        document = read_bibtex(text, display, tags_field, memo)
         return ReadResult(document.papers, document.blocks, tuple(findings) + document.findings)
     if kind == "ids":
         papers, more = read_identifier_list(text, display)
@@ -88,12 +89,13 @@ def read_source(path: Path, display: str | None = None, kind: str | None = None,
     return ReadResult(tuple(papers), (), tuple(findings + more))
 
 
-def read_sources(paths: Iterable[tuple[Path, str]], kind: str | None = None, tags_field: str = "sections") -> ReadResult:
+def read_sources(paths: Iterable[tuple[Path, str]], kind: str | None = None, tags_field: str = "sections",
+                 memo: ChunkMemo | None = None) -> ReadResult:
     papers: list[Paper] = []
     blocks: list[RawBlock] = []
     findings: list[Finding] = []
     for path, display in paths:
-        result = read_source(path, display, kind, tags_field)
+        result = read_source(path, display, kind, tags_field, memo)
         papers.extend(result.papers)
         blocks.extend(result.blocks)
         findings.extend(result.findings)
