@@ -75,18 +75,24 @@ def build(
     table: TableOpt = True,
     plot: PlotOpt = True,
     pdf: Annotated[bool, typer.Option("--pdf", help="Then run latexmk in the output folder and report LaTeX errors in plain words.")] = False,
+    reuse: Annotated[bool, typer.Option("--reuse/--no-reuse", help="Reuse what the last build in --out read and tagged "
+                                        "(kept in OUT/.surveytool-cache, by content).")] = True,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Run the whole flow and write references.bib, related_work.tex, main.tex and entries.json."""
+    from dataclasses import replace
+
     from .bibliography import DIALECTS
+    from .memo import CACHE_FOLDER
     from .outputs import DraftOptions
     from .outputs import build as run_build
     from .render import LEVELS
 
     require_choice(level, LEVELS, "--level")
     require_choice(dialect, DIALECTS, "--dialect")
-    result = run_build(make_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache), out,
+    options = make_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache)
+    result = run_build(replace(options, build_cache=out / CACHE_FOLDER if reuse else None), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
                                     figure=figure, table=table, plot=plot), progress(quiet))
     survey = result.survey

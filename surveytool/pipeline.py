@@ -15,6 +15,7 @@ from typing import Protocol
 from . import __version__
 from .bibtex_io import RawBlock
 from .keys import assign_keys, load_pins
+from .memo import BuildCache
 from .merge import merge_duplicates
 from .models import Finding, Paper, Severity, Taxonomy
 from .overrides import apply_overrides, load_overrides
@@ -42,6 +43,7 @@ class Options:
     online: bool = False
     config: Path | None = None
     cache: Path | None = None  # where online answers are kept; default beside the outputs
+    build_cache: Path | None = None  # folder of the per-entry memos that make rebuilds fast (memo.py); None: none
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,9 @@ def analyse(options: Options = Options(), stage: Stage = silent_stage) -> Survey
     """Read, merge, resolve, key and tag the sources of ``options``."""
     taxonomy = load_taxonomy(options.taxonomy or default_taxonomy(),
                              None if options.taxonomy else "seeds/taxonomy.toml")
+    memos = BuildCache(options.build_cache)
     with stage("reading"):
-        read = read_sources(source_paths(options), options.source_kind, options.tags_field)
+        read = read_sources(source_paths(options), options.source_kind, options.tags_field, memos.memo("bibtex"))
     with stage("merging duplicates"):
         papers = merge_duplicates(read.papers)
     with stage("resolving"):
@@ -137,7 +140,8 @@ def analyse(options: Options = Options(), stage: Stage = silent_stage) -> Survey
         overrides, lines = load_overrides(options.overrides)
         papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
     with stage("tagging"):
-        papers, tag_findings = tag_papers(papers, taxonomy)
+        papers, tag_findings = tag_papers(papers, taxonomy, memo=memos.memo("tags"))
+    memos.save()
     papers = sorted(papers, key=lambda p: p.key)
     findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=_finding_order)
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field)

@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
+from .memo import Memo, digest_text, tags_from_plain, tags_to_plain
 from .models import Finding, Paper, Role, Severity, Tag, Taxonomy
 from .taxonomy import canonical_section, suggest_section
 from .textnorm import normalize
@@ -39,6 +40,19 @@ class Tagger:
         self.weights = {phrase: tuple(sections) for phrase, sections in by_phrase.items()}
         self.matcher = PhraseMatcher(sorted(by_phrase))
         self.suggester = _Suggester(taxonomy)
+        self.digest = digest_text(repr(taxonomy.sections))  # what a memoized tag depends on besides the paper
+
+    def memoized_tag(self, paper: Paper, memo: Memo | None) -> tuple[Tag, ...]:
+        """``tag(paper)``, taken from ``memo`` when the same text was tagged with the same taxonomy before."""
+        if memo is None:
+            return self.tag(paper)
+        key = digest_text(self.digest, *(paper.fields.get(f, "") for f, _ in FIELD_WEIGHTS))
+        known = memo.get(key)
+        if known is not None:
+            return tags_from_plain(known)
+        tags = self.tag(paper)
+        memo.put(key, tags_to_plain(tags))
+        return tags
 
     def score(self, paper: Paper) -> dict[str, tuple[float, list[str]]]:
         """Section id -> (score, evidence phrases) from the vocabulary."""
@@ -141,15 +155,16 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
     return tuple(tags), tuple(unknown), findings
 
 
-def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | None = None) -> tuple[list[Paper], list[Finding]]:
-    """Every paper with tags: the user's when given, the tagger's otherwise."""
+def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | None = None,
+               memo: Memo | None = None) -> tuple[list[Paper], list[Finding]]:
+    """Every paper with tags: the user's when given, the tagger's (or ``memo``'s) otherwise."""
     tagger = tagger or Tagger(taxonomy)
     tagged: list[Paper] = []
     findings: list[Finding] = []
     for paper in papers:
         given, unknown, problems = explicit_tags(paper, taxonomy)
         findings.extend(problems)
-        tags = given or tagger.tag(paper)
+        tags = given or tagger.memoized_tag(paper, memo)
         if not tags and not paper.explicit_tags:  # unknown tags the user gave are reported as unknown-tag
             findings.append(Finding("no-section", Severity.WARNING, "no section could be chosen for this entry",
                                     min(paper.sources), "add a sections field naming its section", paper.key))
