@@ -12,7 +12,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import bibtexparser
@@ -20,8 +20,15 @@ from bibtexparser import model
 
 from .latex import dangerous_commands, latex_to_text, usable_key
 from .latex_decode import quick_latex_to_text
-from .memo import (digest_text, finding_from_plain, finding_to_plain, location_from_plain, location_to_plain,
-                   read_paper_from_plain, read_paper_to_plain)
+from .memo import (
+    digest_text,
+    finding_from_plain,
+    finding_to_plain,
+    location_from_plain,
+    location_to_plain,
+    read_paper_from_plain,
+    read_paper_to_plain,
+)
 from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 
 #: Months as BibTeX's predefined macros expand them, for plain-text values.
@@ -68,6 +75,8 @@ def split_tags(value: str) -> tuple[str, ...]:
 
 class ChunkMemo(Protocol):
     """Where read_bibtex keeps the result of each chunk of a file (``memo.py``), keyed by content."""
+
+    def peek(self, key: str) -> Any: ...
 
     def get(self, key: str) -> Any: ...
 
@@ -117,7 +126,7 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
     """
     chunks = _chunks(text)
     keys = [_chunk_key(chunk, path, tags_field) for chunk in chunks] if memo is not None else []
-    cached = [memo.get(key) for key in keys] if memo is not None else [None] * len(chunks)
+    cached = [memo.peek(key) for key in keys] if memo is not None else [None] * len(chunks)
     parsed = _parse_chunks(chunks, [i for i, hit in enumerate(cached) if hit is None])
     strings = [hit[0] if hit is not None else _string_definitions(parsed[i]) for i, hit in enumerate(cached)]
     table = _macro_table(d for definitions in strings for d in definitions)
@@ -125,7 +134,8 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
     documents = []
     for index, chunk in enumerate(chunks):
         hit = cached[index]
-        if hit is not None and hit[1] == table_digest:
+        if hit is not None and hit[1] == table_digest and memo is not None:
+            memo.get(keys[index])
             documents.append(_document_from_plain(hit[3], chunk.line - hit[2]))
             continue
         blocks = parsed.get(index) or _parse_chunks(chunks, [index])[index]

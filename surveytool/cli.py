@@ -56,6 +56,9 @@ def _root() -> None:
 
 
 
+REUSED_WHAT = {"bibtex": ".bib blocks read", "tags": "entries tagged"}
+
+
 @app.command()
 def build(
     sources: SourcesArg = None,
@@ -112,6 +115,9 @@ def build(
     if not quiet:
         resolved = sum(p.resolved for p in survey.papers)
         typer.echo(f"{len(survey.papers)} entries, {resolved} resolved, {len(survey.papers) - resolved} unresolved; wrote {out}/")
+        if any(hits for hits, _ in survey.reused.values()):
+            typer.echo("reused from the last build: " + ", ".join(
+                f"{hits} of {hits + misses} {REUSED_WHAT.get(name, name)}" for name, (hits, misses) in survey.reused.items() if hits + misses))
         counts = survey.section_counts()
         for section in survey.taxonomy.sections:
             typer.echo(f"  {section.id:<20} {counts.get(section.id, 0):>4}")

@@ -55,7 +55,7 @@ def code_stamp() -> str:
 
 
 class Memo:
-    """One namespace: results by key, and which keys this run used."""
+    """One namespace: results by key, and which keys this run used (``hits`` reused, ``misses`` computed anew)."""
 
     def __init__(self, stored: dict[str, Any]):
         self._stored = stored
@@ -63,16 +63,19 @@ class Memo:
         self.hits = 0
         self.misses = 0
 
+    def peek(self, key: str) -> Any:
+        """The stored value, or None; it counts as used only once taken with ``get``."""
+        return self._stored.get(key)
+
     def get(self, key: str) -> Any:
         value = self._stored.get(key)
-        if value is None:
-            self.misses += 1
-        else:
+        if value is not None:
             self.hits += 1
             self._used[key] = value
         return value
 
     def put(self, key: str, value: Any) -> None:
+        self.misses += 1
         self._used[key] = value
 
     @property

@@ -56,6 +56,7 @@ class Survey:
     taxonomy: Taxonomy
     pins: dict[str, str] = field(default_factory=dict)
     tags_field: str = "sections"
+    reused: dict[str, tuple[int, int]] = field(default_factory=dict)  # memo -> (hits, misses), with a build cache
 
     def section_counts(self) -> Counter:
         return Counter(p.primary_section or "unclassified" for p in self.papers)
@@ -144,7 +145,7 @@ def analyse(options: Options = Options(), stage: Stage = silent_stage) -> Survey
     memos.save()
     papers = sorted(papers, key=lambda p: p.key)
     findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=_finding_order)
-    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field)
+    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, memos.stats())
 
 
 def _finding_order(finding: Finding) -> tuple:

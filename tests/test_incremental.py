@@ -1,0 +1,185 @@
+"""Rebuilds that reuse the last build's work: same bytes as a fresh build, after any edit."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA, run_cli
+from surveytool.bibtex_io import read_bibtex
+from surveytool.memo import BuildCache, Memo
+from surveytool.outputs import build
+from surveytool.pipeline import Options
+
+CORPUS = sorted((DATA / "corpus" / "biber").glob("*.bib"))
+
+# Every way a block can end: closed, unclosed before the next block, at the end of the file;
+# macros used before and after their definition, keys used twice, comments between blocks.
+TRICKY = (
+    "Free text before any block.\n"
+    "@string{ acm = {ACM Press} }\n"
+    "@article{closed, title = {Closed \\\\\n  with a line ending in a backslash}, publisher = acm # { NY}}\n"
+    "% a comment line\n"
+    "@book{unclosed, title = {Never closed,\n"
+    "  year = 2001\n"
+    "@misc(paren, title = \"In (parentheses)\", note = {mid-line @misc{x, y} text})\n"
+    "@STRING{acm = {Second definition}}\n"
+    "@article{closed, title = {Same key again}}\n"
+    "  @inproceedings{indented, title = {Indented start}, booktitle = later}\r\n"
+    "@string{later = {Defined after use}}\n"
+    "@comment{an explicit comment}\n"
+    "@article{last, title = {Cut off at the end of the file"
+)
+
+
+def _memo_of(text: str, path: str) -> Memo:
+    memo = Memo({})
+    read_bibtex(text, path, memo=memo)
+    return memo
+
+
+@pytest.mark.parametrize("path", [*CORPUS, None], ids=lambda p: p.name if p else "tricky")
+def test_reading_with_half_the_chunks_cached_equals_reading_the_whole_file(path: Path | None):
+    text = path.read_text(encoding="utf-8", errors="replace") if path else TRICKY
+    whole = read_bibtex(text, "x.bib")
+    stored = _memo_of(text, "x.bib").used()
+    # Every other chunk is cached; the rest are parsed alone, each followed by its successor's start.
+    half = Memo({key: value for index, (key, value) in enumerate(stored.items()) if index % 2})
+    assert read_bibtex(text, "x.bib", memo=half) == whole
+    assert (half.hits, half.misses) == (len(stored) // 2, len(stored) - len(stored) // 2)
+    everything = Memo(dict(stored))
+    assert read_bibtex(text, "x.bib", memo=everything) == whole
+    assert everything.misses == 0
+
+
+def test_cached_chunks_move_with_lines_added_above_them():
+    memo = Memo(_memo_of(TRICKY, "x.bib").used())
+    moved = "% two new\n% lines\n" + TRICKY
+    again = read_bibtex(moved, "x.bib", memo=memo)
+    assert again == read_bibtex(moved, "x.bib")
+    assert memo.misses == 1  # only the first chunk (free text) changed
+
+
+def test_a_changed_macro_rereads_the_entries_that_might_use_it():
+    memo = Memo(_memo_of(TRICKY, "x.bib").used())
+    edited = TRICKY.replace("{Defined after use}", "{Defined differently}")
+    again = read_bibtex(edited, "x.bib", memo=memo)
+    assert again == read_bibtex(edited, "x.bib")
+    assert {p.key: p.fields.get("booktitle") for p in again.papers}["indented"] == "Defined differently"
+
+
+ENTRY = """@inproceedings{{{key},
+  title = {{{title}}},
+  author = {{{author}}},
+  booktitle = venue,
+  year = {{{year}}},
+  abstract = {{{abstract}}},
+}}
+"""
+TOPICS = [
+    ("Pipeline parallelism for training giant models", "micro-batch pipeline stages across devices"),
+    ("Mixture of experts with sparse routing", "a gating network routes tokens to experts"),
+    ("Zero redundancy optimizer states", "partition optimizer states and gradients across data-parallel ranks"),
+    ("Scaling laws for language models", "loss falls as a power law in compute and data"),
+    ("Activation recomputation to save memory", "recompute activations in the backward pass"),
+]
+
+
+def _library(count: int) -> str:
+    entries = []
+    for i in range(count):
+        title, abstract = TOPICS[i % len(TOPICS)]
+        entries.append(ENTRY.format(key=f"paper{i}", title=f"{title}, part {i}", author=f"Author{i}, Ada and Other, Bo",
+                                    year=2015 + i % 9, abstract=f"We study {abstract}. Variant {i}."))
+    return "@string{venue = {Proceedings of Things}}\n\n" + "\n".join(entries)
+
+
+def _outputs(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+EDITS = {
+    "title": lambda text: text.replace("part 7}", "part seven}"),
+    "added in the middle": lambda text: text.replace("@inproceedings{paper9,", ENTRY.format(
+        key="inserted", title="Tensor parallelism of transformer layers", author="New, Nia", year=2020,
+        abstract="split each layer's matrices across devices") + "\n@inproceedings{paper9,"),
+    "deleted": lambda text: text[:text.index("@inproceedings{paper3,")] + text[text.index("@inproceedings{paper4,"):],
+    "macro": lambda text: text.replace("{Proceedings of Things}", "{Proceedings of Other Things}"),
+    "merged duplicate": lambda text: text + ENTRY.format(key="again", title="Pipeline parallelism for training giant models, part 0",
+                                                         author="Author0, Ada", year=2015, abstract="a preprint"),
+}
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_a_rebuild_after_an_edit_writes_what_a_fresh_build_writes(tmp_path: Path, edit: str):
+    source = tmp_path / "library.bib"
+    source.write_text(_library(30), encoding="utf-8")
+    reused, fresh = tmp_path / "reused", tmp_path / "fresh"
+    options = Options(sources=(source,), build_cache=reused / ".surveytool-cache")
+    first = build(options, reused).survey
+    assert first.reused["bibtex"] == (0, 31)  # the @string and 30 entries, nothing cached yet
+
+    source.write_text(EDITS[edit](source.read_text(encoding="utf-8")), encoding="utf-8")
+    fresh.mkdir()
+    shutil.copy(reused / "surveytool.lock.json", fresh)  # the same pinned keys as the rebuild has
+    second = build(options, reused).survey
+    expected = build(Options(sources=(source,)), fresh).survey
+    assert _outputs(reused) == _outputs(fresh)
+    assert second.papers == expected.papers and second.findings == expected.findings
+    hits, misses = second.reused["bibtex"]
+    assert hits >= 28 and misses <= 3 if edit != "macro" else misses == 31
+
+
+def test_a_taxonomy_change_retags_and_a_second_run_reuses_everything(tmp_path: Path):
+    source = tmp_path / "library.bib"
+    source.write_text(_library(12), encoding="utf-8")
+    out = tmp_path / "out"
+    options = Options(sources=(source,), build_cache=out / ".surveytool-cache")
+    build(options, out)
+    again = build(options, out).survey
+    assert again.reused == {"bibtex": (13, 0), "tags": (12, 0)}
+
+    taxonomy = tmp_path / "taxonomy.toml"
+    taxonomy.write_text((Path(__file__).parents[1] / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+                        .replace('"gating network*" = 4', '"gating network*" = 0.5'), encoding="utf-8")
+    retagged = build(Options(sources=(source,), taxonomy=taxonomy, build_cache=out / ".surveytool-cache"), out).survey
+    assert retagged.reused["tags"] == (0, 12)
+    assert retagged.papers == build(Options(sources=(source,), taxonomy=taxonomy), tmp_path / "fresh").survey.papers
+
+
+def test_an_unreadable_or_foreign_cache_is_ignored(tmp_path: Path):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / "bibtex.marshal").write_bytes(b"not a marshal stream")
+    cache = BuildCache(folder)
+    assert cache.memo("bibtex").get("anything") is None
+    cache.memo("bibtex").put("k", ("v",))
+    cache.save()
+    assert BuildCache(folder).memo("bibtex").get("k") == ("v",)
+    assert (folder / ".gitignore").read_text(encoding="utf-8").endswith("*\n")
+
+
+def test_saving_keeps_only_what_the_run_used(tmp_path: Path):
+    cache = BuildCache(tmp_path)
+    memo = cache.memo("tags")
+    memo.put("old", (1,))
+    memo.put("kept", (2,))
+    cache.save()
+    second = BuildCache(tmp_path)
+    assert second.memo("tags").get("kept") == (2,)
+    second.save()
+    third = BuildCache(tmp_path).memo("tags")
+    assert third.get("old") is None and third.get("kept") == (2,)
+
+
+def test_the_cli_says_what_it_reused_and_can_be_told_not_to(tmp_path: Path):
+    source = tmp_path / "library.bib"
+    source.write_text(_library(5), encoding="utf-8")
+    run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
+    second = run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
+    assert "reused from the last build: 6 of 6 .bib blocks read, 5 of 5 entries tagged" in second.stdout
+    run_cli("build", str(source), "--out", "plain", "--no-reuse", cwd=tmp_path, check=True)
+    assert not (tmp_path / "plain" / ".surveytool-cache").exists()
+    assert _outputs(tmp_path / "plain") == _outputs(tmp_path / "out")
