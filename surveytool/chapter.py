@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -71,16 +72,19 @@ def _order(view: PaperView) -> tuple[str, str]:
 def chapter_groups(papers: Sequence[Paper], taxonomy: Taxonomy) -> list[GroupView]:
     """Groups and sections in taxonomy order; untagged papers in a last group so all are cited."""
     views = sorted((paper_view(p) for p in papers), key=_order)
+    primary: dict[str, list[PaperView]] = defaultdict(list)
+    related: dict[str, list[PaperView]] = defaultdict(list)
+    for view in views:
+        primary[view.primary].append(view)
+        for section_id in dict.fromkeys(view.see_also):
+            related[section_id].append(view)
     groups = []
     for group in taxonomy.groups:
         sections = []
         for section_id in group.sections:
             section = taxonomy.section(section_id)
-            sections.append(SectionView(
-                section.id, section.title, section.description,
-                tuple(v for v in views if v.primary == section.id),
-                tuple(v for v in views if section.id in v.see_also),
-            ))
+            sections.append(SectionView(section.id, section.title, section.description,
+                                        tuple(primary[section.id]), tuple(related[section.id])))
         if sections:
             groups.append(GroupView(group.id, group.title, tuple(sections)))
     grouped = {s.id for g in groups for s in g.sections}
@@ -132,9 +136,9 @@ def publication_trend(groups: Sequence[GroupView]) -> Trend:
     series = []
     undated = 0
     for group in groups:
-        papers = [p for s in group.sections for p in s.papers]
-        undated += sum(not p.year[:4].isdigit() for p in papers)
-        counts = tuple(sum(p.year[:4] == year for p in papers) for year in years)
+        per_year = Counter(p.year[:4] for s in group.sections for p in s.papers)
+        undated += sum(n for year, n in per_year.items() if not year.isdigit())
+        counts = tuple(per_year[year] for year in years)
         if any(counts):
             series.append(TrendSeries(group.title, counts))
     return Trend(tuple(years), tuple(series), undated)

@@ -109,7 +109,7 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None) 
         aliases = paper.aliases
         if paper.key and paper.key != key:
             aliases = tuple(sorted(set(aliases) | {paper.key}))
-        result.append(replace(paper, key=key, aliases=aliases))
+        result.append(paper if key == paper.key else replace(paper, key=key, aliases=aliases))
         pins.setdefault(identity[index], key)
     return result, dict(sorted(pins.items()))
 

@@ -43,6 +43,8 @@ _SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIALS)) + "]")
 # BibTeX counts braces before LaTeX sees them: a literal brace must not be one.
 _BIBTEX_SPECIALS = {**_SPECIALS, "{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Anything escape_text would change: most keys, years and titles have none of it.
+_NEEDS_ESCAPING = re.compile("[" + re.escape("".join(_SPECIALS)) + r"'`\-]|[^\x00-\x7f]")
 _WHITESPACE = re.compile(r"\s+")
 
 #: Defined in the generated documents: prints a character that pdfLaTeX has no glyph for.
@@ -142,7 +144,10 @@ def escape_text(text: str) -> LatexMarkup:
     """Plain text as LaTeX body text that prints literally and runs nothing."""
     if isinstance(text, LatexMarkup):
         return text
-    escaped = _escape_ascii(str(text))
+    text = str(text)
+    if not _NEEDS_ESCAPING.search(text):
+        return LatexMarkup(text)
+    escaped = _escape_ascii(text)
     if _NON_ASCII.search(escaped):
         escaped = _text_encoder().unicode_to_latex(escaped)
     return LatexMarkup(escaped)
