@@ -91,7 +91,8 @@ _CHUNK_START = re.compile(r"^[^\S\n]*(@\w*[ \t]*[{(])", re.MULTILINE)
 
 @dataclass(frozen=True)
 class _Chunk:
-    text: str
+    start: int  # offsets of its text in the file's text
+    end: int
     line: int  # 0-based line of its first character in the file
     parser_line: int  # the same line as bibtexparser counts it: it skips a newline after a backslash
     follower: str  # the block start right after it ("" at the end of the file)
@@ -105,16 +106,15 @@ def _chunks(text: str) -> list[_Chunk]:
     line = parser_line = 0
     for index, (start, _) in enumerate(starts):
         end, follower = starts[index + 1] if index + 1 < len(starts) else (len(text), "")
-        piece = text[start:end]
         if chunks and chunks[-1].parser_line == parser_line:
             # Two chunks bibtexparser sees on one line cannot be told apart by line: keep them as one.
             last = chunks.pop()
-            chunks.append(_Chunk(last.text + piece, last.line, last.parser_line, follower))
+            chunks.append(_Chunk(last.start, end, last.line, last.parser_line, follower))
         else:
-            chunks.append(_Chunk(piece, line, parser_line, follower))
-        newlines = piece.count("\n")
+            chunks.append(_Chunk(start, end, line, parser_line, follower))
+        newlines = text.count("\n", start, end)
         line += newlines
-        parser_line += newlines - piece.count("\\\n")
+        parser_line += newlines - text.count("\\\n", start, end)
     return chunks
 
 
@@ -125,9 +125,9 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
     taken from it, and only the others go through bibtexparser.
     """
     chunks = _chunks(text)
-    keys = [_chunk_key(chunk, path, tags_field) for chunk in chunks] if memo is not None else []
+    keys = [_chunk_key(text, chunk, path, tags_field) for chunk in chunks] if memo is not None else []
     cached = [memo.peek(key) for key in keys] if memo is not None else [None] * len(chunks)
-    parsed = _parse_chunks(chunks, [i for i, hit in enumerate(cached) if hit is None])
+    parsed = _parse_chunks(text, chunks, [i for i, hit in enumerate(cached) if hit is None])
     strings = [hit[0] if hit is not None else _string_definitions(parsed[i]) for i, hit in enumerate(cached)]
     table = _macro_table(d for definitions in strings for d in definitions)
     table_digest = digest_text(repr(sorted(table.items())))
@@ -138,8 +138,8 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
             memo.get(keys[index])
             documents.append(_document_from_plain(hit[3], chunk.line - hit[2]))
             continue
-        blocks = parsed.get(index) or _parse_chunks(chunks, [index])[index]
-        document = _read_chunk(blocks, chunk, path, table, tags_field)
+        blocks = parsed.get(index) or _parse_chunks(text, chunks, [index])[index]
+        document = _read_chunk(blocks, text, chunk, path, table, tags_field)
         if memo is not None:
             # What the chunk defines, the macro table it was decoded with, where it was, what it read as.
             memo.put(keys[index], (strings[index], table_digest, chunk.line, _document_to_plain(document)))
@@ -147,11 +147,11 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
     return _assemble(documents)
 
 
-def _chunk_key(chunk: _Chunk, path: str, tags_field: str) -> str:
-    return digest_text(chunk.text, chunk.follower, path, tags_field)
+def _chunk_key(text: str, chunk: _Chunk, path: str, tags_field: str) -> str:
+    return digest_text(text[chunk.start:chunk.end], chunk.follower, path, tags_field)
 
 
-def _parse_chunks(chunks: list[_Chunk], wanted: list[int]) -> dict[int, list[tuple[int, model.Block]]]:
+def _parse_chunks(text: str, chunks: list[_Chunk], wanted: list[int]) -> dict[int, list[tuple[int, model.Block]]]:
     """Chunk index -> its blocks, each with its line relative to the chunk (as bibtexparser counts).
 
     Adjacent chunks are parsed together (a cold read is one run over the whole
@@ -161,10 +161,14 @@ def _parse_chunks(chunks: list[_Chunk], wanted: list[int]) -> dict[int, list[tup
     found: dict[int, list[tuple[int, model.Block]]] = {i: [] for i in wanted}
     for first, last in _runs(wanted):
         run = chunks[first:last + 1]
+        run_text = text[run[0].start:run[-1].end]  # on a cold read, the text itself: no copy
+        if run[-1].follower:
+            run_text += run[-1].follower
         with _quiet_bibtexparser():
-            library = bibtexparser.parse_string("".join(c.text for c in run) + run[-1].follower, parse_stack=[])
+            library = bibtexparser.parse_string(run_text, parse_stack=[])
+        del run_text
         starts = [c.parser_line - run[0].parser_line for c in run]
-        end = starts[-1] + run[-1].text.count("\n") - run[-1].text.count("\\\n")
+        end = starts[-1] + text.count("\n", run[-1].start, run[-1].end) - text.count("\\\n", run[-1].start, run[-1].end)
         for block in library.blocks:
             line = block.start_line or 0
             if run[-1].follower and line >= end:
@@ -205,7 +209,7 @@ def _macro_table(definitions: Iterable[tuple[str, str]]) -> dict[str, str]:
     return table
 
 
-def _read_chunk(blocks: list[tuple[int, model.Block]], chunk: _Chunk, path: str,
+def _read_chunk(blocks: list[tuple[int, model.Block]], text: str, chunk: _Chunk, path: str,
                 strings: Mapping[str, str], tags_field: str) -> BibDocument:
     papers: list[Paper] = []
     kept: list[RawBlock] = []
@@ -232,7 +236,7 @@ def _read_chunk(blocks: list[tuple[int, model.Block]], chunk: _Chunk, path: str,
             if block.comment.strip():
                 kept.append(RawBlock("comment", _tidy(block.comment), where))
         elif isinstance(block, model.ParsingFailedBlock):
-            lines = lines if lines is not None else chunk.text.splitlines(keepends=True)
+            lines = lines if lines is not None else text[chunk.start:chunk.end].splitlines(keepends=True)
             region, swallowed = _failed_region(blocks, index, lines)
             absorbed.update(swallowed)
             if isinstance(block, model.DuplicateFieldKeyBlock):
