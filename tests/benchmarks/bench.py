@@ -3,11 +3,15 @@
     python tests/benchmarks/bench.py                     # medium and large, scales 1 2 4 8
     python tests/benchmarks/bench.py --quick             # medium file, scales 1 2, one repeat (CI-sized)
     python tests/benchmarks/bench.py --files large --scales 1 8 --repeat 5
+    python tests/benchmarks/bench.py --files large --scales 1 --rebuilds   # also: rebuild after one edit
 
 Whole commands run as separate processes, alternated with the baseline, and
 each ratio is taken pair by pair (the machine's speed drifts; ratios hold).
 Stage times come from one in-process run through the pipeline's stage hook.
 Scaled copies (keys renamed key__cN in copies 1..N-1) are made on the fly.
+The build commands above run with --no-reuse (cold); --rebuilds times a first
+build, a rebuild with nothing changed, and rebuilds after editing one title and
+after inserting one entry, each in the output folder of the first.
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ def commands(path: Path, work: Path) -> dict[str, list[str]]:
         "bibtexparser parse+write": [sys.executable, "-c", BASELINE, str(path)],
         "surveytool bib": [*cli, "bib", str(path), "-o", str(work / "out.bib"), "-q"],
         "surveytool tag": [*cli, "tag", str(path), "--json", "-q"],
-        "surveytool build": [*cli, "build", str(path), "--out", str(work / "build"), "-q", "--force"],
+        "surveytool build": [*cli, "build", str(path), "--out", str(work / "build"), "-q", "--force", "--no-reuse"],
     }
     tidy = os.environ.get("BIBTEX_TIDY")  # path to bibtex-tidy's bin/bibtex-tidy, if installed (npm)
     if tidy:
@@ -94,6 +98,44 @@ def measure(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float
     return {n: (statistics.median(seconds[n]), statistics.median(ratios[n]), statistics.median(memory[n])) for n in todo}
 
 
+_TITLE = re.compile(r"\btitle\s*=\s*[{\"]", re.IGNORECASE)
+
+
+def edit_one_title(text: str) -> str:
+    """The text with the title nearest the middle of the file changed (same number of lines)."""
+    middle = min(_TITLE.finditer(text), key=lambda m: abs(m.start() - len(text) // 2))
+    return text[:middle.end()] + "Revised " + text[middle.end():]
+
+
+def insert_one_entry(text: str) -> str:
+    """The text with a new entry before the title nearest the middle's block (all lines below move)."""
+    middle = min(_TITLE.finditer(text), key=lambda m: abs(m.start() - len(text) // 2))
+    start = text.rfind("\n@", 0, middle.start()) + 1
+    entry = "@misc{bench-inserted,\n  title = {An inserted entry about pipeline parallelism},\n  year = 2024,\n}\n\n"
+    return text[:start] + entry + text[start:]
+
+
+def rebuild_times(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float]]:
+    """name -> (median seconds, median ratio to the first build of the same round)."""
+    cli = [sys.executable, "-m", "surveytool", "build"]
+    rounds: dict[str, list[tuple[float, float]]] = {}
+    for n in range(repeat):
+        source = work / f"rebuild-{n}.bib"
+        original = path.read_text(encoding="utf-8", errors="replace")
+        source.write_text(original, encoding="utf-8")
+        build = [*cli, str(source), "--out", str(work / f"rebuild-{n}"), "-q", "--force"]
+        first, _ = run(build)
+        steps = {"first build (cold cache)": first, "rebuild, nothing changed": run(build)[0]}
+        source.write_text(edit_one_title(original), encoding="utf-8")
+        steps["rebuild after editing one title"] = run(build)[0]
+        source.write_text(insert_one_entry(edit_one_title(original)), encoding="utf-8")
+        steps["rebuild after inserting one entry"] = run(build)[0]
+        for name, took in steps.items():
+            rounds.setdefault(name, []).append((took, took / first))
+    return {name: (statistics.median(t for t, _ in values), statistics.median(r for _, r in values))
+            for name, values in rounds.items()}
+
+
 def stage_times(path: Path, work: Path) -> dict[str, float]:
     sys.path.insert(0, str(ROOT))
     from surveytool.outputs import DraftOptions, build
@@ -120,6 +162,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--bench-dir", type=Path, default=DEFAULT_BENCH)
     parser.add_argument("--quick", action="store_true", help="medium file, scales 1 and 2, one repeat")
+    parser.add_argument("--rebuilds", action="store_true", help="also time rebuilds after one edit (at 1x)")
     args = parser.parse_args()
     if args.quick:
         args.files, args.scales, args.repeat = ["medium"], [1, 2], 1
@@ -142,6 +185,10 @@ def main() -> int:
                 stages = stage_times(path, work)
                 scaling.append((copies, stages))
                 first_stages = first_stages or stages
+            if args.rebuilds:
+                print("\n| build | median s | ratio to the first build |\n| --- | --- | --- |")
+                for step, (took, ratio) in rebuild_times(source, args.repeat, work).items():
+                    print(f"| {step} | {took:.2f} | {ratio:.2f} |")
             print("\n| scale | " + " | ".join(first_stages) + " |")
             print("| --- |" + " --- |" * len(first_stages))
             for copies, stages in scaling:
