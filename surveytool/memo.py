@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import os
 import sys
+import tempfile
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -120,9 +122,11 @@ class BuildCache:
                 ignore = self.folder / ".gitignore"
                 if not ignore.exists():
                     ignore.write_text("# made by surveytool: its rebuild cache, safe to delete\n*\n", encoding="utf-8")
-                temporary = self.folder / f".{name}.marshal.tmp"
-                temporary.write_bytes(data)
-                temporary.replace(self.folder / f"{name}.marshal")
+                # A file of its own per writer: two builds into one folder never mix their halves.
+                handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=f".{name}.", suffix=".tmp")
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(data)
+                os.replace(temporary, self.folder / f"{name}.marshal")
             except OSError:
                 pass
 
