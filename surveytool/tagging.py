@@ -112,6 +112,11 @@ class _Suggester:
         frequency = Counter(word for counts in documents.values() for word in counts)
         self.idf = {w: math.log((1 + len(documents)) / (1 + n)) + 1 for w, n in frequency.items()}
         self.vectors = {s: self._weigh(c) for s, c in documents.items()}
+        # word -> (section, weight): a paper's similarity to every section in one pass over its words.
+        self.postings: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        for section_id, vector in self.vectors.items():
+            for word, weight in vector.items():
+                self.postings[word].append((section_id, weight))
 
     def _weigh(self, counts: Counter) -> dict[str, float]:
         vector = {w: (1 + math.log(n)) * self.idf[w] for w, n in counts.items() if w in self.idf}
@@ -121,9 +126,13 @@ class _Suggester:
     def suggest(self, paper: Paper) -> tuple[str, float, list[str]] | None:
         text = " ".join(paper.fields.get(f, "") for f, _ in FIELD_WEIGHTS)
         query = self._weigh(Counter(w for w in normalize(text).split() if len(w) > 3 and w not in _GENERIC_WORDS))
+        similarities: dict[str, float] = defaultdict(float)
+        for word, weight in query.items():
+            for section_id, section_weight in self.postings.get(word, ()):
+                similarities[section_id] += weight * section_weight
         best: tuple[float, str] | None = None
-        for section_id, vector in self.vectors.items():
-            similarity = sum(v * vector.get(w, 0.0) for w, v in query.items())
+        for section_id in self.vectors:  # taxonomy order: the first of equals wins
+            similarity = similarities.get(section_id, 0.0)
             if similarity > 0 and (best is None or similarity > best[0]):
                 best = (similarity, section_id)
         if best is None:
