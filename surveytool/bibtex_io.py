@@ -138,7 +138,9 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
             memo.get(keys[index])
             documents.append(_document_from_plain(hit[3], chunk.line - hit[2]))
             continue
-        blocks = parsed.get(index) or _parse_chunks(text, chunks, [index])[index]
+        # Taken out as they are read: a decoding error's traceback may pin this frame until the
+        # cycle collector runs, and it should not pin every block of the file with it.
+        blocks = parsed.pop(index, None) or _parse_chunks(text, chunks, [index])[index]
         document = _read_chunk(blocks, text, chunk, path, table, tags_field)
         if memo is not None:
             # What the chunk defines, the macro table it was decoded with, where it was, what it read as.
@@ -170,6 +172,11 @@ def _parse_chunks(text: str, chunks: list[_Chunk], wanted: list[int]) -> dict[in
         starts = [c.parser_line - run[0].parser_line for c in run]
         end = starts[-1] + text.count("\n", run[-1].start, run[-1].end) - text.count("\\\n", run[-1].start, run[-1].end)
         for block in library.blocks:
+            error = getattr(block, "error", None)
+            if isinstance(error, BaseException):
+                # Its traceback holds the parser's frame, which holds the whole library: a cycle
+                # that would keep every block of the file alive until the cycle collector ran.
+                error.__traceback__ = None
             line = block.start_line or 0
             if run[-1].follower and line >= end:
                 continue  # the next chunk's start, added above

@@ -15,7 +15,7 @@ from .errors import OutputError
 from .keys import dump_pins
 from .latex import unencodable_chars
 from .models import Paper
-from .pipeline import LOCK_FILE, Options, Stage, Survey, analyse, silent_stage
+from .pipeline import LOCK_FILE, Options, Stage, Survey, analyse, collector_paused, silent_stage
 from .regions import carry_over, edited_outside_regions, stamp
 from .render import LEVELS, make_environment, render_template
 
@@ -132,8 +132,9 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
     lock = options.lock_file or out_dir / LOCK_FILE
-    survey = analyse(replace(options, lock_file=lock), stage)
-    outputs = render_outputs(survey, draft, stage)
+    with collector_paused():
+        survey = analyse(replace(options, lock_file=lock), stage)
+        outputs = render_outputs(survey, draft, stage)
     notes: list[str] = []
     prepared = {name: _keep_prose(out_dir / name, text, draft.force, notes) if name.endswith(".tex") else text
                 for name, text in outputs.items()}

@@ -5,6 +5,7 @@ Nothing here prints; the CLI presents what these functions return.
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -116,13 +117,39 @@ def silent_stage(name: str) -> Iterator[None]:
     yield
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for the duration, then back as it was.
+
+    A run allocates a million or so long-lived objects (blocks, fields, papers)
+    and makes almost no garbage cycles, but the collector walks all of them
+    again and again: a fifth of a build of 16k entries, a third of reading 8x
+    that. Reference counting frees memory as usual meanwhile.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def analyse(options: Options = Options(), stage: Stage = silent_stage) -> Survey:
     """Read, merge, resolve, key and tag the sources of ``options``."""
+    with collector_paused():
+        return _analyse(options, stage)
+
+
+def _analyse(options: Options, stage: Stage) -> Survey:
     taxonomy = load_taxonomy(options.taxonomy or default_taxonomy(),
                              None if options.taxonomy else "seeds/taxonomy.toml")
     memos = BuildCache(options.build_cache)
     with stage("reading"):
         read = read_sources(source_paths(options), options.source_kind, options.tags_field, memos.memo("bibtex"))
+        # A decoding error pylatexenc keeps pins the reader's frames (and the file's text) in a
+        # cycle through its traceback: one collection here frees them.
+        gc.collect()
     with stage("merging duplicates"):
         papers = merge_duplicates(read.papers)
     with stage("resolving"):

@@ -13,7 +13,7 @@ from .inplace import Edit, fix_entries, update_bib_in_place
 from .keys import dump_pins
 from .models import Finding, Severity, SourceLocation
 from .outputs import write_atomically
-from .pipeline import LOCK_FILE, Options, Stage, Survey, analyse, silent_stage, source_paths
+from .pipeline import LOCK_FILE, Options, Stage, Survey, analyse, collector_paused, silent_stage, source_paths
 from .readers import read_text
 
 
@@ -26,10 +26,11 @@ def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order:
               stage: Stage = silent_stage) -> Survey:
     """Analyse the sources and write one .bib file (keys pinned beside it)."""
     lock = options.lock_file or lock_beside(output)
-    survey = analyse(replace(options, lock_file=lock), stage)
-    with stage("writing .bib"):
-        papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
-        text = render_bibliography(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
+    with collector_paused():
+        survey = analyse(replace(options, lock_file=lock), stage)
+        with stage("writing .bib"):
+            papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
+            text = render_bibliography(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
     write_atomically(output, text)
     write_atomically(lock, dump_pins(survey.pins))
     return survey

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 from pathlib import Path
 
@@ -183,3 +184,17 @@ def test_the_cli_says_what_it_reused_and_can_be_told_not_to(tmp_path: Path):
     run_cli("build", str(source), "--out", "plain", "--no-reuse", cwd=tmp_path, check=True)
     assert not (tmp_path / "plain" / ".surveytool-cache").exists()
     assert _outputs(tmp_path / "plain") == _outputs(tmp_path / "out")
+
+
+def test_a_build_leaves_the_cycle_collector_as_it_found_it(tmp_path: Path):
+    source = tmp_path / "library.bib"
+    source.write_text(_library(3) + "@article{broken, title = {never closed\n", encoding="utf-8")
+    assert gc.isenabled()
+    build(Options(sources=(source,)), tmp_path / "on")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        build(Options(sources=(source,)), tmp_path / "off")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
