@@ -126,6 +126,8 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
     """
     chunks = _chunks(text)
     keys = [_chunk_key(text, chunk, path, tags_field) for chunk in chunks] if memo is not None else []
+    # A cached chunk: (its @string definitions, digest of the macro table it was decoded with,
+    # its first line then, its document as plain data).
     cached = [memo.peek(key) for key in keys] if memo is not None else [None] * len(chunks)
     parsed = _parse_chunks(text, chunks, [i for i, hit in enumerate(cached) if hit is None])
     strings = [hit[0] if hit is not None else _string_definitions(parsed[i]) for i, hit in enumerate(cached)]
@@ -134,16 +136,15 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
     documents = []
     for index, chunk in enumerate(chunks):
         hit = cached[index]
-        if hit is not None and hit[1] == table_digest and memo is not None:
+        if memo is not None and hit is not None and hit[1] == table_digest:
             memo.get(keys[index])
             documents.append(_document_from_plain(hit[3], chunk.line - hit[2]))
             continue
         # Taken out as they are read: a decoding error's traceback may pin this frame until the
         # cycle collector runs, and it should not pin every block of the file with it.
-        blocks = parsed.pop(index, None) or _parse_chunks(text, chunks, [index])[index]
+        blocks = parsed.pop(index) if index in parsed else _parse_chunks(text, chunks, [index])[index]
         document = _read_chunk(blocks, text, chunk, path, table, tags_field)
         if memo is not None:
-            # What the chunk defines, the macro table it was decoded with, where it was, what it read as.
             memo.put(keys[index], (strings[index], table_digest, chunk.line, _document_to_plain(document)))
         documents.append(document)
     return _assemble(documents)
