@@ -28,7 +28,7 @@ MAX_SECONDARIES = 2
 
 
 class Tagger:
-    """The taxonomy's vocabulary compiled once into one regular expression."""
+    """The taxonomy's vocabulary compiled once into a phrase matcher, and a suggester for the rest."""
 
     def __init__(self, taxonomy: Taxonomy):
         self.taxonomy = taxonomy
