@@ -86,7 +86,7 @@ class ChunkMemo(Protocol):
 #: A block start at the beginning of a line (after spaces). bibtexparser ends any block still
 #: open there, so the text from one such start to the next reads the same alone as in its file:
 #: that is what lets a rebuild re-read only the chunks that changed.
-_CHUNK_START = re.compile(r"^[^\S\n]*(@\w*[ \t]*[{(])", re.MULTILINE)
+_CHUNK_START = re.compile(r"^[^\S\n]*@\w*[ \t]*[{(]", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -95,19 +95,20 @@ class _Chunk:
     end: int
     line: int  # 0-based line of its first character in the file
     parser_line: int  # the same line as bibtexparser counts it: it skips a newline after a backslash
-    follower: str  # the block start right after it ("" at the end of the file)
+    follower: str  # the next chunk's first line up to its block's delimiter ("" at the end of the file)
 
 
 def _chunks(text: str) -> list[_Chunk]:
-    starts = [(m.start(), m.group(1)) for m in _CHUNK_START.finditer(text)]
+    starts = [(m.start(), m.group()) for m in _CHUNK_START.finditer(text)]
     if not starts or starts[0][0] != 0:
         starts.insert(0, (0, ""))
     chunks: list[_Chunk] = []
     line = parser_line = 0
     for index, (start, _) in enumerate(starts):
         end, follower = starts[index + 1] if index + 1 < len(starts) else (len(text), "")
-        if chunks and chunks[-1].parser_line == parser_line:
-            # Two chunks bibtexparser sees on one line cannot be told apart by line: keep them as one.
+        if chunks and text.endswith("\\\n", 0, start):
+            # bibtexparser does not count the newline before this start, so the chunk before ends on
+            # the line this one starts on: blocks could not be told apart by line. Keep them as one.
             last = chunks.pop()
             chunks.append(_Chunk(last.start, end, last.line, last.parser_line, follower))
         else:

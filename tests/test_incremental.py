@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import DATA, run_cli
 from surveytool.bibtex_io import read_bibtex
@@ -198,3 +200,25 @@ def test_a_build_leaves_the_cycle_collector_as_it_found_it(tmp_path: Path):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# Fragments of BibTeX, good and broken: block starts at and inside lines, unbalanced delimiters,
+# newlines after backslashes (which bibtexparser does not count), macros and concatenations.
+FRAGMENT = st.sampled_from([
+    "@article{", "@string{", "@STRING{m = {x}}", "@comment{", "@misc(", "@preamble{", "  @book{", "}", "{", ")", "(",
+    '"', ",", " = ", "\n", "\n", "\n", "\r\n", "\\\n", "\\\\", "\t@string(", " ", "k1", "k2", "title", "year = 2001", "m # {y}",
+    "abc", "é", "%", "@",
+])
+BIBTEX = st.lists(FRAGMENT, max_size=40).map("".join)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(BIBTEX, BIBTEX, st.integers(min_value=0), st.integers(min_value=0, max_value=12), st.integers(min_value=0))
+def test_any_text_read_with_another_texts_cache_reads_as_it_does_alone(before, insert, where, cut, drop):
+    """The cache of one text, used to read an edit of it (text replaced, a chunk forgotten)."""
+    where %= len(before) + 1
+    after = before[:where] + insert + before[where + cut:]
+    stored = _memo_of(before, "x.bib").used()
+    forgotten = drop % (len(stored) + 1)
+    memo = Memo({key: value for index, (key, value) in enumerate(stored.items()) if index != forgotten})
+    assert read_bibtex(after, "x.bib", memo=memo) == read_bibtex(after, "x.bib")
