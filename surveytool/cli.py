@@ -88,7 +88,7 @@ def build(
 
     from .bibliography import DIALECTS
     from .memo import CACHE_FOLDER
-    from .outputs import DraftOptions
+    from .outputs import BUILD_STAGES, DraftOptions
     from .outputs import build as run_build
     from .render import LEVELS
 
@@ -97,7 +97,7 @@ def build(
     options = make_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache)
     result = run_build(replace(options, build_cache=out / CACHE_FOLDER if reuse else None), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
-                                    figure=figure, table=table, plot=plot), progress(quiet))
+                                    figure=figure, table=table, plot=plot), progress(quiet, BUILD_STAGES))
     survey = result.survey
     report(survey.findings, quiet)
     for note in result.notes:
@@ -201,11 +201,11 @@ def parse(
     from dataclasses import replace
 
     from .outputs import entries_json
-    from .pipeline import analyse
+    from .pipeline import ANALYSIS_STAGES, analyse
     from .report import entries_table, key_map
 
     survey = analyse(replace(make_options(sources, None, catalog, tags_field, None, online, config, cache), source_kind=kind),
-                     progress(quiet))
+                     progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     if as_json:
         typer.echo(entries_json(survey.papers), nl=False)
@@ -228,10 +228,10 @@ def tag(
 ) -> None:
     """Tag entries with taxonomy sections (primary first); --explain shows why."""
     from .outputs import entries_json
-    from .pipeline import analyse
+    from .pipeline import ANALYSIS_STAGES, analyse
     from .report import entries_table, explain_tags
 
-    survey = analyse(make_options(sources, taxonomy, catalog, tags_field, overrides), progress(quiet))
+    survey = analyse(make_options(sources, taxonomy, catalog, tags_field, overrides), progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     if as_json:
         typer.echo(entries_json(survey.papers), nl=False)
@@ -256,7 +256,7 @@ def bib(
 ) -> None:
     """Write a clean, stable .bib (-o FILE), or update your own in place (--in-place FILE)."""
     from .bibliography import DIALECTS, SORT_ORDERS
-    from .workflows import update_bib, write_bib
+    from .workflows import BIB_STAGES, update_bib, write_bib
 
     require_choice(dialect, DIALECTS, "--dialect")
     require_choice(sort, SORT_ORDERS, "--sort")
@@ -272,7 +272,7 @@ def bib(
                 typer.echo(f"{where}: {edit.key}: {edit.what}")
             typer.echo(f"{len(edits)} change(s) to {in_place}")
     else:
-        survey = write_bib(options, output, dialect=dialect, order=sort, stage=progress(quiet))
+        survey = write_bib(options, output, dialect=dialect, order=sort, stage=progress(quiet, BIB_STAGES))
         report(survey.findings, quiet)
         if not quiet:
             typer.echo(f"{len(survey.papers)} entries written to {output}")
@@ -293,10 +293,10 @@ def resolve(
 ) -> None:
     """Resolve entries to real metadata: what was found, from where, and what remains unresolved."""
     from .outputs import entries_json
-    from .pipeline import analyse
+    from .pipeline import ANALYSIS_STAGES, analyse
     from .report import resolution_report
 
-    survey = analyse(make_options(sources, None, catalog, online=online, config=config, cache=cache), progress(quiet))
+    survey = analyse(make_options(sources, None, catalog, online=online, config=config, cache=cache), progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     typer.echo(entries_json(survey.papers) if as_json else resolution_report(survey.papers, explain), nl=False)
     raise typer.Exit(exit_code(survey.findings, strict))

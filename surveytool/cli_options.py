@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -30,8 +31,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JS
 TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
 
 
-def progress(quiet: bool):
-    """A spinner naming the current stage on a terminal; nothing when piped or --quiet."""
+def progress(quiet: bool, stages: Sequence[str] = ()):
+    """A progress bar over the run's ``stages`` on a terminal (rich); nothing when piped or --quiet."""
+    import atexit
     from contextlib import contextmanager
 
     if quiet or not sys.stderr.isatty():
@@ -39,13 +41,25 @@ def progress(quiet: bool):
 
         return silent_stage
     from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    console = Console(stderr=True)
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    task = bar.add_task(stages[0] if stages else "", total=len(stages) or None)
+    atexit.register(bar.stop)  # should a command run fewer stages than it said, the bar still goes
 
     @contextmanager
     def stage(name: str):
-        with console.status(f"{name}…", spinner="dots"):
+        bar.start()
+        bar.update(task, description=f"{name}…", refresh=True)  # shown even when the stage is quick
+        try:
             yield
+        except BaseException:
+            bar.stop()
+            raise
+        bar.advance(task)
+        if bar.finished:
+            bar.stop()
 
     return stage
 

@@ -15,7 +15,7 @@ from .errors import OutputError
 from .keys import dump_pins
 from .latex import unencodable_chars
 from .models import Paper
-from .pipeline import LOCK_FILE, Options, Stage, Survey, analyse, collector_paused, silent_stage
+from .pipeline import ANALYSIS_STAGES, LOCK_FILE, Options, Stage, Survey, analyse, collector_paused, silent_stage
 from .regions import carry_over, edited_outside_regions, stamp
 from .render import LEVELS, make_environment, render_template
 
@@ -82,6 +82,10 @@ class DraftOptions:
     table: bool = True  # the summary table (longtable)
     plot: bool = True  # papers per year (pgfplots)
     force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
+
+
+#: The stages build() runs, in order.
+BUILD_STAGES = (*ANALYSIS_STAGES, "writing .bib", "rendering")
 
 
 def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage) -> dict[str, str]:

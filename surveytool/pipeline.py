@@ -106,6 +106,10 @@ def _resolver_findings(resolvers: Sequence[Resolver]) -> list[Finding]:
     return findings
 
 
+#: The stages analyse() runs, in order (a progress display counts them).
+ANALYSIS_STAGES = ("reading", "merging duplicates", "resolving", "keys", "tagging")
+
+
 class Stage(Protocol):
     """Called around each stage of a run: a progress display or a benchmark's timer."""
 

@@ -13,13 +13,27 @@ from .inplace import Edit, fix_entries, update_bib_in_place
 from .keys import dump_pins
 from .models import Finding, Severity, SourceLocation
 from .outputs import write_atomically
-from .pipeline import LOCK_FILE, Options, Stage, Survey, analyse, collector_paused, silent_stage, source_paths
+from .pipeline import (
+    ANALYSIS_STAGES,
+    LOCK_FILE,
+    Options,
+    Stage,
+    Survey,
+    analyse,
+    collector_paused,
+    silent_stage,
+    source_paths,
+)
 from .readers import read_text
 
 
 def lock_beside(path: Path) -> Path:
     """Keys are pinned in a lock file next to the file they are for."""
     return path.parent / LOCK_FILE
+
+
+#: The stages write_bib() runs, in order.
+BIB_STAGES = (*ANALYSIS_STAGES, "writing .bib")
 
 
 def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key",

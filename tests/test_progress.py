@@ -25,7 +25,8 @@ def test_terminal_shows_stages_and_pipes_show_only_results(tmp_path):
     stdout, _ = process.communicate(timeout=60)
     os.close(leader)
     assert process.returncode == 0
-    assert b"tagging" in shown and b"reading" in shown  # the spinner named the stages on the terminal
+    assert all(name in shown for name in (b"reading", b"tagging", b"rendering"))  # the bar named the stages
+    assert b"7/7" in shown  # and counted them
     assert b"41 entries" in stdout
     piped = run_cli("build", "--out", str(tmp_path / "p"), check=True)
     assert "tagging" not in piped.stderr and "tagging" not in piped.stdout
