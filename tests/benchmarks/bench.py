@@ -101,16 +101,20 @@ def measure(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float
 _TITLE = re.compile(r"\btitle\s*=\s*[{\"]", re.IGNORECASE)
 
 
+def _middle_title(text: str) -> re.Match | None:
+    return min(_TITLE.finditer(text), key=lambda m: abs(m.start() - len(text) // 2), default=None)
+
+
 def edit_one_title(text: str) -> str:
     """The text with the title nearest the middle of the file changed (same number of lines)."""
-    middle = min(_TITLE.finditer(text), key=lambda m: abs(m.start() - len(text) // 2))
-    return text[:middle.end()] + "Revised " + text[middle.end():]
+    middle = _middle_title(text)
+    return text if middle is None else text[:middle.end()] + "Revised " + text[middle.end():]
 
 
 def insert_one_entry(text: str) -> str:
-    """The text with a new entry before the title nearest the middle's block (all lines below move)."""
-    middle = min(_TITLE.finditer(text), key=lambda m: abs(m.start() - len(text) // 2))
-    start = text.rfind("\n@", 0, middle.start()) + 1
+    """The text with a new entry before the block of the title nearest the middle (all lines below move)."""
+    middle = _middle_title(text)
+    start = text.rfind("\n@", 0, middle.start()) + 1 if middle else 0
     entry = "@misc{bench-inserted,\n  title = {An inserted entry about pipeline parallelism},\n  year = 2024,\n}\n\n"
     return text[:start] + entry + text[start:]
 
