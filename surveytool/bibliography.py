@@ -6,9 +6,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from .bibtex_io import MONTH_MACROS, RawBlock, write_bibtex
+from .bibtex_values import MONTH_MACROS
+from .bibtex_write import write_bibtex
 from .latex import defuse, encode_bibtex_title, encode_bibtex_value
-from .models import Paper
+from .models import Paper, RawBlock
 
 DIALECTS = ("bibtex", "biblatex")
 

@@ -1,8 +1,9 @@
-"""BibTeX text <-> records. The only module that imports bibtexparser.
+"""BibTeX text -> records, chunk by chunk. The only module that imports bibtexparser.
 
 Reading uses an explicit, empty parse stack: values stay exactly as written
 (braces, quotes, ``@string`` macros, ``#`` concatenations) so that they can be
-written back unchanged; plain text for matching is derived here, on the side.
+written back unchanged; plain text for matching is derived on the side
+(``bibtex_values.py``). ``bibtex_write.py`` writes .bib text.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import Any, Protocol
 import bibtexparser
 from bibtexparser import model
 
-from .latex import dangerous_commands, latex_to_text, usable_key
-from .latex_decode import quick_latex_to_text
+from .bibtex_values import EXACTLY_DECODED, split_tags, value_to_text
+from .bibtex_write import tidy_text
+from .latex import dangerous_commands, usable_key
 from .memo import (
     digest_text,
     finding_from_plain,
@@ -29,23 +31,7 @@ from .memo import (
     read_paper_from_plain,
     read_paper_to_plain,
 )
-from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
-
-#: Months as BibTeX's predefined macros expand them, for plain-text values.
-MONTH_MACROS = {
-    name[:3].lower(): name
-    for name in "January February March April May June July August September October November December".split()
-}
-
-
-@dataclass(frozen=True)
-class RawBlock:
-    """A non-entry block kept verbatim for output: @string, @preamble, a comment, a failed block."""
-
-    kind: str  # "string" | "preamble" | "comment" | "failed"
-    text: str
-    location: SourceLocation
-    key: str = ""  # the macro name of an @string
+from .models import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 
 
 @dataclass(frozen=True)
@@ -66,11 +52,6 @@ def _quiet_bibtexparser():
         yield
     finally:
         logger.setLevel(level)
-
-
-def split_tags(value: str) -> tuple[str, ...]:
-    """Tags as users write them in a field: comma- or semicolon-separated."""
-    return tuple(t.strip() for t in value.replace(";", ",").split(",") if t.strip())
 
 
 class ChunkMemo(Protocol):
@@ -243,7 +224,7 @@ def _read_chunk(blocks: list[tuple[int, model.Block]], text: str, chunk: _Chunk,
             kept.append(RawBlock("comment", f"@comment{{{block.comment}}}", where))
         elif isinstance(block, model.ImplicitComment):
             if block.comment.strip():
-                kept.append(RawBlock("comment", _tidy(block.comment), where))
+                kept.append(RawBlock("comment", tidy_text(block.comment), where))
         elif isinstance(block, model.ParsingFailedBlock):
             lines = lines if lines is not None else text[chunk.start:chunk.end].splitlines(keepends=True)
             region, swallowed = _failed_region(blocks, index, lines)
@@ -336,13 +317,8 @@ def _failed_region(blocks: list[tuple[int, model.Block]], index: int, lines: lis
     # The reported start can be the last line of the block before; the block begins at its "@".
     while start_line < stop_line - 1 and not lines[start_line].lstrip().startswith("@"):
         start_line += 1
-    region = _tidy("".join(lines[start_line:stop_line]))
+    region = tidy_text("".join(lines[start_line:stop_line]))
     return region or (blocks[index][1].raw or ""), list(range(index + 1, end))
-
-
-def _tidy(text: str) -> str:
-    """Text as the writer will write it: no trailing spaces, no blank lines around it."""
-    return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
 
 
 def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[str, str], tags_field: str) -> Paper:
@@ -369,95 +345,3 @@ def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[
     )
 
 
-def _strip_enclosing(value: str) -> str:
-    """``{text}`` or ``"text"`` -> ``text``, inner spaces kept (they matter in concatenations)."""
-    value = value.strip()
-    if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"')):
-        return value[1:-1]
-    return value
-
-
-def _split_concatenation(value: str) -> list[str]:
-    """The parts of ``a # "b" # {c}``; ``#`` inside braces or quotes is text."""
-    parts, depth, in_quotes, start = [], 0, False, 0
-    for i, char in enumerate(value):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        elif char == '"' and depth == 0:
-            in_quotes = not in_quotes
-        elif char == "#" and depth == 0 and not in_quotes:
-            parts.append(value[start:i].strip())
-            start = i + 1
-    parts.append(value[start:].strip())
-    return parts
-
-
-#: Fields shown to readers, decoded exactly (pylatexenc where the quick decoder is unsure).
-#: Other fields (abstracts, notes, ...) are only matched or written back as they were.
-EXACTLY_DECODED = frozenset({"title", "author", "editor", "booktitle", "journal", "series", "publisher",
-                             "institution", "school", "organization", "howpublished"})
-
-
-def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping(), exact: bool = True) -> str:
-    """Plain text of a raw BibTeX value, with macros and concatenations expanded."""
-    decode = latex_to_text if exact else quick_latex_to_text
-    stripped = value.strip()
-    if "#" not in stripped and stripped[:1] in ("{", '"'):
-        return decode(_strip_enclosing(stripped))  # the common case: one enclosed value
-    pieces = []
-    for part in _split_concatenation(value):
-        if part[:1] in ("{", '"'):
-            pieces.append(_strip_enclosing(part))
-        elif part.lower() in strings:
-            pieces.append(_strip_enclosing(strings[part.lower()]))
-        elif part.lower() in MONTH_MACROS:
-            pieces.append(MONTH_MACROS[part.lower()])
-        else:
-            pieces.append(part)
-    return decode("".join(pieces))
-
-
-def write_bibtex(entries: Iterable[tuple[str, str, list[tuple[str, str]]]], blocks: Iterable[RawBlock] = ()) -> str:
-    """BibTeX text for ``(entry_type, key, [(field, raw value), ...])`` after the kept blocks.
-
-    Values must already be valid BibTeX (enclosed, escaped): see ``bibliography.py``.
-    The layout is bibtexparser's writer with indent "  ", no value column, a
-    trailing comma and one blank line between blocks. It is written here
-    because that writer first builds a Library (key checks, a Field object per
-    value) only to join strings: a fifth of the time of `bib` on 16k entries.
-    """
-    pieces = [_block_text(block) for block in _coalesce_comments(blocks)]
-    for entry_type, key, fields in entries:
-        body = "".join(f"  {name} = {_tidy_value(value)},\n" for name, value in fields)
-        pieces.append(f"@{entry_type}{{{key},\n{body}}}\n")
-    return "\n".join(pieces).rstrip("\n") + "\n"
-
-
-def _tidy_value(value: str) -> str:
-    """No trailing spaces on any line of a multi-line value (the kept blocks are tidied when read)."""
-    return _tidy(value) if "\n" in value else value.rstrip()
-
-
-def _coalesce_comments(blocks: Iterable[RawBlock]) -> list[RawBlock]:
-    """Adjacent free-text comments as one block: that is how they read back, so writing is a fixed point."""
-    merged: list[RawBlock] = []
-    for block in blocks:
-        if merged and block.kind == "comment" == merged[-1].kind and not block.text.startswith("@") \
-                and not merged[-1].text.startswith("@"):
-            merged[-1] = RawBlock("comment", merged[-1].text + "\n\n" + block.text, merged[-1].location)
-        else:
-            merged.append(block)
-    return merged
-
-
-def _block_text(block: RawBlock) -> str:
-    if block.kind == "string":
-        _, _, body = block.text.partition("{")
-        key, _, value = body[:-1].partition("=")
-        return f"@string{{{key.strip()} = {value.strip()}}}\n"
-    if block.kind == "failed":
-        # Kept as text: written back exactly, so nothing the user wrote is lost.
-        return block.text.rstrip("\n") + "\n"
-    return block.text + "\n"  # comments; preambles are kept as "@preamble{...}" already

@@ -177,3 +177,13 @@ class Taxonomy:
     @property
     def section_ids(self) -> tuple[str, ...]:
         return tuple(s.id for s in self.sections)
+
+
+@dataclass(frozen=True)
+class RawBlock:
+    """A non-entry block kept verbatim for output: @string, @preamble, a comment, a failed block."""
+
+    kind: str  # "string" | "preamble" | "comment" | "failed"
+    text: str
+    location: SourceLocation
+    key: str = ""  # the macro name of an @string

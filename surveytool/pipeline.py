@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Protocol
 
 from . import __version__
-from .bibtex_io import RawBlock
 from .keys import assign_keys, load_pins
 from .memo import BuildCache
 from .merge import merge_duplicates
-from .models import Finding, Paper, Severity, Taxonomy
+from .models import Finding, Paper, RawBlock, Severity, Taxonomy
 from .overrides import apply_overrides, load_overrides
 from .readers import read_source, read_sources
 from .resolve import CatalogResolver, Resolver, resolve_papers

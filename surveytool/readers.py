@@ -8,10 +8,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bibtex_io import ChunkMemo, RawBlock, read_bibtex
+from .bibtex_io import ChunkMemo, read_bibtex
 from .errors import InputError
 from .identifiers import parse_identifier
-from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
+from .models import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from .paper_list import looks_like_paper_list, parse_paper_list, split_lines, strip_ellipsis
 
 SOURCE_KINDS = ("list", "bib", "ids", "csl-json")

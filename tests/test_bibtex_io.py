@@ -1,5 +1,6 @@
 from surveytool.bibliography import render_bibliography
-from surveytool.bibtex_io import read_bibtex, value_to_text
+from surveytool.bibtex_io import read_bibtex
+from surveytool.bibtex_values import value_to_text
 
 SAMPLE = """% My library
 @string{acm = "ACM Press"}

@@ -1,0 +1,70 @@
+"""Raw BibTeX values -> plain text: enclosing braces or quotes, ``#`` concatenations, macros, LaTeX."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .latex import latex_to_text
+from .latex_decode import quick_latex_to_text
+from .models import frozen_mapping
+
+#: Months as BibTeX's predefined macros expand them, for plain-text values.
+MONTH_MACROS = {
+    name[:3].lower(): name
+    for name in "January February March April May June July August September October November December".split()
+}
+
+
+def split_tags(value: str) -> tuple[str, ...]:
+    """Tags as users write them in a field: comma- or semicolon-separated."""
+    return tuple(t.strip() for t in value.replace(";", ",").split(",") if t.strip())
+
+
+def _strip_enclosing(value: str) -> str:
+    """``{text}`` or ``"text"`` -> ``text``, inner spaces kept (they matter in concatenations)."""
+    value = value.strip()
+    if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"')):
+        return value[1:-1]
+    return value
+
+
+def _split_concatenation(value: str) -> list[str]:
+    """The parts of ``a # "b" # {c}``; ``#`` inside braces or quotes is text."""
+    parts, depth, in_quotes, start = [], 0, False, 0
+    for i, char in enumerate(value):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == '"' and depth == 0:
+            in_quotes = not in_quotes
+        elif char == "#" and depth == 0 and not in_quotes:
+            parts.append(value[start:i].strip())
+            start = i + 1
+    parts.append(value[start:].strip())
+    return parts
+
+
+#: Fields shown to readers, decoded exactly (pylatexenc where the quick decoder is unsure).
+#: Other fields (abstracts, notes, ...) are only matched or written back as they were.
+EXACTLY_DECODED = frozenset({"title", "author", "editor", "booktitle", "journal", "series", "publisher",
+                             "institution", "school", "organization", "howpublished"})
+
+
+def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping(), exact: bool = True) -> str:
+    """Plain text of a raw BibTeX value, with macros and concatenations expanded."""
+    decode = latex_to_text if exact else quick_latex_to_text
+    stripped = value.strip()
+    if "#" not in stripped and stripped[:1] in ("{", '"'):
+        return decode(_strip_enclosing(stripped))  # the common case: one enclosed value
+    pieces = []
+    for part in _split_concatenation(value):
+        if part[:1] in ("{", '"'):
+            pieces.append(_strip_enclosing(part))
+        elif part.lower() in strings:
+            pieces.append(_strip_enclosing(strings[part.lower()]))
+        elif part.lower() in MONTH_MACROS:
+            pieces.append(MONTH_MACROS[part.lower()])
+        else:
+            pieces.append(part)
+    return decode("".join(pieces))
