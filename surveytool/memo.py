@@ -62,6 +62,7 @@ class Memo:
     def __init__(self, stored: dict[str, Any]):
         self._stored = stored
         self._used: dict[str, Any] = {}
+        self._put = False
         self.hits = 0
         self.misses = 0
 
@@ -79,10 +80,12 @@ class Memo:
     def put(self, key: str, value: Any) -> None:
         self.misses += 1
         self._used[key] = value
+        self._put = True
 
     @property
     def changed(self) -> bool:
-        return self._used.keys() != self._stored.keys()
+        """Whether saving would write something else than was loaded (a new value, even under an old key)."""
+        return self._put or self._used.keys() != self._stored.keys()
 
     def used(self) -> dict[str, Any]:
         return self._used

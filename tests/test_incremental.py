@@ -133,6 +133,8 @@ def test_a_rebuild_after_an_edit_writes_what_a_fresh_build_writes(tmp_path: Path
     assert second.papers == expected.papers and second.findings == expected.findings
     hits, misses = second.reused["bibtex"]
     assert hits >= 28 and misses <= 3 if edit != "macro" else misses == 31
+    third = build(options, reused).survey  # the cache was brought up to date: nothing left to redo
+    assert all(misses == 0 for _, misses in third.reused.values())
 
 
 def test_a_taxonomy_change_retags_and_a_second_run_reuses_everything(tmp_path: Path):
@@ -222,3 +224,21 @@ def test_any_text_read_with_another_texts_cache_reads_as_it_does_alone(before, i
     forgotten = drop % (len(stored) + 1)
     memo = Memo({key: value for index, (key, value) in enumerate(stored.items()) if index != forgotten})
     assert read_bibtex(after, "x.bib", memo=memo) == read_bibtex(after, "x.bib")
+
+
+def test_a_cache_whose_keys_stay_but_values_change_is_saved(tmp_path: Path):
+    # Swapping two definitions of one macro changes what every entry reads (the first wins)
+    # but not the chunks' texts: the same keys, all with new values.
+    first, second = "@string{venue = {First}}\n\n", "@string{venue = {Second}}\n\n"
+    entries = _library(4)[_library(4).index("@inproceedings"):]
+    middle = entries.index("@inproceedings{paper2,")
+    source = tmp_path / "library.bib"
+    source.write_text(first + entries[:middle] + second + entries[middle:], encoding="utf-8")
+    out = tmp_path / "out"
+    options = Options(sources=(source,), build_cache=out / ".surveytool-cache")
+    build(options, out)
+    source.write_text(second + entries[:middle] + first + entries[middle:], encoding="utf-8")
+    assert build(options, out).survey.reused["bibtex"] == (0, 6)
+    again = build(options, out).survey
+    assert again.reused["bibtex"] == (6, 0)
+    assert {p.fields["booktitle"] for p in again.papers} == {"Second"}
