@@ -26,6 +26,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .models import Finding, Origin, Paper, Role, Severity, SourceLocation, Tag, frozen_mapping
 
 CACHE_FOLDER = ".surveytool-cache"
@@ -45,7 +46,7 @@ def digest_text(*parts: str) -> str:
 def code_stamp() -> str:
     """Changes with any change to surveytool's code or to the libraries that shape what it reads."""
     hasher = hashlib.blake2b(digest_size=16)
-    hasher.update(f"{sys.version}\0{marshal.version}\0".encode())
+    hasher.update(f"{__version__}\0{sys.version}\0{marshal.version}\0".encode())  # the version too, should the sources be unreadable
     for path in sorted(Path(__file__).parent.glob("*.py")):
         hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     for name in ("bibtexparser", "pylatexenc"):
