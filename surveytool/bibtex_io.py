@@ -14,6 +14,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any, Protocol
 
 import bibtexparser
@@ -153,7 +154,8 @@ def _parse_chunks(text: str, chunks: list[_Chunk], wanted: list[int]) -> dict[in
             library = bibtexparser.parse_string(run_text, parse_stack=[])
         del run_text
         starts = [c.parser_line - run[0].parser_line for c in run]
-        end = starts[-1] + text.count("\n", run[-1].start, run[-1].end) - text.count("\\\n", run[-1].start, run[-1].end)
+        # Where the next chunk's start, added above, begins: its blocks are not this run's.
+        end = chunks[last + 1].parser_line - run[0].parser_line if last + 1 < len(chunks) else None
         for block in library.blocks:
             error = getattr(block, "error", None)
             if isinstance(error, BaseException):
@@ -161,8 +163,8 @@ def _parse_chunks(text: str, chunks: list[_Chunk], wanted: list[int]) -> dict[in
                 # that would keep every block of the file alive until the cycle collector ran.
                 error.__traceback__ = None
             line = block.start_line or 0
-            if run[-1].follower and line >= end:
-                continue  # the next chunk's start, added above
+            if end is not None and line >= end:
+                continue
             if isinstance(block, model.DuplicateBlockKeyBlock):
                 block = block.ignore_error_block  # duplicates are found across the whole file in _assemble
             position = bisect_right(starts, line) - 1
@@ -172,16 +174,9 @@ def _parse_chunks(text: str, chunks: list[_Chunk], wanted: list[int]) -> dict[in
 
 def _runs(indices: list[int]) -> Iterator[tuple[int, int]]:
     """(first, last) of each run of consecutive indices."""
-    first = previous = None
-    for index in indices:
-        if previous is not None and index == previous + 1:
-            previous = index
-            continue
-        if first is not None:
-            yield first, previous
-        first = previous = index
-    if first is not None:
-        yield first, previous
+    for _, run in groupby(enumerate(indices), key=lambda pair: pair[1] - pair[0]):
+        members = [index for _, index in run]
+        yield members[0], members[-1]
 
 
 def _string_definitions(blocks: list[tuple[int, model.Block]]) -> tuple[tuple[str, str], ...]:

@@ -106,10 +106,11 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None) 
     result = []
     for index, paper in enumerate(papers):
         key = keyed[index]
-        aliases = paper.aliases
-        if paper.key and paper.key != key:
-            aliases = tuple(sorted(set(aliases) | {paper.key}))
-        result.append(paper if key == paper.key else replace(paper, key=key, aliases=aliases))
+        if key == paper.key:
+            result.append(paper)
+        else:
+            aliases = tuple(sorted({*paper.aliases, paper.key})) if paper.key else paper.aliases
+            result.append(replace(paper, key=key, aliases=aliases))
         pins.setdefault(identity[index], key)
     return result, dict(sorted(pins.items()))
 

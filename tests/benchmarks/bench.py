@@ -122,17 +122,19 @@ def insert_one_entry(text: str) -> str:
 def rebuild_times(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float]]:
     """name -> (median seconds, median ratio to the first build of the same round)."""
     cli = [sys.executable, "-m", "surveytool", "build"]
+    original = path.read_text(encoding="utf-8", errors="replace")
+    edited = edit_one_title(original)
+    inserted = insert_one_entry(edited)
     rounds: dict[str, list[tuple[float, float]]] = {}
     for n in range(repeat):
         source = work / f"rebuild-{n}.bib"
-        original = path.read_text(encoding="utf-8", errors="replace")
         source.write_text(original, encoding="utf-8")
         build = [*cli, str(source), "--out", str(work / f"rebuild-{n}"), "-q", "--force"]
         first, _ = run(build)
         steps = {"first build (cold cache)": first, "rebuild, nothing changed": run(build)[0]}
-        source.write_text(edit_one_title(original), encoding="utf-8")
+        source.write_text(edited, encoding="utf-8")
         steps["rebuild after editing one title"] = run(build)[0]
-        source.write_text(insert_one_entry(edit_one_title(original)), encoding="utf-8")
+        source.write_text(inserted, encoding="utf-8")
         steps["rebuild after inserting one entry"] = run(build)[0]
         for name, took in steps.items():
             rounds.setdefault(name, []).append((took, took / first))
