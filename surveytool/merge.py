@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from .identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
 from .models import Origin, Paper, frozen_mapping
-from .textnorm import abstract_similarity, normalize, shingles, strip_truncation
+from .textnorm import abstract_similarity, normalize, opening_words, shingles
 
 # Enough words to tell two abstracts apart; fewer and a shared opening could merge them.
 _SNIPPET_WORDS = 30
@@ -65,7 +65,7 @@ def snippet_fingerprint(paper: Paper) -> str | None:
     abstract = paper.fields.get("abstract")
     if not abstract:
         return None
-    words = normalize(strip_truncation(abstract)).split()[:_SNIPPET_WORDS]
+    words = opening_words(abstract, _SNIPPET_WORDS)
     if len(words) < 8:
         return None
     return hashlib.sha1(" ".join(words).encode()).hexdigest()[:12]
@@ -116,7 +116,7 @@ def _union_near_duplicate_abstracts(papers: Sequence[Paper], find, parent: list[
     for index, paper in enumerate(papers):
         abstract = paper.fields.get("abstract")
         if abstract and paper.origin is not Origin.BIBTEX:
-            words[index] = normalize(strip_truncation(abstract)).split()[:_NEAR_WORDS]
+            words[index] = opening_words(abstract, _NEAR_WORDS)
             for shingle in shingles(words[index]):
                 postings[shingle].append(index)
     for index, own in words.items():

@@ -9,7 +9,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
-_QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
+_QUOTES = (("’", "'"), ("‘", "'"), ("“", '"'), ("”", '"'), ("–", "-"), ("—", "-"))
 
 
 def ascii_fold(text: str) -> str:
@@ -24,7 +24,12 @@ def normalize(text: str) -> str:
 
     Cached: merging, keys and tagging normalize the same titles and abstracts.
     """
-    folded = ascii_fold(text.translate(_QUOTES)).lower()
+    if not text.isascii():
+        for quote, plain in _QUOTES:  # str.replace: a mapping given to str.translate costs a lookup per character
+            if quote in text:
+                text = text.replace(quote, plain)
+        text = ascii_fold(text)
+    folded = text.lower()
     return _NON_WORD.sub(" ", folded).strip()
 
 
@@ -39,6 +44,20 @@ def strip_truncation(text: str) -> str:
                 cut = cut.rsplit(None, 1)[0] if " " in cut else ""
             return cut.rstrip()
     return stripped
+
+
+def opening_words(text: str, count: int) -> list[str]:
+    """The first ``count`` words of ``normalize(strip_truncation(text))``, normalizing only the start of a long text.
+
+    Normalizing is local (a character at a time), so the words of a prefix are
+    the text's own words but for the last, which the cut may split.
+    """
+    prefix = text[:16 * (count + 2)]
+    if len(prefix) < len(text):
+        words = normalize(prefix).split()
+        if len(words) > count + 1:
+            return words[:count]
+    return normalize(strip_truncation(text)).split()[:count]
 
 
 SHINGLE_WORDS = 4

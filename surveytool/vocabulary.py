@@ -65,13 +65,16 @@ class PhraseMatcher:
     def find(self, text: str) -> Iterator[tuple[Phrase, str]]:
         """Each phrase found in ``text`` (normalized first), with the words it matched."""
         words = normalize(text).split()
+        cache = self._cache
+        # Most words start no phrase: only the positions of those that may are tried.
+        starts = [i for i, word in enumerate(words) if (cache[word] if word in cache else self._candidates(word))]
         position = 0
-        while position < len(words):
-            for index in self._candidates(words[position]):
+        for start in starts:
+            if start < position:
+                continue  # inside the phrase found last
+            for index in cache[words[start]]:
                 phrase = self.phrases[index]
-                if self._matches_at(words, position, phrase):
-                    yield phrase, " ".join(words[position : position + len(phrase.words)])
-                    position += len(phrase.words)
+                if self._matches_at(words, start, phrase):
+                    yield phrase, " ".join(words[start : start + len(phrase.words)])
+                    position = start + len(phrase.words)
                     break
-            else:
-                position += 1

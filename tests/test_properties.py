@@ -2,13 +2,14 @@
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from surveytool.bibliography import render_bibliography
 from surveytool.bibtex_io import read_bibtex
 from surveytool.keys import assign_keys
 from surveytool.models import Origin, Paper, Resolution, SourceLocation, frozen_mapping
+from surveytool.textnorm import normalize, opening_words, strip_truncation
 
 # Words with LaTeX specials, accents, typographic marks and characters with no LaTeX spelling.
 WORD = st.text(alphabet=st.sampled_from(list("abcXYZ019&%$#_{}~^\\<>|-:'\"éüñßçøÅ–—“”’…中文")), min_size=1, max_size=8)
@@ -65,3 +66,17 @@ def test_keys_are_stable_under_insertion_and_removal(first, extra, data):
         if paper.sources in old:
             assert paper.key == old[paper.sources]
     assert len({p.key for p in after}) == len(after)
+
+
+# Pieces of abstracts: accents precomposed and combining, quotes that separate words, ligatures,
+# characters that fold to two, ellipses that mark a cut, and runs long enough to be cut early.
+PIECE = st.sampled_from(["word", "Émile", "nai\u0308ve", "don’t", "e\u0301", "—", "...", "…", " ", "  ", "\n",
+                         "$x_1$", "ﬁne", "İ", "ß", "中文", "x" * 40, "a", "-", "''"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(PIECE, max_size=400).map("".join), st.integers(min_value=1, max_value=70))
+@example("x" * 80 + " more words", 1)  # the cut splits the only word
+@example("word " * 40 + "cut…", 38)  # the ellipsis drops the cut word, at the end only
+def test_the_opening_words_of_a_text_are_those_of_the_whole_text_normalized(text: str, count: int):
+    assert opening_words(text, count) == normalize(strip_truncation(text)).split()[:count]
