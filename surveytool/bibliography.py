@@ -7,7 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from .bibtex_values import MONTH_MACROS
-from .bibtex_write import write_bibtex
+from .bibtex_write import entry_text, write_bibtex
+from .forked import run_beside
 from .latex import defuse, encode_bibtex_title, encode_bibtex_value
 from .models import Paper, RawBlock
 
@@ -137,6 +138,8 @@ def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
 
 
 SORT_ORDERS = ("key", "section")
+#: From this many entries, a forked child writes the second half (``forked.py``).
+PARALLEL_FROM_ENTRIES = 4000
 
 
 def sort_papers(papers: Iterable[Paper], order: str = "key", section_ids: Sequence[str] = ()) -> list[Paper]:
@@ -159,7 +162,16 @@ def render_bibliography(
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}")
     ordered = list(papers) if presorted else sort_papers(papers)
-    entries = [(p.entry_type, p.key, bibtex_fields(p, tags_field, dialect)) for p in ordered]
+
+    def entries(part: Sequence[Paper]) -> list[str]:
+        return [entry_text(p.entry_type, p.key, bibtex_fields(p, tags_field, dialect)) for p in part]
+
+    if len(ordered) < PARALLEL_FROM_ENTRIES:
+        texts = entries(ordered)
+    else:
+        cut = len(ordered) // 2
+        texts, rest = run_beside(lambda: entries(ordered[cut:]), lambda: entries(ordered[:cut]))
+        texts += rest
     # Macros, preambles and broken blocks reach BibTeX too: the same defusing applies to them.
     kept = [replace(b, text=defuse(b.text, allow_definitions=b.kind == "preamble")) for b in blocks]
-    return write_bibtex(entries, kept)
+    return write_bibtex(texts, kept)

@@ -22,6 +22,7 @@ from bibtexparser import model
 
 from .bibtex_values import EXACTLY_DECODED, split_tags, value_to_text
 from .bibtex_write import tidy_text
+from .forked import run_beside
 from .latex import dangerous_commands, usable_key
 from .memo import (
     digest_text,
@@ -68,7 +69,9 @@ class ChunkMemo(Protocol):
 #: A block start at the beginning of a line (after spaces). bibtexparser ends any block still
 #: open there, so the text from one such start to the next reads the same alone as in its file:
 #: that is what lets a rebuild re-read only the chunks that changed.
-_CHUNK_START = re.compile(r"^[^\S\n]*@\w*[ \t]*[{(]", re.MULTILINE)
+_CHUNK_START = re.compile(r"[^\S\n]*@\w*[ \t]*[{(]")
+# The same after a newline: a literal first character lets the regex engine skip ahead fast.
+_CHUNK_START_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*@\w*[ \t]*[{(]")
 
 
 @dataclass(frozen=True)
@@ -81,9 +84,9 @@ class _Chunk:
 
 
 def _chunks(text: str) -> list[_Chunk]:
-    starts = [(m.start(), m.group()) for m in _CHUNK_START.finditer(text)]
-    if not starts or starts[0][0] != 0:
-        starts.insert(0, (0, ""))
+    first = _CHUNK_START.match(text)
+    starts = [(0, first.group() if first else "")]
+    starts.extend((m.start() + 1, m.group()[1:]) for m in _CHUNK_START_AFTER_NEWLINE.finditer(text))
     chunks: list[_Chunk] = []
     line = parser_line = 0
     for index, (start, _) in enumerate(starts):
@@ -101,36 +104,84 @@ def _chunks(text: str) -> list[_Chunk]:
     return chunks
 
 
+#: Where a @string block may start: the chunks holding one are read first, since a macro may be
+#: used above its definition. A superset is harmless (a chunk read early is not read again).
+_STRING_START = re.compile(r"@\s*string\s*[{(]", re.IGNORECASE)
+#: Chunks parsed per bibtexparser run: the blocks of one run are alive at once.
+_RUN_LENGTH = 512
+#: Below this many characters to read, a second process costs more than it saves.
+PARALLEL_FROM_CHARS = 1 << 20
+#: This process's share of a shared read: the child also encodes its half, and this process decodes it.
+_OWN_SHARE = 0.55
+
+
 def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkMemo | None = None) -> BibDocument:
     """Read BibTeX text; every block becomes a paper, a kept raw block, or both plus a finding.
 
     With a ``memo``, chunks (a block and the free text after it) read before are
-    taken from it, and only the others go through bibtexparser.
+    taken from it, and only the others go through bibtexparser. A large read is
+    shared with a forked child (``forked.py``).
     """
     chunks = _chunks(text)
     keys = [_chunk_key(text, chunk, path, tags_field) for chunk in chunks] if memo is not None else []
     # A cached chunk: (its @string definitions, digest of the macro table it was decoded with,
     # its first line then, its document as plain data).
     cached = [memo.peek(key) for key in keys] if memo is not None else [None] * len(chunks)
-    parsed = _parse_chunks(text, chunks, [i for i, hit in enumerate(cached) if hit is None])
-    strings = [hit[0] if hit is not None else _string_definitions(parsed[i]) for i, hit in enumerate(cached)]
+    missing = [i for i, hit in enumerate(cached) if hit is None]
+    early = _parse_chunks(text, chunks, [i for i in missing if _STRING_START.search(text, chunks[i].start, chunks[i].end)])
+    strings = [hit[0] if hit is not None else _string_definitions(early.get(i, ())) for i, hit in enumerate(cached)]
     table = _macro_table(d for definitions in strings for d in definitions)
     table_digest = digest_text(repr(sorted(table.items())))
+    stale = [i for i, hit in enumerate(cached) if hit is None or hit[1] != table_digest]
+    fresh = _read_chunks_beside(text, chunks, stale, early, path, table, tags_field)
     documents = []
     for index, chunk in enumerate(chunks):
-        hit = cached[index]
-        if memo is not None and hit is not None and hit[1] == table_digest:
-            memo.get(keys[index])
-            documents.append(_document_from_plain(hit[3], chunk.line - hit[2]))
-            continue
-        # Taken out as they are read: a decoding error's traceback may pin this frame until the
-        # cycle collector runs, and it should not pin every block of the file with it.
-        blocks = parsed.pop(index) if index in parsed else _parse_chunks(text, chunks, [index])[index]
-        document = _read_chunk(blocks, text, chunk, path, table, tags_field)
-        if memo is not None:
-            memo.put(keys[index], (strings[index], table_digest, chunk.line, _document_to_plain(document)))
+        if index in fresh:
+            document, plain = fresh.pop(index)
+            if memo is not None:
+                memo.put(keys[index], (strings[index], table_digest, chunk.line, plain or _document_to_plain(document)))
+        else:
+            hit = memo.get(keys[index])  # type: ignore[union-attr]  # only cached chunks are not fresh
+            document = _document_from_plain(hit[3], chunk.line - hit[2])
         documents.append(document)
     return _assemble(documents)
+
+
+def _read_chunks_beside(text: str, chunks: list[_Chunk], indices: list[int], early: dict[int, list],
+                        path: str, table: Mapping[str, str], tags_field: str) -> dict[int, tuple[BibDocument, tuple | None]]:
+    """Chunk index -> (its document, the same as plain data when it came from the child, else None).
+
+    A large read is cut in two at a chunk boundary; a forked child reads the second part.
+    """
+    def read(part: list[int]) -> list[tuple[int, BibDocument]]:
+        return list(_read_chunks(text, chunks, part, early, path, table, tags_field))
+
+    size = sum(chunks[i].end - chunks[i].start for i in indices)
+    if size < PARALLEL_FROM_CHARS or len(indices) < 2:
+        return {index: (document, None) for index, document in read(indices)}
+    own, cut = 0, 0
+    while cut < len(indices) - 1 and own < size * _OWN_SHARE:
+        own += chunks[indices[cut]].end - chunks[indices[cut]].start
+        cut += 1
+    mine, theirs = run_beside(lambda: [(i, _document_to_plain(d)) for i, d in read(indices[cut:])],
+                              lambda: read(indices[:cut]))
+    fresh: dict[int, tuple[BibDocument, tuple | None]] = {index: (document, None) for index, document in mine}
+    for index, plain in theirs:
+        fresh[index] = (_document_from_plain(plain, 0), plain)
+    return fresh
+
+
+def _read_chunks(text: str, chunks: list[_Chunk], indices: list[int], early: dict[int, list], path: str,
+                 table: Mapping[str, str], tags_field: str) -> Iterator[tuple[int, BibDocument]]:
+    """The documents of the chunks at ``indices``, parsed a bounded run at a time (``early``: parsed already)."""
+    for first in range(0, len(indices), _RUN_LENGTH):
+        piece = indices[first:first + _RUN_LENGTH]
+        parsed = _parse_chunks(text, chunks, [i for i in piece if i not in early])
+        for index in piece:
+            # Taken out as they are read: a decoding error's traceback may pin this frame until the
+            # cycle collector runs, and it should not pin every block of the file with it.
+            blocks = parsed.pop(index) if index in parsed else early[index]
+            yield index, _read_chunk(blocks, text, chunks[index], path, table, tags_field)
 
 
 def _chunk_key(text: str, chunk: _Chunk, path: str, tags_field: str) -> str:

@@ -12,20 +12,23 @@ def tidy_text(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
 
 
-def write_bibtex(entries: Iterable[tuple[str, str, list[tuple[str, str]]]], blocks: Iterable[RawBlock] = ()) -> str:
-    """BibTeX text for ``(entry_type, key, [(field, raw value), ...])`` after the kept blocks.
+def write_bibtex(entries: Iterable[str], blocks: Iterable[RawBlock] = ()) -> str:
+    """The text of a .bib file: the kept blocks, then the ``entries`` (each made by ``entry_text``).
 
-    Values must already be valid BibTeX (enclosed, escaped): see ``bibliography.py``.
     The layout is bibtexparser's writer with indent "  ", no value column, a
     trailing comma and one blank line between blocks. It is written here
     because that writer first builds a Library (key checks, a Field object per
     value) only to join strings: a fifth of the time of `bib` on 16k entries.
     """
     pieces = [_block_text(block) for block in _coalesce_comments(blocks)]
-    for entry_type, key, fields in entries:
-        body = "".join(f"  {name} = {_tidy_value(value)},\n" for name, value in fields)
-        pieces.append(f"@{entry_type}{{{key},\n{body}}}\n")
+    pieces.extend(entries)
     return "\n".join(pieces).rstrip("\n") + "\n"
+
+
+def entry_text(entry_type: str, key: str, fields: Iterable[tuple[str, str]]) -> str:
+    """One entry from ``[(field, raw value), ...]``; values must already be valid BibTeX (see ``bibliography.py``)."""
+    body = "".join(f"  {name} = {_tidy_value(value)},\n" for name, value in fields)
+    return f"@{entry_type}{{{key},\n{body}}}\n"
 
 
 def _tidy_value(value: str) -> str:

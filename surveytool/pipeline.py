@@ -22,7 +22,7 @@ from .overrides import apply_overrides, load_overrides
 from .readers import read_source, read_sources
 from .resolve import CatalogResolver, Resolver, resolve_papers
 from .resources import default_catalog, default_taxonomy, seed_lists
-from .tagging import tag_papers
+from .tagging import Tagger, tag_papers
 from .taxonomy import load_taxonomy
 
 LOCK_FILE = "surveytool.lock.json"
@@ -153,25 +153,29 @@ def _analyse(options: Options, stage: Stage) -> Survey:
         # A decoding error pylatexenc keeps pins the reader's frames (and the file's text) in a
         # cycle through its traceback: one collection here frees them.
         gc.collect()
-    with stage("merging duplicates"):
-        papers = merge_duplicates(read.papers)
-    with stage("resolving"):
-        unresolved = sum(not p.resolved for p in papers)
-        resolvers = load_resolvers(options)
-        papers, resolve_findings = resolve_papers(papers, resolvers)
-        resolve_findings += _resolver_findings(resolvers)
-        # Resolution can show that two records are one work (a snippet and its anchor).
-        if sum(not p.resolved for p in papers) < unresolved:
-            papers = merge_duplicates(papers)
-    with stage("keys"):
-        pins = load_pins(options.lock_file) if options.lock_file else {}
-        papers, pins = assign_keys(papers, pins)
-    override_findings: list[Finding] = []
-    if options.overrides:
-        overrides, lines = load_overrides(options.overrides)
-        papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
-    with stage("tagging"):
-        papers, tag_findings = tag_papers(papers, taxonomy, memo=memos.memo("tags"))
+    tagger = Tagger(taxonomy)
+    tag_memo = memos.memo("tags")
+    # The entries as read are tagged in a forked child while duplicates merge and keys are assigned here.
+    with tagger.tag_beside(read.papers, tag_memo) as ahead:
+        with stage("merging duplicates"):
+            papers = merge_duplicates(read.papers)
+        with stage("resolving"):
+            unresolved = sum(not p.resolved for p in papers)
+            resolvers = load_resolvers(options)
+            papers, resolve_findings = resolve_papers(papers, resolvers)
+            resolve_findings += _resolver_findings(resolvers)
+            # Resolution can show that two records are one work (a snippet and its anchor).
+            if sum(not p.resolved for p in papers) < unresolved:
+                papers = merge_duplicates(papers)
+        with stage("keys"):
+            pins = load_pins(options.lock_file) if options.lock_file else {}
+            papers, pins = assign_keys(papers, pins)
+        override_findings: list[Finding] = []
+        if options.overrides:
+            overrides, lines = load_overrides(options.overrides)
+            papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
+        with stage("tagging"):
+            papers, tag_findings = tag_papers(papers, taxonomy, tagger, memo=tag_memo, ahead=ahead.result())
     memos.save()
     papers = sorted(papers, key=lambda p: p.key)
     findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=_finding_order)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from .forked import Beside, run_beside
 from .memo import Memo, digest_text, tags_from_plain, tags_to_plain
 from .models import Finding, Paper, Role, Severity, Tag, Taxonomy
 from .taxonomy import canonical_section, suggest_section
@@ -25,6 +26,34 @@ MIN_PRIMARY_SCORE = 1.0
 SECONDARY_RATIO = 0.5
 MIN_SECONDARY_SCORE = 2.5
 MAX_SECONDARIES = 2
+#: From this many papers to tag, half are tagged in a forked child (``forked.py``).
+PARALLEL_FROM_PAPERS = 2000
+#: The share of a large tagging the child takes on while this process merges and assigns keys.
+_AHEAD_SHARE = 0.85
+
+
+def text_of(paper: Paper) -> tuple[str, ...]:
+    """The fields tags are computed from."""
+    return tuple(paper.fields.get(f, "") for f, _ in FIELD_WEIGHTS)
+
+
+class TagsAhead:
+    """Tags of some texts being computed in a forked child (``Tagger.tag_beside``); stopped on leaving a ``with``."""
+
+    def __init__(self, texts: list[tuple[str, ...]], pending: Beside):
+        self._texts = texts
+        self._pending = pending
+
+    def __enter__(self) -> TagsAhead:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._pending.cancel()
+
+    def result(self) -> dict[tuple[str, ...], tuple]:
+        """Text -> its tags as plain data; empty when no child could compute them."""
+        tags = self._pending.result()
+        return dict(zip(self._texts, tags, strict=True)) if tags is not None else {}
 
 
 class Tagger:
@@ -42,17 +71,58 @@ class Tagger:
         self.suggester = _Suggester(taxonomy)
         self.digest = digest_text(repr(taxonomy.sections))  # what a memoized tag depends on besides the paper
 
-    def memoized_tag(self, paper: Paper, memo: Memo | None) -> tuple[Tag, ...]:
-        """``tag(paper)``, taken from ``memo`` when the same text was tagged with the same taxonomy before."""
-        if memo is None:
-            return self.tag(paper)
-        key = digest_text(self.digest, *(paper.fields.get(f, "") for f, _ in FIELD_WEIGHTS))
-        known = memo.get(key)
-        if known is not None:
-            return tags_from_plain(known)
-        tags = self.tag(paper)
-        memo.put(key, tags_to_plain(tags))
+    def memo_key(self, text: tuple[str, ...]) -> str:
+        """What computed tags depend on: the paper's ``text_of`` and the taxonomy."""
+        return digest_text(self.digest, *text)
+
+    def tag_beside(self, papers: Sequence[Paper], memo: Memo | None = None) -> TagsAhead:
+        """Start tagging most of ``papers`` (those not in ``memo``) in a forked child; pass its result to ``tag_all``.
+
+        The pipeline tags the entries as read while it merges duplicates and
+        assigns keys. Tags depend only on the text, so ``tag_all`` then computes
+        the papers that merging or resolution changed, and the share left here.
+        """
+        todo: dict[tuple[str, ...], Paper] = {}
+        for paper in papers:
+            text = text_of(paper)
+            if not paper.explicit_tags and (memo is None or memo.peek(self.memo_key(text)) is None):
+                todo.setdefault(text, paper)
+        if len(todo) < PARALLEL_FROM_PAPERS:
+            return TagsAhead([], Beside(None))
+        ahead = list(todo.items())[:int(len(todo) * _AHEAD_SHARE)]
+        return TagsAhead([text for text, _ in ahead], Beside(lambda: [tags_to_plain(self.tag(p)) for _, p in ahead]))
+
+    def tag_all(self, papers: Sequence[Paper], memo: Memo | None = None,
+                ahead: Mapping[tuple[str, ...], tuple] | None = None) -> list[tuple[Tag, ...]]:
+        """``tag(paper)`` for each paper, taken from ``memo`` (tags of the same text and taxonomy in an
+        earlier run) or ``ahead`` (``tag_beside``'s result) where they have it."""
+        ahead = ahead or {}
+        texts = [text_of(p) for p in papers]
+        keys = [self.memo_key(text) for text in texts] if memo is not None else [""] * len(papers)
+        known = [memo.get(key) for key in keys] if memo is not None else [None] * len(papers)
+        todo = [i for i, stored in enumerate(known) if stored is None and texts[i] not in ahead]
+        computed = dict(zip(todo, self._tag_many([papers[i] for i in todo]), strict=True))
+        tags = []
+        for index, (key, stored) in enumerate(zip(keys, known, strict=True)):
+            if index in computed:
+                tags.append(computed[index])
+                if memo is not None:
+                    memo.put(key, tags_to_plain(computed[index]))
+            elif stored is not None:
+                tags.append(tags_from_plain(stored))
+            else:  # computed ahead
+                tags.append(tags_from_plain(ahead[texts[index]]))
+                if memo is not None:
+                    memo.put(key, ahead[texts[index]])
         return tags
+
+    def _tag_many(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
+        if len(papers) < PARALLEL_FROM_PAPERS:
+            return [self.tag(p) for p in papers]
+        cut = len(papers) // 2
+        mine, theirs = run_beside(lambda: [tags_to_plain(self.tag(p)) for p in papers[cut:]],
+                                  lambda: [self.tag(p) for p in papers[:cut]])
+        return mine + [tags_from_plain(plain) for plain in theirs]
 
     def score(self, paper: Paper) -> dict[str, tuple[float, list[str]]]:
         """Section id -> (score, evidence phrases) from the vocabulary."""
@@ -124,8 +194,9 @@ class _Suggester:
         return {w: v / norm for w, v in vector.items()}
 
     def suggest(self, paper: Paper) -> tuple[str, float, list[str]] | None:
-        text = " ".join(paper.fields.get(f, "") for f, _ in FIELD_WEIGHTS)
-        query = self._weigh(Counter(w for w in normalize(text).split() if len(w) > 3 and w not in _GENERIC_WORDS))
+        # Field by field: the normalized fields are cached from scoring.
+        words = (w for f, _ in FIELD_WEIGHTS for w in normalize(paper.fields.get(f, "")).split())
+        query = self._weigh(Counter(w for w in words if len(w) > 3 and w not in _GENERIC_WORDS))
         similarities: dict[str, float] = defaultdict(float)
         for word, weight in query.items():
             for section_id, section_weight in self.postings.get(word, ()):
@@ -165,15 +236,16 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
 
 
 def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | None = None,
-               memo: Memo | None = None) -> tuple[list[Paper], list[Finding]]:
-    """Every paper with tags: the user's when given, the tagger's (or ``memo``'s) otherwise."""
+               memo: Memo | None = None, ahead: dict[str, tuple] | None = None) -> tuple[list[Paper], list[Finding]]:
+    """Every paper with tags: the user's when given, the tagger's (or ``memo``'s, or ``ahead``'s) otherwise."""
     tagger = tagger or Tagger(taxonomy)
+    given = [explicit_tags(paper, taxonomy) for paper in papers]
+    computed = iter(tagger.tag_all([p for p, (tags, _, _) in zip(papers, given, strict=True) if not tags], memo, ahead))
     tagged: list[Paper] = []
     findings: list[Finding] = []
-    for paper in papers:
-        given, unknown, problems = explicit_tags(paper, taxonomy)
+    for paper, (tags, unknown, problems) in zip(papers, given, strict=True):
         findings.extend(problems)
-        tags = given or tagger.memoized_tag(paper, memo)
+        tags = tags or next(computed)
         if not tags and not paper.explicit_tags:  # unknown tags the user gave are reported as unknown-tag
             findings.append(Finding("no-section", Severity.WARNING, "no section could be chosen for this entry",
                                     min(paper.sources), "add a sections field naming its section", paper.key))

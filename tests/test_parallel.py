@@ -1,0 +1,147 @@
+"""Work shared with a forked child (forked.py) gives exactly what one process gives."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_incremental import CORPUS, TRICKY, _library
+
+from surveytool import bibliography, bibtex_io, tagging
+from surveytool.bibliography import render_bibliography
+from surveytool.bibtex_io import read_bibtex
+from surveytool.forked import JOBS_VARIABLE, Beside, can_fork, run_beside
+from surveytool.memo import Memo
+from surveytool.merge import merge_duplicates
+from surveytool.models import frozen_mapping
+from surveytool.outputs import build
+from surveytool.pipeline import Options
+from surveytool.resources import default_taxonomy
+from surveytool.tagging import Tagger, tag_papers
+from surveytool.taxonomy import load_taxonomy
+
+# CI runs on Linux, where this file never skips.
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="surveytool forks only on Linux and the BSDs")
+
+
+@pytest.fixture(autouse=True)
+def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fork as on any machine with two cores, whatever this one has."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert can_fork()
+
+
+@pytest.fixture
+def shared(monkeypatch: pytest.MonkeyPatch):
+    """Call a function with every read, tagging and writing shared with a forked child, however small
+    (``in_one_process=True``: shared the same way, but as where there is no fork: all done here)."""
+    def call(function, *args, in_one_process: bool = False, **kwargs):
+        with monkeypatch.context() as patch:
+            patch.setattr(bibtex_io, "PARALLEL_FROM_CHARS", 0)
+            patch.setattr(tagging, "PARALLEL_FROM_PAPERS", 2)
+            patch.setattr(bibliography, "PARALLEL_FROM_ENTRIES", 2)
+            if in_one_process:
+                patch.setenv(JOBS_VARIABLE, "1")
+            return function(*args, **kwargs)
+    return call
+
+
+def test_the_background_part_runs_in_another_process_unless_told_not_to(monkeypatch: pytest.MonkeyPatch):
+    here = os.getpid()
+    mine, theirs = run_beside(os.getpid, os.getpid)
+    assert mine == here and theirs != here
+    monkeypatch.setenv(JOBS_VARIABLE, "1")
+    assert run_beside(os.getpid, os.getpid) == (here, here)
+
+
+def test_a_child_that_fails_leaves_its_part_to_this_process():
+    here = os.getpid()
+
+    def fails_in_the_child() -> list[int]:
+        if os.getpid() != here:
+            raise RuntimeError("the child cannot do it")
+        return [1, 2, 3]
+
+    assert run_beside(fails_in_the_child, lambda: "mine") == ("mine", [1, 2, 3])
+    with Beside(fails_in_the_child) as pending:
+        assert pending.result() is None
+
+
+def test_a_child_not_collected_is_stopped_and_reaped():
+    with Beside(lambda: time.sleep(60)) as pending:
+        pid = pending._pid
+        assert pid
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # already reaped: no zombie left behind
+
+
+def test_a_failure_here_stops_the_child():
+    started = time.perf_counter()
+    with pytest.raises(ValueError):
+        run_beside(lambda: time.sleep(60), lambda: int("not a number"))
+    assert time.perf_counter() - started < 30
+
+
+@pytest.mark.parametrize("path", [*CORPUS, None], ids=lambda p: p.name if p else "tricky")
+def test_a_shared_read_equals_a_whole_read(path: Path | None, shared):
+    text = path.read_text(encoding="utf-8", errors="replace") if path else TRICKY
+    whole = read_bibtex(text, "x.bib")  # small: one process, one part
+    assert shared(read_bibtex, text, "x.bib") == whole
+    assert shared(read_bibtex, text, "x.bib", in_one_process=True) == whole
+    # With a cache: what the child read is stored as this process stores what it reads.
+    shared_memo, whole_memo = Memo({}), Memo({})
+    assert shared(read_bibtex, text, "x.bib", memo=shared_memo) == whole
+    read_bibtex(text, "x.bib", memo=whole_memo)
+    assert shared_memo.used() == whole_memo.used()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(TRICKY.splitlines(keepends=True)), min_size=1, max_size=14))
+def test_any_text_reads_the_same_shared_or_whole(shared, lines: list[str]):
+    text = "".join(lines)
+    assert shared(read_bibtex, text, "x.bib") == read_bibtex(text, "x.bib")
+
+
+def test_tagging_ahead_gives_the_tags_of_tagging_afterwards(shared):
+    taxonomy = load_taxonomy(default_taxonomy())
+    library = read_bibtex(_library(40), "x.bib").papers
+    papers = merge_duplicates([*library, library[3]])  # a paper read twice: tagged once
+    # Merging or resolving can change a paper's text after the child tagged it as read.
+    changed = [p if i % 5 else replace(p, fields=frozen_mapping({**p.fields, "title": "Changed after reading"}))
+               for i, p in enumerate(papers)]
+    expected = tag_papers(changed, taxonomy)  # few: one process
+    tagger = Tagger(taxonomy)
+    with shared(tagger.tag_beside, library) as ahead:
+        known = ahead.result()
+    assert known and len(known) < len(library)  # the child takes on a share, not all
+    assert shared(tag_papers, changed, taxonomy, tagger, ahead=known) == expected
+    memo = Memo({})
+    assert shared(tag_papers, changed, taxonomy, tagger, memo=memo, ahead=known) == expected
+    assert memo.misses == len(changed)  # every tag stored, whoever computed it
+    assert shared(tag_papers, changed, taxonomy, in_one_process=True) == expected
+
+
+def test_a_shared_bibliography_is_written_as_a_whole_one(shared):
+    papers = read_bibtex(_library(25), "x.bib").papers
+    whole = render_bibliography(papers)
+    assert shared(render_bibliography, papers) == whole
+    assert shared(render_bibliography, papers, in_one_process=True) == whole
+
+
+def test_a_shared_build_writes_what_a_build_in_one_part_writes(tmp_path: Path, shared):
+    source = tmp_path / "library.bib"
+    source.write_text(_library(30), encoding="utf-8")
+    for name in ("shared", "whole"):
+        (tmp_path / name).mkdir()
+    together = shared(build, Options(sources=(source,)), tmp_path / "shared").survey
+    whole = build(Options(sources=(source,)), tmp_path / "whole").survey
+    assert together.papers == whole.papers and together.findings == whole.findings
+    for path in sorted((tmp_path / "whole").rglob("*")):
+        if path.is_file():
+            assert (tmp_path / "shared" / path.relative_to(tmp_path / "whole")).read_bytes() == path.read_bytes(), path.name
