@@ -6,6 +6,7 @@ finding with --strict), 2 bad usage or unreadable input.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -169,7 +170,7 @@ def export(
 ) -> None:
     """Export the entries as a Markdown reading list or as CSL-JSON."""
     from .export import FORMATS, to_csl_json, to_markdown
-    from .outputs import write_atomically
+    from .files import write_atomically
     from .pipeline import analyse
 
     require_choice(format, FORMATS, "--format")
@@ -337,6 +338,19 @@ def main() -> None:
     """Console entry point: user errors become one line and exit code 2, never a traceback."""
     try:
         app(standalone_mode=True)
+        code = 0
     except SurveyToolError as error:
         typer.echo(str(error), err=True)
-        sys.exit(error.exit_code)
+        code = error.exit_code
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else 0 if done.code is None else 1
+        if not isinstance(done.code, int | None):
+            typer.echo(str(done.code), err=True)
+    # Everything is written and flushed: skip the interpreter's teardown, which frees the
+    # caches of a large run one object at a time (50 ms of a 2.5 s `bib` of 16k entries).
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`) or stream: nothing more to say
+            pass
+    os._exit(code)

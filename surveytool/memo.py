@@ -22,7 +22,6 @@ import os
 import sys
 import tempfile
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,8 @@ def digest_text(*parts: str) -> str:
 @cache
 def code_stamp() -> str:
     """Changes with any change to surveytool's code or to the libraries that shape what it reads."""
+    from importlib import metadata  # only when a build cache is used
+
     hasher = hashlib.blake2b(digest_size=16)
     hasher.update(f"{__version__}\0{sys.version}\0{marshal.version}\0".encode())  # the version too, should the sources be unreadable
     for path in sorted(Path(__file__).parent.glob("*.py")):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -12,6 +10,7 @@ from pathlib import Path
 from .bibliography import render_bibliography
 from .chapter import chapter_groups, publication_trend, summary_rows
 from .errors import OutputError
+from .files import write_atomically
 from .keys import dump_pins
 from .latex import unencodable_chars
 from .models import Paper
@@ -57,18 +56,6 @@ def entries_json(papers: Sequence[Paper]) -> str:
     if not papers:
         return "[]\n"
     return "[\n" + ",\n".join(json.dumps(entry_record(p), ensure_ascii=False) for p in papers) + "\n]\n"
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader never sees half a file."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except OSError as error:
-        raise OutputError(f"cannot be written ({error.strerror})", path=str(path), hint="check the output folder's permissions") from None
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ from pathlib import Path
 from .bibliography import render_bibliography, sort_papers
 from .checks import CheckContext, run_checks
 from .errors import TaxonomyError
+from .files import write_atomically
 from .inplace import Edit, fix_entries, update_bib_in_place
 from .keys import dump_pins
 from .models import Finding, Severity, SourceLocation
-from .outputs import write_atomically
 from .pipeline import (
     ANALYSIS_STAGES,
     LOCK_FILE,
