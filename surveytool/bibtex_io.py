@@ -371,10 +371,11 @@ def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[
     latex: dict[str, str] = {}
     plain: dict[str, str] = {}
     tags: tuple[str, ...] = ()
+    tags_field = tags_field.lower()
     for field in entry.fields:
         name = field.key.lower()
         value = field.value if isinstance(field.value, str) else str(field.value)
-        if name == tags_field.lower():
+        if name == tags_field:
             tags = split_tags(value_to_text(value, strings))
             continue
         latex[name] = value

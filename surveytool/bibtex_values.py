@@ -55,16 +55,16 @@ def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping(), exa
     """Plain text of a raw BibTeX value, with macros and concatenations expanded."""
     decode = latex_to_text if exact else quick_latex_to_text
     stripped = value.strip()
-    if "#" not in stripped and stripped[:1] in ("{", '"'):
-        return decode(_strip_enclosing(stripped))  # the common case: one enclosed value
-    pieces = []
-    for part in _split_concatenation(value):
-        if part[:1] in ("{", '"'):
-            pieces.append(_strip_enclosing(part))
-        elif part.lower() in strings:
-            pieces.append(_strip_enclosing(strings[part.lower()]))
-        elif part.lower() in MONTH_MACROS:
-            pieces.append(MONTH_MACROS[part.lower()])
-        else:
-            pieces.append(part)
-    return decode("".join(pieces))
+    if "#" not in stripped:  # one part: the common case
+        return decode(_part_text(stripped, strings))
+    return decode("".join(_part_text(part, strings) for part in _split_concatenation(value)))
+
+
+def _part_text(part: str, strings: Mapping[str, str]) -> str:
+    """One part of a value: enclosed text, a macro, a month, or a bare number."""
+    if part[:1] in ("{", '"'):
+        return _strip_enclosing(part)
+    name = part.lower()
+    if name in strings:
+        return _strip_enclosing(strings[name])
+    return MONTH_MACROS.get(name, part)

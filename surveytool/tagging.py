@@ -181,6 +181,7 @@ class _Suggester:
             documents[section.id] = Counter(w for w in normalize(text).split() if w not in _GENERIC_WORDS)
         frequency = Counter(word for counts in documents.values() for word in counts)
         self.idf = {w: math.log((1 + len(documents)) / (1 + n)) + 1 for w, n in frequency.items()}
+        self.query_words = frozenset(w for w in self.idf if len(w) > 3)  # a paper's words that can count
         self.vectors = {s: self._weigh(c) for s, c in documents.items()}
         # word -> (section, weight): a paper's similarity to every section in one pass over its words.
         self.postings: dict[str, list[tuple[str, float]]] = defaultdict(list)
@@ -196,7 +197,7 @@ class _Suggester:
     def suggest(self, paper: Paper) -> tuple[str, float, list[str]] | None:
         # Field by field: the normalized fields are cached from scoring.
         words = (w for f, _ in FIELD_WEIGHTS for w in normalize(paper.fields.get(f, "")).split())
-        query = self._weigh(Counter(w for w in words if len(w) > 3 and w not in _GENERIC_WORDS))
+        query = self._weigh(Counter(w for w in words if w in self.query_words))
         similarities: dict[str, float] = defaultdict(float)
         for word, weight in query.items():
             for section_id, section_weight in self.postings.get(word, ()):

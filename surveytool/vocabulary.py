@@ -42,6 +42,8 @@ class PhraseMatcher:
             word, is_prefix = phrase.words[0]
             (self._prefix if is_prefix else self._exact)[word].append(index)
         self._max_prefix = max((len(w) for w in self._prefix), default=0)
+        # A phrase's words when none is a prefix: compared with a slice of the text's words at once.
+        self._exact_words = [None if any(p for _, p in phrase.words) else [w for w, _ in phrase.words] for phrase in self.phrases]
         self._cache: dict[str, list[int]] = {}  # word -> candidates; words repeat across entries
 
     def _candidates(self, word: str) -> list[int]:
@@ -53,9 +55,13 @@ class PhraseMatcher:
             cached = self._cache[word] = sorted(found)  # back into longest-first order
         return cached
 
-    def _matches_at(self, words: Sequence[str], start: int, phrase: Phrase) -> bool:
+    def _matches_at(self, words: list[str], start: int, index: int) -> bool:
+        phrase = self.phrases[index]
         if start + len(phrase.words) > len(words):
             return False
+        exact = self._exact_words[index]
+        if exact is not None:
+            return words[start:start + len(exact)] == exact
         for offset, (word, is_prefix) in enumerate(phrase.words):
             actual = words[start + offset]
             if not (actual.startswith(word) if is_prefix else actual == word):
@@ -66,15 +72,17 @@ class PhraseMatcher:
         """Each phrase found in ``text`` (normalized first), with the words it matched."""
         words = normalize(text).split()
         cache = self._cache
+        for word in set(words).difference(cache):
+            self._candidates(word)
         # Most words start no phrase: only the positions of those that may are tried.
-        starts = [i for i, word in enumerate(words) if (cache[word] if word in cache else self._candidates(word))]
+        starts = [i for i, word in enumerate(words) if cache[word]]
         position = 0
         for start in starts:
             if start < position:
                 continue  # inside the phrase found last
             for index in cache[words[start]]:
-                phrase = self.phrases[index]
-                if self._matches_at(words, start, phrase):
+                if self._matches_at(words, start, index):
+                    phrase = self.phrases[index]
                     yield phrase, " ".join(words[start : start + len(phrase.words)])
                     position = start + len(phrase.words)
                     break
