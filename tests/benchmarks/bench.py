@@ -17,6 +17,7 @@ after inserting one entry, each in the output folder of the first.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import re
 import statistics
@@ -61,6 +62,47 @@ def run(command: list[str]) -> tuple[float, float]:
     return elapsed, usage.ru_maxrss / 1024
 
 
+def peak_memory(command: list[str]) -> float | None:
+    """Peak MiB of a command's processes together, sampled every 10 ms; None without Linux's /proc.
+
+    surveytool forks a child for parts of large runs, and a process's own peak
+    (ru_maxrss) would leave it out. Each process counts its proportional set
+    size (PSS): pages a fork shares with its parent are counted once between them.
+    """
+    if not Path("/proc/self/smaps_rollup").exists():
+        return None
+    peak = 0
+    with open(os.devnull, "w") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=sink)
+        while process.poll() is None:
+            peak = max(peak, sum(_pss_kib(pid) for pid in _process_tree(process.pid)))
+            time.sleep(0.01)
+    return peak / 1024
+
+
+def _process_tree(root: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = Path(entry.path, "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rpartition(")")[2].split()[1])
+    tree = [root]
+    for pid in tree:
+        tree.extend(child for child, parent in parents.items() if parent == pid)
+    return tree
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return 0  # ended meanwhile
+    return next((int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:")), 0)
+
+
 def commands(path: Path, work: Path) -> dict[str, list[str]]:
     cli = [sys.executable, "-m", "surveytool"]
     found = {
@@ -76,7 +118,7 @@ def commands(path: Path, work: Path) -> dict[str, list[str]]:
 
 
 def measure(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float, float]]:
-    """name -> (median seconds, median ratio to the baseline, median peak MiB)."""
+    """name -> (median seconds, median ratio to the baseline, peak MiB of all its processes)."""
     todo = commands(path, work)
     baseline = "bibtexparser parse+write"
     seconds: dict[str, list[float]] = {n: [] for n in todo}
@@ -95,6 +137,9 @@ def measure(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float
             memory[name].append(peak)
             ratios[name].append(took / base)
     ratios[baseline] = [1.0]
+    for name, command in todo.items():  # a run of its own: sampling would slow the timed runs
+        sampled = peak_memory(command)
+        memory[name] = [sampled] if sampled is not None else memory[name]
     return {n: (statistics.median(seconds[n]), statistics.median(ratios[n]), statistics.median(memory[n])) for n in todo}
 
 
@@ -172,6 +217,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.quick:
         args.files, args.scales, args.repeat = ["medium"], [1, 2], 1
+    # Byte-compiled as an install leaves it (pip compiles): a checkout may have no .pyc files,
+    # and with PYTHONDONTWRITEBYTECODE set every run would compile the package again.
+    compileall.compile_dir(ROOT / "surveytool", quiet=1)
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         for name in args.files:
