@@ -11,6 +11,7 @@ from .bibliography import render_bibliography
 from .chapter import chapter_groups, publication_trend, summary_rows
 from .errors import OutputError
 from .files import write_atomically
+from .forked import run_beside
 from .keys import dump_pins
 from .latex import unencodable_chars
 from .models import Paper
@@ -71,6 +72,9 @@ class DraftOptions:
     force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
 
 
+#: From this many papers, entries.json is written by a forked child while the LaTeX is rendered.
+PARALLEL_FROM_PAPERS = 4000
+
 #: The stages build() runs, in order.
 BUILD_STAGES = (*ANALYSIS_STAGES, "writing .bib", "rendering")
 
@@ -100,15 +104,23 @@ def _render_documents(survey: Survey, draft: DraftOptions, bibliography: str) ->
         "chapter_file": draft.chapter_file,
         "bibliography": draft.bibliography,
     }
-    chapter = render_template(env, "related_work.tex.j2", context)
-    # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
-    # prints each as a visible [U+XXXX] marker instead of stopping with an error.
-    context["unicode_fallbacks"] = unencodable_chars(bibliography)
+
+    def latex() -> tuple[str, str]:
+        chapter = render_template(env, "related_work.tex.j2", context)
+        # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
+        # prints each as a visible [U+XXXX] marker instead of stopping with an error.
+        context["unicode_fallbacks"] = unencodable_chars(bibliography)
+        return chapter, render_template(env, "main.tex.j2", context)
+
+    if len(survey.papers) < PARALLEL_FROM_PAPERS:
+        (chapter, main), records = latex(), entries_json(survey.papers)
+    else:  # entries.json in a forked child meanwhile (forked.py)
+        (chapter, main), records = run_beside(lambda: entries_json(survey.papers), latex)
     return {
         f"{draft.bibliography}.bib": bibliography,
         f"{draft.chapter_file}.tex": chapter,
-        "main.tex": render_template(env, "main.tex.j2", context),
-        "entries.json": entries_json(survey.papers),
+        "main.tex": main,
+        "entries.json": records,
     }
 
 

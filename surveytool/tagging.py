@@ -70,10 +70,14 @@ class Tagger:
         self.matcher = PhraseMatcher(sorted(by_phrase))
         self.suggester = _Suggester(taxonomy)
         self.digest = digest_text(repr(taxonomy.sections))  # what a memoized tag depends on besides the paper
+        self._memo_keys: dict[tuple[str, ...], str] = {}
 
     def memo_key(self, text: tuple[str, ...]) -> str:
         """What computed tags depend on: the paper's ``text_of`` and the taxonomy."""
-        return digest_text(self.digest, *text)
+        key = self._memo_keys.get(text)
+        if key is None:  # asked twice per entry in a run (tag_beside, tag_all): digested once
+            key = self._memo_keys[text] = digest_text(self.digest, *text)
+        return key
 
     def tag_beside(self, papers: Sequence[Paper], memo: Memo | None = None) -> TagsAhead:
         """Start tagging most of ``papers`` (those not in ``memo``) in a forked child; pass its result to ``tag_all``.

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_incremental import CORPUS, TRICKY, _library
 
-from surveytool import bibliography, bibtex_io, tagging
+from surveytool import bibliography, bibtex_io, outputs, tagging
 from surveytool.bibliography import render_bibliography
 from surveytool.bibtex_io import read_bibtex
 from surveytool.forked import JOBS_VARIABLE, Beside, can_fork, run_beside
@@ -46,6 +46,7 @@ def shared(monkeypatch: pytest.MonkeyPatch):
             patch.setattr(bibtex_io, "PARALLEL_FROM_CHARS", 0)
             patch.setattr(tagging, "PARALLEL_FROM_PAPERS", 2)
             patch.setattr(bibliography, "PARALLEL_FROM_ENTRIES", 2)
+            patch.setattr(outputs, "PARALLEL_FROM_PAPERS", 2)
             if in_one_process:
                 patch.setenv(JOBS_VARIABLE, "1")
             return function(*args, **kwargs)
