@@ -105,6 +105,14 @@ class Tagger:
         known = [memo.get(key) for key in keys] if memo is not None else [None] * len(papers)
         todo = [i for i, stored in enumerate(known) if stored is None and texts[i] not in ahead]
         computed = dict(zip(todo, self._tag_many([papers[i] for i in todo]), strict=True))
+        decoded: dict[tuple, tuple[Tag, ...]] = {}  # a few thousand distinct tag lists among 16k entries
+
+        def from_plain(plain: tuple) -> tuple[Tag, ...]:
+            found = decoded.get(plain)
+            if found is None:
+                found = decoded[plain] = tags_from_plain(plain)
+            return found
+
         tags = []
         for index, (key, stored) in enumerate(zip(keys, known, strict=True)):
             if index in computed:
@@ -112,9 +120,9 @@ class Tagger:
                 if memo is not None:
                     memo.put(key, tags_to_plain(computed[index]))
             elif stored is not None:
-                tags.append(tags_from_plain(stored))
+                tags.append(from_plain(stored))
             else:  # computed ahead
-                tags.append(tags_from_plain(ahead[texts[index]]))
+                tags.append(from_plain(ahead[texts[index]]))
                 if memo is not None:
                     memo.put(key, ahead[texts[index]])
         return tags
