@@ -139,7 +139,8 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
         if index in fresh:
             document, plain = fresh.pop(index)
             if memo is not None:
-                memo.put(keys[index], (strings[index], table_digest, chunk.line, plain or _document_to_plain(document)))
+                plain = plain if plain is not None else _document_to_plain(document)
+                memo.put(keys[index], (strings[index], table_digest, chunk.line, plain))
         else:
             hit = memo.get(keys[index])  # type: ignore[union-attr]  # only cached chunks are not fresh
             document = _document_from_plain(hit[3], chunk.line - hit[2])
