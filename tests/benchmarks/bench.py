@@ -110,6 +110,9 @@ def commands(path: Path, work: Path) -> dict[str, list[str]]:
         "surveytool bib": [*cli, "bib", str(path), "-o", str(work / "out.bib"), "-q"],
         "surveytool tag": [*cli, "tag", str(path), "--json", "-q"],
         "surveytool build": [*cli, "build", str(path), "--out", str(work / "build"), "-q", "--force", "--no-reuse"],
+        # Tags every entry of a fresh copy (the copy, about 10 ms, is timed too).
+        "surveytool bib --in-place": ["sh", "-c", 'cp "$1" "$2" && shift 2 && exec "$@"', "sh", str(path), str(work / "mine.bib"),
+                                      *cli, "bib", "--in-place", str(work / "mine.bib"), "-q"],
     }
     tidy = os.environ.get("BIBTEX_TIDY")  # path to bibtex-tidy's bin/bibtex-tidy, if installed (npm)
     if tidy:
