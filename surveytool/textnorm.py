@@ -49,15 +49,17 @@ def strip_truncation(text: str) -> str:
 def opening_words(text: str, count: int) -> list[str]:
     """The first ``count`` words of ``normalize(strip_truncation(text))``, normalizing only the start of a long text.
 
-    Normalizing is local (a character at a time), so the words of a prefix are
-    the text's own words but for the last, which the cut may split.
+    strip_truncation only shortens a text, and normalizing is local (a character
+    at a time), so the words of a prefix are the text's own words but for the
+    last, which the cut may split.
     """
+    text = strip_truncation(text)
     prefix = text[:16 * (count + 2)]
     if len(prefix) < len(text):
         words = normalize(prefix).split()
         if len(words) > count + 1:
             return words[:count]
-    return normalize(strip_truncation(text)).split()[:count]
+    return normalize(text).split()[:count]
 
 
 SHINGLE_WORDS = 4

@@ -78,5 +78,6 @@ PIECE = st.sampled_from(["word", "Émile", "nai\u0308ve", "don’t", "e\u0301", 
 @given(st.lists(PIECE, max_size=400).map("".join), st.integers(min_value=1, max_value=70))
 @example("x" * 80 + " more words", 1)  # the cut splits the only word
 @example("word " * 40 + "cut…", 38)  # the ellipsis drops the cut word, at the end only
+@example("word$x_1$" + "x" * 40 + "...", 1)  # ... and that word can be the whole text
 def test_the_opening_words_of_a_text_are_those_of_the_whole_text_normalized(text: str, count: int):
     assert opening_words(text, count) == normalize(strip_truncation(text)).split()[:count]
