@@ -20,6 +20,7 @@ from .cli_options import (
     TaxonomyOpt,
     exit_code,
     make_options,
+    progress,
     report,
     require_choice,
 )
@@ -48,6 +49,7 @@ def check(
     from .bibliography import DIALECTS
     from .checks import REGISTRY
     from .config import load_check_settings
+    from .pipeline import ANALYSIS_STAGES
     from .workflows import check_sources
 
     require_choice(dialect, DIALECTS, "--dialect")
@@ -65,7 +67,7 @@ def check(
         if name not in REGISTRY:
             raise typer.BadParameter(f"unknown check {name!r}; known: {', '.join(sorted(REGISTRY))}", param_hint="--checks/--disable")
     result = check_sources(options, tex or [], [n for n in names if n not in skipped], fix=fix, dialect=dialect,
-                           thin=thin if thin is not None else settings.thin)
+                           thin=thin if thin is not None else settings.thin, stage=progress(quiet or as_json, ANALYSIS_STAGES))
     if as_json:
         typer.echo(json.dumps([_finding_record(f) for f in result.findings], indent=2, ensure_ascii=False))
     else:

@@ -31,9 +31,18 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JS
 TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
 
 
+#: Bars shown by progress(): main() stops any still on screen before the process leaves, since it
+#: skips the interpreter's exit handlers (a bar left running would leave the cursor hidden).
+_shown: list = []
+
+
+def stop_progress() -> None:
+    while _shown:
+        _shown.pop().stop()
+
+
 def progress(quiet: bool, stages: Sequence[str] = ()):
     """A progress bar over the run's ``stages`` on a terminal (rich); nothing when piped or --quiet."""
-    import atexit
     from contextlib import contextmanager
 
     if quiet or not sys.stderr.isatty():
@@ -46,7 +55,7 @@ def progress(quiet: bool, stages: Sequence[str] = ()):
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), console=Console(stderr=True), transient=True)
     task = bar.add_task(stages[0] if stages else "", total=len(stages) or None)
-    atexit.register(bar.stop)  # should a command run fewer stages than it said, the bar still goes
+    _shown.append(bar)  # should a command stop before its last stage, stop_progress() still removes the bar
 
     @contextmanager
     def stage(name: str):

@@ -172,13 +172,16 @@ def _keep_prose(path: Path, text: str, force: bool, notes: list[str]) -> str:
     return stamp(merged.text)
 
 
-def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOptions()) -> BuildResult:
+def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOptions(),
+                  stage: Stage = silent_stage) -> BuildResult:
     """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it)."""
     lock = options.lock_file or output.parent / LOCK_FILE
-    survey = analyse(replace(options, lock_file=lock))
-    draft = replace(draft, chapter_file=output.stem)
+    with collector_paused():
+        survey = analyse(replace(options, lock_file=lock), stage)
+        draft = replace(draft, chapter_file=output.stem)
+        chapter = render_outputs(survey, draft, stage)[f"{output.stem}.tex"]
     notes: list[str] = []
-    text = _keep_prose(output, render_outputs(survey, draft)[f"{output.stem}.tex"], draft.force, notes)
+    text = _keep_prose(output, chapter, draft.force, notes)
     write_atomically(output, text)
     write_atomically(lock, dump_pins(survey.pins))
     return BuildResult(survey, tuple(notes))

@@ -50,11 +50,12 @@ def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order:
     return survey
 
 
-def update_bib(options: Options, target: Path, *, dialect: str = "bibtex") -> tuple[Survey, list[Edit]]:
+def update_bib(options: Options, target: Path, *, dialect: str = "bibtex",
+               stage: Stage = silent_stage) -> tuple[Survey, list[Edit]]:
     """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries."""
     sources = options.sources if target in options.sources else (target, *options.sources)
     lock = options.lock_file or lock_beside(target)
-    survey = analyse(replace(options, sources=sources, lock_file=lock))
+    survey = analyse(replace(options, sources=sources, lock_file=lock), stage)
     original, _ = read_text(target, str(target))
     text, edits = update_bib_in_place(original, str(target), survey.papers, survey.taxonomy, survey.tags_field, dialect)
     if text != original:
@@ -70,10 +71,13 @@ class CheckResult:
 
 
 def check_sources(options: Options, tex_files: Sequence[Path], selected: Sequence[str], *, fix: bool = False,
-                  dialect: str = "bibtex", thin: int = 2) -> CheckResult:
-    """Run the selected checks; with ``fix``, first rewrite what is unambiguous in the .bib sources."""
+                  dialect: str = "bibtex", thin: int = 2, stage: Stage = silent_stage) -> CheckResult:
+    """Run the selected checks; with ``fix``, first rewrite what is unambiguous in the .bib sources.
+
+    ``stage`` sees the stages of the first analysis (ANALYSIS_STAGES); the one after fixes runs unseen.
+    """
     try:
-        survey = analyse(options)
+        survey = analyse(options, stage)
     except TaxonomyError as error:
         where = SourceLocation(error.path or "taxonomy", error.line or 1)
         return CheckResult((Finding("taxonomy-invalid", Severity.ERROR, error.message, where, error.hint),), ())
