@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -60,7 +61,8 @@ class Beside:
     def result(self) -> Any | None:
         if not self._pid:
             return None
-        with os.fdopen(self._reader, "rb") as stream:
+        reader, self._reader = self._reader, -1  # the stream owns it from here, and closes it
+        with os.fdopen(reader, "rb") as stream:
             data = stream.read()  # before waiting: the child blocks until its answer is read
         _, status = os.waitpid(self._pid, 0)
         self._pid = 0
@@ -81,12 +83,12 @@ class Beside:
         """Stop the child (this process failed or was interrupted): nothing is left behind."""
         if not self._pid:
             return
-        try:
+        with suppress(OSError):  # it may have ended, and been reaped, already
             os.kill(self._pid, signal.SIGKILL)
             os.waitpid(self._pid, 0)
-        except OSError:
-            pass
-        os.close(self._reader)
+        if self._reader >= 0:
+            os.close(self._reader)
+            self._reader = -1
         self._pid = 0
 
 

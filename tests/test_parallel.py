@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from dataclasses import replace
@@ -146,3 +147,24 @@ def test_a_shared_build_writes_what_a_build_in_one_part_writes(tmp_path: Path, s
     for path in sorted((tmp_path / "whole").rglob("*")):
         if path.is_file():
             assert (tmp_path / "shared" / path.relative_to(tmp_path / "whole")).read_bytes() == path.read_bytes(), path.name
+
+
+def test_an_interrupt_while_waiting_for_the_child_stops_it_and_propagates():
+    class Interrupted(Exception):
+        pass
+
+    def interrupt(signum, frame):
+        raise Interrupted
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        # Interrupted, not an error from closing the pipe twice.
+        with pytest.raises(Interrupted), Beside(lambda: time.sleep(60)) as pending:
+            pid = pending._pid
+            signal.setitimer(signal.ITIMER_REAL, 0.2)
+            pending.result()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
