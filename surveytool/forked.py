@@ -29,7 +29,15 @@ def can_fork() -> bool:
     """Fork only where it is safe for a program like this: Linux and the BSDs (macOS's system libraries are not)."""
     if os.environ.get(JOBS_VARIABLE, "").strip() == "1":
         return False
-    return hasattr(os, "fork") and sys.platform != "darwin" and (os.cpu_count() or 1) > 1
+    return hasattr(os, "fork") and sys.platform != "darwin" and cores() > 1
+
+
+def cores() -> int:
+    """The cores this process may run on (a container or taskset may allow fewer than the machine has)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on this platform
+        return os.cpu_count() or 1
 
 
 class Beside:

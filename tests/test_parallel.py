@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_incremental import CORPUS, TRICKY, _library
 
-from surveytool import bibliography, bibtex_io, outputs, tagging
+from surveytool import bibliography, bibtex_io, forked, outputs, tagging
 from surveytool.bibliography import render_bibliography
 from surveytool.bibtex_io import read_bibtex
 from surveytool.forked import JOBS_VARIABLE, Beside, can_fork, run_beside
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darw
 @pytest.fixture(autouse=True)
 def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fork as on any machine with two cores, whatever this one has."""
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(forked, "cores", lambda: 2)
     assert can_fork()
 
 
