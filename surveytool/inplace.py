@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .bibliography import render_bibliography
 from .latex import needs_title_protection, protect_title_words
@@ -30,10 +31,15 @@ def desired_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[str, ...]:
     return paper.section_ids
 
 
+@lru_cache(maxsize=8)
+def _field_pattern(field: str) -> re.Pattern:
+    """``field = {value}`` or ``field = "value"`` in an entry's text (one level of nested braces)."""
+    return re.compile(rf"(^|[\s,]){re.escape(field)}(\s*=\s*)(\{{[^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*\}}|\"[^\"]*\")",
+                      re.IGNORECASE)
+
+
 def _set_tags_field(raw: str, field: str, value: str) -> str:
-    pattern = re.compile(rf"(^|[\s,]){re.escape(field)}(\s*=\s*)(\{{[^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*\}}|\"[^\"]*\")",
-                         re.IGNORECASE)
-    match = pattern.search(raw)
+    match = _field_pattern(field).search(raw)
     if match:
         return raw[: match.start(3)] + "{" + value + "}" + raw[match.end(3) :]
     header = re.match(r"\s*@\w+\s*[{(]\s*[^,\s]*\s*,", raw)
