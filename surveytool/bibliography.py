@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from .bibtex_values import MONTH_MACROS
 from .bibtex_write import entry_text, write_bibtex
-from .forked import run_beside
+from .forked import map_beside
 from .latex import defuse, encode_bibtex_title, encode_bibtex_value
 from .models import Paper, RawBlock
 
@@ -163,15 +163,10 @@ def render_bibliography(
         raise ValueError(f"unknown dialect {dialect!r}")
     ordered = list(papers) if presorted else sort_papers(papers)
 
-    def entries(part: Sequence[Paper]) -> list[str]:
-        return [entry_text(p.entry_type, p.key, bibtex_fields(p, tags_field, dialect)) for p in part]
+    def entry(paper: Paper) -> str:
+        return entry_text(paper.entry_type, paper.key, bibtex_fields(paper, tags_field, dialect))
 
-    if len(ordered) < PARALLEL_FROM_ENTRIES:
-        texts = entries(ordered)
-    else:
-        cut = len(ordered) // 2
-        texts, rest = run_beside(lambda: entries(ordered[cut:]), lambda: entries(ordered[:cut]))
-        texts += rest
+    texts = [entry(p) for p in ordered] if len(ordered) < PARALLEL_FROM_ENTRIES else map_beside(entry, ordered)
     # Macros, preambles and broken blocks reach BibTeX too: the same defusing applies to them.
     kept = [replace(b, text=defuse(b.text, allow_definitions=b.kind == "preamble")) for b in blocks]
     return write_bibtex(texts, kept)

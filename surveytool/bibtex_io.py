@@ -192,14 +192,14 @@ def _chunk_key(text: str, chunk: _Chunk, path: str, tags_field: str) -> str:
 def _parse_chunks(text: str, chunks: list[_Chunk], wanted: list[int]) -> dict[int, list[tuple[int, model.Block]]]:
     """Chunk index -> its blocks, each with its line relative to the chunk (as bibtexparser counts).
 
-    Adjacent chunks are parsed together (a cold read is one run over the whole
-    file). A run that stops before the end of the file is followed by the next
-    block's start, so that an unclosed last block fails as it does in the file.
+    Adjacent chunks are parsed together, as one bibtexparser run. A run that
+    stops before the end of the file is followed by the next block's start, so
+    that an unclosed last block fails as it does in the file.
     """
     found: dict[int, list[tuple[int, model.Block]]] = {i: [] for i in wanted}
     for first, last in _runs(wanted):
         run = chunks[first:last + 1]
-        run_text = text[run[0].start:run[-1].end]  # on a cold read, the text itself: no copy
+        run_text = text[run[0].start:run[-1].end]
         if run[-1].follower:
             run_text += run[-1].follower
         with _quiet_bibtexparser():

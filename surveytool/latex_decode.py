@@ -39,9 +39,11 @@ def spell_ligatures(value: str) -> str:
 
 
 # Commands whose argument is plain text to keep: the command itself is dropped.
-_FORMATTING = frozenset(
-    ["emph", "textbf", "textit", "texttt", "textsc", "textrm", "textsf", "textup", "textmd", "textnormal", "textsl", "mbox", "hbox", "url", "protect", "relax", "bf", "it", "em", "rm", "sc", "tt", "sf", "sl", "normalfont", "small", "footnotesize", "large", "Large"]
-)
+_FORMATTING = frozenset([
+    "emph", "textbf", "textit", "texttt", "textsc", "textrm", "textsf", "textup", "textmd", "textnormal", "textsl",
+    "mbox", "hbox", "url", "protect", "relax", "bf", "it", "em", "rm", "sc", "tt", "sf", "sl", "normalfont",
+    "small", "footnotesize", "large", "Large",
+])
 
 
 _MATH = re.compile(r"(?<!\\)\$[^$]*\$")

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from .forked import Beside, run_beside
+from .forked import Beside, map_beside
 from .memo import Memo, digest_text, tags_from_plain, tags_to_plain
 from .models import Finding, Paper, Role, Severity, Tag, Taxonomy
 from .suggester import Suggester
@@ -130,10 +130,7 @@ class Tagger:
     def _tag_many(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
         if len(papers) < PARALLEL_FROM_PAPERS:
             return [self.tag(p) for p in papers]
-        cut = len(papers) // 2
-        mine, theirs = run_beside(lambda: [tags_to_plain(self.tag(p)) for p in papers[cut:]],
-                                  lambda: [self.tag(p) for p in papers[:cut]])
-        return mine + [tags_from_plain(plain) for plain in theirs]
+        return map_beside(self.tag, papers, tags_to_plain, tags_from_plain)
 
     def score(self, paper: Paper) -> dict[str, tuple[float, list[str]]]:
         """Section id -> (score, evidence phrases) from the vocabulary."""

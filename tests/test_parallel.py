@@ -17,7 +17,7 @@ from test_incremental import CORPUS, TRICKY, _library
 from surveytool import bibliography, bibtex_io, forked, outputs, tagging
 from surveytool.bibliography import render_bibliography
 from surveytool.bibtex_io import read_bibtex
-from surveytool.forked import JOBS_VARIABLE, Beside, can_fork, run_beside
+from surveytool.forked import JOBS_VARIABLE, Beside, can_fork, map_beside, run_beside
 from surveytool.memo import Memo
 from surveytool.merge import merge_duplicates
 from surveytool.models import frozen_mapping
@@ -60,6 +60,13 @@ def test_the_background_part_runs_in_another_process_unless_told_not_to(monkeypa
     assert mine == here and theirs != here
     monkeypatch.setenv(JOBS_VARIABLE, "1")
     assert run_beside(os.getpid, os.getpid) == (here, here)
+
+
+def test_a_map_keeps_the_order_and_shares_the_work():
+    here = os.getpid()
+    results = map_beside(lambda n: (os.getpid(), n * n), list(range(7)), list, tuple)
+    assert [square for _, square in results] == [n * n for n in range(7)]
+    assert {pid == here for pid, _ in results} == {True, False}  # the first half here, the rest in the child
 
 
 def test_a_child_that_fails_leaves_its_part_to_this_process():
