@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 _API = {
     "Options": "pipeline", "Survey": "pipeline", "analyse": "pipeline", "DraftOptions": "outputs",
-    "build": "outputs", "draft_chapter": "outputs", "render_outputs": "outputs", "entries_json": "outputs",
+    "build": "outputs", "draft_chapter": "outputs", "render_outputs": "outputs", "entries_json": "entries",
     "write_bib": "workflows", "update_bib": "workflows", "check_sources": "workflows", "Paper": "models", "Tag": "models", "Finding": "models", "Taxonomy": "models",
     "SourceLocation": "models", "SurveyToolError": "errors", "load_taxonomy": "taxonomy",
 }

@@ -204,7 +204,7 @@ def parse(
     """Read, de-duplicate and resolve the sources; print the merged entries."""
     from dataclasses import replace
 
-    from .outputs import entries_json
+    from .entries import entries_json
     from .pipeline import ANALYSIS_STAGES, analyse
     from .report import entries_table, key_map
 
@@ -231,7 +231,7 @@ def tag(
     quiet: QuietOpt = False,
 ) -> None:
     """Tag entries with taxonomy sections (primary first); --explain shows why."""
-    from .outputs import entries_json
+    from .entries import entries_json
     from .pipeline import ANALYSIS_STAGES, analyse
     from .report import entries_table, explain_tags
 
@@ -297,7 +297,7 @@ def resolve(
     quiet: QuietOpt = False,
 ) -> None:
     """Resolve entries to real metadata: what was found, from where, and what remains unresolved."""
-    from .outputs import entries_json
+    from .entries import entries_json
     from .pipeline import ANALYSIS_STAGES, analyse
     from .report import resolution_report
 

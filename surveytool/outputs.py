@@ -2,61 +2,20 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .bibliography import render_bibliography
 from .chapter import chapter_groups, publication_trend, summary_rows
+from .entries import entries_json
 from .errors import OutputError
 from .files import write_atomically
 from .forked import run_beside
 from .keys import dump_pins
 from .latex import unencodable_chars
-from .models import Paper
 from .pipeline import ANALYSIS_STAGES, LOCK_FILE, Options, Stage, Survey, analyse, collector_paused, silent_stage
 from .regions import carry_over, edited_outside_regions, stamp
 from .render import LEVELS, make_environment, render_template
-
-
-def entry_record(paper: Paper) -> dict:
-    """One object of entries.json (schema in the README)."""
-    record = {
-        "key": paper.key,
-        "title": paper.title if paper.resolved else None,
-        "year": paper.year,
-        "authors": list(paper.authors),
-        "entry_type": paper.entry_type,
-        "abstract": paper.abstract,
-        "tags": list(paper.section_ids),
-        "resolved": paper.resolved,
-        "sources": [str(s) for s in paper.sources],
-        "origin": paper.origin.value,
-        "truncated": paper.truncated,
-        "doi": paper.fields.get("doi"),
-        "eprint": paper.fields.get("eprint"),
-        "aliases": list(paper.aliases),
-        "tag_evidence": [
-            {"section": t.section, "role": t.role.value, "score": t.score, "evidence": list(t.evidence),
-             "explicit": t.explicit, "suggested": t.suggested}
-            for t in paper.tags
-        ],
-        "resolution": None if paper.resolution is None else {
-            "source": paper.resolution.source, "matched": paper.resolution.matched_key,
-            "method": paper.resolution.method, "score": paper.resolution.score,
-            "fields": list(paper.resolution.fields), "retrieved": paper.resolution.retrieved or None,
-        },
-    }
-    return record
-
-
-def entries_json(papers: Sequence[Paper]) -> str:
-    """The JSON array, one entry per line: a diff shows which entries changed, and json's C
-    encoder does the work (asking for indentation switches to its pure-Python one, 3x slower)."""
-    if not papers:
-        return "[]\n"
-    return "[\n" + ",\n".join(json.dumps(entry_record(p), ensure_ascii=False) for p in papers) + "\n]\n"
 
 
 @dataclass(frozen=True)
