@@ -9,6 +9,7 @@ can never become an active command.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
@@ -255,5 +256,20 @@ def latex_to_text(value: str) -> str:
     text, understood = quick_decode(value)
     if understood:
         return text
-    decoded = _decoder().latex_to_text(spell_ligatures(value))
+    decoded = _without_callers(_decoder().latex_to_text, spell_ligatures(value))
     return _WHITESPACE.sub(" ", decoded).strip()
+
+
+def _without_callers(function: Callable[[str], str], argument: str) -> str:
+    """``function(argument)``, run as a generator's body so that its frames do not link to ours.
+
+    pylatexenc keeps the exception that ends its input in a local variable: a
+    cycle through the traceback that outlives the call. Its frames link to
+    their callers, which would pin the reader's frames (and the file's text)
+    until the cycle collector runs, and a run pauses it. A suspended
+    generator's frame has no caller, so the chain stops here.
+    """
+    def body() -> Iterator[str]:
+        yield function(argument)
+
+    return next(body())

@@ -150,9 +150,6 @@ def _analyse(options: Options, stage: Stage) -> Survey:
     memos = BuildCache(options.build_cache)
     with stage("reading"):
         read = read_sources(source_paths(options), options.source_kind, options.tags_field, memos.memo("bibtex"))
-        # A decoding error pylatexenc keeps pins the reader's frames (and the file's text) in a
-        # cycle through its traceback: one collection here frees them.
-        gc.collect()
     tagger = Tagger(taxonomy)
     tag_memo = memos.memo("tags")
     # The entries as read are tagged in a forked child while duplicates merge and keys are assigned here.

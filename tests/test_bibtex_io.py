@@ -1,3 +1,7 @@
+import gc
+from pathlib import Path
+from types import FrameType
+
 from surveytool.bibliography import render_bibliography
 from surveytool.bibtex_io import read_bibtex
 from surveytool.bibtex_values import value_to_text
@@ -62,3 +66,25 @@ def test_round_trip_keeps_macros_and_original_values():
 
 def test_value_to_text_concatenation_with_hash_inside_braces():
     assert value_to_text('{C\\# and F\\#} # " rocks"') == "C# and F# rocks"
+
+
+def test_a_pylatexenc_decode_leaves_no_cycle_through_the_readers_frames():
+    # pylatexenc keeps the exception ending its input in a local: a cycle through its traceback.
+    # A run pauses the cycle collector, so the reader's frames (and the file's text) must stay out of it.
+    text = "@article{a, title={Written with the {\\textregistered} sign}}\n" * 3
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        document = read_bibtex(text, "refs.bib")
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        frames = {f"{Path(o.f_code.co_filename).name}:{o.f_code.co_name}" for o in gc.garbage if isinstance(o, FrameType)}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was_enabled:
+            gc.enable()
+    assert document.papers[0].title == "Written with the ® sign"
+    assert any(name.startswith("__init__.py:get_latex_nodes") for name in frames)  # pylatexenc ran and left its cycle
+    assert not {name for name in frames if name.startswith(("bibtex_io.py", "bibtex_values.py", "readers.py"))}
