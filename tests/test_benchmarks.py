@@ -22,6 +22,8 @@ def test_harness_measures_commands_stages_scales_and_rebuilds(tmp_path: Path):
     for step in ("rebuild, nothing changed", "rebuild after editing one title", "rebuild after inserting one entry"):
         assert re.search(rf"\| {step} \| [\d.]+ \| [\d.]+ \|", result.stdout), step
     assert "stage time per copy, relative to 1x" in result.stdout
+    assert re.search(r"machine: \d+ CPUs usable; two processes at once do \d\.\d\dx the work of one", result.stdout)
+    assert re.search(r"machine at the end: two processes at once do \d\.\d\dx the work of one", result.stdout)
 
 
 def test_harness_says_where_the_files_are_missing(tmp_path: Path):

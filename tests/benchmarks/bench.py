@@ -37,6 +37,26 @@ BASELINE = ("import bibtexparser, sys\n"
 _ENTRY_KEY = re.compile(r"(@(?!string|preamble|comment)\w+\s*[{(]\s*)([^,\s]+)(\s*,)", re.IGNORECASE)
 
 
+# A fixed amount of pure-Python work, run by one process and then by two at once.
+_SPIN = "n = 0\nfor i in range(8_000_000):\n    n += i\n"
+
+
+def parallel_throughput() -> float:
+    """How many cores' worth of work two processes do at once: 2.0 on two free cores, 1.0 when they share one.
+
+    A virtual machine can show two CPUs and give one core's time: forking then only adds work,
+    and any ratio against a single-process baseline changes with it.
+    """
+    def wall(processes: int) -> float:
+        start = time.perf_counter()
+        running = [subprocess.Popen([sys.executable, "-c", _SPIN]) for _ in range(processes)]
+        for process in running:
+            process.wait()
+        return time.perf_counter() - start
+
+    return 2 * min(wall(1) for _ in range(2)) / min(wall(2) for _ in range(2))
+
+
 def scaled_copy(source: Path, copies: int, folder: Path) -> Path:
     if copies == 1:
         return source
@@ -223,6 +243,15 @@ def main() -> int:
     # Byte-compiled as an install leaves it (pip compiles): a checkout may have no .pyc files,
     # and with PYTHONDONTWRITEBYTECODE set every run would compile the package again.
     compileall.compile_dir(ROOT / "surveytool", quiet=1)
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"machine: {usable} CPUs usable; two processes at once do {parallel_throughput():.2f}x the work of one")
+    try:
+        return _run(args)
+    finally:  # a shared machine's spare core comes and goes: the figure again, for the same run
+        print(f"\nmachine at the end: two processes at once do {parallel_throughput():.2f}x the work of one")
+
+
+def _run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         for name in args.files:
