@@ -18,7 +18,7 @@ def test_harness_measures_commands_stages_scales_and_rebuilds(tmp_path: Path):
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     for command in ("bibtexparser parse+write", "surveytool bib", "surveytool tag", "surveytool build", "surveytool bib --in-place"):
-        assert re.search(rf"\| 2x \| {re.escape(command)} \| [\d.]+ \| [\d.]+ \| \d+ \|", result.stdout), command
+        assert re.search(rf"\| 2x \| {re.escape(command)} \| [\d.]+ \| [\d.]+ \| [\d.]+ \| \d+ \|", result.stdout), command
     for step in ("rebuild, nothing changed", "rebuild after editing one title", "rebuild after inserting one entry"):
         assert re.search(rf"\| {step} \| [\d.]+ \| [\d.]+ \|", result.stdout), step
     assert "stage time per copy, relative to 1x" in result.stdout

@@ -67,8 +67,8 @@ def scaled_copy(source: Path, copies: int, folder: Path) -> Path:
     return target
 
 
-def run(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak resident MiB of one process."""
+def run(command: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system, with the children it waited for) and peak resident MiB of one process."""
     start = time.perf_counter()
     with open(os.devnull, "w") as sink, tempfile.TemporaryFile("w+") as errors:
         process = subprocess.Popen(command, stdout=sink, stderr=errors)
@@ -79,7 +79,7 @@ def run(command: list[str]) -> tuple[float, float]:
     # Exit 1 means findings at error level (the large file has broken blocks): still a full run.
     if os.waitstatus_to_exitcode(status) not in (0, 1) or crashed:
         raise RuntimeError(f"{' '.join(command)} failed with {status}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def peak_memory(command: list[str]) -> float | None:
@@ -140,21 +140,24 @@ def commands(path: Path, work: Path) -> dict[str, list[str]]:
     return found
 
 
-def measure(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float, float]]:
-    """name -> (median seconds, median ratio to the baseline, peak MiB of all its processes)."""
+def measure(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float, float, float]]:
+    """name -> (median seconds, median ratio to the baseline, median CPU seconds, peak MiB of all its processes)."""
     todo = commands(path, work)
     baseline = "bibtexparser parse+write"
     seconds: dict[str, list[float]] = {n: [] for n in todo}
     ratios: dict[str, list[float]] = {n: [] for n in todo}
+    cpu: dict[str, list[float]] = {n: [] for n in todo}
     memory: dict[str, list[float]] = {n: [] for n in todo}
     run(todo[baseline])  # warm-up: file cache, .pyc
     for _ in range(repeat):
         for name, command in todo.items():
             if name == baseline:
                 continue
-            base, base_mem = run(todo[baseline])
-            took, peak = run(command)
+            base, base_cpu, base_mem = run(todo[baseline])
+            took, used, peak = run(command)
             seconds[baseline].append(base)
+            cpu[baseline].append(base_cpu)
+            cpu[name].append(used)
             memory[baseline].append(base_mem)
             seconds[name].append(took)
             memory[name].append(peak)
@@ -163,7 +166,8 @@ def measure(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float
     for name, command in todo.items():  # a run of its own: sampling would slow the timed runs
         sampled = peak_memory(command)
         memory[name] = [sampled] if sampled is not None else memory[name]
-    return {n: (statistics.median(seconds[n]), statistics.median(ratios[n]), statistics.median(memory[n])) for n in todo}
+    return {n: (statistics.median(seconds[n]), statistics.median(ratios[n]), statistics.median(cpu[n]), statistics.median(memory[n]))
+            for n in todo}
 
 
 _TITLE = re.compile(r"\btitle\s*=\s*[{\"]", re.IGNORECASE)
@@ -198,7 +202,7 @@ def rebuild_times(path: Path, repeat: int, work: Path) -> dict[str, tuple[float,
         source = work / f"rebuild-{n}.bib"
         source.write_text(original, encoding="utf-8")
         build = [*cli, str(source), "--out", str(work / f"rebuild-{n}"), "-q", "--force"]
-        first, _ = run(build)
+        first = run(build)[0]
         steps = {"first build (cold cache)": first, "rebuild, nothing changed": run(build)[0]}
         source.write_text(edited, encoding="utf-8")
         steps["rebuild after editing one title"] = run(build)[0]
@@ -261,13 +265,13 @@ def _run(args: argparse.Namespace) -> int:
                 return 2
             first_stages: dict[str, float] | None = None
             print(f"\n## {FILES[name]}\n")
-            print("| scale | command | median s | ratio to bibtexparser | peak MiB |")
-            print("| --- | --- | --- | --- | --- |")
+            print("| scale | command | median s | ratio to bibtexparser | CPU s | peak MiB |")
+            print("| --- | --- | --- | --- | --- | --- |")
             scaling = []
             for copies in args.scales:
                 path = scaled_copy(source, copies, work)
-                for command, (took, ratio, peak) in measure(path, args.repeat, work).items():
-                    print(f"| {copies}x | {command} | {took:.2f} | {ratio:.2f} | {peak:.0f} |")
+                for command, (took, ratio, used, peak) in measure(path, args.repeat, work).items():
+                    print(f"| {copies}x | {command} | {took:.2f} | {ratio:.2f} | {used:.2f} | {peak:.0f} |")
                 stages = stage_times(path, work)
                 scaling.append((copies, stages))
                 first_stages = first_stages or stages
