@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from .forked import Beside, map_beside
+from .forked import FromBothEnds, can_fork, map_beside
 from .memo import Memo, digest_text, tags_from_plain, tags_to_plain
 from .models import Finding, Paper, Role, Severity, Tag, Taxonomy
 from .suggester import Suggester
@@ -25,10 +25,8 @@ MIN_PRIMARY_SCORE = 1.0
 SECONDARY_RATIO = 0.5
 MIN_SECONDARY_SCORE = 2.5
 MAX_SECONDARIES = 2
-#: From this many papers to tag, half are tagged in a forked child (``forked.py``).
+#: From this many papers to tag, tagging is shared with a forked child (``forked.py``).
 PARALLEL_FROM_PAPERS = 2000
-#: The share of a large tagging the child takes on while this process merges and assigns keys.
-_AHEAD_SHARE = 0.85
 
 
 def text_of(paper: Paper) -> tuple[str, ...]:
@@ -37,22 +35,22 @@ def text_of(paper: Paper) -> tuple[str, ...]:
 
 
 class TagsAhead:
-    """Tags of some texts being computed in a forked child (``Tagger.tag_beside``); stopped on leaving a ``with``."""
+    """Tags of some texts, a forked child computing them meanwhile (``Tagger.tag_beside``); stopped on leaving a ``with``."""
 
-    def __init__(self, texts: list[tuple[str, ...]], pending: Beside):
+    def __init__(self, texts: list[tuple[str, ...]], work: FromBothEnds | None):
         self._texts = texts
-        self._pending = pending
+        self._work = work
 
     def __enter__(self) -> TagsAhead:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._pending.cancel()
+        if self._work is not None:
+            self._work.__exit__()
 
     def result(self) -> dict[tuple[str, ...], tuple]:
-        """Text -> its tags as plain data; empty when no child could compute them."""
-        tags = self._pending.result()
-        return dict(zip(self._texts, tags, strict=True)) if tags is not None else {}
+        """Text -> its tags as plain data: this process tags what the child has not reached yet."""
+        return dict(zip(self._texts, self._work.results(), strict=True)) if self._work is not None else {}
 
 
 class Tagger:
@@ -79,21 +77,21 @@ class Tagger:
         return key
 
     def tag_beside(self, papers: Sequence[Paper], memo: Memo | None = None) -> TagsAhead:
-        """Start tagging most of ``papers`` (those not in ``memo``) in a forked child; pass its result to ``tag_all``.
+        """Start tagging ``papers`` (those not in ``memo``) in a forked child; pass its result to ``tag_all``.
 
         The pipeline tags the entries as read while it merges duplicates and
-        assigns keys. Tags depend only on the text, so ``tag_all`` then computes
-        the papers that merging or resolution changed, and the share left here.
+        assigns keys; then this process tags from the other end until the two
+        meet. Tags depend only on the text, so ``tag_all`` then computes only
+        the papers that merging or resolution changed.
         """
         todo: dict[tuple[str, ...], Paper] = {}
         for paper in papers:
             text = text_of(paper)
             if not paper.explicit_tags and (memo is None or memo.peek(self.memo_key(text)) is None):
                 todo.setdefault(text, paper)
-        if len(todo) < PARALLEL_FROM_PAPERS:
-            return TagsAhead([], Beside(None))
-        ahead = list(todo.items())[:int(len(todo) * _AHEAD_SHARE)]
-        return TagsAhead([text for text, _ in ahead], Beside(lambda: [tags_to_plain(self.tag(p)) for _, p in ahead]))
+        if len(todo) < PARALLEL_FROM_PAPERS or not can_fork():
+            return TagsAhead([], None)
+        return TagsAhead(list(todo), FromBothEnds(lambda paper: tags_to_plain(self.tag(paper)), list(todo.values())))
 
     def tag_all(self, papers: Sequence[Paper], memo: Memo | None = None,
                 ahead: Mapping[tuple[str, ...], tuple] | None = None) -> list[tuple[Tag, ...]]:

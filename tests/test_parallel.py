@@ -17,14 +17,14 @@ from test_incremental import CORPUS, TRICKY, _library
 from surveytool import bibliography, bibtex_io, forked, outputs, tagging
 from surveytool.bibliography import render_bibliography
 from surveytool.bibtex_io import read_bibtex
-from surveytool.forked import JOBS_VARIABLE, Beside, can_fork, map_beside, run_beside
+from surveytool.forked import JOBS_VARIABLE, Beside, FromBothEnds, can_fork, map_beside, run_beside
 from surveytool.memo import Memo
 from surveytool.merge import merge_duplicates
 from surveytool.models import frozen_mapping
 from surveytool.outputs import build
 from surveytool.pipeline import Options
 from surveytool.resources import default_taxonomy
-from surveytool.tagging import Tagger, tag_papers
+from surveytool.tagging import Tagger, tag_papers, text_of
 from surveytool.taxonomy import load_taxonomy
 
 # CI runs on Linux, where this file never skips.
@@ -62,11 +62,55 @@ def test_the_background_part_runs_in_another_process_unless_told_not_to(monkeypa
     assert run_beside(os.getpid, os.getpid) == (here, here)
 
 
-def test_a_map_keeps_the_order_and_shares_the_work():
+def test_a_map_keeps_the_order():
+    for count in (0, 1, 7, 100):
+        results = map_beside(lambda n: (os.getpid(), n * n), list(range(count)), list, tuple)
+        assert [square for _, square in results] == [n * n for n in range(count)]
+
+
+def _slow_square(n: int) -> tuple[int, int]:
+    time.sleep(0.001)
+    return os.getpid(), n * n
+
+
+def _wait_for_the_child(work: FromBothEnds, items: int) -> None:
+    deadline = time.monotonic() + 30
+    while work._read(0) < items and time.monotonic() < deadline:  # what the child has published
+        time.sleep(0.005)
+
+
+def test_both_ends_meet_while_this_process_was_busy_elsewhere():
     here = os.getpid()
-    results = map_beside(lambda n: (os.getpid(), n * n), list(range(7)), list, tuple)
-    assert [square for _, square in results] == [n * n for n in range(7)]
-    assert {pid == here for pid, _ in results} == {True, False}  # the first half here, the rest in the child
+    with FromBothEnds(_slow_square, range(400), list, tuple) as work:
+        _wait_for_the_child(work, 2 * FromBothEnds.BATCH)  # this process "merges duplicates" meanwhile
+        results = work.results()
+    assert [square for _, square in results] == [n * n for n in range(400)]
+    pids = [pid for pid, _ in results]
+    assert pids[0] != here and pids[-1] == here  # the child from the front, this process from the back
+    assert pids == sorted(pids, key=lambda pid: pid == here)  # one switch: each side's part is contiguous
+    assert pids.count(here) >= FromBothEnds.BATCH and 400 - pids.count(here) >= 2 * FromBothEnds.BATCH
+
+
+def test_what_a_failing_child_did_not_deliver_is_computed_here():
+    here = os.getpid()
+
+    def fails_in_the_child(n: int) -> tuple[int, int]:
+        if os.getpid() != here and n >= 40:
+            raise RuntimeError("the child cannot go on")
+        return _slow_square(n)
+
+    with FromBothEnds(fails_in_the_child, range(300), list, tuple) as work:
+        _wait_for_the_child(work, FromBothEnds.BATCH)
+        results = work.results()
+    assert [square for _, square in results] == [n * n for n in range(300)]
+    assert {pid for pid, _ in results} == {here}  # the child's answer never came: all of it here
+
+
+def test_without_a_fork_this_process_does_it_all(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(JOBS_VARIABLE, "1")
+    here = os.getpid()
+    with FromBothEnds(_slow_square, range(50)) as work:
+        assert [pid for pid, _ in work.results()] == [here] * 50
 
 
 def test_a_child_that_fails_leaves_its_part_to_this_process():
@@ -128,7 +172,7 @@ def test_tagging_ahead_gives_the_tags_of_tagging_afterwards(shared):
     tagger = Tagger(taxonomy)
     with shared(tagger.tag_beside, library) as ahead:
         known = ahead.result()
-    assert known and len(known) < len(library)  # the child takes on a share, not all
+    assert len(known) == len({text_of(p) for p in library})  # every text read: the child's end and this process's
     assert shared(tag_papers, changed, taxonomy, tagger, ahead=known) == expected
     memo = Memo({})
     assert shared(tag_papers, changed, taxonomy, tagger, memo=memo, ahead=known) == expected
