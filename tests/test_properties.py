@@ -1,5 +1,6 @@
 """Round-trip and stability properties of the BibTeX writer and the keys, with hypothesis."""
 
+import json
 from dataclasses import replace
 
 from hypothesis import HealthCheck, example, given, settings
@@ -7,7 +8,7 @@ from hypothesis import strategies as st
 
 from surveytool.bibliography import render_bibliography
 from surveytool.bibtex_io import read_bibtex
-from surveytool.keys import assign_keys
+from surveytool.keys import LOCK_VERSION, assign_keys, dump_pins, load_pins
 from surveytool.models import Origin, Paper, Resolution, SourceLocation, frozen_mapping
 from surveytool.textnorm import normalize, opening_words, strip_truncation
 
@@ -81,3 +82,15 @@ PIECE = st.sampled_from(["word", "Émile", "nai\u0308ve", "don’t", "e\u0301", 
 @example("word$x_1$" + "x" * 40 + "...", 1)  # ... and that word can be the whole text
 def test_the_opening_words_of_a_text_are_those_of_the_whole_text_normalized(text: str, count: int):
     assert opening_words(text, count) == normalize(strip_truncation(text)).split()[:count]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pins=st.dictionaries(st.text(), st.text(), max_size=8))
+@example(pins={})
+@example(pins={"doi:10.1/x": "smith2020", "title:ü \\ \"q\"": "m\u00fcller\u20282021\U0001f600"})
+def test_the_lock_file_is_what_json_writes_with_indentation_and_reads_back(pins: dict[str, str], tmp_path_factory):
+    expected = json.dumps({"version": LOCK_VERSION, "keys": dict(sorted(pins.items()))}, indent=2, ensure_ascii=False) + "\n"
+    assert dump_pins(pins) == expected
+    path = tmp_path_factory.mktemp("lock") / "surveytool.lock.json"
+    path.write_text(dump_pins(pins), encoding="utf-8")
+    assert load_pins(path) == pins
