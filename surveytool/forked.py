@@ -196,5 +196,9 @@ class FromBothEnds:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop a child still working (this process failed or was interrupted) and free the shared page."""
         self._pending.cancel()
         self._progress.close()

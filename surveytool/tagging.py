@@ -46,7 +46,7 @@ class TagsAhead:
 
     def __exit__(self, *exc_info: object) -> None:
         if self._work is not None:
-            self._work.__exit__()
+            self._work.close()
 
     def result(self) -> dict[tuple[str, ...], tuple]:
         """Text -> its tags as plain data: this process tags what the child has not reached yet."""
