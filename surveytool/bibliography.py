@@ -138,7 +138,7 @@ def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
 
 
 SORT_ORDERS = ("key", "section")
-#: From this many entries, a forked child writes the second half (``forked.py``).
+#: From this many entries, formatting is shared with a forked child (``forked.map_beside``).
 PARALLEL_FROM_ENTRIES = 4000
 
 

@@ -179,8 +179,7 @@ def _read_chunks(text: str, chunks: list[_Chunk], indices: list[int], early: dic
         piece = indices[first:first + _RUN_LENGTH]
         parsed = _parse_chunks(text, chunks, [i for i in piece if i not in early])
         for index in piece:
-            # Taken out as they are read: a decoding error's traceback may pin this frame until the
-            # cycle collector runs, and it should not pin every block of the file with it.
+            # Taken out as they are read: each run's blocks are freed as they become records.
             blocks = parsed.pop(index) if index in parsed else early[index]
             yield index, _read_chunk(blocks, text, chunks[index], path, table, tags_field)
 

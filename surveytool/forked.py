@@ -172,8 +172,7 @@ class FromBothEnds:
 
     def _front(self, encode: Callable[[R], Any]) -> list:
         done: list = []
-        while len(done) < self._read(4):
-            end = min(len(done) + self.BATCH, self._read(4))
+        while (end := min(len(done) + self.BATCH, self._read(4))) > len(done):
             done.extend(encode(self._function(item)) for item in self._items[len(done):end])
             self._publish(0, len(done))
         return done
