@@ -1,6 +1,8 @@
 """BibTeX text -> records, chunk by chunk. The only module that imports bibtexparser.
 
-Reading uses an explicit, empty parse stack: values stay exactly as written
+Plain entries are read by ``bibtex_scan.py``, which gives what bibtexparser's
+splitter would, faster; every other chunk goes through bibtexparser. Reading
+uses an explicit, empty parse stack: values stay exactly as written
 (braces, quotes, ``@string`` macros, ``#`` concatenations) so that they can be
 written back unchanged; plain text for matching is derived on the side
 (``bibtex_values.py``). ``bibtex_write.py`` writes .bib text.
@@ -20,6 +22,7 @@ from typing import Any, Protocol
 import bibtexparser
 from bibtexparser import model
 
+from .bibtex_scan import scan_plain_entry
 from .bibtex_values import EXACTLY_DECODED, split_tags, value_to_text
 from .bibtex_write import tidy_text
 from .forked import run_beside
@@ -176,12 +179,37 @@ def _read_chunks(text: str, chunks: list[_Chunk], indices: list[int], early: dic
                  table: Mapping[str, str], tags_field: str) -> Iterator[tuple[int, BibDocument]]:
     """The documents of the chunks at ``indices``, parsed a bounded run at a time (``early``: parsed already)."""
     for first in range(0, len(indices), _RUN_LENGTH):
-        piece = indices[first:first + _RUN_LENGTH]
-        parsed = _parse_chunks(text, chunks, [i for i in piece if i not in early])
-        for index in piece:
+        piece = [i for i in indices[first:first + _RUN_LENGTH] if i not in early]
+        scanned = {i: blocks for i in piece if (blocks := _scan_chunk(text, chunks[i])) is not None}
+        parsed = _parse_chunks(text, chunks, [i for i in piece if i not in scanned])
+        for index in indices[first:first + _RUN_LENGTH]:
             # Taken out as they are read: each run's blocks are freed as they become records.
-            blocks = parsed.pop(index) if index in parsed else early[index]
+            blocks = scanned.pop(index) if index in scanned else parsed.pop(index) if index in parsed else early[index]
             yield index, _read_chunk(blocks, text, chunks[index], path, table, tags_field)
+
+
+def _scan_chunk(text: str, chunk: _Chunk) -> list[tuple[int, model.Block]] | None:
+    """The blocks of a chunk holding one plain entry, as bibtexparser makes them (bibtex_scan.py); else None.
+
+    Lines are relative to the chunk's first, counted as bibtexparser counts them.
+    Fields get no start line: nothing here uses one.
+    """
+    source = text[chunk.start:chunk.end]
+    entry = scan_plain_entry(source)
+    if entry is None:
+        return None
+    fields = [model.Field(name, value) for name, value in entry.fields]
+    blocks: list[tuple[int, model.Block]] = [(0, model.Entry(entry.entry_type, entry.key, fields, raw=entry.raw))]
+    # The free text after the entry, as bibtexparser's implicit comment: it starts on the line of the
+    # closing brace, skips leading blank lines (counting them) and drops trailing space.
+    rest = source[entry.end:]
+    comment = rest.lstrip()
+    if comment:
+        skipped = len(rest) - len(comment)
+        line = source.count("\n", 0, entry.end) - source.count("\\\n", 0, entry.end) + rest.count("\n", 0, skipped)
+        comment = comment.rstrip()
+        blocks.append((line, model.ImplicitComment(comment=comment, raw=comment)))
+    return blocks
 
 
 def _chunk_key(text: str, chunk: _Chunk, path: str, tags_field: str) -> str:
