@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import suppress
 from pathlib import Path
 
 from .errors import OutputError
@@ -11,11 +12,62 @@ from .errors import OutputError
 
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so that a reader never sees half a file."""
+    with StagedFiles() as staged:
+        staged.write(path, text)
+        staged.commit()
+
+
+def write_text(temporary: str, text: str, path: Path) -> None:
+    """Fill a file ``StagedFiles.reserve`` made for ``path`` (any process may)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
-        os.replace(temporary, path)
     except OSError as error:
-        raise OutputError(f"cannot be written ({error.strerror})", path=str(path), hint="check the output folder's permissions") from None
+        raise _cannot_write(path, error) from None
+
+
+class StagedFiles:
+    """Files written under temporary names beside their targets, then moved into place together.
+
+    Nothing reaches a target before ``commit()``; leaving the ``with`` block
+    without it (an error, a refusal) removes every temporary file.
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[str, Path]] = []
+
+    def reserve(self, path: Path) -> str:
+        """A new empty temporary file for ``path``, to be filled with ``write_text``."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            os.close(handle)
+        except OSError as error:
+            raise _cannot_write(path, error) from None
+        self._pending.append((temporary, path))
+        return temporary
+
+    def write(self, path: Path, text: str) -> None:
+        write_text(self.reserve(path), text, path)
+
+    def commit(self) -> None:
+        while self._pending:
+            temporary, path = self._pending[0]
+            try:
+                os.replace(temporary, path)
+            except OSError as error:
+                raise _cannot_write(path, error) from None
+            self._pending.pop(0)
+
+    def __enter__(self) -> StagedFiles:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for temporary, _ in self._pending:
+            with suppress(OSError):  # already gone
+                os.remove(temporary)
+        self._pending.clear()
+
+
+def _cannot_write(path: Path, error: OSError) -> OutputError:
+    return OutputError(f"cannot be written ({error.strerror})", path=str(path), hint="check the output folder's permissions")

@@ -27,10 +27,13 @@ R = TypeVar("R")
 #: Set to 1 to keep every run in one process.
 JOBS_VARIABLE = "SURVEYTOOL_JOBS"
 
+# True in a forked child: it does its part alone, since on two cores a grandchild would only compete with it.
+_in_child = False
+
 
 def can_fork() -> bool:
     """Fork only where it is safe for a program like this: Linux and the BSDs (macOS's system libraries are not)."""
-    if os.environ.get(JOBS_VARIABLE, "").strip() == "1":
+    if _in_child or os.environ.get(JOBS_VARIABLE, "").strip() == "1":
         return False
     return hasattr(os, "fork") and sys.platform != "darwin" and cores() > 1
 
@@ -105,6 +108,8 @@ class Beside:
 
 def _child(compute: Callable[[], Any], writer: int) -> None:
     """Compute, send, and leave without running the parent's exit handlers or flushing its buffers."""
+    global _in_child
+    _in_child = True
     status = 1
     try:
         data = marshal.dumps((compute(),))

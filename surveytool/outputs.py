@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .bibliography import render_bibliography
 from .chapter import chapter_groups, publication_trend, summary_rows
 from .entries import entries_json
 from .errors import OutputError
-from .files import write_atomically
+from .files import StagedFiles, write_atomically, write_text
 from .forked import run_beside
 from .keys import dump_pins
 from .latex import unencodable_chars
 from .pipeline import ANALYSIS_STAGES, LOCK_FILE, Options, Stage, Survey, analyse, collector_paused, silent_stage
 from .regions import carry_over, edited_outside_regions, stamp
 from .render import LEVELS, make_environment, render_template
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 @dataclass(frozen=True)
@@ -31,28 +35,37 @@ class DraftOptions:
     force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
 
 
-#: From this many papers, entries.json is written by a forked child while the LaTeX is rendered.
+#: From this many papers, the .bib and entries.json are written by a forked child while the LaTeX is rendered.
 PARALLEL_FROM_PAPERS = 4000
 
 #: The stages build() runs, in order.
-BUILD_STAGES = (*ANALYSIS_STAGES, "writing .bib", "rendering")
+BUILD_STAGES = (*ANALYSIS_STAGES, "rendering")
 
 
 def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage) -> dict[str, str]:
-    """File name -> text of every output of a build."""
-    with stage("writing .bib"):
-        bibliography = render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
+    """File name -> text of every output of a build (``build`` writes them without holding them all at once)."""
     with stage("rendering"):
-        return _render_documents(survey, draft, bibliography)
+        bibliography = _bibliography(survey, draft)
+        env, context = _latex_context(survey, draft)
+        chapter = render_template(env, "related_work.tex.j2", context)
+        return {
+            f"{draft.bibliography}.bib": bibliography,
+            f"{draft.chapter_file}.tex": chapter,
+            "main.tex": _render_main(env, context, unencodable_chars(bibliography)),
+            "entries.json": entries_json(survey.papers),
+        }
 
 
-def _render_documents(survey: Survey, draft: DraftOptions, bibliography: str) -> dict[str, str]:
+def _bibliography(survey: Survey, draft: DraftOptions) -> str:
+    return render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
+
+
+def _latex_context(survey: Survey, draft: DraftOptions) -> tuple[jinja2.Environment, dict[str, Any]]:
     env = make_environment(draft.templates)
-    levels = LEVELS[draft.level]
     groups = chapter_groups(survey.papers, survey.taxonomy)
-    context = {
+    return env, {
         "title": survey.taxonomy.title,
-        "levels": levels,
+        "levels": LEVELS[draft.level],
         "groups": groups,
         "rows": summary_rows(groups, survey.taxonomy),
         "trend": publication_trend(groups),
@@ -64,23 +77,11 @@ def _render_documents(survey: Survey, draft: DraftOptions, bibliography: str) ->
         "bibliography": draft.bibliography,
     }
 
-    def latex() -> tuple[str, str]:
-        chapter = render_template(env, "related_work.tex.j2", context)
-        # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
-        # prints each as a visible [U+XXXX] marker instead of stopping with an error.
-        context["unicode_fallbacks"] = unencodable_chars(bibliography)
-        return chapter, render_template(env, "main.tex.j2", context)
 
-    if len(survey.papers) < PARALLEL_FROM_PAPERS:
-        (chapter, main), records = latex(), entries_json(survey.papers)
-    else:  # entries.json in a forked child meanwhile (forked.py)
-        (chapter, main), records = run_beside(lambda: entries_json(survey.papers), latex)
-    return {
-        f"{draft.bibliography}.bib": bibliography,
-        f"{draft.chapter_file}.tex": chapter,
-        "main.tex": main,
-        "entries.json": records,
-    }
+def _render_main(env: jinja2.Environment, context: dict[str, Any], fallbacks: list[str]) -> str:
+    # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
+    # prints each as a visible [U+XXXX] marker instead of stopping with an error.
+    return render_template(env, "main.tex.j2", {**context, "unicode_fallbacks": fallbacks})
 
 
 @dataclass(frozen=True)
@@ -94,16 +95,41 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
     lock = options.lock_file or out_dir / LOCK_FILE
+    notes: list[str] = []
     with collector_paused():
         survey = analyse(replace(options, lock_file=lock), stage)
-        outputs = render_outputs(survey, draft, stage)
-    notes: list[str] = []
-    prepared = {name: _keep_prose(out_dir / name, text, draft.force, notes) if name.endswith(".tex") else text
-                for name, text in outputs.items()}
-    for name, text in prepared.items():
-        write_atomically(out_dir / name, text)
+        with stage("rendering"), StagedFiles() as staged:
+            _write_outputs(survey, draft, out_dir, staged, notes)
+            staged.commit()
     write_atomically(lock, dump_pins(survey.pins))
     return BuildResult(survey, tuple(notes))
+
+
+def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: StagedFiles, notes: list[str]) -> None:
+    """Every output into ``staged``: the .bib and entries.json by a forked child (for a large survey), the LaTeX here."""
+    bib_path, records_path = out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json"
+    bib_file, records_file = staged.reserve(bib_path), staged.reserve(records_path)
+
+    def data_files() -> list[str]:
+        bibliography = _bibliography(survey, draft)
+        write_text(bib_file, bibliography, bib_path)
+        fallbacks = unencodable_chars(bibliography)
+        del bibliography  # before entries.json is made: the two are the largest texts of a build
+        write_text(records_file, entries_json(survey.papers), records_path)
+        return fallbacks
+
+    def chapter() -> tuple[jinja2.Environment, dict[str, Any], str]:
+        env, context = _latex_context(survey, draft)
+        return env, context, render_template(env, "related_work.tex.j2", context)
+
+    if len(survey.papers) < PARALLEL_FROM_PAPERS:
+        (env, context, text), fallbacks = chapter(), data_files()
+    else:  # the data files in a forked child meanwhile (forked.py); it fills the files reserved above
+        (env, context, text), fallbacks = run_beside(data_files, chapter)
+    # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
+    staged.write(out_dir / f"{draft.chapter_file}.tex", _keep_prose(out_dir / f"{draft.chapter_file}.tex", text, draft.force, notes))
+    main = _render_main(env, context, fallbacks)
+    staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes))
 
 
 def _keep_prose(path: Path, text: str, force: bool, notes: list[str]) -> str:
@@ -137,8 +163,9 @@ def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOpt
     lock = options.lock_file or output.parent / LOCK_FILE
     with collector_paused():
         survey = analyse(replace(options, lock_file=lock), stage)
-        draft = replace(draft, chapter_file=output.stem)
-        chapter = render_outputs(survey, draft, stage)[f"{output.stem}.tex"]
+        with stage("rendering"):
+            env, context = _latex_context(survey, replace(draft, chapter_file=output.stem))
+            chapter = render_template(env, "related_work.tex.j2", context)
     notes: list[str] = []
     text = _keep_prose(output, chapter, draft.force, notes)
     write_atomically(output, text)

@@ -17,6 +17,7 @@ from test_incremental import CORPUS, TRICKY, _library
 from surveytool import bibliography, bibtex_io, forked, outputs, tagging
 from surveytool.bibliography import render_bibliography
 from surveytool.bibtex_io import read_bibtex
+from surveytool.errors import OutputError
 from surveytool.forked import JOBS_VARIABLE, Beside, FromBothEnds, can_fork, map_beside, run_beside
 from surveytool.memo import Memo
 from surveytool.merge import merge_duplicates
@@ -195,9 +196,28 @@ def test_a_shared_build_writes_what_a_build_in_one_part_writes(tmp_path: Path, s
     together = shared(build, Options(sources=(source,)), tmp_path / "shared").survey
     whole = build(Options(sources=(source,)), tmp_path / "whole").survey
     assert together.papers == whole.papers and together.findings == whole.findings
+    assert sorted(p.name for p in (tmp_path / "shared").rglob("*")) == sorted(p.name for p in (tmp_path / "whole").rglob("*"))
     for path in sorted((tmp_path / "whole").rglob("*")):
         if path.is_file():
             assert (tmp_path / "shared" / path.relative_to(tmp_path / "whole")).read_bytes() == path.read_bytes(), path.name
+
+
+def test_a_refused_shared_build_leaves_the_files_the_child_wrote_nowhere(tmp_path: Path, shared):
+    source = tmp_path / "library.bib"
+    source.write_text(_library(30), encoding="utf-8")
+    out = tmp_path / "out"
+    shared(build, Options(sources=(source,)), out)
+    main = out / "main.tex"
+    main.write_text(main.read_text(encoding="utf-8").replace("\\begin{document}", "\\begin{document}\nMine."), encoding="utf-8")
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    source.write_text(_library(31), encoding="utf-8")  # a .bib and entries.json that would differ
+    with pytest.raises(OutputError, match="edited outside its notes regions"):
+        shared(build, Options(sources=(source,)), out)
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_a_child_does_its_part_alone():
+    assert run_beside(can_fork, can_fork) == (True, False)
 
 
 def test_an_interrupt_while_waiting_for_the_child_stops_it_and_propagates():

@@ -63,10 +63,13 @@ def test_edits_outside_regions_are_refused_without_force_and_backed_up_with_it(t
     chapter = out / "related_work.tex"
     edited = chapter.read_text(encoding="utf-8").replace("present \\emph", "describe \\emph", 1)
     chapter.write_text(edited, encoding="utf-8")
-    refused = run_cli("build", "--out", str(out))
+    before = {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()}
+    (tmp_path / "extra.bib").write_text("@misc{extra, title = {A new entry}, year = 2024}\n", encoding="utf-8")
+    refused = run_cli("build", "--out", str(out), str(tmp_path / "extra.bib"))
     assert refused.returncode == 2
     assert "related_work.tex: error: was edited outside its notes regions" in refused.stderr
-    assert chapter.read_text(encoding="utf-8") == edited  # nothing was written
+    # Nothing was written: not the chapter, not the outputs made before the refusal, no temporary file.
+    assert {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()} == before
     forced = run_cli("build", "--out", str(out), "--force")
     assert forced.returncode == 0
     assert (out / "related_work.tex.bak").read_text(encoding="utf-8") == edited
