@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from .bibtex_values import MONTH_MACROS
-from .bibtex_write import entry_text, write_bibtex
+from .bibtex_write import bibtex_pieces, entry_text
 from .forked import map_beside
 from .latex import defuse, encode_bibtex_title, encode_bibtex_value
 from .models import Paper, RawBlock
@@ -159,6 +159,18 @@ def render_bibliography(
     presorted: bool = False,
 ) -> str:
     """The text of a .bib file: kept blocks first (macros before use), then entries (by key unless presorted)."""
+    return "".join(bibliography_pieces(papers, blocks, tags_field=tags_field, dialect=dialect, presorted=presorted))
+
+
+def bibliography_pieces(
+    papers: Iterable[Paper],
+    blocks: Iterable[RawBlock] = (),
+    *,
+    tags_field: str = "sections",
+    dialect: str = "bibtex",
+    presorted: bool = False,
+) -> list[str]:
+    """``render_bibliography``'s text as pieces to write one after the other (``bibtex_write.bibtex_pieces``)."""
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}")
     ordered = list(papers) if presorted else sort_papers(papers)
@@ -169,4 +181,4 @@ def render_bibliography(
     texts = [entry(p) for p in ordered] if len(ordered) < PARALLEL_FROM_ENTRIES else map_beside(entry, ordered)
     # Macros, preambles and broken blocks reach BibTeX too: the same defusing applies to them.
     kept = [replace(b, text=defuse(b.text, allow_definitions=b.kind == "preamble")) for b in blocks]
-    return write_bibtex(texts, kept)
+    return bibtex_pieces(texts, kept)

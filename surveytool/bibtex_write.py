@@ -20,9 +20,23 @@ def write_bibtex(entries: Iterable[str], blocks: Iterable[RawBlock] = ()) -> str
     because that writer first builds a Library (key checks, a Field object per
     value) only to join strings: a fifth of the time of `bib` on 16k entries.
     """
-    pieces = [_block_text(block) for block in _coalesce_comments(blocks)]
-    pieces.extend(entries)
-    return "\n".join(pieces).rstrip("\n") + "\n"
+    return "".join(bibtex_pieces(entries, blocks))
+
+
+def bibtex_pieces(entries: Iterable[str], blocks: Iterable[RawBlock] = ()) -> list[str]:
+    """The text of ``write_bibtex`` as pieces to write one after the other, a block or entry each.
+
+    Their join is that text, but no one string holds it all (see ``entries.entries_json_pieces``).
+    """
+    pieces = [_block_text(block) + "\n" for block in _coalesce_comments(blocks)]
+    pieces.extend(entry + "\n" for entry in entries)  # one blank line after each
+    # The file ends in exactly one newline.
+    while pieces and not pieces[-1].strip("\n"):
+        pieces.pop()
+    if not pieces:
+        return ["\n"]
+    pieces[-1] = pieces[-1].rstrip("\n") + "\n"
+    return pieces
 
 
 def entry_text(entry_type: str, key: str, fields: Iterable[tuple[str, str]]) -> str:

@@ -43,8 +43,19 @@ def entry_record(paper: Paper) -> dict:
 
 
 def entries_json(papers: Sequence[Paper]) -> str:
-    """The JSON array, one entry per line: a diff shows which entries changed, and json's C
-    encoder does the work (asking for indentation switches to its pure-Python one, 3x slower)."""
+    """The JSON array, one entry per line: a diff shows which entries changed."""
+    return "".join(entries_json_pieces(papers))
+
+
+def entries_json_pieces(papers: Sequence[Paper]) -> list[str]:
+    """entries.json as pieces to write one after the other, an entry each (their join is ``entries_json``).
+
+    One character beyond U+FFFF in a joined text makes Python store all of it
+    at four bytes a character; pieces keep that to the entries that have one.
+    json's C encoder does the work: asking for indentation switches to its pure-Python one, 3x slower.
+    """
     if not papers:
-        return "[]\n"
-    return "[\n" + ",\n".join(json.dumps(entry_record(p), ensure_ascii=False) for p in papers) + "\n]\n"
+        return ["[]\n"]
+    records = [json.dumps(entry_record(p), ensure_ascii=False) + ",\n" for p in papers]
+    records[-1] = records[-1][:-2] + "\n"
+    return ["[\n", *records, "]\n"]

@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
 from .errors import OutputError
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader never sees half a file."""
+def write_atomically(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, one after the other) to ``path`` so that a reader never sees half a file."""
     with StagedFiles() as staged:
         staged.write(path, text)
         staged.commit()
 
 
-def write_text(temporary: str, text: str, path: Path) -> None:
-    """Fill a file ``StagedFiles.reserve`` made for ``path`` (any process may)."""
+def write_text(temporary: str, text: str | Iterable[str], path: Path) -> None:
+    """Fill a file ``StagedFiles.reserve`` made for ``path`` (any process may) with a text or its pieces."""
     try:
         with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+            if isinstance(text, str):
+                stream.write(text)
+            else:
+                stream.writelines(text)
     except OSError as error:
         raise _cannot_write(path, error) from None
 
@@ -47,7 +51,7 @@ class StagedFiles:
         self._pending.append((temporary, path))
         return temporary
 
-    def write(self, path: Path, text: str) -> None:
+    def write(self, path: Path, text: str | Iterable[str]) -> None:
         write_text(self.reserve(path), text, path)
 
     def commit(self) -> None:

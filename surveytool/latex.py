@@ -169,10 +169,10 @@ def encode_bibtex_value(text: str) -> str:
     return escaped
 
 
-def unencodable_chars(text: str) -> list[str]:
-    """Hex codes of the characters in ``text`` that have no LaTeX spelling (CJK, emoji)."""
+def unencodable_chars(*texts: str) -> list[str]:
+    """Hex codes of the characters in ``texts`` that have no LaTeX spelling (CJK, emoji)."""
     encoder = _bibtex_encoder()
-    found = {c for c in set(_NON_ASCII.findall(text)) if encoder.unicode_to_latex(c) == c}
+    found = {c for c in {c for text in texts for c in _NON_ASCII.findall(text)} if encoder.unicode_to_latex(c) == c}
     return sorted(f"{ord(c):04X}" for c in found)
 
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .bibliography import render_bibliography
+from .bibliography import bibliography_pieces, render_bibliography
 from .chapter import chapter_groups, publication_trend, summary_rows
-from .entries import entries_json
+from .entries import entries_json, entries_json_pieces
 from .errors import OutputError
 from .files import StagedFiles, write_atomically, write_text
 from .forked import run_beside
@@ -45,7 +45,7 @@ BUILD_STAGES = (*ANALYSIS_STAGES, "rendering")
 def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage) -> dict[str, str]:
     """File name -> text of every output of a build (``build`` writes them without holding them all at once)."""
     with stage("rendering"):
-        bibliography = _bibliography(survey, draft)
+        bibliography = render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
         env, context = _latex_context(survey, draft)
         chapter = render_template(env, "related_work.tex.j2", context)
         return {
@@ -54,10 +54,6 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: 
             "main.tex": _render_main(env, context, unencodable_chars(bibliography)),
             "entries.json": entries_json(survey.papers),
         }
-
-
-def _bibliography(survey: Survey, draft: DraftOptions) -> str:
-    return render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
 
 
 def _latex_context(survey: Survey, draft: DraftOptions) -> tuple[jinja2.Environment, dict[str, Any]]:
@@ -111,11 +107,12 @@ def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: S
     bib_file, records_file = staged.reserve(bib_path), staged.reserve(records_path)
 
     def data_files() -> list[str]:
-        bibliography = _bibliography(survey, draft)
-        write_text(bib_file, bibliography, bib_path)
-        fallbacks = unencodable_chars(bibliography)
-        del bibliography  # before entries.json is made: the two are the largest texts of a build
-        write_text(records_file, entries_json(survey.papers), records_path)
+        # Written in pieces, one after the other: these are the largest texts of a build.
+        pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
+        write_text(bib_file, pieces, bib_path)
+        fallbacks = unencodable_chars(*pieces)
+        del pieces
+        write_text(records_file, entries_json_pieces(survey.papers), records_path)
         return fallbacks
 
     def chapter() -> tuple[jinja2.Environment, dict[str, Any], str]:

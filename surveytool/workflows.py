@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .bibliography import render_bibliography, sort_papers
+from .bibliography import bibliography_pieces, sort_papers
 from .checks import CheckContext, run_checks
 from .errors import TaxonomyError
 from .files import write_atomically
@@ -44,8 +44,8 @@ def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order:
         survey = analyse(replace(options, lock_file=lock), stage)
         with stage("writing .bib"):
             papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
-            text = render_bibliography(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
-    write_atomically(output, text)
+            pieces = bibliography_pieces(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
+    write_atomically(output, pieces)
     write_atomically(lock, dump_pins(survey.pins))
     return survey
 
