@@ -115,16 +115,17 @@ def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: S
         write_text(records_file, entries_json_pieces(survey.papers), records_path)
         return fallbacks
 
-    def chapter() -> tuple[jinja2.Environment, dict[str, Any], str]:
+    def chapter() -> tuple[jinja2.Environment, dict[str, Any]]:
         env, context = _latex_context(survey, draft)
-        return env, context, render_template(env, "related_work.tex.j2", context)
+        path = out_dir / f"{draft.chapter_file}.tex"
+        staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes))
+        return env, context
 
-    if len(survey.papers) < PARALLEL_FROM_PAPERS:
-        (env, context, text), fallbacks = chapter(), data_files()
-    else:  # the data files in a forked child meanwhile (forked.py); it fills the files reserved above
-        (env, context, text), fallbacks = run_beside(data_files, chapter)
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
-    staged.write(out_dir / f"{draft.chapter_file}.tex", _keep_prose(out_dir / f"{draft.chapter_file}.tex", text, draft.force, notes))
+    if len(survey.papers) < PARALLEL_FROM_PAPERS:
+        (env, context), fallbacks = chapter(), data_files()
+    else:  # the data files in a forked child meanwhile (forked.py); it fills the files reserved above
+        (env, context), fallbacks = run_beside(data_files, chapter)
     main = _render_main(env, context, fallbacks)
     staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes))
 

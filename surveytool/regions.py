@@ -13,11 +13,24 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-_BEGIN = re.compile(r"^% surveytool: begin notes (?P<id>\S+)[ \t]*$", re.M)
-_CHECKSUM = re.compile(r"^% surveytool: checksum (?P<sum>[0-9a-f]{40})[^\n]*\n", re.M)
+# Both markers count only at a line start (see _at_line_starts).
+_BEGIN = re.compile(r"% surveytool: begin notes (?P<id>\S+)[ \t]*$", re.M)
+_CHECKSUM = re.compile(r"% surveytool: checksum (?P<sum>[0-9a-f]{40})[^\n]*\n")
 ORPHANED = "orphaned"
+
+
+def _at_line_starts(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Matches of ``pattern`` that start a line. A pattern that opens with its literal text is found
+    by a fast scan; opening it with ``^`` would make the engine try every position of the text."""
+    return (m for m in pattern.finditer(text) if m.start() == 0 or text[m.start() - 1] == "\n")
+
+
+def _without_checksum(text: str) -> str:
+    line = next(_at_line_starts(_CHECKSUM, text), None)
+    return text if line is None else text[:line.start()] + text[line.end():]
 
 
 def _end_marker(region_id: str) -> str:
@@ -27,7 +40,7 @@ def _end_marker(region_id: str) -> str:
 def regions(text: str) -> dict[str, str]:
     """Region id -> the text between its markers (empty when the author wrote nothing)."""
     found = {}
-    for begin in _BEGIN.finditer(text):
+    for begin in _at_line_starts(_BEGIN, text):
         end = text.find("\n" + _end_marker(begin.group("id")), begin.end())
         if end >= 0:
             found[begin.group("id")] = text[begin.end() + 1 : end + 1] if end > begin.end() else ""
@@ -35,7 +48,7 @@ def regions(text: str) -> dict[str, str]:
 
 
 def _without_contents(text: str) -> str:
-    text = _CHECKSUM.sub("", text, count=1)
+    text = _without_checksum(text)
     for region_id, content in regions(text).items():
         if content:
             text = text.replace(f"notes {region_id}\n{content}{_end_marker(region_id)}",
@@ -49,12 +62,12 @@ def checksum(text: str) -> str:
 
 def stamp(text: str) -> str:
     """``text`` with the checksum of its generated part on the first line."""
-    return f"% surveytool: checksum {checksum(text)} (edit only between the notes markers)\n" + _CHECKSUM.sub("", text, count=1)
+    return f"% surveytool: checksum {checksum(text)} (edit only between the notes markers)\n" + _without_checksum(text)
 
 
 def edited_outside_regions(text: str) -> bool:
     """True when generated text was changed by hand (or the file was not made by surveytool)."""
-    match = _CHECKSUM.search(text)
+    match = next(_at_line_starts(_CHECKSUM, text), None)
     return match is None or match.group("sum") != checksum(text)
 
 

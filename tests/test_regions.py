@@ -74,3 +74,12 @@ def test_edits_outside_regions_are_refused_without_force_and_backed_up_with_it(t
     assert forced.returncode == 0
     assert (out / "related_work.tex.bak").read_text(encoding="utf-8") == edited
     assert "old version kept as" in forced.stderr
+
+
+def test_markers_count_only_at_the_start_of_a_line():
+    text = ("x % surveytool: begin notes a\n% surveytool: end notes a\n"
+            "% surveytool: begin notes b\nmine\n% surveytool: end notes b\n")
+    assert regions(text) == {"b": "mine\n"}
+    stamped = stamp(text)
+    assert not edited_outside_regions(stamped)
+    assert edited_outside_regions("see " + stamped)  # the checksum line no longer starts a line
