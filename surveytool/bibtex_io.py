@@ -179,10 +179,11 @@ def _read_chunks(text: str, chunks: list[_Chunk], indices: list[int], early: dic
                  table: Mapping[str, str], tags_field: str) -> Iterator[tuple[int, BibDocument]]:
     """The documents of the chunks at ``indices``, parsed a bounded run at a time (``early``: parsed already)."""
     for first in range(0, len(indices), _RUN_LENGTH):
-        piece = [i for i in indices[first:first + _RUN_LENGTH] if i not in early]
-        scanned = {i: blocks for i in piece if (blocks := _scan_chunk(text, chunks[i])) is not None}
-        parsed = _parse_chunks(text, chunks, [i for i in piece if i not in scanned])
-        for index in indices[first:first + _RUN_LENGTH]:
+        run = indices[first:first + _RUN_LENGTH]
+        to_read = [i for i in run if i not in early]
+        scanned = {i: blocks for i in to_read if (blocks := _scan_chunk(text, chunks[i])) is not None}
+        parsed = _parse_chunks(text, chunks, [i for i in to_read if i not in scanned])
+        for index in run:
             # Taken out as they are read: each run's blocks are freed as they become records.
             blocks = scanned.pop(index) if index in scanned else parsed.pop(index) if index in parsed else early[index]
             yield index, _read_chunk(blocks, text, chunks[index], path, table, tags_field)

@@ -18,8 +18,8 @@ def write_atomically(path: Path, text: str | Iterable[str]) -> None:
         staged.commit()
 
 
-def write_text(temporary: str, text: str | Iterable[str], path: Path) -> None:
-    """Fill a file ``StagedFiles.reserve`` made for ``path`` (any process may) with a text or its pieces."""
+def fill_reserved(temporary: str, text: str | Iterable[str], path: Path) -> None:
+    """Fill the file ``StagedFiles.reserve`` made for ``path`` with a text or its pieces (any process may)."""
     try:
         with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
             if isinstance(text, str):
@@ -41,7 +41,7 @@ class StagedFiles:
         self._pending: list[tuple[str, Path]] = []
 
     def reserve(self, path: Path) -> str:
-        """A new empty temporary file for ``path``, to be filled with ``write_text``."""
+        """A new empty temporary file for ``path``, to be filled with ``fill_reserved``."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -52,7 +52,7 @@ class StagedFiles:
         return temporary
 
     def write(self, path: Path, text: str | Iterable[str]) -> None:
-        write_text(self.reserve(path), text, path)
+        fill_reserved(self.reserve(path), text, path)
 
     def commit(self) -> None:
         while self._pending:

@@ -172,7 +172,8 @@ def encode_bibtex_value(text: str) -> str:
 def unencodable_chars(*texts: str) -> list[str]:
     """Hex codes of the characters in ``texts`` that have no LaTeX spelling (CJK, emoji)."""
     encoder = _bibtex_encoder()
-    found = {c for c in {c for text in texts for c in _NON_ASCII.findall(text)} if encoder.unicode_to_latex(c) == c}
+    chars = {c for text in texts for c in _NON_ASCII.findall(text)}
+    found = {c for c in chars if encoder.unicode_to_latex(c) == c}
     return sorted(f"{ord(c):04X}" for c in found)
 
 

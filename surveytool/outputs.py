@@ -10,7 +10,7 @@ from .bibliography import bibliography_pieces, render_bibliography
 from .chapter import chapter_groups, publication_trend, summary_rows
 from .entries import entries_json, entries_json_pieces
 from .errors import OutputError
-from .files import StagedFiles, write_atomically, write_text
+from .files import StagedFiles, fill_reserved, write_atomically
 from .forked import run_beside
 from .keys import dump_pins
 from .latex import unencodable_chars
@@ -109,10 +109,10 @@ def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: S
     def data_files() -> list[str]:
         # Written in pieces, one after the other: these are the largest texts of a build.
         pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
-        write_text(bib_file, pieces, bib_path)
+        fill_reserved(bib_file, pieces, bib_path)
         fallbacks = unencodable_chars(*pieces)
         del pieces
-        write_text(records_file, entries_json_pieces(survey.papers), records_path)
+        fill_reserved(records_file, entries_json_pieces(survey.papers), records_path)
         return fallbacks
 
     def chapter() -> tuple[jinja2.Environment, dict[str, Any]]:

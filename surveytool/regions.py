@@ -28,8 +28,12 @@ def _at_line_starts(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[st
     return (m for m in pattern.finditer(text) if m.start() == 0 or text[m.start() - 1] == "\n")
 
 
+def _checksum_line(text: str) -> re.Match[str] | None:
+    return next(_at_line_starts(_CHECKSUM, text), None)
+
+
 def _without_checksum(text: str) -> str:
-    line = next(_at_line_starts(_CHECKSUM, text), None)
+    line = _checksum_line(text)
     return text if line is None else text[:line.start()] + text[line.end():]
 
 
@@ -67,7 +71,7 @@ def stamp(text: str) -> str:
 
 def edited_outside_regions(text: str) -> bool:
     """True when generated text was changed by hand (or the file was not made by surveytool)."""
-    match = next(_at_line_starts(_CHECKSUM, text), None)
+    match = _checksum_line(text)
     return match is None or match.group("sum") != checksum(text)
 
 
