@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -73,13 +73,14 @@ def _suffix(n: int) -> str:
     return letters
 
 
-def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None) -> tuple[list[Paper], dict[str, str]]:
+def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None,
+                identities_of: Callable[[Paper], list[str]] = identities) -> tuple[list[Paper], dict[str, str]]:
     """Give every paper a unique key; keys in ``pins`` and user keys are kept as they are.
 
     Returns the papers with keys and the pins to save (old pins plus new keys).
     """
     pins = dict(pins or {})
-    found = [identities(p) for p in papers]
+    found = [identities_of(p) for p in papers]
     identity = [identity_of(p, f) for p, f in zip(papers, found, strict=True)]
     taken: set[str] = set()
     keyed: dict[int, str] = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
 from .models import Origin, Paper, frozen_mapping
@@ -60,6 +60,22 @@ def identities(paper: Paper) -> list[str]:
     return keys
 
 
+class IdentityCache:
+    """``identities(paper)``, computed once per paper object: merging and the key pins both need them,
+    and most papers come out of merging as the same objects that went in."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Paper, list[str]]] = {}
+
+    def __call__(self, paper: Paper) -> list[str]:
+        known = self._known.get(id(paper))
+        if known is not None and known[0] is paper:  # the paper is held here, so its id is not reused
+            return known[1]
+        found = identities(paper)
+        self._known[id(paper)] = (paper, found)
+        return found
+
+
 def snippet_fingerprint(paper: Paper) -> str | None:
     """A short hash of an abstract's opening words: equal for near-exact copies."""
     abstract = paper.fields.get("abstract")
@@ -80,7 +96,7 @@ def _compatible(a: Paper, b: Paper) -> bool:
     return not (year_a[:4].isdigit() and year_b[:4].isdigit() and abs(int(year_a[:4]) - int(year_b[:4])) > 2)
 
 
-def merge_duplicates(papers: Sequence[Paper]) -> list[Paper]:
+def merge_duplicates(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities) -> list[Paper]:
     """One paper per work, in the order of each work's first appearance."""
     parent = list(range(len(papers)))
 
@@ -92,7 +108,7 @@ def merge_duplicates(papers: Sequence[Paper]) -> list[Paper]:
 
     first_with: dict[str, int] = {}
     for index, paper in enumerate(papers):
-        for identity in identities(paper):
+        for identity in identities_of(paper):
             other = first_with.setdefault(identity, index)
             if other != index and (not identity.startswith("title:") or _compatible(papers[other], paper)):
                 parent[find(index)] = find(other)

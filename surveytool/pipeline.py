@@ -16,7 +16,7 @@ from typing import Protocol
 from . import __version__
 from .keys import assign_keys, load_pins
 from .memo import BuildCache
-from .merge import merge_duplicates
+from .merge import IdentityCache, merge_duplicates
 from .models import Finding, Paper, RawBlock, Severity, Taxonomy
 from .overrides import apply_overrides, load_overrides
 from .readers import read_source, read_sources
@@ -153,9 +153,10 @@ def _analyse(options: Options, stage: Stage) -> Survey:
     tagger = Tagger(taxonomy)
     tag_memo = memos.memo("tags")
     # The entries as read are tagged in a forked child while duplicates merge and keys are assigned here.
+    identities = IdentityCache()
     with tagger.tag_beside(read.papers, tag_memo) as ahead:
         with stage("merging duplicates"):
-            papers = merge_duplicates(read.papers)
+            papers = merge_duplicates(read.papers, identities)
         with stage("resolving"):
             unresolved = sum(not p.resolved for p in papers)
             resolvers = load_resolvers(options)
@@ -163,10 +164,10 @@ def _analyse(options: Options, stage: Stage) -> Survey:
             resolve_findings += _resolver_findings(resolvers)
             # Resolution can show that two records are one work (a snippet and its anchor).
             if sum(not p.resolved for p in papers) < unresolved:
-                papers = merge_duplicates(papers)
+                papers = merge_duplicates(papers, identities)
         with stage("keys"):
             pins = load_pins(options.lock_file) if options.lock_file else {}
-            papers, pins = assign_keys(papers, pins)
+            papers, pins = assign_keys(papers, pins, identities)
         override_findings: list[Finding] = []
         if options.overrides:
             overrides, lines = load_overrides(options.overrides)

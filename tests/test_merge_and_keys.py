@@ -1,7 +1,8 @@
 from dataclasses import replace
 
+from surveytool import merge
 from surveytool.keys import assign_keys, key_base
-from surveytool.merge import merge_duplicates
+from surveytool.merge import IdentityCache, merge_duplicates
 from surveytool.models import Origin, Paper, Resolution, SourceLocation, frozen_mapping
 
 
@@ -77,3 +78,19 @@ def test_unresolved_snippets_get_stable_fingerprint_keys():
     snippet = paper(3, Origin.SNIPPET, abstract=SNIPPET)
     assert key_base(snippet) == key_base(replace(snippet, sources=(SourceLocation("y.txt", 40),)))
     assert key_base(snippet).startswith("anon-sharding-")
+
+
+
+def test_identities_are_computed_once_per_paper_and_shared_by_merging_and_keys(monkeypatch):
+    calls = []
+    real = merge.identities
+    monkeypatch.setattr(merge, "identities", lambda found: calls.append(found) or real(found))
+    first = paper(1, title="Pipeline Parallelism for Large Models", doi="10.1/x")
+    same = paper(2, title="Pipeline Parallelism for Large Models", doi="10.1/x")
+    other = paper(3, title="Sharded Data Parallel Training at Scale")
+    cache = IdentityCache()
+    merged = merge_duplicates([first, same, other], cache)
+    assert len(calls) == 3  # equal papers are still two objects
+    keyed = assign_keys(merged, {}, cache)
+    assert len(calls) == 4  # only the merged paper is new; the other one was not recomputed
+    assert keyed == assign_keys(merge_duplicates([first, same, other]), {})
