@@ -152,8 +152,8 @@ def _analyse(options: Options, stage: Stage) -> Survey:
         read = read_sources(source_paths(options), options.source_kind, options.tags_field, memos.memo("bibtex"))
     tagger = Tagger(taxonomy)
     tag_memo = memos.memo("tags")
+    identities = IdentityCache()  # shared by both merges and the keys
     # The entries as read are tagged in a forked child while duplicates merge and keys are assigned here.
-    identities = IdentityCache()
     with tagger.tag_beside(read.papers, tag_memo) as ahead:
         with stage("merging duplicates"):
             papers = merge_duplicates(read.papers, identities)
