@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-# The entry's start, its key and the comma after it (a key holding a delimiter is bibtexparser's to judge).
-_ENTRY_START = re.compile(r"[^\S\n]*(@\w*[ \t]*)\{([^{}\",=]*+),")
+# The entry's start, its key and the comma after it (a key holding a delimiter is bibtexparser's to judge;
+# so is a comma after a backslash, which it does not take for one).
+_ENTRY_START = re.compile(r"[^\S\n]*(@\w*[ \t]*)\{([^{}\",=]*+)(?<!\\),")
 _OTHER_BLOCKS = ("@comment", "@preamble", "@string")
 # What bibtexparser takes for the start of a block anywhere in the text that follows.
 _BLOCK_START = re.compile(r"@\w*[ \t]*[{(]")
@@ -29,8 +30,9 @@ for _ in range(3):
     _IN_BRACES = r"(?:[^{}]++|(?<=\\)[{}]|\{" + _IN_BRACES + r"\})*+"
 # Inside quotes: anything but an unescaped quote; a closing quote right after "{" may be bibtexparser's {"}.
 _QUOTED = r'"(?:[^"]++|(?<=\\)")*+(?<!\{)"'
-# name = value, then the comma or brace that ends it. Possessive quantifiers: no backtracking, linear time.
-_FIELD = re.compile(r'([^{}",=]*+)=((?:[^{}",]++|(?<=\\)[{}",]|\{' + _IN_BRACES + r"\}|" + _QUOTED + r")*+)([,}])")
+# name = value, then the comma or brace that ends it (an "=" after a backslash is no delimiter either).
+# Possessive quantifiers: no backtracking, linear time.
+_FIELD = re.compile(r'([^{}",=]*+)(?<!\\)=((?:[^{}",]++|(?<=\\)[{}",]|\{' + _IN_BRACES + r"\}|" + _QUOTED + r")*+)([,}])")
 _ENTRY_END = re.compile(r"\s*+\}")
 
 

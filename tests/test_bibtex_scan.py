@@ -49,6 +49,8 @@ def test_a_typical_entry_is_read_by_the_fast_path():
     "@article{k, title = {a} {b}, @misc{j, x = 1}\n",  # a block start inside
     '@article{k, title = "a {"} b"}\n',  # bibtexparser's {"} inside quotes
     "@article{k, title {a}}\n",  # no '='
+    "@article{k,\\=}\n",  # an '=' or a comma after a backslash is no delimiter
+    "@x{\\,}}\n",
     "free text\n",
 ])
 def test_anything_not_plain_is_left_to_bibtexparser(text: str, monkeypatch):
@@ -100,6 +102,20 @@ def bibtex_files(draw):
 @example(text='@article{k0, title = {{{{a\\}b}}}}, note = {{{{a}}}\\{}}}\n')
 @example(text='@article{k0,title = {a},}\r\n\r\n% after\r\n')
 def test_files_read_the_same_with_and_without_the_fast_path(text: str, monkeypatch):
+    fast, slow = read_both(text, monkeypatch)
+    assert fast == slow
+
+
+# Text with no structure at all, from the pieces bibtexparser's rules are about.
+RAW = st.lists(st.sampled_from(["@article{k,", "@misc{", " a = ", "{", "}", '"', ",", "=", "\\", "\n", "x", "#", "@",
+                                "(", ")", '{"}', "\\{", "\n@b{j,"]), max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(text=RAW)
+@example(text="@article{k,\\=}")
+@example(text="@article{k0,title ={\n@x{\\,}}\n")
+def test_any_text_reads_the_same_with_and_without_the_fast_path(text: str, monkeypatch):
     fast, slow = read_both(text, monkeypatch)
     assert fast == slow
 
