@@ -128,3 +128,15 @@ def test_chapter_level_makes_a_report_with_a_chapter(tmp_path):
     assert "\\documentclass[11pt]{report}" in (tmp_path / "main.tex").read_text(encoding="utf-8")
     chapter = (tmp_path / "related_work.tex").read_text(encoding="utf-8")
     assert "\\chapter{Related Work on Large-Model Training}" in chapter and "\\section{Foundations}" in chapter
+
+
+def test_render_outputs_gives_the_texts_build_writes(tmp_path):
+    from surveytool.outputs import build, render_outputs
+    from surveytool.pipeline import Options, analyse
+    from surveytool.regions import stamp
+
+    build(Options(), tmp_path / "out")
+    texts = render_outputs(analyse(Options(lock_file=tmp_path / "out" / "surveytool.lock.json")))
+    for name, text in texts.items():
+        written = (tmp_path / "out" / name).read_text(encoding="utf-8")
+        assert written == (stamp(text) if name.endswith(".tex") else text), name
