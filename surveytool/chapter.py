@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .models import Paper, Role, Taxonomy
 
@@ -12,8 +13,7 @@ UNCLASSIFIED = "unclassified"
 _SNIPPET_CHARS = 300
 
 
-@dataclass(frozen=True)
-class PaperView:
+class PaperView(NamedTuple):  # a tuple: the chapter's fragment memo keys by it (fragments.py)
     key: str
     title: str
     year: str
@@ -95,8 +95,7 @@ def chapter_groups(papers: Sequence[Paper], taxonomy: Taxonomy) -> list[GroupVie
     return groups
 
 
-@dataclass(frozen=True)
-class SummaryRow:
+class SummaryRow(NamedTuple):
     key: str
     year: str
     venue: str

@@ -59,7 +59,7 @@ def _root() -> None:
 
 
 
-REUSED_WHAT = {"bibtex": ".bib blocks read", "tags": "entries tagged"}
+REUSED_WHAT = {"bibtex": ".bib blocks read", "tags": "entries tagged", "fragments": "chapter paragraphs and table rows"}
 
 
 @app.command()

@@ -99,20 +99,23 @@ class BuildCache:
     def __init__(self, folder: Path | None):
         self.folder = folder
         self._memos: dict[str, Memo] = {}
+        self._stamps: dict[str, str] = {}
 
-    def memo(self, name: str) -> Memo | None:
+    def memo(self, name: str, depends_on: str = "") -> Memo | None:
+        """The memo ``name``; ``depends_on`` stamps it with what else its results depend on (a digest)."""
         if self.folder is None:
             return None
         if name not in self._memos:
-            self._memos[name] = Memo(self._load(self.folder / f"{name}.marshal"))
+            self._stamps[name] = stamp = code_stamp() + depends_on
+            self._memos[name] = Memo(self._load(self.folder / f"{name}.marshal", stamp))
         return self._memos[name]
 
-    def _load(self, path: Path) -> dict[str, Any]:
+    def _load(self, path: Path, expected: str) -> dict[str, Any]:
         try:
             stamp, stored = marshal.loads(path.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             return {}
-        return stored if stamp == code_stamp() and isinstance(stored, dict) else {}
+        return stored if stamp == expected and isinstance(stored, dict) else {}
 
     def save(self) -> None:
         """Write the memos this run changed; a cache that cannot be written only makes the next run slower."""
@@ -121,7 +124,7 @@ class BuildCache:
         for name, memo in self._memos.items():
             if not memo.changed:
                 continue
-            data = marshal.dumps((code_stamp(), memo.used()))
+            data = marshal.dumps((self._stamps[name], memo.used()))
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 ignore = self.folder / ".gitignore"

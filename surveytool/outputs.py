@@ -12,8 +12,10 @@ from .entries import entries_json, entries_json_pieces
 from .errors import OutputError
 from .files import StagedFiles, fill_reserved, write_atomically
 from .forked import run_beside
+from .fragments import templates_digest
 from .keys import dump_pins
 from .latex import unencodable_chars
+from .memo import BuildCache
 from .pipeline import ANALYSIS_STAGES, LOCK_FILE, Options, Stage, Survey, analyse, collector_paused, silent_stage
 from .regions import carry_over, edited_outside_regions, stamp
 from .render import LEVELS, make_environment, render_template
@@ -56,8 +58,11 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: 
         }
 
 
-def _latex_context(survey: Survey, draft: DraftOptions) -> tuple[jinja2.Environment, dict[str, Any]]:
+def _latex_context(survey: Survey, draft: DraftOptions,
+                   memos: BuildCache | None = None) -> tuple[jinja2.Environment, dict[str, Any]]:
     env = make_environment(draft.templates)
+    if memos is not None:  # paragraphs and table rows of the last build (fragments.py)
+        env.fragment_memo = memos.memo("fragments", depends_on=templates_digest(env))
     groups = chapter_groups(survey.papers, survey.taxonomy)
     return env, {
         "title": survey.taxonomy.title,
@@ -92,16 +97,19 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
         raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
     lock = options.lock_file or out_dir / LOCK_FILE
     notes: list[str] = []
+    memos = BuildCache(options.build_cache)
     with collector_paused():
         survey = analyse(replace(options, lock_file=lock), stage)
         with stage("rendering"), StagedFiles() as staged:
-            _write_outputs(survey, draft, out_dir, staged, notes)
+            _write_outputs(survey, draft, out_dir, staged, notes, memos)
             staged.commit()
     write_atomically(lock, dump_pins(survey.pins))
-    return BuildResult(survey, tuple(notes))
+    memos.save()
+    return BuildResult(replace(survey, reused={**survey.reused, **memos.stats()}), tuple(notes))
 
 
-def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: StagedFiles, notes: list[str]) -> None:
+def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: StagedFiles, notes: list[str],
+                   memos: BuildCache) -> None:
     """Every output into ``staged``: the .bib and entries.json by a forked child (for a large survey), the LaTeX here."""
     bib_path, records_path = out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json"
     bib_file, records_file = staged.reserve(bib_path), staged.reserve(records_path)
@@ -116,7 +124,7 @@ def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: S
         return fallbacks
 
     def chapter() -> tuple[jinja2.Environment, dict[str, Any]]:
-        env, context = _latex_context(survey, draft)
+        env, context = _latex_context(survey, draft, memos)
         path = out_dir / f"{draft.chapter_file}.tex"
         staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes))
         return env, context

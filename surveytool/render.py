@@ -14,6 +14,7 @@ from typing import Any
 import jinja2
 
 from .errors import TemplateError
+from .fragments import FragmentExtension
 from .latex import UNKNOWN_CHAR_MACRO, LatexMarkup, comment_text, escape_text, usable_key
 from .resources import bundled_dir
 
@@ -67,6 +68,7 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
         autoescape=False,
         finalize=_finalize,
         undefined=jinja2.StrictUndefined,
+        extensions=[FragmentExtension],
     )
     env.filters["cite"] = cite
     env.filters["citet"] = lambda k: cite(k, "citet")

@@ -144,7 +144,7 @@ def test_a_taxonomy_change_retags_and_a_second_run_reuses_everything(tmp_path: P
     options = Options(sources=(source,), build_cache=out / ".surveytool-cache")
     build(options, out)
     again = build(options, out).survey
-    assert again.reused == {"bibtex": (13, 0), "tags": (12, 0)}
+    assert again.reused == {"bibtex": (13, 0), "fragments": (24, 0), "tags": (12, 0)}  # a paragraph and a row per paper
 
     taxonomy = tmp_path / "taxonomy.toml"
     taxonomy.write_text((Path(__file__).parents[1] / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")

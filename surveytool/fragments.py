@@ -1,0 +1,69 @@
+"""Cached template fragments: ``%% fragment KEY`` ... ``%% endfragment`` renders its body once per key.
+
+A chapter of 16k papers is 32k small fragments (a paragraph and a table row
+each), and a rebuild after one edit changes two of them. With the fragments
+of the last build (a ``memo.Memo``), a body is rendered only for a key it has
+not seen. The key must hold everything the body prints (the templates give the
+paper or row view itself); the template texts stamp the memo, so editing a
+template renders everything anew.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jinja2 import nodes
+from jinja2.ext import Extension
+from jinja2.parser import Parser
+
+from .latex import LatexMarkup
+from .memo import Memo, digest_text
+
+# Template variables of the extension's own; the names cannot clash with a template's.
+_FOUND, _TEXT = "fragment_found__", "fragment_text__"
+
+
+class FragmentExtension(Extension):
+    tags = {"fragment"}
+
+    def __init__(self, environment: Any):
+        super().__init__(environment)
+        environment.extend(fragment_memo=None)
+
+    def parse(self, parser: Parser) -> list[nodes.Node]:
+        lineno = next(parser.stream).lineno
+        key = parser.parse_expression()
+        body = parser.parse_statements(("name:endfragment",), drop_needle=True)
+        place = nodes.Const(f"{parser.name}:{lineno}")
+        # {% set found = lookup(place, key) %}{% if found is none %}{% set text %}body{% endset %}
+        # {{ keep(place, key, text) }}{% else %}{{ found }}{% endif %}
+        is_missing = nodes.Test(nodes.Name(_FOUND, "load"), "none", [], [], None, None)
+        render = [nodes.AssignBlock(nodes.Name(_TEXT, "store"), None, body),
+                  nodes.Output([self.call_method("_keep", [place, key, nodes.Name(_TEXT, "load")])])]
+        return [nodes.Assign(nodes.Name(_FOUND, "store"), self.call_method("_lookup", [place, key])).set_lineno(lineno),
+                nodes.If(is_missing, render, [], [nodes.Output([nodes.Name(_FOUND, "load")])]).set_lineno(lineno)]
+
+    def _lookup(self, place: str, key: Any) -> LatexMarkup | None:
+        memo: Memo | None = self.environment.fragment_memo
+        if memo is None:
+            return None
+        found = memo.get((place, _plain(key)))
+        return None if found is None else LatexMarkup(found)
+
+    def _keep(self, place: str, key: Any, text: str) -> LatexMarkup:
+        memo: Memo | None = self.environment.fragment_memo
+        if memo is not None:
+            memo.put((place, _plain(key)), str(text))
+        return LatexMarkup(text)
+
+
+def _plain(key: Any) -> Any:
+    """The key as plain data (marshal stores no named tuples); a named tuple is equal to it as a dict key."""
+    return tuple(key) if isinstance(key, tuple) else key
+
+
+def templates_digest(environment: Any) -> str:
+    """A digest of every template the environment can load: what fragments depend on besides their keys."""
+    loader = environment.loader
+    names = sorted(loader.list_templates())
+    return digest_text(*(part for name in names for part in (name, loader.get_source(environment, name)[0])))
