@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import partial
 
 from .bibtex_values import MONTH_MACROS
 from .bibtex_write import bibtex_pieces, entry_text
@@ -150,6 +151,11 @@ def sort_papers(papers: Iterable[Paper], order: str = "key", section_ids: Sequen
     return sorted(papers, key=lambda p: p.key)
 
 
+def bibtex_entry(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex") -> str:
+    """One entry's text in the .bib (``bibliography_pieces`` adds a blank line after it)."""
+    return entry_text(paper.entry_type, paper.key, bibtex_fields(paper, tags_field, dialect))
+
+
 def render_bibliography(
     papers: Iterable[Paper],
     blocks: Iterable[RawBlock] = (),
@@ -174,10 +180,7 @@ def bibliography_pieces(
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}")
     ordered = list(papers) if presorted else sort_papers(papers)
-
-    def entry(paper: Paper) -> str:
-        return entry_text(paper.entry_type, paper.key, bibtex_fields(paper, tags_field, dialect))
-
+    entry = partial(bibtex_entry, tags_field=tags_field, dialect=dialect)
     texts = [entry(p) for p in ordered] if len(ordered) < PARALLEL_FROM_ENTRIES else map_beside(entry, ordered)
     # Macros, preambles and broken blocks reach BibTeX too: the same defusing applies to them.
     kept = [replace(b, text=defuse(b.text, allow_definitions=b.kind == "preamble")) for b in blocks]

@@ -10,12 +10,13 @@ written back unchanged; plain text for matching is derived on the side
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import groupby
 from typing import Any, Protocol
 
@@ -40,10 +41,24 @@ from .models import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, 
 
 
 @dataclass(frozen=True)
+class ChunkLayout:
+    """How a file was cut into chunks: what a later build compares to find the entries that changed (``patch.py``)."""
+
+    text: str  # the text read
+    keys: tuple[str, ...]  # each chunk's digest (``_chunk_key``)
+    starts: tuple[int, ...]  # each chunk's offset in the text
+    lines: tuple[int, ...]  # each chunk's first line, 0-based
+    macros: tuple[tuple[str, str], ...]  # the file's macro table: (name in lower case, raw value)
+    lone_entries: tuple[bool, ...]  # whether the chunk gave one paper and nothing else to write
+
+
+@dataclass(frozen=True)
 class BibDocument:
     papers: tuple[Paper, ...]
     blocks: tuple[RawBlock, ...]
     findings: tuple[Finding, ...]
+    # How the text was read (with a memo only: chunk digests are computed for it), not what it holds.
+    layout: ChunkLayout | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 @contextmanager
@@ -137,7 +152,7 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
     table_digest = digest_text(repr(sorted(table.items())))
     stale = [i for i, hit in enumerate(cached) if hit is None or hit[1] != table_digest]
     fresh = _read_chunks_beside(text, chunks, stale, early, path, table, tags_field)
-    documents = []
+    documents: list[BibDocument] = []
     for index, chunk in enumerate(chunks):
         if index in fresh:
             document, plain = fresh.pop(index)
@@ -148,7 +163,42 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
             hit = memo.get(keys[index])  # type: ignore[union-attr]  # only cached chunks are not fresh
             document = _document_from_plain(hit[3], chunk.line - hit[2])
         documents.append(document)
-    return _assemble(documents)
+    layout = None if memo is None else ChunkLayout(
+        text, tuple(keys), tuple(c.start for c in chunks), tuple(c.line for c in chunks), tuple(table.items()),
+        tuple(len(d.papers) == 1 and not d.blocks for d in documents))
+    return replace(_assemble(documents), layout=layout)
+
+
+class ChunkRun:
+    """The chunks of ``text[start:end]`` as ``read_bibtex`` cuts the whole text, for reading them alone.
+
+    ``start`` and ``end`` must be chunk starts in the whole text (or its end), and
+    ``first_line`` the line ``start`` is on: a rebuild cuts only the part that changed (``patch.py``).
+    """
+
+    def __init__(self, text: str, start: int, end: int, first_line: int, path: str, tags_field: str = "sections"):
+        self.text, self.path, self.tags_field = text, path, tags_field
+        follower = _CHUNK_START.match(text, end)
+        cut = _chunks(text[start:end])
+        self._chunks = [_Chunk(c.start + start, c.end + start, c.line + first_line, c.parser_line, c.follower)
+                        for c in cut]
+        if self._chunks:  # the last one is followed by the next chunk of the whole text
+            last = self._chunks[-1]
+            self._chunks[-1] = _Chunk(last.start, last.end, last.line, last.parser_line, follower.group() if follower else "")
+        self.keys = [_chunk_key(text, chunk, path, tags_field) for chunk in self._chunks]
+        self.starts = [chunk.start for chunk in self._chunks]
+        self.lines = [chunk.line for chunk in self._chunks]
+
+    def holds_one_plain_entry(self, index: int) -> bool:
+        """Whether the chunk is an entry (and free text) that no other chunk's reading depends on."""
+        chunk = self._chunks[index]
+        return not _STRING_START.search(self.text, chunk.start, chunk.end) \
+            and scan_plain_entry(self.text[chunk.start:chunk.end]) is not None
+
+    def read(self, index: int, macros: Mapping[str, str]) -> BibDocument:
+        """The document of a chunk that holds one plain entry, as reading the whole file gives it (``macros``: its table)."""
+        ((_, document),) = _read_chunks(self.text, self._chunks, [index], {}, self.path, macros, self.tags_field)
+        return document
 
 
 def _read_chunks_beside(text: str, chunks: list[_Chunk], indices: list[int], early: dict[int, list],

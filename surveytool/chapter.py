@@ -24,6 +24,12 @@ class PaperView(NamedTuple):  # a tuple: the chapter's fragment memo keys by it 
     see_also: tuple[str, ...]  # section ids of secondary tags
     sources: tuple[str, ...]
 
+    @property
+    def paragraph_key(self) -> PaperView:
+        """What the chapter's paragraph of the paper prints (its fragment key): the view, less its
+        sources when it has no snippet to print them beside. A line added above it leaves it as it is."""
+        return self if self.snippet else self._replace(sources=())
+
 
 @dataclass(frozen=True)
 class SectionView:
@@ -71,7 +77,12 @@ def _order(view: PaperView) -> tuple[str, str]:
 
 def chapter_groups(papers: Sequence[Paper], taxonomy: Taxonomy) -> list[GroupView]:
     """Groups and sections in taxonomy order; untagged papers in a last group so all are cited."""
-    views = sorted((paper_view(p) for p in papers), key=_order)
+    return view_groups([paper_view(p) for p in papers], taxonomy)
+
+
+def view_groups(views: Sequence[PaperView], taxonomy: Taxonomy) -> list[GroupView]:
+    """``chapter_groups`` of the papers these are the views of."""
+    views = sorted(views, key=_order)
     primary: dict[str, list[PaperView]] = defaultdict(list)
     related: dict[str, list[PaperView]] = defaultdict(list)
     for view in views:

@@ -59,7 +59,8 @@ def _root() -> None:
 
 
 
-REUSED_WHAT = {"bibtex": ".bib blocks read", "tags": "entries tagged", "fragments": "chapter paragraphs and table rows"}
+REUSED_WHAT = {"bibtex": ".bib blocks read", "tags": "entries tagged", "fragments": "chapter paragraphs and table rows",
+               "entries": "entries kept as they were (the others read and tagged again)"}
 
 
 @app.command()
@@ -101,8 +102,8 @@ def build(
     result = run_build(replace(options, build_cache=out / CACHE_FOLDER if reuse else None), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
                                     figure=figure, table=table, plot=plot), progress(quiet, BUILD_STAGES))
-    survey = result.survey
-    report(survey.findings, quiet)
+    summary = result.summary
+    report(summary.findings, quiet)
     for note in result.notes:
         typer.echo(note, err=True)
     pdf_failed = False
@@ -116,17 +117,17 @@ def build(
         if pdf_report.ok and not quiet:
             typer.echo(f"wrote {pdf_report.pdf}")
     if not quiet:
-        resolved = sum(p.resolved for p in survey.papers)
-        typer.echo(f"{len(survey.papers)} entries, {resolved} resolved, {len(survey.papers) - resolved} unresolved; wrote {out}/")
-        if any(hits for hits, _ in survey.reused.values()):
+        resolved = summary.resolved
+        typer.echo(f"{summary.entries} entries, {resolved} resolved, {summary.entries - resolved} unresolved; wrote {out}/")
+        if any(hits for hits, _ in summary.reused.values()):
             typer.echo("reused from the last build: " + ", ".join(
-                f"{hits} of {hits + misses} {REUSED_WHAT.get(name, name)}" for name, (hits, misses) in survey.reused.items() if hits + misses))
-        counts = survey.section_counts()
-        for section in survey.taxonomy.sections:
+                f"{hits} of {hits + misses} {REUSED_WHAT.get(name, name)}" for name, (hits, misses) in summary.reused.items() if hits + misses))
+        counts = summary.sections
+        for section in summary.taxonomy.sections:
             typer.echo(f"  {section.id:<20} {counts.get(section.id, 0):>4}")
         if counts.get("unclassified"):
             typer.echo(f"  {'unclassified':<20} {counts['unclassified']:>4}")
-    raise typer.Exit(1 if pdf_failed else exit_code(survey.findings, strict))
+    raise typer.Exit(1 if pdf_failed else exit_code(summary.findings, strict))
 
 
 @app.command()
@@ -153,12 +154,12 @@ def draft(
     result = draft_chapter(make_options(sources, taxonomy, catalog, overrides=overrides), output,
                            DraftOptions(level=level, templates=templates, force=force, figure=figure, table=table, plot=plot),
                            progress(quiet, BUILD_STAGES))
-    report(result.survey.findings, quiet)
+    report(result.summary.findings, quiet)
     for note in result.notes:
         typer.echo(note, err=True)
     if not quiet:
-        typer.echo(f"wrote {output} ({len(result.survey.papers)} entries cited)")
-    raise typer.Exit(exit_code(result.survey.findings, strict))
+        typer.echo(f"wrote {output} ({result.summary.entries} entries cited)")
+    raise typer.Exit(exit_code(result.summary.findings, strict))
 
 
 @app.command()

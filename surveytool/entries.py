@@ -42,6 +42,11 @@ def entry_record(paper: Paper) -> dict:
     return record
 
 
+def entry_json(paper: Paper) -> str:
+    """One entry's object in entries.json, on one line."""
+    return json.dumps(entry_record(paper), ensure_ascii=False)
+
+
 def entries_json(papers: Sequence[Paper]) -> str:
     """The JSON array, one entry per line: a diff shows which entries changed."""
     return "".join(entries_json_pieces(papers))
@@ -56,6 +61,6 @@ def entries_json_pieces(papers: Sequence[Paper]) -> list[str]:
     """
     if not papers:
         return ["[]\n"]
-    records = [json.dumps(entry_record(p), ensure_ascii=False) + ",\n" for p in papers]
+    records = [entry_json(p) + ",\n" for p in papers]
     records[-1] = records[-1][:-2] + "\n"
     return ["[\n", *records, "]\n"]

@@ -18,9 +18,13 @@ def write_atomically(path: Path, text: str | Iterable[str]) -> None:
         staged.commit()
 
 
-def fill_reserved(temporary: str, text: str | Iterable[str], path: Path) -> None:
-    """Fill the file ``StagedFiles.reserve`` made for ``path`` with a text or its pieces (any process may)."""
+def fill_reserved(temporary: str, text: str | bytes | Iterable[str], path: Path) -> None:
+    """Fill the file ``StagedFiles.reserve`` made for ``path`` with a text, its pieces, or its UTF-8 (any process may)."""
     try:
+        if isinstance(text, bytes):
+            with open(temporary, "wb") as binary:
+                binary.write(text)
+            return
         with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
             if isinstance(text, str):
                 stream.write(text)
@@ -51,7 +55,7 @@ class StagedFiles:
         self._pending.append((temporary, path))
         return temporary
 
-    def write(self, path: Path, text: str | Iterable[str]) -> None:
+    def write(self, path: Path, text: str | bytes | Iterable[str]) -> None:
         fill_reserved(self.reserve(path), text, path)
 
     def commit(self) -> None:

@@ -23,10 +23,13 @@ import sys
 import tempfile
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .models import Finding, Origin, Paper, Role, Severity, SourceLocation, Tag, frozen_mapping
+
+if TYPE_CHECKING:
+    import jinja2
 
 CACHE_FOLDER = ".surveytool-cache"
 
@@ -121,6 +124,9 @@ class BuildCache:
         """Write the memos this run changed; a cache that cannot be written only makes the next run slower."""
         if self.folder is None:
             return
+        for stale in self.folder.glob("template-*.cache"):  # compiled by other code
+            if not stale.name.endswith(f"-{code_stamp()[:16]}.cache"):
+                stale.unlink(missing_ok=True)
         for name, memo in self._memos.items():
             if not memo.changed:
                 continue
@@ -137,6 +143,18 @@ class BuildCache:
                 os.replace(temporary, self.folder / f"{name}.marshal")
             except OSError:
                 pass
+
+    def bytecode_cache(self) -> jinja2.BytecodeCache | None:
+        """Where jinja2 keeps compiled templates; stamped like the memos, since the code sets up the environment."""
+        import jinja2  # only the LaTeX outputs need it
+
+        if self.folder is None:
+            return None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None
+        return jinja2.FileSystemBytecodeCache(str(self.folder), f"template-%s-{code_stamp()[:16]}.cache")
 
     def stats(self) -> dict[str, tuple[int, int]]:
         """Namespace -> (hits, misses) in this run."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .bibliography import bibliography_pieces, render_bibliography
-from .chapter import chapter_groups, publication_trend, summary_rows
+from .chapter import PaperView, paper_view, publication_trend, summary_rows, view_groups
 from .entries import entries_json, entries_json_pieces
 from .errors import OutputError
 from .files import StagedFiles, fill_reserved, write_atomically
@@ -16,9 +18,23 @@ from .fragments import templates_digest
 from .keys import dump_pins
 from .latex import unencodable_chars
 from .memo import BuildCache
-from .pipeline import ANALYSIS_STAGES, LOCK_FILE, Options, Stage, Survey, analyse, collector_paused, silent_stage
+from .models import Finding, Taxonomy
+from .patch import environment_digest, patch_last_build
+from .pipeline import (
+    ANALYSIS_STAGES,
+    LOCK_FILE,
+    Options,
+    Stage,
+    Survey,
+    analyse,
+    analyse_traced,
+    collector_paused,
+    silent_stage,
+    source_paths,
+)
 from .regions import carry_over, edited_outside_regions, stamp
 from .render import LEVELS, make_environment, render_template
+from .snapshot import DataFilesLayout, data_files_layout, file_stamps, forget_snapshot, save_snapshot, take_snapshot
 
 if TYPE_CHECKING:
     import jinja2
@@ -48,7 +64,7 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: 
     """File name -> text of every output of a build (``build`` writes them without holding them all at once)."""
     with stage("rendering"):
         bibliography = render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
-        env, context = _latex_context(survey, draft)
+        env, context = _latex_context([paper_view(p) for p in survey.papers], survey.taxonomy, draft)
         chapter = render_template(env, "related_work.tex.j2", context)
         return {
             f"{draft.bibliography}.bib": bibliography,
@@ -58,17 +74,19 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: 
         }
 
 
-def _latex_context(survey: Survey, draft: DraftOptions,
+def _latex_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftOptions,
                    memos: BuildCache | None = None) -> tuple[jinja2.Environment, dict[str, Any]]:
     env = make_environment(draft.templates)
-    if memos is not None:  # paragraphs and table rows of the last build (fragments.py)
+    if memos is not None and memos.folder is not None:
+        # Paragraphs and table rows of the last build (fragments.py), and the templates compiled.
         env.fragment_memo = memos.memo("fragments", depends_on=templates_digest(env))
-    groups = chapter_groups(survey.papers, survey.taxonomy)
+        env.bytecode_cache = memos.bytecode_cache()
+    groups = view_groups(views, taxonomy)
     return env, {
-        "title": survey.taxonomy.title,
+        "title": taxonomy.title,
         "levels": LEVELS[draft.level],
         "groups": groups,
-        "rows": summary_rows(groups, survey.taxonomy),
+        "rows": summary_rows(groups, taxonomy),
         "trend": publication_trend(groups),
         "figure": draft.figure,
         "table": draft.table,
@@ -86,56 +104,136 @@ def _render_main(env: jinja2.Environment, context: dict[str, Any], fallbacks: li
 
 
 @dataclass(frozen=True)
+class BuildSummary:
+    """What the CLI says of a build."""
+
+    entries: int
+    resolved: int
+    sections: Counter  # primary section id ("unclassified" for none) -> papers
+    findings: tuple[Finding, ...]
+    reused: dict[str, tuple[int, int]]  # what was reused from the last build -> (reused, done anew)
+    taxonomy: Taxonomy
+
+
 class BuildResult:
-    survey: Survey
-    notes: tuple[str, ...]  # what happened to the author's prose and files, for the user
+    """A build's summary and notes, and its survey: after a patched build (patch.py) analysed on first use."""
+
+    def __init__(self, summary: BuildSummary, notes: tuple[str, ...], survey: Survey | None = None,
+                 options: Options | None = None):
+        self.summary = summary
+        self.notes = notes  # what happened to the author's prose and files, for the user
+        self._survey = survey
+        self._options = options
+
+    @property
+    def survey(self) -> Survey:
+        if self._survey is None:
+            assert self._options is not None
+            self._survey = analyse(self._options)
+        return self._survey
 
 
 def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage) -> BuildResult:
-    """The whole flow: analyse the sources and write every output into ``out_dir``."""
+    """The whole flow: analyse the sources and write every output into ``out_dir``.
+
+    With a build cache, a rebuild after a few entries changed patches the last build (patch.py).
+    """
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
-    lock = options.lock_file or out_dir / LOCK_FILE
-    notes: list[str] = []
+    options = replace(options, lock_file=options.lock_file or out_dir / LOCK_FILE)
     memos = BuildCache(options.build_cache)
+    notes: list[str] = []
     with collector_paused():
-        survey = analyse(replace(options, lock_file=lock), stage)
+        patched = _build_patched(options, out_dir, draft, stage, memos, notes)
+        if patched is not None:
+            return patched
+        survey, trace = analyse_traced(options, stage)
         with stage("rendering"), StagedFiles() as staged:
-            _write_outputs(survey, draft, out_dir, staged, notes, memos)
+            views, written = _write_outputs(survey, draft, out_dir, staged, notes, memos)
             staged.commit()
-    write_atomically(lock, dump_pins(survey.pins))
+    lock_text = dump_pins(survey.pins)
+    write_atomically(options.lock_file, lock_text)
     memos.save()
-    return BuildResult(replace(survey, reused={**survey.reused, **memos.stats()}), tuple(notes))
+    if options.build_cache is not None:
+        stamps = file_stamps(out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json")
+        snapshot = None if written is None else take_snapshot(
+            survey, trace, [display for _, display in source_paths(options)], views, written, stamps,
+            environment_digest(options, draft.dialect, lock_text))
+        if snapshot is None:
+            forget_snapshot(options.build_cache)
+        else:
+            save_snapshot(options.build_cache, snapshot)
+    reused = {**survey.reused, **memos.stats()}
+    return BuildResult(BuildSummary(len(survey.papers), sum(p.resolved for p in survey.papers), survey.section_counts(),
+                                    survey.findings, reused, survey.taxonomy), tuple(notes), replace(survey, reused=reused))
+
+
+def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: Stage, memos: BuildCache,
+                   notes: list[str]) -> BuildResult | None:
+    """The build done by patching the last one, or None (nothing written) when that cannot give the right result."""
+    if options.build_cache is None:
+        return None
+    bib_path, records_path = out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json"
+    with stage("reading"):
+        patched = patch_last_build(options, bib_path, records_path, draft.dialect)
+    if patched is None:
+        return None
+    with stage("rendering"), StagedFiles() as staged:
+        staged.write(bib_path, patched.bibliography)
+        staged.write(records_path, patched.entries_json)
+        env, context = _latex_context(patched.views, patched.taxonomy, draft, memos)
+        path = out_dir / f"{draft.chapter_file}.tex"
+        staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes))
+        staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", _render_main(env, context, patched.unencodable),
+                                                       draft.force, notes))
+        staged.commit()
+    lock_text = dump_pins(patched.pins)
+    write_atomically(options.lock_file, lock_text)
+    memos.save()
+    save_snapshot(options.build_cache, replace(patched.snapshot, environment=environment_digest(options, draft.dialect, lock_text),
+                                               written=file_stamps(bib_path, records_path)))
+    views = patched.views
+    reused = {"entries": (len(views) - patched.changed, patched.changed), **memos.stats()}
+    summary = BuildSummary(len(views), sum(v.resolved for v in views), Counter(v.primary for v in views), patched.findings,
+                           reused, patched.taxonomy)
+    return BuildResult(summary, tuple(notes), options=options)
 
 
 def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: StagedFiles, notes: list[str],
-                   memos: BuildCache) -> None:
-    """Every output into ``staged``: the .bib and entries.json by a forked child (for a large survey), the LaTeX here."""
+                   memos: BuildCache) -> tuple[list[PaperView], DataFilesLayout | None]:
+    """Every output into ``staged``: the .bib and entries.json by a forked child (for a large survey), the LaTeX here.
+
+    Returns the papers' chapter views and where each entry's text sits in the data files (for a snapshot).
+    """
     bib_path, records_path = out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json"
     bib_file, records_file = staged.reserve(bib_path), staged.reserve(records_path)
 
-    def data_files() -> list[str]:
+    def data_files() -> tuple[list[str], tuple | None]:  # plain data: it may come from a forked child
         # Written in pieces, one after the other: these are the largest texts of a build.
         pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
         fill_reserved(bib_file, pieces, bib_path)
         fallbacks = unencodable_chars(*pieces)
-        del pieces
-        fill_reserved(records_file, entries_json_pieces(survey.papers), records_path)
-        return fallbacks
+        records = entries_json_pieces(survey.papers)
+        fill_reserved(records_file, records, records_path)
+        # Where each entry's text went, for the next build to patch (only kept with a build cache).
+        layout = data_files_layout(pieces, records, len(survey.papers), fallbacks) if memos.folder is not None else None
+        return fallbacks, tuple(layout) if layout is not None else None
 
-    def chapter() -> tuple[jinja2.Environment, dict[str, Any]]:
-        env, context = _latex_context(survey, draft, memos)
+    def chapter() -> tuple[jinja2.Environment, dict[str, Any], list[PaperView]]:
+        views = [paper_view(p) for p in survey.papers]
+        env, context = _latex_context(views, survey.taxonomy, draft, memos)
         path = out_dir / f"{draft.chapter_file}.tex"
         staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes))
-        return env, context
+        return env, context, views
 
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
     if len(survey.papers) < PARALLEL_FROM_PAPERS:
-        (env, context), fallbacks = chapter(), data_files()
+        (env, context, views), (fallbacks, written) = chapter(), data_files()
     else:  # the data files in a forked child meanwhile (forked.py); it fills the files reserved above
-        (env, context), fallbacks = run_beside(data_files, chapter)
+        (env, context, views), (fallbacks, written) = run_beside(data_files, chapter)
     main = _render_main(env, context, fallbacks)
     staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes))
+    return views, DataFilesLayout(*written) if written is not None else None
 
 
 def _keep_prose(path: Path, text: str, force: bool, notes: list[str]) -> str:
@@ -170,10 +268,13 @@ def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOpt
     with collector_paused():
         survey = analyse(replace(options, lock_file=lock), stage)
         with stage("rendering"):
-            env, context = _latex_context(survey, replace(draft, chapter_file=output.stem))
+            env, context = _latex_context([paper_view(p) for p in survey.papers], survey.taxonomy,
+                                          replace(draft, chapter_file=output.stem))
             chapter = render_template(env, "related_work.tex.j2", context)
     notes: list[str] = []
     text = _keep_prose(output, chapter, draft.force, notes)
     write_atomically(output, text)
     write_atomically(lock, dump_pins(survey.pins))
-    return BuildResult(survey, tuple(notes))
+    summary = BuildSummary(len(survey.papers), sum(p.resolved for p in survey.papers), survey.section_counts(),
+                           survey.findings, survey.reused, survey.taxonomy)
+    return BuildResult(summary, tuple(notes), survey)

@@ -19,7 +19,7 @@ from .memo import BuildCache
 from .merge import IdentityCache, merge_duplicates
 from .models import Finding, Paper, RawBlock, Severity, Taxonomy
 from .overrides import apply_overrides, load_overrides
-from .readers import read_source, read_sources
+from .readers import ReadResult, read_source, read_sources
 from .resolve import CatalogResolver, Resolver, resolve_papers
 from .resources import default_catalog, default_taxonomy, seed_lists
 from .tagging import Tagger, tag_papers
@@ -138,13 +138,27 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+@dataclass(frozen=True)
+class Trace:
+    """How an analysis got its papers, for a snapshot of the build (``snapshot.py``)."""
+
+    read: ReadResult  # the records as read, before merging
+    keyed: tuple[tuple[Paper, Paper], ...]  # each paper as keys were assigned to it, and as it ended
+    identities: IdentityCache  # holds the identities of both the read and the keyed papers
+
+
 def analyse(options: Options = Options(), stage: Stage = silent_stage) -> Survey:
     """Read, merge, resolve, key and tag the sources of ``options``."""
+    return analyse_traced(options, stage)[0]
+
+
+def analyse_traced(options: Options = Options(), stage: Stage = silent_stage) -> tuple[Survey, Trace]:
+    """``analyse``, and how its papers came to be."""
     with collector_paused():
         return _analyse(options, stage)
 
 
-def _analyse(options: Options, stage: Stage) -> Survey:
+def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace]:
     taxonomy = load_taxonomy(options.taxonomy or default_taxonomy(),
                              None if options.taxonomy else "seeds/taxonomy.toml")
     memos = BuildCache(options.build_cache)
@@ -167,6 +181,7 @@ def _analyse(options: Options, stage: Stage) -> Survey:
                 papers = merge_duplicates(papers, identities)
         with stage("keys"):
             pins = load_pins(options.lock_file) if options.lock_file else {}
+            unkeyed = papers
             papers, pins = assign_keys(papers, pins, identities)
         override_findings: list[Finding] = []
         if options.overrides:
@@ -175,11 +190,12 @@ def _analyse(options: Options, stage: Stage) -> Survey:
         with stage("tagging"):
             papers, tag_findings = tag_papers(papers, taxonomy, tagger, memo=tag_memo, ahead=ahead.result())
     memos.save()
+    trace = Trace(read, tuple(zip(unkeyed, papers, strict=True)), identities)
     papers = sorted(papers, key=lambda p: p.key)
-    findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=_finding_order)
-    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, memos.stats())
+    findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=finding_order)
+    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, memos.stats()), trace
 
 
-def _finding_order(finding: Finding) -> tuple:
+def finding_order(finding: Finding) -> tuple:
     where = finding.location
     return (where.path if where else "", where.line if where else 0, finding.check, finding.message)

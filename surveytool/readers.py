@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .bibtex_io import ChunkMemo, read_bibtex
+from .bibtex_io import ChunkLayout, ChunkMemo, read_bibtex
 from .errors import InputError
 from .identifiers import parse_identifier
 from .models import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
@@ -23,6 +23,8 @@ class ReadResult:
     papers: tuple[Paper, ...]
     blocks: tuple[RawBlock, ...]
     findings: tuple[Finding, ...]
+    # Per source: how a .bib read with a memo was chunked, else None (how it was read, not what it holds).
+    layouts: tuple[ChunkLayout | None, ...] = field(default=(), compare=False, repr=False)
 
 
 def read_text(path: Path, display: str) -> tuple[str, list[Finding]]:
@@ -77,7 +79,7 @@ def read_source(path: Path, display: str | None = None, kind: str | None = None,
     kind = kind or detect_kind(path, text)
     if kind == "bib":
         document = read_bibtex(text, display, tags_field, memo)
-        return ReadResult(document.papers, document.blocks, tuple(findings) + document.findings)
+        return ReadResult(document.papers, document.blocks, tuple(findings) + document.findings, (document.layout,))
     if kind == "ids":
         papers, more = read_identifier_list(text, display)
     elif kind == "csl-json":
@@ -86,7 +88,7 @@ def read_source(path: Path, display: str | None = None, kind: str | None = None,
         papers, more = read_paper_list(text, display)
     else:
         raise InputError(f"unknown source kind {kind!r}", path=display, hint=f"use one of {', '.join(SOURCE_KINDS)}")
-    return ReadResult(tuple(papers), (), tuple(findings + more))
+    return ReadResult(tuple(papers), (), tuple(findings + more), (None,))
 
 
 def read_sources(paths: Iterable[tuple[Path, str]], kind: str | None = None, tags_field: str = "sections",
@@ -94,12 +96,14 @@ def read_sources(paths: Iterable[tuple[Path, str]], kind: str | None = None, tag
     papers: list[Paper] = []
     blocks: list[RawBlock] = []
     findings: list[Finding] = []
+    layouts: list[ChunkLayout | None] = []
     for path, display in paths:
         result = read_source(path, display, kind, tags_field, memo)
         papers.extend(result.papers)
         blocks.extend(result.blocks)
         findings.extend(result.findings)
-    return ReadResult(tuple(papers), tuple(blocks), tuple(findings))
+        layouts.extend(result.layouts)
+    return ReadResult(tuple(papers), tuple(blocks), tuple(findings), tuple(layouts))
 
 
 def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:

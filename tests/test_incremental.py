@@ -142,15 +142,15 @@ def test_a_taxonomy_change_retags_and_a_second_run_reuses_everything(tmp_path: P
     source.write_text(_library(12), encoding="utf-8")
     out = tmp_path / "out"
     options = Options(sources=(source,), build_cache=out / ".surveytool-cache")
-    build(options, out)
-    again = build(options, out).survey
-    assert again.reused == {"bibtex": (13, 0), "fragments": (24, 0), "tags": (12, 0)}  # a paragraph and a row per paper
+    assert build(options, out).summary.reused == {"bibtex": (0, 13), "fragments": (0, 24), "tags": (0, 12)}
+    again = build(options, out).summary  # nothing changed: the last build is patched (patch.py)
+    assert again.reused == {"entries": (12, 0), "fragments": (24, 0)}  # a paragraph and a row per paper
 
     taxonomy = tmp_path / "taxonomy.toml"
     taxonomy.write_text((Path(__file__).parents[1] / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
                         .replace('"gating network*" = 4', '"gating network*" = 0.5'), encoding="utf-8")
     retagged = build(Options(sources=(source,), taxonomy=taxonomy, build_cache=out / ".surveytool-cache"), out).survey
-    assert retagged.reused["tags"] == (0, 12)
+    assert retagged.reused["tags"] == (0, 12)  # another taxonomy: built in full
     assert retagged.papers == build(Options(sources=(source,), taxonomy=taxonomy), tmp_path / "fresh").survey.papers
 
 
@@ -183,8 +183,19 @@ def test_the_cli_says_what_it_reused_and_can_be_told_not_to(tmp_path: Path):
     source = tmp_path / "library.bib"
     source.write_text(_library(5), encoding="utf-8")
     run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
-    second = run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
-    assert "reused from the last build: 6 of 6 .bib blocks read, 5 of 5 entries tagged" in second.stdout
+    # A comment between entries is a kept block: no patch, a build in full that reuses what it can.
+    source.write_text(source.read_text(encoding="utf-8").replace("@inproceedings{paper2,", "% a note\n@inproceedings{paper2,"),
+                      encoding="utf-8")
+    in_full = run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
+    # The three entries below the note moved a line, and their paragraphs print their lines.
+    assert "reused from the last build: 5 of 6 .bib blocks read, 5 of 5 entries tagged, " \
+           "7 of 10 chapter paragraphs and table rows" in in_full.stdout
+    source.write_text(source.read_text(encoding="utf-8").replace("part 3}", "part three}"), encoding="utf-8")
+    patched = run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
+    assert "reused from the last build: 4 of 5 entries kept as they were (the others read and tagged again), " \
+           "9 of 10 chapter paragraphs and table rows" in patched.stdout
+    (tmp_path / "plain").mkdir()
+    shutil.copy(tmp_path / "out" / "surveytool.lock.json", tmp_path / "plain")  # the same pinned keys
     run_cli("build", str(source), "--out", "plain", "--no-reuse", cwd=tmp_path, check=True)
     assert not (tmp_path / "plain" / ".surveytool-cache").exists()
     assert _outputs(tmp_path / "plain") == _outputs(tmp_path / "out")

@@ -1,0 +1,264 @@
+"""What a build leaves for the next one to patch (``patch.py``): each entry's origin, claims and output text spans.
+
+Written beside the memos (``memo.py``) after a build whose sources are all
+.bib files. Each entry of the outputs is one record, in key order:
+
+- the chunk it was read from (its digest), when it is one entry alone in its chunk;
+- its identities and the keys it claims (its own, its pins), for telling
+  whether a changed entry could merge with, or take a key from, another;
+- the length of its text in the .bib and in entries.json, so that those files
+  can be cut and spliced without being formatted again;
+- its chapter view, and the characters of its .bib text that LaTeX has no spelling for.
+
+Records are plain tuples: marshal loads 16k of them in a few hundredths of a second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import tempfile
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from .bibtex_io import ChunkLayout
+from .memo import code_stamp, finding_to_plain
+from .models import Finding, Origin, Paper
+
+if TYPE_CHECKING:
+    from .chapter import PaperView
+    from .pipeline import Survey, Trace
+
+SNAPSHOT_FILE = "snapshot.marshal"
+
+
+class EntryRecord(NamedTuple):
+    key: str
+    chunk: str  # digest of the chunk it alone was read from; "" when merged from several or read otherwise
+    identities: tuple[str, ...]  # of the entry as read and as written (merge.identities)
+    claims: tuple[str, ...]  # keys it holds or could take: its key, its own key, keys pinned to its identities
+    bib_length: int  # bytes of its .bib text (UTF-8), the blank line after it included
+    json_length: int  # bytes of its entries.json object
+    view: tuple  # its chapter.PaperView
+    unencodable: tuple[str, ...]  # latex.unencodable_chars of its .bib text
+
+
+class SourceLayout(NamedTuple):
+    display: str
+    text: str  # as read: a rebuild compares the new text with it to find what changed
+    chunks: tuple[str, ...]
+    starts: tuple[int, ...]
+    lines: tuple[int, ...]
+    lone_entries: tuple[bool, ...]
+    macros: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    environment: str  # digest of everything but the .bib texts that the outputs depend on (patch.environment_digest)
+    sources: tuple[SourceLayout, ...]
+    records: tuple[EntryRecord, ...]  # in key order, as the .bib and entries.json list them
+    findings: tuple[tuple[str, tuple], ...]  # (digest of the chunk it is about or "", finding as plain data)
+    bib_head: int  # bytes of the .bib before its first entry (kept blocks)
+    head_unencodable: tuple[str, ...]
+    written: tuple[tuple[int, int], ...]  # size and modification time (ns) of the .bib and entries.json written
+
+
+class DataFilesLayout(NamedTuple):
+    """Where each entry's text sits in the .bib and entries.json just written (``data_files_layout``).
+
+    Made where those files are written, a forked child in a large build: it crosses as a plain tuple.
+    """
+
+    bib_head: int
+    bib_lengths: tuple[int, ...]
+    json_lengths: tuple[int, ...]
+    unencodable: tuple[tuple[str, ...], ...]
+    head_unencodable: tuple[str, ...]
+
+
+def file_stamps(*paths: Path) -> tuple[tuple[int, int], ...]:
+    """Size and modification time of each file: a patch starts only from the files as the last build wrote them."""
+    stamps = []
+    for path in paths:
+        try:
+            status = path.stat()
+        except OSError:
+            return ()
+        stamps.append((status.st_size, status.st_mtime_ns))
+    return tuple(stamps)
+
+
+def data_files_layout(bib_pieces: Sequence[str], json_pieces: Sequence[str], entries: int,
+                      unencodable: Sequence[str]) -> DataFilesLayout | None:
+    """The layout of ``bibliography_pieces`` and ``entries_json_pieces`` of ``entries`` papers (None for none)."""
+    if not entries:
+        return None
+    head, bib_entries = bib_pieces[:-entries], bib_pieces[-entries:]
+    records = json_pieces[1:-1]  # between "[\n" and "]\n", each followed by ",\n" but the last by "\n"
+
+    def size(piece: str) -> int:
+        return len(piece) if piece.isascii() else len(piece.encode("utf-8"))
+
+    # The last entry's blank line after it was dropped: the file ends in one newline.
+    bib_lengths = (*map(size, bib_entries[:-1]), size(bib_entries[-1]) + 1)
+    json_lengths = (*(size(p) - 2 for p in records[:-1]), size(records[-1]) - 1)
+    chars = [(code, chr(int(code, 16))) for code in unencodable]
+
+    def found_in(piece: str) -> tuple[str, ...]:
+        return tuple(code for code, char in chars if char in piece) if chars else ()
+
+    return DataFilesLayout(sum(map(size, head)), bib_lengths, json_lengths, tuple(map(found_in, bib_entries)),
+                           tuple(sorted({c for piece in head for c in found_in(piece)})))
+
+
+def take_snapshot(survey: Survey, trace: Trace, displays: Sequence[str], views: Sequence[PaperView],
+                  written: DataFilesLayout, stamps: tuple[tuple[int, int], ...], environment: str) -> Snapshot | None:
+    """The snapshot of a build in full, or None when its sources are not all .bib files read with a memo."""
+    from .keys import identity_of
+
+    layouts = source_layouts(displays, trace.read.layouts)
+    if layouts is None or any(f.check == "encoding" for f in trace.read.findings):
+        return None
+    by_display = {layout.display: layout for layout in layouts}
+    unkeyed_of = {keyed.key: unkeyed for unkeyed, keyed in trace.keyed}
+    # A merged paper holds the identities of every record it was merged from.
+    owner = {where: paper.key for paper in survey.papers if len(paper.sources) > 1 for where in paper.sources}
+    merged: dict[str, set[str]] = {}
+    for paper in trace.read.papers:
+        key = owner.get(paper.sources[0]) if paper.sources else None
+        if key is not None:
+            merged.setdefault(key, set()).update(trace.identities(paper))
+    records = []
+    for index, paper in enumerate(survey.papers):
+        unkeyed = unkeyed_of[paper.key]
+        found = trace.identities(unkeyed)
+        held = tuple(sorted(merged[paper.key].union(found))) if paper.key in merged else tuple(found)
+        claims = claims_of(unkeyed, paper, found, identity_of(unkeyed, found), survey.pins)
+        records.append(EntryRecord(paper.key, chunk_of(by_display, paper), held, claims, written.bib_lengths[index],
+                                   written.json_lengths[index], tuple(views[index]), written.unencodable[index]))
+    return Snapshot(environment, layouts, tuple(records), findings_plain(by_display, survey.findings),
+                    written.bib_head, written.head_unencodable, stamps)
+
+
+def claims_of(unkeyed: Paper, keyed: Paper, found: Sequence[str], identity: str, pins: Mapping[str, str]) -> tuple[str, ...]:
+    """The keys a paper holds or would take in keys.assign_keys: the key it got, its own key, its pinned keys.
+
+    ``unkeyed`` is the paper as keys were assigned to it, ``found`` and ``identity`` its identities there.
+    """
+    own = unkeyed.key if unkeyed.origin in (Origin.BIBTEX, Origin.CSL_JSON) else ""
+    pinned = [pins[i] for i in (*found, identity) if i in pins]
+    return tuple(dict.fromkeys(k for k in (keyed.key, own, *pinned) if k))
+
+
+def chunk_of(layouts: dict[str, SourceLayout], paper: Paper) -> str:
+    """The digest of the chunk a paper alone was read from, or "" (merged from several records, or not from a .bib)."""
+    if len(paper.sources) != 1:
+        return ""
+    where = paper.sources[0]
+    layout = layouts.get(where.path)
+    if layout is None:
+        return ""
+    index = bisect_right(layout.lines, where.line - 1) - 1
+    return layout.chunks[index] if index >= 0 and layout.lone_entries[index] else ""
+
+
+def finding_chunk(layouts: dict[str, SourceLayout], finding: Finding) -> str:
+    """The digest of the chunk a finding is located in, or ""."""
+    where = finding.location
+    layout = layouts.get(where.path) if where else None
+    if layout is None or where is None:
+        return ""
+    index = bisect_right(layout.lines, where.line - 1) - 1
+    return layout.chunks[index] if index >= 0 else ""
+
+
+def source_layouts(displays: Iterable[str], layouts: Iterable[ChunkLayout | None]) -> tuple[SourceLayout, ...] | None:
+    """Each source's layout, or None when one was not a .bib read with a memo."""
+    found = []
+    for display, layout in zip(displays, layouts, strict=True):
+        if layout is None:
+            return None
+        found.append(SourceLayout(display, layout.text, layout.keys, layout.starts, layout.lines, layout.lone_entries,
+                                  layout.macros))
+    return tuple(found)
+
+
+def findings_plain(layouts: dict[str, SourceLayout], findings: Iterable[Finding]) -> tuple[tuple[str, tuple], ...]:
+    return tuple((finding_chunk(layouts, f), finding_to_plain(f)) for f in findings)
+
+
+def save_snapshot(folder: Path, snapshot: Snapshot) -> None:
+    """Written whole or not at all; a snapshot that cannot be written only makes the next rebuild slower."""
+    data = marshal.dumps((code_stamp(), (snapshot.environment, tuple(tuple(s) for s in snapshot.sources),
+                                         tuple(tuple(r) for r in snapshot.records), snapshot.findings,
+                                         snapshot.bib_head, snapshot.head_unencodable, snapshot.written)))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".snapshot.", suffix=".tmp")
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, folder / SNAPSHOT_FILE)
+    except OSError:
+        pass
+
+
+def load_snapshot(folder: Path) -> Snapshot | None:
+    """The last build's snapshot, or None (none, unreadable, or written by other code)."""
+    try:
+        stamp, data = marshal.loads((folder / SNAPSHOT_FILE).read_bytes())
+        if stamp != code_stamp():
+            return None
+        environment, sources, records, findings, bib_head, head_unencodable, written = data
+        return Snapshot(environment, tuple(SourceLayout(*s) for s in sources), tuple(EntryRecord(*r) for r in records),
+                        findings, bib_head, head_unencodable, written)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def forget_snapshot(folder: Path) -> None:
+    """Removed when a build cannot leave one: a stale snapshot must never be patched."""
+    with contextlib.suppress(OSError):
+        (folder / SNAPSHOT_FILE).unlink()
+
+
+class OutputSpans:
+    """An output file as a head and one span per entry, end to end, in key order.
+
+    Every entry of the .bib ends in a blank line (the last one lost its own) and
+    every object of entries.json in ",\n" (the last one in "\n]\n"); ``_patch``
+    gives each file with that ending restored.
+    """
+
+    def __init__(self, text: bytes, head: int, lengths: dict[str, int]):
+        self._text, self._head = text, head
+        self._spans: dict[str, tuple[int, int]] = {}
+        at = head
+        for key, length in lengths.items():
+            self._spans[key] = (at, at + length)
+            at += length
+        self.valid = at == len(text)
+
+    def text(self, key: str) -> bytes:
+        start, end = self._spans[key]
+        return self._text[start:end]
+
+    def respliced(self, records: Sequence[EntryRecord], replaced: dict[str, bytes]) -> bytes:
+        """The head and the spans of ``records`` in their order: old ones in runs as long as they stay, ``replaced`` as given."""
+        pieces, run = [], (0, self._head)
+        for record in records:
+            if record.key in replaced:
+                pieces.extend((self._text[run[0]:run[1]], replaced[record.key]))
+                run = (0, 0)
+                continue
+            start, end = self._spans[record.key]
+            if start != run[1]:
+                pieces.append(self._text[run[0]:run[1]])
+                run = (start, start)
+            run = (run[0], end)
+        pieces.append(self._text[run[0]:run[1]])
+        return b"".join(pieces)

@@ -1,0 +1,221 @@
+"""Rebuilds that patch the last build (patch.py): the same bytes as a build in full, after any edit."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_incremental import TOPICS, _outputs
+
+from surveytool.memo import CACHE_FOLDER
+from surveytool.outputs import BuildResult, build
+from surveytool.changes import changed_span
+from surveytool.pipeline import Options, analyse
+from surveytool.snapshot import SNAPSHOT_FILE
+
+PRELUDE = "@string{venue = {Proceedings of Things}}\n\n"
+
+
+def _entry(key: str, title: str, year: int, abstract: str | None = None) -> str:
+    lines = [f"@inproceedings{{{key},", f"  title = {{{title}}},", "  author = {Author, Ada and Other, Bo},",
+             "  booktitle = venue,", f"  year = {{{year}}},"]
+    if abstract:
+        lines.append(f"  abstract = {{{abstract}}},")
+    return "\n".join(lines) + "\n}\n"
+
+
+def _entries(count: int) -> list[str]:
+    # Every other entry has an abstract: its paragraph prints its source lines beside the snippet.
+    return [_entry(f"paper{i}", f"{TOPICS[i % len(TOPICS)][0]}, part {i}", 2015 + i % 9,
+                   f"We study {TOPICS[i % len(TOPICS)][1]}. Variant {i}." if i % 2 else None) for i in range(count)]
+
+
+def _text(entries: list[str]) -> str:
+    return PRELUDE + "\n".join(entries)
+
+
+def _rebuild(source: Path, out: Path, fresh: Path, **options) -> BuildResult:
+    """A rebuild with the cache of ``out``, checked byte for byte against a build in full from the same key pins."""
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir()
+    if (out / "surveytool.lock.json").exists():
+        shutil.copy(out / "surveytool.lock.json", fresh)
+    result = build(Options(sources=(source,), build_cache=out / CACHE_FOLDER, **options), out)
+    build(Options(sources=(source,), **options), fresh)
+    assert _outputs(out) == _outputs(fresh)
+    return result
+
+
+def _patched(result: BuildResult) -> tuple[int, int] | None:
+    """(entries kept, entries read again) if the build patched the last one, else None."""
+    return result.summary.reused.get("entries")
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> tuple[Path, Path, Path]:
+    source, out, fresh = tmp_path / "library.bib", tmp_path / "out", tmp_path / "fresh"
+    source.write_text(_text(_entries(8)), encoding="utf-8")
+    assert _patched(_rebuild(source, out, fresh)) is None  # nothing to patch yet
+    return source, out, fresh
+
+
+def _edit(source: Path, old: str, new: str) -> None:
+    text = source.read_text(encoding="utf-8")
+    assert old in text
+    source.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_nothing_changed_and_a_title_edit_are_patched(library):
+    source, out, fresh = library
+    assert _patched(_rebuild(source, out, fresh)) == (8, 0)
+    _edit(source, "part 5}", "part five}")
+    result = _rebuild(source, out, fresh)
+    assert _patched(result) == (7, 1)
+    assert result.summary.reused["fragments"] == (15, 1)  # its paragraph; its table row does not print its title
+    assert "part five" in (out / "references.bib").read_text(encoding="utf-8")
+
+
+def test_entries_below_an_added_line_move_in_entries_json_and_the_chapter(library):
+    source, out, fresh = library
+    _edit(source, "@inproceedings{paper2,\n", "@inproceedings{paper2,\n  note = {one more line},\n")
+    assert _patched(_rebuild(source, out, fresh)) == (7, 1)
+    assert '"sources": ["' + f"{source}:{_line_of(source, 'paper7')}" + '"]' in (out / "entries.json").read_text(encoding="utf-8")
+
+
+def _line_of(source: Path, key: str) -> int:
+    return next(n for n, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1) if f"{{{key}," in line)
+
+
+def test_entries_added_and_deleted_are_patched(library):
+    source, out, fresh = library
+    _edit(source, "@inproceedings{paper4,", _entry("added", "Sequence parallelism of long contexts", 2023) + "\n@inproceedings{paper4,")
+    assert _patched(_rebuild(source, out, fresh)) == (8, 1)
+    text = source.read_text(encoding="utf-8")
+    start = text.index("@inproceedings{paper6,")
+    source.write_text(text[:start] + text[text.index("@inproceedings{paper7,"):], encoding="utf-8")
+    assert _patched(_rebuild(source, out, fresh)) == (8, 0)
+    assert "paper6" not in (out / "references.bib").read_text(encoding="utf-8")
+
+
+CANNOT_PATCH = {
+    # The new entry is the same work as paper3: they merge.
+    "duplicate": lambda source, out: _edit(source, "@inproceedings{paper4,", _entry(
+        "again", "Scaling laws for language models, part 3", 2018) + "\n@inproceedings{paper4,"),
+    # Two entries with one key: one of them is given another.
+    "key taken": lambda source, out: _edit(source, "@inproceedings{paper5,", "@inproceedings{paper1,"),
+    "macro": lambda source, out: _edit(source, "{Proceedings of Things}", "{Proceedings of Other Things}"),
+    "comment between entries": lambda source, out: _edit(source, "@inproceedings{paper5,", "% a note\n@inproceedings{paper5,"),
+    ".bib output edited": lambda source, out: (out / "references.bib").write_text(
+        (out / "references.bib").read_text(encoding="utf-8") + "% mine\n", encoding="utf-8"),
+    "lock file edited": lambda source, out: (out / "surveytool.lock.json").write_text(
+        (out / "surveytool.lock.json").read_text(encoding="utf-8").replace('"paper3"', '"renamed3"'), encoding="utf-8"),
+}
+
+
+@pytest.mark.parametrize("edit", CANNOT_PATCH)
+def test_what_a_patch_cannot_give_is_built_in_full(library, edit):
+    source, out, fresh = library
+    CANNOT_PATCH[edit](source, out)
+    assert _patched(_rebuild(source, out, fresh)) is None
+    _edit(source, "part 6}", "part six}")  # and the next rebuild patches again
+    assert _patched(_rebuild(source, out, fresh)) == (len(_outputs_keys(out)) - 1, 1)
+
+
+def _outputs_keys(out: Path) -> list[str]:
+    return [line for line in (out / "references.bib").read_text(encoding="utf-8").splitlines() if line.startswith("@inproc")]
+
+
+def test_another_taxonomy_or_option_is_built_in_full(library, tmp_path):
+    source, out, fresh = library
+    assert _patched(_rebuild(source, out, fresh, tags_field="keywords")) is None
+    taxonomy = tmp_path / "taxonomy.toml"
+    taxonomy.write_text((Path(__file__).parents[1] / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+                        .replace('"gating network*" = 4', '"gating network*" = 0.5'), encoding="utf-8")
+    assert _patched(_rebuild(source, out, fresh, taxonomy=taxonomy)) is None
+
+
+def test_the_survey_of_a_patched_build_is_analysed_when_asked_for(library):
+    source, out, fresh = library
+    _edit(source, "part 2}", "part two}")
+    result = _rebuild(source, out, fresh)
+    assert _patched(result) == (7, 1)
+    assert result.survey.papers == analyse(Options(sources=(source,), lock_file=out / "surveytool.lock.json")).papers
+
+
+def test_a_build_that_cannot_leave_a_snapshot_removes_the_last_one(library):
+    source, out, fresh = library
+    assert (out / CACHE_FOLDER / SNAPSHOT_FILE).exists()
+    listing = source.with_name("list.txt")
+    listing.write_text("Related papers of: An anchor paper\n\nWe study pipeline parallelism across many devices...\n",
+                       encoding="utf-8")
+    build(Options(sources=(source, listing), build_cache=out / CACHE_FOLDER), out)
+    assert not (out / CACHE_FOLDER / SNAPSHOT_FILE).exists()
+
+
+# Edits of a library of 8 entries, applied one after the other.
+EDIT = st.one_of(
+    st.tuples(st.just("title"), st.integers(0, 7), st.sampled_from(["Revised", "A", "Über", "{GPU}s"])),
+    st.tuples(st.just("line"), st.integers(0, 7), st.just("")),
+    st.tuples(st.just("year"), st.integers(0, 7), st.sampled_from(["1999", "2024", "n.d."])),
+    st.tuples(st.just("abstract"), st.integers(0, 7), st.sampled_from(["", "A new abstract about expert routing."])),
+    st.tuples(st.just("insert"), st.integers(0, 8), st.sampled_from(["fresh", "paper3"])),
+    st.tuples(st.just("delete"), st.integers(0, 7), st.just("")),
+    st.tuples(st.just("key"), st.integers(0, 7), st.sampled_from(["renamed", "paper0"])),
+    st.tuples(st.just("comment"), st.integers(0, 7), st.just("")),
+)
+
+
+def _apply(entries: list[str], edit: tuple[str, int, str], counter: int) -> None:
+    kind, index, word = edit
+    index = min(index, len(entries) - 1 if kind != "insert" else len(entries))
+    if not entries and kind != "insert":
+        return
+    if kind == "title":
+        entries[index] = entries[index].replace("title = {", f"title = {{{word} ", 1)
+    elif kind == "line":
+        entries[index] = entries[index].replace(",\n", ",\n  note = {a line more},\n", 1)
+    elif kind == "year":
+        start = entries[index].index("year = {") + len("year = {")
+        entries[index] = entries[index][:start] + word + entries[index][entries[index].index("}", start):]
+    elif kind == "abstract":
+        lines = [line for line in entries[index].split("\n") if not line.startswith("  abstract")]
+        if word:
+            lines.insert(-2, f"  abstract = {{{word}}},")
+        entries[index] = "\n".join(lines)
+    elif kind == "insert":  # a new work, or a copy of paper3's title (a duplicate to merge)
+        title = f"New work number {counter}" if word == "fresh" else "Scaling laws for language models, part 3"
+        entries.insert(index, _entry(f"new{counter}", title, 2020))
+    elif kind == "delete":
+        del entries[index]
+    elif kind == "key":
+        key = entries[index][len("@inproceedings{"):entries[index].index(",")]
+        entries[index] = entries[index].replace(key, word if word == "paper0" else f"{word}{counter}", 1)
+    elif kind == "comment":
+        entries[index] = "% a comment\n" + entries[index]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(EDIT, min_size=1, max_size=4))
+def test_a_rebuild_after_any_edits_gives_the_bytes_of_a_build_in_full(tmp_path_factory, edits):
+    folder = tmp_path_factory.mktemp("edits")
+    source, out, fresh = folder / "library.bib", folder / "out", folder / "fresh"
+    entries = _entries(8)
+    source.write_text(_text(entries), encoding="utf-8")
+    _rebuild(source, out, fresh)
+    for counter, edit in enumerate(edits):
+        _apply(entries, edit, counter)
+        source.write_text(_text(entries), encoding="utf-8")
+        _rebuild(source, out, fresh)  # patched or in full, the same bytes
+
+
+@given(st.text("ab\n", max_size=12), st.text("ab\n", max_size=12))
+def test_the_changed_span_lies_between_the_longest_common_prefix_and_suffix(old, new):
+    prefix, suffix = changed_span(old, new)
+    assert old[:prefix] == new[:prefix] and old[len(old) - suffix:] == new[len(new) - suffix:]
+    assert prefix + suffix <= min(len(old), len(new))
+    assert prefix == min(len(old), len(new)) or old[prefix] != new[prefix]  # no longer prefix
+    if prefix + suffix < min(len(old), len(new)):
+        assert old[len(old) - suffix - 1] != new[len(new) - suffix - 1]  # no longer suffix
