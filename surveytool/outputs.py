@@ -154,7 +154,7 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
     lock_text = dump_pins(survey.pins)
     write_atomically(options.lock_file, lock_text)
     memos.save()
-    if options.build_cache is not None:
+    if trace is not None:
         stamps = file_stamps(out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json")
         snapshot = None if written is None else take_snapshot(
             survey, trace, [display for _, display in source_paths(options)], views, written, stamps,
@@ -178,20 +178,34 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
         patched = patch_last_build(options, bib_path, records_path, draft.dialect)
     if patched is None:
         return None
-    with stage("rendering"), StagedFiles() as staged:
-        staged.write(bib_path, patched.bibliography)
-        staged.write(records_path, patched.entries_json)
-        env, context = _latex_context(patched.views, patched.taxonomy, draft, memos)
-        path = out_dir / f"{draft.chapter_file}.tex"
-        staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes))
-        staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", _render_main(env, context, patched.unencodable),
-                                                       draft.force, notes))
-        staged.commit()
     lock_text = dump_pins(patched.pins)
+    with stage("rendering"), StagedFiles() as staged:
+        bib_file, records_file = staged.reserve(bib_path), staged.reserve(records_path)
+
+        def data_files() -> bool:
+            fill_reserved(bib_file, patched.bibliography, bib_path)
+            fill_reserved(records_file, patched.entries_json, records_path)
+            # Moving a file into place keeps its size and time: the snapshot can describe it already. Should
+            # the build stop before that, the files it describes are not there and the next build runs in full.
+            save_snapshot(options.build_cache, replace(
+                patched.snapshot, environment=environment_digest(options, draft.dialect, lock_text),
+                written=file_stamps(Path(bib_file), Path(records_file))))
+            return True
+
+        def chapter() -> None:
+            env, context = _latex_context(patched.views, patched.taxonomy, draft, memos)
+            path = out_dir / f"{draft.chapter_file}.tex"
+            staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes))
+            main = _render_main(env, context, patched.unencodable)
+            staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes))
+
+        if len(patched.views) < PARALLEL_FROM_PAPERS:
+            chapter(), data_files()
+        else:  # the data files and the snapshot in a forked child meanwhile, as in a full build
+            run_beside(data_files, chapter)
+        staged.commit()
     write_atomically(options.lock_file, lock_text)
     memos.save()
-    save_snapshot(options.build_cache, replace(patched.snapshot, environment=environment_digest(options, draft.dialect, lock_text),
-                                               written=file_stamps(bib_path, records_path)))
     views = patched.views
     reused = {"entries": (len(views) - patched.changed, patched.changed), **memos.stats()}
     summary = BuildSummary(len(views), sum(v.resolved for v in views), Counter(v.primary for v in views), patched.findings,

@@ -105,12 +105,13 @@ class _Added(NamedTuple):
 def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ...], removed: set[str],
            added: list[tuple[ChunkRun, int, dict[str, str]]], moves: list[Move], old_bib: bytes, old_json: bytes,
            dialect: str) -> Patched | None:
-    by_chunk = {r.chunk: r for r in snapshot.records if r.chunk}
+    by_chunk = {r.chunk: r for r in snapshot.records if r.chunk} if removed else {}
     gone = [by_chunk.get(chunk) for chunk in removed]
     if None in gone:
         return None
-    identity_counts = Counter(i for r in snapshot.records for i in r.identities)
-    claim_counts = Counter(k for r in snapshot.records for k in r.claims)
+    counted = removed or added  # nothing to count when nothing changed
+    identity_counts = Counter(i for r in snapshot.records for i in r.identities) if counted else Counter()
+    claim_counts = Counter(k for r in snapshot.records for k in r.claims) if counted else Counter()
     for record in gone:
         # An entry that shared an identity or a key with another changed how that one was merged or keyed.
         if any(identity_counts[i] != 1 for i in record.identities) or any(claim_counts[k] != 1 for k in record.claims):
@@ -145,17 +146,18 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
                       options.tags_field, dialect)
     if spliced is None:
         return None
-    bibliography, entries, records = spliced
+    bibliography, entries, records, views = spliced
     patched = replace(snapshot, sources=layouts, records=records, findings=tuple(findings))
-    return Patched(patched, bibliography, entries, tuple(PaperView(*r.view) for r in records),
+    return Patched(patched, bibliography, entries, views,
                    tuple(sorted((finding_from_plain(f) for _, f in findings), key=finding_order)), dict(sorted(pins.items())),
                    taxonomy, len(news))
 
 
 def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added]], moves: list[Move], old_bib: bytes,
-            old_json: bytes, tags_field: str, dialect: str) -> tuple[bytes, bytes, tuple[EntryRecord, ...]] | None:
+            old_json: bytes, tags_field: str, dialect: str
+            ) -> tuple[bytes, bytes, tuple[EntryRecord, ...], tuple[PaperView, ...]] | None:
     """The .bib and entries.json with the entries ``gone`` (keys) cut out, the ``tagged`` ones put in and those
-    below a change moved; and the records of the entries they list. None if they are not the files of the snapshot."""
+    below a change moved; the records and views of the entries they list. None if they are not the files of the snapshot."""
     bib = OutputSpans(old_bib + b"\n", snapshot.bib_head, {r.key: r.bib_length for r in snapshot.records})
     objects = OutputSpans(old_json[:-3] + b",\n", 2, {r.key: r.json_length + 2 for r in snapshot.records})
     if not (bib.valid and objects.valid and old_json.endswith(b"\n]\n")):
@@ -171,17 +173,21 @@ def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added
         if sources != view.sources:  # its entries.json object and chapter paragraph name its lines
             line = _moved_json(objects.text(record.key)[:-2], moves) + b",\n"
             new_json[record.key] = line
-            record = record._replace(view=tuple(view._replace(sources=sources)), json_length=len(line) - 2)
-        kept.append(record)
+            view = view._replace(sources=sources)
+            record = record._replace(view=tuple(view), json_length=len(line) - 2)
+        kept.append((record, view))
     for paper, new in tagged:
         text = bibtex_entry(paper, tags_field, dialect) + "\n"
         new_bib[paper.key] = text.encode("utf-8")
         new_json[paper.key] = entry_json(paper).encode("utf-8") + b",\n"
-        kept.append(EntryRecord(paper.key, new.chunk, new.identities, new.claims, len(new_bib[paper.key]),
-                                len(new_json[paper.key]) - 2, tuple(paper_view(paper)), tuple(unencodable_chars(text))))
-    records = tuple(sorted(kept, key=lambda r: r.key))
+        view = paper_view(paper)
+        kept.append((EntryRecord(paper.key, new.chunk, new.identities, new.claims, len(new_bib[paper.key]),
+                                 len(new_json[paper.key]) - 2, tuple(view), tuple(unencodable_chars(text))), view))
+    kept.sort(key=lambda pair: pair[0].key)
+    records = tuple(record for record, _ in kept)
     # The last entry of the .bib without its blank line; the last object of entries.json closing the list.
-    return bib.respliced(records, new_bib)[:-1], objects.respliced(records, new_json)[:-2] + b"\n]\n", records
+    return (bib.respliced(records, new_bib)[:-1], objects.respliced(records, new_json)[:-2] + b"\n]\n", records,
+            tuple(view for _, view in kept))
 
 
 def _moved_finding(plain: tuple, moves: Sequence[Move]) -> tuple:

@@ -14,14 +14,16 @@ from pathlib import Path
 from typing import Protocol
 
 from . import __version__
+from .bibtex_io import ChunkLayout
 from .keys import assign_keys, load_pins
 from .memo import BuildCache
 from .merge import IdentityCache, merge_duplicates
 from .models import Finding, Paper, RawBlock, Severity, Taxonomy
 from .overrides import apply_overrides, load_overrides
-from .readers import ReadResult, read_source, read_sources
+from .readers import read_source, read_sources
 from .resolve import CatalogResolver, Resolver, resolve_papers
 from .resources import default_catalog, default_taxonomy, seed_lists
+from .snapshot import EntryFacts, entry_facts
 from .tagging import Tagger, tag_papers
 from .taxonomy import load_taxonomy
 
@@ -140,11 +142,11 @@ def collector_paused() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Trace:
-    """How an analysis got its papers, for a snapshot of the build (``snapshot.py``)."""
+    """How an analysis with a build cache got its papers, for a snapshot of the build (``snapshot.py``)."""
 
-    read: ReadResult  # the records as read, before merging
-    keyed: tuple[tuple[Paper, Paper], ...]  # each paper as keys were assigned to it, and as it ended
-    identities: IdentityCache  # holds the identities of both the read and the keyed papers
+    layouts: tuple[ChunkLayout | None, ...]  # per source, as read
+    readable: bool  # every source was UTF-8
+    facts: dict[str, EntryFacts]  # key -> the identities it holds and the keys it claims
 
 
 def analyse(options: Options = Options(), stage: Stage = silent_stage) -> Survey:
@@ -152,13 +154,13 @@ def analyse(options: Options = Options(), stage: Stage = silent_stage) -> Survey
     return analyse_traced(options, stage)[0]
 
 
-def analyse_traced(options: Options = Options(), stage: Stage = silent_stage) -> tuple[Survey, Trace]:
-    """``analyse``, and how its papers came to be."""
+def analyse_traced(options: Options = Options(), stage: Stage = silent_stage) -> tuple[Survey, Trace | None]:
+    """``analyse``, and with a build cache, how its papers came to be."""
     with collector_paused():
         return _analyse(options, stage)
 
 
-def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace]:
+def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
     taxonomy = load_taxonomy(options.taxonomy or default_taxonomy(),
                              None if options.taxonomy else "seeds/taxonomy.toml")
     memos = BuildCache(options.build_cache)
@@ -190,7 +192,9 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace]:
         with stage("tagging"):
             papers, tag_findings = tag_papers(papers, taxonomy, tagger, memo=tag_memo, ahead=ahead.result())
     memos.save()
-    trace = Trace(read, tuple(zip(unkeyed, papers, strict=True)), identities)
+    trace = None if options.build_cache is None else Trace(
+        read.layouts, not any(f.check == "encoding" for f in read.findings),
+        entry_facts(read.papers, list(zip(unkeyed, papers, strict=True)), identities, pins))
     papers = sorted(papers, key=lambda p: p.key)
     findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=finding_order)
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, memos.stats()), trace

@@ -20,7 +20,7 @@ import marshal
 import os
 import tempfile
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -116,31 +116,44 @@ def data_files_layout(bib_pieces: Sequence[str], json_pieces: Sequence[str], ent
                            tuple(sorted({c for piece in head for c in found_in(piece)})))
 
 
+class EntryFacts(NamedTuple):
+    identities: tuple[str, ...]  # of the records it was made from and of itself (merge.identities)
+    claims: tuple[str, ...]  # claims_of
+
+
+def entry_facts(read: Sequence[Paper], keyed: Sequence[tuple[Paper, Paper]], identities_of: Callable[[Paper], list[str]],
+                pins: Mapping[str, str]) -> dict[str, EntryFacts]:
+    """Each paper's facts by its key; ``keyed`` pairs each paper as keys were assigned to it with the paper as it ended."""
+    from .keys import identity_of
+
+    # A merged paper holds the identities of every record it was merged from.
+    owner = {where: paper.key for _, paper in keyed if len(paper.sources) > 1 for where in paper.sources}
+    merged: dict[str, set[str]] = {}
+    for paper in read:
+        key = owner.get(paper.sources[0]) if paper.sources else None
+        if key is not None:
+            merged.setdefault(key, set()).update(identities_of(paper))
+    facts = {}
+    for unkeyed, paper in keyed:
+        found = identities_of(unkeyed)
+        held = tuple(sorted(merged[paper.key].union(found))) if paper.key in merged else tuple(found)
+        facts[paper.key] = EntryFacts(held, claims_of(unkeyed, paper, found, identity_of(unkeyed, found), pins))
+    return facts
+
+
 def take_snapshot(survey: Survey, trace: Trace, displays: Sequence[str], views: Sequence[PaperView],
                   written: DataFilesLayout, stamps: tuple[tuple[int, int], ...], environment: str) -> Snapshot | None:
     """The snapshot of a build in full, or None when its sources are not all .bib files read with a memo."""
-    from .keys import identity_of
-
-    layouts = source_layouts(displays, trace.read.layouts)
-    if layouts is None or any(f.check == "encoding" for f in trace.read.findings):
+    layouts = source_layouts(displays, trace.layouts)
+    if layouts is None or not trace.readable:
         return None
     by_display = {layout.display: layout for layout in layouts}
-    unkeyed_of = {keyed.key: unkeyed for unkeyed, keyed in trace.keyed}
-    # A merged paper holds the identities of every record it was merged from.
-    owner = {where: paper.key for paper in survey.papers if len(paper.sources) > 1 for where in paper.sources}
-    merged: dict[str, set[str]] = {}
-    for paper in trace.read.papers:
-        key = owner.get(paper.sources[0]) if paper.sources else None
-        if key is not None:
-            merged.setdefault(key, set()).update(trace.identities(paper))
     records = []
     for index, paper in enumerate(survey.papers):
-        unkeyed = unkeyed_of[paper.key]
-        found = trace.identities(unkeyed)
-        held = tuple(sorted(merged[paper.key].union(found))) if paper.key in merged else tuple(found)
-        claims = claims_of(unkeyed, paper, found, identity_of(unkeyed, found), survey.pins)
-        records.append(EntryRecord(paper.key, chunk_of(by_display, paper), held, claims, written.bib_lengths[index],
-                                   written.json_lengths[index], tuple(views[index]), written.unencodable[index]))
+        facts = trace.facts[paper.key]
+        records.append(EntryRecord(paper.key, chunk_of(by_display, paper), facts.identities, facts.claims,
+                                   written.bib_lengths[index], written.json_lengths[index], tuple(views[index]),
+                                   written.unencodable[index]))
     return Snapshot(environment, layouts, tuple(records), findings_plain(by_display, survey.findings),
                     written.bib_head, written.head_unencodable, stamps)
 

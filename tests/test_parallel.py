@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,12 +21,13 @@ from surveytool.bibliography import render_bibliography
 from surveytool.bibtex_io import read_bibtex
 from surveytool.errors import OutputError
 from surveytool.forked import JOBS_VARIABLE, Beside, FromBothEnds, can_fork, map_beside, run_beside
-from surveytool.memo import Memo
+from surveytool.memo import CACHE_FOLDER, Memo
 from surveytool.merge import merge_duplicates
 from surveytool.models import frozen_mapping
 from surveytool.outputs import build
 from surveytool.pipeline import Options
 from surveytool.resources import default_taxonomy
+from surveytool.snapshot import data_files_layout, save_snapshot
 from surveytool.tagging import Tagger, tag_papers, text_of
 from surveytool.taxonomy import load_taxonomy
 
@@ -214,6 +217,27 @@ def test_a_refused_shared_build_leaves_the_files_the_child_wrote_nowhere(tmp_pat
     with pytest.raises(OutputError, match="edited outside its notes regions"):
         shared(build, Options(sources=(source,)), out)
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_with_a_cache_the_child_alone_writes_the_data_files_and_the_snapshot(tmp_path: Path, shared, monkeypatch):
+    # The child's answer crosses as marshal data: one it cannot send would be computed again here.
+    here = []
+    monkeypatch.setattr(outputs, "data_files_layout", lambda *args: here.append(args) or data_files_layout(*args))
+    monkeypatch.setattr(outputs, "save_snapshot", lambda *args: here.append(args) or save_snapshot(*args))
+    source = tmp_path / "library.bib"
+    source.write_text(_library(30), encoding="utf-8")
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    first = shared(build, Options(sources=(source,), build_cache=out / CACHE_FOLDER), out)
+    assert first.summary.reused["bibtex"] == (0, 31) and here == [(out / CACHE_FOLDER, ANY)]  # the snapshot, here
+    here.clear()
+    source.write_text(source.read_text(encoding="utf-8").replace("part 7}", "part seven}"), encoding="utf-8")
+    second = shared(build, Options(sources=(source,), build_cache=out / CACHE_FOLDER), out)
+    assert second.summary.reused["entries"] == (29, 1) and here == []  # patched: the child saved the snapshot
+    fresh.mkdir()
+    shutil.copy(out / "surveytool.lock.json", fresh)
+    build(Options(sources=(source,)), fresh)
+    assert all((out / name).read_bytes() == (fresh / name).read_bytes()
+               for name in ("references.bib", "entries.json", "related_work.tex", "main.tex"))
 
 
 def test_a_child_does_its_part_alone():

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_incremental import TOPICS, _outputs
 
+from surveytool.changes import changed_span
 from surveytool.memo import CACHE_FOLDER
 from surveytool.outputs import BuildResult, build
-from surveytool.changes import changed_span
 from surveytool.pipeline import Options, analyse
 from surveytool.snapshot import SNAPSHOT_FILE
 

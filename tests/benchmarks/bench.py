@@ -75,10 +75,11 @@ def run(command: list[str]) -> tuple[float, float, float]:
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - start
         errors.seek(0)
-        crashed = "Traceback" in errors.read()
+        said = errors.read()
     # Exit 1 means findings at error level (the large file has broken blocks): still a full run.
-    if os.waitstatus_to_exitcode(status) not in (0, 1) or crashed:
-        raise RuntimeError(f"{' '.join(command)} failed with {status}")
+    if os.waitstatus_to_exitcode(status) not in (0, 1) or "Traceback" in said:
+        trace = said[said.find("Traceback"):] if "Traceback" in said else said[-2000:]
+        raise RuntimeError(f"{' '.join(command)} failed with {status}:\n{trace}")
     return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
