@@ -44,7 +44,7 @@ from .models import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, 
 class ChunkLayout:
     """How a file was cut into chunks: what a later build compares to find the entries that changed (``patch.py``)."""
 
-    text: str  # the text read
+    source: bytes  # the text read, as UTF-8 (a quarter of the memory of a str with one character beyond U+FFFF)
     keys: tuple[str, ...]  # each chunk's digest (``_chunk_key``)
     starts: tuple[int, ...]  # each chunk's offset in the text
     lines: tuple[int, ...]  # each chunk's first line, 0-based
@@ -164,7 +164,7 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
             document = _document_from_plain(hit[3], chunk.line - hit[2])
         documents.append(document)
     layout = None if memo is None else ChunkLayout(
-        text, tuple(keys), tuple(c.start for c in chunks), tuple(c.line for c in chunks), tuple(table.items()),
+        text.encode("utf-8", "surrogatepass"), tuple(keys), tuple(c.start for c in chunks), tuple(c.line for c in chunks), tuple(table.items()),
         tuple(len(d.papers) == 1 and not d.blocks for d in documents))
     return replace(_assemble(documents), layout=layout)
 

@@ -33,12 +33,17 @@ def changed_chunks(options: Options, old: Sequence[SourceLayout]) -> tuple[
     added: list[tuple[ChunkRun, int, dict[str, str]]] = []
     moves: list[Move] = []
     for (path, display), before in zip(sources, old, strict=True):
-        text, problems = read_text(path, display)
-        if problems or display != before.display or (options.source_kind or detect_kind(path, text)) != "bib":
+        if display != before.display:
             return None
-        if text == before.text:
-            layouts.append(before)
-            continue
+        try:
+            if path.read_bytes() == before.source:  # as read last time: no need to decode it
+                layouts.append(before)
+                continue
+        except OSError:
+            return None  # read_text says why, in the build in full
+        text, problems = read_text(path, display)
+        if problems or (options.source_kind or detect_kind(path, text)) != "bib":
+            return None
         changes = _changes_in(before, text, options.tags_field)
         if changes is None:
             return None
@@ -61,17 +66,18 @@ def _changes_in(before: SourceLayout, text: str, tags_field: str
     the one after (a chunk's digest holds the next one's opening, and a change
     next to a chunk start can move it).
     """
-    prefix, suffix = changed_span(before.text, text)
+    old_text = before.source.decode("utf-8", "surrogatepass")
+    prefix, suffix = changed_span(old_text, text)
     count = len(before.starts)
     first = max(bisect_right(before.starts, max(prefix - 1, 0)) - 2, 0)
-    end = min(bisect_right(before.starts, min(len(before.text) - suffix, len(before.text) - 1)) + 1, count)
-    old_end = before.starts[end] if end < count else len(before.text)
-    new_end = old_end + len(text) - len(before.text)
+    end = min(bisect_right(before.starts, min(len(old_text) - suffix, len(old_text) - 1)) + 1, count)
+    old_end = before.starts[end] if end < count else len(old_text)
+    new_end = old_end + len(text) - len(old_text)
     start = before.starts[first]
     run = ChunkRun(text, start, new_end, before.lines[first], before.display, tags_field)
     old_keys = before.chunks[first:end]
     same, old_stop, new_stop = _differing_run(old_keys, run.keys)
-    lines_moved = text.count("\n", start, new_end) - before.text.count("\n", start, old_end)
+    lines_moved = text.count("\n", start, new_end) - old_text.count("\n", start, old_end)
     below = before.lines[first + old_stop:end]
     if run.lines[:same] != list(before.lines[first:first + same]) \
             or run.lines[new_stop:] != [line + lines_moved for line in below]:
@@ -83,8 +89,8 @@ def _changes_in(before: SourceLayout, text: str, tags_field: str
                    for i in fresh):
         return None
     lone = (*before.lone_entries[first:first + same], *(True for _ in fresh), *before.lone_entries[first + old_stop:end])
-    shift = len(text) - len(before.text)
-    layout = SourceLayout(before.display, text, (*before.chunks[:first], *run.keys, *before.chunks[end:]),
+    shift = len(text) - len(old_text)
+    layout = SourceLayout(before.display, text.encode("utf-8", "surrogatepass"), (*before.chunks[:first], *run.keys, *before.chunks[end:]),
                           (*before.starts[:first], *run.starts, *(s + shift for s in before.starts[end:])),
                           (*before.lines[:first], *run.lines, *(line + lines_moved for line in before.lines[end:])),
                           (*before.lone_entries[:first], *lone, *before.lone_entries[end:]), before.macros)

@@ -49,7 +49,7 @@ class EntryRecord(NamedTuple):
 
 class SourceLayout(NamedTuple):
     display: str
-    text: str  # as read: a rebuild compares the new text with it to find what changed
+    source: bytes  # the text read, as UTF-8: a rebuild compares the new text with it to find what changed
     chunks: tuple[str, ...]
     starts: tuple[int, ...]
     lines: tuple[int, ...]
@@ -196,7 +196,7 @@ def source_layouts(displays: Iterable[str], layouts: Iterable[ChunkLayout | None
     for display, layout in zip(displays, layouts, strict=True):
         if layout is None:
             return None
-        found.append(SourceLayout(display, layout.text, layout.keys, layout.starts, layout.lines, layout.lone_entries,
+        found.append(SourceLayout(display, layout.source, layout.keys, layout.starts, layout.lines, layout.lone_entries,
                                   layout.macros))
     return tuple(found)
 

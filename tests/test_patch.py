@@ -37,15 +37,19 @@ def _text(entries: list[str]) -> str:
     return PRELUDE + "\n".join(entries)
 
 
-def _rebuild(source: Path, out: Path, fresh: Path, **options) -> BuildResult:
-    """A rebuild with the cache of ``out``, checked byte for byte against a build in full from the same key pins."""
+def _rebuild(source: Path | tuple[Path, ...], out: Path, fresh: Path, **options) -> BuildResult:
+    """A rebuild with the cache of ``out``, checked against a build in full from the same key pins:
+    the same bytes in every file, the same findings and counts."""
+    sources = source if isinstance(source, tuple) else (source,)
     shutil.rmtree(fresh, ignore_errors=True)
     fresh.mkdir()
     if (out / "surveytool.lock.json").exists():
         shutil.copy(out / "surveytool.lock.json", fresh)
-    result = build(Options(sources=(source,), build_cache=out / CACHE_FOLDER, **options), out)
-    build(Options(sources=(source,), **options), fresh)
+    result = build(Options(sources=sources, build_cache=out / CACHE_FOLDER, **options), out)
+    expected = build(Options(sources=sources, **options), fresh).summary
     assert _outputs(out) == _outputs(fresh)
+    assert (result.summary.findings, result.summary.entries, result.summary.resolved, result.summary.sections) == \
+        (expected.findings, expected.entries, expected.resolved, expected.sections)
     return result
 
 
@@ -137,6 +141,31 @@ def test_another_taxonomy_or_option_is_built_in_full(library, tmp_path):
     assert _patched(_rebuild(source, out, fresh, taxonomy=taxonomy)) is None
 
 
+def test_an_edit_in_one_of_two_files_is_patched_and_an_entry_can_move_between_them(library):
+    source, out, fresh = library
+    other = source.with_name("other.bib")
+    other.write_text(_entry("elsewhere", "Gradient compression for data parallelism", 2021), encoding="utf-8")
+    assert _patched(_rebuild((source, other), out, fresh)) is None  # other sources: built in full
+    _edit(other, "Gradient compression", "Gradient sparsification")
+    assert _patched(_rebuild((source, other), out, fresh)) == (8, 1)
+    text = source.read_text(encoding="utf-8")
+    moved = text[text.index("@inproceedings{paper7,"):]
+    source.write_text(text[:text.index("@inproceedings{paper7,")], encoding="utf-8")
+    other.write_text(other.read_text(encoding="utf-8") + "\n" + moved, encoding="utf-8")
+    # Read again: the moved entry, and the entries before it in each file (a chunk's digest holds what follows it).
+    assert _patched(_rebuild((source, other), out, fresh)) == (6, 3)
+
+
+def test_findings_of_changed_entries_come_and_go(library):
+    source, out, fresh = library
+    _edit(source, "@inproceedings{paper3,\n", "@inproceedings{paper3,\n  sections = {no-such-section},\n")
+    result = _rebuild(source, out, fresh)
+    assert _patched(result) == (7, 1) and [f.check for f in result.summary.findings] == ["unknown-tag"]
+    _edit(source, "  sections = {no-such-section},\n", "")
+    result = _rebuild(source, out, fresh)
+    assert _patched(result) == (7, 1) and result.summary.findings == ()
+
+
 def test_the_survey_of_a_patched_build_is_analysed_when_asked_for(library):
     source, out, fresh = library
     _edit(source, "part 2}", "part two}")
@@ -157,7 +186,7 @@ def test_a_build_that_cannot_leave_a_snapshot_removes_the_last_one(library):
 
 # Edits of a library of 8 entries, applied one after the other.
 EDIT = st.one_of(
-    st.tuples(st.just("title"), st.integers(0, 7), st.sampled_from(["Revised", "A", "Über", "{GPU}s"])),
+    st.tuples(st.just("title"), st.integers(0, 7), st.sampled_from(["Revised", "A", "Über", "{GPU}s", "🚀 rockets"])),
     st.tuples(st.just("line"), st.integers(0, 7), st.just("")),
     st.tuples(st.just("year"), st.integers(0, 7), st.sampled_from(["1999", "2024", "n.d."])),
     st.tuples(st.just("abstract"), st.integers(0, 7), st.sampled_from(["", "A new abstract about expert routing."])),
@@ -198,17 +227,17 @@ def _apply(entries: list[str], edit: tuple[str, int, str], counter: int) -> None
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(EDIT, min_size=1, max_size=4))
-def test_a_rebuild_after_any_edits_gives_the_bytes_of_a_build_in_full(tmp_path_factory, edits):
+@given(st.lists(EDIT, min_size=1, max_size=4), st.sampled_from(["\n", "\r\n"]))
+def test_a_rebuild_after_any_edits_gives_the_bytes_of_a_build_in_full(tmp_path_factory, edits, newline):
     folder = tmp_path_factory.mktemp("edits")
     source, out, fresh = folder / "library.bib", folder / "out", folder / "fresh"
     entries = _entries(8)
-    source.write_text(_text(entries), encoding="utf-8")
+    source.write_bytes(_text(entries).replace("\n", newline).encode("utf-8"))
     _rebuild(source, out, fresh)
     for counter, edit in enumerate(edits):
         _apply(entries, edit, counter)
-        source.write_text(_text(entries), encoding="utf-8")
-        _rebuild(source, out, fresh)  # patched or in full, the same bytes
+        source.write_bytes(_text(entries).replace("\n", newline).encode("utf-8"))
+        _rebuild(source, out, fresh)  # patched or in full, the same bytes, findings and counts
 
 
 @given(st.text("ab\n", max_size=12), st.text("ab\n", max_size=12))
