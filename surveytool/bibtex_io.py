@@ -164,8 +164,8 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
             document = _document_from_plain(hit[3], chunk.line - hit[2])
         documents.append(document)
     layout = None if memo is None else ChunkLayout(
-        text.encode("utf-8", "surrogatepass"), tuple(keys), tuple(c.start for c in chunks), tuple(c.line for c in chunks), tuple(table.items()),
-        tuple(len(d.papers) == 1 and not d.blocks for d in documents))
+        text.encode("utf-8", "surrogatepass"), tuple(keys), tuple(c.start for c in chunks),
+        tuple(c.line for c in chunks), tuple(table.items()), tuple(len(d.papers) == 1 and not d.blocks for d in documents))
     return replace(_assemble(documents), layout=layout)
 
 

@@ -34,7 +34,15 @@ from .pipeline import (
 )
 from .regions import carry_over, edited_outside_regions, stamp
 from .render import LEVELS, make_environment, render_template
-from .snapshot import DataFilesLayout, data_files_layout, file_stamps, forget_snapshot, save_snapshot, take_snapshot
+from .snapshot import (
+    DataFilesLayout,
+    bibliography_layout,
+    data_files_layout,
+    file_stamps,
+    forget_snapshot,
+    save_snapshot,
+    take_snapshot,
+)
 
 if TYPE_CHECKING:
     import jinja2
@@ -227,10 +235,12 @@ def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: S
         pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
         fill_reserved(bib_file, pieces, bib_path)
         fallbacks = unencodable_chars(*pieces)
+        # Where each entry's text went, for the next build to patch (only kept with a build cache).
+        bibliography = bibliography_layout(pieces, len(survey.papers), fallbacks) if memos.folder is not None else None
+        del pieces
         records = entries_json_pieces(survey.papers)
         fill_reserved(records_file, records, records_path)
-        # Where each entry's text went, for the next build to patch (only kept with a build cache).
-        layout = data_files_layout(pieces, records, len(survey.papers), fallbacks) if memos.folder is not None else None
+        layout = data_files_layout(bibliography, records)
         return fallbacks, tuple(layout) if layout is not None else None
 
     def chapter() -> tuple[jinja2.Environment, dict[str, Any], list[PaperView]]:

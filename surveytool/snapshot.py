@@ -93,27 +93,38 @@ def file_stamps(*paths: Path) -> tuple[tuple[int, int], ...]:
     return tuple(stamps)
 
 
-def data_files_layout(bib_pieces: Sequence[str], json_pieces: Sequence[str], entries: int,
-                      unencodable: Sequence[str]) -> DataFilesLayout | None:
-    """The layout of ``bibliography_pieces`` and ``entries_json_pieces`` of ``entries`` papers (None for none)."""
+def bibliography_layout(pieces: Sequence[str], entries: int, unencodable: Sequence[str]) -> tuple | None:
+    """The .bib's part of a ``DataFilesLayout``, from ``bibliography_pieces`` of ``entries`` papers (None for none).
+
+    Taken before entries.json is made, so that the .bib's pieces can be let go first.
+    """
     if not entries:
         return None
-    head, bib_entries = bib_pieces[:-entries], bib_pieces[-entries:]
-    records = json_pieces[1:-1]  # between "[\n" and "]\n", each followed by ",\n" but the last by "\n"
-
-    def size(piece: str) -> int:
-        return len(piece) if piece.isascii() else len(piece.encode("utf-8"))
-
-    # The last entry's blank line after it was dropped: the file ends in one newline.
-    bib_lengths = (*map(size, bib_entries[:-1]), size(bib_entries[-1]) + 1)
-    json_lengths = (*(size(p) - 2 for p in records[:-1]), size(records[-1]) - 1)
+    head, bib_entries = pieces[:-entries], pieces[-entries:]
     chars = [(code, chr(int(code, 16))) for code in unencodable]
 
     def found_in(piece: str) -> tuple[str, ...]:
         return tuple(code for code, char in chars if char in piece) if chars else ()
 
-    return DataFilesLayout(sum(map(size, head)), bib_lengths, json_lengths, tuple(map(found_in, bib_entries)),
-                           tuple(sorted({c for piece in head for c in found_in(piece)})))
+    # The last entry's blank line after it was dropped: the file ends in one newline.
+    lengths = (*map(_size, bib_entries[:-1]), _size(bib_entries[-1]) + 1)
+    return (sum(map(_size, head)), lengths, tuple(map(found_in, bib_entries)),
+            tuple(sorted({c for piece in head for c in found_in(piece)})))
+
+
+def data_files_layout(bibliography: tuple | None, json_pieces: Sequence[str]) -> DataFilesLayout | None:
+    """The layout of the data files: the .bib's part (``bibliography_layout``) and ``entries_json_pieces``."""
+    if bibliography is None:
+        return None
+    head, bib_lengths, unencodable, head_unencodable = bibliography
+    records = json_pieces[1:-1]  # between "[\n" and "]\n", each followed by ",\n" but the last by "\n"
+    json_lengths = (*(_size(p) - 2 for p in records[:-1]), _size(records[-1]) - 1)
+    return DataFilesLayout(head, bib_lengths, json_lengths, unencodable, head_unencodable)
+
+
+def _size(piece: str) -> int:
+    """Bytes of a piece in UTF-8."""
+    return len(piece) if piece.isascii() else len(piece.encode("utf-8"))
 
 
 class EntryFacts(NamedTuple):
