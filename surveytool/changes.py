@@ -90,7 +90,8 @@ def _changes_in(before: SourceLayout, text: str, tags_field: str
         return None
     lone = (*before.lone_entries[first:first + same], *(True for _ in fresh), *before.lone_entries[first + old_stop:end])
     shift = len(text) - len(old_text)
-    layout = SourceLayout(before.display, text.encode("utf-8", "surrogatepass"), (*before.chunks[:first], *run.keys, *before.chunks[end:]),
+    layout = SourceLayout(before.display, text.encode("utf-8", "surrogatepass"),
+                          (*before.chunks[:first], *run.keys, *before.chunks[end:]),
                           (*before.starts[:first], *run.starts, *(s + shift for s in before.starts[end:])),
                           (*before.lines[:first], *run.lines, *(line + lines_moved for line in before.lines[end:])),
                           (*before.lone_entries[:first], *lone, *before.lone_entries[end:]), before.macros)

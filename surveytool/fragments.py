@@ -3,9 +3,9 @@
 A chapter of 16k papers is 32k small fragments (a paragraph and a table row
 each), and a rebuild after one edit changes two of them. With the fragments
 of the last build (a ``memo.Memo``), a body is rendered only for a key it has
-not seen. The key must hold everything the body prints (the templates give the
-paper or row view itself); the template texts stamp the memo, so editing a
-template renders everything anew.
+not seen. The key must hold everything the body prints (the bundled templates
+give a paper's ``paragraph_key`` and a table row); the template texts stamp
+the memo, so editing a template renders everything anew.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from jinja2.parser import Parser
 from .latex import LatexMarkup
 from .memo import Memo, digest_text
 
-# Template variables of the extension's own; the names cannot clash with a template's.
+# Template variables and filters of the extension's own, named so that no template would use them.
 _FOUND, _TEXT = "fragment_found__", "fragment_text__"
 _LOOKUP, _KEEP = "fragment_lookup__", "fragment_keep__"
 
@@ -30,7 +30,7 @@ class FragmentExtension(Extension):
     def __init__(self, environment: Any):
         super().__init__(environment)
         environment.extend(fragment_memo=None)
-        # Filters, not calls: jinja2 calls a filter directly, a function through its context (3x the cost).
+        # Filters, not calls: jinja2 calls a filter directly, a function through its context (most of a lookup's time).
         environment.filters[_LOOKUP] = self._lookup
         environment.filters[_KEEP] = self._keep
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .bibtex_io import ChunkLayout
 from .memo import code_stamp, finding_to_plain
-from .models import Finding, Origin, Paper
+from .models import Finding, Origin, Paper, SourceLocation
 
 if TYPE_CHECKING:
     from .chapter import PaperView
@@ -181,24 +181,20 @@ def claims_of(unkeyed: Paper, keyed: Paper, found: Sequence[str], identity: str,
 
 def chunk_of(layouts: dict[str, SourceLayout], paper: Paper) -> str:
     """The digest of the chunk a paper alone was read from, or "" (merged from several records, or not from a .bib)."""
-    if len(paper.sources) != 1:
-        return ""
-    where = paper.sources[0]
-    layout = layouts.get(where.path)
-    if layout is None:
-        return ""
-    index = bisect_right(layout.lines, where.line - 1) - 1
-    return layout.chunks[index] if index >= 0 and layout.lone_entries[index] else ""
+    return _chunk_at(layouts, paper.sources[0], lone=True) if len(paper.sources) == 1 else ""
 
 
 def finding_chunk(layouts: dict[str, SourceLayout], finding: Finding) -> str:
     """The digest of the chunk a finding is located in, or ""."""
-    where = finding.location
-    layout = layouts.get(where.path) if where else None
+    return _chunk_at(layouts, finding.location, lone=False)
+
+
+def _chunk_at(layouts: dict[str, SourceLayout], where: SourceLocation | None, lone: bool) -> str:
+    layout = layouts.get(where.path) if where is not None else None
     if layout is None or where is None:
         return ""
     index = bisect_right(layout.lines, where.line - 1) - 1
-    return layout.chunks[index] if index >= 0 else ""
+    return layout.chunks[index] if index >= 0 and (layout.lone_entries[index] or not lone) else ""
 
 
 def source_layouts(displays: Iterable[str], layouts: Iterable[ChunkLayout | None]) -> tuple[SourceLayout, ...] | None:
