@@ -240,6 +240,29 @@ def test_with_a_cache_the_child_alone_writes_the_data_files_and_the_snapshot(tmp
                for name in ("references.bib", "entries.json", "related_work.tex", "main.tex"))
 
 
+def test_a_refused_shared_patched_build_leaves_the_folder_as_it_was(tmp_path: Path, shared):
+    source = tmp_path / "library.bib"
+    source.write_text(_library(30), encoding="utf-8")
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    options = Options(sources=(source,), build_cache=out / CACHE_FOLDER)
+    shared(build, options, out)
+    main = out / "main.tex"
+    mine = main.read_text(encoding="utf-8")
+    main.write_text(mine.replace("\\begin{document}", "\\begin{document}\nMine."), encoding="utf-8")
+    before = {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()}
+    source.write_text(source.read_text(encoding="utf-8").replace("part 7}", "part seven}"), encoding="utf-8")
+    with pytest.raises(OutputError, match="edited outside its notes regions"):
+        shared(build, options, out)  # the child may have saved a snapshot of files never moved into place
+    assert {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()} == before
+    main.write_text(mine, encoding="utf-8")
+    fresh.mkdir()
+    shutil.copy(out / "surveytool.lock.json", fresh)
+    shared(build, options, out)
+    build(Options(sources=(source,)), fresh)
+    assert all((out / name).read_bytes() == (fresh / name).read_bytes()
+               for name in ("references.bib", "entries.json", "related_work.tex", "main.tex", "surveytool.lock.json"))
+
+
 def test_a_child_does_its_part_alone():
     assert run_beside(can_fork, can_fork) == (True, False)
 

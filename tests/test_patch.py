@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from test_incremental import TOPICS, _outputs
 
 from surveytool.changes import changed_span
+from surveytool.errors import OutputError
 from surveytool.memo import CACHE_FOLDER
 from surveytool.outputs import BuildResult, build
 from surveytool.pipeline import Options, analyse
@@ -164,6 +165,20 @@ def test_findings_of_changed_entries_come_and_go(library):
     _edit(source, "  sections = {no-such-section},\n", "")
     result = _rebuild(source, out, fresh)
     assert _patched(result) == (7, 1) and result.summary.findings == ()
+
+
+def test_a_refused_patched_build_leaves_the_folder_as_it_was(library):
+    source, out, fresh = library
+    main = out / "main.tex"
+    mine = main.read_text(encoding="utf-8")
+    main.write_text(mine.replace("\\begin{document}", "\\begin{document}\nMine."), encoding="utf-8")
+    before = {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()}
+    _edit(source, "part 5}", "part five}")
+    with pytest.raises(OutputError, match="edited outside its notes regions"):
+        build(Options(sources=(source,), build_cache=out / CACHE_FOLDER), out)
+    assert {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()} == before
+    main.write_text(mine, encoding="utf-8")
+    _rebuild(source, out, fresh)  # whatever the refused build left in the cache
 
 
 def test_the_survey_of_a_patched_build_is_analysed_when_asked_for(library):
