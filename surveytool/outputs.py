@@ -61,7 +61,8 @@ class DraftOptions:
     force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
 
 
-#: From this many papers, the .bib and entries.json are written by a forked child while the LaTeX is rendered.
+#: From this many papers, a patched build writes the .bib, entries.json and the snapshot in a forked child
+#: while the chapter renders. They are bytes made already, so the child touches few of the parent's pages.
 PARALLEL_FROM_PAPERS = 4000
 
 #: The stages build() runs, in order.
@@ -223,41 +224,32 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
 
 def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: StagedFiles, notes: list[str],
                    memos: BuildCache) -> tuple[list[PaperView], DataFilesLayout | None]:
-    """Every output into ``staged``: the .bib and entries.json by a forked child (for a large survey), the LaTeX here.
+    """Every output into ``staged``; the chapter's views and where each entry's text sits in the data files.
 
-    Returns the papers' chapter views and where each entry's text sits in the data files (for a snapshot).
+    The .bib and entries.json are written here, after the LaTeX, not by a forked child meanwhile:
+    writing them touches every field of every entry, and each page either process writes after a
+    fork is held twice. Forked, a build of 16k entries peaked at 224 to 264 MiB, over bibtexparser's
+    243; in one process at 204, 0.5 s later (BENCHMARKS.md, session 6).
     """
-    bib_path, records_path = out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json"
-    bib_file, records_file = staged.reserve(bib_path), staged.reserve(records_path)
-
-    def data_files() -> tuple[list[str], tuple | None]:  # plain data: it may come from a forked child
-        # Written in pieces, one after the other: these are the largest texts of a build.
-        pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
-        fill_reserved(bib_file, pieces, bib_path)
-        fallbacks = unencodable_chars(*pieces)
-        # Where each entry's text went, for the next build to patch (only kept with a build cache).
-        bibliography = bibliography_layout(pieces, len(survey.papers), fallbacks) if memos.folder is not None else None
-        del pieces
-        records = entries_json_pieces(survey.papers)
-        fill_reserved(records_file, records, records_path)
-        layout = data_files_layout(bibliography, records)
-        return fallbacks, tuple(layout) if layout is not None else None
-
-    def chapter() -> tuple[jinja2.Environment, dict[str, Any], list[PaperView]]:
-        views = [paper_view(p) for p in survey.papers]
-        env, context = _latex_context(views, survey.taxonomy, draft, memos)
-        path = out_dir / f"{draft.chapter_file}.tex"
-        staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes))
-        return env, context, views
-
+    views = [paper_view(p) for p in survey.papers]
+    env, context = _latex_context(views, survey.taxonomy, draft, memos)
+    path = out_dir / f"{draft.chapter_file}.tex"
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
-    if len(survey.papers) < PARALLEL_FROM_PAPERS:
-        (env, context, views), (fallbacks, written) = chapter(), data_files()
-    else:  # the data files in a forked child meanwhile (forked.py); it fills the files reserved above
-        (env, context, views), (fallbacks, written) = run_beside(data_files, chapter)
+    staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes))
+    # Written in pieces, one after the other: these are the largest texts of a build.
+    pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
+    staged.write(out_dir / f"{draft.bibliography}.bib", pieces)
+    fallbacks = unencodable_chars(*pieces)
+    # Where each entry's text went, for the next build to patch (only kept with a build cache).
+    bibliography = bibliography_layout(pieces, len(survey.papers), fallbacks) if memos.folder is not None else None
+    del pieces
+    records = entries_json_pieces(survey.papers)
+    staged.write(out_dir / "entries.json", records)
+    written = data_files_layout(bibliography, records)
+    del records
     main = _render_main(env, context, fallbacks)
     staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes))
-    return views, DataFilesLayout(*written) if written is not None else None
+    return views, written
 
 
 def _keep_prose(path: Path, text: str, force: bool, notes: list[str]) -> str:

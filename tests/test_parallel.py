@@ -27,7 +27,7 @@ from surveytool.models import frozen_mapping
 from surveytool.outputs import build
 from surveytool.pipeline import Options
 from surveytool.resources import default_taxonomy
-from surveytool.snapshot import data_files_layout, save_snapshot
+from surveytool.snapshot import save_snapshot
 from surveytool.tagging import Tagger, tag_papers, text_of
 from surveytool.taxonomy import load_taxonomy
 
@@ -205,7 +205,7 @@ def test_a_shared_build_writes_what_a_build_in_one_part_writes(tmp_path: Path, s
             assert (tmp_path / "shared" / path.relative_to(tmp_path / "whole")).read_bytes() == path.read_bytes(), path.name
 
 
-def test_a_refused_shared_build_leaves_the_files_the_child_wrote_nowhere(tmp_path: Path, shared):
+def test_a_refused_shared_build_leaves_the_folder_as_it_was(tmp_path: Path, shared):
     source = tmp_path / "library.bib"
     source.write_text(_library(30), encoding="utf-8")
     out = tmp_path / "out"
@@ -219,20 +219,19 @@ def test_a_refused_shared_build_leaves_the_files_the_child_wrote_nowhere(tmp_pat
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
 
 
-def test_with_a_cache_the_child_alone_writes_the_data_files_and_the_snapshot(tmp_path: Path, shared, monkeypatch):
+def test_a_shared_patched_build_leaves_the_data_files_and_the_snapshot_to_the_child(tmp_path: Path, shared, monkeypatch):
     # The child's answer crosses as marshal data: one it cannot send would be computed again here.
     here = []
-    monkeypatch.setattr(outputs, "data_files_layout", lambda *args: here.append(args) or data_files_layout(*args))
     monkeypatch.setattr(outputs, "save_snapshot", lambda *args: here.append(args) or save_snapshot(*args))
     source = tmp_path / "library.bib"
     source.write_text(_library(30), encoding="utf-8")
     out, fresh = tmp_path / "out", tmp_path / "fresh"
     first = shared(build, Options(sources=(source,), build_cache=out / CACHE_FOLDER), out)
-    assert first.summary.reused["bibtex"] == (0, 31) and here == [(out / CACHE_FOLDER, ANY)]  # the snapshot, here
+    assert first.summary.reused["bibtex"] == (0, 31) and here == [(out / CACHE_FOLDER, ANY)]  # in full: saved here
     here.clear()
     source.write_text(source.read_text(encoding="utf-8").replace("part 7}", "part seven}"), encoding="utf-8")
     second = shared(build, Options(sources=(source,), build_cache=out / CACHE_FOLDER), out)
-    assert second.summary.reused["entries"] == (29, 1) and here == []  # patched: the child saved the snapshot
+    assert second.summary.reused["entries"] == (29, 1) and here == []  # patched: the child saved it
     fresh.mkdir()
     shutil.copy(out / "surveytool.lock.json", fresh)
     build(Options(sources=(source,)), fresh)
