@@ -16,9 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_incremental import CORPUS, TRICKY, _library
 
-from surveytool import bibliography, bibtex_io, forked, outputs, tagging
+from surveytool import bibliography, bibtex_io, entries, forked, outputs, tagging
 from surveytool.bibliography import render_bibliography
 from surveytool.bibtex_io import read_bibtex
+from surveytool.entries import entries_json
 from surveytool.errors import OutputError
 from surveytool.forked import JOBS_VARIABLE, Beside, FromBothEnds, can_fork, map_beside, run_beside
 from surveytool.memo import CACHE_FOLDER, Memo
@@ -51,6 +52,7 @@ def shared(monkeypatch: pytest.MonkeyPatch):
             patch.setattr(bibtex_io, "PARALLEL_FROM_CHARS", 0)
             patch.setattr(tagging, "PARALLEL_FROM_PAPERS", 2)
             patch.setattr(bibliography, "PARALLEL_FROM_ENTRIES", 2)
+            patch.setattr(entries, "PARALLEL_FROM_ENTRIES", 2)
             patch.setattr(outputs, "PARALLEL_FROM_PAPERS", 2)
             if in_one_process:
                 patch.setenv(JOBS_VARIABLE, "1")
@@ -189,6 +191,13 @@ def test_a_shared_bibliography_is_written_as_a_whole_one(shared):
     whole = render_bibliography(papers)
     assert shared(render_bibliography, papers) == whole
     assert shared(render_bibliography, papers, in_one_process=True) == whole
+
+
+def test_shared_entries_json_is_made_as_a_whole_one(shared):
+    papers = read_bibtex(_library(25), "x.bib").papers
+    whole = entries_json(papers)
+    assert shared(entries_json, papers) == whole
+    assert shared(entries_json, papers, in_one_process=True) == whole
 
 
 def test_a_shared_build_writes_what_a_build_in_one_part_writes(tmp_path: Path, shared):
