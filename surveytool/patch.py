@@ -34,11 +34,10 @@ from .latex import unencodable_chars
 from .memo import digest_text, finding_from_plain, finding_to_plain
 from .merge import identities
 from .models import Finding, Paper, Taxonomy
-from .pipeline import Options, finding_order
-from .resources import default_catalog, default_taxonomy
+from .pipeline import Options, catalog_paths, finding_order, options_taxonomy
+from .resources import default_taxonomy
 from .snapshot import EntryRecord, OutputSpans, Snapshot, SourceLayout, claims_of, file_stamps, load_snapshot
 from .tagging import tag_papers
-from .taxonomy import load_taxonomy
 
 
 @dataclass(frozen=True)
@@ -67,9 +66,8 @@ def environment_digest(options: Options, dialect: str, lock_text: str) -> str:
         except OSError:
             return "\0missing"
 
-    catalogs = ([default_catalog()] if options.bundled_catalog else []) + list(options.catalogs)
     return digest_text(repr(options), dialect, text(options.taxonomy or default_taxonomy()),
-                       *(text(path) for path in catalogs), lock_text)
+                       *(text(path) for path in catalog_paths(options)), lock_text)
 
 
 def patch_last_build(options: Options, bib_path: Path, json_path: Path, dialect: str) -> Patched | None:
@@ -138,7 +136,7 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
         news.append(_Added(paper, run.keys[index], found, claims))
         findings.extend((run.keys[index], finding_to_plain(f)) for f in document.findings)
 
-    taxonomy = load_taxonomy(options.taxonomy or default_taxonomy(), None if options.taxonomy else "seeds/taxonomy.toml")
+    taxonomy = options_taxonomy(options)
     tagged, tag_findings = tag_papers([new.paper for new in news], taxonomy)
     chunk_of_key = {new.paper.key: new.chunk for new in news}
     findings.extend((chunk_of_key.get(f.key or "", ""), finding_to_plain(f)) for f in tag_findings)

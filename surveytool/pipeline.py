@@ -74,11 +74,20 @@ def source_paths(options: Options) -> list[tuple[Path, str]]:
 DEFAULT_CACHE = Path(".surveytool-cache.sqlite")
 
 
+def catalog_paths(options: Options) -> list[Path]:
+    """The catalogs a run resolves against, in order: the bundled one, then --catalog files."""
+    return ([default_catalog()] if options.bundled_catalog else []) + list(options.catalogs)
+
+
+def options_taxonomy(options: Options) -> Taxonomy:
+    """The taxonomy of ``options``: its file, or the bundled one (named as in the seeds folder)."""
+    return load_taxonomy(options.taxonomy or default_taxonomy(), None if options.taxonomy else "seeds/taxonomy.toml")
+
+
 def load_resolvers(options: Options) -> list[Resolver]:
     """Catalogs first (the bundled one, then --catalog files), then online services if asked for."""
     resolvers: list[Resolver] = []
-    catalogs = ([default_catalog()] if options.bundled_catalog else []) + list(options.catalogs)
-    for path in catalogs:
+    for path in catalog_paths(options):
         display = "seeds/catalog.bib" if path == default_catalog() else str(path)
         result = read_source(path, display, "bib")
         resolvers.append(CatalogResolver(result.papers, f"catalog:{display}"))
@@ -161,8 +170,7 @@ def analyse_traced(options: Options = Options(), stage: Stage = silent_stage) ->
 
 
 def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
-    taxonomy = load_taxonomy(options.taxonomy or default_taxonomy(),
-                             None if options.taxonomy else "seeds/taxonomy.toml")
+    taxonomy = options_taxonomy(options)
     memos = BuildCache(options.build_cache)
     with stage("reading"):
         read = read_sources(source_paths(options), options.source_kind, options.tags_field, memos.memo("bibtex"))
