@@ -122,7 +122,8 @@ _ONLINE_RULES = {
     "give_up_after": (lambda v: _is_int(v) and v >= 1, "a whole number, 1 or more", "give_up_after = 3"),
     "max_wait": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "max_wait = 30"),
     "max_bytes": (lambda v: _is_int(v) and v >= 1024, "a whole number of bytes, 1024 or more", "max_bytes = 4000000"),
-    "contact": (lambda v: isinstance(v, str) and v.isprintable(), "one line of printable text",
+    # Sent in a header: HTTP headers are ASCII, and a line break would start a header of its own.
+    "contact": (lambda v: isinstance(v, str) and v.isascii() and v.isprintable(), "one line of printable ASCII text",
                 'contact = "you@example.org"'),
     "services": (lambda v: all(isinstance(s, str) for s in v), "a list of service names", 'services = ["openalex"]'),
     **{name: (lambda v: _is_web_address(v), "an http:// or https:// address", f'{name} = "https://..."')

@@ -12,6 +12,7 @@ rerun asks the network nothing. Only the standard library is used.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import http.client
 import math
@@ -19,6 +20,7 @@ import socket
 import threading
 import time
 import urllib.parse
+import urllib.request
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
@@ -186,22 +188,34 @@ class HttpClient:
             port = parts.port or (443 if secure else 80)
         except ValueError:
             raise HttpError(f"not a valid address: {url!r}") from None
-        connection = connection_class(parts.hostname, port, timeout=min(self.settings.timeout, remaining))
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        headers = {"User-Agent": self.settings.user_agent, "Accept": "*/*"}
+        proxy = _proxy_for(parts.scheme, parts.hostname)
+        if proxy is None:
+            connection = connection_class(parts.hostname, port, timeout=min(self.settings.timeout, remaining))
+        else:  # as urllib would: an http request names the whole URL, https goes through a tunnel
+            proxy_host, proxy_port, credentials = proxy
+            connection = connection_class(proxy_host, proxy_port, timeout=min(self.settings.timeout, remaining))
+            proxy_headers = {"Proxy-Authorization": credentials} if credentials else {}
+            if secure:
+                connection.set_tunnel(parts.hostname, port, headers=proxy_headers)
+            else:
+                target = url
+                headers.update(proxy_headers)
         # Socket timeouts bound each read; the watchdog bounds the whole request.
         cut = threading.Event()
         watchdog = threading.Timer(remaining, _cut_connection, (connection, cut))
         watchdog.daemon = True
         watchdog.start()
         try:
-            target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-            connection.request("GET", target, headers={"User-Agent": self.settings.user_agent, "Accept": "*/*"})
+            connection.request("GET", target, headers=headers)
             answer = connection.getresponse()
             body = self._read_bounded(answer)
             if cut.is_set():
                 raise TimeoutError
         except ConnectionRefusedError:
             raise HttpError("no answer (connection refused)") from None
-        except http.client.InvalidURL as error:
+        except (http.client.InvalidURL, UnicodeError) as error:
             raise HttpError(f"not a valid address ({error})") from None
         except (OSError, http.client.HTTPException) as error:
             if cut.is_set() or isinstance(error, TimeoutError):
@@ -238,6 +252,26 @@ def _cut_connection(connection: http.client.HTTPConnection, cut: threading.Event
     if sock is not None:
         with contextlib.suppress(OSError):  # already closed: nothing left to cut
             sock.shutdown(socket.SHUT_RDWR)
+
+
+def _proxy_for(scheme: str, host: str) -> tuple[str, int, str] | None:
+    """The proxy the environment names for ``scheme`` (http_proxy, https_proxy, no_proxy), if any:
+    its host, port and Basic credentials (empty if none)."""
+    proxy = urllib.request.getproxies().get(scheme)
+    if not proxy or urllib.request.proxy_bypass(host):
+        return None
+    parts = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    try:
+        port = parts.port or 80
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    credentials = ""
+    if parts.username is not None:
+        user_pass = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+        credentials = "Basic " + base64.b64encode(user_pass.encode()).decode("ascii")
+    return parts.hostname, port, credentials
 
 
 def _same_service(origin: str, target: str) -> bool:

@@ -112,7 +112,8 @@ def _query_text(paper: Paper) -> str:
 def _found(fields: dict[str, str], entry_type: str) -> Paper:
     if not isinstance(fields.get("title"), str):
         raise TypeError("a result without a text title")
-    clean = {k: v.strip() for k, v in fields.items() if isinstance(v, str) and v.strip()}
+    # One line per field: a blank line inside a title would end a paragraph in LaTeX and BibTeX.
+    clean = {k: " ".join(v.split()) for k, v in fields.items() if isinstance(v, str) and v.strip()}
     return Paper(Origin.IDENTIFIER, _NOWHERE, frozen_mapping(clean), entry_type=entry_type,
                  key=clean.get("doi") or clean.get("eprint") or clean.get("title", "")[:40])
 

@@ -19,10 +19,12 @@ class FakeServices(BaseHTTPRequestHandler):
 
     routes: dict = {}
     seen: list = []
+    headers_seen: list = []
     protocol_version = "HTTP/1.0"
 
     def do_GET(self):
         type(self).seen.append(self.path)
+        type(self).headers_seen.append(dict(self.headers))
         for prefix, answers in type(self).routes.items():
             if self.path.startswith(prefix):
                 status, headers, body, delay = answers.pop(0) if len(answers) > 1 else answers[0]

@@ -1,5 +1,6 @@
 """The HTTP client: its politeness with a fake clock, its limits against a real loopback server."""
 
+import base64
 import time
 import tracemalloc
 
@@ -116,3 +117,15 @@ def test_a_redirect_loop_ends():
     with serve(Hostile) as base:
         message, _ = fetch_once(f"{base}/works")
     assert message == "more than 5 redirects" and len(Hostile.seen) == 6
+
+
+def test_the_proxy_named_in_the_environment_is_used_as_urllib_would(monkeypatch):
+    Hostile.routes = {"http://service.invalid/": [(200, {}, '{"results": []}', 0)]}
+    with serve(Hostile) as base:
+        monkeypatch.setenv("http_proxy", base.replace("//", "//me:s%40cret@"))
+        monkeypatch.delenv("no_proxy", raising=False)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        client = HttpClient(HttpSettings("surveytool-tests", retries=0, min_interval=0))
+        answer = client.get("http://service.invalid/works?search=x")
+    assert answer.status == 200 and Hostile.seen == ["http://service.invalid/works?search=x"]
+    assert Hostile.headers_seen[-1]["Proxy-Authorization"] == "Basic " + base64.b64encode(b"me:s@cret").decode()

@@ -315,6 +315,13 @@ def test_a_redirect_to_another_host_is_refused_and_not_cached(services, tmp_path
     assert cached_urls(tmp_path) == []
 
 
+def test_a_redirect_to_an_address_that_cannot_be_sent_is_a_finding(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [(302, {"Location": "/openalex/w\u00f6rks"}, "", 0)]}
+    survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert any("not a valid address" in f.message for f in survey.findings)
+
+
 def test_a_redirect_within_the_service_is_followed(services, tmp_path):
     handler, config = services
     handler.routes = {"/openalex/works?search=": [(301, {"Location": "/openalex/v2/works"}, "", 0)],
@@ -326,7 +333,8 @@ def test_a_redirect_within_the_service_is_followed(services, tmp_path):
 @pytest.mark.parametrize("setting, message", [
     ('timeout = "abc"', "[online] timeout must be a number of seconds above 0, not 'abc' (timeout = 10)"),
     ("retries = -1", "[online] retries must be a whole number from 0 to 20, not -1 (retries = 3)"),
-    ('contact = "me@example.org\\r\\nX-Injected: 1"', "[online] contact must be one line of printable text"),
+    ('contact = "me@example.org\\r\\nX-Injected: 1"', "[online] contact must be one line of printable ASCII text"),
+    ('contact = "张伟 <zw@example.org>"', "[online] contact must be one line of printable ASCII text"),
     ("budget = nan", "[online] budget must be a number of seconds above 0, not nan"),
     ('openalex_url = "file:///etc/passwd"', "[online] openalex_url must be an http:// or https:// address"),
     ('services = "openalex"', "[online] services must be a list of service names"),
@@ -371,3 +379,11 @@ def test_a_truncated_title_is_not_resolved_to_the_lone_result_that_starts_with_i
     survey = analyse_online(tmp_path, config, listing)
     anchors = [p for p in survey.papers if p.title and p.title.startswith("Attention")]
     assert anchors and not any(p.resolved for p in anchors)
+
+
+def test_line_breaks_in_an_online_title_become_single_spaces(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/crossref/works/10.1145": [crossref_with(title=["Efficient large-scale language model\n\n training "
+                                                                       "on GPU clusters\r\nusing megatron-LM"])]}
+    [paper] = analyse_online(tmp_path, config, write_ids(tmp_path, "10.1145/3458817.3476209")).papers
+    assert paper.title == "Efficient large-scale language model training on GPU clusters using megatron-LM"
