@@ -128,11 +128,12 @@ class HttpClient:
                 return self._follow(url, deadline)
             except _Retry as retry:
                 if attempt == self.settings.retries:
-                    raise HttpError(f"{retry.reason} after {attempt + 1} attempts") from None
-                wait = retry.after if retry.after is not None else delay
-                if wait > self.settings.max_wait:
-                    self._skipped[service] = f"it asked to wait {wait:.0f} s ({retry.reason})"
+                    tries = f"{attempt + 1} attempt{'s' if attempt else ''}"
+                    raise HttpError(f"{retry.reason} after {tries}") from None
+                if retry.after is not None and retry.after > self.settings.max_wait:
+                    self._skipped[service] = f"it asked to wait {retry.after:.0f} s ({retry.reason})"
                     raise ServiceSkipped(self._skipped[service]) from None
+                wait = retry.after if retry.after is not None else min(delay, self.settings.max_wait)
                 if self._clock() + wait >= self._budget_end_time():
                     raise HttpError(f"{retry.reason}; no time left in the run's budget to retry") from None
                 self._sleep(wait)

@@ -88,7 +88,7 @@ def test_a_one_byte_a_second_trickle_ends_at_the_two_second_deadline():
     Hostile.routes = {"/": [(200, {}, trickle(answer, every=1.0), 0)]}
     with serve(Hostile) as base:
         message, elapsed = fetch_once(f"{base}/works", timeout=2)
-    assert message == "no answer within 2 s after 1 attempts"
+    assert message == "no answer within 2 s after 1 attempt"
     assert 1.9 <= elapsed < 2.6
 
 
@@ -129,3 +129,13 @@ def test_the_proxy_named_in_the_environment_is_used_as_urllib_would(monkeypatch)
         answer = client.get("http://service.invalid/works?search=x")
     assert answer.status == 200 and Hostile.seen == ["http://service.invalid/works?search=x"]
     assert Hostile.headers_seen[-1]["Proxy-Authorization"] == "Basic " + base64.b64encode(b"me:s@cret").decode()
+
+
+def test_the_backoff_never_sleeps_longer_than_max_wait_and_is_not_mistaken_for_a_retry_after():
+    fake = FakeTime()
+    Hostile.routes = {"/": [(503, {}, "busy", 0)]}
+    with serve(Hostile) as base:
+        client = HttpClient(HttpSettings("t", retries=3, backoff=20, max_wait=30, min_interval=0), sleep=fake.sleep)
+        with pytest.raises(HttpError, match="HTTP 503 after 4 attempts"):
+            client.get(f"{base}/works")
+    assert fake.slept == [20, 30, 30] and client.skipped(base.split("//")[1]) is None
