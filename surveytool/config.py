@@ -82,7 +82,7 @@ def load_check_settings(path: Path | None) -> CheckSettings:
         raise InputError(f"unknown setting(s) in [check]: {', '.join(unknown)}", path=str(path), hint="known: disable, thin")
     disable = table.get("disable", [])
     if not isinstance(disable, list) or not all(isinstance(d, str) for d in disable):
-        raise InputError("[check] disable must be a list of check names", path=str(path), hint='disable = ["thin-section"]')
+        raise _wrong(path, "check", "disable", disable, "a list of check names", 'disable = ["thin-section"]')
     thin = table.get("thin", 2)
     if not _is_int(thin) or thin < 0:
         raise _wrong(path, "check", "thin", thin, "a whole number of papers, 0 or more", "thin = 2")

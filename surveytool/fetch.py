@@ -251,8 +251,9 @@ def _cut_connection(connection: http.client.HTTPConnection, cut: threading.Event
     cut.set()
     sock = connection.sock
     if sock is not None:
+        # The plain socket's shutdown: a TLS socket's own would unwrap it under the reading thread.
         with contextlib.suppress(OSError):  # already closed: nothing left to cut
-            sock.shutdown(socket.SHUT_RDWR)
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
 
 def _proxy_for(scheme: str, host: str) -> tuple[str, int, str] | None:

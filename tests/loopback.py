@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 
 class FakeServices(BaseHTTPRequestHandler):
@@ -46,14 +48,23 @@ class FakeServices(BaseHTTPRequestHandler):
         pass
 
 
+#: A self-signed certificate for 127.0.0.1 and its key, made for these tests only (trust it with SSL_CERT_FILE).
+TLS_CERT = Path(__file__).parent / "data" / "tls" / "loopback-cert.pem"
+TLS_KEY = Path(__file__).parent / "data" / "tls" / "loopback-key.pem"
+
+
 @contextlib.contextmanager
-def serve(handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1") -> Iterator[str]:
-    """Run ``handler`` on a free port of ``host``; yields the base URL."""
+def serve(handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1", tls: bool = False) -> Iterator[str]:
+    """Run ``handler`` on a free port of ``host`` (over TLS with the test certificate if asked); yields the base URL."""
     server = ThreadingHTTPServer((host, 0), handler)
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(TLS_CERT, TLS_KEY)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://{host}:{server.server_address[1]}"
+        yield f"{'https' if tls else 'http'}://{host}:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

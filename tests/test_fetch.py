@@ -5,7 +5,7 @@ import time
 import tracemalloc
 
 import pytest
-from loopback import FakeServices, serve, stream, trickle
+from loopback import TLS_CERT, FakeServices, serve, stream, trickle
 
 from surveytool.fetch import HttpClient, HttpError, HttpSettings, _retry_after, _same_service
 
@@ -139,3 +139,27 @@ def test_the_backoff_never_sleeps_longer_than_max_wait_and_is_not_mistaken_for_a
         with pytest.raises(HttpError, match="HTTP 503 after 4 attempts"):
             client.get(f"{base}/works")
     assert fake.slept == [20, 30, 30] and client.skipped(base.split("//")[1]) is None
+
+
+def test_a_trickle_over_tls_ends_at_the_deadline_too(monkeypatch):
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_CERT))
+    answer = b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n{}"
+    Hostile.routes = {"/": [(200, {}, trickle(answer, every=0.1), 0)]}
+    with serve(Hostile, tls=True) as base:
+        message, elapsed = fetch_once(f"{base}/works", timeout=1)
+    assert message == "no answer within 1 s after 1 attempt" and 0.9 <= elapsed < 1.6
+
+
+def test_an_https_answer_is_read_and_a_redirect_to_the_same_https_host_is_followed(monkeypatch):
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_CERT))
+    Hostile.routes = {"/works": [(302, {"Location": "/v2/works"}, "", 0)], "/v2/works": [(200, {}, '{"results": []}', 0)]}
+    with serve(Hostile, tls=True) as base:
+        answer = HttpClient(HttpSettings("t", retries=0, min_interval=0)).get(f"{base}/works")
+    assert answer.status == 200 and answer.body == '{"results": []}' and Hostile.seen == ["/works", "/v2/works"]
+
+
+def test_a_certificate_that_is_not_trusted_is_no_answer():
+    Hostile.routes = {"/": [(200, {}, '{"results": []}', 0)]}
+    with serve(Hostile, tls=True) as base:
+        message, _ = fetch_once(f"{base}/works")
+    assert "CERTIFICATE_VERIFY_FAILED" in message and Hostile.seen == []

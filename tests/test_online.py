@@ -347,15 +347,6 @@ def test_a_wrong_typed_online_setting_is_one_line_with_file_line_and_hint(tmp_pa
     assert result.stderr.startswith(f"surveytool.toml:4: error: {message}") and len(result.stderr.splitlines()) == 1
 
 
-def test_a_wrong_typed_check_setting_is_one_line_with_file_line_and_hint(tmp_path):
-    (tmp_path / "surveytool.toml").write_text('[check]\nthin = "x"\n')
-    write_list(tmp_path)
-    result = run_cli("check", "list.txt", cwd=tmp_path)
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr == ("surveytool.toml:2: error: [check] thin must be a whole number of papers, 0 or more, "
-                             "not 'x' (thin = 2)\n")
-
-
 def openalex_answer(*works):
     return (200, {"Content-Type": "application/json"}, json.dumps({"results": list(works)}), 0)
 
@@ -387,3 +378,30 @@ def test_line_breaks_in_an_online_title_become_single_spaces(services, tmp_path)
                                                                        "on GPU clusters\r\nusing megatron-LM"])]}
     [paper] = analyse_online(tmp_path, config, write_ids(tmp_path, "10.1145/3458817.3476209")).papers
     assert paper.title == "Efficient large-scale language model training on GPU clusters using megatron-LM"
+
+
+@pytest.mark.parametrize("setting, message", [
+    ('thin = "x"', "[check] thin must be a whole number of papers, 0 or more, not 'x' (thin = 2)"),
+    ("thin = true", "[check] thin must be a whole number of papers, 0 or more, not True (thin = 2)"),
+    ('disable = "thin-section"', "[check] disable must be a list of check names, not 'thin-section' "
+                                 '(disable = ["thin-section"])'),
+])
+def test_a_wrong_typed_check_setting_is_one_line_with_file_line_and_hint(tmp_path, setting, message):
+    (tmp_path / "surveytool.toml").write_text(f"[check]\n{setting}\n")
+    write_list(tmp_path)
+    result = run_cli("check", "list.txt", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr == f"surveytool.toml:2: error: {message}\n"
+
+
+@pytest.mark.parametrize("content", [b"not a database at all" * 100, None])
+def test_an_unusable_answer_cache_is_one_line_and_exit_2(tmp_path, content):
+    cache = tmp_path / "c.sqlite"
+    if content is None:
+        cache.mkdir()
+    else:
+        cache.write_bytes(content)
+    (tmp_path / "surveytool.toml").write_text("[online]\nopenalex_url = 'http://127.0.0.1:9'\n")
+    write_list(tmp_path)
+    result = run_cli("resolve", "list.txt", "--online", "--cache", "c.sqlite", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("c.sqlite: error: cannot use the online answer cache") and len(result.stderr.splitlines()) == 1
