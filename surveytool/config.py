@@ -6,14 +6,20 @@
     openalex_url = "https://api.openalex.org"
     crossref_url = "https://api.crossref.org"
     arxiv_url = "https://export.arxiv.org"
-    timeout = 10                          # seconds per request
+    timeout = 10                          # seconds per request, the whole answer included
     retries = 3
     min_interval = 0.2                    # seconds between two requests to one service
+    budget = 600                          # seconds of network time for the whole run
+    give_up_after = 3                     # failures in a row before a service is skipped
+    max_wait = 30                         # a longer Retry-After skips the service
+    max_bytes = 4000000                   # a larger answer is refused
 """
 
 from __future__ import annotations
 
+import math
 import tomllib
+import urllib.parse
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -33,6 +39,10 @@ class OnlineSettings:
     retries: int = 3
     min_interval: float = 0.2
     backoff: float = 1.0
+    budget: float = 600.0
+    give_up_after: int = 3
+    max_wait: float = 30.0
+    max_bytes: int = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -48,24 +58,41 @@ def _load(path: Path) -> dict:
         raise InputError("no such config file", path=str(path), hint="check the path given with --config") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"not valid TOML: {error}", path=str(path), hint="see the examples in the README") from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", path=str(path), hint="save the settings file as UTF-8") from None
+    except OSError as error:
+        raise InputError(f"cannot read the config file ({error.strerror or error})", path=str(path),
+                         hint="check the path given with --config") from None
+
+
+def _table(path: Path, name: str) -> dict:
+    """The ``[name]`` table of the settings file (empty if absent)."""
+    table = _load(path).get(name, {})
+    if not isinstance(table, dict):
+        raise InputError(f"{name} must be a table", path=str(path), line=_line_of(path, "", name),
+                         hint=f"write [{name}] on a line of its own, the settings below it")
+    return table
 
 
 def load_check_settings(path: Path | None) -> CheckSettings:
     """The [check] table: checks to disable and the thin-section threshold."""
-    table = _load(path).get("check", {}) if path else {}
+    table = _table(path, "check") if path else {}
     unknown = sorted(set(table) - {"disable", "thin"})
     if unknown:
         raise InputError(f"unknown setting(s) in [check]: {', '.join(unknown)}", path=str(path), hint="known: disable, thin")
     disable = table.get("disable", [])
     if not isinstance(disable, list) or not all(isinstance(d, str) for d in disable):
-        raise InputError("[check] disable must be a list of check names", path=str(path), hint='disable = ["thin-section"]')
-    return CheckSettings(tuple(disable), int(table.get("thin", 2)))
+        raise _wrong(path, "check", "disable", disable, "a list of check names", 'disable = ["thin-section"]')
+    thin = table.get("thin", 2)
+    if not _is_int(thin) or thin < 0:
+        raise _wrong(path, "check", "thin", thin, "a whole number of papers, 0 or more", "thin = 2")
+    return CheckSettings(tuple(disable), thin)
 
 
 def load_online_settings(path: Path | None) -> OnlineSettings:
     if path is None:
         return OnlineSettings()
-    table = _load(path).get("online", {})
+    table = _table(path, "online")
     known = {f.name: f.type for f in fields(OnlineSettings)}
     unknown = sorted(set(table) - set(known))
     if unknown:
@@ -73,9 +100,79 @@ def load_online_settings(path: Path | None) -> OnlineSettings:
                          hint="known: " + ", ".join(known))
     values = dict(table)
     if "services" in values:
+        if not isinstance(values["services"], list):
+            raise _wrong(path, "online", "services", values["services"], "a list of service names",
+                         'services = ["openalex", "crossref", "arxiv"]')
         services = tuple(values["services"])
         bad = [s for s in services if s not in SERVICES]
         if bad:
-            raise InputError(f"unknown service(s): {', '.join(bad)}", path=str(path), hint="use " + ", ".join(SERVICES))
+            raise InputError(f"unknown service(s): {', '.join(map(str, bad))}", path=str(path), hint="use " + ", ".join(SERVICES))
         values["services"] = services
+    _check_online_types(path, values)
     return OnlineSettings(**values)
+
+
+# Setting -> (is the value acceptable, what it must be, an example).
+_ONLINE_RULES = {
+    "timeout": (lambda v: _is_number(v) and v > 0, "a number of seconds above 0", "timeout = 10"),
+    "retries": (lambda v: _is_int(v) and 0 <= v <= 20, "a whole number from 0 to 20", "retries = 3"),
+    "min_interval": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "min_interval = 0.2"),
+    "backoff": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "backoff = 1"),
+    "budget": (lambda v: _is_number(v) and v > 0, "a number of seconds above 0", "budget = 600"),
+    "give_up_after": (lambda v: _is_int(v) and v >= 1, "a whole number, 1 or more", "give_up_after = 3"),
+    "max_wait": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "max_wait = 30"),
+    "max_bytes": (lambda v: _is_int(v) and v >= 1024, "a whole number of bytes, 1024 or more", "max_bytes = 4000000"),
+    # Sent in a header: HTTP headers are ASCII, and a line break would start a header of its own.
+    "contact": (lambda v: isinstance(v, str) and v.isascii() and v.isprintable(), "one line of printable ASCII text",
+                'contact = "you@example.org"'),
+    "services": (lambda v: all(isinstance(s, str) for s in v), "a list of service names", 'services = ["openalex"]'),
+    **{name: (lambda v: _is_web_address(v), "an http:// or https:// address", f'{name} = "https://..."')
+       for name in ("openalex_url", "crossref_url", "arxiv_url")},
+}
+
+
+def _check_online_types(path: Path, values: dict) -> None:
+    for name, value in values.items():
+        accepts, expected, example = _ONLINE_RULES[name]
+        if not accepts(value):
+            raise _wrong(path, "online", name, value, expected, example)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
+
+
+def _is_web_address(value: object) -> bool:
+    if not isinstance(value, str) or not value.isprintable():
+        return False
+    parts = urllib.parse.urlsplit(value)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _wrong(path: Path | None, table: str, name: str, value: object, expected: str, example: str) -> InputError:
+    """A one-line error naming the setting, its line, what it must be and an example."""
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    return InputError(f"[{table}] {name} must be {expected}, not {shown}", path=str(path) if path else None,
+                      line=_line_of(path, table, name), hint=example)
+
+
+def _line_of(path: Path | None, table: str, name: str) -> int | None:
+    """The line where ``name`` is set in ``[table]``, for the message; None if it cannot be told."""
+    if path is None:
+        return None
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeError):
+        return None
+    current = ""
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if stripped.startswith("[") and not stripped.startswith("[["):
+            current = stripped.strip("[] \t").split("]")[0].strip()
+        elif current == table and stripped.split("=")[0].strip().strip('"') == name:
+            return number
+    return None

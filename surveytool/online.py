@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .fetch import HttpClient, HttpError
+from .fetch import HttpClient, HttpError, Response, ServiceSkipped
 from .identifiers import normalize_arxiv
 from .models import Origin, Paper, SourceLocation, frozen_mapping
 from .resolve import Candidate, score_match
@@ -22,6 +22,8 @@ from .textnorm import strip_truncation
 _QUERY_WORDS = 30
 _ROWS = 5
 _NOWHERE = (SourceLocation("online", 0),)
+# What a hostile or broken answer raises while parsed: each is a finding for that lookup, never a crash.
+_MALFORMED = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError, ElementTree.ParseError)
 
 
 @dataclass(frozen=True)
@@ -37,27 +39,45 @@ class _OnlineResolver:
         self.client = client
         self.base_url = base_url.rstrip("/")
         self.contact = contact
-        self.errors: list[tuple[Paper, ServiceError]] = []
+        self._errors: list[tuple[Paper, ServiceError]] = []
+        self._not_asked: list[Paper] = []  # papers looked up after the service was skipped
+        self._skip_reason = ""
+
+    @property
+    def errors(self) -> list[tuple[Paper, ServiceError]]:
+        """One error per failed lookup, and one for all the papers the service was skipped for."""
+        if not self._not_asked:
+            return list(self._errors)
+        count = len(self._not_asked)
+        summary = ServiceError(self.name, f"skipped for the rest of the run ({self._skip_reason}); "
+                                          f"{count} {'entry was' if count == 1 else 'entries were'} not looked up there")
+        return [*self._errors, (self._not_asked[0], summary)]
 
     def lookup(self, paper: Paper) -> list[Candidate]:
         found: list[Paper] = []
         retrieved = ""
         for url in self.urls(paper):
             try:
-                response = self.client.get(url)
+                response = self.client.get(url, self.name)
+            except ServiceSkipped as skipped:
+                self._skip_reason = self._skip_reason or str(skipped)
+                self._not_asked.append(paper)
+                return []
             except HttpError as error:
-                self.errors.append((paper, ServiceError(self.name, str(error))))
+                self._errors.append((paper, ServiceError(self.name, str(error))))
                 return []
             if response.status == 404:
+                self.client.keep(url, response, self.name)
                 continue
             if response.status != 200:
-                self.errors.append((paper, ServiceError(self.name, f"HTTP {response.status}")))
+                self._fail(paper, url, response, f"HTTP {response.status}")
                 continue
             try:
                 found.extend(self.parse(response.body))
-            except (ValueError, KeyError, TypeError, AttributeError, ElementTree.ParseError) as error:
-                self.errors.append((paper, ServiceError(self.name, f"malformed answer ({type(error).__name__})")))
+            except _MALFORMED as error:
+                self._fail(paper, url, response, f"malformed answer ({type(error).__name__})")
                 continue
+            self.client.keep(url, response, self.name)
             retrieved = response.fetched_at
             if found:
                 break
@@ -67,6 +87,14 @@ class _OnlineResolver:
             if score > 0:
                 candidates.append(Candidate(candidate, score, method, self.name, retrieved))
         return sorted(candidates, key=lambda c: (-c.score, c.label))
+
+    def _fail(self, paper: Paper, url: str, response: Response, message: str) -> None:
+        """An answer that cannot be used: reported, counted against the service, and never kept."""
+        self._errors.append((paper, ServiceError(self.name, message)))
+        if response.from_cache:
+            self.client.forget(url)
+        else:
+            self.client.record_failure(self.name, message)
 
     def urls(self, paper: Paper) -> Iterable[str]:
         raise NotImplementedError
@@ -84,7 +112,8 @@ def _query_text(paper: Paper) -> str:
 def _found(fields: dict[str, str], entry_type: str) -> Paper:
     if not isinstance(fields.get("title"), str):
         raise TypeError("a result without a text title")
-    clean = {k: v.strip() for k, v in fields.items() if isinstance(v, str) and v.strip()}
+    # One line per field: a blank line inside a title would end a paragraph in LaTeX and BibTeX.
+    clean = {k: " ".join(v.split()) for k, v in fields.items() if isinstance(v, str) and v.strip()}
     return Paper(Origin.IDENTIFIER, _NOWHERE, frozen_mapping(clean), entry_type=entry_type,
                  key=clean.get("doi") or clean.get("eprint") or clean.get("title", "")[:40])
 

@@ -100,8 +100,10 @@ def load_resolvers(options: Options) -> list[Resolver]:
         settings = load_online_settings(options.config)
         agent = f"surveytool/{__version__} (mailto:{settings.contact})" if settings.contact else f"surveytool/{__version__}"
         client = HttpClient(HttpSettings(agent, settings.timeout, settings.retries, settings.backoff,
-                                         min_interval=settings.min_interval),
-                            ResponseCache(options.cache or DEFAULT_CACHE))
+                                         min_interval=settings.min_interval, max_wait=settings.max_wait,
+                                         max_bytes=settings.max_bytes, budget=settings.budget,
+                                         give_up_after=settings.give_up_after),
+                            ResponseCache(options.cache or DEFAULT_CACHE, settings.max_bytes))
         resolvers.extend(online_resolvers(settings, client))
     return resolvers
 

@@ -23,6 +23,14 @@ ACCEPT = 0.85
 #: Candidates at or above this score are listed when nothing is accepted.
 REPORT = 0.4
 _MIN_PREFIX_CHARS = 20
+# A short shared opening is not evidence: many titles start "Attention Is All You", and a service
+# may echo the query back. Unless an author or the year confirms it, a truncated title must be this
+# long (in words, and as a share of the found title) and a snippet must be this much covered.
+_UNCONFIRMED_PREFIX_WORDS = 6
+_UNCONFIRMED_PREFIX_SHARE = 0.5
+_MIN_SNIPPET_COVERAGE = 0.8
+#: The score of a match without independent evidence: listed as closest, never taken.
+UNCONFIRMED = 0.8
 # Metadata fields a resolver may give; the snippet text itself stays the abstract.
 METADATA_FIELDS = (
     "title", "author", "year", "month", "booktitle", "journal", "volume", "number", "pages",
@@ -112,6 +120,18 @@ def _years_agree(a: Paper, b: Paper) -> bool:
     return not (year_a.isdigit() and year_b.isdigit()) or abs(int(year_a) - int(year_b)) <= 2
 
 
+def _confirmed(a: Paper, b: Paper) -> bool:
+    """Evidence independent of the text compared: both name the same first author, or both give a year that agrees."""
+    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
+    year_a, year_b = (a.year or "")[:4], (b.year or "")[:4]
+    return bool(surname_a and surname_a == surname_b) or (year_a.isdigit() and year_b.isdigit() and _years_agree(a, b))
+
+
+def _is_record(paper: Paper) -> bool:
+    """Whether ``paper`` carries bibliographic data of its own, not just text that may echo the query."""
+    return bool(first_author_surname(paper)) or (paper.year or "")[:4].isdigit()
+
+
 def identifier_keys(paper: Paper) -> list[str]:
     """The paper's DOI and arXiv identities (``doi:...``, ``arxiv:...``), as de-duplication sees them."""
     return [i for i in identities(paper) if i.startswith(("doi:", "arxiv:"))]
@@ -138,6 +158,10 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
         if query.truncated:
             if len(asked) >= _MIN_PREFIX_CHARS and len(asked.split()) >= 3 and known.startswith(asked):
                 title_score, method = 0.9 + 0.1 * len(asked) / len(known), "title-prefix"
+                long_enough = (len(asked.split()) >= _UNCONFIRMED_PREFIX_WORDS
+                               and len(asked) >= _UNCONFIRMED_PREFIX_SHARE * len(known))
+                if not long_enough and not _confirmed(query, found):
+                    title_score = min(title_score, UNCONFIRMED)
         elif asked == known:
             title_score, method = 1.0, "title"
         else:
@@ -151,8 +175,14 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
         return 1.0, identifier
     abstract_score = 0.0
     if query.abstract and found.abstract:
-        abstract_score = abstract_similarity(normalize(strip_truncation(query.abstract)).split(),
-                                             normalize(strip_truncation(found.abstract)).split())
+        asked_words = normalize(strip_truncation(query.abstract)).split()
+        known_words = normalize(strip_truncation(found.abstract)).split()
+        abstract_score = abstract_similarity(asked_words, known_words)
+        # The comparison covers only the shorter text: a found abstract that is a mere opening of the
+        # snippet, or that comes without authors or year, needs a confirming author or year.
+        covered = min(len(known_words), len(asked_words)) >= _MIN_SNIPPET_COVERAGE * len(asked_words)
+        if not (covered and _is_record(found)) and not _confirmed(query, found):
+            abstract_score = min(abstract_score, UNCONFIRMED)
     if abstract_score > title_score:
         return round(abstract_score, 4), "abstract"
     return round(title_score, 4), method

@@ -1,13 +1,11 @@
 """Online resolvers against a real HTTP server on 127.0.0.1 serving the services' response formats."""
 
-import contextlib
 import json
 import sqlite3
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from loopback import FakeServices, refusing_port, serve, stream, trickle
 
 from conftest import DATA, run_cli
 from surveytool.pipeline import Options, analyse
@@ -17,46 +15,22 @@ SNIPPET = ("Pipeline parallelism is one of the key components for large-scale di
            "suffers from pipeline bubbles which were deemed inevitable. In this work…")
 
 
-class FakeServices(BaseHTTPRequestHandler):
-    """Routes by path prefix; each route is a queue of (status, headers, body, delay), the last one repeating."""
-
-    routes: dict = {}
-    seen: list = []
-
-    def do_GET(self):
-        type(self).seen.append(self.path)
-        for prefix, answers in type(self).routes.items():
-            if self.path.startswith(prefix):
-                status, headers, body, delay = answers.pop(0) if len(answers) > 1 else answers[0]
-                break
-        else:
-            status, headers, body, delay = 404, {}, '{"error": "not found"}', 0
-        time.sleep(delay)
-        self.send_response(status)
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        with contextlib.suppress(BrokenPipeError):  # the client gave up (timeout test)
-            self.wfile.write(body.encode())
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def services(tmp_path):
     FakeServices.routes, FakeServices.seen = {}, []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeServices)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    with serve(FakeServices) as base:
+        FakeServices.base = base
+        yield FakeServices, write_config(tmp_path, base)
+
+
+def write_config(tmp_path, base, **settings):
+    """surveytool.toml pointing every service at ``base``, with test-sized timeouts unless overridden."""
+    values = {"contact": '"tests@example.org"', "openalex_url": f'"{base}/openalex"', "crossref_url": f'"{base}/crossref"',
+              "arxiv_url": f'"{base}/arxiv"', "timeout": 0.5, "retries": 1, "backoff": 0.01, "min_interval": 0}
+    values.update(settings)
     config = tmp_path / "surveytool.toml"
-    config.write_text(f'[online]\ncontact = "tests@example.org"\nopenalex_url = "{base}/openalex"\n'
-                      f'crossref_url = "{base}/crossref"\narxiv_url = "{base}/arxiv"\n'
-                      "timeout = 0.5\nretries = 1\nbackoff = 0.01\nmin_interval = 0\n")
-    yield FakeServices, config
-    server.shutdown()
-    server.server_close()
+    config.write_text("[online]\n" + "".join(f"{name} = {value}\n" for name, value in values.items()))
+    return config
 
 
 def ok(name, delay=0.0):
@@ -168,3 +142,266 @@ def test_bad_config_is_a_clear_error(tmp_path):
     write_list(tmp_path)
     result = run_cli("resolve", "list.txt", "--online", cwd=tmp_path)
     assert result.returncode == 2 and "unknown setting(s) in [online]: contakt" in result.stderr
+
+
+def cached_urls(tmp_path):
+    return [url for (url,) in sqlite3.connect(tmp_path / "cache.sqlite").execute("SELECT url FROM responses")]
+
+
+def write_ids(tmp_path, *lines):
+    ids = tmp_path / "ids.txt"
+    ids.write_text("".join(f"{line}\n" for line in lines))
+    return ids
+
+
+def crossref_with(**changes):
+    work = json.loads((RECORDED / "crossref_work.json").read_text(encoding="utf-8"))
+    work["message"].update(changes)
+    return (200, {"Content-Type": "application/json"}, json.dumps(work), 0)
+
+
+@pytest.mark.parametrize("answer, error", [
+    (crossref_with(issued={"date-parts": [[]]}), "IndexError"),
+    ((200, {}, "[" * 200_000 + "]" * 200_000, 0), "RecursionError"),
+    ((200, {}, '{"message": {"items": [{"title": ["x"], "author": "not a list"}]}}', 0), "AttributeError"),
+])
+def test_a_hostile_answer_is_a_finding_for_that_lookup_and_is_not_cached(services, tmp_path, answer, error):
+    handler, config = services
+    handler.routes = {"/crossref/works/10.1145": [answer]}
+    survey = analyse_online(tmp_path, config, write_ids(tmp_path, "10.1145/3458817.3476209"))
+    assert not survey.papers[0].resolved
+    [finding] = [f for f in survey.findings if f.check == "resolver-error"]
+    assert finding.message == f"crossref gave no usable answer: malformed answer ({error})"
+    assert not [url for url in cached_urls(tmp_path) if "/crossref/" in url]
+
+
+def test_a_malformed_answer_is_asked_again_on_the_next_run_and_then_used(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [(200, {}, '{"results": [', 0), ok("openalex_search.json")]}
+    assert not analyse_online(tmp_path, config, write_list(tmp_path)).papers[0].resolved
+    [paper] = analyse_online(tmp_path, config, write_list(tmp_path)).papers
+    assert paper.resolved and paper.title == "Zero Bubble Pipeline Parallelism"
+    assert len(handler.seen) == 2  # the second run asked again
+    analyse_online(tmp_path, config, write_list(tmp_path))
+    assert len(handler.seen) == 2  # the good answer was kept
+
+
+def test_a_malformed_answer_planted_in_the_cache_is_dropped_and_asked_again(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    analyse_online(tmp_path, config, write_list(tmp_path))
+    with sqlite3.connect(tmp_path / "cache.sqlite") as db:
+        db.execute("UPDATE responses SET body = '[[[' ")
+    survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert any("malformed answer" in f.message for f in survey.findings)
+    [paper] = analyse_online(tmp_path, config, write_list(tmp_path)).papers
+    assert paper.resolved and len(handler.seen) == 2
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "soon"])
+def test_a_retry_after_that_is_no_number_of_seconds_falls_back_to_the_backoff(services, tmp_path, value):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [(429, {"Retry-After": value}, "slow down", 0), ok("openalex_search.json")]}
+    start = time.monotonic()
+    [paper] = analyse_online(tmp_path, config, write_list(tmp_path)).papers
+    assert paper.resolved and len(handler.seen) == 2
+    assert time.monotonic() - start < 3
+
+
+def many_snippets(tmp_path, count):
+    """``count`` different snippets, none of which merges with another."""
+    paragraphs = [f"Snippet number {i} studies " + " ".join(f"topic{i}x{j}" for j in range(30)) + "…" for i in range(count)]
+    path = tmp_path / "many.txt"
+    path.write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
+    return path
+
+
+def skip_findings(survey):
+    return [f for f in survey.findings if f.check == "resolver-error" and "skipped for the rest of the run" in f.message]
+
+
+def test_a_long_retry_after_skips_the_service_for_the_rest_of_the_run_with_one_finding(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [(429, {"Retry-After": "3600"}, "come back in an hour", 0)]}
+    start = time.monotonic()
+    survey = analyse_online(tmp_path, config, many_snippets(tmp_path, 20))
+    assert time.monotonic() - start < 5
+    assert len(handler.seen) == 1
+    [finding] = skip_findings(survey)
+    assert "it asked to wait 3600 s (HTTP 429)" in finding.message and "20 entries were not looked up" in finding.message
+    assert cached_urls(tmp_path) == []
+
+
+def test_repeated_server_errors_skip_the_service_after_three_failures(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [(503, {}, "down for maintenance", 0)]}
+    survey = analyse_online(tmp_path, config, many_snippets(tmp_path, 10))
+    assert len(handler.seen) == 3 * 2  # three entries, two attempts each, then no more
+    [finding] = skip_findings(survey)
+    assert "3 failures in a row, the last: HTTP 503 after 2 attempts" in finding.message
+    assert "7 entries were not looked up" in finding.message
+    assert len([f for f in survey.findings if f.check == "resolver-error"]) == 3 + 1
+
+
+def test_a_success_resets_the_count_of_failures_in_a_row(services, tmp_path):
+    handler, config = services
+    failure = (503, {}, "busy", 0)
+    handler.routes = {"/openalex/works?search=": [failure] * 4 + [ok("openalex_search.json"), failure]}
+    survey = analyse_online(tmp_path, config, many_snippets(tmp_path, 5))
+    # Two failures, an answer, two failures: never three in a row, so the fifth entry is still asked.
+    assert len(handler.seen) == 2 + 2 + 1 + 2 + 2
+    assert skip_findings(survey) == []
+
+
+def test_a_refusing_service_is_given_up_at_once_not_retried_for_every_entry(tmp_path):
+    base = f"http://127.0.0.1:{refusing_port()}"
+    config = write_config(tmp_path, base, retries=3, backoff=1, timeout=10)
+    start = time.monotonic()
+    survey = analyse_online(tmp_path, config, many_snippets(tmp_path, 50))
+    assert time.monotonic() - start < 5  # before: 7 s of backoff per entry
+    [finding] = skip_findings(survey)
+    assert finding.message.startswith("openalex gave no usable answer: skipped for the rest of the run "
+                                      "(3 failures in a row, the last: no answer (connection refused)); 47 entries")
+
+
+def test_the_run_budget_ends_all_lookups_and_says_so(services, tmp_path):
+    handler, config = services
+    write_config(tmp_path, handler.base, budget=1, timeout=5)
+    handler.routes = {"/openalex/works?search=": [(200, {}, '{"results": []}', 0.4)]}
+    start = time.monotonic()
+    survey = analyse_online(tmp_path, config, many_snippets(tmp_path, 20))
+    assert time.monotonic() - start < 3
+    [finding] = skip_findings(survey)
+    assert "the run's time budget of 1 s is spent" in finding.message
+    assert 2 <= len(handler.seen) <= 4
+
+
+def test_a_trickling_answer_is_cut_at_the_request_deadline(services, tmp_path):
+    handler, config = services
+    write_config(tmp_path, handler.base, timeout=1, retries=0)
+    answer = b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n" + b'{"results": []}'
+    handler.routes = {"/openalex/works?search=": [(200, {}, trickle(answer, every=0.05), 0)]}
+    start = time.monotonic()
+    survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    elapsed = time.monotonic() - start
+    assert 0.9 <= elapsed < 2  # one byte every 50 ms never trips a socket timeout; the deadline does
+    assert any("no answer within 1 s" in f.message for f in survey.findings)
+
+
+@pytest.mark.parametrize("declare_length", [True, False])
+def test_a_200_mb_answer_is_refused_without_being_read_whole_or_cached(services, tmp_path, declare_length):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [(200, {}, stream(200_000_000, declare_length), 0)]}
+    start = time.monotonic()
+    survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert time.monotonic() - start < 5
+    [finding] = [f for f in survey.findings if f.check == "resolver-error"]
+    assert "larger than the limit of 4,000,000" in finding.message
+    assert cached_urls(tmp_path) == []
+
+
+def test_a_redirect_to_another_host_is_refused_and_not_cached(services, tmp_path):
+    handler, config = services
+
+    class WrongPaper(FakeServices):
+        routes = {"/": [ok("openalex_search.json")]}
+        seen = []
+
+    with serve(WrongPaper) as elsewhere:
+        handler.routes = {"/openalex/works?search=": [(302, {"Location": f"{elsewhere}/works?search=x"}, "", 0)]}
+        survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert not survey.papers[0].resolved and WrongPaper.seen == []
+    assert any("another host; not followed" in f.message for f in survey.findings)
+    assert cached_urls(tmp_path) == []
+
+
+def test_a_redirect_to_an_address_that_cannot_be_sent_is_a_finding(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [(302, {"Location": "/openalex/w\u00f6rks"}, "", 0)]}
+    survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert any("not a valid address" in f.message for f in survey.findings)
+
+
+def test_a_redirect_within_the_service_is_followed(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [(301, {"Location": "/openalex/v2/works"}, "", 0)],
+                      "/openalex/v2/works": [ok("openalex_search.json")]}
+    [paper] = analyse_online(tmp_path, config, write_list(tmp_path)).papers
+    assert paper.resolved and handler.seen[-1] == "/openalex/v2/works"
+
+
+@pytest.mark.parametrize("setting, message", [
+    ('timeout = "abc"', "[online] timeout must be a number of seconds above 0, not 'abc' (timeout = 10)"),
+    ("retries = -1", "[online] retries must be a whole number from 0 to 20, not -1 (retries = 3)"),
+    ('contact = "me@example.org\\r\\nX-Injected: 1"', "[online] contact must be one line of printable ASCII text"),
+    ('contact = "张伟 <zw@example.org>"', "[online] contact must be one line of printable ASCII text"),
+    ("budget = nan", "[online] budget must be a number of seconds above 0, not nan"),
+    ('openalex_url = "file:///etc/passwd"', "[online] openalex_url must be an http:// or https:// address"),
+    ('services = "openalex"', "[online] services must be a list of service names"),
+])
+def test_a_wrong_typed_online_setting_is_one_line_with_file_line_and_hint(tmp_path, setting, message):
+    (tmp_path / "surveytool.toml").write_text(f"# settings\n[online]\nmin_interval = 0\n{setting}\n")
+    write_list(tmp_path)
+    result = run_cli("resolve", "list.txt", "--online", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"surveytool.toml:4: error: {message}") and len(result.stderr.splitlines()) == 1
+
+
+def openalex_answer(*works):
+    return (200, {"Content-Type": "application/json"}, json.dumps({"results": list(works)}), 0)
+
+
+def test_an_answer_that_echoes_the_snippet_opening_is_not_taken_as_the_paper(services, tmp_path):
+    handler, config = services
+    echo = {"title": "Whatever You Asked", "type": "article",
+            "abstract_inverted_index": {word: [i] for i, word in enumerate(SNIPPET.split()[:16])}}
+    handler.routes = {"/openalex/works?search=": [openalex_answer(echo)]}
+    [paper] = analyse_online(tmp_path, config, write_list(tmp_path)).papers
+    assert not paper.resolved
+
+
+def test_a_truncated_title_is_not_resolved_to_the_lone_result_that_starts_with_it(services, tmp_path):
+    handler, config = services
+    lone = {"title": "Attention Is All You in Speech Separation", "type": "article", "publication_year": 2021,
+            "authorships": [{"author": {"display_name": "Cem Subakan"}}]}
+    handler.routes = {"/openalex/works?search=": [openalex_answer(lone)]}
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"Related papers: Attention Is All You…\n\n{SNIPPET}\n", encoding="utf-8")
+    survey = analyse_online(tmp_path, config, listing)
+    anchors = [p for p in survey.papers if p.title and p.title.startswith("Attention")]
+    assert anchors and not any(p.resolved for p in anchors)
+
+
+def test_line_breaks_in_an_online_title_become_single_spaces(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/crossref/works/10.1145": [crossref_with(title=["Efficient large-scale language model\n\n training "
+                                                                       "on GPU clusters\r\nusing megatron-LM"])]}
+    [paper] = analyse_online(tmp_path, config, write_ids(tmp_path, "10.1145/3458817.3476209")).papers
+    assert paper.title == "Efficient large-scale language model training on GPU clusters using megatron-LM"
+
+
+@pytest.mark.parametrize("setting, message", [
+    ('thin = "x"', "[check] thin must be a whole number of papers, 0 or more, not 'x' (thin = 2)"),
+    ("thin = true", "[check] thin must be a whole number of papers, 0 or more, not True (thin = 2)"),
+    ('disable = "thin-section"', "[check] disable must be a list of check names, not 'thin-section' "
+                                 '(disable = ["thin-section"])'),
+])
+def test_a_wrong_typed_check_setting_is_one_line_with_file_line_and_hint(tmp_path, setting, message):
+    (tmp_path / "surveytool.toml").write_text(f"[check]\n{setting}\n")
+    write_list(tmp_path)
+    result = run_cli("check", "list.txt", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr == f"surveytool.toml:2: error: {message}\n"
+
+
+@pytest.mark.parametrize("content", [b"not a database at all" * 100, None])
+def test_an_unusable_answer_cache_is_one_line_and_exit_2(tmp_path, content):
+    cache = tmp_path / "c.sqlite"
+    if content is None:
+        cache.mkdir()
+    else:
+        cache.write_bytes(content)
+    (tmp_path / "surveytool.toml").write_text("[online]\nopenalex_url = 'http://127.0.0.1:9'\n")
+    write_list(tmp_path)
+    result = run_cli("resolve", "list.txt", "--online", "--cache", "c.sqlite", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("c.sqlite: error: cannot use the online answer cache") and len(result.stderr.splitlines()) == 1

@@ -3,7 +3,7 @@ from pathlib import Path
 from conftest import DATA
 from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.pipeline import Options, analyse, load_resolvers
-from surveytool.resolve import CatalogResolver, resolve_papers
+from surveytool.resolve import ACCEPT, REPORT, CatalogResolver, resolve_papers, score_match
 
 
 def snippet(text, origin=Origin.SNIPPET, truncated=True, **fields):
@@ -84,10 +84,10 @@ def test_too_short_a_title_prefix_is_not_matched():
 
 
 def test_two_equally_good_candidates_are_ambiguous_and_neither_is_taken():
-    twin = dict(title="Same Title of Two Papers Here", abstract="w " * 5)
+    twin = dict(title="Same Title of Two Papers Here Too", abstract="w " * 5)
     a = Paper(Origin.BIBTEX, (SourceLocation("c.bib", 1),), frozen_mapping({**twin, "author": "A B"}), key="a")
     b = Paper(Origin.BIBTEX, (SourceLocation("c.bib", 5),), frozen_mapping({**twin, "author": "C D"}), key="b")
-    query = snippet("", Origin.ANCHOR, title="Same Title of Two Papers")
+    query = snippet("", Origin.ANCHOR, title="Same Title of Two Papers Here")
     [result], [finding] = resolve_papers([query], [CatalogResolver([a, b])])
     assert result.resolution is None and finding.check == "ambiguous-match"
     assert "a (" in finding.message and "b (" in finding.message
@@ -102,3 +102,41 @@ def test_papers_absent_from_the_catalog_are_never_matched_to_a_catalog_paper(tmp
     survey = analyse(Options(sources=(listing,)))
     assert len(survey.papers) == len(rows)
     assert not [p.resolution for p in survey.papers if p.resolution is not None]
+
+
+def found(title, **fields):
+    return Paper(Origin.IDENTIFIER, (SourceLocation("online", 0),), frozen_mapping({"title": title, **fields}), key=title[:20])
+
+
+def test_an_abstract_that_only_echoes_the_snippet_opening_without_authors_or_year_is_not_taken():
+    text = ("Mixture of experts layers route each token to a few experts, so that the parameter count grows without "
+            "the compute per token; we show that the routing collapses unless the load is balanced across experts by "
+            "an auxiliary loss and the capacity…")
+    echo = found("Some Paper", abstract=" ".join(text.split()[:16]))
+    score, _ = score_match(snippet(text), echo)
+    assert REPORT <= score < ACCEPT
+    [result], [finding] = resolve_papers([snippet(text)], [CatalogResolver([echo])])
+    assert result.resolution is None and finding.check == "unresolved-entry" and "Some Paper" in finding.hint
+
+
+def test_the_same_abstract_opening_from_a_record_with_authors_and_year_that_covers_the_snippet_is_taken():
+    text = " ".join(f"word{i}" for i in range(20)) + "…"
+    record = found("A Real Paper", abstract=" ".join(f"word{i}" for i in range(120)), author="Kim, Ana", year="2021")
+    assert score_match(snippet(text), record) == (1.0, "abstract")
+    without_data = found("A Real Paper", abstract=" ".join(f"word{i}" for i in range(120)))
+    assert score_match(snippet(text), without_data)[0] < ACCEPT
+
+
+def test_a_short_title_prefix_does_not_resolve_to_the_one_candidate_that_starts_with_it():
+    anchor = snippet("", Origin.ANCHOR, title="Attention Is All You")
+    other = found("Attention Is All You in Speech Separation", author="Subakan, Cem", year="2021")
+    [result], [finding] = resolve_papers([anchor], [CatalogResolver([other])])
+    assert result.resolution is None and finding.check == "unresolved-entry"
+    assert score_match(anchor, other)[0] < ACCEPT
+
+
+def test_a_short_title_prefix_confirmed_by_the_year_is_taken():
+    anchor = snippet("", Origin.ANCHOR, title="Attention Is All You", year="2021")
+    other = found("Attention Is All You in Speech Separation", author="Subakan, Cem", year="2021")
+    [result], findings = resolve_papers([anchor], [CatalogResolver([other])])
+    assert result.resolution.method == "title-prefix" and not findings
