@@ -9,6 +9,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from .errors import OutputError
+from .staletemp import temporary_prefix
 
 
 def write_atomically(path: Path, text: str | Iterable[str]) -> None:
@@ -48,7 +49,7 @@ class StagedFiles:
         """A new empty temporary file for ``path``, to be filled with ``fill_reserved``."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name), suffix=".tmp")
             os.close(handle)
         except OSError as error:
             raise _cannot_write(path, error) from None
