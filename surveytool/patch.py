@@ -37,6 +37,7 @@ from .merge import identities
 from .models import Finding, Paper, Taxonomy
 from .pipeline import Options, catalog_paths, finding_order, options_taxonomy
 from .resources import default_taxonomy
+from .sealed import MAX_CACHE_FILE, Unusable, read_regular
 from .snapshot import EntryRecord, OutputSpans, Snapshot, SourceLayout, claims_of, content_digest, load_snapshot
 from .tagging import tag_papers
 
@@ -83,9 +84,10 @@ def patch_last_build(options: Options, bib_path: Path, json_path: Path, dialect:
         return None
     try:
         lock_text = read_lock_text(options.lock_file)
-        old_bib, old_json = bib_path.read_bytes(), json_path.read_bytes()
-    except (OSError, SurveyToolError):
-        return None  # the build in full says what is wrong
+        # Regular files only: a link to /dev/zero would never end.
+        old_bib, old_json = read_regular(bib_path, MAX_CACHE_FILE, True), read_regular(json_path, MAX_CACHE_FILE, True)
+    except (OSError, SurveyToolError, Unusable):
+        return None  # the build in full says what is wrong, or replaces them
     if (content_digest(old_bib), content_digest(old_json)) != snapshot.written:
         return None  # changed since the last build wrote them
     if environment_digest(options, dialect, lock_text) != snapshot.environment:

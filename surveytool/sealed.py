@@ -114,11 +114,11 @@ def read_regular(path: Path, limit: int, follow: bool = False) -> bytes:
         if status.st_size > limit:
             raise Unusable(f"is larger than {limit} bytes")
         try:
-            data = stream.read(limit + 1)
+            data = stream.read(status.st_size + 1)
         except OSError as error:
             raise Unusable(f"cannot be read ({error.strerror})") from None
-    if len(data) > limit:
-        raise Unusable(f"is larger than {limit} bytes")
+    if len(data) > status.st_size:
+        raise Unusable("grew while it was read")
     return data
 
 

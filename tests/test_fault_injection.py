@@ -593,3 +593,17 @@ def test_a_keyword_weight_that_is_not_a_finite_number_is_refused(tmp_path: Path,
         build(Options(taxonomy=taxonomy), tmp_path / "out")
     assert raised.value.path == str(taxonomy) and raised.value.line == 5
     assert not (tmp_path / "out" / "entries.json").exists()
+
+
+@pytest.mark.parametrize("name", ["references.bib", "entries.json"])
+def test_an_output_turned_into_a_link_to_dev_zero_is_replaced_by_the_next_build(tmp_path: Path, name: str):
+    source, out = tmp_path / "library.bib", tmp_path / "out"
+    source.write_bytes(library().encode("utf-8"))
+    build_in(source, out)
+    written = outputs(out)
+    (out / name).unlink()
+    (out / name).symlink_to("/dev/zero")
+    source.write_text(source.read_text(encoding="utf-8").replace("part 5}", "part five}"), encoding="utf-8", newline="")
+    build_in(source, out)
+    assert not (out / name).is_symlink()
+    assert b"part five" in (out / name).read_bytes() and written[name] != (out / name).read_bytes()
