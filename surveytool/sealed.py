@@ -5,7 +5,8 @@ nothing in it is trusted. A cache file is a header and a ``marshal`` payload
 of plain values. The header holds the payload's length and HMAC-SHA256, and a digest of itself, under a key only this user holds: 32 random
 bytes kept outside every out folder (``$XDG_CACHE_HOME/surveytool/cache-key``).
 A planted file fails the header's digest after 80 bytes read; a truncated,
-flipped or edited one fails the payload's. Only then is the payload
+flipped or edited one fails the payload's, or its length. The file's name is
+sealed too: one moved to another name is refused. Only then is the payload
 unmarshalled, so marshal (not safe on crafted input) only ever reads what this
 user's surveytool wrote. Without a key no cache is read or written.
 
@@ -24,7 +25,7 @@ import stat
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .staletemp import temporary_prefix
 
@@ -95,9 +96,20 @@ def read_regular(path: Path, limit: int, follow: bool = False) -> bytes:
 
     Without ``follow``, a symbolic link is refused rather than followed.
     """
+    stream, size = _open_regular(path, follow)
+    with stream:
+        if size > limit:
+            raise Unusable(f"is larger than {limit} bytes")
+        return _read_exactly(stream, size)
+
+
+def _open_regular(path: Path, follow: bool) -> tuple[BinaryIO, int]:
+    """The file opened for reading, and its size; a FIFO or device is refused before it is read (it could block or never end)."""
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
     if not follow:
         flags |= getattr(os, "O_NOFOLLOW", 0)
+        if not hasattr(os, "O_NOFOLLOW") and _is_link(path):
+            raise Unusable("is a symbolic link")
     try:
         handle = os.open(path, flags)
     except FileNotFoundError:
@@ -110,14 +122,15 @@ def read_regular(path: Path, limit: int, follow: bool = False) -> bytes:
     if not stat.S_ISREG(status.st_mode):
         os.close(handle)
         raise Unusable("is not a regular file")
-    with os.fdopen(handle, "rb") as stream:
-        if status.st_size > limit:
-            raise Unusable(f"is larger than {limit} bytes")
-        try:
-            data = stream.read(status.st_size + 1)
-        except OSError as error:
-            raise Unusable(f"cannot be read ({error.strerror})") from None
-    if len(data) > status.st_size:
+    return os.fdopen(handle, "rb"), status.st_size
+
+
+def _read_exactly(stream: BinaryIO, size: int) -> bytes:
+    try:
+        data = stream.read(size + 1)
+    except OSError as error:
+        raise Unusable(f"cannot be read ({error.strerror})") from None
+    if len(data) > size:
         raise Unusable("grew while it was read")
     return data
 
@@ -129,21 +142,33 @@ def _is_link(path: Path) -> bool:
         return False
 
 
-def seal(value: Any, key: bytes) -> bytes:
-    """``value`` (plain data) as the bytes of a cache file."""
+def seal(value: Any, key: bytes, name: str) -> bytes:
+    """``value`` (plain data) as the bytes of the cache file ``name`` (a file moved to another name fails its seal)."""
     payload = marshal.dumps(value)
     head = _MAGIC + len(payload).to_bytes(8, "little") + _mac(payload, key)
-    return head + _mac(head, key) + payload
+    return head + _mac(_named(head, name), key) + payload
 
 
-def unseal(data: bytes, key: bytes) -> Any:
-    """The value ``seal`` made into ``data``; raises Unusable for anything this key did not seal."""
-    head, check = data[: _HEADER - _DIGEST], data[_HEADER - _DIGEST : _HEADER]
-    if len(data) < _HEADER or not head.startswith(_MAGIC) or not hmac.compare_digest(check, _mac(head, key)):
-        raise Unusable("was not written by this user's surveytool, or was changed since")
-    payload = data[_HEADER:]
-    length = int.from_bytes(head[len(_MAGIC) : len(_MAGIC) + 8], "little")
-    if len(payload) != length or not hmac.compare_digest(head[len(_MAGIC) + 8 :], _mac(payload, key)):
+def read_sealed(path: Path) -> Any:
+    """The value sealed in the cache file ``path``; FileNotFoundError if there is none, Unusable if it cannot be trusted.
+
+    The header is checked first: a file this user's surveytool did not write is refused after reading 80 bytes.
+    """
+    key = cache_key()
+    stream, size = _open_regular(path, follow=False)
+    with stream:
+        head = stream.read(_HEADER)
+        if (
+            len(head) < _HEADER
+            or not head.startswith(_MAGIC)
+            or not hmac.compare_digest(head[-_DIGEST:], _mac(_named(head[:-_DIGEST], path.name), key))
+        ):
+            raise Unusable("was not written by this user's surveytool, or was changed since")
+        length = int.from_bytes(head[len(_MAGIC) : len(_MAGIC) + 8], "little")
+        if size != _HEADER + length or size > MAX_CACHE_FILE:
+            raise Unusable("fails its checksum (truncated or changed since it was written)")
+        payload = _read_exactly(stream, length)
+    if len(payload) != length or not hmac.compare_digest(head[len(_MAGIC) + 8 : -_DIGEST], _mac(payload, key)):
         raise Unusable("fails its checksum (truncated or changed since it was written)")
     try:
         return marshal.loads(payload)
@@ -151,13 +176,12 @@ def unseal(data: bytes, key: bytes) -> Any:
         raise Unusable("cannot be decoded") from None
 
 
+def _named(head: bytes, name: str) -> bytes:
+    return name.encode("utf-8", "surrogateescape") + b"\0" + head
+
+
 def _mac(data: bytes, key: bytes) -> bytes:
     return hmac.digest(key, data, "sha256")
-
-
-def read_sealed(path: Path) -> Any:
-    """The value sealed in the cache file ``path``; FileNotFoundError if there is none, Unusable if it cannot be trusted."""
-    return unseal(read_regular(path, MAX_CACHE_FILE), cache_key())
 
 
 def prepare_folder(folder: Path) -> None:
@@ -207,6 +231,6 @@ def write_replacing(path: Path, data: bytes) -> None:
 
 def write_sealed(folder: Path, name: str, value: Any) -> None:
     """Seal ``value`` into ``folder/name``, whole or not at all; raises Unusable or OSError when it cannot be."""
-    data = seal(value, cache_key())
+    data = seal(value, cache_key(), name)
     prepare_folder(folder)
     write_replacing(folder / name, data)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import marshal
 import os
 import pickle
+import random
 import shutil
 import signal
 import stat
@@ -132,6 +133,12 @@ class RunsACommand:
         return (os.system, (f"touch {self.marker}",))
 
 
+def another_files_seal(path: Path, outside: Path) -> None:
+    """A sound file of this user's, moved over another name."""
+    other = next(p for p in path.parent.glob("*.marshal") if p != path)
+    shutil.copy(other, path)
+
+
 SPOILERS = [
     truncate,
     flip_a_byte,
@@ -140,6 +147,7 @@ SPOILERS = [
     link_out_of_the_folder,
     planted_pickle,
     planted_code,
+    another_files_seal,
 ]
 
 
@@ -174,6 +182,44 @@ def test_a_spoiled_cache_file_is_discarded_with_a_note_and_the_outputs_are_those
     assert {p.name: p.read_bytes() for p in outside.iterdir()} == kept_outside  # nothing written through a link
     assert stat.S_ISREG((out / CACHE_FOLDER / name).lstat().st_mode)  # written anew, as a file of its own
     assert cache_findings(build_in(source, out)) == []  # and trusted again
+
+
+def test_random_corruptions_of_the_cache_never_change_what_a_build_writes(tmp_path: Path):
+    # Seeded, so that a failure can be replayed: each round spoils one file and rebuilds another variant.
+    rng = random.Random(19)
+    source, out = tmp_path / "library.bib", tmp_path / "out"
+    text = library(20)
+    variants = [text, text.replace("part 5}", "part five}"), "@string{jt = {Journal of Things}}\r\n" + text]
+    expected = []
+    for index, variant in enumerate(variants):
+        source.write_text(variant, encoding="utf-8", newline="")
+        build_in(source, tmp_path / f"fresh{index}", reuse=False)
+        expected.append(outputs(tmp_path / f"fresh{index}"))
+    source.write_text(variants[0], encoding="utf-8", newline="")
+    build_in(source, out)
+    current = 0
+    for _ in range(30):
+        path = rng.choice(sorted((out / CACHE_FOLDER).glob("*.marshal")))
+        data = bytearray(path.read_bytes())
+        at = rng.randrange(len(data))
+        match rng.randrange(4):
+            case 0:
+                data[at] ^= 1 << rng.randrange(8)
+            case 1:
+                del data[at:]
+            case 2:
+                data[at:at] = rng.randbytes(rng.randrange(1, 64))
+            case _:
+                data[at : at + 16] = rng.randbytes(16)
+        path.write_bytes(bytes(data))
+        current = rng.choice([i for i in range(len(variants)) if i != current])
+        source.write_text(variants[current], encoding="utf-8", newline="")
+        result = build_in(source, out)
+        assert {k: v for k, v in outputs(out).items() if k != LOCK_FILE} == {
+            k: v for k, v in expected[current].items() if k != LOCK_FILE
+        }
+        # A file spoiled in a round that did not read it is reported when one does.
+        assert all(m.startswith(f"{out / CACHE_FOLDER}/") for m in cache_findings(result))
 
 
 def test_a_cache_another_user_wrote_is_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
