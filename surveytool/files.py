@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterable
@@ -79,4 +80,6 @@ class StagedFiles:
 
 
 def _cannot_write(path: Path, error: OSError) -> OutputError:
-    return OutputError(f"cannot be written ({error.strerror})", path=str(path), hint="check the output folder's permissions")
+    full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+    hint = "free some space on its disk, or choose another folder with --out" if full else "check the output folder's permissions"
+    return OutputError(f"cannot be written ({error.strerror})", path=str(path), hint=hint)
