@@ -25,7 +25,9 @@ FigureOpt = Annotated[bool, typer.Option("--figure/--no-figure", help="Include t
 TableOpt = Annotated[bool, typer.Option("--table/--no-table", help="Include the summary table (longtable).")]
 PlotOpt = Annotated[bool, typer.Option("--plot/--no-plot", help="Include the papers-per-year plot (pgfplots).")]
 LevelOpt = Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")]
-TemplatesOpt = Annotated[Path | None, typer.Option("--templates", help="Folder of templates overriding the bundled ones.")]
+# Not checked here: an unreadable folder is one line from render.make_environment, not a usage box.
+TemplatesOpt = Annotated[Path | None, typer.Option("--templates", readable=False,
+                                                   help="Folder of templates overriding the bundled ones.")]
 DialectOpt = Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
 TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterable
@@ -9,6 +10,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from .errors import OutputError
+from .staletemp import temporary_prefix
 
 
 def write_atomically(path: Path, text: str | Iterable[str]) -> None:
@@ -48,7 +50,7 @@ class StagedFiles:
         """A new empty temporary file for ``path``, to be filled with ``fill_reserved``."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name), suffix=".tmp")
             os.close(handle)
         except OSError as error:
             raise _cannot_write(path, error) from None
@@ -78,4 +80,6 @@ class StagedFiles:
 
 
 def _cannot_write(path: Path, error: OSError) -> OutputError:
-    return OutputError(f"cannot be written ({error.strerror})", path=str(path), hint="check the output folder's permissions")
+    full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+    hint = "free some space on its disk, or choose another folder with --out" if full else "check the output folder's permissions"
+    return OutputError(f"cannot be written ({error.strerror})", path=str(path), hint=hint)

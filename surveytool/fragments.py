@@ -16,6 +16,7 @@ from jinja2 import nodes
 from jinja2.ext import Extension
 from jinja2.parser import Parser
 
+from .errors import TemplateError
 from .latex import LatexMarkup
 from .memo import Memo, digest_text
 
@@ -70,5 +71,12 @@ def _plain(key: Any) -> Any:
 def templates_digest(environment: Any) -> str:
     """A digest of every template the environment can load: what fragments depend on besides their keys."""
     loader = environment.loader
-    names = sorted(loader.list_templates())
-    return digest_text(*(part for name in names for part in (name, loader.get_source(environment, name)[0])))
+    parts: list[str] = []
+    for name in sorted(loader.list_templates()):
+        try:
+            parts.extend((name, loader.get_source(environment, name)[0]))
+        except (OSError, UnicodeDecodeError) as error:
+            problem = "is not UTF-8" if isinstance(error, UnicodeDecodeError) else f"cannot be read ({error.strerror})"
+            raise TemplateError(f"template {problem}", path=getattr(error, "filename", None) or name,
+                                hint="check the files of the --templates folder") from None
+    return digest_text(*parts)

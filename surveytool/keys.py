@@ -17,6 +17,7 @@ from pathlib import Path
 from .errors import InputError
 from .merge import first_author_surname, identities, snippet_fingerprint
 from .models import Origin, Paper
+from .sealed import Unusable, read_regular
 from .textnorm import normalize, strip_truncation
 
 LOCK_VERSION = 1
@@ -116,15 +117,47 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None,
     return result, dict(sorted(pins.items()))
 
 
+#: Far more than a lock file of a million pins; a link to /dev/zero or a huge file is refused, not read.
+MAX_LOCK_FILE = 256 << 20
+_LOCK_HINT = "restore it from version control, or delete it to let keys be given anew"
+
+
+def read_lock_text(path: Path) -> str:
+    """The lock file's text; FileNotFoundError if there is none, InputError if it cannot be read."""
+    try:
+        data = read_regular(path, MAX_LOCK_FILE, follow=True)
+    except Unusable as problem:
+        raise InputError(f"key lock file {problem}", path=str(path), hint=_LOCK_HINT) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError("key lock file is not UTF-8", path=str(path), line=line, hint=_LOCK_HINT) from None
+
+
 def load_pins(path: Path) -> dict[str, str]:
-    if not path.exists():
+    """Identity -> pinned key, from the lock file at ``path`` (none if it does not exist)."""
+    try:
+        text = read_lock_text(path)
+    except FileNotFoundError:
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {str(k): str(v) for k, v in data.get("keys", {}).items()}
-    except (json.JSONDecodeError, AttributeError):
-        raise InputError("key lock file is not valid JSON", path=str(path),
-                         hint="restore it from version control, or delete it to let keys be given anew") from None
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"key lock file is not valid JSON: {error.msg}", path=str(path), line=error.lineno,
+                         hint=_LOCK_HINT) from None
+    except (ValueError, RecursionError):  # a number of thousands of digits, arrays nested thousands deep
+        raise InputError("key lock file holds a value too large or too deep to read", path=str(path),
+                         hint=_LOCK_HINT) from None
+    keys = data.get("keys", {}) if isinstance(data, dict) else None
+    if not isinstance(keys, dict):
+        raise InputError('key lock file has no "keys" object', path=str(path), hint=_LOCK_HINT)
+    for identity, key in keys.items():
+        if not isinstance(key, str):
+            line = text.count("\n", 0, max(text.find(_JSON_STRING(identity)), 0)) + 1
+            raise InputError(f"key lock file pins {_JSON_STRING(identity)} to {json.dumps(key)[:40]}, which is not a citation key",
+                             path=str(path), line=line, hint=_LOCK_HINT)
+    return keys
 
 
 # Encodes one string with json's C encoder; asking json.dumps for indentation switches to its

@@ -6,32 +6,31 @@ everything they depend on, and on saving keeps only what this run used, so an
 edited or deleted entry leaves nothing stale behind. A key never names a
 result computed from other input, so a hit is always right; what stays out of
 the keys (surveytool's own code, the versions of bibtexparser and pylatexenc)
-stamps the files, and a file with another stamp is ignored, as is one that
-cannot be read.
+stamps the files, and a file with another stamp is ignored.
 
-Values are plain data (str, int, float, bool, None, tuples, lists, dicts), stored
-with ``marshal``: it loads twice as fast as pickle here, and loading it runs no code.
+Values are plain data (str, int, float, bool, None, tuples, lists, dicts), kept
+in sealed files (``sealed.py``): ``marshal`` data that is unmarshalled only once
+a key this user holds shows that this user's surveytool wrote it, unchanged.
 The codecs below turn the records the memos hold into plain data and back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
-import os
 import sys
-import tempfile
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import __version__
 from .models import Finding, Origin, Paper, Role, Severity, SourceLocation, Tag, frozen_mapping
-
-if TYPE_CHECKING:
-    import jinja2
+from .sealed import Unusable, cache_key, prepare_folder, read_sealed, write_sealed
 
 CACHE_FOLDER = ".surveytool-cache"
+#: The check of the findings that say a cache file was not used: about this run only, never replayed.
+CACHE_CHECK = "build-cache"
 
 
 def digest_text(*parts: str) -> str:
@@ -97,12 +96,18 @@ class Memo:
 
 
 class BuildCache:
-    """The memos of one output folder. ``BuildCache(None)`` keeps nothing: every lookup misses."""
+    """The memos of one output folder. ``BuildCache(None)`` keeps nothing: every lookup misses.
+
+    Its files are sealed (``sealed.py``): one that cannot be trusted is not read, and ``discarded``
+    says why as info findings; its results are computed anew and the file written again.
+    """
 
     def __init__(self, folder: Path | None):
         self.folder = folder
+        self.discarded: list[Finding] = []
         self._memos: dict[str, Memo] = {}
         self._stamps: dict[str, str] = {}
+        self._unusable = False
 
     def memo(self, name: str, depends_on: str = "") -> Memo | None:
         """The memo ``name``; ``depends_on`` stamps it with what else its results depend on (a digest)."""
@@ -110,55 +115,69 @@ class BuildCache:
             return None
         if name not in self._memos:
             self._stamps[name] = stamp = code_stamp() + depends_on
-            self._memos[name] = Memo(self._load(self.folder / f"{name}.marshal", stamp))
+            stored = self.load(f"{name}.marshal", stamp)
+            self._memos[name] = Memo(stored if isinstance(stored, dict) else {})
         return self._memos[name]
 
-    def _load(self, path: Path, expected: str) -> dict[str, Any]:
+    def load(self, name: str, stamp: str) -> Any:
+        """The value kept in the file ``name`` under ``stamp``, or None (none, another stamp, or not to be trusted)."""
+        if self.folder is None or not self._usable():
+            return None
+        path = self.folder / name
         try:
-            stamp, stored = marshal.loads(path.read_bytes())
-        except (OSError, EOFError, ValueError, TypeError):
-            return {}
-        return stored if stamp == expected and isinstance(stored, dict) else {}
+            kept, value = read_sealed(path)
+        except FileNotFoundError:
+            return None
+        except (Unusable, ValueError, TypeError) as problem:
+            self._discard(path, str(problem) or "has another layout")
+            return None
+        return value if kept == stamp else None
+
+    def keep(self, name: str, stamp: str, value: Any) -> None:
+        """Write ``value`` under ``stamp`` into the file ``name``; one that cannot be written only makes the next run slower."""
+        if self.folder is None or not self._usable():
+            return
+        try:
+            write_sealed(self.folder, name, (stamp, value))
+        except Unusable as problem:
+            self._discard(self.folder, str(problem))
+        except OSError:
+            pass
+
+    def _usable(self) -> bool:
+        if self._unusable:
+            return False
+        assert self.folder is not None
+        try:
+            cache_key()
+            prepare_folder(self.folder)
+        except Unusable as problem:
+            self._unusable = True
+            self._discard(self.folder, str(problem))
+        return not self._unusable
+
+    def _discard(self, path: Path, reason: str) -> None:
+        self.discarded.append(Finding(CACHE_CHECK, Severity.INFO, f"{path}: {reason}; not used, the build does its work anew",
+                                      None, "nothing to do: the cache only makes rebuilds faster"))
 
     def save(self) -> None:
-        """Write the memos this run changed; a cache that cannot be written only makes the next run slower."""
+        """Write the memos this run changed."""
         if self.folder is None:
             return
-        for stale in self.folder.glob("template-*.cache"):  # compiled by other code
-            if not stale.name.endswith(f"-{code_stamp()[:16]}.cache"):
-                stale.unlink(missing_ok=True)
         for name, memo in self._memos.items():
-            if not memo.changed:
-                continue
-            data = marshal.dumps((self._stamps[name], memo.used()))
-            try:
-                self.folder.mkdir(parents=True, exist_ok=True)
-                ignore = self.folder / ".gitignore"
-                if not ignore.exists():
-                    ignore.write_text("# made by surveytool: its rebuild cache, safe to delete\n*\n", encoding="utf-8")
-                # A file of its own per writer: two builds into one folder never mix their halves.
-                handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=f".{name}.", suffix=".tmp")
-                with os.fdopen(handle, "wb") as stream:
-                    stream.write(data)
-                os.replace(temporary, self.folder / f"{name}.marshal")
-            except OSError:
-                pass
-
-    def bytecode_cache(self) -> jinja2.BytecodeCache | None:
-        """Where jinja2 keeps compiled templates; stamped like the memos, since the code sets up the environment."""
-        import jinja2  # only the LaTeX outputs need it
-
-        if self.folder is None:
-            return None
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            return None
-        return jinja2.FileSystemBytecodeCache(str(self.folder), f"template-%s-{code_stamp()[:16]}.cache")
+            if memo.changed:
+                self.keep(f"{name}.marshal", self._stamps[name], memo.used())
 
     def stats(self) -> dict[str, tuple[int, int]]:
         """Namespace -> (hits, misses) in this run."""
         return {name: (memo.hits, memo.misses) for name, memo in sorted(self._memos.items())}
+
+
+def forget_compiled_templates(folder: Path) -> None:
+    """Remove jinja2 bytecode files earlier versions left: compiled code is never loaded from an out folder."""
+    with contextlib.suppress(OSError):
+        for old in folder.glob("template-*.cache"):
+            old.unlink(missing_ok=True)
 
 
 # Codecs: records <-> plain data. Locations are stored as lines and moved on the way back,

@@ -17,7 +17,7 @@ from .forked import run_beside
 from .fragments import templates_digest
 from .keys import dump_pins
 from .latex import unencodable_chars
-from .memo import BuildCache
+from .memo import BuildCache, forget_compiled_templates
 from .models import Finding, Taxonomy
 from .patch import environment_digest, patch_last_build
 from .pipeline import (
@@ -29,6 +29,7 @@ from .pipeline import (
     analyse,
     analyse_traced,
     collector_paused,
+    finding_order,
     silent_stage,
     source_paths,
 )
@@ -37,12 +38,14 @@ from .render import LEVELS, make_environment, render_template
 from .snapshot import (
     DataFilesLayout,
     bibliography_layout,
+    content_digest,
     data_files_layout,
-    file_stamps,
+    file_digests,
     forget_snapshot,
     save_snapshot,
     take_snapshot,
 )
+from .staletemp import remove_stale_temporaries
 
 if TYPE_CHECKING:
     import jinja2
@@ -87,9 +90,8 @@ def _latex_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftO
                    memos: BuildCache | None = None) -> tuple[jinja2.Environment, dict[str, Any]]:
     env = make_environment(draft.templates)
     if memos is not None and memos.folder is not None:
-        # Paragraphs and table rows of the last build (fragments.py), and the templates compiled.
+        # Paragraphs and table rows of the last build (fragments.py).
         env.fragment_memo = memos.memo("fragments", depends_on=templates_digest(env))
-        env.bytecode_cache = memos.bytecode_cache()
     groups = view_groups(views, taxonomy)
     return env, {
         "title": taxonomy.title,
@@ -151,6 +153,7 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
         raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
     options = replace(options, lock_file=options.lock_file or out_dir / LOCK_FILE)
     memos = BuildCache(options.build_cache)
+    _remove_leftovers(options, out_dir, draft)
     notes: list[str] = []
     with collector_paused():
         patched = _build_patched(options, out_dir, draft, stage, memos, notes)
@@ -164,7 +167,7 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
     write_atomically(options.lock_file, lock_text)
     memos.save()
     if trace is not None:
-        stamps = file_stamps(out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json")
+        stamps = file_digests(out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json")
         snapshot = None if written is None else take_snapshot(
             survey, trace, [display for _, display in source_paths(options)], views, written, stamps,
             environment_digest(options, draft.dialect, lock_text))
@@ -173,8 +176,28 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
         else:
             save_snapshot(options.build_cache, snapshot)
     reused = {**survey.reused, **memos.stats()}
+    findings = _with_cache_findings(survey.findings, memos)
     return BuildResult(BuildSummary(len(survey.papers), sum(p.resolved for p in survey.papers), survey.section_counts(),
-                                    survey.findings, reused, survey.taxonomy), tuple(notes), replace(survey, reused=reused))
+                                    findings, reused, survey.taxonomy), tuple(notes),
+                       replace(survey, reused=reused, findings=findings))
+
+
+def _remove_leftovers(options: Options, out_dir: Path, draft: DraftOptions) -> None:
+    """Temporary files of this build's outputs that killed builds left, and compiled templates earlier versions kept."""
+    chapter = f"{draft.chapter_file}.tex"
+    remove_stale_temporaries(out_dir, [f"{draft.bibliography}.bib", chapter, f"{chapter}.bak", "main.tex", "main.tex.bak",
+                                       "entries.json"])
+    if options.lock_file is not None:
+        remove_stale_temporaries(options.lock_file.parent, [options.lock_file.name])
+    folder = options.build_cache
+    if folder is not None and folder.is_dir() and not folder.is_symlink():  # a link could lead out of the out folder
+        remove_stale_temporaries(folder)
+        forget_compiled_templates(folder)
+
+
+def _with_cache_findings(findings: Sequence[Finding], memos: BuildCache) -> tuple[Finding, ...]:
+    """The findings with those saying which cache files were not used, each once."""
+    return tuple(sorted(dict.fromkeys([*findings, *memos.discarded]), key=finding_order))
 
 
 def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: Stage, memos: BuildCache,
@@ -184,7 +207,7 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
         return None
     bib_path, records_path = out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json"
     with stage("reading"):
-        patched = patch_last_build(options, bib_path, records_path, draft.dialect)
+        patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos)
     if patched is None:
         return None
     lock_text = dump_pins(patched.pins)
@@ -194,11 +217,11 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
         def data_files() -> bool:
             fill_reserved(bib_file, patched.bibliography, bib_path)
             fill_reserved(records_file, patched.entries_json, records_path)
-            # Moving a file into place keeps its size and time: the snapshot can describe it already. Should
+            # The snapshot describes the files by their content, before they are moved into place. Should
             # the build stop before that, the files it describes are not there and the next build runs in full.
             save_snapshot(options.build_cache, replace(
                 patched.snapshot, environment=environment_digest(options, draft.dialect, lock_text),
-                written=file_stamps(Path(bib_file), Path(records_file))))
+                written=(content_digest(patched.bibliography), content_digest(patched.entries_json))))
             return True
 
         def chapter() -> None:
@@ -217,8 +240,8 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
     memos.save()
     views = patched.views
     reused = {"entries": (len(views) - patched.changed, patched.changed), **memos.stats()}
-    summary = BuildSummary(len(views), sum(v.resolved for v in views), Counter(v.primary for v in views), patched.findings,
-                           reused, patched.taxonomy)
+    summary = BuildSummary(len(views), sum(v.resolved for v in views), Counter(v.primary for v in views),
+                           _with_cache_findings(patched.findings, memos), reused, patched.taxonomy)
     return BuildResult(summary, tuple(notes), options=options)
 
 

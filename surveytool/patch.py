@@ -29,14 +29,16 @@ from .bibtex_io import ChunkRun
 from .changes import Move, changed_chunks, moved_line, moved_source
 from .chapter import PaperView, paper_view
 from .entries import entry_json
-from .keys import identity_of, load_pins
+from .errors import SurveyToolError
+from .keys import identity_of, load_pins, read_lock_text
 from .latex import unencodable_chars
-from .memo import digest_text, finding_from_plain, finding_to_plain
+from .memo import BuildCache, digest_text, finding_from_plain, finding_to_plain
 from .merge import identities
 from .models import Finding, Paper, Taxonomy
 from .pipeline import Options, catalog_paths, finding_order, options_taxonomy
 from .resources import default_taxonomy
-from .snapshot import EntryRecord, OutputSpans, Snapshot, SourceLayout, claims_of, file_stamps, load_snapshot
+from .sealed import MAX_CACHE_FILE, Unusable, read_regular
+from .snapshot import EntryRecord, OutputSpans, Snapshot, SourceLayout, claims_of, content_digest, load_snapshot
 from .tagging import tag_papers
 
 
@@ -70,20 +72,24 @@ def environment_digest(options: Options, dialect: str, lock_text: str) -> str:
                        *(text(path) for path in catalog_paths(options)), lock_text)
 
 
-def patch_last_build(options: Options, bib_path: Path, json_path: Path, dialect: str) -> Patched | None:
-    """The last build patched to the sources as they are now, or None when only a full build gives the right result."""
+def patch_last_build(options: Options, bib_path: Path, json_path: Path, dialect: str, memos: BuildCache) -> Patched | None:
+    """The last build patched to the sources as they are now, or None when only a full build gives the right result.
+
+    ``memos`` is the build cache of ``options``: it says why a snapshot it holds is not used.
+    """
     if options.build_cache is None or options.online or options.overrides or options.lock_file is None:
         return None
-    snapshot = load_snapshot(options.build_cache)
+    snapshot = load_snapshot(memos)
     if snapshot is None or not snapshot.records:
         return None
     try:
-        lock_text = options.lock_file.read_text(encoding="utf-8")
-        if file_stamps(bib_path, json_path) != snapshot.written:
-            return None  # changed since the last build wrote them
-        old_bib, old_json = bib_path.read_bytes(), json_path.read_bytes()
-    except (OSError, UnicodeDecodeError):
-        return None
+        lock_text = read_lock_text(options.lock_file)
+        # Regular files only: a link to /dev/zero would never end.
+        old_bib, old_json = read_regular(bib_path, MAX_CACHE_FILE, True), read_regular(json_path, MAX_CACHE_FILE, True)
+    except (OSError, SurveyToolError, Unusable):
+        return None  # the build in full says what is wrong, or replaces them
+    if (content_digest(old_bib), content_digest(old_json)) != snapshot.written:
+        return None  # changed since the last build wrote them
     if environment_digest(options, dialect, lock_text) != snapshot.environment:
         return None
     changes = changed_chunks(options, snapshot.sources)

@@ -206,7 +206,8 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
         read.layouts, not any(f.check == "encoding" for f in read.findings),
         entry_facts(read.papers, list(zip(unkeyed, papers, strict=True)), identities, pins))
     papers = sorted(papers, key=lambda p: p.key)
-    findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=finding_order)
+    findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings, *memos.discarded],
+                      key=finding_order)
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, memos.stats()), trace
 
 

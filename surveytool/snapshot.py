@@ -10,15 +10,13 @@ Written beside the memos (``memo.py``) after a build whose sources are all
   can be cut and spliced without being formatted again;
 - its chapter view, and the characters of its .bib text that LaTeX has no spelling for.
 
-Records are plain tuples: marshal loads 16k of them in a few hundredths of a second.
+Records are plain tuples: a sealed file (``sealed.py``) loads 16k of them in a few hundredths of a second.
 """
 
 from __future__ import annotations
 
 import contextlib
-import marshal
-import os
-import tempfile
+import hashlib
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .bibtex_io import ChunkLayout
-from .memo import code_stamp, finding_to_plain
+from .memo import CACHE_CHECK, BuildCache, code_stamp, finding_to_plain
 from .models import Finding, Origin, Paper, SourceLocation
 
 if TYPE_CHECKING:
@@ -65,7 +63,7 @@ class Snapshot:
     findings: tuple[tuple[str, tuple], ...]  # (digest of the chunk it is about or "", finding as plain data)
     bib_head: int  # bytes of the .bib before its first entry (kept blocks)
     head_unencodable: tuple[str, ...]
-    written: tuple[tuple[int, int], ...]  # size and modification time (ns) of the .bib and entries.json written
+    written: tuple[str, ...]  # content digests of the .bib and entries.json written (content_digest)
 
 
 class DataFilesLayout(NamedTuple):
@@ -81,16 +79,17 @@ class DataFilesLayout(NamedTuple):
     head_unencodable: tuple[str, ...]
 
 
-def file_stamps(*paths: Path) -> tuple[tuple[int, int], ...]:
-    """Size and modification time of each file: a patch starts only from the files as the last build wrote them."""
-    stamps = []
-    for path in paths:
-        try:
-            status = path.stat()
-        except OSError:
-            return ()
-        stamps.append((status.st_size, status.st_mtime_ns))
-    return tuple(stamps)
+def content_digest(data: bytes) -> str:
+    """What a patch compares an output with: a hand edit that keeps a file's size and time still changes it."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_digests(*paths: Path) -> tuple[str, ...]:
+    """The ``content_digest`` of each file, or () if one cannot be read."""
+    try:
+        return tuple(content_digest(path.read_bytes()) for path in paths)
+    except OSError:
+        return ()
 
 
 def bibliography_layout(pieces: Sequence[str], entries: int, unencodable: Sequence[str]) -> tuple | None:
@@ -153,7 +152,7 @@ def entry_facts(read: Sequence[Paper], keyed: Sequence[tuple[Paper, Paper]], ide
 
 
 def take_snapshot(survey: Survey, trace: Trace, displays: Sequence[str], views: Sequence[PaperView],
-                  written: DataFilesLayout, stamps: tuple[tuple[int, int], ...], environment: str) -> Snapshot | None:
+                  written: DataFilesLayout, stamps: tuple[str, ...], environment: str) -> Snapshot | None:
     """The snapshot of a build in full, or None when its sources are not all .bib files read with a memo."""
     layouts = source_layouts(displays, trace.layouts)
     if layouts is None or not trace.readable:
@@ -165,7 +164,8 @@ def take_snapshot(survey: Survey, trace: Trace, displays: Sequence[str], views: 
         records.append(EntryRecord(paper.key, chunk_of(by_display, paper), facts.identities, facts.claims,
                                    written.bib_lengths[index], written.json_lengths[index], tuple(views[index]),
                                    written.unencodable[index]))
-    return Snapshot(environment, layouts, tuple(records), findings_plain(by_display, survey.findings),
+    findings = [f for f in survey.findings if f.check != CACHE_CHECK]
+    return Snapshot(environment, layouts, tuple(records), findings_plain(by_display, findings),
                     written.bib_head, written.head_unencodable, stamps)
 
 
@@ -214,36 +214,29 @@ def findings_plain(layouts: dict[str, SourceLayout], findings: Iterable[Finding]
 
 def save_snapshot(folder: Path, snapshot: Snapshot) -> None:
     """Written whole or not at all; a snapshot that cannot be written only makes the next rebuild slower."""
-    data = marshal.dumps((code_stamp(), (snapshot.environment, tuple(tuple(s) for s in snapshot.sources),
-                                         tuple(tuple(r) for r in snapshot.records), snapshot.findings,
-                                         snapshot.bib_head, snapshot.head_unencodable, snapshot.written)))
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".snapshot.", suffix=".tmp")
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, folder / SNAPSHOT_FILE)
-    except OSError:
-        pass
+    BuildCache(folder).keep(SNAPSHOT_FILE, code_stamp(), (
+        snapshot.environment, tuple(tuple(s) for s in snapshot.sources), tuple(tuple(r) for r in snapshot.records),
+        snapshot.findings, snapshot.bib_head, snapshot.head_unencodable, snapshot.written))
 
 
-def load_snapshot(folder: Path) -> Snapshot | None:
-    """The last build's snapshot, or None (none, unreadable, or written by other code)."""
+def load_snapshot(memos: BuildCache) -> Snapshot | None:
+    """The last build's snapshot in the folder of ``memos``, or None (none, not to be trusted, or written by other code)."""
+    data = memos.load(SNAPSHOT_FILE, code_stamp())
+    if data is None:
+        return None
     try:
-        stamp, data = marshal.loads((folder / SNAPSHOT_FILE).read_bytes())
-        if stamp != code_stamp():
-            return None
         environment, sources, records, findings, bib_head, head_unencodable, written = data
         return Snapshot(environment, tuple(SourceLayout(*s) for s in sources), tuple(EntryRecord(*r) for r in records),
                         findings, bib_head, head_unencodable, written)
-    except (OSError, EOFError, ValueError, TypeError):
+    except (ValueError, TypeError):
         return None
 
 
 def forget_snapshot(folder: Path) -> None:
     """Removed when a build cannot leave one: a stale snapshot must never be patched."""
     with contextlib.suppress(OSError):
-        (folder / SNAPSHOT_FILE).unlink()
+        if not folder.is_symlink():  # a link could lead out of the out folder
+            (folder / SNAPSHOT_FILE).unlink()
 
 
 class OutputSpans:

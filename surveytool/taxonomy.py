@@ -119,8 +119,9 @@ class _Validator:
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
             self.fail("aliases must be a list of strings", self.line_of("sections", index, "aliases"), 'write aliases = ["MoE", "mixture of experts"]')
         keywords = raw.get("keywords", {})
-        if not isinstance(keywords, dict) or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in keywords.values()):
-            self.fail("keywords must map phrases to numeric weights", self.line_of("sections", index, "keywords"), '"pipeline parallel*" = 5')
+        if not isinstance(keywords, dict) or not all(_finite_number(w) for w in keywords.values()):
+            self.fail(f"keywords must map phrases to numeric weights from -{MAX_WEIGHT:.0f} to {MAX_WEIGHT:.0f}",
+                      self.line_of("sections", index, "keywords"), '"pipeline parallel*" = 5')
         return Section(
             section_id, title, str(raw.get("parent", "")), str(raw.get("description", "")).strip(),
             tuple(aliases), frozen_mapping({str(k): float(v) for k, v in keywords.items()}),
@@ -193,3 +194,14 @@ def suggest_section(raw: str, taxonomy: Taxonomy) -> str | None:
     lookup = section_lookup(taxonomy)
     close = difflib.get_close_matches(normalize(raw), list(lookup), n=1, cutoff=0.6)
     return lookup[close[0]] if close else None
+
+
+#: Scores add weights up: bounded weights keep every score a finite number that entries.json can hold.
+MAX_WEIGHT = 1e6
+
+
+def _finite_number(value: Any) -> bool:
+    """A weight a score can be made of: a number, not a boolean, nan or an infinity, and bounded."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return -MAX_WEIGHT <= value <= MAX_WEIGHT  # false for nan
