@@ -6,6 +6,9 @@ Nothing here prints; the CLI presents what these functions return.
 from __future__ import annotations
 
 import gc
+import marshal
+import os
+import tempfile
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -16,7 +19,8 @@ from typing import Protocol
 from . import __version__
 from .bibtex_io import ChunkLayout
 from .keys import assign_keys, load_pins
-from .memo import BuildCache
+from .learned_tagger import Exemplar, user_exemplars
+from .memo import BuildCache, code_stamp
 from .merge import IdentityCache, merge_duplicates
 from .models import Finding, Paper, RawBlock, Severity, Taxonomy
 from .overrides import apply_overrides, load_overrides
@@ -174,7 +178,9 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
     memos = BuildCache(options.build_cache)
     with stage("reading"):
         read = read_sources(source_paths(options), options.source_kind, options.tags_field, memos.memo("bibtex"))
-    tagger = Tagger(taxonomy)
+    exemplars = user_exemplars(read.papers, taxonomy)
+    remember_exemplars(options.build_cache, exemplars)
+    tagger = Tagger(taxonomy, exemplars)
     tag_memo = memos.memo("tags")
     identities = IdentityCache()  # shared by both merges and the keys
     # The entries as read are tagged in a forked child while duplicates merge and keys are assigned here.
@@ -198,7 +204,8 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
             overrides, lines = load_overrides(options.overrides)
             papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
         with stage("tagging"):
-            papers, tag_findings = tag_papers(papers, taxonomy, tagger, memo=tag_memo, ahead=ahead.result())
+            papers, tag_findings = tag_papers(papers, taxonomy, tagger, memo=tag_memo, ahead=ahead.result(),
+                                              threshold=tag_threshold(options.config))
     memos.save()
     trace = None if options.build_cache is None else Trace(
         read.layouts, not any(f.check == "encoding" for f in read.findings),
@@ -206,6 +213,49 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
     papers = sorted(papers, key=lambda p: p.key)
     findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings], key=finding_order)
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, memos.stats()), trace
+
+
+EXEMPLARS_FILE = "exemplars.marshal"
+
+
+def remember_exemplars(folder: Path | None, exemplars: Sequence[Exemplar]) -> None:
+    """Keep the user's tagged entries the tagger learned from, for a patched rebuild to learn the same.
+
+    A file of its own beside the memos: it is not a per-entry memo, and a patch only reads it.
+    """
+    if folder is None:
+        return
+    data = marshal.dumps((code_stamp(), [tuple(e) for e in exemplars]))
+    path = folder / EXEMPLARS_FILE
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".exemplars.", suffix=".tmp")
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        path.unlink(missing_ok=True)  # a patch then builds in full
+
+
+def stored_exemplars(folder: Path) -> tuple[Exemplar, ...] | None:
+    """The exemplars the last build in ``folder`` learned from (``remember_exemplars``); None if unknown."""
+    try:
+        stamp, stored = marshal.loads((folder / EXEMPLARS_FILE).read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    return tuple(Exemplar(*e) for e in stored) if stamp == code_stamp() else None
+
+
+def tag_threshold(config: Path | None) -> float:
+    """The [tag] threshold of the settings file, if any."""
+    from .config import load_tag_settings
+
+    return load_tag_settings(config).threshold
 
 
 def finding_order(finding: Finding) -> tuple:
