@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -55,7 +55,6 @@ _SUFFIXES = (
 BODY_WORDS = 60
 
 
-@lru_cache(maxsize=1 << 15)
 def stem(word: str) -> str:
     """A crude suffix stripper: ``parallelism``, ``parallelization``, ``parallel`` -> ``parallel``."""
     for suffix in _SUFFIXES:
@@ -64,28 +63,51 @@ def stem(word: str) -> str:
     return word
 
 
+_TOKENS: dict[str, str] = {}  # word -> its feature ("" for a stopword): words repeat across entries
+
+
+def _token(word: str) -> str:
+    token = _TOKENS.get(word)
+    if token is None:
+        token = _TOKENS[word] = "" if word in _STOPWORDS or len(word) < 2 else stem(word)
+    return token
+
+
 def _words(text: str, limit: int | None = None) -> list[str]:
     if not text:
         return []
     words = normalize(text).split()
     if limit is not None:
         words = words[:limit]
-    return [stem(w) for w in words if w not in _STOPWORDS and len(w) > 1]
+    tokens = _TOKENS
+    found = [tokens[w] if w in tokens else _token(w) for w in words]
+    return [t for t in found if t]
 
 
 def features(title: str, body: str = "") -> frozenset[str]:
     """The words (stemmed) and adjacent word pairs of a title and of the opening of a body text."""
-    found: set[str] = set()
-    for words in (_words(title), _words(body, BODY_WORDS)):
+    words = _words(title)
+    found = set(words)
+    found.update([f"{a}_{b}" for a, b in zip(words, words[1:], strict=False)])
+    if body:
+        words = _words(body, BODY_WORDS)
         found.update(words)
-        found.update(f"{a}_{b}" for a, b in zip(words, words[1:], strict=False))
+        found.update([f"{a}_{b}" for a, b in zip(words, words[1:], strict=False)])
     return frozenset(found)
+
+
+def paper_features(paper: Paper) -> tuple[frozenset[str], frozenset[str]]:
+    """``features`` of a paper's text, and its title's words (which ``CentroidModel.vector`` may split)."""
+    title, body = paper_text(paper)
+    return features(title, body), frozenset(_words(title))
 
 
 def paper_text(paper: Paper) -> tuple[str, str]:
     """(title, body) of a paper: the body is its abstract or snippet, keywords and venue."""
     fields = paper.fields
-    body = " ".join(fields.get(f, "") for f in ("abstract", "keywords") if fields.get(f))
+    keywords = fields.get("keywords")
+    # The abstract alone when there are no keywords: the same string the rules normalized (a cache hit).
+    body = f"{fields.get('abstract', '')} {keywords}" if keywords else fields.get("abstract", "")
     return fields.get("title", ""), body
 
 
@@ -172,30 +194,34 @@ class CentroidModel:
         found = self._parts.get(word)
         if found is None:
             found = ()
-            if "_" not in word and len(word) >= 6:
-                splits = [(stem(word[:i]), stem(word[i:])) for i in range(3, len(word) - 2)]
-                known = [(a, b) for a, b in splits if a in self.idf and b in self.idf]
-                if known:
-                    found = max(known, key=lambda pair: (min(len(pair[0]), len(pair[1])), pair))
+            idf = self.idf
+            # The topic is the word's end as written ("moe"); its start may be inflected ("faster").
+            known = [(stem(word[:i]), word[i:]) for i in range(3, len(word) - 2) if word[i:] in idf]
+            known = [(start, end) for start, end in known if start in idf]
+            if known:
+                found = max(known, key=lambda pair: (min(len(pair[0]), len(pair[1])), pair))
             self._parts[word] = found
         return found
 
-    def vector(self, found: Iterable[str]) -> dict[str, float]:
-        """Known features (unknown words split into known ones where they can be) weighted by rarity, unit length."""
+    def vector(self, found: Iterable[str], split: Collection[str] = ()) -> dict[str, float]:
+        """Known features weighted by rarity, unit length; unknown words of ``split`` (a title's: names live
+        there) split into known ones where they can be."""
         idf = self.idf
         weights = {}
         for feature in found:
-            if feature in idf:
-                weights[feature] = idf[feature]
-            else:
+            weight = idf.get(feature)
+            if weight is not None:
+                weights[feature] = weight
+            elif feature in split:
                 for part in self.parts(feature):
                     weights[part] = idf[part]
         norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
         return {f: w / norm for f, w in weights.items()}
 
-    def log_scores(self, found: Iterable[str], leave_out: int | None = None) -> list[float]:
-        """Cosine of the paper with each section; ``leave_out``: as if that exemplar had not been seen."""
-        query = self.vector(found)
+    def log_scores(self, found: Iterable[str] | dict[str, float], leave_out: int | None = None) -> list[float]:
+        """Cosine of the paper (its features, or their ``vector``) with each section; ``leave_out``: as if that
+        exemplar had not been seen."""
+        query = found if isinstance(found, dict) else self.vector(found)
         dots = [0.0] * len(self.sections)
         sums = self.sums
         for feature, value in query.items():

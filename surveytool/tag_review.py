@@ -16,9 +16,13 @@ OUTLIER_REJECTS_BELOW = 0.1
 NEIGHBOURS = 3
 
 
-def _label(exemplar: Exemplar) -> str:
+def _label(exemplar: Exemplar, width: int = 58) -> str:
+    """A user's entry by its key and title, a corpus paper by its title."""
     title = " ".join(exemplar.title.split())
-    return f"{exemplar.key} ({title[:57] + '…' if len(title) > 58 else title})" if title else exemplar.key
+    title = title[: width - 1] + "…" if len(title) > width else title
+    if exemplar.origin == "user":
+        return f"{exemplar.key} ({title})" if title else exemplar.key
+    return f"{exemplar.origin}: {title}"
 
 
 def tag_outliers(papers: Sequence[Paper], taxonomy: Taxonomy) -> Iterator[Finding]:
@@ -49,9 +53,10 @@ def tag_outliers(papers: Sequence[Paper], taxonomy: Taxonomy) -> Iterator[Findin
             "tag-outlier",
             Severity.WARNING,
             f"'{paper.key}' is tagged '{exemplar.sections[0]}' but reads like '{likely}' "
-            f"({blend.confidence[best]:.2f}); nearest tagged papers: {', '.join(e.key for _, e in nearest)}",
+            f"({blend.confidence[best]:.2f} against {blend.confidence[own]:.2f}); nearest tagged papers: "
+            + "; ".join(_label(e, 40) for _, e in nearest),
             min(paper.sources),
-            f"check its tag; if it is right, the likely section is '{likely}' for similar papers",
+            f"check its tag: the tagger would put it in '{likely}'",
             paper.key,
         )
 

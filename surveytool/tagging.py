@@ -12,13 +12,14 @@ user gave are kept as they are and never overwritten.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
 from .forked import FromBothEnds, can_fork, map_beside
-from .learned_tagger import Exemplar, features, paper_text, softmax, train
+from .learned_tagger import Exemplar, paper_features, softmax, train
 from .memo import Memo, digest_text, tags_from_plain, tags_to_plain
 from .models import Finding, Paper, Role, Severity, Tag, Taxonomy
 from .taxonomy import canonical_section, suggest_section
@@ -32,8 +33,11 @@ MIN_SECONDARY_SCORE = 2.5
 MAX_SECONDARIES = 2
 #: The blend of the learned model's log posterior and the rules' score (capped), per section.
 LEARNED_WEIGHT = 10.0
-RULE_WEIGHT = 0.6
-RULE_CAP = 12.0
+RULE_WEIGHT = 3.0
+RULE_CAP = 30.0
+#: Bias and weights of ``Blend.signals`` in the logistic function that turns them into a confidence:
+#: fitted by tests/benchmarks/tagging_learned.py --fit-confidence (cross-validation on the corpus's train split).
+CONFIDENCE_WEIGHTS = (-0.26, 1.25)
 #: Below this confidence a computed primary tag is not given: the entry is left for the user to place.
 DEFAULT_THRESHOLD = 0.5
 RUNNER_UP = "runner-up: "
@@ -70,8 +74,23 @@ class Blend(NamedTuple):
 
     sections: tuple[str, ...]
     rules: dict[str, tuple[float, list[str]]]  # section -> (score, evidence phrases), where a rule fired
-    learned: list[float]  # the model's probabilities
+    learned_logits: list[float]  # the model's, before the softmax
     confidence: list[float]  # the blend's probabilities
+
+    def signals(self, index: int) -> tuple[float, ...]:
+        """What says how likely the section at ``index`` is right: its share of the blend."""
+        return (self.confidence[index],)
+
+    def sureness(self, index: int) -> float:
+        """The probability that the section at ``index`` is right: ``signals`` weighed as fitted on the corpus."""
+        bias, *weights = CONFIDENCE_WEIGHTS
+        z = bias + sum(w * x for w, x in zip(weights, self.signals(index), strict=True))
+        return 1.0 / (1.0 + math.exp(-z))
+
+    @property
+    def learned(self) -> list[float]:
+        """The model's probabilities."""
+        return softmax(self.learned_logits)
 
     def ranked(self) -> list[int]:
         """Section indexes, most likely first (taxonomy order among equals)."""
@@ -81,7 +100,8 @@ class Blend(NamedTuple):
 class Tagger:
     """The taxonomy's vocabulary compiled once into a phrase matcher, and a model learned from tagged exemplars."""
 
-    def __init__(self, taxonomy: Taxonomy, exemplars: Sequence[Exemplar] = ()):
+    def __init__(self, taxonomy: Taxonomy, exemplars: Sequence[Exemplar] = (), corpus: Sequence[Exemplar] | None = None):
+        """``exemplars``: the user's tagged entries; ``corpus``: labelled papers instead of the bundled corpus."""
         self.taxonomy = taxonomy
         self.order = {s.id: i for i, s in enumerate(taxonomy.sections)}
         by_phrase: dict[str, list[tuple[str, float]]] = defaultdict(list)
@@ -90,7 +110,7 @@ class Tagger:
                 by_phrase[phrase.strip().lower()].append((section.id, weight))
         self.weights = {phrase: tuple(sections) for phrase, sections in by_phrase.items()}
         self.matcher = PhraseMatcher(sorted(by_phrase))
-        self.model = train(taxonomy, exemplars)
+        self.model = train(taxonomy, exemplars, corpus=corpus)
         # What a memoized tag depends on besides the paper: the taxonomy and what the model learned from.
         self.digest = digest_text(repr(taxonomy.sections), self.model.digest, repr((LEARNED_WEIGHT, RULE_WEIGHT, RULE_CAP)))
         self._memo_keys: dict[tuple[str, ...], str] = {}
@@ -181,15 +201,14 @@ class Tagger:
         (an index into ``self.model.exemplars``) had not been seen.
         """
         scores = self.score(paper)
-        found = features(*paper_text(paper))
-        known = sum(f in self.model.counts for f in found)
-        if not scores and not known:
+        query = self.model.vector(*paper_features(paper))
+        if not scores and not query:
             return None
-        learned = [LEARNED_WEIGHT * cosine for cosine in self.model.log_scores(found, leave_out)]
-        sections = self.model.sections
-        blended = [learned[i] + RULE_WEIGHT * min(scores[s][0] if s in scores else 0.0, RULE_CAP)
-                   for i, s in enumerate(sections)]
-        return Blend(sections, scores, softmax(learned), softmax(blended))
+        learned = [LEARNED_WEIGHT * cosine for cosine in self.model.log_scores(query, leave_out)]
+        blended = list(learned)
+        for section_id, (score, _) in scores.items():
+            blended[self.order[section_id]] += RULE_WEIGHT * rule_strength(score)
+        return Blend(self.model.sections, scores, learned, softmax(blended))
 
     def tag(self, paper: Paper) -> tuple[Tag, ...]:
         """The primary tag (score: its confidence) and rule-backed secondaries; () when nothing in the text is known."""
@@ -200,10 +219,12 @@ class Tagger:
         ranked = blend.ranked()
         best, second = sections[ranked[0]], sections[ranked[1]] if len(ranked) > 1 else None
         rule_score, rule_evidence = scores.get(best, (0.0, []))
-        evidence = [*rule_evidence, f"rules: score {rule_score:g}; learned: {blend.learned[ranked[0]]:.2f}"]
+        evidence = [*rule_evidence, f"rules: score {rule_score:g}; learned: {blend.learned[ranked[0]]:.2f}; "
+                                    f"blend: {confidence[ranked[0]]:.2f}"]
         if second is not None:
             evidence.append(f"{RUNNER_UP}{second} {confidence[ranked[1]]:.2f}")
-        tags = [Tag(best, Role.PRIMARY, round(confidence[ranked[0]], 3), tuple(evidence), suggested=not rule_evidence)]
+        sure = blend.sureness(ranked[0])
+        tags = [Tag(best, Role.PRIMARY, round(sure, 3), tuple(evidence), suggested=not rule_evidence)]
         by_rules = sorted(scores.items(), key=lambda item: (-item[1][0], self.order[item[0]]))
         top = by_rules[0][1][0] if by_rules else 0.0
         for section_id, (score, phrases) in by_rules:
@@ -215,14 +236,16 @@ class Tagger:
         return tuple(tags)
 
 
-def candidates(tags: Sequence[Tag]) -> list[tuple[str, float]]:
-    """The best two sections of a computed primary tag, with their confidences."""
+def rule_strength(score: float) -> float:
+    """A rule score as blended: grows slower than the score, so one more phrase counts less than the first."""
+    return math.sqrt(min(score, RULE_CAP))
+
+
+def candidates(tags: Sequence[Tag]) -> list[str]:
+    """The best two sections of a computed primary tag."""
     primary = tags[0]
-    found = [(primary.section, primary.score)]
-    for line in primary.evidence:
-        if line.startswith(RUNNER_UP):
-            section_id, share = line[len(RUNNER_UP):].rsplit(" ", 1)
-            found.append((section_id, float(share)))
+    found = [primary.section]
+    found += [line[len(RUNNER_UP):].rsplit(" ", 1)[0] for line in primary.evidence if line.startswith(RUNNER_UP)]
     return found
 
 
@@ -277,8 +300,10 @@ def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | Non
 
 
 def needs_review(paper: Paper, tags: Sequence[Tag]) -> Finding:
-    """An entry left for the user to place: the tagger's two best sections were not sure enough."""
-    named = " or ".join(f"'{section_id}' ({share:.2f})" for section_id, share in candidates(tags))
+    """An entry left for the user to place: the tagger's best section was not sure enough."""
+    named = " or ".join(f"'{section_id}'" for section_id in candidates(tags))
     best = tags[0].section
-    return Finding("needs-review", Severity.WARNING, f"no section given to '{paper.key}': the tagger is not sure between {named}",
+    return Finding("needs-review", Severity.WARNING,
+                   f"no section given to '{paper.key}': the tagger is not sure whether it belongs in {named} "
+                   f"(confidence {tags[0].score:.2f})",
                    min(paper.sources), f"add a tags field, e.g. sections = {{{best}}}", paper.key)

@@ -8,7 +8,7 @@ import pytest
 from conftest import run_cli
 from surveytool.config import load_tag_settings
 from surveytool.errors import InputError
-from surveytool.learned_tagger import features
+from surveytool.learned_tagger import paper_features
 from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.resources import default_taxonomy
 from surveytool.tagging import Tagger, tag_papers
@@ -47,10 +47,12 @@ def test_a_computed_tag_carries_a_confidence_and_its_runner_up():
     assert any(line.startswith("runner-up: ") for line in primary.evidence)
 
 
-def test_names_that_contain_the_topic_are_split_into_words_the_model_knows():
+def test_names_in_a_title_that_contain_the_topic_are_split_into_words_the_model_knows():
     model = Tagger(TAXONOMY).model
-    assert "moe" in model.vector(features("FasterMoE: Modeling and Optimizing Training"))
-    assert "moe" in model.vector(features("MoE layers"))
+    name = entry("FasterMoE: Modeling and Optimizing Training")
+    assert "moe" in model.vector(*paper_features(name))
+    assert "moe" not in model.vector(paper_features(name)[0])  # only a title's words are split
+    assert "moe" in model.vector(*paper_features(entry("MoE layers")))
 
 
 def test_a_general_paper_is_left_to_place_with_its_two_best_candidates():
