@@ -33,11 +33,11 @@ MIN_SECONDARY_SCORE = 2.5
 MAX_SECONDARIES = 2
 #: The blend of the learned model's log posterior and the rules' score (capped), per section.
 LEARNED_WEIGHT = 10.0
-RULE_WEIGHT = 3.0
+RULE_WEIGHT = 2.0
 RULE_CAP = 30.0
 #: Bias and weights of ``Blend.signals`` in the logistic function that turns them into a confidence:
 #: fitted by tests/benchmarks/tagging_learned.py --fit-confidence (cross-validation on the corpus's train split).
-CONFIDENCE_WEIGHTS = (-0.26, 1.25)
+CONFIDENCE_WEIGHTS = (-0.67, 1.94)
 #: Below this confidence a computed primary tag is not given: the entry is left for the user to place.
 DEFAULT_THRESHOLD = 0.5
 RUNNER_UP = "runner-up: "

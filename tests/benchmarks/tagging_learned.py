@@ -136,10 +136,14 @@ def cross_validated_signals(folds: int = 5) -> list[tuple[tuple[float, ...], boo
     found = []
     for fold in range(folds):
         held = set(order[fold::folds])
-        corpus = [Exemplar(f"corpus:{n}", r.title, "", r.sections, 1.0, "corpus") for n, r in enumerate(rows) if n not in held]
+        corpus = [
+            Exemplar(f"corpus:{n}", r.title, "", r.sections, 1.0, "corpus") for n, r in enumerate(rows) if n not in held
+        ]
         tagger = Tagger(taxonomy, corpus=corpus)
         for n in sorted(held):
-            paper = Paper(Origin.BIBTEX, (SourceLocation("train.bib", n + 1),), frozen_mapping({"title": rows[n].title}))
+            paper = Paper(
+                Origin.BIBTEX, (SourceLocation("train.bib", n + 1),), frozen_mapping({"title": rows[n].title})
+            )
             blend = tagger.blend(paper)
             if blend is not None:
                 best = blend.ranked()[0]
@@ -165,8 +169,11 @@ def fit_confidence(samples: list[tuple[tuple[float, ...], bool]], steps: int = 3
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--fit-confidence", action="store_true",
-                        help="fit tagging.CONFIDENCE_WEIGHTS on the train split (k-fold) and print them")
+    parser.add_argument(
+        "--fit-confidence",
+        action="store_true",
+        help="fit tagging.CONFIDENCE_WEIGHTS on the train split (k-fold) and print them",
+    )
     args = parser.parse_args()
     if args.fit_confidence:
         print("CONFIDENCE_WEIGHTS =", tuple(fit_confidence(cross_validated_signals())))
