@@ -86,9 +86,12 @@ def _words(text: str, limit: int | None = None) -> list[str]:
 
 def features(title: str, body: str = "") -> frozenset[str]:
     """The words (stemmed) and adjacent word pairs of a title and of the opening of a body text."""
-    words = _words(title)
-    found = set(words)
-    found.update([f"{a}_{b}" for a, b in zip(words, words[1:], strict=False)])
+    return _features(_words(title), body)
+
+
+def _features(title_words: list[str], body: str) -> frozenset[str]:
+    found = set(title_words)
+    found.update([f"{a}_{b}" for a, b in zip(title_words, title_words[1:], strict=False)])
     if body:
         words = _words(body, BODY_WORDS)
         found.update(words)
@@ -96,10 +99,11 @@ def features(title: str, body: str = "") -> frozenset[str]:
     return frozenset(found)
 
 
-def paper_features(paper: Paper) -> tuple[frozenset[str], frozenset[str]]:
+def paper_features(paper: Paper) -> tuple[frozenset[str], list[str]]:
     """``features`` of a paper's text, and its title's words (which ``CentroidModel.vector`` may split)."""
     title, body = paper_text(paper)
-    return features(title, body), frozenset(_words(title))
+    title_words = _words(title)
+    return _features(title_words, body), title_words
 
 
 def paper_text(paper: Paper) -> tuple[str, str]:
