@@ -135,12 +135,10 @@ def evaluation_report(evaluation: Evaluation) -> str:
         f"{'section':<24} {'entries':>7} {'precision':>9} {'recall':>7}",
     ]
     lines += [f"{s:<24} {count:>7} {pr:>9.2f} {rc:>7.2f}" for s, count, pr, rc in evaluation.per_section()]
-    lines += ["", "calibration (confidence -> accuracy):"]
-    lines += [
-        f"  {lo:.1f}-{hi:.1f}  {count:>5} entries  {acc:.2f}"
-        for lo, hi, count, acc in evaluation.calibration()
-        if count
-    ]
+    calibration = [row for row in evaluation.calibration() if row[2]]
+    if calibration:
+        lines += ["", "calibration (confidence -> accuracy):"]
+        lines += [f"  {lo:.1f}-{hi:.1f}  {count:>5} entries  {acc:.2f}" for lo, hi, count, acc in calibration]
     confusions = evaluation.confusions()
     if confusions:
         lines += ["", "confusions (your tag -> the tagger's):"]
