@@ -158,6 +158,7 @@ class CentroidModel:
         total = len(self.exemplars) + 1
         self.idf = {f: math.log(total / (n + 1)) + 1.0 for f, n in frequency.items()}
         self._parts: dict[str, tuple[str, ...]] = {}
+        self._postings: dict[str, list[tuple[int, float]]] | None = None
         index = {s: i for i, s in enumerate(self.sections)}
         sums: dict[str, dict[int, float]] = defaultdict(dict)
         self._columns: list[list[tuple[int, float]]] = []  # per exemplar: (section column, weight)
@@ -249,13 +250,20 @@ class CentroidModel:
         origins: tuple[str, ...] = ("user", "corpus"),
     ) -> list[tuple[float, Exemplar]]:
         """The exemplars most like ``found`` (cosine of their TF-IDF vectors), most similar first."""
-        query = self.vector(found)
-        scored = []
-        for index, (exemplar, theirs) in enumerate(zip(self.exemplars, self.exemplar_features, strict=True)):
-            if index == leave_out or exemplar.origin not in origins or not (query.keys() & theirs):
-                continue
-            other = self.vector(theirs)
-            scored.append((round(sum(v * other.get(f, 0.0) for f, v in query.items()), 4), exemplar))
+        if self._postings is None:  # built on first use: only --explain and tag-outlier ask
+            self._postings = defaultdict(list)
+            for index, theirs in enumerate(self.exemplar_features):
+                for feature, value in self.vector(theirs).items():
+                    self._postings[feature].append((index, value))
+        dots: dict[int, float] = defaultdict(float)
+        for feature, value in self.vector(found).items():
+            for index, weight in self._postings.get(feature, ()):
+                dots[index] += value * weight
+        scored = [
+            (round(dot, 4), self.exemplars[index])
+            for index, dot in dots.items()
+            if index != leave_out and self.exemplars[index].origin in origins
+        ]
         scored.sort(key=lambda item: (-item[0], item[1].key))
         return scored[:count]
 
