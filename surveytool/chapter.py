@@ -101,8 +101,9 @@ def view_groups(views: Sequence[PaperView], taxonomy: Taxonomy) -> list[GroupVie
     grouped = {s.id for g in groups for s in g.sections}
     leftovers = tuple(v for v in views if v.primary not in grouped)
     if leftovers:
-        groups.append(GroupView(UNCLASSIFIED, "Unclassified", (SectionView(
-            UNCLASSIFIED, "Not Yet Classified", "entries no section was chosen for; tag them and rebuild", leftovers, ()),)))
+        groups.append(GroupView(UNCLASSIFIED, "To Place", (SectionView(
+            UNCLASSIFIED, "Papers to Place", "entries the tagger could not place with confidence (see the needs-review "
+            "findings, which name the likely sections); tag them and rebuild", leftovers, ()),)))
     return groups
 
 

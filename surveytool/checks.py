@@ -75,6 +75,25 @@ _staged("taxonomy-invalid", Severity.ERROR, "the taxonomy file is malformed",
         "names the line. Tag checks need a valid taxonomy and are skipped until it is fixed.")
 
 
+_staged("needs-review", Severity.WARNING, "an entry the tagger was not sure enough to place",
+        "The tagger's best section had a confidence below the threshold ([tag] threshold in surveytool.toml, "
+        "default 0.5), so the entry was given no section: the chapter lists it under 'To place' and `bib --in-place` "
+        "writes no tag for it. The message names the two best candidates. Give it a tags field yourself.")
+
+
+@register("tag-outlier", Severity.WARNING, "a tag of yours that the tagger, trained without it, rejects",
+          "For each entry you tagged, the tagger learns from all your other tagged entries (and the bundled corpus) "
+          "and tags it again. When it is sure of another section (0.8 or more), gives yours under 0.1, and the "
+          "entry's nearest tagged papers all sit elsewhere, the tag is reported with the likely section. A deliberate "
+          "tag can stay: this only points at tags worth a second look.")
+def _tag_outliers(context: CheckContext) -> Iterable[Finding]:
+    if context.taxonomy is None:
+        return ()
+    from .tag_review import tag_outliers
+
+    return tag_outliers(context.papers, context.taxonomy)
+
+
 @register("unresolved-entry", Severity.WARNING, "an entry without real metadata",
           "A snippet or id that no catalog or service could match to a paper stays a placeholder (title "
           "'Unresolved snippet: ...', key field 'Unresolved'), also after it was written to a .bib and read "

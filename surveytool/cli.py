@@ -222,26 +222,43 @@ def parse(
 @app.command()
 def tag(
     sources: SourcesArg = None,
-    explain: Annotated[bool, typer.Option("--explain", help="Show the evidence for every tag.")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Show the evidence for every tag and the nearest tagged papers.")] = False,
+    evaluate: Annotated[bool, typer.Option("--evaluate", help="Cross-validate the tagger on the entries you tagged: "
+                                           "accuracy, per-section precision/recall, confusions.")] = False,
     as_json: JsonOpt = False,
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
     overrides: OverridesOpt = None,
     tags_field: TagsFieldOpt = "sections",
+    config: ConfigOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Tag entries with taxonomy sections (primary first); --explain shows why."""
+    """Tag entries with taxonomy sections (primary first); --explain shows why, --evaluate how far to trust it."""
     from .entries import entries_json
-    from .pipeline import ANALYSIS_STAGES, analyse
+    from .pipeline import ANALYSIS_STAGES, analyse, tag_threshold
     from .report import entries_table, explain_tags
 
-    survey = analyse(make_options(sources, taxonomy, catalog, tags_field, overrides), progress(quiet, ANALYSIS_STAGES))
+    options = make_options(sources, taxonomy, catalog, tags_field, overrides, config=config)
+    survey = analyse(options, progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
-    if as_json:
+    if evaluate:
+        import json
+
+        from .tag_evaluation import evaluate as cross_validate
+        from .tag_evaluation import evaluation_report
+
+        evaluation = cross_validate(survey.papers, survey.taxonomy, threshold=tag_threshold(options.config))
+        typer.echo(json.dumps(evaluation.as_json(), indent=1) if as_json else evaluation_report(evaluation), nl=False)
+        raise typer.Exit(exit_code(survey.findings, strict))
+    if explain and not as_json:
+        from .tag_review import with_exemplars
+
+        typer.echo(explain_tags(with_exemplars(survey.papers, survey.taxonomy)), nl=False)
+    elif as_json:
         typer.echo(entries_json(survey.papers), nl=False)
     else:
-        typer.echo(explain_tags(survey.papers) if explain else entries_table(survey.papers), nl=False)
+        typer.echo(entries_table(survey.papers), nl=False)
     raise typer.Exit(exit_code(survey.findings, strict))
 
 

@@ -89,6 +89,23 @@ def load_check_settings(path: Path | None) -> CheckSettings:
     return CheckSettings(tuple(disable), thin)
 
 
+@dataclass(frozen=True)
+class TagSettings:
+    threshold: float = 0.5  # below this confidence a computed tag is not given (tagging.DEFAULT_THRESHOLD)
+
+
+def load_tag_settings(path: Path | None) -> TagSettings:
+    """The [tag] table: the confidence below which an entry is left for the user to place."""
+    table = _load(path).get("tag", {}) if path else {}
+    unknown = sorted(set(table) - {"threshold"})
+    if unknown:
+        raise InputError(f"unknown setting(s) in [tag]: {', '.join(unknown)}", path=str(path), hint="known: threshold")
+    threshold = table.get("threshold", TagSettings.threshold)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 <= threshold <= 1:
+        raise InputError("[tag] threshold must be a number from 0 to 1", path=str(path), hint="threshold = 0.5")
+    return TagSettings(float(threshold))
+
+
 def load_online_settings(path: Path | None) -> OnlineSettings:
     if path is None:
         return OnlineSettings()

@@ -32,14 +32,15 @@ from .entries import entry_json
 from .errors import SurveyToolError
 from .keys import identity_of, load_pins, read_lock_text
 from .latex import unencodable_chars
+from .learned_tagger import user_exemplars
 from .memo import BuildCache, digest_text, finding_from_plain, finding_to_plain
 from .merge import identities
 from .models import Finding, Paper, Taxonomy
-from .pipeline import Options, catalog_paths, finding_order, options_taxonomy
+from .pipeline import Options, catalog_paths, finding_order, options_taxonomy, stored_exemplars, tag_threshold
 from .resources import default_taxonomy
 from .sealed import MAX_CACHE_FILE, Unusable, read_regular
 from .snapshot import EntryRecord, OutputSpans, Snapshot, SourceLayout, claims_of, content_digest, load_snapshot
-from .tagging import tag_papers
+from .tagging import Tagger, tag_papers
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ def environment_digest(options: Options, dialect: str, lock_text: str) -> str:
             return "\0missing"
 
     return digest_text(repr(options), dialect, text(options.taxonomy or default_taxonomy()),
+                       text(options.config) if options.config else "",
                        *(text(path) for path in catalog_paths(options)), lock_text)
 
 
@@ -143,7 +145,13 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
         findings.extend((run.keys[index], finding_to_plain(f)) for f in document.findings)
 
     taxonomy = options_taxonomy(options)
-    tagged, tag_findings = tag_papers([new.paper for new in news], taxonomy)
+    # The tagger learns from the user's tagged entries: an edit to one of them may move the tags of every other.
+    exemplars = stored_exemplars(options.build_cache) if options.build_cache else None
+    if (exemplars is None or user_exemplars([new.paper for new in news], taxonomy)
+            or {r.key for r in gone} & {e.key for e in exemplars}):
+        return None
+    tagged, tag_findings = tag_papers([new.paper for new in news], taxonomy, Tagger(taxonomy, exemplars),
+                                      threshold=tag_threshold(options.config))
     chunk_of_key = {new.paper.key: new.chunk for new in news}
     findings.extend((chunk_of_key.get(f.key or "", ""), finding_to_plain(f)) for f in tag_findings)
     spliced = _splice(snapshot, {r.key for r in gone}, list(zip(tagged, news, strict=True)), moves, old_bib, old_json,

@@ -5,6 +5,7 @@ Nothing here prints; the CLI presents what these functions return.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -16,13 +17,15 @@ from typing import Protocol
 from . import __version__
 from .bibtex_io import ChunkLayout
 from .keys import assign_keys, load_pins
-from .memo import BuildCache
+from .learned_tagger import Exemplar, user_exemplars
+from .memo import BuildCache, code_stamp
 from .merge import IdentityCache, merge_duplicates
 from .models import Finding, Paper, RawBlock, Severity, Taxonomy
 from .overrides import apply_overrides, load_overrides
 from .readers import read_source, read_sources
 from .resolve import CatalogResolver, Resolver, resolve_papers
 from .resources import default_catalog, default_taxonomy, seed_lists
+from .sealed import Unusable, read_sealed, write_sealed
 from .snapshot import EntryFacts, entry_facts
 from .tagging import Tagger, tag_papers
 from .taxonomy import load_taxonomy
@@ -176,7 +179,9 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
     memos = BuildCache(options.build_cache)
     with stage("reading"):
         read = read_sources(source_paths(options), options.source_kind, options.tags_field, memos.memo("bibtex"))
-    tagger = Tagger(taxonomy)
+    exemplars = user_exemplars(read.papers, taxonomy)
+    remember_exemplars(options.build_cache, exemplars)
+    tagger = Tagger(taxonomy, exemplars)
     tag_memo = memos.memo("tags")
     identities = IdentityCache()  # shared by both merges and the keys
     # The entries as read are tagged in a forked child while duplicates merge and keys are assigned here.
@@ -200,7 +205,8 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
             overrides, lines = load_overrides(options.overrides)
             papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
         with stage("tagging"):
-            papers, tag_findings = tag_papers(papers, taxonomy, tagger, memo=tag_memo, ahead=ahead.result())
+            papers, tag_findings = tag_papers(papers, taxonomy, tagger, memo=tag_memo, ahead=ahead.result(),
+                                              threshold=tag_threshold(options.config))
     memos.save()
     trace = None if options.build_cache is None else Trace(
         read.layouts, not any(f.check == "encoding" for f in read.findings),
@@ -209,6 +215,41 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
     findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings, *memos.discarded],
                       key=finding_order)
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, memos.stats()), trace
+
+
+EXEMPLARS_FILE = "exemplars.marshal"
+
+
+def remember_exemplars(folder: Path | None, exemplars: Sequence[Exemplar]) -> None:
+    """Keep the user's tagged entries the tagger learned from, for a patched rebuild to learn the same.
+
+    A sealed file of its own beside the memos (``sealed.py``): it is not a per-entry memo, and a patch only reads it.
+    """
+    if folder is None:
+        return
+    try:
+        write_sealed(folder, EXEMPLARS_FILE, (code_stamp(), [tuple(e) for e in exemplars]))
+    except Unusable:
+        pass  # a folder that is a link or unusable is never touched, and not read either
+    except OSError:
+        with contextlib.suppress(OSError):
+            (folder / EXEMPLARS_FILE).unlink(missing_ok=True)  # a patch then builds in full
+
+
+def stored_exemplars(folder: Path) -> tuple[Exemplar, ...] | None:
+    """The exemplars the last build in ``folder`` learned from (``remember_exemplars``); None if unknown or untrusted."""
+    try:
+        stamp, stored = read_sealed(folder / EXEMPLARS_FILE)
+        return tuple(Exemplar(*e) for e in stored) if stamp == code_stamp() else None
+    except (OSError, Unusable, TypeError, ValueError):
+        return None
+
+
+def tag_threshold(config: Path | None) -> float:
+    """The [tag] threshold of the settings file, if any."""
+    from .config import load_tag_settings
+
+    return load_tag_settings(config).threshold
 
 
 def finding_order(finding: Finding) -> tuple:

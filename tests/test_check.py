@@ -37,6 +37,13 @@ FAILING = {
     "cite-undefined": (CLEAN, ["--tex", "paper.tex"]),
     "cite-unused": (CLEAN, ["--tex", "other.tex"]),
     "taxonomy-invalid": (CLEAN, ["--taxonomy", "bad.toml"]),
+    "needs-review": ("@misc{x, title = {Layer Normalization}}\n", []),
+    "tag-outlier": (CLEAN + CLEAN.replace("shazeer2017", "fedus2022").replace(
+        "Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer",
+        "Switch Transformers: Scaling to Trillion Parameter Models with Simple and Efficient Sparsity") + CLEAN.replace(
+        "shazeer2017", "lewis2021").replace("Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer",
+                                           "BASE Layers: Simplifying Training of Large, Sparse Mixture-of-Experts Models").replace(
+        "{moe}", "{gnn-training}"), []),
     "ambiguous-match": (None, []),  # exercised in test_resolve (two catalog papers with one title)
 }
 

@@ -263,3 +263,13 @@ def test_the_changed_span_lies_between_the_longest_common_prefix_and_suffix(old,
     assert prefix == min(len(old), len(new)) or old[prefix] != new[prefix]  # no longer prefix
     if prefix + suffix < min(len(old), len(new)):
         assert old[len(old) - suffix - 1] != new[len(new) - suffix - 1]  # no longer suffix
+
+
+def test_a_patch_learns_from_the_same_tagged_entries_and_a_changed_tag_builds_in_full(library):
+    source, out, fresh = library
+    _edit(source, "@inproceedings{paper3,\n", "@inproceedings{paper3,\n  sections = {hardware-systems},\n")
+    assert _patched(_rebuild(source, out, fresh)) is None  # the tagger learns from a new tag: every entry may move
+    _edit(source, "part 5}", "part five}")  # an untagged entry: tagged by what the same tags taught
+    assert _patched(_rebuild(source, out, fresh)) == (7, 1)
+    _edit(source, "{hardware-systems}", "{memory}")
+    assert _patched(_rebuild(source, out, fresh)) is None

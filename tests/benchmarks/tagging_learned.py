@@ -1,0 +1,200 @@
+"""The learned tagger on data it was not trained on, with a fixed split.
+
+Run on its own: python tests/benchmarks/tagging_learned.py [--json]
+
+- dev: the bundled corpus's dev split, titles only, the model trained on its train split;
+- dev + 30% tagged: 30% of the dev entries (drawn with a fixed seed) given as the user's tags,
+  measured on the other 70%;
+- stripped + 30% tagged: a taxonomy with titles and descriptions but no keyword vocabulary and
+  section ids of its own (so the bundled corpus does not apply: a user's first taxonomy), plus the
+  same 30% of tags;
+- seeds: the seed lists with catalog metadata (tagging_accuracy.py; the regression test holds it
+  at 0.95 or more);
+- holdout: tests/data/holdout-snippets.tsv, snippets only.
+
+"primary" counts the tagger's best section whether or not it was sure enough to give it;
+"given" is the share of entries given a section at the default threshold, "given accuracy" how
+many of those were right. Calibration bins the dev split's confidences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import tagging_accuracy  # noqa: E402
+
+from surveytool.learned_tagger import Exemplar, corpus_path, read_corpus, user_exemplars  # noqa: E402
+from surveytool.models import Origin, Paper, SourceLocation, Taxonomy, frozen_mapping  # noqa: E402
+from surveytool.pipeline import Options, options_taxonomy  # noqa: E402
+from surveytool.tagging import DEFAULT_THRESHOLD, Tagger  # noqa: E402
+
+SEED = 21
+TAGGED_SHARE = 0.3
+BINS = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01)
+
+
+def dev_papers() -> list[tuple[Paper, str]]:
+    """The dev split as untagged papers (title only), with their labelled primary section."""
+    rows = [r for r in read_corpus(corpus_path()) if r.split == "dev"]
+    return [
+        (
+            Paper(
+                Origin.BIBTEX,
+                (SourceLocation("dev.bib", n + 1),),
+                frozen_mapping({"title": r.title}),
+                key=f"dev{n:04d}",
+            ),
+            r.sections[0],
+        )
+        for n, r in enumerate(rows)
+    ]
+
+
+def split_tagged(cases: list[tuple[Paper, str]]) -> tuple[list[tuple[Paper, str]], list[tuple[Paper, str]]]:
+    """(the entries given as the user's tags, the others), drawn with a fixed seed."""
+    order = list(range(len(cases)))
+    random.Random(SEED).shuffle(order)
+    cut = round(TAGGED_SHARE * len(cases))
+    chosen = set(order[:cut])
+    return [cases[i] for i in sorted(chosen)], [c for i, c in enumerate(cases) if i not in chosen]
+
+
+def stripped(taxonomy: Taxonomy) -> tuple[Taxonomy, dict[str, str]]:
+    """``taxonomy`` without keywords, its ids renamed; and old id -> new id."""
+    rename = {s.id: f"my-{s.id}" for s in taxonomy.sections}
+    sections = tuple(replace(s, id=rename[s.id], keywords=frozen_mapping()) for s in taxonomy.sections)
+    groups = tuple(replace(g, sections=tuple(rename[s] for s in g.sections)) for g in taxonomy.groups)
+    return replace(taxonomy, sections=sections, groups=groups, path="stripped.toml"), rename
+
+
+def measure(tagger: Tagger, cases: list[tuple[Paper, str]]) -> dict:
+    confidences = []
+    for paper, label in cases:
+        tags = tagger.tag(paper)
+        confidences.append((tags[0].score if tags else 0.0, bool(tags) and tags[0].section == label))
+    given = [right for confidence, right in confidences if confidence >= DEFAULT_THRESHOLD]
+    calibration = []
+    for low, high in zip(BINS, BINS[1:], strict=False):
+        inside = [right for confidence, right in confidences if low <= confidence < high]
+        if inside:
+            calibration.append(
+                {
+                    "from": low,
+                    "to": min(high, 1.0),
+                    "entries": len(inside),
+                    "accuracy": round(sum(inside) / len(inside), 3),
+                }
+            )
+    n = len(cases) or 1
+    return {
+        "entries": len(cases),
+        "primary": round(sum(r for _, r in confidences) / n, 3),
+        "given": round(len(given) / n, 3),
+        "given_accuracy": round(sum(given) / (len(given) or 1), 3),
+        "calibration": calibration,
+    }
+
+
+def with_tags(cases: list[tuple[Paper, str]], rename: dict[str, str] | None = None) -> list[Paper]:
+    return [replace(p, explicit_tags=((rename or {}).get(label, label),)) for p, label in cases]
+
+
+def run() -> dict:
+    taxonomy = options_taxonomy(Options())
+    cases = dev_papers()
+    tagged, rest = split_tagged(cases)
+    plain = stripped(taxonomy)
+    results = {
+        "dev": measure(Tagger(taxonomy), cases),
+        "dev + 30% tagged": measure(Tagger(taxonomy, user_exemplars(with_tags(tagged), taxonomy)), rest),
+        "stripped + 30% tagged": measure(
+            Tagger(plain[0], user_exemplars(with_tags(tagged, plain[1]), plain[0])),
+            [(p, plain[1][label]) for p, label in rest],
+        ),
+    }
+    seeds, *_ = tagging_accuracy.evaluate(snippets_only=False)
+    holdout, *_ = tagging_accuracy.evaluate_holdout()
+    results["seeds (given)"] = round(seeds, 3)
+    results["holdout snippets (given)"] = round(holdout, 3)
+    return results
+
+
+def cross_validated_signals(folds: int = 5) -> list[tuple[tuple[float, ...], bool]]:
+    """(``Blend.signals`` of the best section, whether it is right) for every train-split title, by k-fold."""
+    taxonomy = options_taxonomy(Options())
+    rows = [r for r in read_corpus(corpus_path()) if r.split == "train"]
+    order = list(range(len(rows)))
+    random.Random(SEED).shuffle(order)
+    found = []
+    for fold in range(folds):
+        held = set(order[fold::folds])
+        corpus = [
+            Exemplar(f"corpus:{n}", r.title, "", r.sections, 1.0, "corpus") for n, r in enumerate(rows) if n not in held
+        ]
+        tagger = Tagger(taxonomy, corpus=corpus)
+        for n in sorted(held):
+            paper = Paper(
+                Origin.BIBTEX, (SourceLocation("train.bib", n + 1),), frozen_mapping({"title": rows[n].title})
+            )
+            blend = tagger.blend(paper)
+            if blend is not None:
+                best = blend.ranked()[0]
+                found.append((blend.signals(best), blend.sections[best] == rows[n].sections[0]))
+    return found
+
+
+def fit_confidence(samples: list[tuple[tuple[float, ...], bool]], steps: int = 3000, rate: float = 0.5) -> list[float]:
+    """Logistic regression (bias first) of rightness on the signals, by plain gradient descent: deterministic."""
+    weights = [0.0] * (len(samples[0][0]) + 1)
+    for _ in range(steps):
+        gradient = [0.0] * len(weights)
+        for signals, right in samples:
+            z = weights[0] + sum(w * x for w, x in zip(weights[1:], signals, strict=True))
+            error = 1.0 / (1.0 + math.exp(-z)) - float(right)
+            gradient[0] += error
+            for i, x in enumerate(signals, start=1):
+                gradient[i] += error * x
+        weights = [w - rate * g / len(samples) for w, g in zip(weights, gradient, strict=True)]
+    return [round(w, 2) for w in weights]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--fit-confidence",
+        action="store_true",
+        help="fit tagging.CONFIDENCE_WEIGHTS on the train split (k-fold) and print them",
+    )
+    args = parser.parse_args()
+    if args.fit_confidence:
+        print("CONFIDENCE_WEIGHTS =", tuple(fit_confidence(cross_validated_signals())))
+        return 0
+    results = run()
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return 0
+    for name, figures in results.items():
+        if isinstance(figures, float):
+            print(f"{name:<26} {figures:.3f}")
+            continue
+        print(
+            f"{name:<26} primary {figures['primary']:.3f}  given {figures['given']:.3f}  "
+            f"given accuracy {figures['given_accuracy']:.3f}  ({figures['entries']} entries)"
+        )
+    print("calibration on dev (confidence -> accuracy):")
+    for row in results["dev"]["calibration"]:
+        print(f"  {row['from']:.1f}-{row['to']:.1f}  {row['entries']:>4} entries  {row['accuracy']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
