@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .latex import latex_to_text
+from .latex import Offence, inert_latex, latex_offences, latex_to_text
 from .latex_decode import quick_latex_to_text
-from .models import frozen_mapping
+from .models import RawBlock, frozen_mapping
 
 #: Months as BibTeX's predefined macros expand them, for plain-text values.
 MONTH_MACROS = {
@@ -68,3 +68,58 @@ def _part_text(part: str, strings: Mapping[str, str]) -> str:
     if name in strings:
         return _strip_enclosing(strings[name])
     return MONTH_MACROS.get(name, part)
+
+
+def value_as_tex(value: str, strings: Mapping[str, str] = frozen_mapping(), _depth: int = 0) -> str:
+    """The LaTeX that BibTeX passes on for a raw value: delimiters off, macros expanded, ``#`` parts joined.
+
+    A macro that ``strings`` does not define (a month, a style's journal name)
+    stays as its name: letters, so that a command before it still reads as a
+    longer, unknown command rather than as a shorter allowed one.
+    """
+    stripped = value.strip()
+    parts = _split_concatenation(value) if "#" in stripped else [stripped]
+    return "".join(_part_tex(part, strings, _depth) for part in parts)
+
+
+_MACRO_DEPTH = 16  # @string definitions that use others; deeper (or circular) ones stay names
+
+
+def _part_tex(part: str, strings: Mapping[str, str], depth: int) -> str:
+    if part[:1] in ("{", '"'):
+        return _strip_enclosing(part)
+    name = part.lower()
+    if name in strings and depth < _MACRO_DEPTH:
+        return value_as_tex(strings[name], strings, depth + 1)
+    return part
+
+
+def macro_names(value: str) -> list[str]:
+    """The macros (lower case) a raw value uses: its bare parts that are not numbers."""
+    stripped = value.strip()
+    if stripped[:1] in ("{", '"') and "#" not in stripped:
+        return []
+    parts = _split_concatenation(value) if "#" in stripped else [stripped]
+    return [part.lower() for part in parts if part[:1] not in ("{", '"') and not part.isdigit()]
+
+
+def bibtex_value_offences(value: str, strings: Mapping[str, str] = frozen_mapping()) -> tuple[str, list[Offence]]:
+    """(the value as TeX reads it, its tokens outside the LaTeX allowlist); ("", []) for most values, at once."""
+    if "\\" not in value and "^^" not in value and "#" not in value and (
+            value[:1] in '{"' or value.strip().lower() not in strings):
+        return "", _NONE  # one piece, with no command in it and no macro of the file: most values
+    return (tex := value_as_tex(value, strings)), latex_offences(tex)
+
+
+_NONE: list[Offence] = []
+
+
+def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping()) -> str:
+    """``value`` as written if TeX reads only allowed LaTeX in it; else one braced value that prints it literally."""
+    tex, offences = bibtex_value_offences(value, strings)
+    return value if not offences else "{" + inert_latex(tex, offences) + "}"
+
+
+def string_block_value(block: RawBlock) -> str:
+    """The raw value of an @string block as ``bibtex_io`` keeps it (``@string{name = value}``)."""
+    return block.text[len("@string{") + len(block.key) + len(" = ") : -1]

@@ -9,15 +9,20 @@
     timeout = 10                          # seconds per request
     retries = 3
     min_interval = 0.2                    # seconds between two requests to one service
+
+    [latex]
+    allow = ["\\\\mycmd"]                   # commands your .bib values may use besides the built-in allowlist
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .errors import InputError
+from .latex_allowlist import NEVER_ALLOWED
 
 SERVICES = ("openalex", "crossref", "arxiv")
 
@@ -79,3 +84,22 @@ def load_online_settings(path: Path | None) -> OnlineSettings:
             raise InputError(f"unknown service(s): {', '.join(bad)}", path=str(path), hint="use " + ", ".join(SERVICES))
         values["services"] = services
     return OnlineSettings(**values)
+
+
+_ALLOWABLE_NAME = re.compile(r"\\?(?:[A-Za-z@]+|[^A-Za-z@\s])")
+
+
+def load_latex_allow(path: Path | None) -> tuple[str, ...]:
+    """The [latex] table's ``allow``: command names (``\\mycmd``) .bib values may use besides the built-in allowlist."""
+    table = _load(path).get("latex", {}) if path else {}
+    unknown = sorted(set(table) - {"allow"})
+    if unknown:
+        raise InputError(f"unknown setting(s) in [latex]: {', '.join(unknown)}", path=str(path), hint="known: allow")
+    names = table.get("allow", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and _ALLOWABLE_NAME.fullmatch(n) for n in names):
+        raise InputError("[latex] allow must be a list of command names", path=str(path), hint='allow = ["\\\\mycmd"]')
+    refused = sorted(n for n in names if n.removeprefix("\\") in NEVER_ALLOWED)
+    if refused:
+        raise InputError(f"[latex] allow names commands that read or write files, run programs or build other commands: "
+                         f"{', '.join(refused)}", path=str(path), hint="remove them; no setting can allow them")
+    return tuple(names)

@@ -26,11 +26,13 @@ from typing import NamedTuple
 
 from .bibliography import bibtex_entry
 from .bibtex_io import ChunkRun
+from .bibtex_values import macro_names
 from .changes import Move, changed_chunks, moved_line, moved_source
 from .chapter import PaperView, paper_view
 from .entries import entry_json
 from .keys import identity_of, load_pins
 from .latex import unencodable_chars
+from .latex_allowlist import allowlist_digest
 from .memo import digest_text, finding_from_plain, finding_to_plain
 from .merge import identities
 from .models import Finding, Paper, Taxonomy
@@ -67,7 +69,7 @@ def environment_digest(options: Options, dialect: str, lock_text: str) -> str:
             return "\0missing"
 
     return digest_text(repr(options), dialect, text(options.taxonomy or default_taxonomy()),
-                       *(text(path) for path in catalog_paths(options)), lock_text)
+                       *(text(path) for path in catalog_paths(options)), lock_text, allowlist_digest())
 
 
 def patch_last_build(options: Options, bib_path: Path, json_path: Path, dialect: str) -> Patched | None:
@@ -125,6 +127,8 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
         if len(document.papers) != 1 or document.blocks:
             return None
         paper = document.papers[0]
+        if _uses_defined_macro(paper, layouts):
+            return None  # TeX reads its values with @string definitions that may come from any source
         found = tuple(identities(paper))
         identity = identity_of(paper, found)
         claims = claims_of(paper, paper, found, identity, pins)
@@ -149,6 +153,11 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
     return Patched(patched, bibliography, entries, views,
                    tuple(sorted((finding_from_plain(f) for _, f in findings), key=finding_order)), dict(sorted(pins.items())),
                    taxonomy, len(news))
+
+
+def _uses_defined_macro(paper: Paper, layouts: tuple[SourceLayout, ...]) -> bool:
+    used = {name for value in paper.latex_fields.values() for name in macro_names(value)}
+    return bool(used) and any(name in used for layout in layouts for name, _ in layout.macros)
 
 
 def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added]], moves: list[Move], old_bib: bytes,

@@ -1,0 +1,355 @@
+"""Which LaTeX a .bib value may hold: a tokenizer that reads values as TeX does, and an allowlist.
+
+A blocklist cannot win against TeX (``^^5c`` is a backslash, ``\\csname`` builds any
+name, a ``#`` concatenation joins two harmless halves), so values are read token by
+token and every control sequence must be on a list of commands that only print
+text. Anything else is an :class:`Offence`, and :func:`render_inert` writes it so
+that it prints literally. Values made only of allowed tokens are never changed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_WORDS = str.split
+
+#: Accents and letters: the spellings BibTeX styles and bibliographies use for non-ASCII text.
+LETTER_COMMANDS = frozenset(
+    _WORDS("""
+    u v H c d b t r k G i j o O l L ss SS ae AE oe OE aa AA dh DH th TH ng NG dj DJ
+""")
+)
+#: Symbols that print one character (LaTeX kernel and textcomp).
+SYMBOL_COMMANDS = frozenset(
+    _WORDS("""
+    textbackslash textbraceleft textbraceright textasciicircum textasciitilde textless textgreater textbar
+    textendash textemdash textquoteleft textquoteright textquotedblleft textquotedblright textquotesingle
+    textellipsis ldots dots textregistered texttrademark textcopyright copyright S P dag ddag pounds
+    textdegree textpm texttimes textmu textperiodcentered textbullet textunderscore textdollar textsterling
+    texteuro textsection textparagraph textdagger textdaggerdbl guillemotleft guillemotright
+    guilsinglleft guilsinglright quotedblbase quotesinglbase textexclamdown textquestiondown
+""")
+)
+#: Text formatting, spacing, names and links: commands whose only effect is how text prints.
+FORMATTING_COMMANDS = frozenset(
+    _WORDS("""
+    emph textit textbf textsc texttt textrm textsf textup textmd textnormal textsl textsuperscript
+    textsubscript underline mbox em it bf sc tt rm sf sl upshape itshape bfseries scshape mdseries
+    normalfont ttfamily rmfamily sffamily tiny scriptsize footnotesize small normalsize large Large
+    quad qquad enspace thinspace space nobreakspace slash newline par relax protect ensuremath char verb
+    url href doi cite citet citep TeX LaTeX LaTeXe ifmmode else fi
+""")
+)
+#: Commands a .bib's @preamble conventionally defines (BibTeX's own documentation's sorting tricks).
+PREAMBLE_COMMANDS = frozenset(_WORDS("noopsort printfirst singleletter switchargs"))
+#: Allowed in math mode besides the text commands.
+MATH_COMMANDS = frozenset(
+    _WORDS("""
+    alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi
+    rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma
+    Upsilon Phi Psi Omega
+    times cdot pm mp div le leq ge geq neq ne approx sim simeq cong equiv propto ll gg infty partial nabla
+    sum prod int oint lim log ln exp sin cos tan max min sup inf det arg deg to rightarrow leftarrow
+    Rightarrow Leftarrow leftrightarrow Leftrightarrow mapsto uparrow downarrow in notin ni subset subseteq
+    supset supseteq cup cap setminus emptyset varnothing forall exists neg lnot land lor wedge vee oplus
+    otimes odot circ bullet star ast dagger ell hbar Re Im prime cdots vdots ddots backslash
+    frac dfrac tfrac sqrt binom mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak boldsymbol
+    operatorname text left right big Big bigg Bigg bigl bigr Bigl Bigr langle rangle lfloor rfloor lceil
+    rceil vert Vert mid perp parallel angle triangle square hat bar tilde vec dot ddot widehat widetilde
+    overline underbrace overbrace limits nolimits displaystyle textstyle scriptstyle
+""")
+)
+#: Control symbols (a backslash and one non-letter): accents, escaped specials, spacing, line breaks.
+CONTROL_SYMBOLS = frozenset("'\"^`~=.&%$#_{} ,;:!-/@\\\n\t|")
+#: Primitives and commands that read or write files, run programs, change how TeX reads its input or
+#: build command names: no setting can allow them (a surveytool.toml travels with a repository too).
+NEVER_ALLOWED = frozenset(
+    _WORDS("""
+    write immediate input include InputIfFileExists IfFileExists openin openout read readline closein closeout
+    endinput scantokens csname endcsname expandafter string detokenize noexpand catcode lccode uccode
+    def edef gdef xdef let futurelet newcommand renewcommand providecommand DeclareRobustCommand
+    special pdfliteral directlua latelua ShellEscape write18 pdffiledump pdfximage pdfobj pdfannot
+    verbatiminput lstinputlisting includegraphics usepackage RequirePackage makeatletter begin end
+""")
+)
+TEXT_COMMANDS = LETTER_COMMANDS | SYMBOL_COMMANDS | FORMATTING_COMMANDS | PREAMBLE_COMMANDS
+#: Commands whose first argument is a link target: only web addresses pass (no run:, file:, paths).
+LINK_COMMANDS = frozenset({"url", "href"})
+_DEFINING = frozenset({"newcommand", "providecommand", "def"})
+
+# One token of TeX input that matters here. Letters of a control word include @ and
+# non-ASCII letters (a package or engine may read them so): more is checked, never less.
+# A caret pair takes what TeX decodes with it (two lowercase hex digits, or one ASCII character);
+# never a brace, which BibTeX counted as one.
+_CONTROL_CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+_TOKEN = re.compile(
+    r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\^|\\(?:[^\W\d_]|@)+|\\.|\\\Z|\$\$?|[{}]"
+    f"|[{_CONTROL_CHARS}]",
+    re.S,
+)
+# The tokens that checking needs (braces, single carets and control characters only matter when rendering).
+_CHECKED_TOKEN = re.compile(r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\\(?:[^\W\d_]|@)+|\\.|\\\Z|\$\$?", re.S)
+_WEB_ADDRESS = re.compile(r"\s*\{\s*(?:https?://|www\.[\w-])", re.I)
+_DEFINED_NAME = re.compile(r"\*?\s*(?:\{\s*\\((?:[^\W\d_]|@)+)\s*\}|\\((?:[^\W\d_]|@)+))")
+_CONTROL_CHARS_SET = frozenset(chr(c) for c in [*range(0, 9), 11, 12, *range(14, 32), 127])
+_HEX_PAIR = re.compile(r"[0-9a-f]{2}")
+
+
+@dataclass(frozen=True)
+class Offence:
+    """A token outside the allowlist: where it is in the value, as written, and why."""
+
+    start: int
+    end: int
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class LatexPolicy:
+    """The allowlist in force: the built-in commands and the names a user's settings add."""
+
+    extra: frozenset[str] = frozenset()
+
+    def allows(self, name: str, math: bool) -> bool:
+        if len(name) == 1 and not name.isalpha():
+            return name in CONTROL_SYMBOLS or name in self.extra
+        return name in TEXT_COMMANDS or name in self.extra or (math and name in MATH_COMMANDS)
+
+    def may_define(self, name: str) -> bool:
+        return name in PREAMBLE_COMMANDS or name in self.extra
+
+
+DEFAULT_POLICY = LatexPolicy()
+_active = DEFAULT_POLICY
+
+
+def use_policy(extra_names: Iterable[str]) -> LatexPolicy:
+    """Make ``extra_names`` (``\\mycmd`` or ``mycmd``) allowed from now on, in this process; returns the policy."""
+    global _active
+    _active = LatexPolicy(frozenset(name.removeprefix("\\") for name in extra_names if name.removeprefix("\\")))
+    return _active
+
+
+def active_policy() -> LatexPolicy:
+    return _active
+
+
+def allowlist_digest() -> str:
+    """What a cached reading depends on: the names the user allowed."""
+    return ",".join(sorted(_active.extra))
+
+
+def may_hold_commands(value: str) -> bool:
+    """Cheap test: False means the value has no backslash and no ``^^`` (nothing for TeX to run)."""
+    return "\\" in value or "^^" in value
+
+
+def find_offences(value: str, policy: LatexPolicy | None = None, preamble: bool = False) -> list[Offence]:
+    """Every token of ``value`` outside the allowlist, in order.
+
+    ``preamble`` also accepts definitions (``\\newcommand``, ``\\providecommand``,
+    ``\\def``) of the names the policy lets a @preamble define.
+    """
+    if not may_hold_commands(value):
+        return []
+    policy = policy or _active
+    found: list[Offence] = []
+    math = ""
+    for match in _CHECKED_TOKEN.finditer(value):
+        token = match.group()
+        if token[0] == "$":
+            math = _math_after(math, token)
+        elif token.startswith("^^"):
+            meaning = decode_carets(value[match.start() : match.start() + 4])[:1]
+            found.append(Offence(match.start(), match.end(), token, f"TeX reads it as {_shown(meaning)}"))
+        elif token[0] == "\\":
+            offence = _command_offence(value, match, policy, bool(math), preamble)
+            if offence:
+                found.append(offence)
+    return found
+
+
+# BibTeX still reads the inside of a @comment and of a block bibtexparser could not parse: there a
+# token that could grow (a control word, a backslash, a caret) and ends a quoted or braced piece
+# may be joined to the next piece by a ``#``.
+_PIECE_ENDS = re.compile(r"\s*(?:\"|\}\s*[#)}]|\}?\s*\Z)")
+_CONCATENATION_FOLLOWS = re.compile(r"\s*#")
+
+
+def _may_grow(token: str) -> bool:
+    return (
+        token in ("\\", "^", "\\^")
+        or token.startswith("^^")
+        or (token[0] == "\\" and len(token) > 1 and (token[1].isalpha() or token[1] == "@"))
+    )
+
+
+def find_block_offences(text: str, policy: LatexPolicy | None = None) -> list[Offence]:
+    """Offences in a block BibTeX may read in ways bibtexparser did not: tokens, and pieces a ``#`` could join."""
+    if not may_hold_commands(text) and "^" not in text:
+        return []
+    found = {o.start: o for o in find_offences(text, policy, preamble=True)}
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        cut = (_may_grow(token) and _PIECE_ENDS.match(text, match.end())) or (
+            token in ('\\"', "\\}") and _CONCATENATION_FOLLOWS.match(text, match.end())
+        )
+        if cut and match.start() not in found:
+            found[match.start()] = Offence(
+                match.start(), match.end(), token, "ends a piece that a # concatenation could join to the next"
+            )
+    return sorted(found.values(), key=lambda o: o.start)
+
+
+def _math_after(math: str, token: str) -> str:
+    """The math mode ("", "inline" or "display") after a ``$`` or ``$$`` token, as TeX reads them."""
+    if not math:
+        return "display" if token == "$$" else "inline"
+    if math == "inline" and token == "$$":
+        return "inline"  # one dollar ends the formula, the next starts another
+    return ""
+
+
+def _command_offence(value: str, match: re.Match, policy: LatexPolicy, math: bool, preamble: bool) -> Offence | None:
+    token = match.group()
+    name = token[1:]
+    if not name:
+        return Offence(match.start(), match.end(), token, "a backslash at the end joins what follows it")
+    if preamble and name in _DEFINING:
+        defined = _DEFINED_NAME.match(value, match.end())
+        target = defined and (defined.group(1) or defined.group(2))
+        if target and policy.may_define(target):
+            return None
+        shown = f"\\{target}" if target else "a command"
+        return Offence(match.start(), match.end(), token, f"defines {shown}, which is not allowed")
+    if not policy.allows(name, math):
+        return Offence(match.start(), match.end(), token, "not in the LaTeX allowlist")
+    if name in LINK_COMMANDS and not _WEB_ADDRESS.match(value, match.end()):
+        return Offence(match.start(), match.end(), token, "links only to http(s) addresses")
+    return None
+
+
+def _printable(text: str) -> str:
+    return "".join(f"^^{chr(ord(c) ^ 64)}" if c in _CONTROL_CHARS_SET else c for c in text)
+
+
+def _shown(char: str) -> str:
+    return char if char.isprintable() and not char.isspace() else f"U+{ord(char):04X}"
+
+
+def decode_carets(text: str) -> str:
+    """``text`` with TeX's ``^^`` notation decoded as TeX reads it (``^^5c`` -> ``\\``, ``^^M`` -> CR).
+
+    A decoded character can start another ``^^`` sequence, as in TeX; each step
+    shortens the text, so this stays linear.
+    """
+    if "^^" not in text:
+        return text
+    pending = list(reversed(text))
+    out: list[str] = []
+    while pending:
+        char = pending.pop()
+        if char == "^" and len(pending) >= 2 and pending[-1] == "^" and ord(pending[-2]) < 128:
+            pending.pop()
+            following = pending.pop()
+            if pending and _HEX_PAIR.fullmatch(following + pending[-1]):
+                pending.append(chr(int(following + pending.pop(), 16)))
+            else:
+                code = ord(following)
+                pending.append(chr(code + 64 if code < 64 else code - 64))
+            continue
+        out.append(char)
+    return "".join(out)
+
+
+#: ASCII characters with a meaning in TeX or BibTeX, spelled to print literally (braces too: BibTeX counts them).
+LITERAL_SPELLINGS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "^": r"\textasciicircum{}",
+    "_": r"\_",
+    "%": r"\%",
+    "~": r"\textasciitilde{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+_LITERAL = dict(LITERAL_SPELLINGS)
+_LITERAL.update(
+    {
+        char: r"\textasciicircum{}\textasciicircum{}" + _LITERAL.get(chr(ord(char) ^ 64), chr(ord(char) ^ 64))
+        for char in _CONTROL_CHARS_SET
+    }
+)
+# In a value that is rewritten anyway, the characters that would stop the document compiling
+# (a parameter or alignment character, a comment that could hide a closing brace) print too.
+_RENDERED = re.compile(_TOKEN.pattern + "|[#&%_]", re.S)
+
+
+def _literal(text: str, math: bool) -> str:
+    printed = "".join(_LITERAL.get(char, char) for char in text)
+    return r"\mbox{" + printed + "}" if math else printed
+
+
+def render_inert(
+    value: str, offences: list[Offence] | None = None, policy: LatexPolicy | None = None, preamble: bool = False
+) -> str:
+    """``value`` with every offence written to print literally; a value without one is kept byte for byte.
+
+    Braces are kept as they are (BibTeX counts them); in math mode the literal
+    text goes in an ``\\mbox``; math left open prints its dollar signs.
+    """
+    offences = find_offences(value, policy, preamble) if offences is None else offences
+    if not offences:
+        return value
+    starts = {o.start: o for o in offences}
+    math = ""
+    for match in _TOKEN.finditer(value):
+        if match.group()[0] == "$":
+            math = _math_after(math, match.group())
+    math_closes = not math
+    pieces: list[str] = []
+    last = 0
+    for match in _RENDERED.finditer(value):
+        if match.start() < last:
+            continue
+        token = match.group()
+        offence = starts.get(match.start())
+        if offence is not None:
+            literal = value[offence.start : offence.end]
+        elif token[0] == "$" and math_closes:
+            math = _math_after(math, token)
+            continue
+        elif token in ("#", "&", "%", "$", "$$") or token in _CONTROL_CHARS_SET or (token in ("_", "^") and not math):
+            literal = token
+        else:
+            continue
+        pieces.append(value[last : match.start()])
+        pieces.append(_literal(literal, bool(math)))
+        last = match.start() + len(literal)
+    pieces.append(value[last:])
+    rendered = "".join(pieces)
+    if find_offences(rendered, policy, preamble):  # cannot happen; should it, nothing may stay active
+        return "".join(char if char in "{}" else _LITERAL.get(char, char) for char in value)
+    return rendered
+
+
+def describe(offences: list[Offence], value: str, limit: int = 4) -> str:
+    """The offences for a message: each as written (and how TeX reads it), then what TeX reads the value as."""
+    shown: list[str] = []
+    for offence in offences:
+        item = f"{_printable(offence.text)} ({offence.reason})"
+        if item not in shown:
+            shown.append(item)
+    listed = ", ".join(shown[:limit]) + (f" and {len(shown) - limit} more" if len(shown) > limit else "")
+    if "^^" in value:
+        decoded = _printable(" ".join(decode_carets(value).split()))
+        listed += f"; TeX reads the value as {decoded[:120]}{'…' if len(decoded) > 120 else ''}"
+    return listed
