@@ -7,10 +7,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 
-from .bibtex_values import MONTH_MACROS, macro_names, safe_bibtex_value, string_block_value, value_as_tex
+from .bibtex_values import MONTH_MACROS, macro_names, safe_bibtex_value, string_block_value
 from .bibtex_write import bibtex_pieces, entry_text
 from .forked import map_beside
-from .latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex, latex_offences
+from .latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex
 from .models import Paper, RawBlock, frozen_mapping
 
 DIALECTS = ("bibtex", "biblatex")
@@ -224,9 +224,8 @@ def written_macros(blocks: Iterable[RawBlock]) -> WrittenMacros:
 def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
     if block.kind == "preamble":
         value = block.text[len("@preamble{"):-1]
-        tex = value_as_tex(value, macros)
-        offences = latex_offences(tex, preamble=True)
-        return block.text if not offences else "@preamble{{" + inert_latex(tex, offences, preamble=True) + "}}"
+        written = safe_bibtex_value(value, macros, preamble=True)
+        return block.text if written is value else "@preamble{" + written + "}"
     if block.kind in ("comment", "failed"):
         offences = block_offences(block.text)
         return block.text if not offences else inert_latex(block.text, offences)

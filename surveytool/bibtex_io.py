@@ -29,12 +29,11 @@ from .bibtex_values import (
     bibtex_value_offences,
     split_tags,
     string_block_value,
-    value_as_tex,
     value_to_text,
 )
 from .bibtex_write import tidy_text
 from .forked import run_beside
-from .latex import block_offences, describe_offences, latex_offences, usable_key
+from .latex import block_offences, describe_offences, usable_key
 from .latex_allowlist import allowlist_digest
 from .memo import (
     digest_text,
@@ -446,11 +445,10 @@ _ALLOW_HINT = ("written to print literally; delete it, or if you trust it allow 
 def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Finding]:
     """A @preamble (as TeX reads it), or a @comment or failed block, whose inside BibTeX still reads."""
     if block.kind == "preamble":
-        tex = value_as_tex(block.text[len("@preamble{"):-1], strings)
-        offences, what = latex_offences(tex, preamble=True), "@preamble"
+        tex, offences = bibtex_value_offences(block.text[len("@preamble{"):-1], strings, preamble=True)
+        what = "@preamble"
     elif block.kind == "string":
-        tex = value_as_tex(string_block_value(block), strings)
-        offences = latex_offences(tex)
+        tex, offences = bibtex_value_offences(string_block_value(block), strings)
         what = f"@string '{block.key}' (fields that use it are written to print it literally)"
     elif block.kind in ("comment", "failed"):
         tex = block.text

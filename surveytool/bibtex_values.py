@@ -70,28 +70,45 @@ def _part_text(part: str, strings: Mapping[str, str]) -> str:
     return MONTH_MACROS.get(name, part)
 
 
-def value_as_tex(value: str, strings: Mapping[str, str] = frozen_mapping(), _depth: int = 0) -> str:
+class ExpansionTooLarge(ValueError):
+    """@string macros that expand a value past ``MAX_EXPANDED`` characters, through more than
+    ``MAX_MACRO_DEPTH`` macros, or through one that uses itself: such a value is reported, never guessed."""
+
+
+#: More than any real value; a chain of macros that each use the previous one twice gets there fast.
+MAX_EXPANDED = 1 << 20
+MAX_MACRO_DEPTH = 100
+
+
+def value_as_tex(value: str, strings: Mapping[str, str] = frozen_mapping()) -> str:
     """The LaTeX that BibTeX passes on for a raw value: delimiters off, macros expanded, ``#`` parts joined.
 
     A macro that ``strings`` does not define (a month, a style's journal name)
     stays as its name: letters, so that a command before it still reads as a
     longer, unknown command rather than as a shorter allowed one.
     """
+    return _expand(value, strings, {}, ())
+
+
+def _expand(value: str, strings: Mapping[str, str], expanded: dict[str, str], using: tuple[str, ...]) -> str:
     stripped = value.strip()
-    parts = _split_concatenation(value) if "#" in stripped else [stripped]
-    return "".join(_part_tex(part, strings, _depth) for part in parts)
-
-
-_MACRO_DEPTH = 16  # @string definitions that use others; deeper (or circular) ones stay names
-
-
-def _part_tex(part: str, strings: Mapping[str, str], depth: int) -> str:
-    if part[:1] in ("{", '"'):
-        return _strip_enclosing(part)
-    name = part.lower()
-    if name in strings and depth < _MACRO_DEPTH:
-        return value_as_tex(strings[name], strings, depth + 1)
-    return part
+    pieces = []
+    for part in _split_concatenation(value) if "#" in stripped else [stripped]:
+        name = part.lower()
+        if part[:1] in ("{", '"'):
+            pieces.append(_strip_enclosing(part))
+        elif name in strings:
+            if name not in expanded:  # a macro used many times is expanded once
+                if name in using or len(using) >= MAX_MACRO_DEPTH:
+                    raise ExpansionTooLarge(value)
+                expanded[name] = _expand(strings[name], strings, expanded, (*using, name))
+            pieces.append(expanded[name])
+        else:
+            pieces.append(part)
+    joined = "".join(pieces)
+    if len(joined) > MAX_EXPANDED:
+        raise ExpansionTooLarge(value)
+    return joined
 
 
 def macro_names(value: str) -> list[str]:
@@ -103,21 +120,29 @@ def macro_names(value: str) -> list[str]:
     return [part.lower() for part in parts if part[:1] not in ("{", '"') and not part.isdigit()]
 
 
-def bibtex_value_offences(value: str, strings: Mapping[str, str] = frozen_mapping()) -> tuple[str, list[Offence]]:
-    """(the value as TeX reads it, its tokens outside the LaTeX allowlist); ("", []) for most values, at once."""
+def bibtex_value_offences(value: str, strings: Mapping[str, str] = frozen_mapping(),
+                          preamble: bool = False) -> tuple[str, list[Offence]]:
+    """(the value as TeX reads it, its tokens outside the LaTeX allowlist); ("", []) for most values, at once.
+
+    ``preamble``: the value of a @preamble, which may define the commands the allowlist lets it define.
+    """
     if "\\" not in value and "^^" not in value and "#" not in value and (
             value[:1] in '{"' or value.strip().lower() not in strings):
         return "", _NONE  # one piece, with no command in it and no macro of the file: most values
-    return (tex := value_as_tex(value, strings)), latex_offences(tex)
+    try:
+        tex = value_as_tex(value, strings)
+    except ExpansionTooLarge:
+        return value, [Offence(0, len(value), value, "its @string macros expand too far (in size, depth, or circles)")]
+    return tex, latex_offences(tex, preamble=preamble)
 
 
 _NONE: list[Offence] = []
 
 
-def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping()) -> str:
+def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(), preamble: bool = False) -> str:
     """``value`` as written if TeX reads only allowed LaTeX in it; else one braced value that prints it literally."""
-    tex, offences = bibtex_value_offences(value, strings)
-    return value if not offences else "{" + inert_latex(tex, offences) + "}"
+    tex, offences = bibtex_value_offences(value, strings, preamble)
+    return value if not offences else "{" + inert_latex(tex, offences, preamble) + "}"
 
 
 def string_block_value(block: RawBlock) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 _WORDS = str.split
 
@@ -116,10 +117,25 @@ class LatexPolicy:
     def allows(self, name: str, math: bool) -> bool:
         if len(name) == 1 and not name.isalpha():
             return name in CONTROL_SYMBOLS or name in self.extra
-        return name in TEXT_COMMANDS or name in self.extra or (math and name in MATH_COMMANDS)
+        if name in TEXT_COMMANDS or name in self.extra or (math and name in MATH_COMMANDS):
+            return True
+        # Math symbols outside math only stop the document; the encoder's own output must read back clean.
+        return name in MATH_COMMANDS or name in encoder_commands()
 
     def may_define(self, name: str) -> bool:
         return name in PREAMBLE_COMMANDS or name in self.extra
+
+
+@cache
+def encoder_commands() -> frozenset[str]:
+    """The symbol commands pylatexenc's encoder writes for non-ASCII characters (surveytool writes them too)."""
+    from pylatexenc.latexencode import get_builtin_conversion_rules
+
+    names = set()
+    for rule in get_builtin_conversion_rules("defaults"):
+        for replacement in rule.rule.values():
+            names.update(re.findall(r"\\([A-Za-z]+)", replacement))
+    return frozenset(names - NEVER_ALLOWED)
 
 
 DEFAULT_POLICY = LatexPolicy()

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 
 from conftest import compile_latex, requires_latex, run_cli
 from surveytool.bibtex_values import safe_bibtex_value
-from surveytool.latex import escape_text
+from surveytool.latex import UNKNOWN_CHAR_MACRO, encode_bibtex_value, escape_text
 from surveytool.latex_allowlist import (
     MATH_COMMANDS,
     NEVER_ALLOWED,
     TEXT_COMMANDS,
+    LatexPolicy,
     decode_carets,
     find_offences,
     render_inert,
@@ -118,6 +119,8 @@ def test_a_value_is_checked_as_bibtex_joins_it():
     assert safe_bibtex_value('"\\i" # "nput{x}"') == "{\\textbackslash{}input{x}}"
     assert safe_bibtex_value('"^" # "^5cinput{x}"') == "{\\textasciicircum{}\\textasciicircum{}5cinput{x}}"
     assert safe_bibtex_value("dotless", strings) == "dotless"  # \i alone is allowed: written as it was
+    chain = {"m0": '"\\input{x}"', **{f"m{i}": f"m{i - 1}" for i in range(1, 60)}}
+    assert safe_bibtex_value("m59", chain) == "{\\textbackslash{}input{x}}"  # however many macros deep
 
 
 def test_caret_notation_is_decoded_as_tex_decodes_it():
@@ -306,3 +309,23 @@ def test_latexmk_runs_with_file_access_kept_to_the_build_folder(tmp_path):
     )
     log = (folder / "main.log").read_text(encoding="latin-1")
     assert "not found" in log and SECRET not in log
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=60))
+def test_what_surveytool_escapes_itself_reads_back_as_allowed_latex(text):
+    # Snippets and online metadata are escaped, never checked: the same allowlist must pass them.
+    assert find_offences(encode_bibtex_value(text)) == []
+    assert find_offences(escape_text(text), LatexPolicy(frozenset({UNKNOWN_CHAR_MACRO}))) == []
+
+
+def test_macros_that_double_at_every_level_are_reported_without_expanding_them_all(tmp_path):
+    definitions = ['@string{a0 = "' + "x" * 1000 + '"}'] + [
+        f"@string{{a{i} = a{i - 1} # a{i - 1}}}" for i in range(1, 40)
+    ]
+    bomb = tmp_path / "bomb.bib"
+    bomb.write_text("\n".join(definitions) + "\n@misc{k,\n  title = a39,\n  year = {2020},\n}\n", encoding="utf-8")
+    started = time.perf_counter()
+    found = run_cli("check", str(bomb), "--checks", "dangerous-macro")
+    assert time.perf_counter() - started < 30
+    assert found.returncode == 1 and "field 'title' of 'k'" in found.stderr and "expand too far" in found.stderr
