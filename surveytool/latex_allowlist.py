@@ -43,9 +43,16 @@ FORMATTING_COMMANDS = frozenset(
     url href doi cite citet citep TeX LaTeX LaTeXe ifmmode else fi
 """)
 )
+#: biblatex's text commands, which biblatex's own example files use in fields.
+BIBLATEX_COMMANDS = frozenset(
+    _WORDS("""
+    hyphen mkbibquote mkbibemph mkbibitalic mkbibbold mkbibparens mkbibbrackets mkbibsuperscript enquote
+    bibstring psq psqq pno ppno nopp adddot addcomma addspace addperiod addcolon addsemicolon arabic
+""")
+)
 #: Commands a .bib's @preamble conventionally defines (BibTeX's own documentation's sorting tricks).
 PREAMBLE_COMMANDS = frozenset(_WORDS("noopsort printfirst singleletter switchargs"))
-#: Allowed in math mode besides the text commands.
+#: Math symbols and constructs (harmless anywhere: outside math they only stop the document).
 MATH_COMMANDS = frozenset(
     _WORDS("""
     alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi
@@ -63,7 +70,7 @@ MATH_COMMANDS = frozenset(
 """)
 )
 #: Control symbols (a backslash and one non-letter): accents, escaped specials, spacing, line breaks.
-CONTROL_SYMBOLS = frozenset("'\"^`~=.&%$#_{} ,;:!-/@\\\n\t|")
+CONTROL_SYMBOLS = frozenset("'\"^`~=.&%$#_{} ,;:!-/@\\\n\r\t|")
 #: Primitives and commands that read or write files, run programs, change how TeX reads its input or
 #: build command names: no setting can allow them (a surveytool.toml travels with a repository too).
 NEVER_ALLOWED = frozenset(
@@ -75,7 +82,7 @@ NEVER_ALLOWED = frozenset(
     verbatiminput lstinputlisting includegraphics usepackage RequirePackage makeatletter begin end
 """)
 )
-TEXT_COMMANDS = LETTER_COMMANDS | SYMBOL_COMMANDS | FORMATTING_COMMANDS | PREAMBLE_COMMANDS
+TEXT_COMMANDS = LETTER_COMMANDS | SYMBOL_COMMANDS | FORMATTING_COMMANDS | BIBLATEX_COMMANDS | PREAMBLE_COMMANDS
 #: Commands whose first argument is a link target: only web addresses pass (no run:, file:, paths).
 LINK_COMMANDS = frozenset({"url", "href"})
 _DEFINING = frozenset({"newcommand", "providecommand", "def"})
@@ -90,8 +97,8 @@ _TOKEN = re.compile(
     f"|[{_CONTROL_CHARS}]",
     re.S,
 )
-# The tokens that checking needs (braces, single carets and control characters only matter when rendering).
-_CHECKED_TOKEN = re.compile(r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\\(?:[^\W\d_]|@)+|\\.|\\\Z|\$\$?", re.S)
+# The tokens that checking needs (braces, dollars, single carets and control characters only matter when rendering).
+_CHECKED_TOKEN = re.compile(r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\\(?:[^\W\d_]|@)+|\\.|\\\Z", re.S)
 _WEB_ADDRESS = re.compile(r"\s*\{\s*(?:https?://|www\.[\w-])", re.I)
 _DEFINED_NAME = re.compile(r"\*?\s*(?:\{\s*\\((?:[^\W\d_]|@)+)\s*\}|\\((?:[^\W\d_]|@)+))")
 _CONTROL_CHARS_SET = frozenset(chr(c) for c in [*range(0, 9), 11, 12, *range(14, 32), 127])
@@ -114,13 +121,12 @@ class LatexPolicy:
 
     extra: frozenset[str] = frozenset()
 
-    def allows(self, name: str, math: bool) -> bool:
+    def allows(self, name: str) -> bool:
         if len(name) == 1 and not name.isalpha():
             return name in CONTROL_SYMBOLS or name in self.extra
-        if name in TEXT_COMMANDS or name in self.extra or (math and name in MATH_COMMANDS):
-            return True
-        # Math symbols outside math only stop the document; the encoder's own output must read back clean.
-        return name in MATH_COMMANDS or name in encoder_commands()
+        # A math symbol outside math only stops the document (it runs nothing), and the symbols
+        # surveytool's own encoder writes (pylatexenc's table) must read back as allowed.
+        return name in TEXT_COMMANDS or name in MATH_COMMANDS or name in self.extra or name in encoder_commands()
 
     def may_define(self, name: str) -> bool:
         return name in PREAMBLE_COMMANDS or name in self.extra
@@ -145,7 +151,10 @@ _active = DEFAULT_POLICY
 def use_policy(extra_names: Iterable[str]) -> LatexPolicy:
     """Make ``extra_names`` (``\\mycmd`` or ``mycmd``) allowed from now on, in this process; returns the policy."""
     global _active
-    _active = LatexPolicy(frozenset(name.removeprefix("\\") for name in extra_names if name.removeprefix("\\")))
+    names = frozenset(name.removeprefix("\\") for name in extra_names if name.removeprefix("\\"))
+    if names & NEVER_ALLOWED:
+        raise ValueError(f"these commands cannot be allowed: {', '.join(sorted(names & NEVER_ALLOWED))}")
+    _active = LatexPolicy(names)
     return _active
 
 
@@ -173,16 +182,13 @@ def find_offences(value: str, policy: LatexPolicy | None = None, preamble: bool 
         return []
     policy = policy or _active
     found: list[Offence] = []
-    math = ""
     for match in _CHECKED_TOKEN.finditer(value):
         token = match.group()
-        if token[0] == "$":
-            math = _math_after(math, token)
-        elif token.startswith("^^"):
+        if token.startswith("^^"):
             meaning = decode_carets(value[match.start() : match.start() + 4])[:1]
             found.append(Offence(match.start(), match.end(), token, f"TeX reads it as {_shown(meaning)}"))
         elif token[0] == "\\":
-            offence = _command_offence(value, match, policy, bool(math), preamble)
+            offence = _command_offence(value, match, policy, preamble)
             if offence:
                 found.append(offence)
     return found
@@ -229,7 +235,7 @@ def _math_after(math: str, token: str) -> str:
     return ""
 
 
-def _command_offence(value: str, match: re.Match, policy: LatexPolicy, math: bool, preamble: bool) -> Offence | None:
+def _command_offence(value: str, match: re.Match, policy: LatexPolicy, preamble: bool) -> Offence | None:
     token = match.group()
     name = token[1:]
     if not name:
@@ -241,7 +247,7 @@ def _command_offence(value: str, match: re.Match, policy: LatexPolicy, math: boo
             return None
         shown = f"\\{target}" if target else "a command"
         return Offence(match.start(), match.end(), token, f"defines {shown}, which is not allowed")
-    if not policy.allows(name, math):
+    if not policy.allows(name):
         return Offence(match.start(), match.end(), token, "not in the LaTeX allowlist")
     if name in LINK_COMMANDS and not _WEB_ADDRESS.match(value, match.end()):
         return Offence(match.start(), match.end(), token, "links only to http(s) addresses")
