@@ -211,13 +211,17 @@ class WrittenMacros(dict):
 
 def written_macros(blocks: Iterable[RawBlock]) -> WrittenMacros:
     """The @string definitions of ``blocks``: values that use them are checked as TeX will read them."""
+    return macros_of((block.key, string_block_value(block)) for block in blocks if block.kind == "string")
+
+
+def macros_of(definitions: Iterable[tuple[str, str]]) -> WrittenMacros:
+    """(name, raw value) definitions in the order the .bib holds them, as ``written_macros`` reads them."""
     macros = WrittenMacros()
-    for block in blocks:
-        if block.kind == "string":
-            name, value = block.key.lower(), string_block_value(block)
-            if name in macros and macros[name] != value:
-                macros.redefined.setdefault(name, macros[name])
-            macros[name] = value
+    for key, value in definitions:
+        name = key.lower()
+        if name in macros and macros[name] != value:
+            macros.redefined.setdefault(name, macros[name])
+        macros[name] = value
     return macros
 
 
@@ -227,6 +231,6 @@ def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
         written = safe_bibtex_value(value, macros, preamble=True)
         return block.text if written is value else "@preamble{" + written + "}"
     if block.kind in ("comment", "failed"):
-        offences = block_offences(block.text)
+        offences = block_offences(block.text, comment=block.kind == "comment")
         return block.text if not offences else inert_latex(block.text, offences)
     return block.text  # an @string prints only through the values that use it

@@ -452,7 +452,8 @@ def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Findin
         what = f"@string '{block.key}' (fields that use it are written to print it literally)"
     elif block.kind in ("comment", "failed"):
         tex = block.text
-        offences, what = block_offences(tex), "block" if block.kind == "failed" else "comment (BibTeX reads commands in it)"
+        offences = block_offences(tex, comment=block.kind == "comment")
+        what = "block" if block.kind == "failed" else "comment (BibTeX reads the commands after an @ in it)"
     else:
         return []
     if not offences:

@@ -112,9 +112,9 @@ def latex_offences(latex: str, preamble: bool = False) -> list[Offence]:
     return find_offences(latex, preamble=preamble)
 
 
-def block_offences(text: str) -> list[Offence]:
+def block_offences(text: str, comment: bool = False) -> list[Offence]:
     """Offences in a @comment or failed block: BibTeX may still read commands, and ``#`` joins, inside it."""
-    return find_block_offences(text)
+    return find_block_offences(text, comment=comment)
 
 
 def inert_latex(latex: str, offences: list[Offence] | None = None, preamble: bool = False) -> str:

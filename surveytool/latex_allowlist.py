@@ -89,16 +89,17 @@ _DEFINING = frozenset({"newcommand", "providecommand", "def"})
 
 # One token of TeX input that matters here. Letters of a control word include @ and
 # non-ASCII letters (a package or engine may read them so): more is checked, never less.
+# A backslash before ^^ stands alone: TeX decodes the ^^ first (\^^69nput is \input).
 # A caret pair takes what TeX decodes with it (two lowercase hex digits, or one ASCII character);
 # never a brace, which BibTeX counted as one.
 _CONTROL_CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 _TOKEN = re.compile(
-    r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\^|\\(?:[^\W\d_]|@)+|\\.|\\\Z|\$\$?|[{}]"
+    r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\^|\\(?:[^\W\d_]|@)+|\\(?=\^\^)|\\.|\\\Z|\$\$?|[{}]"
     f"|[{_CONTROL_CHARS}]",
     re.S,
 )
 # The tokens that checking needs (braces, dollars, single carets and control characters only matter when rendering).
-_CHECKED_TOKEN = re.compile(r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\\(?:[^\W\d_]|@)+|\\.|\\\Z", re.S)
+_CHECKED_TOKEN = re.compile(r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\\(?:[^\W\d_]|@)+|\\(?=\^\^)|\\.|\\\Z", re.S)
 _WEB_ADDRESS = re.compile(r"\s*\{\s*(?:https?://|www\.[\w-])", re.I)
 _DEFINED_NAME = re.compile(r"\*?\s*(?:\{\s*\\((?:[^\W\d_]|@)+)\s*\}|\\((?:[^\W\d_]|@)+))")
 _CONTROL_CHARS_SET = frozenset(chr(c) for c in [*range(0, 9), 11, 12, *range(14, 32), 127])
@@ -209,9 +210,13 @@ def _may_grow(token: str) -> bool:
     )
 
 
-def find_block_offences(text: str, policy: LatexPolicy | None = None) -> list[Offence]:
-    """Offences in a block BibTeX may read in ways bibtexparser did not: tokens, and pieces a ``#`` could join."""
-    if not may_hold_commands(text) and "^" not in text:
+def find_block_offences(text: str, policy: LatexPolicy | None = None, comment: bool = False) -> list[Offence]:
+    """Offences in a block BibTeX may read in ways bibtexparser did not: tokens, and pieces a ``#`` could join.
+
+    A ``comment`` (``@comment{...}`` or text between entries) is skipped by BibTeX up to the next
+    ``@``: one without another ``@`` inside reaches nothing (JabRef's settings, Windows paths).
+    """
+    if (not may_hold_commands(text) and "^" not in text) or (comment and text.find("@", 1) < 0):
         return []
     found = {o.start: o for o in find_offences(text, policy, preamble=True)}
     for match in _TOKEN.finditer(text):
@@ -239,6 +244,8 @@ def _command_offence(value: str, match: re.Match, policy: LatexPolicy, preamble:
     token = match.group()
     name = token[1:]
     if not name:
+        if value.startswith("^^", match.end()):
+            return Offence(match.start(), match.end(), token, "TeX decodes the ^^ after it into the command's name")
         return Offence(match.start(), match.end(), token, "a backslash at the end joins what follows it")
     if preamble and name in _DEFINING:
         defined = _DEFINED_NAME.match(value, match.end())

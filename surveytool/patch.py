@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from .bibliography import bibtex_entry
+from .bibliography import bibtex_entry, macros_of
 from .bibtex_io import ChunkRun
-from .bibtex_values import macro_names
 from .changes import Move, changed_chunks, moved_line, moved_source
 from .chapter import PaperView, paper_view
 from .entries import entry_json
@@ -127,8 +126,6 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
         if len(document.papers) != 1 or document.blocks:
             return None
         paper = document.papers[0]
-        if _uses_defined_macro(paper, layouts):
-            return None  # TeX reads its values with @string definitions that may come from any source
         found = tuple(identities(paper))
         identity = identity_of(paper, found)
         claims = claims_of(paper, paper, found, identity, pins)
@@ -144,8 +141,10 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
     tagged, tag_findings = tag_papers([new.paper for new in news], taxonomy)
     chunk_of_key = {new.paper.key: new.chunk for new in news}
     findings.extend((chunk_of_key.get(f.key or "", ""), finding_to_plain(f)) for f in tag_findings)
+    # The @string definitions the .bib is written with, as a full build gathers them from every source.
+    macros = macros_of(definition for layout in layouts for definition in layout.macros)
     spliced = _splice(snapshot, {r.key for r in gone}, list(zip(tagged, news, strict=True)), moves, old_bib, old_json,
-                      options.tags_field, dialect)
+                      options.tags_field, dialect, macros)
     if spliced is None:
         return None
     bibliography, entries, records, views = spliced
@@ -155,13 +154,8 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
                    taxonomy, len(news))
 
 
-def _uses_defined_macro(paper: Paper, layouts: tuple[SourceLayout, ...]) -> bool:
-    used = {name for value in paper.latex_fields.values() for name in macro_names(value)}
-    return bool(used) and any(name in used for layout in layouts for name, _ in layout.macros)
-
-
 def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added]], moves: list[Move], old_bib: bytes,
-            old_json: bytes, tags_field: str, dialect: str
+            old_json: bytes, tags_field: str, dialect: str, macros: Mapping[str, str]
             ) -> tuple[bytes, bytes, tuple[EntryRecord, ...], tuple[PaperView, ...]] | None:
     """The .bib and entries.json with the entries ``gone`` (keys) cut out, the ``tagged`` ones put in and those
     below a change moved; the records and views of the entries they list. None if they are not the files of the snapshot."""
@@ -184,7 +178,7 @@ def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added
             record = record._replace(view=tuple(view), json_length=len(line) - 2)
         kept.append((record, view))
     for paper, new in tagged:
-        text = bibtex_entry(paper, tags_field, dialect) + "\n"
+        text = bibtex_entry(paper, tags_field, dialect, macros) + "\n"
         new_bib[paper.key] = text.encode("utf-8")
         new_json[paper.key] = entry_json(paper).encode("utf-8") + b",\n"
         view = paper_view(paper)

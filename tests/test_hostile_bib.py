@@ -40,6 +40,7 @@ FIELD_TRICKS = (
     "packagereaders",
     "mathmode",
     "nested",
+    "accentcaret",
     "plusminus",
     "filecontents",
     "everyfield",
@@ -92,7 +93,7 @@ def test_tricks_in_macros_preambles_comments_and_broken_blocks_are_reported():
     preambles = [line for line in found if "@preamble has" in line]
     assert len(preambles) == 6  # all but the \noopsort definition (one sits in a % comment, which BibTeX reads)
     assert any("defines \\leak, which is not allowed" in line for line in preambles)
-    assert any("comment (BibTeX reads commands in it)" in line for line in found)
+    assert any("comment (BibTeX reads the commands after an @ in it)" in line for line in found)
     assert any("block has" in line and "\\write" in line for line in found)  # the entry with a repeated field
 
 
@@ -104,6 +105,17 @@ def test_latex_on_the_allowlist_is_neither_reported_nor_changed_by_bib(tmp_path)
     for line in (HOSTILE / "allowed.bib").read_text(encoding="utf-8").splitlines():
         if re.match(r"\s+\w+ = ", line):
             assert line.strip() in written, line
+
+
+def test_a_comment_without_an_at_sign_is_left_alone(tmp_path):
+    bib = tmp_path / "jabref.bib"
+    bib.write_text(
+        "@misc{k,\n  title = {T},\n  year = {2020},\n}\n\n@Comment{jabref-meta: fileDirectory:C:\\Users\\me\\input;}\n",
+        encoding="utf-8",
+    )
+    assert run_cli("check", str(bib), "--checks", "dangerous-macro").returncode == 0
+    run_cli("bib", str(bib), "-o", str(tmp_path / "out.bib"), check=True)
+    assert "C:\\Users\\me\\input;}" in (tmp_path / "out.bib").read_text(encoding="utf-8")
 
 
 def test_a_backslash_symbol_before_letters_is_not_a_command():
@@ -329,3 +341,34 @@ def test_macros_that_double_at_every_level_are_reported_without_expanding_them_a
     found = run_cli("check", str(bomb), "--checks", "dangerous-macro")
     assert time.perf_counter() - started < 30
     assert found.returncode == 1 and "field 'title' of 'k'" in found.stderr and "expand too far" in found.stderr
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet="\\^{}$#%~ \"'`iInpuwrte5c69x\x1c\n", max_size=40))
+def test_whatever_a_value_holds_its_written_form_leaves_nothing_for_tex_to_decode_or_run(value):
+    written = render_inert(value)
+    assert "^^" not in written  # so TeX reads it exactly as the tokenizer did
+    assert find_offences(written) == []
+
+
+def test_a_rebuild_after_an_edit_writes_a_macro_from_another_file_inert_as_a_fresh_build_does(tmp_path):
+    (tmp_path / "strings.bib").write_text(
+        '@string{evil = "\\immediate\\write18{touch pwned}"}\n\n'
+        "@misc{first,\n  author = {One, A},\n  title = {First},\n  year = {2020},\n}\n",
+        encoding="utf-8",
+    )
+    mine = tmp_path / "mine.bib"
+    mine.write_text(
+        "@misc{second,\n  author = {Two, B},\n  title = {Second},\n  note = {harmless},\n  year = {2021},\n}\n",
+        encoding="utf-8",
+    )
+    assert run_cli("build", "strings.bib", "mine.bib", "--out", "out", cwd=tmp_path).returncode == 1  # the @string
+    mine.write_text(mine.read_text(encoding="utf-8").replace("{harmless}", "evil"), encoding="utf-8")
+    rebuilt = run_cli("build", "strings.bib", "mine.bib", "--out", "out", cwd=tmp_path)
+    assert rebuilt.returncode == 1 and "@string 'evil'" in rebuilt.stderr  # reported where it is defined
+    assert "entries kept as they were" in rebuilt.stdout  # the edited entry alone was read again
+    fresh = run_cli("build", "strings.bib", "mine.bib", "--out", "fresh", "--no-reuse", cwd=tmp_path)
+    assert fresh.returncode == 1
+    written = (tmp_path / "out" / "references.bib").read_text(encoding="utf-8")
+    assert "note = {\\textbackslash{}immediate\\textbackslash{}write18{touch pwned}}" in written
+    assert written == (tmp_path / "fresh" / "references.bib").read_text(encoding="utf-8")
