@@ -79,8 +79,8 @@ def encode_field(name: str, text: str) -> str:
     """A plain-text value as an enclosed BibTeX value for field ``name``."""
     if name == "month":
         return _month_value(text)
-    if name in _VERBATIM:
-        return "{" + text.replace("{", "").replace("}", "") + "}"
+    if name in _VERBATIM:  # kept as they are, but a command from a service or a CSL-JSON file prints literally
+        return safe_bibtex_value("{" + text.replace("{", "").replace("}", "") + "}")
     if name == "title" or name == "booktitle":
         return "{" + encode_bibtex_title(text) + "}"
     if name == "pages":
@@ -232,5 +232,5 @@ def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
         return block.text if written is value else "@preamble{" + written + "}"
     if block.kind in ("comment", "failed"):
         offences = block_offences(block.text, comment=block.kind == "comment")
-        return block.text if not offences else inert_latex(block.text, offences)
+        return block.text if not offences else inert_latex(block.text, offences, specials=False)
     return block.text  # an @string prints only through the values that use it

@@ -117,9 +117,12 @@ def block_offences(text: str, comment: bool = False) -> list[Offence]:
     return find_block_offences(text, comment=comment)
 
 
-def inert_latex(latex: str, offences: list[Offence] | None = None, preamble: bool = False) -> str:
-    """``latex`` with every token outside the allowlist written to print literally; the rest byte for byte."""
-    return render_inert(latex, offences, preamble=preamble)
+def inert_latex(latex: str, offences: list[Offence] | None = None, preamble: bool = False, specials: bool = True) -> str:
+    """``latex`` with every token outside the allowlist written to print literally; the rest byte for byte.
+
+    ``specials``: also the characters that would stop the document (a value that TeX typesets).
+    """
+    return render_inert(latex, offences, preamble=preamble, specials=specials)
 
 
 def describe_offences(offences: list[Offence], latex: str) -> str:

@@ -213,10 +213,13 @@ def _may_grow(token: str) -> bool:
 def find_block_offences(text: str, policy: LatexPolicy | None = None, comment: bool = False) -> list[Offence]:
     """Offences in a block BibTeX may read in ways bibtexparser did not: tokens, and pieces a ``#`` could join.
 
-    A ``comment`` (``@comment{...}`` or text between entries) is skipped by BibTeX up to the next
-    ``@``: one without another ``@`` inside reaches nothing (JabRef's settings, Windows paths).
+    In a ``comment`` (``@comment{...}`` or text between entries) BibTeX reads only what an ``@``
+    inside it opens (``@preamble{...}``); the rest it skips (JabRef's settings, Windows paths).
     """
-    if (not may_hold_commands(text) and "^" not in text) or (comment and text.find("@", 1) < 0):
+    if not may_hold_commands(text) and "^" not in text:
+        return []
+    regions = _regions_read_in_comment(text) if comment else [(0, len(text))]
+    if not regions:
         return []
     found = {o.start: o for o in find_offences(text, policy, preamble=True)}
     for match in _TOKEN.finditer(text):
@@ -228,7 +231,27 @@ def find_block_offences(text: str, policy: LatexPolicy | None = None, comment: b
             found[match.start()] = Offence(
                 match.start(), match.end(), token, "ends a piece that a # concatenation could join to the next"
             )
-    return sorted(found.values(), key=lambda o: o.start)
+    return sorted((o for o in found.values() if any(a <= o.start < b for a, b in regions)), key=lambda o: o.start)
+
+
+_COMMAND_OPENS = re.compile(r"@\s*[A-Za-z][^\s{(]*\s*([{(])")
+
+
+def _regions_read_in_comment(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each ``@type{...}`` or ``@type(...)`` inside a comment, as BibTeX reads them."""
+    regions: list[tuple[int, int]] = []
+    position = 1  # past the comment's own @
+    while (opened := _COMMAND_OPENS.search(text, position)) is not None:
+        depth, end, closing = 0, len(text), "}" if opened.group(1) == "{" else ")"
+        for index in range(opened.end(), len(text)):
+            char = text[index]
+            if char == closing and depth == 0:
+                end = index + 1
+                break
+            depth += (char == "{") - (char == "}")
+        regions.append((opened.start(), end))
+        position = end
+    return regions
 
 
 def _math_after(math: str, token: str) -> str:
@@ -328,12 +351,17 @@ def _literal(text: str, math: bool) -> str:
 
 
 def render_inert(
-    value: str, offences: list[Offence] | None = None, policy: LatexPolicy | None = None, preamble: bool = False
+    value: str,
+    offences: list[Offence] | None = None,
+    policy: LatexPolicy | None = None,
+    preamble: bool = False,
+    specials: bool = True,
 ) -> str:
     """``value`` with every offence written to print literally; a value without one is kept byte for byte.
 
     Braces are kept as they are (BibTeX counts them); in math mode the literal
-    text goes in an ``\\mbox``; math left open prints its dollar signs.
+    text goes in an ``\\mbox``. With ``specials`` (a value TeX typesets), the characters
+    that would stop the document print too, and math left open prints its dollar signs.
     """
     offences = find_offences(value, policy, preamble) if offences is None else offences
     if not offences:
@@ -355,6 +383,8 @@ def render_inert(
             literal = value[offence.start : offence.end]
         elif token[0] == "$" and math_closes:
             math = _math_after(math, token)
+            continue
+        elif not specials:
             continue
         elif token in ("#", "&", "%", "$", "$$") or token in _CONTROL_CHARS_SET or (token in ("_", "^") and not math):
             literal = token

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import compile_latex, requires_latex, run_cli
+from surveytool.bibliography import encode_field
 from surveytool.bibtex_values import safe_bibtex_value
 from surveytool.latex import UNKNOWN_CHAR_MACRO, encode_bibtex_value, escape_text
 from surveytool.latex_allowlist import (
@@ -133,6 +134,12 @@ def test_a_value_is_checked_as_bibtex_joins_it():
     assert safe_bibtex_value("dotless", strings) == "dotless"  # \i alone is allowed: written as it was
     chain = {"m0": '"\\input{x}"', **{f"m{i}": f"m{i - 1}" for i in range(1, 60)}}
     assert safe_bibtex_value("m59", chain) == "{\\textbackslash{}input{x}}"  # however many macros deep
+
+
+def test_identifiers_from_services_and_csl_json_are_kept_but_cannot_carry_a_command():
+    assert encode_field("doi", "10.1000/a_b%20<c>#d") == "{10.1000/a_b%20<c>#d}"
+    assert encode_field("eprint", "2101.00001\\input/etc/passwd") == "{2101.00001\\textbackslash{}input/etc/passwd}"
+    assert encode_field("url", "https://x.org/^^5cinput") == "{https://x.org/\\textasciicircum{}\\textasciicircum{}5cinput}"
 
 
 def test_caret_notation_is_decoded_as_tex_decodes_it():
