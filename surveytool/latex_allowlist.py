@@ -213,12 +213,14 @@ def _may_grow(token: str) -> bool:
 def find_block_offences(text: str, policy: LatexPolicy | None = None, comment: bool = False) -> list[Offence]:
     """Offences in a block BibTeX may read in ways bibtexparser did not: tokens, and pieces a ``#`` could join.
 
-    In a ``comment`` (``@comment{...}`` or text between entries) BibTeX reads only what an ``@``
-    inside it opens (``@preamble{...}``); the rest it skips (JabRef's settings, Windows paths).
+    BibTeX reads only what an ``@`` opens, up to its closing brace, and skips any other text: in a
+    ``comment`` (``@comment{...}`` or text between entries) what an ``@`` inside it opens
+    (``@preamble{...}``), not JabRef's settings or Windows paths; in a failed block, the entry
+    and not the text after it.
     """
     if not may_hold_commands(text) and "^" not in text:
         return []
-    regions = _regions_read_in_comment(text) if comment else [(0, len(text))]
+    regions = _regions_bibtex_reads(text, 1 if comment else 0)
     if not regions:
         return []
     found = {o.start: o for o in find_offences(text, policy, preamble=True)}
@@ -237,10 +239,9 @@ def find_block_offences(text: str, policy: LatexPolicy | None = None, comment: b
 _COMMAND_OPENS = re.compile(r"@\s*[A-Za-z][^\s{(]*\s*([{(])")
 
 
-def _regions_read_in_comment(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each ``@type{...}`` or ``@type(...)`` inside a comment, as BibTeX reads them."""
+def _regions_bibtex_reads(text: str, position: int) -> list[tuple[int, int]]:
+    """(start, end) of each ``@type{...}`` or ``@type(...)`` from ``position`` on, as BibTeX reads them."""
     regions: list[tuple[int, int]] = []
-    position = 1  # past the comment's own @
     while (opened := _COMMAND_OPENS.search(text, position)) is not None:
         depth, end, closing = 0, len(text), "}" if opened.group(1) == "{" else ")"
         for index in range(opened.end(), len(text)):
