@@ -100,7 +100,7 @@ def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str]) -> str
     written = safe_bibtex_value(original, macros)
     if written is original and isinstance(macros, WrittenMacros) and macros.redefined \
             and macros.redefined.keys() & set(macro_names(original)):
-        written = safe_bibtex_value(original, {**macros, **macros.redefined})  # and as the first definitions read
+        written = safe_bibtex_value(original, macros.as_first_defined())  # and as the first definitions read
     return written
 
 
@@ -207,6 +207,13 @@ class WrittenMacros(dict):
     def __init__(self) -> None:
         super().__init__()
         self.redefined: dict[str, str] = {}
+        self._first_defined: dict[str, str] | None = None
+
+    def as_first_defined(self) -> dict[str, str]:
+        """The table with the first definition of each name defined twice."""
+        if self._first_defined is None:
+            self._first_defined = {**self, **self.redefined}
+        return self._first_defined
 
 
 def written_macros(blocks: Iterable[RawBlock]) -> WrittenMacros:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .latex import Offence, inert_latex, latex_offences, latex_to_text
+from .latex_allowlist import active_policy
 from .latex_decode import quick_latex_to_text
 from .models import RawBlock, frozen_mapping
 
@@ -129,18 +130,55 @@ def bibtex_value_offences(value: str, strings: Mapping[str, str] = frozen_mappin
     if "\\" not in value and "^^" not in value and "#" not in value and (
             value[:1] in '{"' or value.strip().lower() not in strings):
         return "", _NONE  # one piece, with no command in it and no macro of the file: most values
-    try:
-        tex = value_as_tex(value, strings)
-    except ExpansionTooLarge:
-        return value, [Offence(0, len(value), value, "its @string macros expand too far (in size, depth, or circles)")]
-    return tex, latex_offences(tex, preamble=preamble)
+    with_commands, memo = _table_state(strings)
+    if "\\" not in value and "^" not in value and not any(name in with_commands for name in macro_names(value)):
+        return "", _NONE  # pieces and macros without a backslash or a caret: nothing for TeX to run
+    key = (value, preamble, active_policy())
+    found = memo.get(key)
+    if found is None:
+        try:
+            tex = value_as_tex(value, strings)
+            found = tex, latex_offences(tex, preamble=preamble)
+        except ExpansionTooLarge:
+            found = value, [Offence(0, len(value), value, "its @string macros expand too far (in size, depth, or circles)")]
+        if len(memo) < _MEMO_SIZE:
+            memo[key] = found
+    return found
 
 
 _NONE: list[Offence] = []
+_MEMO_SIZE = 1 << 16
+# Per @string table (a run uses a few): the names whose expansion may hold a command, and the values read.
+_tables: dict[int, tuple[Mapping[str, str], frozenset[str], dict]] = {}
+
+
+def _table_state(strings: Mapping[str, str]) -> tuple[frozenset[str], dict]:
+    state = _tables.get(id(strings))
+    if state is None:
+        if len(_tables) >= 4:
+            _tables.clear()
+        state = _tables[id(strings)] = (strings, _names_with_commands(strings), {})  # holds the table: ids stay unique
+    return state[1], state[2]
+
+
+def _names_with_commands(strings: Mapping[str, str]) -> frozenset[str]:
+    """Macros whose expansion may hold a backslash or a caret: their own value, or a macro they use, has one."""
+    found = {name for name, value in strings.items() if "\\" in value or "^" in value}
+    uses = {name: macro_names(value) for name, value in strings.items() if name not in found}
+    grew = True
+    while grew:
+        grew = False
+        for name, used in uses.items():
+            if name not in found and any(u in found for u in used):
+                found.add(name)
+                grew = True
+    return frozenset(found)
 
 
 def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(), preamble: bool = False) -> str:
     """``value`` as written if TeX reads only allowed LaTeX in it; else one braced value that prints it literally."""
+    if "\\" not in value and "^^" not in value and "#" not in value and value[:1] in '{"':
+        return value  # bibtex_value_offences's first test, for the common case without a call
     tex, offences = bibtex_value_offences(value, strings, preamble)
     return value if not offences else "{" + inert_latex(tex, offences, preamble) + "}"
 
