@@ -1,9 +1,11 @@
 """The LaTeX boundary: plain text in, LaTeX out (and LaTeX to plain text for matching).
 
-This is the only module that imports pylatexenc. Everything that reaches a
-``.tex`` or ``.bib`` file from untrusted text (paper lists, online metadata)
-goes through :func:`escape_text` or :func:`encode_bibtex_value`, so that it
-can never become an active command.
+This module imports pylatexenc (``latex_allowlist`` only reads its encoder's table
+of symbols). Everything that reaches a ``.tex`` or ``.bib`` file from untrusted
+text (paper lists, online metadata) goes through :func:`escape_text` or
+:func:`encode_bibtex_value`, so that it can never become an active command;
+LaTeX from a user's ``.bib`` is checked against the allowlist of
+``latex_allowlist`` (:func:`latex_offences`) and written inert where it leaves it.
 """
 
 from __future__ import annotations
