@@ -22,7 +22,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .errors import InputError
-from .latex_allowlist import NEVER_ALLOWED
+from .latex_commands import NEVER_ALLOWED
 
 SERVICES = ("openalex", "crossref", "arxiv")
 
