@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 
-from .bibtex_values import MONTH_MACROS
+from .bibtex_values import MONTH_MACROS, macro_names, safe_bibtex_value, string_block_value
 from .bibtex_write import bibtex_pieces, entry_text
 from .forked import map_beside
-from .latex import defuse, encode_bibtex_title, encode_bibtex_value
-from .models import Paper, RawBlock
+from .latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex
+from .models import Paper, RawBlock, frozen_mapping
 
 DIALECTS = ("bibtex", "biblatex")
 
@@ -79,8 +79,8 @@ def encode_field(name: str, text: str) -> str:
     """A plain-text value as an enclosed BibTeX value for field ``name``."""
     if name == "month":
         return _month_value(text)
-    if name in _VERBATIM:
-        return "{" + text.replace("{", "").replace("}", "") + "}"
+    if name in _VERBATIM:  # kept as they are, but a command from a service or a CSL-JSON file prints literally
+        return safe_bibtex_value("{" + text.replace("{", "").replace("}", "") + "}")
     if name == "title" or name == "booktitle":
         return "{" + encode_bibtex_title(text) + "}"
     if name == "pages":
@@ -90,15 +90,22 @@ def encode_field(name: str, text: str) -> str:
     return "{" + encode_bibtex_value(text) + "}"
 
 
-def _value(paper: Paper, name: str, text: str) -> str:
-    # A value read from the user's .bib is written as they wrote it (but for dangerous
-    # commands, printed literally). Stages that change a field drop its original
-    # (see merge.merge_group, resolve.apply_candidate).
+def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str]) -> str:
+    # A value read from the user's .bib is written as they wrote it, unless TeX would read
+    # LaTeX outside the allowlist in it: then it prints literally. Stages that change a
+    # field drop its original (see merge.merge_group, resolve.apply_candidate).
     original = paper.latex_fields.get(name)
-    return defuse(original) if original is not None else encode_field(name, text)
+    if original is None:
+        return encode_field(name, text)
+    written = safe_bibtex_value(original, macros)
+    if written is original and isinstance(macros, WrittenMacros) and macros.redefined \
+            and macros.redefined.keys() & set(macro_names(original)):
+        written = safe_bibtex_value(original, macros.as_first_defined())  # and as the first definitions read
+    return written
 
 
-def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex") -> list[tuple[str, str]]:
+def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex",
+                  macros: Mapping[str, str] = frozen_mapping()) -> list[tuple[str, str]]:
     """The fields of ``paper`` in canonical order, as raw BibTeX values."""
     # Empty fields the user wrote are kept; empty ones from elsewhere are not written.
     values = {name: text for name, text in paper.fields.items() if text or name in paper.latex_fields}
@@ -119,7 +126,7 @@ def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bi
         _to_biblatex(values, paper.aliases)
     rendered = []
     for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
-        raw = _value(paper, name, values[name]) if name != tags_field else "{" + values[name] + "}"
+        raw = _value(paper, name, values[name], macros) if name != tags_field else safe_bibtex_value("{" + values[name] + "}")
         rendered.append((name, raw))
     return rendered
 
@@ -151,9 +158,14 @@ def sort_papers(papers: Iterable[Paper], order: str = "key", section_ids: Sequen
     return sorted(papers, key=lambda p: p.key)
 
 
-def bibtex_entry(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex") -> str:
-    """One entry's text in the .bib (``bibliography_pieces`` adds a blank line after it)."""
-    return entry_text(paper.entry_type, paper.key, bibtex_fields(paper, tags_field, dialect))
+def bibtex_entry(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex",
+                 macros: Mapping[str, str] = frozen_mapping()) -> str:
+    """One entry's text in the .bib (``bibliography_pieces`` adds a blank line after it).
+
+    ``macros`` are the @string definitions written with it, as TeX will read the
+    values that use them.
+    """
+    return entry_text(paper.entry_type, paper.key, bibtex_fields(paper, tags_field, dialect, macros))
 
 
 def render_bibliography(
@@ -180,8 +192,52 @@ def bibliography_pieces(
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}")
     ordered = list(papers) if presorted else sort_papers(papers)
-    entry = partial(bibtex_entry, tags_field=tags_field, dialect=dialect)
+    blocks = list(blocks)
+    entry = partial(bibtex_entry, tags_field=tags_field, dialect=dialect, macros=written_macros(blocks))
     texts = [entry(p) for p in ordered] if len(ordered) < PARALLEL_FROM_ENTRIES else map_beside(entry, ordered)
-    # Macros, preambles and broken blocks reach BibTeX too: the same defusing applies to them.
-    kept = [replace(b, text=defuse(b.text, allow_definitions=b.kind == "preamble")) for b in blocks]
+    # Preambles, comments and broken blocks reach BibTeX too: the same allowlist applies to them.
+    kept = [replace(b, text=_safe_block_text(b, entry.keywords["macros"])) for b in blocks]
     return bibtex_pieces(texts, kept)
+
+
+class WrittenMacros(dict):
+    """@string name -> value as BibTeX reads the written .bib (a later definition wins), and in
+    ``redefined`` the first definitions of names defined again differently (by another source)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.redefined: dict[str, str] = {}
+        self._first_defined: dict[str, str] | None = None
+
+    def as_first_defined(self) -> dict[str, str]:
+        """The table with the first definition of each name defined twice."""
+        if self._first_defined is None:
+            self._first_defined = {**self, **self.redefined}
+        return self._first_defined
+
+
+def written_macros(blocks: Iterable[RawBlock]) -> WrittenMacros:
+    """The @string definitions of ``blocks``: values that use them are checked as TeX will read them."""
+    return macros_of((block.key, string_block_value(block)) for block in blocks if block.kind == "string")
+
+
+def macros_of(definitions: Iterable[tuple[str, str]]) -> WrittenMacros:
+    """(name, raw value) definitions in the order the .bib holds them, as ``written_macros`` reads them."""
+    macros = WrittenMacros()
+    for key, value in definitions:
+        name = key.lower()
+        if name in macros and macros[name] != value:
+            macros.redefined.setdefault(name, macros[name])
+        macros[name] = value
+    return macros
+
+
+def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
+    if block.kind == "preamble":
+        value = block.text[len("@preamble{"):-1]
+        written = safe_bibtex_value(value, macros, preamble=True)
+        return block.text if written is value else "@preamble{" + written + "}"
+    if block.kind in ("comment", "failed"):
+        offences = block_offences(block.text, comment=block.kind == "comment")
+        return block.text if not offences else inert_latex(block.text, offences, specials=False)
+    return block.text  # an @string prints only through the values that use it

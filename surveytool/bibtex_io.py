@@ -24,10 +24,17 @@ import bibtexparser
 from bibtexparser import model
 
 from .bibtex_scan import scan_plain_entry
-from .bibtex_values import EXACTLY_DECODED, split_tags, value_to_text
+from .bibtex_values import (
+    EXACTLY_DECODED,
+    bibtex_value_offences,
+    split_tags,
+    string_block_value,
+    value_to_text,
+)
 from .bibtex_write import tidy_text
 from .forked import run_beside
-from .latex import dangerous_commands, usable_key
+from .latex import block_offences, describe_offences, usable_key
+from .latex_allowlist import allowlist_digest
 from .memo import (
     digest_text,
     finding_from_plain,
@@ -264,7 +271,7 @@ def _scan_chunk(text: str, chunk: _Chunk) -> list[tuple[int, model.Block]] | Non
 
 
 def _chunk_key(text: str, chunk: _Chunk, path: str, tags_field: str) -> str:
-    return digest_text(text[chunk.start:chunk.end], chunk.follower, path, tags_field)
+    return digest_text(text[chunk.start:chunk.end], chunk.follower, path, tags_field, allowlist_digest())
 
 
 def _parse_chunks(text: str, chunks: list[_Chunk], wanted: list[int]) -> dict[int, list[tuple[int, model.Block]]]:
@@ -337,7 +344,7 @@ def _read_chunk(blocks: list[tuple[int, model.Block]], text: str, chunk: _Chunk,
         where = SourceLocation(path, chunk.line + line + 1)
         if isinstance(block, model.Entry):
             papers.append(_entry_to_paper(block, where, strings, tags_field))
-            findings.extend(_dangerous_fields(papers[-1], where))
+            findings.extend(_dangerous_fields(papers[-1], where, strings))
             if not usable_key(block.key):
                 findings.append(Finding("unusable-key", Severity.ERROR, f"key '{block.key}' cannot be used in \\cite",
                                         where, "rename it with letters, digits and - _ : . / only", block.key))
@@ -368,6 +375,8 @@ def _read_chunk(blocks: list[tuple[int, model.Block]], text: str, chunk: _Chunk,
                     where, "check for an unbalanced brace or a missing comma",
                 ))
             kept.append(RawBlock("failed", region, where))
+    for raw_block in kept:
+        findings.extend(_dangerous_block(raw_block, strings))
     return BibDocument(tuple(papers), tuple(kept), tuple(findings))
 
 
@@ -417,15 +426,40 @@ def _duplicate_key(key: str, where: SourceLocation) -> Finding:
                    where, "give each entry its own key", key=key)
 
 
-def _dangerous_fields(paper: Paper, where: SourceLocation) -> list[Finding]:
+def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str, str]) -> list[Finding]:
+    """Fields whose LaTeX, as TeX reads it (macros expanded, ``#`` parts joined, ``^^`` decoded), leaves the allowlist."""
     found = []
     for name, value in sorted(paper.latex_fields.items()):
-        commands = dangerous_commands(value)
-        if commands:
-            listed = ", ".join("\\" + command for command in commands)
-            found.append(Finding("dangerous-macro", Severity.ERROR, f"field '{name}' of '{paper.key}' contains {listed}",
-                                 where, "delete the command; it has no place in a bibliography", paper.key))
+        tex, offences = bibtex_value_offences(value, strings)
+        if offences:
+            found.append(Finding("dangerous-macro", Severity.ERROR,
+                                 f"field '{name}' of '{paper.key}' has LaTeX outside the allowlist: {describe_offences(offences, tex)}",
+                                 where, _ALLOW_HINT, paper.key))
     return found
+
+
+_ALLOW_HINT = ("written to print literally; delete it, or if you trust it allow the command in surveytool.toml: "
+               "[latex] allow = [\"\\\\name\"]")
+
+
+def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Finding]:
+    """A @preamble (as TeX reads it), or a @comment or failed block, whose inside BibTeX still reads."""
+    if block.kind == "preamble":
+        tex, offences = bibtex_value_offences(block.text[len("@preamble{"):-1], strings, preamble=True)
+        what = "@preamble"
+    elif block.kind == "string":
+        tex, offences = bibtex_value_offences(string_block_value(block), strings)
+        what = f"@string '{block.key}' (fields that use it are written to print it literally)"
+    elif block.kind in ("comment", "failed"):
+        tex = block.text
+        offences = block_offences(tex, comment=block.kind == "comment")
+        what = "block" if block.kind == "failed" else "comment (BibTeX reads the commands after an @ in it)"
+    else:
+        return []
+    if not offences:
+        return []
+    return [Finding("dangerous-macro", Severity.ERROR, f"{what} has LaTeX outside the allowlist: {describe_offences(offences, tex)}",
+                    block.location, _ALLOW_HINT)]
 
 
 def _failed_region(blocks: list[tuple[int, model.Block]], index: int, lines: list[str]) -> tuple[str, list[int]]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .latex import latex_to_text
+from .latex import Offence, inert_latex, latex_offences, latex_to_text
+from .latex_allowlist import active_policy
 from .latex_decode import quick_latex_to_text
-from .models import frozen_mapping
+from .models import RawBlock, frozen_mapping
 
 #: Months as BibTeX's predefined macros expand them, for plain-text values.
 MONTH_MACROS = {
@@ -68,3 +69,120 @@ def _part_text(part: str, strings: Mapping[str, str]) -> str:
     if name in strings:
         return _strip_enclosing(strings[name])
     return MONTH_MACROS.get(name, part)
+
+
+class ExpansionTooLarge(ValueError):
+    """@string macros that expand a value past ``MAX_EXPANDED`` characters, through more than
+    ``MAX_MACRO_DEPTH`` macros, or through one that uses itself: such a value is reported, never guessed."""
+
+
+#: More than any real value; a chain of macros that each use the previous one twice gets there fast.
+MAX_EXPANDED = 1 << 20
+MAX_MACRO_DEPTH = 100
+
+
+def value_as_tex(value: str, strings: Mapping[str, str] = frozen_mapping()) -> str:
+    """The LaTeX that BibTeX passes on for a raw value: delimiters off, macros expanded, ``#`` parts joined.
+
+    A macro that ``strings`` does not define (a month, a style's journal name)
+    stays as its name: letters, so that a command before it still reads as a
+    longer, unknown command rather than as a shorter allowed one.
+    """
+    return _expand(value, strings, {}, ())
+
+
+def _expand(value: str, strings: Mapping[str, str], expanded: dict[str, str], using: tuple[str, ...]) -> str:
+    stripped = value.strip()
+    pieces = []
+    for part in _split_concatenation(value) if "#" in stripped else [stripped]:
+        name = part.lower()
+        if part[:1] in ("{", '"'):
+            pieces.append(_strip_enclosing(part))
+        elif name in strings:
+            if name not in expanded:  # a macro used many times is expanded once
+                if name in using or len(using) >= MAX_MACRO_DEPTH:
+                    raise ExpansionTooLarge(value)
+                expanded[name] = _expand(strings[name], strings, expanded, (*using, name))
+            pieces.append(expanded[name])
+        else:
+            pieces.append(part)
+    joined = "".join(pieces)
+    if len(joined) > MAX_EXPANDED:
+        raise ExpansionTooLarge(value)
+    return joined
+
+
+def macro_names(value: str) -> list[str]:
+    """The macros (lower case) a raw value uses: its bare parts that are not numbers."""
+    stripped = value.strip()
+    if stripped[:1] in ("{", '"') and "#" not in stripped:
+        return []
+    parts = _split_concatenation(value) if "#" in stripped else [stripped]
+    return [part.lower() for part in parts if part[:1] not in ("{", '"') and not part.isdigit()]
+
+
+def bibtex_value_offences(value: str, strings: Mapping[str, str] = frozen_mapping(),
+                          preamble: bool = False) -> tuple[str, list[Offence]]:
+    """(the value as TeX reads it, its tokens outside the LaTeX allowlist); ("", []) for most values, at once.
+
+    ``preamble``: the value of a @preamble, which may define the commands the allowlist lets it define.
+    """
+    if "\\" not in value and "^^" not in value and "#" not in value and (
+            value[:1] in '{"' or value.strip().lower() not in strings):
+        return "", _NONE  # one piece, with no command in it and no macro of the file: most values
+    with_commands, memo = _table_state(strings)
+    if "\\" not in value and "^" not in value and not any(name in with_commands for name in macro_names(value)):
+        return "", _NONE  # pieces and macros without a backslash or a caret: nothing for TeX to run
+    key = (value, preamble, active_policy())
+    found = memo.get(key)
+    if found is None:
+        try:
+            tex = value_as_tex(value, strings)
+            found = tex, latex_offences(tex, preamble=preamble)
+        except ExpansionTooLarge:
+            found = value, [Offence(0, len(value), value, "its @string macros expand too far (in size, depth, or circles)")]
+        if len(memo) < _MEMO_SIZE:
+            memo[key] = found
+    return found
+
+
+_NONE: list[Offence] = []
+_MEMO_SIZE = 1 << 16
+# Per @string table (a run uses a few): the names whose expansion may hold a command, and the values read.
+_tables: dict[int, tuple[Mapping[str, str], frozenset[str], dict]] = {}
+
+
+def _table_state(strings: Mapping[str, str]) -> tuple[frozenset[str], dict]:
+    state = _tables.get(id(strings))
+    if state is None:
+        if len(_tables) >= 4:
+            _tables.clear()
+        state = _tables[id(strings)] = (strings, _names_with_commands(strings), {})  # holds the table: ids stay unique
+    return state[1], state[2]
+
+
+def _names_with_commands(strings: Mapping[str, str]) -> frozenset[str]:
+    """Macros whose expansion may hold a backslash or a caret: their own value, or a macro they use, has one."""
+    found = {name for name, value in strings.items() if "\\" in value or "^" in value}
+    uses = {name: macro_names(value) for name, value in strings.items() if name not in found}
+    grew = True
+    while grew:
+        grew = False
+        for name, used in uses.items():
+            if name not in found and any(u in found for u in used):
+                found.add(name)
+                grew = True
+    return frozenset(found)
+
+
+def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(), preamble: bool = False) -> str:
+    """``value`` as written if TeX reads only allowed LaTeX in it; else one braced value that prints it literally."""
+    if "\\" not in value and "^^" not in value and "#" not in value and value[:1] in '{"':
+        return value  # bibtex_value_offences's first test, for the common case without a call
+    tex, offences = bibtex_value_offences(value, strings, preamble)
+    return value if not offences else "{" + inert_latex(tex, offences, preamble) + "}"
+
+
+def string_block_value(block: RawBlock) -> str:
+    """The raw value of an @string block as ``bibtex_io`` keeps it (``@string{name = value}``)."""
+    return block.text[len("@string{") + len(block.key) + len(" = ") : -1]

@@ -187,10 +187,13 @@ def _title_case(context: CheckContext) -> Iterable[Finding]:
                               min(paper.sources), "surveytool check --fix adds braces around them", paper.key)
 
 
-_staged("dangerous-macro", Severity.ERROR, "a TeX command in a field that can run code or read files",
-        "Bibliographies get shared. \\write18, \\immediate, \\input, \\include, \\openout, \\catcode, \\def and the "
-        "like inside a field value can read files or run programs when the document compiles. Reported when the "
-        ".bib is read; the .bib surveytool writes prints them literally instead. Remove them from your file.")
+_staged("dangerous-macro", Severity.ERROR, "LaTeX outside the allowlist in a .bib value, @preamble or @string",
+        "Bibliographies get shared, and TeX can read files or run programs from a field. Values are read as TeX "
+        "reads them (after @string expansion, # concatenation and ^^ decoding) and may hold only text, braces, "
+        "accents and special characters, text formatting (\\emph, \\textbf, ...), \\url and \\href to http(s) "
+        "addresses, and math with a math allowlist (README: 'LaTeX in .bib values'). Anything else (\\input, "
+        "\\write18, ^^5c, \\csname, a macro a @preamble defines, ...) is reported when the .bib is read and "
+        "written to print literally. Allow a command you trust in surveytool.toml: [latex] allow = [\"\\\\mycmd\"].")
 
 
 @register("cite-undefined", Severity.ERROR, "a \\cite of a key that is not in the bibliography",

@@ -75,11 +75,20 @@ def progress(quiet: bool, stages: Sequence[str] = ()):
     return stage
 
 
+def use_latex_settings(config: Path | None) -> None:
+    """The [latex] allow list of ``config`` in force for this run (the built-in allowlist alone without one)."""
+    from .config import load_latex_allow
+    from .latex_allowlist import use_policy
+
+    use_policy(load_latex_allow(config))
+
+
 def make_options(sources, taxonomy, catalog, tags_field="sections", overrides=None, online=False, config=None, cache=None):
     from .pipeline import Options
 
     if config is None and Path("surveytool.toml").is_file():
         config = Path("surveytool.toml")
+    use_latex_settings(config)
     return Options(sources=tuple(sources or ()), taxonomy=taxonomy, catalogs=tuple(catalog or ()), tags_field=tags_field,
                    overrides=overrides, online=online, config=config, cache=cache)
 

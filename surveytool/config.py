@@ -13,17 +13,22 @@
     give_up_after = 3                     # failures in a row before a service is skipped
     max_wait = 30                         # a longer Retry-After skips the service
     max_bytes = 4000000                   # a larger answer is refused
+
+    [latex]
+    allow = ["\\\\mycmd"]                   # commands your .bib values may use besides the built-in allowlist
 """
 
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 import urllib.parse
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .errors import InputError
+from .latex_commands import NEVER_ALLOWED
 
 SERVICES = ("openalex", "crossref", "arxiv")
 
@@ -193,3 +198,20 @@ def _line_of(path: Path | None, table: str, name: str) -> int | None:
         elif current == table and stripped.split("=")[0].strip().strip('"') == name:
             return number
     return None
+_ALLOWABLE_NAME = re.compile(r"\\?(?:[A-Za-z@]+|[^A-Za-z@\s])")
+
+
+def load_latex_allow(path: Path | None) -> tuple[str, ...]:
+    """The [latex] table's ``allow``: command names (``\\mycmd``) .bib values may use besides the built-in allowlist."""
+    table = _load(path).get("latex", {}) if path else {}
+    unknown = sorted(set(table) - {"allow"})
+    if unknown:
+        raise InputError(f"unknown setting(s) in [latex]: {', '.join(unknown)}", path=str(path), hint="known: allow")
+    names = table.get("allow", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and _ALLOWABLE_NAME.fullmatch(n) for n in names):
+        raise InputError("[latex] allow must be a list of command names", path=str(path), hint='allow = ["\\\\mycmd"]')
+    refused = sorted(n for n in names if n.removeprefix("\\") in NEVER_ALLOWED)
+    if refused:
+        raise InputError(f"[latex] allow names commands that read or write files, run programs or build other commands: "
+                         f"{', '.join(refused)}", path=str(path), hint="remove them; no setting can allow them")
+    return tuple(names)

@@ -1,20 +1,24 @@
 """The LaTeX boundary: plain text in, LaTeX out (and LaTeX to plain text for matching).
 
-This is the only module that imports pylatexenc. Everything that reaches a
-``.tex`` or ``.bib`` file from untrusted text (paper lists, online metadata)
-goes through :func:`escape_text` or :func:`encode_bibtex_value`, so that it
-can never become an active command.
+This module imports pylatexenc (``latex_allowlist`` only reads its encoder's table
+of symbols). Everything that reaches a ``.tex`` or ``.bib`` file from untrusted
+text (paper lists, online metadata) goes through :func:`escape_text` or
+:func:`encode_bibtex_value`, so that it can never become an active command;
+LaTeX from a user's ``.bib`` is checked against the allowlist of
+``latex_allowlist`` (:func:`latex_offences`) and written inert where it leaves it.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
+from .latex_allowlist import LITERAL_SPELLINGS, Offence, describe, find_block_offences, find_offences, render_inert
 from .latex_decode import NEEDS_DECODING, quick_decode, spell_ligatures
 
 
@@ -25,24 +29,10 @@ class LatexMarkup(str):
 
 
 # ASCII characters with a meaning in LaTeX, and their literal spelling.
-_SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "$": r"\$",
-    "&": r"\&",
-    "#": r"\#",
-    "^": r"\textasciicircum{}",
-    "_": r"\_",
-    "%": r"\%",
-    "~": r"\textasciitilde{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-}
+_SPECIALS = {**LITERAL_SPELLINGS, "{": r"\{", "}": r"\}"}
 _SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIALS)) + "]")
 # BibTeX counts braces before LaTeX sees them: a literal brace must not be one.
-_BIBTEX_SPECIALS = {**_SPECIALS, "{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
+_BIBTEX_SPECIALS = LITERAL_SPELLINGS
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Anything escape_text would change: most keys, years and titles have none of it.
 _NEEDS_ESCAPING = re.compile("[" + re.escape("".join(_SPECIALS)) + r"'`\-]|[^\x00-\x7f]")
@@ -79,6 +69,23 @@ def _bibtex_encoder() -> UnicodeToLatexEncoder:
     )
 
 
+# pylatexenc's encoder appends to a string attribute, which takes time quadratic in the
+# text's length; its rules (a table of single characters, after NFC) let each non-ASCII
+# character be encoded on its own, once.
+@lru_cache(maxsize=4096)
+def _text_char(char: str) -> str:
+    return _text_encoder().unicode_to_latex(char)
+
+
+@lru_cache(maxsize=4096)
+def _bibtex_char(char: str) -> str:
+    return _bibtex_encoder().unicode_to_latex(char)
+
+
+def _encode_non_ascii(encode_char: Callable[[str], str], text: str) -> str:
+    return _NON_ASCII.sub(lambda m: encode_char(m.group()), unicodedata.normalize("NFC", text))
+
+
 # Text macros our encoder writes that pylatexenc does not decode (or decodes to look-alikes).
 _EXTRA_TEXT_MACROS = {"textless": "<", "textgreater": ">", "textbar": "|", "textbraceleft": "{",
                       "textbraceright": "}", "textasciicircum": "^", "textasciitilde": "~"}
@@ -102,31 +109,27 @@ def _break_ligatures(text: str) -> str:
     return _LIGATURE.sub("{}", text)
 
 
-# TeX primitives and commands that read or write files, run programs or redefine others:
-# they have no place in a bibliography, and a shared .bib must not smuggle them into a build.
-_IO_COMMANDS = "write18|immediate|input|include|openout|openin|read|catcode|special|directlua|ShellEscape|csname"
-_DEFINING_COMMANDS = "def|edef|gdef|xdef|let|newcommand|renewcommand|providecommand|usepackage|makeatletter"
-_DANGEROUS = re.compile(rf"\\({_IO_COMMANDS}|{_DEFINING_COMMANDS})(?![A-Za-z])")
-_DANGEROUS_IO = re.compile(rf"\\({_IO_COMMANDS})(?![A-Za-z])")
+def latex_offences(latex: str, preamble: bool = False) -> list[Offence]:
+    """The tokens of a LaTeX value (as TeX will read it) outside the allowlist (``latex_allowlist.py``)."""
+    return find_offences(latex, preamble=preamble)
 
 
-def dangerous_commands(latex: str) -> list[str]:
-    """The dangerous command names in a LaTeX value, sorted."""
-    if "\\" not in latex:  # most values: no command at all
-        return []
-    return sorted(set(_DANGEROUS.findall(latex)))
+def block_offences(text: str, comment: bool = False) -> list[Offence]:
+    """Offences in a @comment or failed block: BibTeX may still read commands, and ``#`` joins, inside it."""
+    return find_block_offences(text, comment=comment)
 
 
-def defuse(latex: str, allow_definitions: bool = False) -> str:
-    """``latex`` with dangerous commands printed literally instead of run (``\\textbackslash{}input``).
+def inert_latex(latex: str, offences: list[Offence] | None = None, preamble: bool = False, specials: bool = True) -> str:
+    """``latex`` with every token outside the allowlist written to print literally; the rest byte for byte.
 
-    ``allow_definitions`` keeps \\newcommand and the like, which a @preamble exists for
-    (``\\newcommand{\\noopsort}[1]{}``); commands that touch files or run programs never pass.
+    ``specials``: also the characters that would stop the document (a value that TeX typesets).
     """
-    if "\\" not in latex:
-        return latex
-    pattern = _DANGEROUS_IO if allow_definitions else _DANGEROUS
-    return pattern.sub(lambda m: r"\textbackslash{}" + m.group(1), latex)
+    return render_inert(latex, offences, preamble=preamble, specials=specials)
+
+
+def describe_offences(offences: list[Offence], latex: str) -> str:
+    """The offences for a message, as written and as TeX reads them."""
+    return describe(offences, latex)
 
 
 _CITABLE_KEY = re.compile(r"^[^\s,{}\\%#~&$^]+$")
@@ -150,7 +153,7 @@ def escape_text(text: str) -> LatexMarkup:
         return LatexMarkup(text)
     escaped = _escape_ascii(text)
     if _NON_ASCII.search(escaped):
-        escaped = _text_encoder().unicode_to_latex(escaped)
+        escaped = _encode_non_ascii(_text_char, escaped)
     return LatexMarkup(escaped)
 
 
@@ -165,7 +168,7 @@ def encode_bibtex_value(text: str) -> str:
     """Plain text as a BibTeX field value: specials escaped, accents as macros, braces balanced."""
     escaped = _break_ligatures(_SPECIAL_RE.sub(lambda m: _BIBTEX_SPECIALS[m.group()], text))
     if _NON_ASCII.search(escaped):
-        escaped = _bibtex_encoder().unicode_to_latex(escaped)
+        escaped = _encode_non_ascii(_bibtex_char, escaped)
     return escaped
 
 
@@ -257,7 +260,10 @@ def latex_to_text(value: str) -> str:
     text, understood = quick_decode(value)
     if understood:
         return text
-    decoded = _without_callers(_decoder().latex_to_text, spell_ligatures(value))
+    try:
+        decoded = _without_callers(_decoder().latex_to_text, spell_ligatures(value))
+    except (IndexError, KeyError, TypeError, ValueError, AttributeError):
+        return text  # pylatexenc stumbles on some malformed markup (an \href cut short); the quick decoding will do
     return _WHITESPACE.sub(" ", decoded).strip()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -46,11 +47,24 @@ def explain_log(log: str, tex_name: str = "main.tex") -> list[str]:
     return problems
 
 
+#: kpathsea settings (TeX Live, MiKTeX reads them too) that keep TeX from reading or writing files
+#: outside the build folder, its subfolders and the TeX installation, or any dot file. A .bib
+#: from elsewhere is untrusted input; the document itself needs nothing more.
+PARANOID_FILE_ACCESS = {"openin_any": "p", "openout_any": "p"}
+
+
+def paranoid_environment() -> dict[str, str]:
+    """This process's environment with ``PARANOID_FILE_ACCESS``, and shell escape off for good measure."""
+    environment = {**os.environ, **PARANOID_FILE_ACCESS}
+    environment["shell_escape"] = "f"
+    return environment
+
+
 def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) -> PdfReport:
     if shutil.which("latexmk") is None:
         return PdfReport(False, False, ("latexmk is not installed: install TeX Live to get a PDF",), None)
     engine = "-pdflatex=pdflatex -file-line-error -interaction=nonstopmode -halt-on-error %O %S"
-    result = subprocess.run(["latexmk", "-pdf", engine, tex_name], cwd=folder,
+    result = subprocess.run(["latexmk", "-pdf", engine, tex_name], cwd=folder, env=paranoid_environment(),
                             capture_output=True, text=True, errors="replace", timeout=timeout)
     log_path = folder / (Path(tex_name).stem + ".log")
     log = log_path.read_text(encoding="latin-1") if log_path.exists() else result.stdout

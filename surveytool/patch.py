@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from .bibliography import bibtex_entry
+from .bibliography import bibtex_entry, macros_of
 from .bibtex_io import ChunkRun
 from .changes import Move, changed_chunks, moved_line, moved_source
 from .chapter import PaperView, paper_view
@@ -32,6 +32,7 @@ from .entries import entry_json
 from .errors import SurveyToolError
 from .keys import identity_of, load_pins, read_lock_text
 from .latex import unencodable_chars
+from .latex_allowlist import allowlist_digest
 from .learned_tagger import user_exemplars
 from .memo import BuildCache, digest_text, finding_from_plain, finding_to_plain
 from .merge import identities
@@ -71,7 +72,7 @@ def environment_digest(options: Options, dialect: str, lock_text: str) -> str:
 
     return digest_text(repr(options), dialect, text(options.taxonomy or default_taxonomy()),
                        text(options.config) if options.config else "",
-                       *(text(path) for path in catalog_paths(options)), lock_text)
+                       *(text(path) for path in catalog_paths(options)), lock_text, allowlist_digest())
 
 
 def patch_last_build(options: Options, bib_path: Path, json_path: Path, dialect: str, memos: BuildCache) -> Patched | None:
@@ -154,8 +155,10 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
                                       threshold=tag_threshold(options.config))
     chunk_of_key = {new.paper.key: new.chunk for new in news}
     findings.extend((chunk_of_key.get(f.key or "", ""), finding_to_plain(f)) for f in tag_findings)
+    # The @string definitions the .bib is written with, as a full build gathers them from every source.
+    macros = macros_of(definition for layout in layouts for definition in layout.macros)
     spliced = _splice(snapshot, {r.key for r in gone}, list(zip(tagged, news, strict=True)), moves, old_bib, old_json,
-                      options.tags_field, dialect)
+                      options.tags_field, dialect, macros)
     if spliced is None:
         return None
     bibliography, entries, records, views = spliced
@@ -166,7 +169,7 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
 
 
 def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added]], moves: list[Move], old_bib: bytes,
-            old_json: bytes, tags_field: str, dialect: str
+            old_json: bytes, tags_field: str, dialect: str, macros: Mapping[str, str]
             ) -> tuple[bytes, bytes, tuple[EntryRecord, ...], tuple[PaperView, ...]] | None:
     """The .bib and entries.json with the entries ``gone`` (keys) cut out, the ``tagged`` ones put in and those
     below a change moved; the records and views of the entries they list. None if they are not the files of the snapshot."""
@@ -189,7 +192,7 @@ def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added
             record = record._replace(view=tuple(view), json_length=len(line) - 2)
         kept.append((record, view))
     for paper, new in tagged:
-        text = bibtex_entry(paper, tags_field, dialect) + "\n"
+        text = bibtex_entry(paper, tags_field, dialect, macros) + "\n"
         new_bib[paper.key] = text.encode("utf-8")
         new_json[paper.key] = entry_json(paper).encode("utf-8") + b",\n"
         view = paper_view(paper)

@@ -56,7 +56,10 @@ def test_real_group_bibliographies_round_trip_exactly(name):
     papers, _ = assign_keys(result.papers)
     text = render_bibliography(papers, result.blocks)
     again = read_bibtex(text, "out.bib")
-    assert {p.key: dict(p.fields) for p in again.papers} == {p.key: dict(p.fields) for p in papers}
+    # Values with LaTeX outside the allowlist are written to print it literally: their text changes, once.
+    inert = {p.key for p in papers if p.sources[0] in {f.location for f in result.findings if f.check == "dangerous-macro"}}
+    assert {p.key: dict(p.fields) for p in again.papers if p.key not in inert} == {
+        p.key: dict(p.fields) for p in papers if p.key not in inert}
     assert render_bibliography(again.papers, again.blocks) == text
 
 
