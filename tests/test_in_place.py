@@ -246,3 +246,17 @@ def _corpus_changes(tmp_path: Path, command: tuple[str, ...]) -> list[str]:
 @pytest.mark.parametrize("command", [("bib", "--in-place"), ("check", "--fix")])
 def test_in_place_edits_of_biber_s_test_files_change_only_reported_entries(tmp_path, command):
     assert _corpus_changes(tmp_path, command) == []
+
+
+JABREF = "@Comment{jabref-meta: databaseType:bibtex;\n}\n"
+SWITCHED_OFF = "@Comment{\n@article{old,\n  title = {An entry switched off},\n  year = 1990\n}\n}\n"
+
+
+def test_entries_inside_a_comment_stay_commented_and_comments_keep_their_text(tmp_path):
+    (tmp_path / "jabref.bib").write_text(JABREF + "\n" + SWITCHED_OFF + "\n" + entry("live"), encoding="utf-8")
+    run_cli("bib", "jabref.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert JABREF in written and SWITCHED_OFF in written
+    assert written.count("@article{old,") == 1  # only inside the comment
+    records = json.loads(run_cli("parse", "--json", "jabref.bib", cwd=tmp_path, check=True).stdout)
+    assert [r["key"] for r in records] == ["live"]
