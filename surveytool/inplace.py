@@ -79,7 +79,9 @@ def rewrite_entries(text: str, display: str, papers: Sequence[Paper], edit: Entr
         start = text.find(paper.raw, offsets[min(own.line, len(offsets)) - 1])
         if start < 0:
             continue  # not found as read (never happens for a file we just read); leave it alone
-        replacements.append((start, start + len(paper.raw), change[0]))
+        end = start + len(paper.raw)
+        replacement = change[0] if exact is None else _keep_exact_ends(paper.raw, change[0], exact[start:end])
+        replacements.append((start, end, replacement))
         # The line where the entry was found: a reader's line may be off after unusual blocks.
         edits.append(Edit(paper.key, bisect_right(offsets, start), change[1]))
     # Joined once: splicing each replacement into the whole text copied it once per edit, which
@@ -136,6 +138,20 @@ def fix_entries(text: str, display: str, papers: Sequence[Paper], taxonomy: Taxo
         return (raw, "; ".join(done)) if done else None
 
     return rewrite_entries(text, display, papers, fix, exact)
+
+
+def _keep_exact_ends(raw: str, changed: str, exact: str) -> str:
+    """``changed`` (an edit of ``raw``) with the parts it shares with ``raw`` taken from ``exact``.
+
+    ``exact`` is ``raw`` as the file's bytes decode exactly (stray bytes as surrogates): a stray byte
+    before or after the edited field stays that byte.
+    """
+    if exact == raw:
+        return changed
+    limit = min(len(raw), len(changed))
+    prefix = next((i for i in range(limit) if raw[i] != changed[i]), limit)
+    suffix = next((i for i in range(limit - prefix) if raw[-1 - i] != changed[-1 - i]), limit - prefix)
+    return exact[:prefix] + changed[prefix:len(changed) - suffix] + exact[len(raw) - suffix:]
 
 
 def _is_one_literal(value: str) -> bool:

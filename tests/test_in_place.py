@@ -260,3 +260,21 @@ def test_entries_inside_a_comment_stay_commented_and_comments_keep_their_text(tm
     assert written.count("@article{old,") == 1  # only inside the comment
     records = json.loads(run_cli("parse", "--json", "jabref.bib", cwd=tmp_path, check=True).stdout)
     assert [r["key"] for r in records] == ["live"]
+
+
+def test_a_stray_byte_inside_an_edited_entry_stays_that_byte(tmp_path):
+    bib = tmp_path / "mixed.bib"
+    before = entry("a", title="Caf\udce9 and Müller").encode("utf-8", "surrogateescape")
+    bib.write_bytes(before)
+    in_process("bib", "--in-place", str(bib))
+    assert bib.read_bytes() == before.replace(b"{MoE}", b"{moe}")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_the_owner_of_a_file_is_kept(tmp_path):
+    bib = tmp_path / "theirs.bib"
+    bib.write_text(entry("a"), encoding="utf-8")
+    os.chown(bib, 1, 1)
+    in_process("check", "--fix", str(bib))
+    assert "{moe}" in bib.read_text(encoding="utf-8")
+    assert (bib.stat().st_uid, bib.stat().st_gid) == (1, 1)
