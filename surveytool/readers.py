@@ -53,16 +53,18 @@ def read_text_file(path: Path, display: str, allow_empty: bool = False) -> tuple
 
 
 def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
-    if decoded.stray_line:
+    if decoded.stray_bytes:
+        count = f"{decoded.stray_bytes} bytes that are" if decoded.stray_bytes > 1 else "a byte that is"
         return [Finding(
-            "mixed-encoding", Severity.WARNING, "byte that is not UTF-8 in a UTF-8 file; read as Latin-1, kept as it is by in-place edits",
-            SourceLocation(display, decoded.stray_line), "retype the character on this line, or save the file as UTF-8",
+            "mixed-encoding", Severity.WARNING,
+            f"UTF-8 file with {count} not UTF-8 (the first here); read as Latin-1, kept as they are by in-place edits",
+            SourceLocation(display, decoded.odd_line), "retype the character on this line, or save the file as UTF-8",
         )]
     if decoded.encoding in ("latin-1", "gbk"):
         name = "Latin-1" if decoded.encoding == "latin-1" else "GBK"
         return [Finding(
             "encoding", Severity.WARNING, f"file is not valid UTF-8; read as {name} (in-place edits keep it {name})",
-            SourceLocation(display, 1), "save the file as UTF-8",
+            SourceLocation(display, decoded.odd_line), "save the file as UTF-8",
         )]
     return []
 

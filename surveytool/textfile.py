@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
 _NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
@@ -43,7 +43,8 @@ class TextFile:
     text: str  # what the tools read: no byte-order mark, stray bytes as Latin-1 characters
     encoding: str  # a Python codec name: utf-8, utf-16-le, utf-16-be, gbk or latin-1
     bom: bytes = b""
-    stray_line: int = 0  # the line of the first byte that is not UTF-8 in a mostly UTF-8 file
+    odd_line: int = 0  # the line of the first byte that is not UTF-8 (0: none)
+    stray_bytes: int = 0  # how many bytes that are not UTF-8 a mostly UTF-8 file has
     editable: str | None = None  # the text with stray bytes as surrogates, when it differs from ``text``
 
     @property
@@ -63,9 +64,7 @@ def decode_bytes(data: bytes) -> TextFile:
         try:
             return TextFile(data[3:].decode("utf-8"), "utf-8", codecs.BOM_UTF8)
         except UnicodeDecodeError:
-            return _mostly_utf8(data[3:], codecs.BOM_UTF8) or TextFile(
-                data[3:].decode("latin-1"), "latin-1", codecs.BOM_UTF8
-            )
+            return _mostly_utf8(data[3:], codecs.BOM_UTF8) or replace(_legacy(data[3:]), bom=codecs.BOM_UTF8)
     for bom, encoding in _UTF16_BOMS.items():
         if data.startswith(bom):
             try:
@@ -89,19 +88,21 @@ def _mostly_utf8(data: bytes, bom: bytes) -> TextFile | None:
     first = _STRAY.search(editable)
     line = editable.count("\n", 0, first.start() if first else 0) + 1
     text = _STRAY.sub(lambda m: chr(ord(m.group()) - 0xDC00), editable)
-    return TextFile(text, "utf-8", bom, line, editable)
+    return TextFile(text, "utf-8", bom, line, stray, editable)
 
 
 def _legacy(data: bytes) -> TextFile:
+    first = _NON_ASCII_RUN.search(data)
+    line = data.count(b"\n", 0, first.start() if first else 0) + 1
     runs = _NON_ASCII_RUN.findall(data)
     if runs and all(len(run) % 2 == 0 for run in runs):
         try:
             text = data.decode("gbk")
             if _mostly_cjk("".join(run.decode("gbk") for run in runs)) and text.encode("gbk") == data:
-                return TextFile(text, "gbk")
+                return TextFile(text, "gbk", odd_line=line)
         except UnicodeDecodeError:
             pass
-    return TextFile(data.decode("latin-1"), "latin-1")
+    return TextFile(data.decode("latin-1"), "latin-1", odd_line=line)
 
 
 def _mostly_cjk(text: str) -> bool:

@@ -77,7 +77,7 @@ def test_one_stray_byte_keeps_every_byte_and_is_named_with_its_line(tmp_path):
     before = entry("a").encode() + b"% caf\xe9 notes\n\n" + entry("b", title="Über alles").encode()
     bib.write_bytes(before)
     code, output = in_process("bib", "--in-place", str(bib))
-    assert f"{bib}:8: warning [mixed-encoding]" in output
+    assert f"{bib}:8: warning [mixed-encoding] UTF-8 file with a byte that is not UTF-8" in output
     after = bib.read_bytes()
     assert after == before.replace(b"{MoE}", b"{moe}")
     assert "Müller".encode() in after and b"caf\xe9" in after
