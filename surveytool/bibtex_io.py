@@ -112,6 +112,7 @@ def _chunks(text: str) -> list[_Chunk]:
     first = _CHUNK_START.match(text)
     starts = [(0, first.group() if first else "")]
     starts.extend((m.start() + 1, m.group()[1:]) for m in _CHUNK_START_AFTER_NEWLINE.finditer(text))
+    starts = _outside_comments(text, starts)
     chunks: list[_Chunk] = []
     line = parser_line = 0
     for index, (start, _) in enumerate(starts):
@@ -127,6 +128,41 @@ def _chunks(text: str) -> list[_Chunk]:
         line += newlines
         parser_line += newlines - text.count("\\\n", start, end)
     return chunks
+
+
+#: A ``@comment`` block's start: like biber and JabRef, its balanced braces hold text, even entries
+#: (a user's way to switch one off), where bibtexparser would end it at the next line's ``@``.
+_COMMENT_START = re.compile(r"[^\S\n]*@comment[ \t]*[{(]", re.IGNORECASE)
+
+
+def _comment_end(text: str, start: int) -> int | None:
+    """The end of the balanced ``@comment{...}`` (or ``(...)``) starting at ``start``; None if it is none or never closes."""
+    opening = _COMMENT_START.match(text, start)
+    if opening is None:
+        return None
+    opener = text[opening.end() - 1]
+    closer = "}" if opener == "{" else ")"
+    depth = 1
+    for match in re.finditer(re.escape(opener) + "|" + re.escape(closer), text[opening.end():]):
+        depth += 1 if match.group() == opener else -1
+        if depth == 0:
+            return opening.end() + match.end()
+    return None
+
+
+def _outside_comments(text: str, starts: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The chunk starts that are not inside a ``@comment`` block's braces."""
+    if "@c" not in text and "@C" not in text:
+        return starts
+    kept: list[tuple[int, str]] = []
+    comment_end = -1
+    for start, group in starts:
+        if start < comment_end:
+            continue
+        kept.append((start, group))
+        if group.lstrip()[1:2] in ("c", "C"):
+            comment_end = _comment_end(text, start) or -1
+    return kept
 
 
 #: Where a @string block may start: the chunks holding one are read first, since a macro may be
@@ -153,7 +189,8 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections", memo: ChunkM
     # its first line then, its document as plain data).
     cached = [memo.peek(key) for key in keys] if memo is not None else [None] * len(chunks)
     missing = [i for i, hit in enumerate(cached) if hit is None]
-    early = _parse_chunks(text, chunks, [i for i in missing if _STRING_START.search(text, chunks[i].start, chunks[i].end)])
+    early = _parse_chunks(text, chunks, [i for i in missing if _STRING_START.search(text, chunks[i].start, chunks[i].end)
+                                         and _comment_end(text, chunks[i].start) is None])
     strings = [hit[0] if hit is not None else _string_definitions(early.get(i, ())) for i, hit in enumerate(cached)]
     table = _macro_table(d for definitions in strings for d in definitions)
     table_digest = digest_text(repr(sorted(table.items())))
@@ -253,18 +290,26 @@ def _scan_chunk(text: str, chunk: _Chunk) -> list[tuple[int, model.Block]] | Non
     Fields get no start line: nothing here uses one.
     """
     source = text[chunk.start:chunk.end]
-    entry = scan_plain_entry(source)
-    if entry is None:
-        return None
-    fields = [model.Field(name, value) for name, value in entry.fields]
-    blocks: list[tuple[int, model.Block]] = [(0, model.Entry(entry.entry_type, entry.key, fields, raw=entry.raw))]
-    # The free text after the entry, as bibtexparser's implicit comment: it starts on the line of the
+    block: model.Block
+    comment_end = _comment_end(source, 0)
+    if comment_end is not None:
+        raw = source[:comment_end].strip()
+        opening = _COMMENT_START.match(raw)
+        block, end = model.ExplicitComment(raw[opening.end():-1], raw=raw), comment_end  # type: ignore[union-attr]
+    else:
+        entry = scan_plain_entry(source)
+        if entry is None:
+            return None
+        fields = [model.Field(name, value) for name, value in entry.fields]
+        block, end = model.Entry(entry.entry_type, entry.key, fields, raw=entry.raw), entry.end
+    blocks: list[tuple[int, model.Block]] = [(0, block)]
+    # The free text after the block, as bibtexparser's implicit comment: it starts on the line of the
     # closing brace, skips leading blank lines (counting them) and drops trailing space.
-    rest = source[entry.end:]
+    rest = source[end:]
     comment = rest.lstrip()
     if comment:
         skipped = len(rest) - len(comment)
-        line = source.count("\n", 0, entry.end) - source.count("\\\n", 0, entry.end) + rest.count("\n", 0, skipped)
+        line = source.count("\n", 0, end) - source.count("\\\n", 0, end) + rest.count("\n", 0, skipped)
         comment = comment.rstrip()
         blocks.append((line, model.ImplicitComment(comment=comment, raw=comment)))
     return blocks
@@ -353,7 +398,9 @@ def _read_chunk(blocks: list[tuple[int, model.Block]], text: str, chunk: _Chunk,
         elif isinstance(block, model.Preamble):
             kept.append(RawBlock("preamble", f"@preamble{{{block.value}}}", where))
         elif isinstance(block, model.ExplicitComment):
-            kept.append(RawBlock("comment", f"@comment{{{block.comment}}}", where))
+            # As written: its case (@Comment) and its last newline (JabRef's metadata) are the user's.
+            raw = block.raw.strip() if block.raw and block.raw.lstrip().startswith("@") else f"@comment{{{block.comment}}}"
+            kept.append(RawBlock("comment", raw, where))
         elif isinstance(block, model.ImplicitComment):
             if block.comment.strip():
                 kept.append(RawBlock("comment", tidy_text(block.comment), where))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from .latex import Offence, inert_latex, latex_offences, latex_to_text
@@ -52,9 +53,15 @@ EXACTLY_DECODED = frozenset({"title", "author", "editor", "booktitle", "journal"
                              "institution", "school", "organization", "howpublished"})
 
 
+#: ``\noopsort{key}`` (and its ``\noop`` spelling) only steers BibTeX's sorting: it prints nothing.
+_SORT_ONLY = re.compile(r"\\noop(?:sort)?\s*\{[^{}]*\}")
+
+
 def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping(), exact: bool = True) -> str:
     """Plain text of a raw BibTeX value, with macros and concatenations expanded."""
     decode = latex_to_text if exact else quick_latex_to_text
+    if "\\noop" in value:
+        value = _SORT_ONLY.sub("", value)
     stripped = value.strip()
     if "#" not in stripped:  # one part: the common case
         return decode(_part_text(stripped, strings))

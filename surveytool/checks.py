@@ -70,6 +70,11 @@ _staged("unusable-key", Severity.ERROR, "an entry key LaTeX cannot cite",
         "as a note instead of a citation. Rename the key.")
 _staged("bibtex-syntax", Severity.ERROR, "a block that could not be parsed",
         "The block is kept verbatim in the output. The message gives the parser's reason.")
+_staged("encoding", Severity.WARNING, "a source file that is not UTF-8",
+        "It was read as GBK or Latin-1 (the message says which). In-place edits keep that encoding; other outputs are UTF-8.")
+_staged("mixed-encoding", Severity.WARNING, "a UTF-8 file with bytes that are not UTF-8",
+        "Each such byte was read as a Latin-1 character; in-place edits write it back as the same byte. The message "
+        "names the line of the first one: retype that character or save the file as UTF-8.")
 _staged("taxonomy-invalid", Severity.ERROR, "the taxonomy file is malformed",
         "Duplicate ids, unknown parents, cycles, aliases claimed twice, unknown keys or TOML syntax: the message "
         "names the line. Tag checks need a valid taxonomy and are skipped until it is fixed.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from contextlib import suppress
@@ -51,7 +52,10 @@ class StagedFiles:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name), suffix=".tmp")
-            os.close(handle)
+            try:
+                os.fchmod(handle, _mode_for(path))  # mkstemp makes it 0600: not what a user's new file gets
+            finally:
+                os.close(handle)
         except OSError as error:
             raise _cannot_write(path, error) from None
         self._pending.append((temporary, path))
@@ -77,6 +81,53 @@ class StagedFiles:
             with suppress(OSError):  # already gone
                 os.remove(temporary)
         self._pending.clear()
+
+
+def write_in_place(path: Path, data: bytes) -> None:
+    """Replace the file ``path`` (the target, when it is a symlink) with ``data``, keeping its mode and owner.
+
+    The new bytes go to a temporary file in the target's folder, then a rename puts them in place:
+    a reader sees the old file or the new one, and a symlink stays a symlink to the updated target.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        before = target.stat()
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=temporary_prefix(target.name), suffix=".tmp")
+    except OSError as error:
+        raise _cannot_write(path, error) from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+            os.fchmod(stream.fileno(), stat.S_IMODE(before.st_mode))
+            if (before.st_uid, before.st_gid) != (os.geteuid(), os.getegid()):
+                with suppress(OSError):  # only the owner's group, or root, may give it back
+                    os.fchown(stream.fileno(), before.st_uid, before.st_gid)
+        os.replace(temporary, target)
+    except OSError as error:
+        with suppress(OSError):
+            os.remove(temporary)
+        raise _cannot_write(path, error) from None
+
+
+def _mode_for(path: Path) -> int:
+    """The mode a rewritten ``path`` keeps, or the one a new file gets from the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux allows (changing it is not thread-safe)."""
+    with suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _cannot_write(path: Path, error: OSError) -> OutputError:

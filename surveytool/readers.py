@@ -13,6 +13,7 @@ from .errors import InputError
 from .identifiers import parse_identifier
 from .models import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from .paper_list import looks_like_paper_list, parse_paper_list, split_lines, strip_ellipsis
+from .textfile import TextFile, decode_bytes
 
 SOURCE_KINDS = ("list", "bib", "ids", "csl-json")
 _BY_SUFFIX = {".txt": "list", ".bib": "bib", ".bibtex": "bib", ".ids": "ids", ".json": "csl-json"}
@@ -27,8 +28,14 @@ class ReadResult:
     layouts: tuple[ChunkLayout | None, ...] = field(default=(), compare=False, repr=False)
 
 
-def read_text(path: Path, display: str) -> tuple[str, list[Finding]]:
-    """The text of a source file; Latin-1 with a warning when it is not UTF-8."""
+def read_text(path: Path, display: str, allow_empty: bool = False) -> tuple[str, list[Finding]]:
+    """The text of a source file, decoded as ``textfile.py`` says, with a warning when it is not UTF-8."""
+    decoded, findings = read_text_file(path, display, allow_empty)
+    return decoded.text, findings
+
+
+def read_text_file(path: Path, display: str, allow_empty: bool = False) -> tuple[TextFile, list[Finding]]:
+    """A source file's text and how it was encoded; an empty file is an error unless ``allow_empty``."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -37,19 +44,29 @@ def read_text(path: Path, display: str) -> tuple[str, list[Finding]]:
         raise InputError("is a directory, not a file", path=display, hint="name the files inside it") from None
     except OSError as error:
         raise InputError(f"cannot be read ({error.strerror})", path=display, hint="check its permissions") from None
-    if b"\x00" in data:
+    decoded = decode_bytes(data)
+    if "\x00" in decoded.text:
         raise InputError("is not a text file", path=display, hint="give a .txt, .bib, .ids or CSL-JSON file")
-    if not data.strip():
+    if not decoded.text.strip() and not allow_empty:
         raise InputError("is empty", path=display, hint="remove it from the sources or add papers to it")
-    try:
-        return data.decode("utf-8-sig"), []
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        warning = Finding(
-            "encoding", Severity.WARNING, "file is not valid UTF-8; read as Latin-1",
-            SourceLocation(display, line), "save the file as UTF-8",
-        )
-        return data.decode("latin-1"), [warning]
+    return decoded, _encoding_findings(decoded, display)
+
+
+def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
+    if decoded.stray_bytes:
+        count = f"{decoded.stray_bytes} bytes that are" if decoded.stray_bytes > 1 else "a byte that is"
+        return [Finding(
+            "mixed-encoding", Severity.WARNING,
+            f"UTF-8 file with {count} not UTF-8 (the first here); read as Latin-1, kept as they are by in-place edits",
+            SourceLocation(display, decoded.odd_line), "retype the character on this line, or save the file as UTF-8",
+        )]
+    if decoded.encoding in ("latin-1", "gbk"):
+        name = "Latin-1" if decoded.encoding == "latin-1" else "GBK"
+        return [Finding(
+            "encoding", Severity.WARNING, f"file is not valid UTF-8; read as {name} (in-place edits keep it {name})",
+            SourceLocation(display, decoded.odd_line), "save the file as UTF-8",
+        )]
+    return []
 
 
 def detect_kind(path: Path, text: str) -> str:
@@ -75,7 +92,8 @@ def _is_identifier_list(text: str) -> bool:
 def read_source(path: Path, display: str | None = None, kind: str | None = None, tags_field: str = "sections",
                 memo: ChunkMemo | None = None) -> ReadResult:
     display = display or str(path)
-    text, findings = read_text(path, display)
+    bib_suffix = _BY_SUFFIX.get(path.suffix.lower()) == "bib"
+    text, findings = read_text(path, display, allow_empty=kind == "bib" or (kind is None and bib_suffix))
     kind = kind or detect_kind(path, text)
     if kind == "bib":
         document = read_bibtex(text, display, tags_field, memo)

@@ -9,7 +9,7 @@ from pathlib import Path
 from .bibliography import bibliography_pieces, sort_papers
 from .checks import CheckContext, run_checks
 from .errors import TaxonomyError
-from .files import write_atomically
+from .files import write_atomically, write_in_place
 from .inplace import Edit, fix_entries, update_bib_in_place
 from .keys import dump_pins
 from .models import Finding, Severity, SourceLocation
@@ -24,7 +24,7 @@ from .pipeline import (
     silent_stage,
     source_paths,
 )
-from .readers import read_text
+from .readers import read_text, read_text_file
 
 
 def lock_beside(path: Path) -> Path:
@@ -56,10 +56,11 @@ def update_bib(options: Options, target: Path, *, dialect: str = "bibtex",
     sources = options.sources if target in options.sources else (target, *options.sources)
     lock = options.lock_file or lock_beside(target)
     survey = analyse(replace(options, sources=sources, lock_file=lock), stage)
-    original, _ = read_text(target, str(target))
-    text, edits = update_bib_in_place(original, str(target), survey.papers, survey.taxonomy, survey.tags_field, dialect)
-    if text != original:
-        write_atomically(target, text)
+    original, _ = read_text_file(target, str(target), allow_empty=True)
+    text, edits = update_bib_in_place(original.text, str(target), survey.papers, survey.taxonomy, survey.tags_field,
+                                      dialect, original.exact_text)
+    if text != original.exact_text:
+        write_in_place(target, original.encode(text))
     write_atomically(lock, dump_pins(survey.pins))
     return survey, edits
 
@@ -86,10 +87,11 @@ def check_sources(options: Options, tex_files: Sequence[Path], selected: Sequenc
         for path, display in source_paths(options):
             if path.suffix.lower() not in (".bib", ".bibtex"):
                 continue
-            text, _ = read_text(path, display)
-            fixed, edits = fix_entries(text, display, survey.papers, survey.taxonomy, survey.tags_field)
-            if fixed != text:
-                write_atomically(path, fixed)
+            original, _ = read_text_file(path, display, allow_empty=True)
+            fixed, edits = fix_entries(original.text, display, survey.papers, survey.taxonomy, survey.tags_field,
+                                       original.exact_text)
+            if fixed != original.exact_text:
+                write_in_place(path, original.encode(fixed))
                 fixes.extend(f"{display}:{e.line}: {e.key}: {e.what}" for e in edits)
         if fixes:
             survey = analyse(options)  # report what is left after the fixes

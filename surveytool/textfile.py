@@ -1,0 +1,110 @@
+"""How a user's file is decoded, and encoded again so that bytes nobody edited come back unchanged.
+
+The scheme, in order:
+
+1. a UTF-8 byte-order mark: UTF-8, the mark kept;
+2. a UTF-16 byte-order mark: UTF-16 of that byte order, the mark kept;
+3. valid UTF-8: UTF-8;
+4. UTF-8 with stray bytes (at least as many valid multi-byte characters as bytes that are not): UTF-8, each
+   stray byte read as its Latin-1 character for the tools and kept as the very byte when the file
+   is edited in place (a ``mixed-encoding`` warning names the line of the first one);
+5. otherwise: GBK when every run of non-ASCII bytes is an even number of
+   bytes and they decode as GBK to mostly CJK characters, else Latin-1 (every byte is a Latin-1 character).
+
+Editing in place encodes with the same scheme, so a Latin-1 file stays Latin-1 and a GBK file GBK;
+a character the file's encoding cannot hold (in a new entry) is written as UTF-8.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, replace
+
+_UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
+_NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
+_STRAY = re.compile("[\udc80-\udcff]")
+
+
+def _utf8_fallback(error: UnicodeError) -> tuple[bytes, int]:
+    """Characters the file's encoding cannot hold are written as UTF-8."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    return error.object[error.start : error.end].encode("utf-8", "surrogateescape"), error.end
+
+
+codecs.register_error("surveytool-utf8-fallback", _utf8_fallback)
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A file's text and how to turn it back into the file's bytes."""
+
+    text: str  # what the tools read: no byte-order mark, stray bytes as Latin-1 characters
+    encoding: str  # a Python codec name: utf-8, utf-16-le, utf-16-be, gbk or latin-1
+    bom: bytes = b""
+    odd_line: int = 0  # the line of the first byte that is not UTF-8 (0: none)
+    stray_bytes: int = 0  # how many bytes that are not UTF-8 a mostly UTF-8 file has
+    editable: str | None = None  # the text with stray bytes as surrogates, when it differs from ``text``
+
+    @property
+    def exact_text(self) -> str:
+        """The text that ``encode`` turns back into the file's bytes exactly."""
+        return self.editable if self.editable is not None else self.text
+
+    def encode(self, text: str) -> bytes:
+        """``text`` (derived from ``exact_text``) as the file's bytes: same encoding, same mark."""
+        errors = "surrogateescape" if self.encoding == "utf-8" else "surveytool-utf8-fallback"
+        return self.bom + text.encode(self.encoding, errors)
+
+
+def decode_bytes(data: bytes) -> TextFile:
+    """The text of ``data`` under the scheme in this module's docstring."""
+    if data.startswith(codecs.BOM_UTF8):
+        try:
+            return TextFile(data[3:].decode("utf-8"), "utf-8", codecs.BOM_UTF8)
+        except UnicodeDecodeError:
+            return _mostly_utf8(data[3:], codecs.BOM_UTF8) or replace(_legacy(data[3:]), bom=codecs.BOM_UTF8)
+    for bom, encoding in _UTF16_BOMS.items():
+        if data.startswith(bom):
+            try:
+                return TextFile(data[2:].decode(encoding), encoding, bom)
+            except UnicodeDecodeError:
+                break  # not UTF-16 after all: a Latin-1 file may start with these bytes
+    try:
+        return TextFile(data.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError:
+        pass
+    return _mostly_utf8(data, b"") or _legacy(data)
+
+
+def _mostly_utf8(data: bytes, bom: bytes) -> TextFile | None:
+    editable = data.decode("utf-8", "surrogateescape")
+    stray = len(_STRAY.findall(editable))
+    # Two bytes of GBK or Latin-1 may happen to be valid UTF-8: the file is UTF-8 when its valid
+    # multi-byte characters are at least as many as its stray bytes.
+    if sum(ord(c) > 0x7F for c in editable) - stray < stray:
+        return None
+    first = _STRAY.search(editable)
+    line = editable.count("\n", 0, first.start() if first else 0) + 1
+    text = _STRAY.sub(lambda m: chr(ord(m.group()) - 0xDC00), editable)
+    return TextFile(text, "utf-8", bom, line, stray, editable)
+
+
+def _legacy(data: bytes) -> TextFile:
+    first = _NON_ASCII_RUN.search(data)
+    line = data.count(b"\n", 0, first.start() if first else 0) + 1
+    runs = _NON_ASCII_RUN.findall(data)
+    if runs and all(len(run) % 2 == 0 for run in runs):
+        try:
+            text = data.decode("gbk")
+            if _mostly_cjk("".join(run.decode("gbk") for run in runs)) and text.encode("gbk") == data:
+                return TextFile(text, "gbk", odd_line=line)
+        except UnicodeDecodeError:
+            pass
+    return TextFile(data.decode("latin-1"), "latin-1", odd_line=line)
+
+
+def _mostly_cjk(text: str) -> bool:
+    """Chinese text in GBK, rather than Latin-1 letters that pair up by chance (pinyin's "ü" may be among it)."""
+    return sum("\u3000" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef" for c in text) * 2 > len(text)

@@ -1,0 +1,290 @@
+"""In place means in place: `bib --in-place` and `check --fix` keep every byte they were not asked to change."""
+
+import difflib
+import json
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from conftest import run_cli
+from surveytool.cli import app
+
+CORPUS = Path(__file__).parent / "data" / "corpus" / "biber"
+ENTRY = (
+    "@article{{{key},{nl}  title = {{{title}}},{nl}  author = {{{author}}},{nl}  journal = {{J}},{nl}  year = 2020,{nl}"
+    "  sections = {{{tags}}}{nl}}}{nl}"
+)
+
+
+def entry(
+    key: str, title: str = "Sparse experts", author: str = "Müller, Hans", tags: str = "MoE", nl: str = "\n"
+) -> str:
+    return ENTRY.format(key=key, title=title, author=author, tags=tags, nl=nl)
+
+
+def in_process(*args: str) -> tuple[int, str]:
+    """Run the command in this process (the property tests run it hundreds of times)."""
+    result = CliRunner().invoke(app, list(args))
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.output
+
+
+def reported_lines(output: str, path: Path) -> list[int]:
+    """The lines of the entries a run says it changed: "path:line: key: what"."""
+    return [
+        int(m.group(1))
+        for m in re.finditer(rf"^(?:fixed )?{re.escape(str(path))}:(\d+): [^ ]+: (?:tags|braces)", output, re.M)
+    ]
+
+
+def assert_only_reported_entries_changed(before: bytes, after: bytes, lines: list[int]) -> None:
+    """Every changed line of ``before`` lies in an entry starting on a reported line; new lines only there or at the end."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    entry_starts = [i for i, line in enumerate(old) if line.lstrip().startswith(b"@")] + [len(old)]
+    spans = []
+    for line in lines:
+        start = line - 1
+        end = next(s for s in entry_starts if s > start)
+        spans.append((start, end))
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        # New entries go after the last line, which may only gain the line ending it lacked.
+        appended = i1 == len(old) or (i2 == len(old) == i1 + 1 and new[j1].startswith(old[i1]))
+        inside = any(start <= i1 and (i2 <= end or (i1 == i2 and i1 <= end)) for start, end in spans)
+        assert inside or appended, (tag, old[i1:i2], new[j1:j2], lines)
+
+
+def test_a_latin1_file_stays_latin1_and_only_the_tag_changes(tmp_path):
+    bib = tmp_path / "latin1.bib"
+    before = (entry("a", title="Größe", nl="\r\n") + "\r\n" + entry("b", tags="moe", nl="\r\n")).encode("latin-1")
+    bib.write_bytes(before)
+    code, output = in_process("bib", "--in-place", str(bib))
+    assert "read as Latin-1" in output
+    assert bib.read_bytes() == before.replace(b"{MoE}", b"{moe}")
+
+
+def test_one_stray_byte_keeps_every_byte_and_is_named_with_its_line(tmp_path):
+    bib = tmp_path / "mixed.bib"
+    before = entry("a").encode() + b"% caf\xe9 notes\n\n" + entry("b", title="Über alles").encode()
+    bib.write_bytes(before)
+    code, output = in_process("bib", "--in-place", str(bib))
+    assert f"{bib}:8: warning [mixed-encoding] UTF-8 file with a byte that is not UTF-8" in output
+    after = bib.read_bytes()
+    assert after == before.replace(b"{MoE}", b"{moe}")
+    assert "Müller".encode() in after and b"caf\xe9" in after
+
+
+def test_a_gbk_key_is_written_as_its_characters_by_bib_output(tmp_path):
+    bib = tmp_path / "gbk.bib"
+    bib.write_bytes(entry("张三2020", title="GPU 集群").encode("gbk"))
+    run_cli("bib", "gbk.bib", "-o", "out.bib", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "@article{张三2020," in written and "集群" in written
+
+
+def test_a_utf16_file_with_a_bom_is_read_and_stays_utf16(tmp_path):
+    bib = tmp_path / "utf16.bib"
+    before = b"\xff\xfe" + entry("a").encode("utf-16-le")
+    bib.write_bytes(before)
+    assert run_cli("parse", "--json", "utf16.bib", cwd=tmp_path).returncode == 0
+    in_process("bib", "--in-place", str(bib))
+    assert bib.read_bytes() == b"\xff\xfe" + entry("a", tags="moe").encode("utf-16-le")
+
+
+def test_a_utf8_bom_and_crlf_endings_survive_an_inserted_tag_line(tmp_path):
+    bib = tmp_path / "bom.bib"
+    untagged = "@article{plain,\r\n  title = {Mixture of experts layers},\r\n  year = 2020\r\n}\r\n"
+    bib.write_bytes(b"\xef\xbb\xbf" + untagged.encode())
+    code, output = in_process("bib", "--in-place", str(bib))
+    after = bib.read_bytes()
+    assert after.startswith(b"\xef\xbb\xbf@article{plain,\r\n")
+    assert re.search(rb"(?<!\r)\n", after) is None, after  # no bare LF anywhere
+    assert b"sections = {" in after
+
+
+def test_a_symlinked_bib_updates_its_target_and_stays_a_link(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    target = shared / "library.bib"
+    target.write_text(entry("a"), encoding="utf-8")
+    link = tmp_path / "refs.bib"
+    link.symlink_to(target)
+    in_process("bib", "--in-place", str(link))
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert "{moe}" in target.read_text(encoding="utf-8")
+    assert not [p for p in shared.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_the_file_mode_is_kept_by_bib_in_place_and_check_fix(tmp_path):
+    bib = tmp_path / "private.bib"
+    bib.write_text(entry("a"), encoding="utf-8")
+    bib.chmod(0o640)
+    in_process("bib", "--in-place", str(bib))
+    assert stat.S_IMODE(bib.stat().st_mode) == 0o640
+    bib.write_text(entry("a"), encoding="utf-8")
+    in_process("check", "--fix", str(bib))
+    assert "{moe}" in bib.read_text(encoding="utf-8")
+    assert stat.S_IMODE(bib.stat().st_mode) == 0o640
+
+
+def test_new_files_get_the_umask_mode_not_mkstemp_s(tmp_path):
+    (tmp_path / "my.bib").write_text(entry("a"), encoding="utf-8")
+    old = os.umask(0o022)
+    try:
+        run_cli("bib", "my.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+        run_cli("build", "--out", "built", cwd=tmp_path)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "out.bib").stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path / "built" / "references.bib").stat().st_mode) == 0o644
+
+
+def test_a_bare_macro_tags_field_is_replaced_not_doubled(tmp_path):
+    bib = tmp_path / "macro.bib"
+    bib.write_text("@article{a,\n  title = {Sparse experts},\n  year = 2020,\n  sections = MoE\n}\n", encoding="utf-8")
+    in_process("bib", "--in-place", str(bib))
+    text = bib.read_text(encoding="utf-8")
+    assert text.count("sections") == 1 and "sections = {moe}" in text
+
+
+def test_check_fix_never_braces_a_title_macro(tmp_path):
+    bib = tmp_path / "macro.bib"
+    before = '@string{IWMM = "IWMM"}\n\n@inproceedings{a,\n  title = IWMM,\n  booktitle = {Proc},\n  year = 2001,\n}\n'
+    bib.write_text(before, encoding="utf-8")
+    for _ in range(2):
+        in_process("check", "--fix", str(bib))
+        assert bib.read_text(encoding="utf-8") == before
+
+
+def test_the_sort_key_of_noopsort_is_not_part_of_the_year(tmp_path):
+    (tmp_path / "sort.bib").write_text(
+        "@book{k,\n  title = {Book},\n  author = {A. B.},\n  publisher = {P},\n  year = {{\\noopsort{1973c}}1981},\n}\n",
+        encoding="utf-8",
+    )
+    records = json.loads(run_cli("parse", "--json", "sort.bib", cwd=tmp_path, check=True).stdout)
+    assert records[0]["year"] == "1981"
+
+
+@pytest.mark.parametrize("content", [b"", b"% a new project's bibliography\n\n"])
+def test_an_empty_bib_is_valid(tmp_path, content):
+    (tmp_path / "empty.bib").write_bytes(content)
+    result = run_cli("check", "--json", "--disable", "empty-section,thin-section", "empty.bib", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []
+
+
+# --- the property: nothing outside the reported entries changes -------------------------------
+
+ENCODINGS = st.sampled_from(["utf-8", "utf-8-sig", "latin-1", "mixed", "utf-16"])
+TAGS = st.sampled_from(["MoE", "moe", "Mixture of Experts", "memory", ""])
+TITLES = st.sampled_from(["Sparse experts", "Größe und Übermut", "GPU memory for BERT", "a {GPU} study", "Ünïcödé"])
+COMMENTS = st.sampled_from(
+    [
+        "",
+        "% notes\n",
+        "% café\n",
+        "\n\n",
+        "free text between entries\n",
+        "@Comment{jabref-meta: databaseType:bibtex;\n}\n",
+        "@comment{\n@misc{off, title = {Switched off}, sections = {MoE}}\n}\n",
+        '@String{icml = "International Conference on Machine Learning"}\n',
+    ]
+)
+
+
+@st.composite
+def bib_files(draw) -> bytes:
+    nl = draw(st.sampled_from(["\n", "\r\n"]))
+    count = draw(st.integers(1, 5))
+    parts = []
+    for index in range(count):
+        parts.append(draw(COMMENTS).replace("\n", nl))
+        text = entry(f"k{index}", title=draw(TITLES), tags=draw(TAGS), nl=nl)
+        if draw(st.booleans()):  # a bare macro, as some users write one tag
+            text = text.replace("sections = {MoE}", "sections = MoE")
+        parts.append(text.replace(f"  sections = {{}}{nl}", ""))
+    text = nl.join(parts) + draw(st.sampled_from(["", nl, nl * 3]))
+    encoding = draw(ENCODINGS)
+    if encoding == "mixed":
+        return text.encode("utf-8") + "% Bücher\n".encode("latin-1")
+    if encoding == "utf-16":
+        return b"\xff\xfe" + text.encode("utf-16-le")
+    return text.encode(encoding)
+
+
+def _decoded_lines(data: bytes) -> bytes:
+    """UTF-16 compared as UTF-8 lines: a line of UTF-16 is not a line of bytes."""
+    return data[2:].decode("utf-16-le").encode("utf-8", "surrogatepass") if data.startswith(b"\xff\xfe") else data
+
+
+@pytest.mark.parametrize("command", [("bib", "--in-place"), ("check", "--fix")])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=bib_files())
+def test_in_place_edits_change_no_byte_outside_the_reported_entries(tmp_path, command, data):
+    bib = tmp_path / "prop.bib"
+    bib.write_bytes(data)
+    code, output = in_process(*command, str(bib))
+    after = bib.read_bytes()
+    assert after[:3] == data[:3] or not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe"))
+    assert_only_reported_entries_changed(_decoded_lines(data), _decoded_lines(after), reported_lines(output, bib))
+
+
+def _corpus_changes(tmp_path: Path, command: tuple[str, ...]) -> list[str]:
+    broken = []
+    for original in sorted(CORPUS.glob("*.bib")):
+        copy = tmp_path / original.name
+        shutil.copyfile(original, copy)
+        before = copy.read_bytes()
+        code, output = in_process(*command, str(copy))
+        try:
+            assert_only_reported_entries_changed(before, copy.read_bytes(), reported_lines(output, copy))
+        except AssertionError:
+            broken.append(original.name)
+        copy.unlink()
+    return broken
+
+
+@pytest.mark.parametrize("command", [("bib", "--in-place"), ("check", "--fix")])
+def test_in_place_edits_of_biber_s_test_files_change_only_reported_entries(tmp_path, command):
+    assert _corpus_changes(tmp_path, command) == []
+
+
+JABREF = "@Comment{jabref-meta: databaseType:bibtex;\n}\n"
+SWITCHED_OFF = "@Comment{\n@article{old,\n  title = {An entry switched off},\n  year = 1990\n}\n}\n"
+
+
+def test_entries_inside_a_comment_stay_commented_and_comments_keep_their_text(tmp_path):
+    (tmp_path / "jabref.bib").write_text(JABREF + "\n" + SWITCHED_OFF + "\n" + entry("live"), encoding="utf-8")
+    run_cli("bib", "jabref.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert JABREF in written and SWITCHED_OFF in written
+    assert written.count("@article{old,") == 1  # only inside the comment
+    records = json.loads(run_cli("parse", "--json", "jabref.bib", cwd=tmp_path, check=True).stdout)
+    assert [r["key"] for r in records] == ["live"]
+
+
+def test_a_stray_byte_inside_an_edited_entry_stays_that_byte(tmp_path):
+    bib = tmp_path / "mixed.bib"
+    before = entry("a", title="Caf\udce9 and Müller").encode("utf-8", "surrogateescape")
+    bib.write_bytes(before)
+    in_process("bib", "--in-place", str(bib))
+    assert bib.read_bytes() == before.replace(b"{MoE}", b"{moe}")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_the_owner_of_a_file_is_kept(tmp_path):
+    bib = tmp_path / "theirs.bib"
+    bib.write_text(entry("a"), encoding="utf-8")
+    os.chown(bib, 1, 1)
+    in_process("check", "--fix", str(bib))
+    assert "{moe}" in bib.read_text(encoding="utf-8")
+    assert (bib.stat().st_uid, bib.stat().st_gid) == (1, 1)
