@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from .models import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
@@ -24,18 +26,33 @@ def _name(person: dict[str, Any]) -> str:
     return f"{family}, {given}" if given else str(family)
 
 
-def _line_of(text: str, needle: str) -> int:
-    position = text.find(needle)
-    return text.count("\n", 0, position) + 1 if position >= 0 else 1
+# An "id" key and its value (a JSON string or a bare number).
+_ID_KEY = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|[-+.\w]+)')
+
+
+def _id_lines(text: str) -> dict[str, int]:
+    """Item id -> the line of its first "id" key, all found in one pass over the text."""
+    lines: dict[str, int] = {}
+    line, counted_to = 1, 0
+    for match in _ID_KEY.finditer(text):
+        try:
+            item_id = str(json.loads(match.group(1)))
+        except ValueError:
+            continue
+        line += text.count("\n", counted_to, match.start())
+        counted_to = match.start()
+        lines.setdefault(item_id, line)
+    return lines
 
 
 def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list[Finding]]:
     items = data if isinstance(data, list) else data.get("items", []) if isinstance(data, dict) else []
     papers: list[Paper] = []
     findings: list[Finding] = []
+    id_lines = _id_lines(text)
     for index, item in enumerate(items):
         item_id = str(item.get("id", "")) if isinstance(item, dict) else ""
-        where = SourceLocation(display, _line_of(text, f'"{item_id}"') if item_id else 1)
+        where = SourceLocation(display, id_lines.get(item_id, 1))
         if not isinstance(item, dict) or not (item.get("title") or item.get("DOI")):
             findings.append(Finding("csl-item", Severity.WARNING, f"item {index + 1} has no title or DOI; skipped",
                                     where, "export the item again with its metadata"))

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .chapter import GENERATED_IDS
 from .errors import TaxonomyError
 from .models import Group, Section, Taxonomy, frozen_mapping
 from .textnorm import normalize
@@ -107,6 +108,9 @@ class _Validator:
                 self.fail(f"[[{table}]] needs a non-empty string '{key}'", self.line_of(table, index), f"add {key} = \"...\"")
         if not _ID.match(raw["id"]):
             self.fail(f"id '{raw['id']}' is not lowercase-with-hyphens", self.line_of(table, index, "id"), "use ids like 'data-parallel'")
+        if raw["id"] in GENERATED_IDS:
+            self.fail(f"id '{raw['id']}' is the chapter's own (its notes region and label would be taken twice)",
+                      self.line_of(table, index, "id"), f"choose another id; reserved: {', '.join(GENERATED_IDS)}")
         return raw["id"], raw["title"]
 
     def _group(self, index: int, raw: Mapping[str, Any]) -> Group:
