@@ -45,6 +45,9 @@ def parse_taxonomy(text: str, display: str = "<taxonomy>") -> Taxonomy:
         message = _TOML_POSITION.sub("", str(error)).strip()
         raise TaxonomyError(f"not valid TOML: {message}", path=display, line=int(match.group(1)) if match else None,
                             hint="see https://toml.io for the syntax") from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        raise TaxonomyError("not valid TOML: arrays or tables nested too deeply", path=display,
+                            hint="a taxonomy needs no nesting deeper than [sections.keywords]") from None
     return _Validator(text, display).build(data)
 
 
