@@ -27,9 +27,7 @@ SECONDS = 8.0
 
 @pytest.mark.parametrize("case", pathological.CASES, ids=lambda case: case.name)
 def test_each_pathological_input_is_read_in_linear_time(case):
-    start = time.perf_counter()
-    pathological.time_case(case, scale=2)
-    assert time.perf_counter() - start < SECONDS
+    assert pathological.time_case(case, scale=2) < SECONDS
 
 
 def test_a_cite_after_a_long_run_of_spaces_and_newlines_is_still_found():

@@ -4,8 +4,8 @@
     python tests/benchmarks/pathological.py --scale 4    # four times larger: linear cases take ~4x
     python tests/benchmarks/pathological.py --cases cite-spaces csl-items
 
-Each case builds its input in memory (files in a temporary folder for the readers that
-take a path) and times one call of the reader that used to choke on it.
+Each case builds its input (a file in a temporary folder for the readers that take a path),
+then times one call of the reader that used to choke on it.
 """
 
 from __future__ import annotations
@@ -32,15 +32,17 @@ class Case:
     name: str
     what: str
     size: int  # the size the case was reported at
-    run: Callable[[int, Path], object]  # (size, scratch folder) -> anything
+    prepare: Callable[[int, Path], Callable[[], object]]  # (size, scratch folder) -> the call to time
 
 
-def _cite_spaces(size: int, folder: Path) -> object:
-    return citations("\\cite" + " " * size + "\n")
+def _cite_spaces(size: int, folder: Path) -> Callable[[], object]:
+    text = "\\cite" + " " * size + "\n"
+    return lambda: citations(text)
 
 
-def _cite_spaces_options(size: int, folder: Path) -> object:
-    return citations("\\citep" + " []" * (size // 3) + " x\n")
+def _cite_spaces_options(size: int, folder: Path) -> Callable[[], object]:
+    text = "\\citep" + " []" * (size // 3) + " x\n"
+    return lambda: citations(text)
 
 
 def _write(folder: Path, name: str, text: str) -> Path:
@@ -49,17 +51,17 @@ def _write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def _header_padded(size: int, folder: Path) -> object:
-    text = "Related papers: Attention Is All You Need" + " " * size + "\n\nA snippet about attention …\n"
-    return read_source(_write(folder, "padded.txt", text))
+def _header_padded(size: int, folder: Path) -> Callable[[], object]:
+    path = _write(folder, "padded.txt", "Related papers: Attention Is All You Need" + " " * size + "\n\nA snippet …\n")
+    return lambda: read_source(path)
 
 
-def _header_padded_inside(size: int, folder: Path) -> object:
-    text = "Related papers: Attention" + " " * size + "Is All You Need\n\nA snippet about attention …\n"
-    return read_source(_write(folder, "inside.txt", text))
+def _header_padded_inside(size: int, folder: Path) -> Callable[[], object]:
+    path = _write(folder, "inside.txt", "Related papers: Attention" + " " * size + "Is All You Need\n\nA snippet …\n")
+    return lambda: read_source(path)
 
 
-def _csl_items(size: int, folder: Path) -> object:
+def _csl_items(size: int, folder: Path) -> Callable[[], object]:
     items = [
         {
             "id": f"item{n}",
@@ -69,11 +71,13 @@ def _csl_items(size: int, folder: Path) -> object:
         }
         for n in range(size)
     ]
-    return read_source(_write(folder, "items.json", json.dumps(items, indent=2)))
+    path = _write(folder, "items.json", json.dumps(items, indent=2))
+    return lambda: read_source(path)
 
 
-def _nested_braces(size: int, folder: Path) -> object:
-    return value_to_text("{" * size + "\\unknownmacro x" + "}" * size)
+def _nested_braces(size: int, folder: Path) -> Callable[[], object]:
+    value = "{" * size + "\\unknownmacro x" + "}" * size
+    return lambda: value_to_text(value)
 
 
 CASES = (
@@ -89,8 +93,9 @@ CASES = (
 def time_case(case: Case, scale: float = 1.0) -> float:
     """Seconds one run of ``case`` takes at ``scale`` times its reported size."""
     with tempfile.TemporaryDirectory() as scratch:
+        call = case.prepare(max(1, int(case.size * scale)), Path(scratch))
         start = time.perf_counter()
-        case.run(max(1, int(case.size * scale)), Path(scratch))
+        call()
         return time.perf_counter() - start
 
 
