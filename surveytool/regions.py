@@ -122,6 +122,17 @@ class Merged:
     orphaned: tuple[str, ...]  # region ids no longer generated, kept at the end
 
 
+def _parkable(prose: str) -> str:
+    """Prose to park in the ``orphaned`` region: a line of it that would end that region is commented out
+    once more (``% % surveytool: end notes orphaned``), or the rest would fall outside and be lost."""
+    pieces, last = [], 0
+    for marker in _at_line_starts(_MARKER, prose):
+        if marker.group("kind") == "end" and marker.group("id") == ORPHANED:
+            pieces += [prose[last : marker.start()], "% "]
+            last = marker.start()
+    return "".join(pieces) + prose[last:]
+
+
 def carry_over(new_text: str, old_text: str) -> Merged:
     """``new_text`` with every non-empty region of ``old_text`` put back in its place.
 
@@ -132,7 +143,7 @@ def carry_over(new_text: str, old_text: str) -> Merged:
     new_regions = _regions(new_text)
     new_ids = {region.id for region in new_regions}
     orphans = [r for r in old if r not in new_ids or r == ORPHANED]
-    parked = "".join(f"% (from notes {r})\n{old[r]}" if r != ORPHANED else old[r] for r in orphans)
+    parked = "".join(f"% (from notes {r})\n{_parkable(old[r])}" if r != ORPHANED else old[r] for r in orphans)
     contents: dict[int, str] = {}
     placed: set[str] = set()
     for number, region in enumerate(new_regions):

@@ -117,6 +117,9 @@ TOKENS = [
     "% surveytool: begin notes a\n",
     "% surveytool: end notes a\n",
     "% surveytool: begin notes orphaned\n",
+    "% surveytool: end notes orphaned\n",
+    "% surveytool: begin notes moe\n",
+    "% surveytool: end notes moe\n",
     "% surveytool: checksum 0123456789abcdef0123456789abcdef01234567\n",
 ]
 # Repeated thousands of times: long runs are where readers turn quadratic.
@@ -135,9 +138,9 @@ def _mutate(text: str, rng: random.Random, donors: list[str]) -> str:
         elif choice in (2, 3):
             text = text[:at] + rng.choice(TOKENS) + text[at:]
         elif choice == 4:  # a long run, often just after a character that opens something
-            opener = rng.choice(("\\", "{", "[", ":", '"', "@", "\n"))
+            opener = rng.choice(("\\", "{", "[", ":", '"', "@", "\n", "=", "cite", "papers:", '"id":'))
             found = text.find(opener, at)
-            at = found + 1 if found >= 0 and rng.random() < 0.5 else at
+            at = found + len(opener) if found >= 0 and rng.random() < 0.5 else at
             text = (
                 text[:at]
                 + rng.choice(("", rng.choice(TOKENS)))
@@ -234,7 +237,8 @@ def taxonomy_seeds() -> tuple[str, ...]:
 def chapter_seeds() -> tuple[str, ...]:
     chapter = _read(ROOT / "tests" / "golden" / "seeds" / "related_work.tex")
     marker = "% surveytool: begin notes moe\n"
-    return (chapter, chapter.replace(marker, marker + "My prose on MoE \\citep{x}.\n"))
+    removed = "% surveytool: begin notes removed-section\nProse of a section since removed.\n% surveytool: end notes removed-section\n"
+    return (chapter, chapter.replace(marker, marker + "My prose on MoE \\citep{x}.\n") + removed)
 
 
 # ---- targets -------------------------------------------------------------------------------------
@@ -260,13 +264,18 @@ def _tex(data: bytes, folder: Path) -> None:
 
 
 def _chapter(data: bytes, folder: Path) -> None:
-    """The author's chapter, mangled: merging it into a fresh one never loses a line of prose."""
+    """The author's chapter, mangled: merging it into a fresh one never loses prose, and merging the
+    result again changes nothing (no prose copied on every rebuild)."""
     old = data.decode("utf-8", errors="replace")
     edited_outside_regions(old)
-    merged = carry_over(stamp(chapter_seeds()[0]), old)
+    fresh = stamp(chapter_seeds()[0])
+    merged = carry_over(fresh, old)
+    closing = "% surveytool: end notes orphaned"  # commented out once more when parked (regions.py)
     for region_id, prose in regions(old).items():
         if prose.strip():
-            assert prose in merged.text, f"prose of region {region_id!r} was lost"
+            kept = prose if region_id == "orphaned" else ("\n" + prose).replace("\n" + closing, "\n% " + closing)[1:]
+            assert kept in merged.text, f"prose of region {region_id!r} was lost"
+    assert carry_over(fresh, stamp(merged.text)).text == merged.text, "a second rebuild changed the chapter"
 
 
 @dataclass(frozen=True)

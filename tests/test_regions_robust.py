@@ -119,6 +119,20 @@ def test_notes_markers_nested_in_a_notes_region_stay_the_authors_text_across_reb
     assert regions(texts[-1])["introduction"] == nested and "orphaned" not in regions(texts[-1])
 
 
+def test_parked_prose_with_the_line_that_ends_the_parking_region_stays_whole_on_every_rebuild():
+    fresh = stamp("% surveytool: begin notes a\n% surveytool: end notes a\n")
+    old = (
+        "% surveytool: begin notes gone\nMine.\n% surveytool: end notes orphaned\nMore of mine.\n"
+        "% surveytool: end notes gone\n"
+    )
+    merged = carry_over(fresh, old)
+    assert merged.orphaned == ("gone",)
+    assert regions(merged.text)["orphaned"] == (
+        "% (from notes gone)\nMine.\n% % surveytool: end notes orphaned\nMore of mine.\n"
+    )
+    assert carry_over(fresh, stamp(merged.text)).text == merged.text
+
+
 def test_a_chapter_saved_while_the_build_runs_is_left_in_place_with_the_new_draft_beside_it(tmp_path, monkeypatch):
     source, out = build_folder(tmp_path)
     chapter = out / "related_work.tex"
