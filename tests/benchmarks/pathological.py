@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from surveytool.bibtex_values import value_to_text  # noqa: E402
+from surveytool.checks import REGISTRY, CheckContext  # noqa: E402
 from surveytool.citations import citations  # noqa: E402
+from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping  # noqa: E402
 from surveytool.readers import read_source  # noqa: E402
 
 
@@ -43,6 +45,21 @@ def _cite_spaces(size: int, folder: Path) -> Callable[[], object]:
 def _cite_spaces_options(size: int, folder: Path) -> Callable[[], object]:
     text = "\\citep" + " []" * (size // 3) + " x\n"
     return lambda: citations(text)
+
+
+def _undefined_cites(size: int, folder: Path) -> Callable[[], object]:
+    papers = [
+        Paper(
+            Origin.BIBTEX,
+            (SourceLocation("refs.bib", n + 1),),
+            frozen_mapping({"title": f"Paper {n}"}),
+            key=f"known{n}",
+            aliases=(f"alias{n}",),
+        )
+        for n in range(size)
+    ]
+    context = CheckContext(papers, None, (("paper.tex", "".join(f"\\cite{{ghost{n}}}\n" for n in range(size))),))
+    return lambda: list(REGISTRY["cite-undefined"].run(context))
 
 
 def _write(folder: Path, name: str, text: str) -> Path:
@@ -83,6 +100,7 @@ def _nested_braces(size: int, folder: Path) -> Callable[[], object]:
 CASES = (
     Case("cite-spaces", "check --tex: \\cite followed by spaces", 40_000, _cite_spaces),
     Case("cite-options", "check --tex: \\citep followed by empty [] options", 40_000, _cite_spaces_options),
+    Case("undefined-cites", "check --tex: as many undefined cites as entries with aliases", 10_000, _undefined_cites),
     Case("header-padded", "paper list: header padded with trailing spaces", 40_000, _header_padded),
     Case("header-padded-inside", "paper list: header title padded with inner spaces", 40_000, _header_padded_inside),
     Case("csl-items", "CSL-JSON items (line of each item)", 8_000, _csl_items),
