@@ -59,13 +59,22 @@ _SORT_ONLY = re.compile(r"\\noop(?:sort)?\s*\{[^{}]*\}")
 
 def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping(), exact: bool = True) -> str:
     """Plain text of a raw BibTeX value, with macros and concatenations expanded."""
-    decode = latex_to_text if exact else quick_latex_to_text
+    decode = _exactly_decoded if exact else quick_latex_to_text
     if "\\noop" in value:
         value = _SORT_ONLY.sub("", value)
     stripped = value.strip()
     if "#" not in stripped:  # one part: the common case
         return decode(_part_text(stripped, strings))
     return decode("".join(_part_text(part, strings) for part in _split_concatenation(value)))
+
+
+def _exactly_decoded(text: str) -> str:
+    try:
+        return latex_to_text(text)
+    except RecursionError:
+        # pylatexenc parses groups and environments recursively: nested a few hundred deep, a value
+        # gets the table-driven decoder, which reads it in one flat pass.
+        return quick_latex_to_text(text)
 
 
 def _part_text(part: str, strings: Mapping[str, str]) -> str:

@@ -8,8 +8,13 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .models import Paper, Role, Taxonomy
+from .regions import ORPHANED
 
 UNCLASSIFIED = "unclassified"
+UNCLASSIFIED_GROUP = "unclassified-group"
+#: Ids the chapter gives its own notes regions and labels. No taxonomy id may be one of them
+#: (taxonomy.py), so that every region and label of the chapter has a name of its own.
+GENERATED_IDS = ("top", "introduction", "overview", ORPHANED, UNCLASSIFIED, UNCLASSIFIED_GROUP)
 _SNIPPET_CHARS = 300
 
 
@@ -47,6 +52,12 @@ class GroupView:
     sections: tuple[SectionView, ...]
 
 
+def one_paragraph(text: str) -> str:
+    """``text`` on one line. Titles come from taxonomies and online answers: a blank line in one would end
+    the paragraph inside ``\\section{...}`` or a table cell, and LaTeX would stop."""
+    return " ".join(text.split())
+
+
 def venue_of(paper: Paper) -> str:
     for field in ("booktitle", "journal", "howpublished"):
         if paper.fields.get(field):
@@ -60,9 +71,9 @@ def paper_view(paper: Paper) -> PaperView:
         snippet = snippet[:_SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
     return PaperView(
         key=paper.key,
-        title=paper.title if paper.resolved and paper.title else "",
-        year=paper.year or "",
-        venue=venue_of(paper),
+        title=one_paragraph(paper.title) if paper.resolved and paper.title else "",
+        year=one_paragraph(paper.year or ""),
+        venue=one_paragraph(venue_of(paper)),
         resolved=paper.resolved,
         snippet=snippet,
         primary=paper.primary_section or UNCLASSIFIED,
@@ -94,14 +105,14 @@ def view_groups(views: Sequence[PaperView], taxonomy: Taxonomy) -> list[GroupVie
         sections = []
         for section_id in group.sections:
             section = taxonomy.section(section_id)
-            sections.append(SectionView(section.id, section.title, section.description,
+            sections.append(SectionView(section.id, one_paragraph(section.title), section.description,
                                         tuple(primary[section.id]), tuple(related[section.id])))
         if sections:
-            groups.append(GroupView(group.id, group.title, tuple(sections)))
+            groups.append(GroupView(group.id, one_paragraph(group.title), tuple(sections)))
     grouped = {s.id for g in groups for s in g.sections}
     leftovers = tuple(v for v in views if v.primary not in grouped)
     if leftovers:
-        groups.append(GroupView(UNCLASSIFIED, "To Place", (SectionView(
+        groups.append(GroupView(UNCLASSIFIED_GROUP, "To Place", (SectionView(
             UNCLASSIFIED, "Papers to Place", "entries the tagger could not place with confidence (see the needs-review "
             "findings, which name the likely sections); tag them and rebuild", leftovers, ()),)))
     return groups
@@ -118,7 +129,7 @@ class SummaryRow(NamedTuple):
 
 def summary_rows(groups: Sequence[GroupView], taxonomy: Taxonomy) -> list[SummaryRow]:
     """One row per paper, in chapter order."""
-    titles = {s.id: s.title for s in taxonomy.sections}
+    titles = {s.id: one_paragraph(s.title) for s in taxonomy.sections}
     rows = []
     for group in groups:
         for section in group.sections:

@@ -6,10 +6,13 @@ import re
 from dataclasses import dataclass
 
 # \cite, \citep*, \Citet, \parencite, \textcite, \autocite, \citeauthor, \nocite, ... with up to two
-# optional arguments; biblatex's \cites{a}[p]{b} takes several key groups.
-_CITE = re.compile(r"\\(?P<cmd>[A-Za-z]*[Cc]ite[A-Za-z]*)\*?\s*(?P<args>(?:\s*(?:\[[^\]]*\]|\([^)]*\)))*\s*(?:\{[^{}]*\}\s*(?:\[[^\]]*\]\s*)*)+)")
-_GROUP = re.compile(r"\{([^{}]*)\}")
+# optional arguments; biblatex's \cites{a}[p]{b} takes several key groups. The arguments are read by
+# hand, each character once: a regex with nested optional whitespace backtracks over long runs of spaces.
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
+_CITE_NAME = re.compile(r"[Cc]ite")
+_SPACE = re.compile(r"\s*")
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
+_OPTIONAL_CLOSE = {"[": "]", "(": ")"}
 
 
 @dataclass(frozen=True)
@@ -18,15 +21,74 @@ class Citation:
     line: int
 
 
+class _Finder:
+    """``text.find(char, start)`` for starts that mostly move forward: each answer is kept and reused while it
+    still lies ahead, so that many unclosed brackets do not each scan the rest of the text."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.found: dict[str, tuple[int, int]] = {}  # char -> (searched from, found at or -1)
+
+    def find(self, char: str, start: int) -> int:
+        searched_from, at = self.found.get(char, (len(self.text) + 1, -1))
+        if searched_from <= start and (at == -1 or at >= start):
+            return at
+        at = self.text.find(char, start)
+        self.found[char] = (start, at)
+        return at
+
+
+def _after_space(text: str, position: int) -> int:
+    match = _SPACE.match(text, position)
+    return match.end() if match else position
+
+
+def _key_groups(text: str, position: int, finder: _Finder) -> tuple[list[str], int] | None:
+    """The brace groups of a citation command's arguments starting at ``position`` (just after its name),
+    and where they end; None when no key group follows."""
+    if text.startswith("*", position):
+        position += 1
+    position = _after_space(text, position)
+    while position < len(text) and text[position] in _OPTIONAL_CLOSE:  # [prenote] [postnote] or (volume)
+        close = finder.find(_OPTIONAL_CLOSE[text[position]], position + 1)
+        if close < 0:
+            return None
+        position = _after_space(text, close + 1)
+    groups: list[str] = []
+    while text.startswith("{", position):
+        close, inner_open = finder.find("}", position + 1), finder.find("{", position + 1)
+        if close < 0 or 0 <= inner_open < close:  # nested braces are not a key list
+            break
+        groups.append(text[position + 1 : close])
+        position = _after_space(text, close + 1)
+        while text.startswith("[", position):  # a postnote between the groups of \cites
+            close = finder.find("]", position + 1)
+            if close < 0:
+                break
+            position = _after_space(text, close + 1)
+    return (groups, position) if groups else None
+
+
 def citations(text: str) -> tuple[list[Citation], bool]:
     """Keys cited in ``text`` with their lines, and whether it has ``\\nocite{*}`` (cites everything)."""
     text = _COMMENT.sub("", text)
+    finder = _Finder(text)
     found: list[Citation] = []
     cites_all = False
-    for match in _CITE.finditer(text):
-        line = text.count("\n", 0, match.start()) + 1
-        groups = _GROUP.findall(match.group("args"))
-        if not match.group("cmd").endswith("cites"):
+    line, counted_to = 1, 0
+    position = 0
+    while (command := _COMMAND.search(text, position)) is not None:
+        position = command.end()
+        name = command.group(1)
+        if not _CITE_NAME.search(name):
+            continue
+        parsed = _key_groups(text, position, finder)
+        if parsed is None:
+            continue
+        groups, position = parsed
+        line += text.count("\n", counted_to, command.start())
+        counted_to = command.start()
+        if not name.endswith("cites"):
             groups = groups[:1]  # \cite{keys} takes one key group; later braces are text
         for group in groups:
             for key in (k.strip() for k in group.split(",")):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .bibliography import bibliography_pieces, render_bibliography
-from .chapter import PaperView, paper_view, publication_trend, summary_rows, view_groups
+from .chapter import PaperView, one_paragraph, paper_view, publication_trend, summary_rows, view_groups
 from .entries import entries_json, entries_json_pieces
 from .errors import OutputError
 from .files import StagedFiles, fill_reserved, write_atomically
@@ -94,7 +95,7 @@ def _latex_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftO
         env.fragment_memo = memos.memo("fragments", depends_on=templates_digest(env))
     groups = view_groups(views, taxonomy)
     return env, {
-        "title": taxonomy.title,
+        "title": one_paragraph(taxonomy.title),
         "levels": LEVELS[draft.level],
         "groups": groups,
         "rows": summary_rows(groups, taxonomy),
@@ -161,7 +162,9 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
             return patched
         survey, trace = analyse_traced(options, stage)
         with stage("rendering"), StagedFiles() as staged:
-            views, written = _write_outputs(survey, draft, out_dir, staged, notes, memos)
+            drafts = ProseDrafts()
+            views, written = _write_outputs(survey, draft, out_dir, staged, notes, memos, drafts)
+            drafts.refuse_if_saved_meanwhile()
             staged.commit()
     lock_text = dump_pins(survey.pins)
     write_atomically(options.lock_file, lock_text)
@@ -211,6 +214,7 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
     if patched is None:
         return None
     lock_text = dump_pins(patched.pins)
+    drafts = ProseDrafts()
     with stage("rendering"), StagedFiles() as staged:
         bib_file, records_file = staged.reserve(bib_path), staged.reserve(records_path)
 
@@ -227,14 +231,16 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
         def chapter() -> None:
             env, context = _latex_context(patched.views, patched.taxonomy, draft, memos)
             path = out_dir / f"{draft.chapter_file}.tex"
-            staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes))
+            staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes,
+                                           drafts))
             main = _render_main(env, context, patched.unencodable)
-            staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes))
+            staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes, drafts))
 
         if len(patched.views) < PARALLEL_FROM_PAPERS:
             chapter(), data_files()
         else:  # the data files and the snapshot in a forked child meanwhile, as in a full build
             run_beside(data_files, chapter)
+        drafts.refuse_if_saved_meanwhile()
         staged.commit()
     write_atomically(options.lock_file, lock_text)
     memos.save()
@@ -246,7 +252,7 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
 
 
 def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: StagedFiles, notes: list[str],
-                   memos: BuildCache) -> tuple[list[PaperView], DataFilesLayout | None]:
+                   memos: BuildCache, drafts: ProseDrafts) -> tuple[list[PaperView], DataFilesLayout | None]:
     """Every output into ``staged``; the chapter's views and where each entry's text sits in the data files.
 
     The .bib and entries.json are written here, after the LaTeX, not by a forked child meanwhile:
@@ -258,7 +264,7 @@ def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: S
     env, context = _latex_context(views, survey.taxonomy, draft, memos)
     path = out_dir / f"{draft.chapter_file}.tex"
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
-    staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes))
+    staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts))
     # Written in pieces, one after the other: these are the largest texts of a build.
     pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
     staged.write(out_dir / f"{draft.bibliography}.bib", pieces)
@@ -271,19 +277,59 @@ def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: S
     written = data_files_layout(bibliography, records)
     del records
     main = _render_main(env, context, fallbacks)
-    staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes))
+    staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes, drafts))
     return views, written
 
 
-def _keep_prose(path: Path, text: str, force: bool, notes: list[str]) -> str:
+class ProseDrafts:
+    """The generated .tex files as read before a build and as it will write them.
+
+    An editor may save one while the build runs: just before the final rename, each is read again, and
+    the build stops if one changed, leaving the author's save in place and the new draft beside it.
+    """
+
+    def __init__(self) -> None:
+        self._read: dict[Path, tuple[str | None, str]] = {}  # path -> (digest as read or None, new text)
+
+    def note(self, path: Path, data: bytes | None, new_text: str) -> None:
+        self._read[path] = (None if data is None else hashlib.sha256(data).hexdigest(), new_text)
+
+    def refuse_if_saved_meanwhile(self) -> None:
+        for path, (digest, new_text) in self._read.items():
+            data = _read_generated(path)
+            if (None if data is None else hashlib.sha256(data).hexdigest()) != digest:
+                beside = path.with_name(path.name + ".new")
+                write_atomically(beside, new_text)
+                raise OutputError("was saved while the build ran; the build left your version in place and wrote nothing",
+                                  path=str(path), hint=f"its new draft is in {beside}: rebuild to merge your notes")
+
+
+def _read_generated(path: Path) -> bytes | None:
+    """The bytes of a generated .tex file, or None when there is none yet."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise OutputError(f"cannot be read ({error.strerror})", path=str(path),
+                          hint="check its permissions, or move it away to have it made anew") from None
+
+
+def _keep_prose(path: Path, text: str, force: bool, notes: list[str], drafts: ProseDrafts) -> str:
     """The new text of a generated .tex file with the author's notes carried over.
 
     Refuses (unless ``force``) when generated text was edited by hand; with
-    ``force`` the old file is kept as ``<name>.bak``.
+    ``force`` the old file is kept as ``<name>.bak``. ``drafts`` remembers what was read.
     """
-    if not path.exists():
-        return stamp(text)
-    old = path.read_text(encoding="utf-8", errors="replace")
+    data = _read_generated(path)
+    merged = stamp(text) if data is None else _merged_prose(path, data, text, force, notes)
+    drafts.note(path, data, merged)
+    return merged
+
+
+def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[str]) -> str:
+    # Decoded as a text-mode read would: any line ending read as "\n".
+    old = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
     if edited_outside_regions(old):
         if not force:
             raise OutputError("was edited outside its notes regions; rebuilding would overwrite those edits",
@@ -311,7 +357,9 @@ def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOpt
                                           replace(draft, chapter_file=output.stem))
             chapter = render_template(env, "related_work.tex.j2", context)
     notes: list[str] = []
-    text = _keep_prose(output, chapter, draft.force, notes)
+    drafts = ProseDrafts()
+    text = _keep_prose(output, chapter, draft.force, notes, drafts)
+    drafts.refuse_if_saved_meanwhile()
     write_atomically(output, text)
     write_atomically(lock, dump_pins(survey.pins))
     summary = BuildSummary(len(survey.papers), sum(p.resolved for p in survey.papers), survey.section_counts(),

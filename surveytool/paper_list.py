@@ -10,7 +10,9 @@ import re
 from dataclasses import dataclass
 
 # "Related papers: <title>", "相关论文: <title>", any casing, ASCII or full-width colon.
-_HEADER = re.compile(r"^\s*(?:related\s+papers?|相关论文|相關論文)\s*[:：]\s*(?P<title>.*?)\s*$", re.IGNORECASE)
+# The title is taken whole and stripped afterwards: a lazy title before a trailing \s*$ rescans the rest
+# of the line at every space inside it.
+_HEADER = re.compile(r"^\s*(?:related\s+papers?|相关论文|相關論文)\s*[:：](?P<title>.*)$", re.IGNORECASE)
 _ELLIPSIS = ("…", "...")
 
 
@@ -70,7 +72,7 @@ def parse_paper_list(text: str) -> PaperList:
             continue
         match = _HEADER.match(line)
         if match:
-            anchor_title = match.group("title") or None
+            anchor_title = match.group("title").strip() or None
             anchor_line = index + 1
             start = index + 1
         break

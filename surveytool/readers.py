@@ -182,4 +182,7 @@ def read_csl_json(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
     except json.JSONDecodeError as error:
         raise InputError(f"is not valid JSON ({error.msg})", path=display, line=error.lineno,
                          hint="export CSL-JSON from Zotero or pandoc") from None
+    except RecursionError:  # the json module reads nested arrays and objects recursively
+        raise InputError("nests JSON arrays or objects too deeply to be CSL-JSON", path=display,
+                         hint="export CSL-JSON from Zotero or pandoc") from None
     return csl_to_papers(data, display, text)

@@ -11,13 +11,15 @@ author edited generated text too, and refuse to overwrite it silently.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-# Both markers count only at a line start (see _at_line_starts).
-_BEGIN = re.compile(r"% surveytool: begin notes (?P<id>\S+)[ \t]*$", re.M)
+# Markers count only at a line start (see _at_line_starts).
+_MARKER = re.compile(r"% surveytool: (?P<kind>begin|end) notes (?P<id>\S+)[ \t]*$", re.M)
 _CHECKSUM = re.compile(r"% surveytool: checksum (?P<sum>[0-9a-f]{40})[^\n]*\n")
 ORPHANED = "orphaned"
 
@@ -41,23 +43,61 @@ def _end_marker(region_id: str) -> str:
     return f"% surveytool: end notes {region_id}"
 
 
-def regions(text: str) -> dict[str, str]:
-    """Region id -> the text between its markers (empty when the author wrote nothing)."""
-    found = {}
-    for begin in _at_line_starts(_BEGIN, text):
-        end = text.find("\n" + _end_marker(begin.group("id")), begin.end())
-        if end >= 0:
-            found[begin.group("id")] = text[begin.end() + 1 : end + 1] if end > begin.end() else ""
+@dataclass(frozen=True)
+class _Region:
+    id: str
+    start: int  # where its content starts: just after the begin line
+    end: int  # where its end line starts
+
+
+def _regions(text: str) -> list[_Region]:
+    """The regions of ``text`` in order. A region runs from a begin line to the next end line of the same id;
+    marker lines inside it are the author's text, so regions never nest. A begin line with no end line after
+    it starts no region."""
+    markers = list(_at_line_starts(_MARKER, text))
+    ends: dict[str, list[int]] = defaultdict(list)  # id -> indexes of its end markers, in order
+    for index, marker in enumerate(markers):
+        if marker.group("kind") == "end":
+            ends[marker.group("id")].append(index)
+    found: list[_Region] = []
+    index = 0
+    while index < len(markers):
+        begin = markers[index]
+        index += 1
+        if begin.group("kind") != "begin":
+            continue
+        region_ends = ends.get(begin.group("id"), [])
+        after = bisect.bisect_left(region_ends, index)
+        if after < len(region_ends):
+            end = markers[region_ends[after]]
+            found.append(_Region(begin.group("id"), min(begin.end() + 1, end.start()), end.start()))
+            index = region_ends[after] + 1
     return found
+
+
+def regions(text: str) -> dict[str, str]:
+    """Region id -> the text between its markers (empty when the author wrote nothing). The texts of
+    regions that share an id are joined: none is lost."""
+    found: dict[str, str] = {}
+    for region in _regions(text):
+        found[region.id] = found.get(region.id, "") + text[region.start : region.end]
+    return found
+
+
+def _with_contents(text: str, found: list[_Region], contents: dict[int, str]) -> str:
+    """``text`` with the content of its n-th region (of ``found``) replaced by ``contents[n]``, others kept."""
+    pieces, last = [], 0
+    for number, region in enumerate(found):
+        if number in contents:
+            pieces += [text[last : region.start], contents[number]]
+            last = region.end
+    return "".join(pieces) + text[last:]
 
 
 def _without_contents(text: str) -> str:
     text = _without_checksum(text)
-    for region_id, content in regions(text).items():
-        if content:
-            text = text.replace(f"notes {region_id}\n{content}{_end_marker(region_id)}",
-                                f"notes {region_id}\n{_end_marker(region_id)}", 1)
-    return text
+    found = _regions(text)
+    return _with_contents(text, found, dict.fromkeys(range(len(found)), ""))
 
 
 def checksum(text: str) -> str:
@@ -82,19 +122,39 @@ class Merged:
     orphaned: tuple[str, ...]  # region ids no longer generated, kept at the end
 
 
+def _parkable(prose: str) -> str:
+    """Prose to park in the ``orphaned`` region: a line of it that would end that region is commented out
+    once more (``% % surveytool: end notes orphaned``), or the rest would fall outside and be lost."""
+    pieces, last = [], 0
+    for marker in _at_line_starts(_MARKER, prose):
+        if marker.group("kind") == "end" and marker.group("id") == ORPHANED:
+            pieces += [prose[last : marker.start()], "% "]
+            last = marker.start()
+    return "".join(pieces) + prose[last:]
+
+
 def carry_over(new_text: str, old_text: str) -> Merged:
-    """``new_text`` with every non-empty region of ``old_text`` put back in its place."""
+    """``new_text`` with every non-empty region of ``old_text`` put back in its place.
+
+    Each id's prose goes into the first region of that id, once; prose whose region is gone is parked
+    in the ``orphaned`` region, never dropped.
+    """
     old = {k: v for k, v in regions(old_text).items() if v.strip()}
-    new_ids = set(regions(new_text))
-    kept = []
-    for region_id, content in old.items():
-        if region_id in new_ids and region_id != ORPHANED:
-            empty = f"notes {region_id}\n{_end_marker(region_id)}"
-            new_text = new_text.replace(empty, f"notes {region_id}\n{content}{_end_marker(region_id)}", 1)
-            kept.append(region_id)
+    new_regions = _regions(new_text)
+    new_ids = {region.id for region in new_regions}
     orphans = [r for r in old if r not in new_ids or r == ORPHANED]
-    if orphans:
-        # Prose of sections that no longer exist: never dropped, parked at the end.
-        body = "".join(f"% (from notes {r})\n{old[r]}" if r != ORPHANED else old[r] for r in orphans)
-        new_text = new_text.rstrip("\n") + f"\n\n% surveytool: begin notes {ORPHANED}\n{body}{_end_marker(ORPHANED)}\n"
-    return Merged(new_text, tuple(kept), tuple(o for o in orphans if o != ORPHANED))
+    parked = "".join(f"% (from notes {r})\n{_parkable(old[r])}" if r != ORPHANED else old[r] for r in orphans)
+    contents: dict[int, str] = {}
+    placed: set[str] = set()
+    for number, region in enumerate(new_regions):
+        if region.id in placed:
+            continue
+        content = parked if region.id == ORPHANED else old.get(region.id)
+        if content:
+            contents[number] = content
+            placed.add(region.id)
+    new_text = _with_contents(new_text, new_regions, contents)
+    if parked and ORPHANED not in placed:
+        new_text = new_text.rstrip("\n") + f"\n\n% surveytool: begin notes {ORPHANED}\n{parked}{_end_marker(ORPHANED)}\n"
+    kept = tuple(r for r in old if r in placed and r != ORPHANED)
+    return Merged(new_text, kept, tuple(o for o in orphans if o != ORPHANED))

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .chapter import GENERATED_IDS
 from .errors import TaxonomyError
 from .models import Group, Section, Taxonomy, frozen_mapping
 from .textnorm import normalize
@@ -44,6 +45,9 @@ def parse_taxonomy(text: str, display: str = "<taxonomy>") -> Taxonomy:
         message = _TOML_POSITION.sub("", str(error)).strip()
         raise TaxonomyError(f"not valid TOML: {message}", path=display, line=int(match.group(1)) if match else None,
                             hint="see https://toml.io for the syntax") from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        raise TaxonomyError("not valid TOML: arrays or tables nested too deeply", path=display,
+                            hint="a taxonomy needs no nesting deeper than [sections.keywords]") from None
     return _Validator(text, display).build(data)
 
 
@@ -107,6 +111,9 @@ class _Validator:
                 self.fail(f"[[{table}]] needs a non-empty string '{key}'", self.line_of(table, index), f"add {key} = \"...\"")
         if not _ID.match(raw["id"]):
             self.fail(f"id '{raw['id']}' is not lowercase-with-hyphens", self.line_of(table, index, "id"), "use ids like 'data-parallel'")
+        if raw["id"] in GENERATED_IDS:
+            self.fail(f"id '{raw['id']}' is the chapter's own (its notes region and label would be taken twice)",
+                      self.line_of(table, index, "id"), f"choose another id; reserved: {', '.join(GENERATED_IDS)}")
         return raw["id"], raw["title"]
 
     def _group(self, index: int, raw: Mapping[str, Any]) -> Group:

@@ -1,0 +1,139 @@
+"""Inputs that once took super-linear time (or a recursion traceback), each timed on its own.
+
+    python tests/benchmarks/pathological.py              # every case at its reported size
+    python tests/benchmarks/pathological.py --scale 4    # four times larger: linear cases take ~4x
+    python tests/benchmarks/pathological.py --cases cite-spaces csl-items
+
+Each case builds its input (a file in a temporary folder for the readers that take a path),
+then times one call of the reader that used to choke on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from surveytool.bibtex_values import value_to_text  # noqa: E402
+from surveytool.checks import REGISTRY, CheckContext  # noqa: E402
+from surveytool.citations import citations  # noqa: E402
+from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping  # noqa: E402
+from surveytool.readers import read_source  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    what: str
+    size: int  # the size the case was reported at
+    prepare: Callable[[int, Path], Callable[[], object]]  # (size, scratch folder) -> the call to time
+
+
+def _cite_spaces(size: int, folder: Path) -> Callable[[], object]:
+    text = "\\cite" + " " * size + "\n"
+    return lambda: citations(text)
+
+
+def _cite_spaces_options(size: int, folder: Path) -> Callable[[], object]:
+    text = "\\citep" + " []" * (size // 3) + " x\n"
+    return lambda: citations(text)
+
+
+def _undefined_cites(size: int, folder: Path) -> Callable[[], object]:
+    papers = [
+        Paper(
+            Origin.BIBTEX,
+            (SourceLocation("refs.bib", n + 1),),
+            frozen_mapping({"title": f"Paper {n}"}),
+            key=f"known{n}",
+            aliases=(f"alias{n}",),
+        )
+        for n in range(size)
+    ]
+    context = CheckContext(papers, None, (("paper.tex", "".join(f"\\cite{{ghost{n}}}\n" for n in range(size))),))
+    return lambda: list(REGISTRY["cite-undefined"].run(context))
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _header_padded(size: int, folder: Path) -> Callable[[], object]:
+    path = _write(folder, "padded.txt", "Related papers: Attention Is All You Need" + " " * size + "\n\nA snippet …\n")
+    return lambda: read_source(path)
+
+
+def _header_padded_inside(size: int, folder: Path) -> Callable[[], object]:
+    path = _write(folder, "inside.txt", "Related papers: Attention" + " " * size + "Is All You Need\n\nA snippet …\n")
+    return lambda: read_source(path)
+
+
+def _csl_items(size: int, folder: Path) -> Callable[[], object]:
+    items = [
+        {
+            "id": f"item{n}",
+            "type": "article-journal",
+            "title": f"Paper number {n}",
+            "issued": {"date-parts": [[2000 + n % 25]]},
+        }
+        for n in range(size)
+    ]
+    path = _write(folder, "items.json", json.dumps(items, indent=2))
+    return lambda: read_source(path)
+
+
+def _nested_braces(size: int, folder: Path) -> Callable[[], object]:
+    value = "{" * size + "\\unknownmacro x" + "}" * size
+    return lambda: value_to_text(value)
+
+
+CASES = (
+    Case("cite-spaces", "check --tex: \\cite followed by spaces", 40_000, _cite_spaces),
+    Case("cite-options", "check --tex: \\citep followed by empty [] options", 40_000, _cite_spaces_options),
+    Case("undefined-cites", "check --tex: as many undefined cites as entries with aliases", 10_000, _undefined_cites),
+    Case("header-padded", "paper list: header padded with trailing spaces", 40_000, _header_padded),
+    Case("header-padded-inside", "paper list: header title padded with inner spaces", 40_000, _header_padded_inside),
+    Case("csl-items", "CSL-JSON items (line of each item)", 8_000, _csl_items),
+    Case("nested-braces", "braces nested around an unknown macro", 400, _nested_braces),
+)
+
+
+def time_case(case: Case, scale: float = 1.0) -> float:
+    """Seconds one run of ``case`` takes at ``scale`` times its reported size."""
+    with tempfile.TemporaryDirectory() as scratch:
+        call = case.prepare(max(1, int(case.size * scale)), Path(scratch))
+        start = time.perf_counter()
+        call()
+        return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="input size relative to the reported one")
+    parser.add_argument("--cases", nargs="*", choices=[c.name for c in CASES], help="run only these cases")
+    args = parser.parse_args()
+    print("| case | input | size | seconds |")
+    print("| --- | --- | ---: | ---: |")
+    for case in CASES:
+        if args.cases and case.name not in args.cases:
+            continue
+        try:
+            outcome = f"{time_case(case, args.scale):.3f}"
+        except Exception as error:  # a case that fails is reported, and the others still run
+            outcome = f"failed: {type(error).__name__}"
+        print(f"| {case.name} | {case.what} | {int(case.size * args.scale)} | {outcome} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,269 @@
+"""The author's prose is never doubled, lost or overwritten: unique region names, nested markers, saves
+made while a build runs, unreadable chapters, and titles that would break the chapter."""
+
+import contextlib
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import compile_latex, requires_latex, run_cli
+from surveytool import outputs
+from surveytool.chapter import GENERATED_IDS
+from surveytool.errors import OutputError, TaxonomyError
+from surveytool.memo import CACHE_FOLDER
+from surveytool.outputs import build
+from surveytool.pipeline import Options
+from surveytool.regions import carry_over, edited_outside_regions, regions, stamp
+from surveytool.taxonomy import parse_taxonomy
+
+UNCLASSIFIABLE = "@misc{lorem2020, title = {Lorem Ipsum Dolor Sit Amet}, author = {Ann Lee}, year = 2020}\n"
+BEGIN = re.compile(r"^% surveytool: begin notes (\S+)$", re.M)
+
+
+def build_folder(tmp_path, *extra):
+    source = tmp_path / "lorem.bib"
+    source.write_text(UNCLASSIFIABLE, encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_cli("build", str(source), "--out", str(out), *extra)
+    assert result.returncode == 0, result.stderr
+    return source, out
+
+
+def write_in_region(chapter, region_id, prose):
+    text = chapter.read_text(encoding="utf-8")
+    marker = f"% surveytool: begin notes {region_id}\n"
+    assert text.count(marker) == 1
+    chapter.write_text(text.replace(marker, marker + prose), encoding="utf-8")
+
+
+def test_an_unclassified_entry_gives_every_notes_region_and_label_a_name_of_its_own(tmp_path):
+    source, out = build_folder(tmp_path)
+    chapter = out / "related_work.tex"
+    text = chapter.read_text(encoding="utf-8")
+    ids = BEGIN.findall(text)
+    assert "unclassified" in ids and len(ids) == len(set(ids))
+    labels = re.findall(r"\\label\{([^}]*)\}", text)
+    assert len(labels) == len(set(labels))
+    write_in_region(chapter, "unclassified", "Lorem is not classified yet.\n")
+    again = run_cli("build", str(source), "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    rebuilt = chapter.read_text(encoding="utf-8")
+    assert (
+        rebuilt.count("Lorem is not classified yet.") == 1
+        and regions(rebuilt)["unclassified"] == "Lorem is not classified yet.\n"
+    )
+
+
+@pytest.mark.parametrize("reserved", GENERATED_IDS)
+def test_a_taxonomy_id_the_chapter_uses_itself_is_rejected_with_its_line(reserved):
+    text = f'[[groups]]\nid = "g"\ntitle = "G"\n\n[[sections]]\nid = "{reserved}"\ntitle = "T"\nparent = "g"\n'
+    with pytest.raises(TaxonomyError) as error:
+        parse_taxonomy(text, "mine.toml")
+    assert str(error.value).startswith(f"mine.toml:6: error: id '{reserved}' is the chapter's own")
+    with pytest.raises(TaxonomyError, match="is the chapter's own"):
+        parse_taxonomy(
+            text.replace('id = "g"', f'id = "{reserved}"')
+            .replace(f'id = "{reserved}"\ntitle = "T"', 'id = "s"\ntitle = "T"')
+            .replace('parent = "g"', f'parent = "{reserved}"'),
+            "mine.toml",
+        )
+
+
+def test_the_build_refuses_a_colliding_taxonomy_in_one_line(tmp_path):
+    taxonomy = tmp_path / "taxonomy.toml"
+    taxonomy.write_text('[[sections]]\nid = "introduction"\ntitle = "Introduction"\n', encoding="utf-8")
+    result = run_cli("build", "--taxonomy", str(taxonomy), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"{taxonomy}:2: error: id 'introduction' is the chapter's own (its notes region and label would be taken twice) "
+        "(choose another id; reserved: top, introduction, overview, orphaned, unclassified, unclassified-group)"
+    ]
+
+
+def test_prose_written_twice_under_one_name_before_the_fix_is_kept_once(tmp_path):
+    old = stamp(
+        "\\section{Unclassified}\n% surveytool: begin notes unclassified\n% surveytool: end notes unclassified\n"
+        "\\subsection{Not Yet Classified}\n% surveytool: begin notes unclassified\n% surveytool: end notes unclassified\n"
+    )
+    old = old.replace(
+        "{Unclassified}\n% surveytool: begin notes unclassified\n",
+        "{Unclassified}\n% surveytool: begin notes unclassified\nFirst.\n",
+    )
+    assert not edited_outside_regions(old)
+    new = (
+        "% surveytool: begin notes unclassified-group\n% surveytool: end notes unclassified-group\n"
+        "% surveytool: begin notes unclassified\n% surveytool: end notes unclassified\n"
+    )
+    merged = carry_over(new, old)
+    assert merged.kept == ("unclassified",) and merged.text.count("First.") == 1
+    assert regions(merged.text) == {"unclassified-group": "", "unclassified": "First.\n"}
+
+
+def test_notes_markers_nested_in_a_notes_region_stay_the_authors_text_across_rebuilds(tmp_path):
+    source, out = build_folder(tmp_path)
+    chapter = out / "related_work.tex"
+    nested = (
+        "Intro prose.\n% surveytool: begin notes overview\nCopied overview.\n% surveytool: end notes overview\n"
+        "% surveytool: begin notes gone-section\nOld section prose.\n% surveytool: end notes gone-section\n"
+    )
+    write_in_region(chapter, "introduction", nested)
+    texts = []
+    for _ in range(5):
+        result = run_cli("build", str(source), "--out", str(out), "--no-reuse")
+        assert result.returncode == 0, result.stderr
+        texts.append(chapter.read_text(encoding="utf-8"))
+    assert len(set(texts)) == 1  # byte-identical from the first rebuild on
+    assert texts[-1].count("Old section prose.") == 1 and texts[-1].count("Copied overview.") == 1
+    assert regions(texts[-1])["introduction"] == nested and "orphaned" not in regions(texts[-1])
+
+
+def test_parked_prose_with_the_line_that_ends_the_parking_region_stays_whole_on_every_rebuild():
+    fresh = stamp("% surveytool: begin notes a\n% surveytool: end notes a\n")
+    old = (
+        "% surveytool: begin notes gone\nMine.\n% surveytool: end notes orphaned\nMore of mine.\n"
+        "% surveytool: end notes gone\n"
+    )
+    merged = carry_over(fresh, old)
+    assert merged.orphaned == ("gone",)
+    assert regions(merged.text)["orphaned"] == (
+        "% (from notes gone)\nMine.\n% % surveytool: end notes orphaned\nMore of mine.\n"
+    )
+    assert carry_over(fresh, stamp(merged.text)).text == merged.text
+
+
+@pytest.mark.parametrize("patched", [False, True], ids=["full build", "patched rebuild"])
+def test_a_chapter_saved_while_the_build_runs_is_left_in_place_with_the_new_draft_beside_it(
+    tmp_path, monkeypatch, patched
+):
+    source, out = build_folder(tmp_path)
+    options = Options(sources=(source,), build_cache=out / CACHE_FOLDER if patched else None)
+    build_patched, patches = outputs._build_patched, []
+
+    def recording_patches(*args):
+        patches.append(build_patched(*args))
+        return patches[-1]
+
+    monkeypatch.setattr(outputs, "_build_patched", recording_patches)
+    chapter = out / "related_work.tex"
+    write_in_region(chapter, "introduction", "Read by the build.\n")
+    saved = chapter.read_text(encoding="utf-8").replace("Read by the build.", "Saved by the editor meanwhile.")
+    before = {path.name: path.read_bytes() for path in out.iterdir() if path.is_file() and path != chapter}
+    render_main = outputs._render_main
+
+    def editor_saves_meanwhile(*args):
+        # The chapter has been read and merged by now; the editor saves before the build moves its files in.
+        chapter.write_text(saved, encoding="utf-8")
+        return render_main(*args)
+
+    monkeypatch.setattr(outputs, "_render_main", editor_saves_meanwhile)
+    with pytest.raises(OutputError) as refused:
+        build(options, out)
+    assert patches == ([] if patched else [None])  # a patched rebuild refused from inside the patch
+    assert str(refused.value) == (
+        f"{chapter}: error: was saved while the build ran; the build left your version in place "
+        f"and wrote nothing (its new draft is in {chapter}.new: rebuild to merge your notes)"
+    )
+    assert chapter.read_text(encoding="utf-8") == saved
+    draft = (out / "related_work.tex.new").read_text(encoding="utf-8")
+    assert "Read by the build." in draft and not edited_outside_regions(draft)
+    assert {
+        path.name: path.read_bytes()
+        for path in out.iterdir()
+        if path.is_file() and path.suffix != ".new" and path != chapter
+    } == before
+    assert not list(out.glob(".*.tmp"))
+    monkeypatch.setattr(outputs, "_render_main", render_main)
+    build(options, out)  # after a refused patch, in full: the snapshot describes files never moved in
+    assert regions(chapter.read_text(encoding="utf-8"))["introduction"] == "Saved by the editor meanwhile.\n"
+
+
+def test_an_unreadable_chapter_is_one_line_and_exit_2(tmp_path):
+    source = tmp_path / "lorem.bib"
+    source.write_text(UNCLASSIFIABLE, encoding="utf-8")
+    out = tmp_path / "out"
+    (out / "related_work.tex").mkdir(parents=True)
+    for command in (
+        ["build", str(source), "--out", str(out)],
+        ["draft", str(source), "-o", str(out / "related_work.tex")],
+    ):
+        result = run_cli(*command)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.strip().splitlines() == [
+            f"{out / 'related_work.tex'}: error: cannot be read (Is a directory) "
+            "(check its permissions, or move it away to have it made anew)"
+        ]
+
+
+class CrossrefWithBlankLines(BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = json.dumps(
+            {
+                "status": "ok",
+                "message": {
+                    "DOI": "10.1145/3458817.3476209",
+                    "type": "proceedings-article",
+                    "title": ["Efficient Training\n\n\nof Language Models"],
+                    "author": [{"given": "Ann", "family": "Lee"}],
+                    "container-title": ["Proceedings\n\nof SC"],
+                    "issued": {"date-parts": [[2021]]},
+                },
+            }
+        ).encode()
+        self.send_response(200 if self.path.startswith("/crossref/works/") else 404)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        with contextlib.suppress(BrokenPipeError):
+            self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@requires_latex
+def test_blank_lines_in_taxonomy_and_online_titles_do_not_break_compilation(tmp_path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), CrossrefWithBlankLines)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        config = tmp_path / "surveytool.toml"
+        config.write_text(
+            f'[online]\ncontact = "tests@example.org"\nopenalex_url = "{base}/openalex"\n'
+            f'crossref_url = "{base}/crossref"\narxiv_url = "{base}/arxiv"\n'
+            "timeout = 2\nretries = 0\nbackoff = 0.01\nmin_interval = 0\n",
+            encoding="utf-8",
+        )
+        taxonomy = tmp_path / "taxonomy.toml"
+        taxonomy.write_text(
+            'title = """Related\n\nWork"""\n[[groups]]\nid = "training"\ntitle = """Training\n\n at Scale"""\n'
+            '[[sections]]\nid = "efficiency"\ntitle = """Efficient\n\n\nTraining"""\nparent = "training"\n'
+            '[sections.keywords]\n"training" = 3\n',
+            encoding="utf-8",
+        )
+        ids = tmp_path / "ids.txt"
+        ids.write_text("10.1145/3458817.3476209\n", encoding="utf-8")
+        out = tmp_path / "out"
+        result = run_cli(
+            "build",
+            str(ids),
+            "--online",
+            "--config",
+            str(config),
+            "--cache",
+            str(tmp_path / "cache.sqlite"),
+            "--taxonomy",
+            str(taxonomy),
+            "--out",
+            str(out),
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.returncode in (0, 1), result.stderr
+    chapter = (out / "related_work.tex").read_text(encoding="utf-8")
+    assert "\\emph{Efficient Training of Language Models}" in chapter
+    assert "{Efficient Training}" in chapter and "{Training at Scale}" in chapter
+    compiled = compile_latex(out)
+    assert compiled.returncode == 0, compiled.stdout[-3000:]
