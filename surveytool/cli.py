@@ -24,6 +24,7 @@ from .cli_options import (
     ForceOpt,
     JsonOpt,
     LevelOpt,
+    MergeDuplicatesOpt,
     OnlineOpt,
     OverridesOpt,
     PlotOpt,
@@ -86,6 +87,7 @@ def build(
                                         "(kept in OUT/.surveytool-cache, by content).")] = True,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = False,
 ) -> None:
     """Run the whole flow and write references.bib, related_work.tex, main.tex and entries.json."""
     from dataclasses import replace
@@ -99,7 +101,7 @@ def build(
     require_choice(level, LEVELS, "--level")
     require_choice(dialect, DIALECTS, "--dialect")
     options = make_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache)
-    result = run_build(replace(options, build_cache=out / CACHE_FOLDER if reuse else None), out,
+    result = run_build(replace(options, build_cache=out / CACHE_FOLDER if reuse else None, merge_duplicates=merge_duplicates), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
                                     figure=figure, table=table, plot=plot), progress(quiet, BUILD_STAGES))
     summary = result.summary
@@ -201,6 +203,7 @@ def parse(
     cache: CacheOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = False,
 ) -> None:
     """Read, de-duplicate and resolve the sources; print the merged entries."""
     from dataclasses import replace
@@ -209,7 +212,8 @@ def parse(
     from .pipeline import ANALYSIS_STAGES, analyse
     from .report import entries_table, key_map
 
-    survey = analyse(replace(make_options(sources, None, catalog, tags_field, None, online, config, cache), source_kind=kind),
+    survey = analyse(replace(make_options(sources, None, catalog, tags_field, None, online, config, cache), source_kind=kind,
+                             merge_duplicates=merge_duplicates),
                      progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     if as_json:
@@ -258,8 +262,11 @@ def bib(
     tags_field: TagsFieldOpt = "sections",
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = False,
 ) -> None:
     """Write a clean, stable .bib (-o FILE), or update your own in place (--in-place FILE)."""
+    from dataclasses import replace
+
     from .bibliography import DIALECTS, SORT_ORDERS
     from .pipeline import ANALYSIS_STAGES
     from .workflows import BIB_STAGES, update_bib, write_bib
@@ -268,7 +275,7 @@ def bib(
     require_choice(sort, SORT_ORDERS, "--sort")
     if (output is None) == (in_place is None):
         raise typer.BadParameter("give exactly one of -o FILE or --in-place FILE", param_hint="-o/--in-place")
-    options = make_options(sources, taxonomy, catalog, tags_field, overrides)
+    options = replace(make_options(sources, taxonomy, catalog, tags_field, overrides), merge_duplicates=merge_duplicates)
     if in_place is not None:
         survey, edits = update_bib(options, in_place, dialect=dialect, stage=progress(quiet, ANALYSIS_STAGES))
         report(survey.findings, quiet)

@@ -1,8 +1,11 @@
-"""De-duplication: papers that share an identity become one paper. Linear in the input.
+"""De-duplication: records of one work become one paper. Linear in the input.
 
 Identities are hash keys (DOI, arXiv id, normalized title, snippet
-fingerprint); papers sharing one are merged with a union-find, so no pair of
-papers is ever compared except those already in the same bucket.
+fingerprint, a short title with its authors and year); only records in the
+same bucket are compared. They merge when nothing they state disagrees
+(``merge_evidence.py``), checked for every pair of a merged group, so a
+chain of look-alikes never joins works that differ. The user's own keyed
+entries are reported, not merged, unless merging is asked for.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 from .identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
-from .models import Origin, Paper, frozen_mapping
+from .merge_evidence import Facts, disagreement, names_the_work, shared_evidence
+from .models import Finding, Origin, Paper, Severity, frozen_mapping
 from .textnorm import abstract_similarity, normalize, opening_words, shingles
 
 # Enough words to tell two abstracts apart; fewer and a shared opening could merge them.
@@ -24,6 +28,7 @@ _NEAR_WORDS = 60
 _NEAR_CANDIDATES = 3
 _MIN_SHARED_SHINGLES = 3
 _MAX_POSTINGS = 50  # a four-word run in more abstracts than this is boilerplate, not evidence
+_MAX_BUCKET = 64  # records compared within one identity's bucket
 # Origins whose metadata is preferred when merging, best first.
 _ORIGIN_RANK = {Origin.BIBTEX: 0, Origin.CSL_JSON: 1, Origin.IDENTIFIER: 2, Origin.ANCHOR: 3, Origin.SNIPPET: 4}
 
@@ -57,7 +62,24 @@ def identities(paper: Paper) -> list[str]:
     fingerprint = snippet_fingerprint(paper)
     if fingerprint:
         keys.append("snippet:" + fingerprint)
+    short = short_title_identity(paper)
+    if short:
+        keys.append(short)
     return keys
+
+
+def short_title_identity(paper: Paper) -> str:
+    """A title too short to identify a work alone ("Layer normalization"), with every author's surname and the year."""
+    title = paper.fields.get("title")
+    year = paper.fields.get("year", "")[:4]
+    if not title or paper.truncated or not year.isdigit() or not paper.authors:
+        return ""
+    normalized = normalize(title)
+    if not normalized or len(normalized.split()) >= _MIN_TITLE_WORDS:
+        return ""
+    surnames = ",".join(normalize(name.split(",")[0] if "," in name else (name.split() or [""])[-1])
+                        for name in paper.authors)
+    return f"short:{normalized}|{surnames}|{year}"
 
 
 class IdentityCache:
@@ -96,32 +118,156 @@ def _compatible(a: Paper, b: Paper) -> bool:
     return not (year_a[:4].isdigit() and year_b[:4].isdigit() and abs(int(year_a[:4]) - int(year_b[:4])) > 2)
 
 
-def merge_duplicates(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities) -> list[Paper]:
-    """One paper per work, in the order of each work's first appearance."""
-    parent = list(range(len(papers)))
+def merge_duplicates(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities,
+                     *, merge_user_entries: bool = False) -> list[Paper]:
+    """One paper per work, in the order of each work's first appearance (see ``merge_records``)."""
+    return merge_records(papers, identities_of, merge_user_entries=merge_user_entries)[0]
 
-    def find(i: int) -> int:
+
+def merge_records(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities,
+                  *, merge_user_entries: bool = False) -> tuple[list[Paper], list[Finding]]:
+    """One paper per work, and findings about records that look alike but were kept apart.
+
+    Records sharing an identity are candidates; they merge only when nothing
+    they state disagrees, for every pair of the merged group. Two keyed entries
+    of the user's .bib merge only with ``merge_user_entries`` (or when one is an
+    identical copy of the other under the same key); otherwise they are
+    reported as ``duplicate-entry``. Records sharing an id or abstract but
+    disagreeing are reported as ``suspicious-duplicate-id``.
+    """
+    groups = _Groups(papers, merge_user_entries)
+    holders: dict[str, list[int]] = {}
+    for index, paper in enumerate(papers):
+        for identity in identities_of(paper):
+            others = holders.setdefault(identity, [])
+            if len(others) <= _MAX_BUCKET:  # a bucket larger than this is boilerplate, not evidence
+                for other in others:
+                    groups.consider(other, index, identity)
+            others.append(index)
+    _union_near_duplicate_abstracts(papers, groups)
+    merged = [merge_group([papers[i] for i in members]) if len(members) > 1 else papers[members[0]]
+              for members in groups.in_order()]
+    return merged, groups.findings
+
+
+class _Groups:
+    """A union-find whose unions hold pairwise: every member agrees with every member of the other group."""
+
+    def __init__(self, papers: Sequence[Paper], merge_user_entries: bool) -> None:
+        self.papers = papers
+        self.merge_user_entries = merge_user_entries
+        self.parent = list(range(len(papers)))
+        self.members: dict[int, list[int]] = {}
+        self.facts: dict[int, Facts] = {}
+        self.findings: list[Finding] = []
+        self.reported: set[tuple[int, int]] = set()
+        # A key two different entries use: whichever absorbed it, \cite{key} would change meaning.
+        first_with_key: dict[str, Paper] = {}
+        self.ambiguous_keys: set[str] = set()
+        for paper in papers:
+            if _user_keyed(paper):
+                first = first_with_key.setdefault(paper.key, paper)
+                if first is not paper and not _identical_copies(first, paper):
+                    self.ambiguous_keys.add(paper.key)
+
+    def find(self, i: int) -> int:
+        parent = self.parent
         while parent[i] != i:
             parent[i] = parent[parent[i]]
             i = parent[i]
         return i
 
-    first_with: dict[str, int] = {}
-    for index, paper in enumerate(papers):
-        for identity in identities_of(paper):
-            other = first_with.setdefault(identity, index)
-            if other != index and (not identity.startswith("title:") or _compatible(papers[other], paper)):
-                parent[find(index)] = find(other)
+    def group(self, root: int) -> list[int]:
+        return self.members.get(root, [root])
 
-    _union_near_duplicate_abstracts(papers, find, parent)
+    def facts_of(self, i: int) -> Facts:
+        found = self.facts.get(i)
+        if found is None:
+            found = self.facts[i] = Facts.of(self.papers[i])
+        return found
 
-    groups: dict[int, list[Paper]] = {}
-    for index, paper in enumerate(papers):
-        groups.setdefault(find(index), []).append(paper)
-    return [merge_group(group) if len(group) > 1 else group[0] for group in groups.values()]
+    def consider(self, first: int, second: int, identity: str) -> None:
+        """Join the groups of two records sharing ``identity`` if the evidence holds; report them if not."""
+        root_a, root_b = self.find(first), self.find(second)
+        if root_a == root_b:
+            return
+        a, b = self.papers[first], self.papers[second]
+        if identity.startswith("title:") and not _compatible(a, b):
+            return
+        why_not = disagreement(self.facts_of(first), self.facts_of(second))
+        if why_not:
+            if names_the_work(identity):
+                self._report_suspicious(first, second, identity, why_not)
+            return
+        if self._kept_apart(a, b):
+            self._report_duplicate(first, second, identity)
+            return
+        if self._groups_agree(root_a, root_b):
+            self.union(root_a, root_b)
+
+    def _groups_agree(self, root_a: int, root_b: int) -> bool:
+        for i in self.group(root_a):
+            for j in self.group(root_b):
+                if disagreement(self.facts_of(i), self.facts_of(j)):
+                    return False
+                if self._kept_apart(self.papers[i], self.papers[j]):
+                    return False
+        return True
+
+    def _kept_apart(self, a: Paper, b: Paper) -> bool:
+        """Two keyed entries of the user's that may not merge: unasked, or under one key with different contents."""
+        if not (_user_keyed(a) and _user_keyed(b)) or _identical_copies(a, b):
+            return False
+        return not self.merge_user_entries or a.key == b.key or bool({a.key, b.key} & self.ambiguous_keys)
+
+    def union(self, root_a: int, root_b: int) -> None:
+        keep, gone = min(root_a, root_b), max(root_a, root_b)
+        self.parent[gone] = keep
+        self.members[keep] = self.group(keep) + self.group(gone)
+        self.members.pop(gone, None)
+
+    def in_order(self) -> list[list[int]]:
+        """Each group's members in input order, groups by their first member."""
+        groups: dict[int, list[int]] = {}
+        for index in range(len(self.papers)):
+            groups.setdefault(self.find(index), []).append(index)
+        return list(groups.values())
+
+    def _report_duplicate(self, first: int, second: int, identity: str) -> None:
+        if (first, second) in self.reported:
+            return
+        self.reported.add((first, second))
+        a, b = self.papers[first], self.papers[second]
+        self.findings.append(Finding(
+            "duplicate-entry", Severity.WARNING,
+            f"'{b.key}' ({min(b.sources)}) and '{a.key}' ({min(a.sources)}) look like the same work: "
+            f"{shared_evidence(identity)}; both are kept",
+            min(b.sources), "delete one and cite the other, or merge them with --merge-duplicates", b.key))
+
+    def _report_suspicious(self, first: int, second: int, identity: str, why_not: str) -> None:
+        if (first, second) in self.reported:
+            return
+        self.reported.add((first, second))
+        a, b = self.papers[first], self.papers[second]
+        name_a, name_b = (f"'{p.key}' ({min(p.sources)})" if p.key else str(min(p.sources)) for p in (a, b))
+        self.findings.append(Finding(
+            "suspicious-duplicate-id", Severity.WARNING,
+            f"{name_b} and {name_a} share {shared_evidence(identity)}, but {why_not}: kept apart",
+            min(b.sources), "one of them probably carries a wrong id or a copied abstract; check both", b.key))
 
 
-def _union_near_duplicate_abstracts(papers: Sequence[Paper], find, parent: list[int]) -> None:
+def _user_keyed(paper: Paper) -> bool:
+    """An entry of the user's .bib: its key may be cited, so it is never absorbed unasked."""
+    return paper.origin is Origin.BIBTEX and bool(paper.key)
+
+
+def _identical_copies(a: Paper, b: Paper) -> bool:
+    """The same entry written twice under one key: keeping one loses nothing."""
+    return (a.key == b.key and a.entry_type == b.entry_type and a.latex_fields == b.latex_fields
+            and a.explicit_tags == b.explicit_tags and not a.aliases and not b.aliases)
+
+
+def _union_near_duplicate_abstracts(papers: Sequence[Paper], groups: _Groups) -> None:
     """Join abstracts that agree word for word but for small edits or a different cut.
 
     Candidates come from shared four-word runs (a hash index), so each abstract
@@ -139,9 +285,9 @@ def _union_near_duplicate_abstracts(papers: Sequence[Paper], find, parent: list[
         shared = Counter(other for s in shingles(own) if len(postings[s]) <= _MAX_POSTINGS
                          for other in postings[s] if other > index)
         for other, count in shared.most_common(_NEAR_CANDIDATES):
-            if count >= _MIN_SHARED_SHINGLES and find(other) != find(index) \
+            if count >= _MIN_SHARED_SHINGLES and groups.find(other) != groups.find(index) \
                     and abstract_similarity(own, words[other]) >= NEAR_DUPLICATE:
-                parent[find(other)] = find(index)
+                groups.consider(index, other, "snippet:near")
 
 
 def merge_group(group: Iterable[Paper]) -> Paper:
@@ -161,7 +307,9 @@ def merge_group(group: Iterable[Paper]) -> Paper:
                 else:
                     latex.pop(name, None)
     keys = {p.key for p in ranked if p.key} | {a for p in ranked for a in p.aliases}
-    key = best.key or next((p.key for p in ranked if p.key), "")
+    # The entry read first keeps its key, so that \cite{key} still means what it meant in the user's file.
+    keyed = sorted((p for p in ranked if p.key), key=lambda p: (_ORIGIN_RANK[p.origin], min(p.sources)))
+    key = keyed[0].key if keyed else ""
     explicit = tuple(dict.fromkeys(t for p in ranked for t in p.explicit_tags))
     return Paper(
         origin=best.origin,

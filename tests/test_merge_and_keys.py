@@ -13,19 +13,20 @@ def paper(line, origin=Origin.BIBTEX, key="", **fields):
 SNIPPET = "Sharding a large machine learning model across multiple devices to balance the costs is important in distributed training. This is challenging…"
 
 
-def test_arxiv_preprint_and_published_version_merge_keeping_venue_and_eprint():
+def test_merging_a_preprint_and_its_published_version_on_request_keeps_venue_eprint_and_the_first_key():
     preprint = paper(1, key="pre", title="Deep Things", eprint="2104.14830v2", year="2021")
     published = paper(9, key="pub", title="Deep Things", doi="10.1/X", eprint="arXiv:2104.14830", booktitle="ASRU", year="2021")
-    [merged] = merge_duplicates([preprint, published])
+    assert len(merge_duplicates([preprint, published])) == 2  # the user's own entries: reported, not merged
+    [merged] = merge_duplicates([preprint, published], merge_user_entries=True)
     assert merged.fields["booktitle"] == "ASRU" and merged.fields["eprint"] == "arXiv:2104.14830"
-    assert merged.key == "pub" and merged.aliases == ("pre",)  # the published version leads
+    assert merged.key == "pre" and merged.aliases == ("pub",)  # the first entry keeps its key
     assert [s.line for s in merged.sources] == [1, 9]
 
 
 def test_arxiv_doi_is_the_arxiv_id():
     a = paper(1, key="a", doi="10.48550/arXiv.2301.02959")
     b = paper(2, key="b", eprint="2301.02959")
-    assert len(merge_duplicates([a, b])) == 1
+    assert len(merge_duplicates([a, b], merge_user_entries=True)) == 1
 
 
 def test_same_and_near_same_snippets_merge_and_a_shared_opening_does_not():
@@ -42,7 +43,7 @@ def test_same_title_with_different_first_authors_is_not_merged():
     a = paper(1, key="a", title="Attention Is All You Need", author="Vaswani, A.")
     b = paper(2, key="b", title="Attention is all you need", author="Smith, B.")
     c = paper(3, key="c", title="Attention is all you need!", author="Ashish Vaswani")
-    assert [len(p.sources) for p in merge_duplicates([a, b, c])] == [2, 1]
+    assert [len(p.sources) for p in merge_duplicates([a, b, c], merge_user_entries=True)] == [2, 1]
 
 
 def resolved(line, title, author, year):
