@@ -35,3 +35,24 @@ def citations(text: str) -> tuple[list[Citation], bool]:
                 elif key:
                     found.append(Citation(key, line))
     return found, cites_all
+
+
+def cite_key_spans(text: str) -> list[tuple[int, int]]:
+    """Where each key cited in ``text`` is (start, end offsets), outside comments: for rewriting keys in place."""
+    spans: list[tuple[int, int]] = []
+    for match in _CITE.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if _COMMENT.search(text, line_start, match.start()):
+            continue
+        args_start = match.start("args")
+        groups = list(_GROUP.finditer(match.group("args")))
+        if not match.group("cmd").endswith("cites"):
+            groups = groups[:1]
+        for group in groups:
+            offset = args_start + group.start(1)
+            for part in re.finditer(r"[^,]+", group.group(1)):
+                key = part.group().strip()
+                if key and key != "*":
+                    start = offset + part.start() + part.group().index(key)
+                    spans.append((start, start + len(key)))
+    return spans

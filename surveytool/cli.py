@@ -315,6 +315,37 @@ def resolve(
     raise typer.Exit(exit_code(survey.findings, strict))
 
 
+@app.command()
+def rekey(
+    sources: SourcesArg = None,
+    tex: Annotated[list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys to rewrite (repeatable).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only print what would change.")] = False,
+    catalog: CatalogOpt = None,
+    tags_field: TagsFieldOpt = "sections",
+    quiet: QuietOpt = False,
+) -> None:
+    """Rewrite \\cite keys in .tex files to the keys that --merge-duplicates keeps (each file atomically)."""
+    from dataclasses import replace
+
+    from .pipeline import ANALYSIS_STAGES, analyse
+    from .rekey import rekey_file, replacements
+
+    if not tex:
+        raise typer.BadParameter("name the .tex files to rewrite", param_hint="--tex")
+    survey = analyse(replace(make_options(sources, None, catalog, tags_field), merge_duplicates=True),
+                     progress(quiet, ANALYSIS_STAGES))
+    renamed = replacements(survey.papers)
+    total = 0
+    for path in tex:
+        changes = rekey_file(path, renamed, dry_run=dry_run)
+        total += len(changes)
+        if not quiet:
+            for change in changes:
+                typer.echo(str(change))
+    if not quiet:
+        typer.echo(f"{total} citation key(s) {'to rewrite' if dry_run else 'rewritten'} in {len(tex)} file(s)")
+
+
 app.command()(check)
 
 taxonomy_app = typer.Typer(help="Show or validate a taxonomy.", invoke_without_command=True, no_args_is_help=False)
