@@ -78,7 +78,7 @@ def replace_file_bytes(path: Path, data: bytes) -> None:
         status = target.stat()
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as error:
-        raise OutputError(f"cannot be written ({error.strerror})", path=str(path), hint="check its folder's permissions") from None
+        raise _cannot_write(path, error) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -91,4 +91,8 @@ def replace_file_bytes(path: Path, data: bytes) -> None:
     except OSError as error:
         with suppress(OSError):
             os.remove(temporary)
-        raise OutputError(f"cannot be written ({error.strerror})", path=str(path), hint="check its folder's permissions") from None
+        raise _cannot_write(path, error) from None
+
+
+def _cannot_write(path: Path, error: OSError) -> OutputError:
+    return OutputError(f"cannot be written ({error.strerror})", path=str(path), hint="check its folder's permissions")
