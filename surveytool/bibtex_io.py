@@ -408,8 +408,8 @@ def _assemble(documents: list[BibDocument]) -> BibDocument:
 
 def _duplicate_string(name: str, first_line: int, where: SourceLocation) -> Finding:
     return Finding("duplicate-key", Severity.WARNING,
-                   f"@string '{name}' is defined again here (first on line {first_line}); the first definition holds "
-                   "and this one is written back as plain text", where, "delete or rename one of the definitions", key=name)
+                   f"@string '{name}' is defined again here (first on line {first_line}); surveytool uses the first "
+                   "definition and writes this one back as it is", where, "delete or rename one of the definitions", key=name)
 
 
 def _dangerous_fields(paper: Paper, where: SourceLocation) -> list[Finding]:

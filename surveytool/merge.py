@@ -160,7 +160,7 @@ class _Groups:
         self.members: dict[int, list[int]] = {}
         self.facts: dict[int, Facts] = {}
         self.findings: list[Finding] = []
-        self.reported: set[tuple[int, int]] = set()
+        self.reported: set[tuple[int, str]] = set()  # (record, check): one finding of each kind per record
         # A key two different entries use: whichever absorbed it, \cite{key} would change meaning.
         first_with_key: dict[str, Paper] = {}
         self.ambiguous_keys: set[str] = set()
@@ -234,9 +234,9 @@ class _Groups:
         return list(groups.values())
 
     def _report_duplicate(self, first: int, second: int, identity: str) -> None:
-        if (first, second) in self.reported:
+        if (second, "duplicate-entry") in self.reported:
             return
-        self.reported.add((first, second))
+        self.reported.add((second, "duplicate-entry"))
         a, b = self.papers[first], self.papers[second]
         self.findings.append(Finding(
             "duplicate-entry", Severity.WARNING,
@@ -245,9 +245,9 @@ class _Groups:
             min(b.sources), "delete one and cite the other, or merge them with --merge-duplicates", b.key))
 
     def _report_suspicious(self, first: int, second: int, identity: str, why_not: str) -> None:
-        if (first, second) in self.reported:
+        if (second, "suspicious-duplicate-id") in self.reported:
             return
-        self.reported.add((first, second))
+        self.reported.add((second, "suspicious-duplicate-id"))
         a, b = self.papers[first], self.papers[second]
         name_a, name_b = (f"'{p.key}' ({min(p.sources)})" if p.key else str(min(p.sources)) for p in (a, b))
         self.findings.append(Finding(
