@@ -101,6 +101,7 @@ def build(
     require_choice(level, LEVELS, "--level")
     require_choice(dialect, DIALECTS, "--dialect")
     options = make_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache)
+    merge_duplicates = merge_duplicates or merge_setting(options.config)
     result = run_build(replace(options, build_cache=out / CACHE_FOLDER if reuse else None, merge_duplicates=merge_duplicates), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
                                     figure=figure, table=table, plot=plot), progress(quiet, BUILD_STAGES))
@@ -212,8 +213,8 @@ def parse(
     from .pipeline import ANALYSIS_STAGES, analyse
     from .report import entries_table, key_map
 
-    survey = analyse(replace(make_options(sources, None, catalog, tags_field, None, online, config, cache), source_kind=kind,
-                             merge_duplicates=merge_duplicates),
+    options = make_options(sources, None, catalog, tags_field, None, online, config, cache)
+    survey = analyse(replace(options, source_kind=kind, merge_duplicates=merge_duplicates or merge_setting(options.config)),
                      progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     if as_json:
@@ -275,7 +276,8 @@ def bib(
     require_choice(sort, SORT_ORDERS, "--sort")
     if (output is None) == (in_place is None):
         raise typer.BadParameter("give exactly one of -o FILE or --in-place FILE", param_hint="-o/--in-place")
-    options = replace(make_options(sources, taxonomy, catalog, tags_field, overrides), merge_duplicates=merge_duplicates)
+    options = make_options(sources, taxonomy, catalog, tags_field, overrides)
+    options = replace(options, merge_duplicates=merge_duplicates or merge_setting(options.config))
     if in_place is not None:
         survey, edits = update_bib(options, in_place, dialect=dialect, stage=progress(quiet, ANALYSIS_STAGES))
         report(survey.findings, quiet)
@@ -344,6 +346,13 @@ def rekey(
                 typer.echo(str(change))
     if not quiet:
         typer.echo(f"{total} citation key(s) {'to rewrite' if dry_run else 'rewritten'} in {len(tex)} file(s)")
+
+
+def merge_setting(config: Path | None) -> bool:
+    """``merge = true`` in the [duplicates] table of surveytool.toml: --merge-duplicates by default."""
+    from .config import load_merge_duplicates
+
+    return load_merge_duplicates(config)
 
 
 app.command()(check)

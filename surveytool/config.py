@@ -79,3 +79,15 @@ def load_online_settings(path: Path | None) -> OnlineSettings:
             raise InputError(f"unknown service(s): {', '.join(bad)}", path=str(path), hint="use " + ", ".join(SERVICES))
         values["services"] = services
     return OnlineSettings(**values)
+
+
+def load_merge_duplicates(path: Path | None) -> bool:
+    """The [duplicates] table's ``merge``: whether bib, build and parse merge your own duplicate entries."""
+    table = _load(path).get("duplicates", {}) if path else {}
+    unknown = sorted(set(table) - {"merge"})
+    if unknown:
+        raise InputError(f"unknown setting(s) in [duplicates]: {', '.join(unknown)}", path=str(path), hint="known: merge")
+    merge = table.get("merge", False)
+    if not isinstance(merge, bool):
+        raise InputError("[duplicates] merge must be true or false", path=str(path), hint="merge = true")
+    return merge

@@ -263,7 +263,7 @@ def _user_keyed(paper: Paper) -> bool:
 
 def _identical_copies(a: Paper, b: Paper) -> bool:
     """The same entry written twice under one key: keeping one loses nothing."""
-    return (a.key == b.key and a.entry_type == b.entry_type and a.latex_fields == b.latex_fields
+    return (a.key == b.key and a.entry_type == b.entry_type and a.fields == b.fields and a.latex_fields == b.latex_fields
             and a.explicit_tags == b.explicit_tags and not a.aliases and not b.aliases)
 
 

@@ -61,7 +61,7 @@ def test_taxonomy_tree_with_counts_and_validate(tmp_path):
 
 def test_every_command_has_help_and_is_in_the_readme():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for command in ("build", "parse", "tag", "bib", "resolve", "draft", "export", "taxonomy", "taxonomy validate"):
+    for command in ("build", "parse", "tag", "bib", "resolve", "draft", "export", "taxonomy", "taxonomy validate", "rekey"):
         result = run_cli(*command.split(), "--help", check=True)
         assert "Usage" in result.stdout
         assert f"`surveytool {command}" in readme, command

@@ -11,11 +11,18 @@ import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import DATA, run_cli
+from surveytool.identifiers import arxiv_id_of_doi, normalize_doi
 from surveytool.merge import merge_records
 from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.pipeline import Options
+from surveytool.readers import read_source
 from surveytool.rekey import rekey_text
+from surveytool.textnorm import normalize
+from surveytool.workflows import write_bib
 
 DUPLICATES = DATA / "duplicates"
 ENTRY_KEY = re.compile(r"^@(?!string|comment|preamble)\w+\{([^,\s]+),", re.M | re.I)
@@ -187,15 +194,6 @@ def test_a_rebuild_after_an_edit_names_the_duplicates_where_they_now_are(tmp_pat
 
 # --- every key accounted for: generated files, then every real .bib at hand ---
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from surveytool.identifiers import arxiv_id_of_doi, normalize_doi  # noqa: E402
-from surveytool.pipeline import Options  # noqa: E402
-from surveytool.readers import read_source  # noqa: E402
-from surveytool.textnorm import normalize  # noqa: E402
-from surveytool.workflows import write_bib  # noqa: E402
-
 _FIELD_VALUES = {
     "title": ["Layer normalization", "Coming next issue", "Deep Things Here", "Scaling Giant Models Well", "Other Work"],
     "author": ["Ba, Jimmy and Hinton, Geoffrey", "Editors", "Lee, Ann", "Ann Lee"],
@@ -276,3 +274,12 @@ def test_real_bibliographies_lose_no_key_silently_and_merge_no_disagreeing_pair(
     for path in REAL_FILES:
         for merge in (False, True):
             account_for_keys(path, tmp_path / "out.bib", merge)
+
+
+def test_surveytool_toml_can_ask_for_merging_in_every_run_and_a_bad_value_is_bad_usage(tmp_path):
+    (tmp_path / "surveytool.toml").write_text("[duplicates]\nmerge = true\n", encoding="utf-8")
+    keys, messages = bib(tmp_path, "preprint-published.bib")
+    assert keys == ["lepikhin2020gshard"] and "'lepikhin2021gshard' is merged into 'lepikhin2020gshard'" in messages
+    (tmp_path / "surveytool.toml").write_text('[duplicates]\nmerge = "yes"\n', encoding="utf-8")
+    refused = run_cli("bib", "preprint-published.bib", "-o", "out.bib", cwd=tmp_path)
+    assert refused.returncode == 2 and "[duplicates] merge must be true or false" in refused.stderr

@@ -2,7 +2,7 @@ from dataclasses import replace
 
 from surveytool import merge
 from surveytool.keys import assign_keys, key_base
-from surveytool.merge import IdentityCache, merge_duplicates
+from surveytool.merge import IdentityCache, merge_duplicates, merge_records
 from surveytool.models import Origin, Paper, Resolution, SourceLocation, frozen_mapping
 
 
@@ -95,3 +95,34 @@ def test_identities_are_computed_once_per_paper_and_shared_by_merging_and_keys(m
     keyed = assign_keys(merged, {}, cache)
     assert len(calls) == 4  # only the merged paper is new; the other one was not recomputed
     assert keyed == assign_keys(merge_duplicates([first, same, other]), {})
+
+
+def test_a_renamed_duplicate_key_is_no_alias_and_absorbed_keys_are_never_given_to_another_entry():
+    first = paper(1, key="k", title="The First Paper Here", author="Ann Lee")
+    second = paper(5, key="k", title="Another Paper Entirely", author="Bo Chen")
+    keyed, _ = assign_keys([first, second])
+    assert [(p.key, p.aliases) for p in keyed] == [("k", ()), ("kb", ())]  # 'k' is the first entry's, not an alias of 'kb'
+    merged = replace(paper(1, key="j", title="A Merged Work Here"), aliases=("m",))
+    newcomer = paper(9, key="m", title="Unrelated Work Using That Key")
+    keyed, _ = assign_keys([merged, newcomer])
+    assert [p.key for p in keyed] == ["j", "mb"]  # \cite{m} keeps meaning the merged entry (biblatex ids)
+
+
+def test_merge_findings_name_both_keys_their_places_and_the_shared_evidence():
+    a = paper(1, key="a", title="Pipeline Parallelism at Scale", doi="10.1/x", author="Lee, Ann", year="2020")
+    b = paper(7, key="b", title="Pipeline parallelism at scale", doi="10.1/X", author="Ann Lee", year="2020")
+    c = paper(9, key="c", title="A Different Paper Altogether", doi="10.1/x", author="Bo Chen", year="2021")
+    merged, findings = merge_records([a, b, c])
+    assert [p.key for p in merged] == ["a", "b", "c"]
+    assert [(f.check, f.key, f.location.line) for f in findings] == [("duplicate-entry", "b", 7), ("suspicious-duplicate-id", "c", 9)]
+    assert findings[0].message == ("'b' (x.bib:7) and 'a' (x.bib:1) look like the same work: the same DOI 10.1/x; "
+                                   "both are kept")
+    assert "their titles differ" in findings[1].message
+
+
+def test_a_key_two_different_entries_use_is_never_absorbed_by_a_requested_merge():
+    first = paper(1, key="k", title="Pipeline Parallelism at Scale", doi="10.1/x")
+    other = paper(3, key="k", title="Something Else Entirely Here")
+    same_work = paper(5, key="j", title="Pipeline Parallelism at Scale", doi="10.1/x")
+    merged = merge_duplicates([first, other, same_work], merge_user_entries=True)
+    assert [(p.key, p.aliases) for p in merged] == [("k", ()), ("k", ()), ("j", ())]
