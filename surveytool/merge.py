@@ -55,31 +55,29 @@ def identities(paper: Paper) -> list[str]:
         if arxiv:
             keys.append("arxiv:" + arxiv)
     title = paper.fields.get("title")
+    short = ""
     if title and (paper.resolution is not None or not paper.truncated):
-        normalized = normalize(title)
-        if len(normalized.split()) >= _MIN_TITLE_WORDS:
+        normalized = normalize(title)  # words separated by single spaces
+        if normalized.count(" ") >= _MIN_TITLE_WORDS - 1:
             keys.append("title:" + normalized)
+        elif normalized:
+            short = short_title_identity(paper, normalized)
     fingerprint = snippet_fingerprint(paper)
     if fingerprint:
         keys.append("snippet:" + fingerprint)
-    short = short_title_identity(paper)
     if short:
         keys.append(short)
     return keys
 
 
-def short_title_identity(paper: Paper) -> str:
+def short_title_identity(paper: Paper, normalized_title: str) -> str:
     """A title too short to identify a work alone ("Layer normalization"), with every author's surname and the year."""
-    title = paper.fields.get("title")
     year = paper.fields.get("year", "")[:4]
-    if not title or paper.truncated or not year.isdigit() or not paper.authors:
-        return ""
-    normalized = normalize(title)
-    if not normalized or len(normalized.split()) >= _MIN_TITLE_WORDS:
+    if not year.isdigit() or not paper.authors:
         return ""
     surnames = ",".join(normalize(name.split(",")[0] if "," in name else (name.split() or [""])[-1])
                         for name in paper.authors)
-    return f"short:{normalized}|{surnames}|{year}"
+    return f"short:{normalized_title}|{surnames}|{year}"
 
 
 class IdentityCache:
@@ -136,10 +134,16 @@ def merge_records(papers: Sequence[Paper], identities_of: Callable[[Paper], list
     disagreeing are reported as ``suspicious-duplicate-id``.
     """
     groups = _Groups(papers, merge_user_entries)
-    holders: dict[str, list[int]] = {}
+    first_holder: dict[str, int] = {}
+    holders: dict[str, list[int]] = {}  # only identities held twice or more: most are held once
     for index, paper in enumerate(papers):
         for identity in identities_of(paper):
-            others = holders.setdefault(identity, [])
+            first = first_holder.setdefault(identity, index)
+            if first == index:
+                continue
+            others = holders.get(identity)
+            if others is None:
+                others = holders[identity] = [first]
             if len(others) <= _MAX_BUCKET:  # a bucket larger than this is boilerplate, not evidence
                 for other in others:
                     groups.consider(other, index, identity)
@@ -164,7 +168,8 @@ class _Groups:
         # A key two different entries use: whichever absorbed it, \cite{key} would change meaning.
         first_with_key: dict[str, Paper] = {}
         self.ambiguous_keys: set[str] = set()
-        for paper in papers:
+        keys = [paper.key for paper in papers if paper.origin is _BIBTEX]
+        for paper in papers if len(set(keys)) < len(keys) else ():
             if _user_keyed(paper):
                 first = first_with_key.setdefault(paper.key, paper)
                 if first is not paper and not _identical_copies(first, paper):
@@ -256,9 +261,12 @@ class _Groups:
             min(b.sources), "one of them probably carries a wrong id or a copied abstract; check both", b.key))
 
 
+_BIBTEX = Origin.BIBTEX  # looked up once: an enum member's lookup is slow in a loop over every record
+
+
 def _user_keyed(paper: Paper) -> bool:
     """An entry of the user's .bib: its key may be cited, so it is never absorbed unasked."""
-    return paper.origin is Origin.BIBTEX and bool(paper.key)
+    return paper.origin is _BIBTEX and bool(paper.key)
 
 
 def _identical_copies(a: Paper, b: Paper) -> bool:
