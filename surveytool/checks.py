@@ -63,8 +63,9 @@ _staged("no-section", Severity.WARNING, "the tagger found no section for an entr
 _staged("ambiguous-match", Severity.WARNING, "several papers matched equally well",
         "No metadata was taken because two or more candidates scored the same. The message lists them.")
 _staged("duplicate-key", Severity.WARNING, "an entry key used twice in a .bib",
-        "BibTeX keeps only the first of them, and so does surveytool: a later entry under the same key is written "
-        "under a new key, which the message names, or dropped when it is an identical copy (the message says so). "
+        "BibTeX uses the first of them, and so does surveytool: bib -o and build write a later entry under the same "
+        "key under a new key, which the message names, or leave it out when it is an identical copy (the message "
+        "says so); bib --in-place leaves your entries as they are. "
         "An @string defined twice keeps its first definition. Rename one of them.")
 _staged("duplicate-field", Severity.ERROR, "an entry with the same field twice", "BibTeX keeps only one value.")
 _staged("unusable-key", Severity.ERROR, "an entry key LaTeX cannot cite",

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from .models import Finding, Origin, Paper, Severity, SourceLocation
 
 _USER_KEYED = (Origin.BIBTEX, Origin.CSL_JSON)
+_WRITTEN = "bib -o and build"  # what surveytool writes; bib --in-place leaves the user's entries as they are
 
 
 def key_findings(read: Sequence[Paper], written: Sequence[Paper]) -> list[Finding]:
@@ -38,7 +39,7 @@ def _fate(key: str, where: SourceLocation, first: SourceLocation, owner: dict[So
         if first == where:
             return None
         if owner.get(first) is paper:
-            message = f"entry key '{key}' is used again here by an identical copy of the entry at {first}; this copy is dropped"
+            message = f"entry key '{key}' is used again here by an identical copy of the entry at {first}; {_WRITTEN} leave this copy out"
             return Finding("duplicate-key", Severity.WARNING, message, where, "delete the copy", key)
         message = f"entry key '{key}' is used again here; \\cite{{{key}}} means this entry"
         if first in owner:
@@ -52,7 +53,9 @@ def _fate(key: str, where: SourceLocation, first: SourceLocation, owner: dict[So
         )
         return Finding("duplicate-entry", Severity.WARNING, message, where, hint, key)
     holder = f"the entry at {first} keeps it" if first != where else "another entry holds it"
-    message = f"entry key '{key}' is used again here ({holder}); this entry is written under the new key '{paper.key}'"
+    message = (
+        f"entry key '{key}' is used again here ({holder}); {_WRITTEN} write this entry under the new key '{paper.key}'"
+    )
     return Finding(
         "duplicate-key",
         Severity.WARNING,

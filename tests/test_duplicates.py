@@ -110,9 +110,9 @@ def test_a_duplicated_key_stays_with_the_first_entry_and_every_message_names_wha
     first = written[written.index("@article{shared,"):]
     assert first.split("}\n", 1)[0].count("The First Paper Under This Key") == 1  # \cite{shared} means the first entry
     assert ("duplicate-keys.bib:18: warning [duplicate-key] entry key 'shared' is used again here (the entry at "
-            "duplicate-keys.bib:4 keeps it); this entry is written under the new key 'sharedb'") in messages
+            "duplicate-keys.bib:4 keeps it); bib -o and build write this entry under the new key 'sharedb'") in messages
     assert ("duplicate-keys.bib:25: warning [duplicate-key] entry key 'copy' is used again here by an identical copy of "
-            "the entry at duplicate-keys.bib:12; this copy is dropped") in messages
+            "the entry at duplicate-keys.bib:12; bib -o and build leave this copy out") in messages
     [macro] = [m for m in findings(messages, "duplicate-key") if "mar" in m]
     assert macro.startswith("duplicate-keys.bib:2: warning [duplicate-key] @string 'mar' is defined again here")
     assert "entry key 'mar'" not in messages
