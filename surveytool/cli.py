@@ -276,8 +276,11 @@ def bib(
     require_choice(sort, SORT_ORDERS, "--sort")
     if (output is None) == (in_place is None):
         raise typer.BadParameter("give exactly one of -o FILE or --in-place FILE", param_hint="-o/--in-place")
+    if in_place is not None and merge_duplicates:
+        raise typer.BadParameter("--in-place never removes your entries; merge into a new file with -o FILE",
+                                 param_hint="--merge-duplicates")
     options = make_options(sources, taxonomy, catalog, tags_field, overrides)
-    options = replace(options, merge_duplicates=merge_duplicates or merge_setting(options.config))
+    options = replace(options, merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)))
     if in_place is not None:
         survey, edits = update_bib(options, in_place, dialect=dialect, stage=progress(quiet, ANALYSIS_STAGES))
         report(survey.findings, quiet)

@@ -283,3 +283,13 @@ def test_surveytool_toml_can_ask_for_merging_in_every_run_and_a_bad_value_is_bad
     (tmp_path / "surveytool.toml").write_text('[duplicates]\nmerge = "yes"\n', encoding="utf-8")
     refused = run_cli("bib", "preprint-published.bib", "-o", "out.bib", cwd=tmp_path)
     assert refused.returncode == 2 and "[duplicates] merge must be true or false" in refused.stderr
+
+
+def test_in_place_updates_never_merge_the_users_entries(tmp_path):
+    shutil.copy(DUPLICATES / "preprint-published.bib", tmp_path / "refs.bib")
+    refused = run_cli("bib", "--in-place", "refs.bib", "--merge-duplicates", cwd=tmp_path)
+    assert refused.returncode == 2 and "--in-place never removes your entries" in refused.stderr
+    (tmp_path / "surveytool.toml").write_text("[duplicates]\nmerge = true\n", encoding="utf-8")
+    updated = run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path, check=True)
+    assert "is merged into" not in updated.stderr and "[duplicate-entry]" in updated.stderr
+    assert ENTRY_KEY.findall((tmp_path / "refs.bib").read_text(encoding="utf-8")) == ["lepikhin2020gshard", "lepikhin2021gshard"]
