@@ -8,13 +8,14 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, run_cli
+from conftest import DATA, requires_latex, run_cli
 from surveytool.identifiers import arxiv_id_of_doi, normalize_doi
 from surveytool.merge import merge_records
 from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
@@ -293,3 +294,50 @@ def test_in_place_updates_never_merge_the_users_entries(tmp_path):
     updated = run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path, check=True)
     assert "is merged into" not in updated.stderr and "[duplicate-entry]" in updated.stderr
     assert ENTRY_KEY.findall((tmp_path / "refs.bib").read_text(encoding="utf-8")) == ["lepikhin2020gshard", "lepikhin2021gshard"]
+
+
+def test_build_merges_on_request_and_a_rebuild_without_the_option_writes_both_entries_again(tmp_path):
+    shutil.copy(DUPLICATES / "preprint-published.bib", tmp_path / "refs.bib")
+    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--merge-duplicates", cwd=tmp_path, check=True)
+    written = (tmp_path / "out" / "references.bib").read_text(encoding="utf-8")
+    assert ENTRY_KEY.findall(written) == ["lepikhin2020gshard"] and "ids = {lepikhin2021gshard}" in written
+    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", cwd=tmp_path, check=True)
+    written = (tmp_path / "out" / "references.bib").read_text(encoding="utf-8")
+    assert ENTRY_KEY.findall(written) == ["lepikhin2020gshard", "lepikhin2021gshard"] and "ids =" not in written
+
+
+PAPER = ("\\documentclass{article}\n{preamble}\\begin{document}\n"
+         "Preprint \\cite{lepikhin2020gshard}, published \\cite{lepikhin2021gshard}.\n{bibliography}\\end{document}\n")
+
+
+def paper_tex(preamble: str, bibliography: str) -> str:
+    return PAPER.replace("{preamble}", preamble).replace("{bibliography}", bibliography)
+
+
+def compile_paper(folder: Path) -> None:
+    """Compile paper.tex with latexmk and check that every citation was defined."""
+    result = subprocess.run(["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=folder,
+                            capture_output=True, text=True, errors="replace", timeout=300)
+    log = (folder / "paper.log").read_text(encoding="latin-1")
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "undefined" not in log.lower(), re.findall(r".*undefined.*", log)
+
+
+@pytest.mark.latex
+@requires_latex
+def test_absorbed_keys_stay_citable_with_biblatex_and_are_rekeyed_for_bibtex(tmp_path):
+    shutil.copy(DUPLICATES / "preprint-published.bib", tmp_path / "refs.bib")
+    run_cli("bib", "refs.bib", "-o", "merged.bib", "--merge-duplicates", "--dialect", "biblatex", cwd=tmp_path, check=True)
+    biblatex = paper_tex("\\usepackage[backend=biber]{biblatex}\n\\addbibresource{merged.bib}\n", "\\printbibliography\n")
+    (tmp_path / "paper.tex").write_text(biblatex, encoding="utf-8")
+    compile_paper(tmp_path)
+    assert (tmp_path / "paper.bbl").read_text(encoding="utf-8").count("\\entry{") == 1  # one work, cited by either key
+
+    plain = tmp_path / "bibtex"
+    plain.mkdir()
+    shutil.copy(DUPLICATES / "preprint-published.bib", plain / "refs.bib")
+    run_cli("bib", "refs.bib", "-o", "merged.bib", "--merge-duplicates", cwd=plain, check=True)
+    (plain / "paper.tex").write_text(paper_tex("", "\\bibliographystyle{plain}\n\\bibliography{merged}\n"), encoding="utf-8")
+    run_cli("rekey", "refs.bib", "--tex", "paper.tex", cwd=plain, check=True)
+    compile_paper(plain)
+    assert (plain / "paper.bbl").read_text(encoding="utf-8").count("\\bibitem") == 1
