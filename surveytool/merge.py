@@ -15,8 +15,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 from .identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
-from .merge_evidence import Facts, disagreement, names_the_work, shared_evidence
-from .models import Finding, Origin, Paper, Severity, frozen_mapping
+from .merge_evidence import first_author_surname as first_author_surname  # where keys and resolve look for it
+from .merge_groups import PairwiseGroups
+from .models import Finding, Origin, Paper, frozen_mapping
 from .textnorm import abstract_similarity, normalize, opening_words, shingles
 
 # Enough words to tell two abstracts apart; fewer and a shared opening could merge them.
@@ -31,14 +32,6 @@ _MAX_POSTINGS = 50  # a four-word run in more abstracts than this is boilerplate
 _MAX_BUCKET = 64  # records compared within one identity's bucket
 # Origins whose metadata is preferred when merging, best first.
 _ORIGIN_RANK = {Origin.BIBTEX: 0, Origin.CSL_JSON: 1, Origin.IDENTIFIER: 2, Origin.ANCHOR: 3, Origin.SNIPPET: 4}
-
-
-def first_author_surname(paper: Paper) -> str:
-    if not paper.authors:
-        return ""
-    name = paper.authors[0]
-    surname = name.split(",")[0] if "," in name else name.split()[-1] if name.split() else ""
-    return normalize(surname).replace(" ", "")
 
 
 def identities(paper: Paper) -> list[str]:
@@ -107,15 +100,6 @@ def snippet_fingerprint(paper: Paper) -> str | None:
     return hashlib.sha1(" ".join(words).encode()).hexdigest()[:12]
 
 
-def _compatible(a: Paper, b: Paper) -> bool:
-    """Same title is the same work only if first authors and years do not disagree."""
-    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
-    if surname_a and surname_b and surname_a != surname_b:
-        return False
-    year_a, year_b = a.fields.get("year", ""), b.fields.get("year", "")
-    return not (year_a[:4].isdigit() and year_b[:4].isdigit() and abs(int(year_a[:4]) - int(year_b[:4])) > 2)
-
-
 def merge_duplicates(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities,
                      *, merge_user_entries: bool = False) -> list[Paper]:
     """One paper per work, in the order of each work's first appearance (see ``merge_records``)."""
@@ -133,7 +117,7 @@ def merge_records(papers: Sequence[Paper], identities_of: Callable[[Paper], list
     reported as ``duplicate-entry``. Records sharing an id or abstract but
     disagreeing are reported as ``suspicious-duplicate-id``.
     """
-    groups = _Groups(papers, merge_user_entries)
+    groups = PairwiseGroups(papers, merge_user_entries)
     first_holder: dict[str, int] = {}
     holders: dict[str, list[int]] = {}  # only identities held twice or more: most are held once
     for index, paper in enumerate(papers):
@@ -154,128 +138,7 @@ def merge_records(papers: Sequence[Paper], identities_of: Callable[[Paper], list
     return merged, groups.findings
 
 
-class _Groups:
-    """A union-find whose unions hold pairwise: every member agrees with every member of the other group."""
-
-    def __init__(self, papers: Sequence[Paper], merge_user_entries: bool) -> None:
-        self.papers = papers
-        self.merge_user_entries = merge_user_entries
-        self.parent = list(range(len(papers)))
-        self.members: dict[int, list[int]] = {}
-        self.facts: dict[int, Facts] = {}
-        self.findings: list[Finding] = []
-        self.reported: set[tuple[int, str]] = set()  # (record, check): one finding of each kind per record
-        # A key two different entries use: whichever absorbed it, \cite{key} would change meaning.
-        first_with_key: dict[str, Paper] = {}
-        self.ambiguous_keys: set[str] = set()
-        keys = [paper.key for paper in papers if paper.origin is _BIBTEX]
-        for paper in papers if len(set(keys)) < len(keys) else ():
-            if _user_keyed(paper):
-                first = first_with_key.setdefault(paper.key, paper)
-                if first is not paper and not _identical_copies(first, paper):
-                    self.ambiguous_keys.add(paper.key)
-
-    def find(self, i: int) -> int:
-        parent = self.parent
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    def group(self, root: int) -> list[int]:
-        return self.members.get(root, [root])
-
-    def facts_of(self, i: int) -> Facts:
-        found = self.facts.get(i)
-        if found is None:
-            found = self.facts[i] = Facts.of(self.papers[i])
-        return found
-
-    def consider(self, first: int, second: int, identity: str) -> None:
-        """Join the groups of two records sharing ``identity`` if the evidence holds; report them if not."""
-        root_a, root_b = self.find(first), self.find(second)
-        if root_a == root_b:
-            return
-        a, b = self.papers[first], self.papers[second]
-        if identity.startswith("title:") and not _compatible(a, b):
-            return
-        why_not = disagreement(self.facts_of(first), self.facts_of(second))
-        if why_not:
-            if names_the_work(identity):
-                self._report_suspicious(first, second, identity, why_not)
-            return
-        if self._kept_apart(a, b):
-            self._report_duplicate(first, second, identity)
-            return
-        if self._groups_agree(root_a, root_b):
-            self.union(root_a, root_b)
-
-    def _groups_agree(self, root_a: int, root_b: int) -> bool:
-        for i in self.group(root_a):
-            for j in self.group(root_b):
-                if disagreement(self.facts_of(i), self.facts_of(j)):
-                    return False
-                if self._kept_apart(self.papers[i], self.papers[j]):
-                    return False
-        return True
-
-    def _kept_apart(self, a: Paper, b: Paper) -> bool:
-        """Two keyed entries of the user's that may not merge: unasked, or under one key with different contents."""
-        if not (_user_keyed(a) and _user_keyed(b)) or _identical_copies(a, b):
-            return False
-        return not self.merge_user_entries or a.key == b.key or bool({a.key, b.key} & self.ambiguous_keys)
-
-    def union(self, root_a: int, root_b: int) -> None:
-        keep, gone = min(root_a, root_b), max(root_a, root_b)
-        self.parent[gone] = keep
-        self.members[keep] = self.group(keep) + self.group(gone)
-        self.members.pop(gone, None)
-
-    def in_order(self) -> list[list[int]]:
-        """Each group's members in input order, groups by their first member."""
-        groups: dict[int, list[int]] = {}
-        for index in range(len(self.papers)):
-            groups.setdefault(self.find(index), []).append(index)
-        return list(groups.values())
-
-    def _report_duplicate(self, first: int, second: int, identity: str) -> None:
-        if (second, "duplicate-entry") in self.reported:
-            return
-        self.reported.add((second, "duplicate-entry"))
-        a, b = self.papers[first], self.papers[second]
-        self.findings.append(Finding(
-            "duplicate-entry", Severity.WARNING,
-            f"'{b.key}' ({min(b.sources)}) and '{a.key}' ({min(a.sources)}) look like the same work: "
-            f"{shared_evidence(identity)}; both are kept",
-            min(b.sources), "delete one and cite the other, or merge them with --merge-duplicates", b.key))
-
-    def _report_suspicious(self, first: int, second: int, identity: str, why_not: str) -> None:
-        if (second, "suspicious-duplicate-id") in self.reported:
-            return
-        self.reported.add((second, "suspicious-duplicate-id"))
-        a, b = self.papers[first], self.papers[second]
-        name_a, name_b = (f"'{p.key}' ({min(p.sources)})" if p.key else str(min(p.sources)) for p in (a, b))
-        self.findings.append(Finding(
-            "suspicious-duplicate-id", Severity.WARNING,
-            f"{name_b} and {name_a} share {shared_evidence(identity)}, but {why_not}: kept apart",
-            min(b.sources), "one of them probably carries a wrong id or a copied abstract; check both", b.key))
-
-
-_BIBTEX = Origin.BIBTEX  # looked up once: an enum member's lookup is slow in a loop over every record
-
-
-def _user_keyed(paper: Paper) -> bool:
-    """An entry of the user's .bib: its key may be cited, so it is never absorbed unasked."""
-    return paper.origin is _BIBTEX and bool(paper.key)
-
-
-def _identical_copies(a: Paper, b: Paper) -> bool:
-    """The same entry written twice under one key: keeping one loses nothing."""
-    return (a.key == b.key and a.entry_type == b.entry_type and a.fields == b.fields and a.latex_fields == b.latex_fields
-            and a.explicit_tags == b.explicit_tags and not a.aliases and not b.aliases)
-
-
-def _union_near_duplicate_abstracts(papers: Sequence[Paper], groups: _Groups) -> None:
+def _union_near_duplicate_abstracts(papers: Sequence[Paper], groups: PairwiseGroups) -> None:
     """Join abstracts that agree word for word but for small edits or a different cut.
 
     Candidates come from shared four-word runs (a hash index), so each abstract
