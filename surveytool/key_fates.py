@@ -23,14 +23,16 @@ def key_findings(read: Sequence[Paper], written: Sequence[Paper]) -> list[Findin
     for record in sorted((p for p in read if p.key and p.origin in _USER_KEYED), key=lambda p: p.sources[0]):
         where = record.sources[0]
         first = first_at.setdefault(record.key, where)
-        found = _fate(record.key, where, first, owner)
+        found = _fate(record.key, where, first, owner, record.origin is Origin.CSL_JSON)
         if found:
             findings.append(found)
     return findings
 
 
-def _fate(key: str, where: SourceLocation, first: SourceLocation, owner: dict[SourceLocation, Paper]) -> Finding | None:
-    """What happened to ``key`` read at ``where`` (``first``: where the key was read first), if not kept as it was."""
+def _fate(
+    key: str, where: SourceLocation, first: SourceLocation, owner: dict[SourceLocation, Paper], item: bool = False
+) -> Finding | None:
+    """What happened to ``key`` read at ``where`` (``first``: where the key was read first; ``item``: from CSL-JSON)."""
     paper = owner.get(where)
     if paper is None:
         message = f"entry '{key}' is missing from the output"
@@ -46,7 +48,8 @@ def _fate(key: str, where: SourceLocation, first: SourceLocation, owner: dict[So
             message += f", the entry at {first} is written as '{owner[first].key}'"
         return Finding("duplicate-key", Severity.WARNING, message, where, "give each entry its own key", key)
     if key in paper.aliases:
-        message = f"'{key}' is merged into '{paper.key}' (--merge-duplicates): cite '{paper.key}' instead"
+        why = "the CSL-JSON item matches that entry" if item else "--merge-duplicates"
+        message = f"'{key}' is merged into '{paper.key}' ({why}): cite '{paper.key}' instead"
         hint = (
             f"with --dialect biblatex '{key}' stays citable as an ids alias; "
             f"`surveytool rekey --tex FILE` rewrites \\cite{{{key}}} to \\cite{{{paper.key}}}"

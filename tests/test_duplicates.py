@@ -341,3 +341,14 @@ def test_absorbed_keys_stay_citable_with_biblatex_and_are_rekeyed_for_bibtex(tmp
     run_cli("rekey", "refs.bib", "--tex", "paper.tex", cwd=plain, check=True)
     compile_paper(plain)
     assert (plain / "paper.bbl").read_text(encoding="utf-8").count("\\bibitem") == 1
+
+
+def test_a_csl_json_item_merged_into_the_users_entry_is_named_with_the_reason(tmp_path):
+    (tmp_path / "items.json").write_text(json.dumps([{
+        "id": "ItemFromZotero", "type": "article-journal", "title": "Layer Normalization", "issued": {"date-parts": [[2016]]},
+        "author": [{"family": "Ba", "given": "Jimmy Lei"}, {"family": "Kiros", "given": "Jamie Ryan"},
+                   {"family": "Hinton", "given": "Geoffrey E."}]}]), encoding="utf-8")
+    keys, messages = bib(tmp_path, "short-title.bib", "items.json")
+    assert sorted(keys) == ["LayerNorm", "ba2016layer", "other2016layer"]
+    assert ("items.json:1: warning [duplicate-entry] 'ItemFromZotero' is merged into 'ba2016layer' (the CSL-JSON item "
+            "matches that entry)") in messages
