@@ -25,6 +25,7 @@ class PairwiseGroups:
         self.facts: dict[int, Facts] = {}
         self.findings: list[Finding] = []
         self.reported: set[tuple[int, str]] = set()  # (record, check): one finding of each kind per record
+        self.reported_groups: set[tuple[int, int]] = set()  # groups already said to be one work
         # A key two different entries use: whichever absorbed it, \cite{key} would change meaning.
         first_with_key: dict[str, Paper] = {}
         self.ambiguous_keys: set[str] = set()
@@ -65,7 +66,10 @@ class PairwiseGroups:
                 self._report_suspicious(first, second, identity, why_not)
             return
         if self._kept_apart(a, b):
-            self._report_duplicate(first, second, identity)
+            both = (min(root_a, root_b), max(root_a, root_b))
+            if both not in self.reported_groups:  # not again for an identical copy of one of them
+                self.reported_groups.add(both)
+                self._report_duplicate(first, second, identity)
             return
         if self._groups_agree(root_a, root_b):
             self.union(root_a, root_b)

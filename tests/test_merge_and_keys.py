@@ -126,3 +126,12 @@ def test_a_key_two_different_entries_use_is_never_absorbed_by_a_requested_merge(
     same_work = paper(5, key="j", title="Pipeline Parallelism at Scale", doi="10.1/x")
     merged = merge_duplicates([first, other, same_work], merge_user_entries=True)
     assert [(p.key, p.aliases) for p in merged] == [("k", ()), ("k", ()), ("j", ())]
+
+
+def test_an_identical_copy_of_a_reported_duplicate_is_merged_and_not_reported_again():
+    first = paper(1, key="Smith2009", title="Quantum somethings", author="Caroline JA Smith", year="2009")
+    variant = paper(5, key="Smith2009a", title="Quantum somethings", author="Caroline JA Smith", year="2009", booktitle="blah")
+    copy = paper(9, key="Smith2009", title="Quantum somethings", author="Caroline JA Smith", year="2009")
+    merged, findings = merge_records([first, variant, copy])
+    assert [(p.key, [s.line for s in p.sources]) for p in merged] == [("Smith2009", [1, 9]), ("Smith2009a", [5])]
+    assert [(f.check, f.key) for f in findings] == [("duplicate-entry", "Smith2009a")]
