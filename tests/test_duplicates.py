@@ -55,17 +55,21 @@ def test_a_junk_eprint_shared_by_papers_with_different_dois_is_a_suspicious_id_n
     keys, messages = bib(tmp_path, "junk-eprint.bib", options=("--merge-duplicates",))
     assert sorted(keys) == ["kim2020sparse", "ortiz2021graphs"]
     [message] = findings(messages, "suspicious-duplicate-id")
-    assert message.startswith("junk-eprint.bib:13: warning [suspicious-duplicate-id] 'ortiz2021graphs' (junk-eprint.bib:13) "
-                              "and 'kim2020sparse' (junk-eprint.bib:1) share the same arXiv id 2001.00001, but their DOIs "
-                              "differ (10.5555/jmlr.2020.001, 10.1145/3000000.3000001)")
+    assert message.startswith(
+        "junk-eprint.bib:13: warning [suspicious-duplicate-id] 'ortiz2021graphs' (junk-eprint.bib:13) "
+        "and 'kim2020sparse' (junk-eprint.bib:1) share the same arXiv id 2001.00001, but their DOIs "
+        "differ (10.5555/jmlr.2020.001, 10.1145/3000000.3000001)"
+    )
 
 
 def test_recurring_column_titles_in_other_volumes_never_chain_into_one_entry(tmp_path):
     keys, messages = bib(tmp_path, "columns.bib")
     assert sorted(keys) == ["column2001", "column2002", "column2002again", "column2003"]
     [duplicate] = findings(messages, "duplicate-entry")  # only the true copy of volume 11
-    assert duplicate.startswith("columns.bib:31: warning [duplicate-entry] 'column2002again' (columns.bib:31) and "
-                                "'column2002' (columns.bib:11) look like the same work")
+    assert duplicate.startswith(
+        "columns.bib:31: warning [duplicate-entry] 'column2002again' (columns.bib:31) and "
+        "'column2002' (columns.bib:11) look like the same work"
+    )
     merged_keys, merged_messages = bib(tmp_path, "columns.bib", options=("--merge-duplicates",))
     assert sorted(merged_keys) == ["column2001", "column2002", "column2003"]
     assert "'column2002again' is merged into 'column2002'" in merged_messages
@@ -75,15 +79,21 @@ def test_a_preprint_and_its_published_version_are_reported_and_merged_only_on_re
     keys, messages = bib(tmp_path, "preprint-published.bib")
     assert sorted(keys) == ["lepikhin2020gshard", "lepikhin2021gshard"]
     [duplicate] = findings(messages, "duplicate-entry")
-    assert ("'lepikhin2021gshard' (preprint-published.bib:8) and 'lepikhin2020gshard' (preprint-published.bib:1) look "
-            "like the same work" in duplicate and "both are kept" in duplicate)
+    assert (
+        "'lepikhin2021gshard' (preprint-published.bib:8) and 'lepikhin2020gshard' (preprint-published.bib:1) look "
+        "like the same work"
+        in duplicate
+        and "both are kept" in duplicate
+    )
 
     keys, messages = bib(tmp_path, "preprint-published.bib", options=("--merge-duplicates", "--dialect", "biblatex"))
     assert keys == ["lepikhin2020gshard"]  # the first entry keeps its key
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert "ids = {lepikhin2021gshard}" in written and "International Conference on Learning Representations" in written
-    assert "preprint-published.bib:8: warning [duplicate-entry] 'lepikhin2021gshard' is merged into 'lepikhin2020gshard'" \
+    assert (
+        "preprint-published.bib:8: warning [duplicate-entry] 'lepikhin2021gshard' is merged into 'lepikhin2020gshard'"
         in messages
+    )
 
 
 def test_two_entries_of_one_work_with_different_biber_options_are_both_kept(tmp_path):
@@ -108,12 +118,16 @@ def test_a_duplicated_key_stays_with_the_first_entry_and_every_message_names_wha
     keys, messages = bib(tmp_path, "duplicate-keys.bib")
     assert sorted(keys) == ["copy", "shared", "sharedb"]
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
-    first = written[written.index("@article{shared,"):]
+    first = written[written.index("@article{shared,") :]
     assert first.split("}\n", 1)[0].count("The First Paper Under This Key") == 1  # \cite{shared} means the first entry
-    assert ("duplicate-keys.bib:18: warning [duplicate-key] entry key 'shared' is used again here (the entry at "
-            "duplicate-keys.bib:4 keeps it); bib -o and build write this entry under the new key 'sharedb'") in messages
-    assert ("duplicate-keys.bib:25: warning [duplicate-key] entry key 'copy' is used again here by an identical copy of "
-            "the entry at duplicate-keys.bib:12; bib -o and build leave this copy out") in messages
+    assert (
+        "duplicate-keys.bib:18: warning [duplicate-key] entry key 'shared' is used again here (the entry at "
+        "duplicate-keys.bib:4 keeps it); bib -o and build write this entry under the new key 'sharedb'"
+    ) in messages
+    assert (
+        "duplicate-keys.bib:25: warning [duplicate-key] entry key 'copy' is used again here by an identical copy of "
+        "the entry at duplicate-keys.bib:12; bib -o and build leave this copy out"
+    ) in messages
     [macro] = [m for m in findings(messages, "duplicate-key") if "mar" in m]
     assert macro.startswith("duplicate-keys.bib:2: warning [duplicate-key] @string 'mar' is defined again here")
     assert "entry key 'mar'" not in messages
@@ -127,7 +141,9 @@ def test_ids_and_snippets_still_merge_into_the_users_matching_entry(tmp_path):
     (tmp_path / "more.ids").write_text("arXiv:2006.16668\n", encoding="utf-8")
     keys, messages = bib(tmp_path, "preprint-published.bib", "more.ids")
     assert sorted(keys) == ["lepikhin2020gshard", "lepikhin2021gshard"]
-    parsed = json.loads(run_cli("parse", "preprint-published.bib", "more.ids", "--json", cwd=tmp_path, check=True).stdout)
+    parsed = json.loads(
+        run_cli("parse", "preprint-published.bib", "more.ids", "--json", cwd=tmp_path, check=True).stdout
+    )
     merged = next(e for e in parsed if e["key"] == "lepikhin2021gshard")
     assert merged["sources"] == ["more.ids:1", "preprint-published.bib:8"]
 
@@ -148,8 +164,10 @@ def test_a_merge_holds_for_every_pair_of_its_group_not_only_along_a_chain():
 def test_rekey_rewrites_only_the_cited_keys_keeping_bytes_line_endings_mode_and_symlink(tmp_path):
     for name in ("preprint-published.bib",):
         shutil.copy(DUPLICATES / name, tmp_path / name)
-    original = ("Caf\xe9 \\cite{lepikhin2021gshard, other}\r\n% \\cite{lepikhin2021gshard}\r\n"
-                "\\citep[see][p.~2]{ lepikhin2021gshard }\r\n").encode("latin-1")
+    original = (
+        "Caf\xe9 \\cite{lepikhin2021gshard, other}\r\n% \\cite{lepikhin2021gshard}\r\n"
+        "\\citep[see][p.~2]{ lepikhin2021gshard }\r\n"
+    ).encode("latin-1")
     paper = tmp_path / "paper.tex"
     paper.write_bytes(original)
     paper.chmod(0o640)
@@ -161,7 +179,8 @@ def test_rekey_rewrites_only_the_cited_keys_keeping_bytes_line_endings_mode_and_
     done = run_cli("rekey", "preprint-published.bib", "--tex", "link.tex", cwd=tmp_path, check=True)
     assert "2 citation key(s) rewritten in 1 file(s)" in done.stdout
     assert paper.read_bytes() == original.replace(b"{lepikhin2021gshard,", b"{lepikhin2020gshard,").replace(
-        b"{ lepikhin2021gshard }", b"{ lepikhin2020gshard }")  # the commented-out \cite stays as it was
+        b"{ lepikhin2021gshard }", b"{ lepikhin2020gshard }"
+    )  # the commented-out \cite stays as it was
     assert (tmp_path / "link.tex").is_symlink() and stat.S_IMODE(paper.stat().st_mode) == 0o640
     assert sorted(os.listdir(tmp_path)) == ["link.tex", "paper.tex", "preprint-published.bib"]
 
@@ -196,7 +215,13 @@ def test_a_rebuild_after_an_edit_names_the_duplicates_where_they_now_are(tmp_pat
 # --- every key accounted for: generated files, then every real .bib at hand ---
 
 _FIELD_VALUES = {
-    "title": ["Layer normalization", "Coming next issue", "Deep Things Here", "Scaling Giant Models Well", "Other Work"],
+    "title": [
+        "Layer normalization",
+        "Coming next issue",
+        "Deep Things Here",
+        "Scaling Giant Models Well",
+        "Other Work",
+    ],
     "author": ["Ba, Jimmy and Hinton, Geoffrey", "Editors", "Lee, Ann", "Ann Lee"],
     "year": ["2016", "2017", "2020"],
     "doi": ["10.1/a", "10.1/b", "10.48550/arXiv.2006.16668"],
@@ -204,19 +229,29 @@ _FIELD_VALUES = {
     "journal": ["Quarterly", "Nature"],
     "volume": ["10", "11"],
     "pages": ["1--10", "11--20", "5"],
-    "abstract": ["We study how one shared blurb of a handbook can be copied into every chapter of the book by a "
-                 "publisher's export, which makes chapters look alike.", "A different abstract of thirty words or so, "
-                 "about nothing in particular, written only so that two records can share it or not in these tests."],
+    "abstract": [
+        "We study how one shared blurb of a handbook can be copied into every chapter of the book by a "
+        "publisher's export, which makes chapters look alike.",
+        "A different abstract of thirty words or so, "
+        "about nothing in particular, written only so that two records can share it or not in these tests.",
+    ],
 }
-_entries = st.lists(st.tuples(st.sampled_from(["a", "b", "c", "k1", "k2", "dup"]),
-                              st.dictionaries(st.sampled_from(sorted(_FIELD_VALUES)), st.integers(0, 4), max_size=6)),
-                    min_size=1, max_size=8)
+_entries = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "c", "k1", "k2", "dup"]),
+        st.dictionaries(st.sampled_from(sorted(_FIELD_VALUES)), st.integers(0, 4), max_size=6),
+    ),
+    min_size=1,
+    max_size=8,
+)
 
 
 def _render(entries) -> str:
     blocks = []
     for key, chosen in entries:
-        fields = "".join(f"  {name} = {{{_FIELD_VALUES[name][i % len(_FIELD_VALUES[name])]}}},\n" for name, i in chosen.items())
+        fields = "".join(
+            f"  {name} = {{{_FIELD_VALUES[name][i % len(_FIELD_VALUES[name])]}}},\n" for name, i in chosen.items()
+        )
         blocks.append(f"@article{{{key},\n{fields}}}\n")
     return "\n".join(blocks)
 
@@ -228,14 +263,27 @@ def _first_page(pages: str) -> str:
 def _disagreement(a: Paper, b: Paper) -> str:
     """What a merged pair must never disagree on, judged here independently of surveytool's merge code."""
     doi_a, doi_b = a.fields.get("doi", ""), b.fields.get("doi", "")
-    if doi_a and doi_b and not arxiv_id_of_doi(doi_a) and not arxiv_id_of_doi(doi_b) \
-            and normalize_doi(doi_a) != normalize_doi(doi_b):
+    if (
+        doi_a
+        and doi_b
+        and not arxiv_id_of_doi(doi_a)
+        and not arxiv_id_of_doi(doi_b)
+        and normalize_doi(doi_a) != normalize_doi(doi_b)
+    ):
         return "doi"
     if a.fields.get("title") and b.fields.get("title") and normalize(a.fields["title"]) != normalize(b.fields["title"]):
         return "title"
-    if a.fields.get("volume") and b.fields.get("volume") and normalize(a.fields["volume"]) != normalize(b.fields["volume"]):
+    if (
+        a.fields.get("volume")
+        and b.fields.get("volume")
+        and normalize(a.fields["volume"]) != normalize(b.fields["volume"])
+    ):
         return "volume"
-    if a.fields.get("pages") and b.fields.get("pages") and _first_page(a.fields["pages"]) != _first_page(b.fields["pages"]):
+    if (
+        a.fields.get("pages")
+        and b.fields.get("pages")
+        and _first_page(a.fields["pages"]) != _first_page(b.fields["pages"])
+    ):
         return "pages"
     return ""
 
@@ -254,8 +302,10 @@ def account_for_keys(path: Path, out: Path, merge: bool) -> None:
         if not merge:
             assert len({m.key for m in members}) <= 1, f"{path.name}: {[m.key for m in members]} merged unasked"
         for i, a in enumerate(members):
-            for b in members[i + 1:]:
-                assert not _disagreement(a, b), f"{path.name}: {a.key} and {b.key} merged; their {_disagreement(a, b)} differ"
+            for b in members[i + 1 :]:
+                assert not _disagreement(a, b), (
+                    f"{path.name}: {a.key} and {b.key} merged; their {_disagreement(a, b)} differ"
+                )
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -293,12 +343,17 @@ def test_in_place_updates_never_merge_the_users_entries(tmp_path):
     (tmp_path / "surveytool.toml").write_text("[duplicates]\nmerge = true\n", encoding="utf-8")
     updated = run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path, check=True)
     assert "is merged into" not in updated.stderr and "[duplicate-entry]" in updated.stderr
-    assert ENTRY_KEY.findall((tmp_path / "refs.bib").read_text(encoding="utf-8")) == ["lepikhin2020gshard", "lepikhin2021gshard"]
+    assert ENTRY_KEY.findall((tmp_path / "refs.bib").read_text(encoding="utf-8")) == [
+        "lepikhin2020gshard",
+        "lepikhin2021gshard",
+    ]
 
 
 def test_build_merges_on_request_and_a_rebuild_without_the_option_writes_both_entries_again(tmp_path):
     shutil.copy(DUPLICATES / "preprint-published.bib", tmp_path / "refs.bib")
-    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--merge-duplicates", cwd=tmp_path, check=True)
+    run_cli(
+        "build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--merge-duplicates", cwd=tmp_path, check=True
+    )
     written = (tmp_path / "out" / "references.bib").read_text(encoding="utf-8")
     assert ENTRY_KEY.findall(written) == ["lepikhin2020gshard"] and "ids = {lepikhin2021gshard}" in written
     run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", cwd=tmp_path, check=True)
@@ -306,8 +361,10 @@ def test_build_merges_on_request_and_a_rebuild_without_the_option_writes_both_en
     assert ENTRY_KEY.findall(written) == ["lepikhin2020gshard", "lepikhin2021gshard"] and "ids =" not in written
 
 
-PAPER = ("\\documentclass{article}\n{preamble}\\begin{document}\n"
-         "Preprint \\cite{lepikhin2020gshard}, published \\cite{lepikhin2021gshard}.\n{bibliography}\\end{document}\n")
+PAPER = (
+    "\\documentclass{article}\n{preamble}\\begin{document}\n"
+    "Preprint \\cite{lepikhin2020gshard}, published \\cite{lepikhin2021gshard}.\n{bibliography}\\end{document}\n"
+)
 
 
 def paper_tex(preamble: str, bibliography: str) -> str:
@@ -316,8 +373,14 @@ def paper_tex(preamble: str, bibliography: str) -> str:
 
 def compile_paper(folder: Path) -> None:
     """Compile paper.tex with latexmk and check that every citation was defined."""
-    result = subprocess.run(["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=folder,
-                            capture_output=True, text=True, errors="replace", timeout=300)
+    result = subprocess.run(
+        ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=300,
+    )
     log = (folder / "paper.log").read_text(encoding="latin-1")
     assert result.returncode == 0, result.stdout[-2000:]
     assert "undefined" not in log.lower(), re.findall(r".*undefined.*", log)
@@ -327,8 +390,12 @@ def compile_paper(folder: Path) -> None:
 @requires_latex
 def test_absorbed_keys_stay_citable_with_biblatex_and_are_rekeyed_for_bibtex(tmp_path):
     shutil.copy(DUPLICATES / "preprint-published.bib", tmp_path / "refs.bib")
-    run_cli("bib", "refs.bib", "-o", "merged.bib", "--merge-duplicates", "--dialect", "biblatex", cwd=tmp_path, check=True)
-    biblatex = paper_tex("\\usepackage[backend=biber]{biblatex}\n\\addbibresource{merged.bib}\n", "\\printbibliography\n")
+    run_cli(
+        "bib", "refs.bib", "-o", "merged.bib", "--merge-duplicates", "--dialect", "biblatex", cwd=tmp_path, check=True
+    )
+    biblatex = paper_tex(
+        "\\usepackage[backend=biber]{biblatex}\n\\addbibresource{merged.bib}\n", "\\printbibliography\n"
+    )
     (tmp_path / "paper.tex").write_text(biblatex, encoding="utf-8")
     compile_paper(tmp_path)
     assert (tmp_path / "paper.bbl").read_text(encoding="utf-8").count("\\entry{") == 1  # one work, cited by either key
@@ -337,18 +404,36 @@ def test_absorbed_keys_stay_citable_with_biblatex_and_are_rekeyed_for_bibtex(tmp
     plain.mkdir()
     shutil.copy(DUPLICATES / "preprint-published.bib", plain / "refs.bib")
     run_cli("bib", "refs.bib", "-o", "merged.bib", "--merge-duplicates", cwd=plain, check=True)
-    (plain / "paper.tex").write_text(paper_tex("", "\\bibliographystyle{plain}\n\\bibliography{merged}\n"), encoding="utf-8")
+    (plain / "paper.tex").write_text(
+        paper_tex("", "\\bibliographystyle{plain}\n\\bibliography{merged}\n"), encoding="utf-8"
+    )
     run_cli("rekey", "refs.bib", "--tex", "paper.tex", cwd=plain, check=True)
     compile_paper(plain)
     assert (plain / "paper.bbl").read_text(encoding="utf-8").count("\\bibitem") == 1
 
 
 def test_a_csl_json_item_merged_into_the_users_entry_is_named_with_the_reason(tmp_path):
-    (tmp_path / "items.json").write_text(json.dumps([{
-        "id": "ItemFromZotero", "type": "article-journal", "title": "Layer Normalization", "issued": {"date-parts": [[2016]]},
-        "author": [{"family": "Ba", "given": "Jimmy Lei"}, {"family": "Kiros", "given": "Jamie Ryan"},
-                   {"family": "Hinton", "given": "Geoffrey E."}]}]), encoding="utf-8")
+    (tmp_path / "items.json").write_text(
+        json.dumps(
+            [
+                {
+                    "id": "ItemFromZotero",
+                    "type": "article-journal",
+                    "title": "Layer Normalization",
+                    "issued": {"date-parts": [[2016]]},
+                    "author": [
+                        {"family": "Ba", "given": "Jimmy Lei"},
+                        {"family": "Kiros", "given": "Jamie Ryan"},
+                        {"family": "Hinton", "given": "Geoffrey E."},
+                    ],
+                }
+            ]
+        ),
+        encoding="utf-8",
+    )
     keys, messages = bib(tmp_path, "short-title.bib", "items.json")
     assert sorted(keys) == ["LayerNorm", "ba2016layer", "other2016layer"]
-    assert ("items.json:1: warning [duplicate-entry] 'ItemFromZotero' is merged into 'ba2016layer' (the CSL-JSON item "
-            "matches that entry)") in messages
+    assert (
+        "items.json:1: warning [duplicate-entry] 'ItemFromZotero' is merged into 'ba2016layer' (the CSL-JSON item "
+        "matches that entry)"
+    ) in messages
