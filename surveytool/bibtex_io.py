@@ -442,35 +442,30 @@ def _document_from_plain(data: tuple, shift: int) -> BibDocument:
 
 
 def _assemble(documents: list[BibDocument]) -> BibDocument:
-    """The chunks' documents as one, with keys used twice in the file reported (bibtexparser's rule: exact match)."""
+    """The chunks' documents as one, with @string names defined twice reported (entry keys: ``key_fates.py``)."""
     papers: list[Paper] = []
     blocks: list[RawBlock] = []
     findings: list[Finding] = []
-    entry_keys: set[str] = set()
-    string_keys: set[str] = set()
+    string_lines: dict[str, int] = {}
     for document in documents:
         findings.extend(document.findings)
-        for paper in document.papers:
-            if paper.key in entry_keys:
-                findings.append(_duplicate_key(paper.key, paper.sources[0]))
-            entry_keys.add(paper.key)
-            papers.append(paper)
+        papers.extend(document.papers)
         for block in document.blocks:
             if block.kind == "string":
-                if block.key in string_keys:
+                first = string_lines.setdefault(block.key, block.location.line)
+                if first != block.location.line:
                     # A second definition is kept as written, as text: BibTeX would reject it.
-                    findings.append(_duplicate_key(block.key, block.location))
+                    findings.append(_duplicate_string(block.key, first, block.location))
                     block = RawBlock("failed", block.text, block.location)
-                string_keys.add(block.key)
             blocks.append(block)
     findings.sort(key=lambda f: f.location.line if f.location else 0)
     return BibDocument(tuple(papers), tuple(blocks), tuple(findings))
 
 
-def _duplicate_key(key: str, where: SourceLocation) -> Finding:
+def _duplicate_string(name: str, first_line: int, where: SourceLocation) -> Finding:
     return Finding("duplicate-key", Severity.WARNING,
-                   f"entry key '{key}' is used again here; the entry is kept under a new key",
-                   where, "give each entry its own key", key=key)
+                   f"@string '{name}' is defined again here (first on line {first_line}); surveytool uses the first "
+                   "definition and writes this one back as it is", where, "delete or rename one of the definitions", key=name)
 
 
 def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str, str]) -> list[Finding]:

@@ -63,7 +63,10 @@ _staged("no-section", Severity.WARNING, "the tagger found no section for an entr
 _staged("ambiguous-match", Severity.WARNING, "several papers matched equally well",
         "No metadata was taken because two or more candidates scored the same. The message lists them.")
 _staged("duplicate-key", Severity.WARNING, "an entry key used twice in a .bib",
-        "BibTeX keeps only one of them. The second entry is kept under a new key; rename one of them.")
+        "BibTeX uses the first of them, and so does surveytool: bib -o and build write a later entry under the same "
+        "key under a new key, which the message names, or leave it out when it is an identical copy (the message "
+        "says so); bib --in-place leaves your entries as they are. "
+        "An @string defined twice keeps its first definition. Rename one of them.")
 _staged("duplicate-field", Severity.ERROR, "an entry with the same field twice", "BibTeX keeps only one value.")
 _staged("unusable-key", Severity.ERROR, "an entry key LaTeX cannot cite",
         "BibTeX accepts keys with &, $, ^, ~, # or %, but \\cite breaks on them. The chapter shows such an entry "
@@ -150,16 +153,16 @@ def _thin(context: CheckContext) -> Iterable[Finding]:
                           f"fewer than {context.thin}")
 
 
-@register("duplicate-entry", Severity.WARNING, "two .bib entries for the same work",
-          "Entries with the same DOI, arXiv id, title (and compatible first author and year) or abstract were merged "
-          "into one; the absorbed keys are kept as aliases (biblatex ids). Delete the extra entry and cite the kept key.")
-def _duplicates(context: CheckContext) -> Iterable[Finding]:
-    for paper in context.papers:
-        bib_sources = [s for s in paper.sources if s.path.endswith((".bib", ".bibtex"))]
-        if paper.origin is Origin.BIBTEX and len(bib_sources) > 1 and paper.aliases:
-            yield Finding("duplicate-entry", Severity.WARNING,
-                          f"'{paper.key}' and {', '.join(repr(a) for a in paper.aliases)} are the same work",
-                          bib_sources[1], f"keep '{paper.key}' and cite it instead", paper.key)
+_staged("duplicate-entry", Severity.WARNING, "two entries of your .bib for the same work",
+        "Two keyed entries share a DOI, an arXiv id, a title (with compatible first author and year), a short title "
+        "with the same authors and year, or an abstract, and nothing they both state disagrees. Both are written: "
+        "your keys may be cited. The message names both keys, where each is and what they share. Delete one, or "
+        "merge them with --merge-duplicates (bib, build): the first entry keeps its key and every absorbed key is "
+        "named in a message and stays citable (biblatex ids; `surveytool rekey --tex FILE` rewrites \\cite keys).")
+_staged("suspicious-duplicate-id", Severity.WARNING, "records sharing an id or abstract but not one work",
+        "Two records share a DOI, an arXiv id or the opening of their abstract, but their (non-arXiv) DOIs, titles, "
+        "or volume, issue, pages or year in the same venue differ: book chapters carrying the book's blurb, "
+        "publisher boilerplate, an eprint copied by mistake. They are kept apart; one of them probably has a wrong id.")
 
 
 @register("missing-field", Severity.WARNING, "an entry without a field its type requires",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # \cite, \citep*, \Citet, \parencite, \textcite, \autocite, \citeauthor, \nocite, ... with up to two
@@ -13,6 +14,8 @@ _CITE_NAME = re.compile(r"[Cc]ite")
 _SPACE = re.compile(r"\s*")
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
 _OPTIONAL_CLOSE = {"[": "]", "(": ")"}
+# A key inside a key group: no commas, no surrounding space.
+_KEY_PART = re.compile(r"[^,\s](?:[^,]*[^,\s])?")
 
 
 @dataclass(frozen=True)
@@ -43,9 +46,9 @@ def _after_space(text: str, position: int) -> int:
     return match.end() if match else position
 
 
-def _key_groups(text: str, position: int, finder: _Finder) -> tuple[list[str], int] | None:
-    """The brace groups of a citation command's arguments starting at ``position`` (just after its name),
-    and where they end; None when no key group follows."""
+def _key_groups(text: str, position: int, finder: _Finder) -> tuple[list[tuple[int, int]], int] | None:
+    """Where the brace groups of a citation command's arguments starting at ``position`` (just after its name)
+    hold their keys (start, end offsets inside the braces), and where the arguments end; None when no key group follows."""
     if text.startswith("*", position):
         position += 1
     position = _after_space(text, position)
@@ -54,12 +57,12 @@ def _key_groups(text: str, position: int, finder: _Finder) -> tuple[list[str], i
         if close < 0:
             return None
         position = _after_space(text, close + 1)
-    groups: list[str] = []
+    groups: list[tuple[int, int]] = []
     while text.startswith("{", position):
         close, inner_open = finder.find("}", position + 1), finder.find("{", position + 1)
         if close < 0 or 0 <= inner_open < close:  # nested braces are not a key list
             break
-        groups.append(text[position + 1 : close])
+        groups.append((position + 1, close))
         position = _after_space(text, close + 1)
         while text.startswith("[", position):  # a postnote between the groups of \cites
             close = finder.find("]", position + 1)
@@ -69,13 +72,14 @@ def _key_groups(text: str, position: int, finder: _Finder) -> tuple[list[str], i
     return (groups, position) if groups else None
 
 
-def citations(text: str) -> tuple[list[Citation], bool]:
-    """Keys cited in ``text`` with their lines, and whether it has ``\\nocite{*}`` (cites everything)."""
-    text = _COMMENT.sub("", text)
+def _blank_comments(text: str) -> str:
+    """``text`` with each comment replaced by spaces: nothing in it is cited, and offsets and lines stay."""
+    return _COMMENT.sub(lambda m: " " * len(m.group()), text)
+
+
+def _cited_keys(text: str) -> Iterator[tuple[int, int, int]]:
+    """(command start, key start, key end) of every key cited in ``text`` (comments blanked), in order."""
     finder = _Finder(text)
-    found: list[Citation] = []
-    cites_all = False
-    line, counted_to = 1, 0
     position = 0
     while (command := _COMMAND.search(text, position)) is not None:
         position = command.end()
@@ -86,14 +90,30 @@ def citations(text: str) -> tuple[list[Citation], bool]:
         if parsed is None:
             continue
         groups, position = parsed
-        line += text.count("\n", counted_to, command.start())
-        counted_to = command.start()
         if not name.endswith("cites"):
             groups = groups[:1]  # \cite{keys} takes one key group; later braces are text
-        for group in groups:
-            for key in (k.strip() for k in group.split(",")):
-                if key == "*":
-                    cites_all = True
-                elif key:
-                    found.append(Citation(key, line))
+        for group_start, group_end in groups:
+            for part in _KEY_PART.finditer(text, group_start, group_end):
+                yield command.start(), part.start(), part.end()
+
+
+def citations(text: str) -> tuple[list[Citation], bool]:
+    """Keys cited in ``text`` with their lines, and whether it has ``\\nocite{*}`` (cites everything)."""
+    text = _blank_comments(text)
+    found: list[Citation] = []
+    cites_all = False
+    line, counted_to = 1, 0
+    for command_start, start, end in _cited_keys(text):
+        line += text.count("\n", counted_to, command_start)
+        counted_to = command_start
+        key = text[start:end]
+        if key == "*":
+            cites_all = True
+        else:
+            found.append(Citation(key, line))
     return found, cites_all
+
+
+def cite_key_spans(text: str) -> list[tuple[int, int]]:
+    """Where each key cited in ``text`` is (start, end offsets), outside comments: for rewriting keys in place."""
+    return [(start, end) for _, start, end in _cited_keys(_blank_comments(text)) if text[start:end] != "*"]

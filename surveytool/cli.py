@@ -24,6 +24,7 @@ from .cli_options import (
     ForceOpt,
     JsonOpt,
     LevelOpt,
+    MergeDuplicatesOpt,
     OnlineOpt,
     OverridesOpt,
     PlotOpt,
@@ -86,6 +87,7 @@ def build(
                                         "(kept in OUT/.surveytool-cache, by content).")] = True,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = False,
 ) -> None:
     """Run the whole flow and write references.bib, related_work.tex, main.tex and entries.json."""
     from dataclasses import replace
@@ -99,7 +101,8 @@ def build(
     require_choice(level, LEVELS, "--level")
     require_choice(dialect, DIALECTS, "--dialect")
     options = make_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache)
-    result = run_build(replace(options, build_cache=out / CACHE_FOLDER if reuse else None), out,
+    merge_duplicates = merge_duplicates or merge_setting(options.config)
+    result = run_build(replace(options, build_cache=out / CACHE_FOLDER if reuse else None, merge_duplicates=merge_duplicates), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
                                     figure=figure, table=table, plot=plot), progress(quiet, BUILD_STAGES))
     summary = result.summary
@@ -201,6 +204,7 @@ def parse(
     cache: CacheOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = False,
 ) -> None:
     """Read, de-duplicate and resolve the sources; print the merged entries."""
     from dataclasses import replace
@@ -209,7 +213,8 @@ def parse(
     from .pipeline import ANALYSIS_STAGES, analyse
     from .report import entries_table, key_map
 
-    survey = analyse(replace(make_options(sources, None, catalog, tags_field, None, online, config, cache), source_kind=kind),
+    options = make_options(sources, None, catalog, tags_field, None, online, config, cache)
+    survey = analyse(replace(options, source_kind=kind, merge_duplicates=merge_duplicates or merge_setting(options.config)),
                      progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     if as_json:
@@ -275,8 +280,11 @@ def bib(
     tags_field: TagsFieldOpt = "sections",
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = False,
 ) -> None:
     """Write a clean, stable .bib (-o FILE), or update your own in place (--in-place FILE)."""
+    from dataclasses import replace
+
     from .bibliography import DIALECTS, SORT_ORDERS
     from .pipeline import ANALYSIS_STAGES
     from .workflows import BIB_STAGES, update_bib, write_bib
@@ -285,7 +293,11 @@ def bib(
     require_choice(sort, SORT_ORDERS, "--sort")
     if (output is None) == (in_place is None):
         raise typer.BadParameter("give exactly one of -o FILE or --in-place FILE", param_hint="-o/--in-place")
+    if in_place is not None and merge_duplicates:
+        raise typer.BadParameter("--in-place never removes your entries; merge into a new file with -o FILE",
+                                 param_hint="--merge-duplicates")
     options = make_options(sources, taxonomy, catalog, tags_field, overrides)
+    options = replace(options, merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)))
     if in_place is not None:
         survey, edits = update_bib(options, in_place, dialect=dialect, stage=progress(quiet, ANALYSIS_STAGES))
         report(survey.findings, quiet)
@@ -323,6 +335,44 @@ def resolve(
     report(survey.findings, quiet)
     typer.echo(entries_json(survey.papers) if as_json else resolution_report(survey.papers, explain), nl=False)
     raise typer.Exit(exit_code(survey.findings, strict))
+
+
+@app.command()
+def rekey(
+    sources: SourcesArg = None,
+    tex: Annotated[list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys to rewrite (repeatable).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only print what would change.")] = False,
+    catalog: CatalogOpt = None,
+    tags_field: TagsFieldOpt = "sections",
+    quiet: QuietOpt = False,
+) -> None:
+    """Rewrite \\cite keys in .tex files to the keys that --merge-duplicates keeps (each file atomically)."""
+    from dataclasses import replace
+
+    from .pipeline import ANALYSIS_STAGES, analyse
+    from .rekey import rekey_file, replacements
+
+    if not tex:
+        raise typer.BadParameter("name the .tex files to rewrite", param_hint="--tex")
+    survey = analyse(replace(make_options(sources, None, catalog, tags_field), merge_duplicates=True),
+                     progress(quiet, ANALYSIS_STAGES))
+    renamed = replacements(survey.papers)
+    total = 0
+    for path in tex:
+        changes = rekey_file(path, renamed, dry_run=dry_run)
+        total += len(changes)
+        if not quiet:
+            for change in changes:
+                typer.echo(str(change))
+    if not quiet:
+        typer.echo(f"{total} citation key(s) {'to rewrite' if dry_run else 'rewritten'} in {len(tex)} file(s)")
+
+
+def merge_setting(config: Path | None) -> bool:
+    """``merge = true`` in the [duplicates] table of surveytool.toml: --merge-duplicates by default."""
+    from .config import load_merge_duplicates
+
+    return load_merge_duplicates(config)
 
 
 app.command()(check)

@@ -30,6 +30,7 @@ TemplatesOpt = Annotated[Path | None, typer.Option("--templates", readable=False
                                                    help="Folder of templates overriding the bundled ones.")]
 DialectOpt = Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
+MergeDuplicatesOpt = Annotated[bool, typer.Option("--merge-duplicates", help="Also merge your own .bib entries that are one work; the first keeps its key, the others are named and stay citable as biblatex ids.")]
 TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
 
 

@@ -215,3 +215,13 @@ def load_latex_allow(path: Path | None) -> tuple[str, ...]:
         raise InputError(f"[latex] allow names commands that read or write files, run programs or build other commands: "
                          f"{', '.join(refused)}", path=str(path), hint="remove them; no setting can allow them")
     return tuple(names)
+def load_merge_duplicates(path: Path | None) -> bool:
+    """The [duplicates] table's ``merge``: whether bib, build and parse merge your own duplicate entries."""
+    table = _load(path).get("duplicates", {}) if path else {}
+    unknown = sorted(set(table) - {"merge"})
+    if unknown:
+        raise InputError(f"unknown setting(s) in [duplicates]: {', '.join(unknown)}", path=str(path), hint="known: merge")
+    merge = table.get("merge", False)
+    if not isinstance(merge, bool):
+        raise InputError("[duplicates] merge must be true or false", path=str(path), hint="merge = true")
+    return merge

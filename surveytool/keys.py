@@ -83,7 +83,8 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None,
     pins = dict(pins or {})
     found = [identities_of(p) for p in papers]
     identity = [identity_of(p, f) for p, f in zip(papers, found, strict=True)]
-    taken: set[str] = set()
+    # Keys absorbed by a merge stay citable (biblatex ids): no other entry may take them.
+    taken: set[str] = {alias for paper in papers for alias in paper.aliases}
     keyed: dict[int, str] = {}
     # Pinned and user-given keys first, in a fixed order, so they win every collision.
     for index in sorted(range(len(papers)), key=lambda i: min(papers[i].sources)):
@@ -108,11 +109,8 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None,
     result = []
     for index, paper in enumerate(papers):
         key = keyed[index]
-        if key == paper.key:
-            result.append(paper)
-        else:
-            aliases = tuple(sorted({*paper.aliases, paper.key})) if paper.key else paper.aliases
-            result.append(replace(paper, key=key, aliases=aliases))
+        # A key given up for another entry's sake stays that entry's: it is no alias of this one.
+        result.append(paper if key == paper.key else replace(paper, key=key))
         pins.setdefault(identity[index], key)
     return result, dict(sorted(pins.items()))
 

@@ -1,8 +1,11 @@
-"""De-duplication: papers that share an identity become one paper. Linear in the input.
+"""De-duplication: records of one work become one paper. Linear in the input.
 
 Identities are hash keys (DOI, arXiv id, normalized title, snippet
-fingerprint); papers sharing one are merged with a union-find, so no pair of
-papers is ever compared except those already in the same bucket.
+fingerprint, a short title with its authors and year); only records in the
+same bucket are compared. They merge when nothing they state disagrees
+(``merge_evidence.py``), checked for every pair of a merged group, so a
+chain of look-alikes never joins works that differ. The user's own keyed
+entries are reported, not merged, unless merging is asked for.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 from .identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
-from .models import Origin, Paper, frozen_mapping
+from .merge_evidence import first_author_surname as first_author_surname  # where keys and resolve look for it
+from .merge_groups import PairwiseGroups
+from .models import Finding, Origin, Paper, frozen_mapping
 from .textnorm import abstract_similarity, normalize, opening_words, shingles
 
 # Enough words to tell two abstracts apart; fewer and a shared opening could merge them.
@@ -24,16 +29,9 @@ _NEAR_WORDS = 60
 _NEAR_CANDIDATES = 3
 _MIN_SHARED_SHINGLES = 3
 _MAX_POSTINGS = 50  # a four-word run in more abstracts than this is boilerplate, not evidence
+_MAX_BUCKET = 64  # records compared within one identity's bucket
 # Origins whose metadata is preferred when merging, best first.
 _ORIGIN_RANK = {Origin.BIBTEX: 0, Origin.CSL_JSON: 1, Origin.IDENTIFIER: 2, Origin.ANCHOR: 3, Origin.SNIPPET: 4}
-
-
-def first_author_surname(paper: Paper) -> str:
-    if not paper.authors:
-        return ""
-    name = paper.authors[0]
-    surname = name.split(",")[0] if "," in name else name.split()[-1] if name.split() else ""
-    return normalize(surname).replace(" ", "")
 
 
 def identities(paper: Paper) -> list[str]:
@@ -50,14 +48,29 @@ def identities(paper: Paper) -> list[str]:
         if arxiv:
             keys.append("arxiv:" + arxiv)
     title = paper.fields.get("title")
+    short = ""
     if title and (paper.resolution is not None or not paper.truncated):
-        normalized = normalize(title)
-        if len(normalized.split()) >= _MIN_TITLE_WORDS:
+        normalized = normalize(title)  # words separated by single spaces
+        if normalized.count(" ") >= _MIN_TITLE_WORDS - 1:
             keys.append("title:" + normalized)
+        elif normalized:
+            short = short_title_identity(paper, normalized)
     fingerprint = snippet_fingerprint(paper)
     if fingerprint:
         keys.append("snippet:" + fingerprint)
+    if short:
+        keys.append(short)
     return keys
+
+
+def short_title_identity(paper: Paper, normalized_title: str) -> str:
+    """A title too short to identify a work alone ("Layer normalization"), with every author's surname and the year."""
+    year = paper.fields.get("year", "")[:4]
+    if not year.isdigit() or not paper.authors:
+        return ""
+    surnames = ",".join(normalize(name.split(",")[0] if "," in name else (name.split() or [""])[-1])
+                        for name in paper.authors)
+    return f"short:{normalized_title}|{surnames}|{year}"
 
 
 class IdentityCache:
@@ -87,41 +100,45 @@ def snippet_fingerprint(paper: Paper) -> str | None:
     return hashlib.sha1(" ".join(words).encode()).hexdigest()[:12]
 
 
-def _compatible(a: Paper, b: Paper) -> bool:
-    """Same title is the same work only if first authors and years do not disagree."""
-    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
-    if surname_a and surname_b and surname_a != surname_b:
-        return False
-    year_a, year_b = a.fields.get("year", ""), b.fields.get("year", "")
-    return not (year_a[:4].isdigit() and year_b[:4].isdigit() and abs(int(year_a[:4]) - int(year_b[:4])) > 2)
+def merge_duplicates(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities,
+                     *, merge_user_entries: bool = False) -> list[Paper]:
+    """One paper per work, in the order of each work's first appearance (see ``merge_records``)."""
+    return merge_records(papers, identities_of, merge_user_entries=merge_user_entries)[0]
 
 
-def merge_duplicates(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities) -> list[Paper]:
-    """One paper per work, in the order of each work's first appearance."""
-    parent = list(range(len(papers)))
+def merge_records(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities,
+                  *, merge_user_entries: bool = False) -> tuple[list[Paper], list[Finding]]:
+    """One paper per work, and findings about records that look alike but were kept apart.
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    first_with: dict[str, int] = {}
+    Records sharing an identity are candidates; they merge only when nothing
+    they state disagrees, for every pair of the merged group. Two keyed entries
+    of the user's .bib merge only with ``merge_user_entries`` (or when one is an
+    identical copy of the other under the same key); otherwise they are
+    reported as ``duplicate-entry``. Records sharing an id or abstract but
+    disagreeing are reported as ``suspicious-duplicate-id``.
+    """
+    groups = PairwiseGroups(papers, merge_user_entries)
+    first_holder: dict[str, int] = {}
+    holders: dict[str, list[int]] = {}  # only identities held twice or more: most are held once
     for index, paper in enumerate(papers):
         for identity in identities_of(paper):
-            other = first_with.setdefault(identity, index)
-            if other != index and (not identity.startswith("title:") or _compatible(papers[other], paper)):
-                parent[find(index)] = find(other)
+            first = first_holder.setdefault(identity, index)
+            if first == index:
+                continue
+            others = holders.get(identity)
+            if others is None:
+                others = holders[identity] = [first]
+            if len(others) <= _MAX_BUCKET:  # a bucket larger than this is boilerplate, not evidence
+                for other in others:
+                    groups.consider(other, index, identity)
+            others.append(index)
+    _union_near_duplicate_abstracts(papers, groups)
+    merged = [merge_group([papers[i] for i in members]) if len(members) > 1 else papers[members[0]]
+              for members in groups.in_order()]
+    return merged, groups.findings
 
-    _union_near_duplicate_abstracts(papers, find, parent)
 
-    groups: dict[int, list[Paper]] = {}
-    for index, paper in enumerate(papers):
-        groups.setdefault(find(index), []).append(paper)
-    return [merge_group(group) if len(group) > 1 else group[0] for group in groups.values()]
-
-
-def _union_near_duplicate_abstracts(papers: Sequence[Paper], find, parent: list[int]) -> None:
+def _union_near_duplicate_abstracts(papers: Sequence[Paper], groups: PairwiseGroups) -> None:
     """Join abstracts that agree word for word but for small edits or a different cut.
 
     Candidates come from shared four-word runs (a hash index), so each abstract
@@ -139,9 +156,9 @@ def _union_near_duplicate_abstracts(papers: Sequence[Paper], find, parent: list[
         shared = Counter(other for s in shingles(own) if len(postings[s]) <= _MAX_POSTINGS
                          for other in postings[s] if other > index)
         for other, count in shared.most_common(_NEAR_CANDIDATES):
-            if count >= _MIN_SHARED_SHINGLES and find(other) != find(index) \
+            if count >= _MIN_SHARED_SHINGLES and groups.find(other) != groups.find(index) \
                     and abstract_similarity(own, words[other]) >= NEAR_DUPLICATE:
-                parent[find(other)] = find(index)
+                groups.consider(index, other, "snippet:near")
 
 
 def merge_group(group: Iterable[Paper]) -> Paper:
@@ -161,7 +178,9 @@ def merge_group(group: Iterable[Paper]) -> Paper:
                 else:
                     latex.pop(name, None)
     keys = {p.key for p in ranked if p.key} | {a for p in ranked for a in p.aliases}
-    key = best.key or next((p.key for p in ranked if p.key), "")
+    # The entry read first keeps its key, so that \cite{key} still means what it meant in the user's file.
+    keyed = sorted((p for p in ranked if p.key), key=lambda p: (_ORIGIN_RANK[p.origin], min(p.sources)))
+    key = keyed[0].key if keyed else ""
     explicit = tuple(dict.fromkeys(t for p in ranked for t in p.explicit_tags))
     return Paper(
         origin=best.origin,

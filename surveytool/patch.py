@@ -129,6 +129,8 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
     pins = dict(load_pins(options.lock_file)) if options.lock_file else {}
     news: list[_Added] = []
     findings = [(c, _moved_finding(f, moves)) for c, f in snapshot.findings if c not in removed]
+    if moves and any(f[0] in _NAMING_OTHER_LINES for _, f in findings):
+        return None  # their messages name where the other entry is, which only a full build says anew
     for run, index, macros in added:
         document = run.read(index, macros)
         if len(document.papers) != 1 or document.blocks:
@@ -203,6 +205,10 @@ def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added
     # The last entry of the .bib without its blank line; the last object of entries.json closing the list.
     return (bib.respliced(records, new_bib)[:-1], objects.respliced(records, new_json)[:-2] + b"\n]\n", records,
             tuple(view for _, view in kept))
+
+
+#: Checks whose messages name the place of a second entry (a duplicate's), besides their own location.
+_NAMING_OTHER_LINES = frozenset({"duplicate-entry", "duplicate-key", "suspicious-duplicate-id"})
 
 
 def _moved_finding(plain: tuple, moves: Sequence[Move]) -> tuple:

@@ -16,10 +16,11 @@ from typing import Protocol
 
 from . import __version__
 from .bibtex_io import ChunkLayout
+from .key_fates import key_findings
 from .keys import assign_keys, load_pins
 from .learned_tagger import Exemplar, user_exemplars
 from .memo import BuildCache, code_stamp
-from .merge import IdentityCache, merge_duplicates
+from .merge import IdentityCache, merge_records
 from .models import Finding, Paper, RawBlock, Severity, Taxonomy
 from .overrides import apply_overrides, load_overrides
 from .readers import read_source, read_sources
@@ -49,6 +50,7 @@ class Options:
     config: Path | None = None
     cache: Path | None = None  # where online answers are kept; default beside the outputs
     build_cache: Path | None = None  # folder of the per-entry memos that make rebuilds fast (memo.py); None: none
+    merge_duplicates: bool = False  # also merge the user's own keyed entries that are one work (absorbed keys become aliases)
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,7 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
     # The entries as read are tagged in a forked child while duplicates merge and keys are assigned here.
     with tagger.tag_beside(read.papers, tag_memo) as ahead:
         with stage("merging duplicates"):
-            papers = merge_duplicates(read.papers, identities)
+            papers, merge_findings = merge_records(read.papers, identities, merge_user_entries=options.merge_duplicates)
         with stage("resolving"):
             unresolved = sum(not p.resolved for p in papers)
             resolvers = load_resolvers(options)
@@ -195,11 +197,13 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
             resolve_findings += _resolver_findings(resolvers)
             # Resolution can show that two records are one work (a snippet and its anchor).
             if sum(not p.resolved for p in papers) < unresolved:
-                papers = merge_duplicates(papers, identities)
+                papers, more = merge_records(papers, identities, merge_user_entries=options.merge_duplicates)
+                merge_findings = list(dict.fromkeys([*merge_findings, *more]))
         with stage("keys"):
             pins = load_pins(options.lock_file) if options.lock_file else {}
             unkeyed = papers
             papers, pins = assign_keys(papers, pins, identities)
+            merge_findings += key_findings(read.papers, papers)
         override_findings: list[Finding] = []
         if options.overrides:
             overrides, lines = load_overrides(options.overrides)
@@ -212,7 +216,8 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
         read.layouts, not any(f.check == "encoding" for f in read.findings),
         entry_facts(read.papers, list(zip(unkeyed, papers, strict=True)), identities, pins))
     papers = sorted(papers, key=lambda p: p.key)
-    findings = sorted([*read.findings, *resolve_findings, *override_findings, *tag_findings, *memos.discarded],
+    findings = sorted([*read.findings, *merge_findings, *resolve_findings, *override_findings, *tag_findings,
+                       *memos.discarded],
                       key=finding_order)
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, memos.stats()), trace
 

@@ -28,6 +28,8 @@ FAILING = {
     "unresolved-entry": ("@misc{anon-x, title = {Unresolved snippet: We study…}, key = {Unresolved}, sections = {moe}}\n", []),
     "duplicate-entry": (CLEAN + CLEAN.replace("shazeer2017", "shazeer17"), []),
     "duplicate-key": (CLEAN + CLEAN.replace("Outrageously", "Another"), []),
+    "suspicious-duplicate-id": (CLEAN.replace("  year", "  doi = {10.1/x},\n  year")
+                                + CLEAN.replace("shazeer2017", "other").replace("Outrageously", "Another").replace("  year", "  doi = {10.1/x},\n  year"), []),
     "duplicate-field": (CLEAN.replace("  year = 2017,", "  year = 2017,\n  year = 2018,"), []),
     "unusable-key": (CLEAN.replace("shazeer2017", "shazeer&2017"), []),
     "bibtex-syntax": (CLEAN + "@article{broken, title = {unbalanced\n" + CLEAN.replace("shazeer2017", "other"), []),

@@ -61,18 +61,21 @@ def test_taxonomy_tree_with_counts_and_validate(tmp_path):
 
 def test_every_command_has_help_and_is_in_the_readme():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for command in ("build", "parse", "tag", "bib", "resolve", "draft", "export", "taxonomy", "taxonomy validate"):
+    for command in ("build", "parse", "tag", "bib", "resolve", "draft", "export", "taxonomy", "taxonomy validate", "rekey"):
         result = run_cli(*command.split(), "--help", check=True)
         assert "Usage" in result.stdout
         assert f"`surveytool {command}" in readme, command
 
 
-def test_parse_prints_the_old_to_new_key_map_of_merged_entries(tmp_path):
+def test_parse_reports_duplicates_and_prints_the_old_to_new_key_map_when_asked_to_merge(tmp_path):
     (tmp_path / "a.bib").write_text("@misc{pre, title = {Deep Things Here}, eprint = {2104.14830v1}}\n"
                                     "@inproceedings{pub, title = {Deep Things Here}, doi = {10.1/x}, eprint = {2104.14830}, "
                                     "booktitle = {ASRU}}\n")
-    result = run_cli("parse", "a.bib", cwd=tmp_path, check=True)
-    assert "merged keys (1)" in result.stdout and "pre  ->  pub" in result.stdout  # the published version's key stays
+    kept = run_cli("parse", "a.bib", cwd=tmp_path, check=True)
+    assert "merged keys" not in kept.stdout  # your own entries: reported, never merged unasked
+    assert "a.bib:2: warning [duplicate-entry] 'pub' (a.bib:2) and 'pre' (a.bib:1) look like the same work" in kept.stderr
+    result = run_cli("parse", "a.bib", "--merge-duplicates", cwd=tmp_path, check=True)
+    assert "merged keys (1)" in result.stdout and "pub  ->  pre" in result.stdout  # the first entry's key stays
 
 
 def test_odd_csl_json_items_are_skipped_with_a_finding_and_bare_id_urls_are_read(tmp_path):

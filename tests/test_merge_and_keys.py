@@ -2,7 +2,7 @@ from dataclasses import replace
 
 from surveytool import merge
 from surveytool.keys import assign_keys, key_base
-from surveytool.merge import IdentityCache, merge_duplicates
+from surveytool.merge import IdentityCache, merge_duplicates, merge_records
 from surveytool.models import Origin, Paper, Resolution, SourceLocation, frozen_mapping
 
 
@@ -13,19 +13,20 @@ def paper(line, origin=Origin.BIBTEX, key="", **fields):
 SNIPPET = "Sharding a large machine learning model across multiple devices to balance the costs is important in distributed training. This is challenging…"
 
 
-def test_arxiv_preprint_and_published_version_merge_keeping_venue_and_eprint():
+def test_merging_a_preprint_and_its_published_version_on_request_keeps_venue_eprint_and_the_first_key():
     preprint = paper(1, key="pre", title="Deep Things", eprint="2104.14830v2", year="2021")
     published = paper(9, key="pub", title="Deep Things", doi="10.1/X", eprint="arXiv:2104.14830", booktitle="ASRU", year="2021")
-    [merged] = merge_duplicates([preprint, published])
+    assert len(merge_duplicates([preprint, published])) == 2  # the user's own entries: reported, not merged
+    [merged] = merge_duplicates([preprint, published], merge_user_entries=True)
     assert merged.fields["booktitle"] == "ASRU" and merged.fields["eprint"] == "arXiv:2104.14830"
-    assert merged.key == "pub" and merged.aliases == ("pre",)  # the published version leads
+    assert merged.key == "pre" and merged.aliases == ("pub",)  # the first entry keeps its key
     assert [s.line for s in merged.sources] == [1, 9]
 
 
 def test_arxiv_doi_is_the_arxiv_id():
     a = paper(1, key="a", doi="10.48550/arXiv.2301.02959")
     b = paper(2, key="b", eprint="2301.02959")
-    assert len(merge_duplicates([a, b])) == 1
+    assert len(merge_duplicates([a, b], merge_user_entries=True)) == 1
 
 
 def test_same_and_near_same_snippets_merge_and_a_shared_opening_does_not():
@@ -42,7 +43,7 @@ def test_same_title_with_different_first_authors_is_not_merged():
     a = paper(1, key="a", title="Attention Is All You Need", author="Vaswani, A.")
     b = paper(2, key="b", title="Attention is all you need", author="Smith, B.")
     c = paper(3, key="c", title="Attention is all you need!", author="Ashish Vaswani")
-    assert [len(p.sources) for p in merge_duplicates([a, b, c])] == [2, 1]
+    assert [len(p.sources) for p in merge_duplicates([a, b, c], merge_user_entries=True)] == [2, 1]
 
 
 def resolved(line, title, author, year):
@@ -94,3 +95,43 @@ def test_identities_are_computed_once_per_paper_and_shared_by_merging_and_keys(m
     keyed = assign_keys(merged, {}, cache)
     assert len(calls) == 4  # only the merged paper is new; the other one was not recomputed
     assert keyed == assign_keys(merge_duplicates([first, same, other]), {})
+
+
+def test_a_renamed_duplicate_key_is_no_alias_and_absorbed_keys_are_never_given_to_another_entry():
+    first = paper(1, key="k", title="The First Paper Here", author="Ann Lee")
+    second = paper(5, key="k", title="Another Paper Entirely", author="Bo Chen")
+    keyed, _ = assign_keys([first, second])
+    assert [(p.key, p.aliases) for p in keyed] == [("k", ()), ("kb", ())]  # 'k' is the first entry's, not an alias of 'kb'
+    merged = replace(paper(1, key="j", title="A Merged Work Here"), aliases=("m",))
+    newcomer = paper(9, key="m", title="Unrelated Work Using That Key")
+    keyed, _ = assign_keys([merged, newcomer])
+    assert [p.key for p in keyed] == ["j", "mb"]  # \cite{m} keeps meaning the merged entry (biblatex ids)
+
+
+def test_merge_findings_name_both_keys_their_places_and_the_shared_evidence():
+    a = paper(1, key="a", title="Pipeline Parallelism at Scale", doi="10.1/x", author="Lee, Ann", year="2020")
+    b = paper(7, key="b", title="Pipeline parallelism at scale", doi="10.1/X", author="Ann Lee", year="2020")
+    c = paper(9, key="c", title="A Different Paper Altogether", doi="10.1/x", author="Bo Chen", year="2021")
+    merged, findings = merge_records([a, b, c])
+    assert [p.key for p in merged] == ["a", "b", "c"]
+    assert [(f.check, f.key, f.location.line) for f in findings] == [("duplicate-entry", "b", 7), ("suspicious-duplicate-id", "c", 9)]
+    assert findings[0].message == ("'b' (x.bib:7) and 'a' (x.bib:1) look like the same work: the same DOI 10.1/x; "
+                                   "both are kept")
+    assert "their titles differ" in findings[1].message
+
+
+def test_a_key_two_different_entries_use_is_never_absorbed_by_a_requested_merge():
+    first = paper(1, key="k", title="Pipeline Parallelism at Scale", doi="10.1/x")
+    other = paper(3, key="k", title="Something Else Entirely Here")
+    same_work = paper(5, key="j", title="Pipeline Parallelism at Scale", doi="10.1/x")
+    merged = merge_duplicates([first, other, same_work], merge_user_entries=True)
+    assert [(p.key, p.aliases) for p in merged] == [("k", ()), ("k", ()), ("j", ())]
+
+
+def test_an_identical_copy_of_a_reported_duplicate_is_merged_and_not_reported_again():
+    first = paper(1, key="Smith2009", title="Quantum somethings", author="Caroline JA Smith", year="2009")
+    variant = paper(5, key="Smith2009a", title="Quantum somethings", author="Caroline JA Smith", year="2009", booktitle="blah")
+    copy = paper(9, key="Smith2009", title="Quantum somethings", author="Caroline JA Smith", year="2009")
+    merged, findings = merge_records([first, variant, copy])
+    assert [(p.key, [s.line for s in p.sources]) for p in merged] == [("Smith2009", [1, 9]), ("Smith2009a", [5])]
+    assert [(f.check, f.key) for f in findings] == [("duplicate-entry", "Smith2009a")]

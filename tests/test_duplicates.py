@@ -1,0 +1,440 @@
+"""Duplicates in the user's .bib: reported, never merged unasked; merged on request only on pairwise evidence.
+
+Each file under tests/data/duplicates is a trap seen in real bibliographies.
+"""
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA, requires_latex, run_cli
+from surveytool.identifiers import arxiv_id_of_doi, normalize_doi
+from surveytool.merge import merge_records
+from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.pipeline import Options
+from surveytool.readers import read_source
+from surveytool.rekey import rekey_text
+from surveytool.textnorm import normalize
+from surveytool.workflows import write_bib
+
+DUPLICATES = DATA / "duplicates"
+ENTRY_KEY = re.compile(r"^@(?!string|comment|preamble)\w+\{([^,\s]+),", re.M | re.I)
+
+
+def bib(tmp_path: Path, *names: str, options: tuple[str, ...] = ()) -> tuple[list[str], str]:
+    """Run `surveytool bib -o` on data files copied into ``tmp_path``: the keys written and the messages."""
+    for name in names:
+        if (DUPLICATES / name).exists():
+            shutil.copy(DUPLICATES / name, tmp_path / name)
+    result = run_cli("bib", *names, "-o", "out.bib", *options, cwd=tmp_path, check=True)
+    return ENTRY_KEY.findall((tmp_path / "out.bib").read_text(encoding="utf-8")), result.stderr
+
+
+def findings(stderr: str, check: str) -> list[str]:
+    return [line for line in stderr.splitlines() if f"[{check}]" in line]
+
+
+def test_book_chapters_sharing_the_books_blurb_stay_apart_even_when_merging_is_asked(tmp_path):
+    for options in ((), ("--merge-duplicates",)):
+        keys, messages = bib(tmp_path, "book-chapters.bib", options=options)
+        assert sorted(keys) == ["garcia2019memory", "lee2019compression", "smith2019scheduling"]
+        suspicious = findings(messages, "suspicious-duplicate-id")
+        assert len(suspicious) == 2 and all("share the same abstract, but their titles differ" in m for m in suspicious)
+        assert not findings(messages, "duplicate-entry")
+
+
+def test_a_junk_eprint_shared_by_papers_with_different_dois_is_a_suspicious_id_not_a_merge(tmp_path):
+    keys, messages = bib(tmp_path, "junk-eprint.bib", options=("--merge-duplicates",))
+    assert sorted(keys) == ["kim2020sparse", "ortiz2021graphs"]
+    [message] = findings(messages, "suspicious-duplicate-id")
+    assert message.startswith(
+        "junk-eprint.bib:13: warning [suspicious-duplicate-id] 'ortiz2021graphs' (junk-eprint.bib:13) "
+        "and 'kim2020sparse' (junk-eprint.bib:1) share the same arXiv id 2001.00001, but their DOIs "
+        "differ (10.5555/jmlr.2020.001, 10.1145/3000000.3000001)"
+    )
+
+
+def test_recurring_column_titles_in_other_volumes_never_chain_into_one_entry(tmp_path):
+    keys, messages = bib(tmp_path, "columns.bib")
+    assert sorted(keys) == ["column2001", "column2002", "column2002again", "column2003"]
+    [duplicate] = findings(messages, "duplicate-entry")  # only the true copy of volume 11
+    assert duplicate.startswith(
+        "columns.bib:31: warning [duplicate-entry] 'column2002again' (columns.bib:31) and "
+        "'column2002' (columns.bib:11) look like the same work"
+    )
+    merged_keys, merged_messages = bib(tmp_path, "columns.bib", options=("--merge-duplicates",))
+    assert sorted(merged_keys) == ["column2001", "column2002", "column2003"]
+    assert "'column2002again' is merged into 'column2002'" in merged_messages
+
+
+def test_a_preprint_and_its_published_version_are_reported_and_merged_only_on_request(tmp_path):
+    keys, messages = bib(tmp_path, "preprint-published.bib")
+    assert sorted(keys) == ["lepikhin2020gshard", "lepikhin2021gshard"]
+    [duplicate] = findings(messages, "duplicate-entry")
+    assert (
+        "'lepikhin2021gshard' (preprint-published.bib:8) and 'lepikhin2020gshard' (preprint-published.bib:1) look "
+        "like the same work"
+        in duplicate
+        and "both are kept" in duplicate
+    )
+
+    keys, messages = bib(tmp_path, "preprint-published.bib", options=("--merge-duplicates", "--dialect", "biblatex"))
+    assert keys == ["lepikhin2020gshard"]  # the first entry keeps its key
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "ids = {lepikhin2021gshard}" in written and "International Conference on Learning Representations" in written
+    assert (
+        "preprint-published.bib:8: warning [duplicate-entry] 'lepikhin2021gshard' is merged into 'lepikhin2020gshard'"
+        in messages
+    )
+
+
+def test_two_entries_of_one_work_with_different_biber_options_are_both_kept(tmp_path):
+    keys, messages = bib(tmp_path, "biber-options.bib")
+    assert sorted(keys) == ["knuth1984tex", "knuth1984tex-prefix"]
+    [duplicate] = findings(messages, "duplicate-entry")
+    assert "'knuth1984tex-prefix' (biber-options.bib:9) and 'knuth1984tex' (biber-options.bib:1)" in duplicate
+
+
+def test_short_title_duplicates_with_the_same_authors_and_year_are_found_by_bib_and_check(tmp_path):
+    keys, messages = bib(tmp_path, "short-title.bib")
+    assert sorted(keys) == ["LayerNorm", "ba2016layer", "other2016layer"]
+    [duplicate] = findings(messages, "duplicate-entry")
+    assert "'LayerNorm' (short-title.bib:8) and 'ba2016layer' (short-title.bib:1)" in duplicate
+    assert "the same short title, authors and year" in duplicate
+    assert not any("other2016layer" in m for m in findings(messages, "duplicate-entry"))
+    checked = run_cli("check", "short-title.bib", "--json", "--checks", "duplicate-entry", cwd=tmp_path)
+    [found] = json.loads(checked.stdout)
+    assert (found["key"], found["line"]) == ("LayerNorm", 8)
+
+
+def test_a_duplicated_key_stays_with_the_first_entry_and_every_message_names_what_became_of_the_second(tmp_path):
+    keys, messages = bib(tmp_path, "duplicate-keys.bib")
+    assert sorted(keys) == ["copy", "shared", "sharedb"]
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    first = written[written.index("@article{shared,") :]
+    assert first.split("}\n", 1)[0].count("The First Paper Under This Key") == 1  # \cite{shared} means the first entry
+    assert (
+        "duplicate-keys.bib:18: warning [duplicate-key] entry key 'shared' is used again here (the entry at "
+        "duplicate-keys.bib:4 keeps it); bib -o and build write this entry under the new key 'sharedb'"
+    ) in messages
+    assert (
+        "duplicate-keys.bib:25: warning [duplicate-key] entry key 'copy' is used again here by an identical copy of "
+        "the entry at duplicate-keys.bib:12; bib -o and build leave this copy out"
+    ) in messages
+    [macro] = [m for m in findings(messages, "duplicate-key") if "mar" in m]
+    assert macro.startswith("duplicate-keys.bib:2: warning [duplicate-key] @string 'mar' is defined again here")
+    assert "entry key 'mar'" not in messages
+
+    parsed = run_cli("parse", "duplicate-keys.bib", "--json", cwd=tmp_path, check=True)
+    aliases = {entry["key"]: entry["aliases"] for entry in json.loads(parsed.stdout)}
+    assert aliases == {"copy": [], "shared": [], "sharedb": []}  # 'shared' is still a separate entry's key
+
+
+def test_ids_and_snippets_still_merge_into_the_users_matching_entry(tmp_path):
+    (tmp_path / "more.ids").write_text("arXiv:2006.16668\n", encoding="utf-8")
+    keys, messages = bib(tmp_path, "preprint-published.bib", "more.ids")
+    assert sorted(keys) == ["lepikhin2020gshard", "lepikhin2021gshard"]
+    parsed = json.loads(
+        run_cli("parse", "preprint-published.bib", "more.ids", "--json", cwd=tmp_path, check=True).stdout
+    )
+    merged = next(e for e in parsed if e["key"] == "lepikhin2021gshard")
+    assert merged["sources"] == ["more.ids:1", "preprint-published.bib:8"]
+
+
+def record(line: int, **fields: str) -> Paper:
+    """A record without a user key (from an id list or a catalog): free to merge on evidence."""
+    return Paper(origin=Origin.IDENTIFIER, sources=(SourceLocation("list.ids", line),), fields=frozen_mapping(fields))
+
+
+def test_a_merge_holds_for_every_pair_of_its_group_not_only_along_a_chain():
+    volume_10 = record(1, title="Coming next issue", author="Editors", journal="Quarterly", volume="10", year="2001")
+    undated = record(2, title="Coming next issue", author="Editors")  # agrees with either, but they disagree
+    volume_11 = record(3, title="Coming next issue", author="Editors", journal="Quarterly", volume="11", year="2002")
+    merged, _ = merge_records([volume_10, undated, volume_11])
+    assert [[s.line for s in p.sources] for p in merged] == [[1, 2], [3]]
+
+
+def test_rekey_rewrites_only_the_cited_keys_keeping_bytes_line_endings_mode_and_symlink(tmp_path):
+    for name in ("preprint-published.bib",):
+        shutil.copy(DUPLICATES / name, tmp_path / name)
+    original = (
+        "Caf\xe9 \\cite{lepikhin2021gshard, other}\r\n% \\cite{lepikhin2021gshard}\r\n"
+        "\\citep[see][p.~2]{ lepikhin2021gshard }\r\n"
+    ).encode("latin-1")
+    paper = tmp_path / "paper.tex"
+    paper.write_bytes(original)
+    paper.chmod(0o640)
+    (tmp_path / "link.tex").symlink_to("paper.tex")
+
+    dry = run_cli("rekey", "preprint-published.bib", "--tex", "link.tex", "--dry-run", cwd=tmp_path, check=True)
+    assert "link.tex:1: lepikhin2021gshard -> lepikhin2020gshard" in dry.stdout and paper.read_bytes() == original
+
+    done = run_cli("rekey", "preprint-published.bib", "--tex", "link.tex", cwd=tmp_path, check=True)
+    assert "2 citation key(s) rewritten in 1 file(s)" in done.stdout
+    assert paper.read_bytes() == original.replace(b"{lepikhin2021gshard,", b"{lepikhin2020gshard,").replace(
+        b"{ lepikhin2021gshard }", b"{ lepikhin2020gshard }"
+    )  # the commented-out \cite stays as it was
+    assert (tmp_path / "link.tex").is_symlink() and stat.S_IMODE(paper.stat().st_mode) == 0o640
+    assert sorted(os.listdir(tmp_path)) == ["link.tex", "paper.tex", "preprint-published.bib"]
+
+
+def test_rekey_text_leaves_keys_that_were_not_merged_and_text_outside_citations():
+    text = "key old here \\citet{old,new} and \\cites{old}[p]{x}\n"
+    assert rekey_text(text, {"old": "new"})[0] == "key old here \\citet{new,new} and \\cites{new}[p]{x}\n"
+
+
+def test_rekey_without_tex_files_is_bad_usage(tmp_path):
+    shutil.copy(DUPLICATES / "columns.bib", tmp_path / "columns.bib")
+    assert run_cli("rekey", "columns.bib", cwd=tmp_path).returncode == 2
+
+
+@pytest.mark.parametrize("edit", ["insert above", "edit elsewhere"])
+def test_a_rebuild_after_an_edit_names_the_duplicates_where_they_now_are(tmp_path, edit):
+    shutil.copy(DUPLICATES / "short-title.bib", tmp_path / "refs.bib")
+    run_cli("build", "refs.bib", "--out", "out", cwd=tmp_path, check=True)
+    text = (tmp_path / "refs.bib").read_text(encoding="utf-8")
+    if edit == "insert above":
+        text = "@misc{zz, title = {Something Else Entirely Here}}\n\n" + text
+    else:
+        text = text.replace("A Workshop", "Another Workshop")
+    (tmp_path / "refs.bib").write_text(text, encoding="utf-8")
+    rebuilt = run_cli("build", "refs.bib", "--out", "out", cwd=tmp_path, check=True)
+    fresh = run_cli("build", "refs.bib", "--out", "fresh", "--no-reuse", cwd=tmp_path, check=True)
+    assert findings(rebuilt.stderr, "duplicate-entry") == findings(fresh.stderr, "duplicate-entry")
+    shift = 2 if edit == "insert above" else 0
+    assert f"'LayerNorm' (refs.bib:{8 + shift}) and 'ba2016layer' (refs.bib:{1 + shift})" in rebuilt.stderr
+
+
+# --- every key accounted for: generated files, then every real .bib at hand ---
+
+_FIELD_VALUES = {
+    "title": [
+        "Layer normalization",
+        "Coming next issue",
+        "Deep Things Here",
+        "Scaling Giant Models Well",
+        "Other Work",
+    ],
+    "author": ["Ba, Jimmy and Hinton, Geoffrey", "Editors", "Lee, Ann", "Ann Lee"],
+    "year": ["2016", "2017", "2020"],
+    "doi": ["10.1/a", "10.1/b", "10.48550/arXiv.2006.16668"],
+    "eprint": ["2006.16668", "2001.00001v2"],
+    "journal": ["Quarterly", "Nature"],
+    "volume": ["10", "11"],
+    "pages": ["1--10", "11--20", "5"],
+    "abstract": [
+        "We study how one shared blurb of a handbook can be copied into every chapter of the book by a "
+        "publisher's export, which makes chapters look alike.",
+        "A different abstract of thirty words or so, "
+        "about nothing in particular, written only so that two records can share it or not in these tests.",
+    ],
+}
+_entries = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "c", "k1", "k2", "dup"]),
+        st.dictionaries(st.sampled_from(sorted(_FIELD_VALUES)), st.integers(0, 4), max_size=6),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+def _render(entries) -> str:
+    blocks = []
+    for key, chosen in entries:
+        fields = "".join(
+            f"  {name} = {{{_FIELD_VALUES[name][i % len(_FIELD_VALUES[name])]}}},\n" for name, i in chosen.items()
+        )
+        blocks.append(f"@article{{{key},\n{fields}}}\n")
+    return "\n".join(blocks)
+
+
+def _first_page(pages: str) -> str:
+    return normalize(re.split(r"-|–|—", pages)[0])
+
+
+def _disagreement(a: Paper, b: Paper) -> str:
+    """What a merged pair must never disagree on, judged here independently of surveytool's merge code."""
+    doi_a, doi_b = a.fields.get("doi", ""), b.fields.get("doi", "")
+    if (
+        doi_a
+        and doi_b
+        and not arxiv_id_of_doi(doi_a)
+        and not arxiv_id_of_doi(doi_b)
+        and normalize_doi(doi_a) != normalize_doi(doi_b)
+    ):
+        return "doi"
+    if a.fields.get("title") and b.fields.get("title") and normalize(a.fields["title"]) != normalize(b.fields["title"]):
+        return "title"
+    if (
+        a.fields.get("volume")
+        and b.fields.get("volume")
+        and normalize(a.fields["volume"]) != normalize(b.fields["volume"])
+    ):
+        return "volume"
+    if (
+        a.fields.get("pages")
+        and b.fields.get("pages")
+        and _first_page(a.fields["pages"]) != _first_page(b.fields["pages"])
+    ):
+        return "pages"
+    return ""
+
+
+def account_for_keys(path: Path, out: Path, merge: bool) -> None:
+    """`bib -o` of ``path``: every key read is written or named in a message; no merged pair disagrees."""
+    read = read_source(path, str(path))
+    survey = write_bib(Options(sources=(path,), bundled_catalog=False, merge_duplicates=merge), out)
+    written = set(ENTRY_KEY.findall(out.read_text(encoding="utf-8")))
+    messages = "\n".join(f"{f.message} {f.hint}" for f in survey.findings)
+    lost = sorted({p.key for p in read.papers if p.key not in written and f"'{p.key}'" not in messages})
+    assert not lost, f"{path.name}: keys dropped without a message: {lost[:10]}"
+    by_source = {p.sources[0]: p for p in read.papers}
+    for paper in survey.papers:
+        members = [by_source[s] for s in paper.sources if s in by_source]
+        if not merge:
+            assert len({m.key for m in members}) <= 1, f"{path.name}: {[m.key for m in members]} merged unasked"
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                assert not _disagreement(a, b), (
+                    f"{path.name}: {a.key} and {b.key} merged; their {_disagreement(a, b)} differ"
+                )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entries=_entries, merge=st.booleans())
+def test_every_key_of_any_bib_is_written_or_named_in_a_message(tmp_path, entries, merge):
+    source = tmp_path / "generated.bib"
+    source.write_text(_render(entries), encoding="utf-8")
+    account_for_keys(source, tmp_path / "out.bib", merge)
+
+
+_BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
+REAL_FILES = sorted((DATA / "corpus" / "biber").glob("*.bib")) + sorted(_BENCH.glob("*.bib"))
+
+
+def test_real_bibliographies_lose_no_key_silently_and_merge_no_disagreeing_pair(tmp_path):
+    assert len(REAL_FILES) >= 40
+    for path in REAL_FILES:
+        for merge in (False, True):
+            account_for_keys(path, tmp_path / "out.bib", merge)
+
+
+def test_surveytool_toml_can_ask_for_merging_in_every_run_and_a_bad_value_is_bad_usage(tmp_path):
+    (tmp_path / "surveytool.toml").write_text("[duplicates]\nmerge = true\n", encoding="utf-8")
+    keys, messages = bib(tmp_path, "preprint-published.bib")
+    assert keys == ["lepikhin2020gshard"] and "'lepikhin2021gshard' is merged into 'lepikhin2020gshard'" in messages
+    (tmp_path / "surveytool.toml").write_text('[duplicates]\nmerge = "yes"\n', encoding="utf-8")
+    refused = run_cli("bib", "preprint-published.bib", "-o", "out.bib", cwd=tmp_path)
+    assert refused.returncode == 2 and "[duplicates] merge must be true or false" in refused.stderr
+
+
+def test_in_place_updates_never_merge_the_users_entries(tmp_path):
+    shutil.copy(DUPLICATES / "preprint-published.bib", tmp_path / "refs.bib")
+    refused = run_cli("bib", "--in-place", "refs.bib", "--merge-duplicates", cwd=tmp_path)
+    assert refused.returncode == 2 and "--in-place never removes your entries" in refused.stderr
+    (tmp_path / "surveytool.toml").write_text("[duplicates]\nmerge = true\n", encoding="utf-8")
+    updated = run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path, check=True)
+    assert "is merged into" not in updated.stderr and "[duplicate-entry]" in updated.stderr
+    assert ENTRY_KEY.findall((tmp_path / "refs.bib").read_text(encoding="utf-8")) == [
+        "lepikhin2020gshard",
+        "lepikhin2021gshard",
+    ]
+
+
+def test_build_merges_on_request_and_a_rebuild_without_the_option_writes_both_entries_again(tmp_path):
+    shutil.copy(DUPLICATES / "preprint-published.bib", tmp_path / "refs.bib")
+    run_cli(
+        "build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--merge-duplicates", cwd=tmp_path, check=True
+    )
+    written = (tmp_path / "out" / "references.bib").read_text(encoding="utf-8")
+    assert ENTRY_KEY.findall(written) == ["lepikhin2020gshard"] and "ids = {lepikhin2021gshard}" in written
+    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", cwd=tmp_path, check=True)
+    written = (tmp_path / "out" / "references.bib").read_text(encoding="utf-8")
+    assert ENTRY_KEY.findall(written) == ["lepikhin2020gshard", "lepikhin2021gshard"] and "ids =" not in written
+
+
+PAPER = (
+    "\\documentclass{article}\n{preamble}\\begin{document}\n"
+    "Preprint \\cite{lepikhin2020gshard}, published \\cite{lepikhin2021gshard}.\n{bibliography}\\end{document}\n"
+)
+
+
+def paper_tex(preamble: str, bibliography: str) -> str:
+    return PAPER.replace("{preamble}", preamble).replace("{bibliography}", bibliography)
+
+
+def compile_paper(folder: Path) -> None:
+    """Compile paper.tex with latexmk and check that every citation was defined."""
+    result = subprocess.run(
+        ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=300,
+    )
+    log = (folder / "paper.log").read_text(encoding="latin-1")
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "undefined" not in log.lower(), re.findall(r".*undefined.*", log)
+
+
+@pytest.mark.latex
+@requires_latex
+def test_absorbed_keys_stay_citable_with_biblatex_and_are_rekeyed_for_bibtex(tmp_path):
+    shutil.copy(DUPLICATES / "preprint-published.bib", tmp_path / "refs.bib")
+    run_cli(
+        "bib", "refs.bib", "-o", "merged.bib", "--merge-duplicates", "--dialect", "biblatex", cwd=tmp_path, check=True
+    )
+    biblatex = paper_tex(
+        "\\usepackage[backend=biber]{biblatex}\n\\addbibresource{merged.bib}\n", "\\printbibliography\n"
+    )
+    (tmp_path / "paper.tex").write_text(biblatex, encoding="utf-8")
+    compile_paper(tmp_path)
+    assert (tmp_path / "paper.bbl").read_text(encoding="utf-8").count("\\entry{") == 1  # one work, cited by either key
+
+    plain = tmp_path / "bibtex"
+    plain.mkdir()
+    shutil.copy(DUPLICATES / "preprint-published.bib", plain / "refs.bib")
+    run_cli("bib", "refs.bib", "-o", "merged.bib", "--merge-duplicates", cwd=plain, check=True)
+    (plain / "paper.tex").write_text(
+        paper_tex("", "\\bibliographystyle{plain}\n\\bibliography{merged}\n"), encoding="utf-8"
+    )
+    run_cli("rekey", "refs.bib", "--tex", "paper.tex", cwd=plain, check=True)
+    compile_paper(plain)
+    assert (plain / "paper.bbl").read_text(encoding="utf-8").count("\\bibitem") == 1
+
+
+def test_a_csl_json_item_merged_into_the_users_entry_is_named_with_the_reason(tmp_path):
+    (tmp_path / "items.json").write_text(
+        json.dumps(
+            [
+                {
+                    "id": "ItemFromZotero",
+                    "type": "article-journal",
+                    "title": "Layer Normalization",
+                    "issued": {"date-parts": [[2016]]},
+                    "author": [
+                        {"family": "Ba", "given": "Jimmy Lei"},
+                        {"family": "Kiros", "given": "Jamie Ryan"},
+                        {"family": "Hinton", "given": "Geoffrey E."},
+                    ],
+                }
+            ]
+        ),
+        encoding="utf-8",
+    )
+    keys, messages = bib(tmp_path, "short-title.bib", "items.json")
+    assert sorted(keys) == ["LayerNorm", "ba2016layer", "other2016layer"]
+    assert (
+        "items.json:1: warning [duplicate-entry] 'ItemFromZotero' is merged into 'ba2016layer' (the CSL-JSON item "
+        "matches that entry)"
+    ) in messages
