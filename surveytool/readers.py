@@ -69,6 +69,25 @@ def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
     return []
 
 
+def _keys_spelled_otherwise(papers: Iterable[Paper], decoded: TextFile) -> list[Finding]:
+    """A warning per non-ASCII key of a file that is not UTF-8: the outputs (UTF-8) spell it with other bytes."""
+    if decoded.encoding == "utf-8" and not decoded.stray_bytes:
+        return []
+    found = []
+    for paper in papers:
+        if paper.key and not paper.key.isascii():
+            as_bytes = b"".join(c.encode("latin-1" if decoded.encoding == "utf-8" and ord(c) < 0x100 else decoded.encoding,
+                                         "replace") for c in paper.key)
+            seen_as = as_bytes.decode("utf-8", "replace")
+            found.append(Finding(
+                "encoding", Severity.WARNING,
+                f"entry key '{paper.key}' is read from bytes that are not UTF-8 (a UTF-8 tool sees '{seen_as}'); "
+                f"outputs, which are UTF-8, write it as '{paper.key}'",
+                paper.sources[0], "cite it as the outputs spell it, or make the key ASCII",
+            ))
+    return found
+
+
 def detect_kind(path: Path, text: str) -> str:
     kind = _BY_SUFFIX.get(path.suffix.lower(), "list")
     if kind == "list" and _is_identifier_list(text):
@@ -93,10 +112,12 @@ def read_source(path: Path, display: str | None = None, kind: str | None = None,
                 memo: ChunkMemo | None = None) -> ReadResult:
     display = display or str(path)
     bib_suffix = _BY_SUFFIX.get(path.suffix.lower()) == "bib"
-    text, findings = read_text(path, display, allow_empty=kind == "bib" or (kind is None and bib_suffix))
+    decoded, findings = read_text_file(path, display, allow_empty=kind == "bib" or (kind is None and bib_suffix))
+    text = decoded.text
     kind = kind or detect_kind(path, text)
     if kind == "bib":
         document = read_bibtex(text, display, tags_field, memo)
+        findings.extend(_keys_spelled_otherwise(document.papers, decoded))
         return ReadResult(document.papers, document.blocks, tuple(findings) + document.findings, (document.layout,))
     if kind == "ids":
         papers, more = read_identifier_list(text, display)

@@ -288,3 +288,14 @@ def test_the_owner_of_a_file_is_kept(tmp_path):
     in_process("check", "--fix", str(bib))
     assert "{moe}" in bib.read_text(encoding="utf-8")
     assert (bib.stat().st_uid, bib.stat().st_gid) == (1, 1)
+
+
+def test_a_latin1_key_is_named_as_a_utf8_tool_sees_it_and_as_the_outputs_spell_it(tmp_path: Path):
+    source = tmp_path / "legacy.bib"
+    source.write_bytes("@book{test\u00e9,\n  title = {A Book},\n  year = {2001},\n}\n".encode("latin-1"))
+    result = run_cli("bib", str(source), "-o", str(tmp_path / "out.bib"))
+    assert result.returncode == 0, result.stderr
+    assert "@book{test\u00e9," in (tmp_path / "out.bib").read_text(encoding="utf-8")
+    [message] = [line for line in result.stderr.splitlines() if "entry key" in line]
+    assert message.startswith(f"{source}:1: warning [encoding] entry key 'test\u00e9'")
+    assert "a UTF-8 tool sees 'test\ufffd'" in message
