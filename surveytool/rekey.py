@@ -9,16 +9,13 @@ owner and then replaces it.
 
 from __future__ import annotations
 
-import os
-import stat
-import tempfile
 from collections.abc import Mapping, Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from .citations import cite_key_spans
-from .errors import InputError, OutputError
+from .errors import InputError
+from .files import write_in_place
 from .models import Paper
 
 
@@ -67,32 +64,5 @@ def rekey_file(path: Path, renamed: Mapping[str, str], *, dry_run: bool = False)
     text = data.decode("utf-8", errors="surrogateescape")
     new_text, changes = rekey_text(text, renamed, str(path))
     if changes and not dry_run:
-        replace_file_bytes(path, new_text.encode("utf-8", errors="surrogateescape"))
+        write_in_place(path, new_text.encode("utf-8", errors="surrogateescape"))
     return changes
-
-
-def replace_file_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path``'s real file atomically, keeping its mode and, where allowed, its owner."""
-    target = Path(os.path.realpath(path))
-    try:
-        status = target.stat()
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as error:
-        raise _cannot_write(path, error) from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, stat.S_IMODE(status.st_mode))
-        with suppress(PermissionError):  # only root may give a file away; the mode is what matters then
-            os.chown(temporary, status.st_uid, status.st_gid)
-        os.replace(temporary, target)
-    except OSError as error:
-        with suppress(OSError):
-            os.remove(temporary)
-        raise _cannot_write(path, error) from None
-
-
-def _cannot_write(path: Path, error: OSError) -> OutputError:
-    return OutputError(f"cannot be written ({error.strerror})", path=str(path), hint="check its folder's permissions")
