@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .keys import runs_in_tex
 from .models import Finding, Origin, Paper, Severity, SourceLocation
 
 _USER_KEYED = (Origin.BIBTEX, Origin.CSL_JSON)
@@ -55,6 +56,10 @@ def _fate(
             f"`surveytool rekey --tex FILE` rewrites \\cite{{{key}}} to \\cite{{{paper.key}}}"
         )
         return Finding("duplicate-entry", Severity.WARNING, message, where, hint, key)
+    if runs_in_tex(key):
+        message = f"entry key '{key}' holds a TeX command, which would run wherever BibTeX copies the key; " \
+                  f"{_WRITTEN} write this entry under the new key '{paper.key}'"
+        return Finding("unusable-key", Severity.ERROR, message, where, f"cite this entry as '{paper.key}'", key)
     holder = f"the entry at {first} keeps it" if first != where else "another entry holds it"
     message = (
         f"entry key '{key}' is used again here ({holder}); {_WRITTEN} write this entry under the new key '{paper.key}'"

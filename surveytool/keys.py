@@ -40,7 +40,7 @@ def _first_significant_word(text: str) -> str:
 
 def key_base(paper: Paper) -> str:
     """``lepikhin2021gshard``: surname, year, first significant title word."""
-    if paper.key and paper.origin in (Origin.BIBTEX, Origin.CSL_JSON):
+    if paper.key and paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and not runs_in_tex(paper.key):
         return paper.key
     if paper.resolved and paper.title:
         surname = first_author_surname(paper) or "anon"
@@ -74,6 +74,11 @@ def _suffix(n: int) -> str:
     return letters
 
 
+def runs_in_tex(key: str) -> bool:
+    """Whether TeX could read a command in ``key`` (a backslash, or ^^ notation for one)."""
+    return "\\" in key or "^^" in key
+
+
 def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None,
                 identities_of: Callable[[Paper], list[str]] = identities) -> tuple[list[Paper], dict[str, str]]:
     """Give every paper a unique key; keys in ``pins`` and user keys are kept as they are.
@@ -91,7 +96,8 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None,
         paper = papers[index]
         pinned = next((pins[i] for i in (*found[index], identity[index]) if i in pins), None)
         own = paper.key if paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and paper.key else None
-        key = own or pinned
+        # BibTeX copies a key into the .bbl as it is: one that holds a command would run there.
+        key = next((k for k in (own, pinned) if k and not runs_in_tex(k)), None)
         if key and key not in taken:
             keyed[index] = key
             taken.add(key)

@@ -376,3 +376,23 @@ def test_a_rebuild_after_an_edit_writes_a_macro_from_another_file_inert_as_a_fre
     written = (tmp_path / "out" / "references.bib").read_text(encoding="utf-8")
     assert "note = {\\textbackslash{}immediate\\textbackslash{}write18{touch pwned}}" in written
     assert written == (tmp_path / "fresh" / "references.bib").read_text(encoding="utf-8")
+
+
+def test_a_key_that_holds_a_command_is_written_under_a_new_key_and_the_message_names_both(tmp_path: Path):
+    # BibTeX copies keys into the .bbl verbatim, so \nocite{*} would run a command hidden in one.
+    (tmp_path / "shared.bib").write_text(
+        "@article{ok^^5cinput,\n  title = {Another One},\n  author = {Smith, John},\n  year = {2021},\n}\n"
+        "@article{a\\relax,\n  title = {Second Paper Here},\n  author = {Doe, Jane},\n  year = {2020},\n}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("bib", "shared.bib", "-o", "out.bib", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    keys = re.findall(r"^@\w+\{([^,]*),", written, re.M)
+    assert len(keys) == 2 and not any("\\" in key or "^^" in key for key in keys)
+    for old in ("ok^^5cinput", "a\\relax"):
+        [message] = [line for line in result.stderr.splitlines() if f"entry key '{old}' holds a TeX command" in line]
+        assert any(f"new key '{new}'" in message for new in keys)
+    # The new keys are pinned: a second run writes the same ones.
+    again = run_cli("bib", "shared.bib", "-o", "out.bib", cwd=tmp_path)
+    assert re.findall(r"^@\w+\{([^,]*),", (tmp_path / "out.bib").read_text(encoding="utf-8"), re.M) == keys
+    assert again.returncode == result.returncode
