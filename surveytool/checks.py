@@ -75,6 +75,9 @@ _staged("bibtex-syntax", Severity.ERROR, "a block that could not be parsed",
         "The block is kept verbatim in the output. The message gives the parser's reason.")
 _staged("encoding", Severity.WARNING, "a source file that is not UTF-8",
         "It was read as GBK or Latin-1 (the message says which). In-place edits keep that encoding; other outputs are UTF-8.")
+_staged("key-encoding", Severity.ERROR, "a non-ASCII key read from a file that is not UTF-8",
+        "The outputs are UTF-8, so the key is written with other bytes than it was read with: a \\cite of it in a "
+        ".tex file of the old encoding no longer matches. The message gives both spellings.")
 _staged("mixed-encoding", Severity.WARNING, "a UTF-8 file with bytes that are not UTF-8",
         "Each such byte was read as a Latin-1 character; in-place edits write it back as the same byte. The message "
         "names the line of the first one: retype that character or save the file as UTF-8.")

@@ -70,7 +70,7 @@ def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
 
 
 def _keys_spelled_otherwise(papers: Iterable[Paper], decoded: TextFile) -> list[Finding]:
-    """A warning per non-ASCII key of a file that is not UTF-8: the outputs (UTF-8) spell it with other bytes."""
+    """An error per non-ASCII key of a file that is not UTF-8: the outputs (UTF-8) spell it with other bytes."""
     if decoded.encoding == "utf-8" and not decoded.stray_bytes:
         return []
     found = []
@@ -79,8 +79,9 @@ def _keys_spelled_otherwise(papers: Iterable[Paper], decoded: TextFile) -> list[
             as_bytes = b"".join(c.encode("latin-1" if decoded.encoding == "utf-8" and ord(c) < 0x100 else decoded.encoding,
                                          "replace") for c in paper.key)
             seen_as = as_bytes.decode("utf-8", "replace")
+            # An error, shown even with --quiet: \cite{key} in a .tex of the file's encoding no longer matches.
             found.append(Finding(
-                "encoding", Severity.WARNING,
+                "key-encoding", Severity.ERROR,
                 f"entry key '{paper.key}' is read from bytes that are not UTF-8 (a UTF-8 tool sees '{seen_as}'); "
                 f"outputs, which are UTF-8, write it as '{paper.key}'",
                 paper.sources[0], "cite it as the outputs spell it, or make the key ASCII",

@@ -294,8 +294,8 @@ def test_a_latin1_key_is_named_as_a_utf8_tool_sees_it_and_as_the_outputs_spell_i
     source = tmp_path / "legacy.bib"
     source.write_bytes("@book{test\u00e9,\n  title = {A Book},\n  year = {2001},\n}\n".encode("latin-1"))
     result = run_cli("bib", str(source), "-o", str(tmp_path / "out.bib"))
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr
     assert "@book{test\u00e9," in (tmp_path / "out.bib").read_text(encoding="utf-8")
     [message] = [line for line in result.stderr.splitlines() if "entry key" in line]
-    assert message.startswith(f"{source}:1: warning [encoding] entry key 'test\u00e9'")
+    assert message.startswith(f"{source}:1: error [key-encoding] entry key 'test\u00e9'")
     assert "a UTF-8 tool sees 'test\ufffd'" in message
