@@ -11,10 +11,10 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 _API = {
-    "Options": "pipeline", "Survey": "pipeline", "analyse": "pipeline", "DraftOptions": "outputs",
-    "build": "outputs", "draft_chapter": "outputs", "render_outputs": "outputs", "entries_json": "entries",
-    "write_bib": "workflows", "update_bib": "workflows", "check_sources": "workflows", "Paper": "models", "Tag": "models", "Finding": "models", "Taxonomy": "models",
-    "SourceLocation": "models", "SurveyToolError": "errors", "load_taxonomy": "taxonomy",
+    "Options": "pipeline", "Survey": "pipeline", "analyse": "pipeline", "DraftOptions": "build",
+    "build": "build", "draft_chapter": "build", "render_outputs": "build", "entries_json": "output.entries_json",
+    "write_bib": "maintain", "update_bib": "maintain", "check_sources": "maintain", "Paper": "model", "Tag": "model", "Finding": "model", "Taxonomy": "model",
+    "SourceLocation": "model", "SurveyToolError": "errors", "load_taxonomy": "analysis.taxonomy",
 }
 __all__ = ["__version__", *_API]
 

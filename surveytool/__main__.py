@@ -1,3 +1,3 @@
-from .cli import main
+from surveytool.cli.app import main
 
 main()

@@ -27,8 +27,8 @@ import urllib.parse
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from .errors import InputError
-from .latex_commands import NEVER_ALLOWED
+from surveytool.errors import InputError
+from surveytool.text.latex_commands import NEVER_ALLOWED
 
 SERVICES = ("openalex", "crossref", "arxiv")
 

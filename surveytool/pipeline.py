@@ -14,22 +14,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from . import __version__
-from .bibtex_io import ChunkLayout
-from .key_fates import key_findings
-from .keys import assign_keys, load_pins
-from .learned_tagger import Exemplar, user_exemplars
-from .memo import BuildCache, code_stamp
-from .merge import IdentityCache, merge_records
-from .models import Finding, Paper, RawBlock, Severity, Taxonomy
-from .overrides import apply_overrides, load_overrides
-from .readers import read_source, read_sources
-from .resolve import CatalogResolver, Resolver, resolve_papers
-from .resources import default_catalog, default_taxonomy, seed_lists
-from .sealed import Unusable, read_sealed, write_sealed
-from .snapshot import EntryFacts, entry_facts
-from .tagging import Tagger, tag_papers
-from .taxonomy import load_taxonomy
+from surveytool import __version__
+from surveytool.analysis.key_fates import key_findings
+from surveytool.analysis.keys import assign_keys, load_pins
+from surveytool.analysis.merge import IdentityCache, merge_records
+from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, resolve_papers
+from surveytool.analysis.tagging.learned import Exemplar, user_exemplars
+from surveytool.analysis.tagging.tagger import Tagger, tag_papers
+from surveytool.analysis.taxonomy import load_taxonomy
+from surveytool.bibtex.reader import ChunkLayout
+from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
+from surveytool.rebuild.memo import BuildCache, code_stamp
+from surveytool.rebuild.sealed import Unusable, read_sealed, write_sealed
+from surveytool.rebuild.snapshot import EntryFacts, entry_facts
+from surveytool.resources import default_catalog, default_taxonomy, seed_lists
+from surveytool.sources.overrides import apply_overrides, load_overrides
+from surveytool.sources.read import read_source, read_sources
 
 LOCK_FILE = "surveytool.lock.json"
 
@@ -97,10 +97,10 @@ def load_resolvers(options: Options) -> list[Resolver]:
         result = read_source(path, display, "bib")
         resolvers.append(CatalogResolver(result.papers, f"catalog:{display}"))
     if options.online:
-        from .cache import ResponseCache
-        from .config import load_online_settings
-        from .fetch import HttpClient, HttpSettings
-        from .online import online_resolvers
+        from surveytool.analysis.resolve.http import HttpClient, HttpSettings
+        from surveytool.analysis.resolve.online import online_resolvers
+        from surveytool.analysis.resolve.response_cache import ResponseCache
+        from surveytool.config import load_online_settings
 
         settings = load_online_settings(options.config)
         agent = f"surveytool/{__version__} (mailto:{settings.contact})" if settings.contact else f"surveytool/{__version__}"
@@ -252,7 +252,7 @@ def stored_exemplars(folder: Path) -> tuple[Exemplar, ...] | None:
 
 def tag_threshold(config: Path | None) -> float:
     """The [tag] threshold of the settings file, if any."""
-    from .config import load_tag_settings
+    from surveytool.config import load_tag_settings
 
     return load_tag_settings(config).threshold
 

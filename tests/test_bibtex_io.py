@@ -2,9 +2,9 @@ import gc
 from pathlib import Path
 from types import FrameType
 
-from surveytool.bibliography import render_bibliography
-from surveytool.bibtex_io import read_bibtex
-from surveytool.bibtex_values import value_to_text
+from surveytool.bibtex.fields import render_bibliography
+from surveytool.bibtex.reader import read_bibtex
+from surveytool.bibtex.values import value_to_text
 
 SAMPLE = """% My library
 @string{acm = "ACM Press"}

@@ -7,10 +7,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, IN_CI
-from surveytool import bibtex_io
-from surveytool.bibtex_io import read_bibtex
-from surveytool.bibtex_scan import scan_plain_entry
-from surveytool.readers import read_text
+from surveytool.bibtex import reader as bibtex_io
+from surveytool.bibtex.reader import read_bibtex
+from surveytool.bibtex.scan import scan_plain_entry
+from surveytool.sources.read import read_text
 
 
 def read_both(text: str, monkeypatch) -> tuple:

@@ -131,9 +131,9 @@ def test_chapter_level_makes_a_report_with_a_chapter(tmp_path):
 
 
 def test_render_outputs_gives_the_texts_build_writes(tmp_path):
-    from surveytool.outputs import build, render_outputs
+    from surveytool.build import build, render_outputs
+    from surveytool.output.notes_regions import stamp
     from surveytool.pipeline import Options, analyse
-    from surveytool.regions import stamp
 
     build(Options(), tmp_path / "out")
     texts = render_outputs(analyse(Options(lock_file=tmp_path / "out" / "surveytool.lock.json")))

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from conftest import ROOT, run_cli
-from surveytool.checks import REGISTRY
-from surveytool.citations import citations
+from surveytool.analysis.checks import REGISTRY
+from surveytool.text.citations import citations
 
 CLEAN = """@inproceedings{shazeer2017,
   title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},

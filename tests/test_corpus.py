@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, IN_CI
-from surveytool.bibliography import render_bibliography
-from surveytool.bibtex_io import read_bibtex
-from surveytool.keys import assign_keys
-from surveytool.readers import read_source
+from surveytool.analysis.keys import assign_keys
+from surveytool.bibtex.fields import render_bibliography
+from surveytool.bibtex.reader import read_bibtex
+from surveytool.sources.read import read_source
 
 CORPUS = sorted((DATA / "corpus" / "biber").glob("*.bib"))
 

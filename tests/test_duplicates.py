@@ -16,14 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, requires_latex, run_cli
-from surveytool.identifiers import arxiv_id_of_doi, normalize_doi
-from surveytool.merge import merge_records
-from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.analysis.merge import merge_records
+from surveytool.maintain import write_bib
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.output.rekey import rekey_text
 from surveytool.pipeline import Options
-from surveytool.readers import read_source
-from surveytool.rekey import rekey_text
-from surveytool.textnorm import normalize
-from surveytool.workflows import write_bib
+from surveytool.sources.read import read_source
+from surveytool.text.identifiers import arxiv_id_of_doi, normalize_doi
+from surveytool.text.normalize import normalize
 
 DUPLICATES = DATA / "duplicates"
 ENTRY_KEY = re.compile(r"^@(?!string|comment|preamble)\w+\{([^,\s]+),", re.M | re.I)

@@ -5,11 +5,11 @@ import json
 import pytest
 
 from conftest import HAVE_LATEX, IN_CI, run_cli
-from surveytool.export import to_markdown
-from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
-from surveytool.readers import read_source
+from surveytool.analysis.taxonomy import load_taxonomy
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.output.export import to_markdown
 from surveytool.resources import default_taxonomy
-from surveytool.taxonomy import load_taxonomy
+from surveytool.sources.read import read_source
 
 
 def test_markdown_lists_sections_with_links_and_stays_inert():

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
+from surveytool.build import DraftOptions, build
 from surveytool.errors import TaxonomyError, TemplateError
-from surveytool.memo import CACHE_FOLDER
-from surveytool.outputs import DraftOptions, build
+from surveytool.output.staletemp import temporary_prefix
 from surveytool.pipeline import LOCK_FILE, Options
-from surveytool.staletemp import temporary_prefix
+from surveytool.rebuild.memo import CACHE_FOLDER
 
 ENTRY = """@article{{{key},\r
   title = {{{title}}},\r

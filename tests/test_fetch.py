@@ -7,7 +7,7 @@ import tracemalloc
 import pytest
 from loopback import TLS_CERT, FakeServices, serve, stream, trickle
 
-from surveytool.fetch import HttpClient, HttpError, HttpSettings, _retry_after, _same_service
+from surveytool.analysis.resolve.http import HttpClient, HttpError, HttpSettings, _retry_after, _same_service
 
 
 class FakeTime:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from surveytool.fragments import templates_digest
-from surveytool.memo import Memo
-from surveytool.render import make_environment, render_template
+from surveytool.output.fragments import templates_digest
+from surveytool.output.render import make_environment, render_template
+from surveytool.rebuild.memo import Memo
 
 TEMPLATE = """%% for item in items
 %% fragment item

@@ -33,14 +33,14 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from surveytool.bibtex_io import read_bibtex  # noqa: E402
-from surveytool.citations import citations  # noqa: E402
-from surveytool.csl import csl_to_papers  # noqa: E402
+from surveytool.analysis.taxonomy import load_taxonomy  # noqa: E402
+from surveytool.bibtex.reader import read_bibtex  # noqa: E402
 from surveytool.errors import SurveyToolError  # noqa: E402
-from surveytool.export import to_csl_json  # noqa: E402
-from surveytool.readers import read_source  # noqa: E402
-from surveytool.regions import carry_over, edited_outside_regions, regions, stamp  # noqa: E402
-from surveytool.taxonomy import load_taxonomy  # noqa: E402
+from surveytool.output.export import to_csl_json  # noqa: E402
+from surveytool.output.notes_regions import carry_over, edited_outside_regions, regions, stamp  # noqa: E402
+from surveytool.sources.csl_json import csl_to_papers  # noqa: E402
+from surveytool.sources.read import read_source  # noqa: E402
+from surveytool.text.citations import citations  # noqa: E402
 
 SEED = 20261203
 # A hang: more CPU time than this, plus a time per byte that linear readers meet with room to spare

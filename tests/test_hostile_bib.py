@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import compile_latex, requires_latex, run_cli
-from surveytool.bibliography import encode_field
-from surveytool.bibtex_values import safe_bibtex_value
-from surveytool.latex import UNKNOWN_CHAR_MACRO, encode_bibtex_value, escape_text
-from surveytool.latex_allowlist import LatexPolicy, decode_carets, find_offences, render_inert
-from surveytool.latex_commands import MATH_COMMANDS, NEVER_ALLOWED, TEXT_COMMANDS
-from surveytool.latexmk import paranoid_environment
+from surveytool.bibtex.fields import encode_field
+from surveytool.bibtex.values import safe_bibtex_value
+from surveytool.output.latexmk import paranoid_environment
+from surveytool.text.latex import UNKNOWN_CHAR_MACRO, encode_bibtex_value, escape_text
+from surveytool.text.latex_allowlist import LatexPolicy, decode_carets, find_offences, render_inert
+from surveytool.text.latex_commands import MATH_COMMANDS, NEVER_ALLOWED, TEXT_COMMANDS
 
 HOSTILE = Path(__file__).parent / "data" / "hostile"
 SECRET = "TOPSECRET-8d1f"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from conftest import run_cli
-from surveytool.cli import app
+from surveytool.cli.app import app
 
 CORPUS = Path(__file__).parent / "data" / "corpus" / "biber"
 ENTRY = (

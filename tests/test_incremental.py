@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, run_cli
-from surveytool.bibtex_io import read_bibtex
-from surveytool.memo import BuildCache, Memo
-from surveytool.outputs import build
+from surveytool.bibtex.reader import read_bibtex
+from surveytool.build import build
 from surveytool.pipeline import Options
+from surveytool.rebuild.memo import BuildCache, Memo
 
 CORPUS = sorted((DATA / "corpus" / "biber").glob("*.bib"))
 

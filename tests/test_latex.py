@@ -1,4 +1,4 @@
-from surveytool.latex import (
+from surveytool.text.latex import (
     LatexMarkup,
     comment_text,
     encode_bibtex_title,
@@ -6,7 +6,7 @@ from surveytool.latex import (
     escape_text,
     latex_to_text,
 )
-from surveytool.latex_decode import quick_latex_to_text
+from surveytool.text.latex_decode import quick_latex_to_text
 
 
 def test_specials_are_escaped_and_inert():

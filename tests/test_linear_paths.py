@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from surveytool.bibtex_values import value_to_text
-from surveytool.citations import citations
-from surveytool.readers import read_source
+from surveytool.bibtex.values import value_to_text
+from surveytool.sources.read import read_source
+from surveytool.text.citations import citations
 
 HARNESS = Path(__file__).resolve().parent / "benchmarks" / "pathological.py"
 spec = importlib.util.spec_from_file_location("pathological", HARNESS)

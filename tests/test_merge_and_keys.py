@@ -1,9 +1,9 @@
 from dataclasses import replace
 
-from surveytool import merge
-from surveytool.keys import assign_keys, key_base
-from surveytool.merge import IdentityCache, merge_duplicates, merge_records
-from surveytool.models import Origin, Paper, Resolution, SourceLocation, frozen_mapping
+from surveytool.analysis import merge
+from surveytool.analysis.keys import assign_keys, key_base
+from surveytool.analysis.merge import IdentityCache, merge_duplicates, merge_records
+from surveytool.model import Origin, Paper, Resolution, SourceLocation, frozen_mapping
 
 
 def paper(line, origin=Origin.BIBTEX, key="", **fields):

@@ -3,8 +3,8 @@
 import json
 
 from conftest import DATA, run_cli
-from surveytool.merge import merge_duplicates
-from surveytool.readers import read_source
+from surveytool.analysis.merge import merge_duplicates
+from surveytool.sources.read import read_source
 
 LISTS = DATA / "lists"
 

@@ -1,4 +1,4 @@
-from surveytool.paper_list import is_truncated, looks_like_paper_list, parse_paper_list, strip_ellipsis
+from surveytool.sources.paper_list import is_truncated, looks_like_paper_list, parse_paper_list, strip_ellipsis
 
 
 def test_header_paragraphs_and_lines():

@@ -16,21 +16,26 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_incremental import CORPUS, TRICKY, _library
 
-from surveytool import bibliography, bibtex_io, entries, forked, outputs, tagging
-from surveytool.bibliography import render_bibliography
-from surveytool.bibtex_io import read_bibtex
-from surveytool.entries import entries_json
+from surveytool import build as outputs
+from surveytool import parallel as forked
+from surveytool.analysis.merge import merge_duplicates
+from surveytool.analysis.tagging import tagger as tagging
+from surveytool.analysis.tagging.tagger import Tagger, tag_papers, text_of
+from surveytool.analysis.taxonomy import load_taxonomy
+from surveytool.bibtex import fields as bibliography
+from surveytool.bibtex import reader as bibtex_io
+from surveytool.bibtex.fields import render_bibliography
+from surveytool.bibtex.reader import read_bibtex
+from surveytool.build import build
 from surveytool.errors import OutputError
-from surveytool.forked import JOBS_VARIABLE, Beside, FromBothEnds, can_fork, map_beside, run_beside
-from surveytool.memo import CACHE_FOLDER, Memo
-from surveytool.merge import merge_duplicates
-from surveytool.models import frozen_mapping
-from surveytool.outputs import build
+from surveytool.model import frozen_mapping
+from surveytool.output import entries_json as entries
+from surveytool.output.entries_json import entries_json
+from surveytool.parallel import JOBS_VARIABLE, Beside, FromBothEnds, can_fork, map_beside, run_beside
 from surveytool.pipeline import Options
+from surveytool.rebuild.memo import CACHE_FOLDER, Memo
+from surveytool.rebuild.snapshot import save_snapshot
 from surveytool.resources import default_taxonomy
-from surveytool.snapshot import save_snapshot
-from surveytool.tagging import Tagger, tag_papers, text_of
-from surveytool.taxonomy import load_taxonomy
 
 # CI runs on Linux, where this file never skips.
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="surveytool forks only on Linux and the BSDs")

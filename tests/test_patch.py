@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_incremental import TOPICS, _outputs
 
-from surveytool.changes import changed_span
+from surveytool.build import BuildResult, build
 from surveytool.errors import OutputError
-from surveytool.memo import CACHE_FOLDER
-from surveytool.outputs import BuildResult, build
 from surveytool.pipeline import Options, analyse
-from surveytool.snapshot import SNAPSHOT_FILE
+from surveytool.rebuild.changes import changed_span
+from surveytool.rebuild.memo import CACHE_FOLDER
+from surveytool.rebuild.snapshot import SNAPSHOT_FILE
 
 PRELUDE = "@string{venue = {Proceedings of Things}}\n\n"
 

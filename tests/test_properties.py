@@ -6,11 +6,11 @@ from dataclasses import replace
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from surveytool.bibliography import render_bibliography
-from surveytool.bibtex_io import read_bibtex
-from surveytool.keys import LOCK_VERSION, assign_keys, dump_pins, load_pins
-from surveytool.models import Origin, Paper, Resolution, SourceLocation, frozen_mapping
-from surveytool.textnorm import normalize, opening_words, strip_truncation
+from surveytool.analysis.keys import LOCK_VERSION, assign_keys, dump_pins, load_pins
+from surveytool.bibtex.fields import render_bibliography
+from surveytool.bibtex.reader import read_bibtex
+from surveytool.model import Origin, Paper, Resolution, SourceLocation, frozen_mapping
+from surveytool.text.normalize import normalize, opening_words, strip_truncation
 
 # Words with LaTeX specials, accents, typographic marks and characters with no LaTeX spelling.
 WORD = st.text(alphabet=st.sampled_from(list("abcXYZ019&%$#_{}~^\\<>|-:'\"éüñßçøÅ–—“”’…中文")), min_size=1, max_size=8)

@@ -1,7 +1,7 @@
 """The author's prose survives rebuilds; hand edits elsewhere are never overwritten silently."""
 
 from conftest import ROOT, run_cli
-from surveytool.regions import carry_over, edited_outside_regions, regions, stamp
+from surveytool.output.notes_regions import carry_over, edited_outside_regions, regions, stamp
 
 GENERATED = """\\section{A}
 % surveytool: begin notes a

@@ -1,9 +1,9 @@
 from pathlib import Path
 
 from conftest import DATA
-from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.analysis.resolve.resolver import ACCEPT, REPORT, CatalogResolver, resolve_papers, score_match
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.pipeline import Options, analyse, load_resolvers
-from surveytool.resolve import ACCEPT, REPORT, CatalogResolver, resolve_papers, score_match
 
 
 def snippet(text, origin=Origin.SNIPPET, truncated=True, **fields):
@@ -22,8 +22,8 @@ def seed_labels():
 
 
 def test_every_seed_resolves_to_exactly_the_labelled_paper():
-    from surveytool.paper_list import parse_paper_list
     from surveytool.resources import seed_lists
+    from surveytool.sources.paper_list import parse_paper_list
 
     line_to_index = {}
     for path in seed_lists():

@@ -15,7 +15,7 @@ import pytest
 # Runs one command in a fresh interpreter, then reports which of the watched modules it imported.
 _PROBE = """
 import json, sys
-from surveytool.cli import app
+from surveytool.cli.app import app
 try:
     app(sys.argv[2:], standalone_mode=False)
 except SystemExit:

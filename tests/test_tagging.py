@@ -2,10 +2,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from surveytool.models import Origin, Paper, Role, SourceLocation, frozen_mapping
+from surveytool.analysis.tagging.tagger import Tagger, tag_papers
+from surveytool.analysis.taxonomy import load_taxonomy
+from surveytool.model import Origin, Paper, Role, SourceLocation, frozen_mapping
 from surveytool.resources import default_taxonomy
-from surveytool.tagging import Tagger, tag_papers
-from surveytool.taxonomy import load_taxonomy
 
 TAXONOMY = load_taxonomy(default_taxonomy())
 BENCHMARK = Path(__file__).resolve().parent / "benchmarks" / "tagging_accuracy.py"
@@ -60,7 +60,7 @@ def test_primary_accuracy_on_the_seed_development_set():
 
 
 def test_tags_naming_no_section_are_written_back_as_the_user_wrote_them():
-    from surveytool.bibliography import bibtex_fields
+    from surveytool.bibtex.fields import bibtex_fields
 
     paper = entry("pipeline parallelism with micro batches", title="A Title", tags=("MoE", "Computer Science - ML"),
                   origin=Origin.BIBTEX)

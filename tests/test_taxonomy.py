@@ -3,9 +3,9 @@ import re
 import pytest
 
 from conftest import ROOT
+from surveytool.analysis.taxonomy import canonical_section, load_taxonomy, parse_taxonomy
 from surveytool.errors import TaxonomyError
 from surveytool.resources import default_taxonomy
-from surveytool.taxonomy import canonical_section, load_taxonomy, parse_taxonomy
 
 MINIMAL = """title = "T"
 [[groups]]

@@ -217,7 +217,7 @@ def rebuild_times(path: Path, repeat: int, work: Path) -> dict[str, tuple[float,
 
 def stage_times(path: Path, work: Path) -> dict[str, float]:
     sys.path.insert(0, str(ROOT))
-    from surveytool.outputs import DraftOptions, build
+    from surveytool.build import DraftOptions, build
     from surveytool.pipeline import Options
 
     times: dict[str, float] = {}

@@ -22,11 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from surveytool.bibtex_values import value_to_text  # noqa: E402
-from surveytool.checks import REGISTRY, CheckContext  # noqa: E402
-from surveytool.citations import citations  # noqa: E402
-from surveytool.models import Origin, Paper, SourceLocation, frozen_mapping  # noqa: E402
-from surveytool.readers import read_source  # noqa: E402
+from surveytool.analysis.checks import REGISTRY, CheckContext  # noqa: E402
+from surveytool.bibtex.values import value_to_text  # noqa: E402
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping  # noqa: E402
+from surveytool.sources.read import read_source  # noqa: E402
+from surveytool.text.citations import citations  # noqa: E402
 
 
 @dataclass(frozen=True)

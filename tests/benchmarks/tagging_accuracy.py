@@ -14,10 +14,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from surveytool.models import Origin
-from surveytool.paper_list import parse_paper_list
+from surveytool.model import Origin
 from surveytool.pipeline import Options, analyse
 from surveytool.resources import seed_lists
+from surveytool.sources.paper_list import parse_paper_list
 
 LABELS = Path(__file__).resolve().parents[1] / "data" / "seed-sections.tsv"
 HOLDOUT = Path(__file__).resolve().parents[1] / "data" / "holdout-snippets.tsv"

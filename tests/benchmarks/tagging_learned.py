@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tagging_accuracy  # noqa: E402
 
-from surveytool.learned_tagger import Exemplar, corpus_path, read_corpus, user_exemplars  # noqa: E402
-from surveytool.models import Origin, Paper, SourceLocation, Taxonomy, frozen_mapping  # noqa: E402
+from surveytool.analysis.tagging.learned import Exemplar, corpus_path, read_corpus, user_exemplars  # noqa: E402
+from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger  # noqa: E402
+from surveytool.model import Origin, Paper, SourceLocation, Taxonomy, frozen_mapping  # noqa: E402
 from surveytool.pipeline import Options, options_taxonomy  # noqa: E402
-from surveytool.tagging import DEFAULT_THRESHOLD, Tagger  # noqa: E402
 
 SEED = 21
 TAGGED_SHARE = 0.3

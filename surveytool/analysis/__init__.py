@@ -1,0 +1,1 @@
+"""What a run concludes from its records: merging, keys, taxonomy, checks, tags and resolution."""

@@ -1,0 +1,74 @@
+"""What became of every key the user wrote: kept, renamed, merged or dropped as a copy, each said in a message.
+
+A key missing from the output breaks ``\\cite{key}`` in the user's paper, so
+every key read from a .bib or CSL-JSON file is either written as it was or
+named in a finding that says what happened to it and which key to cite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from surveytool.analysis.keys import runs_in_tex
+from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
+
+_USER_KEYED = (Origin.BIBTEX, Origin.CSL_JSON)
+_WRITTEN = "bib -o and build"  # what surveytool writes; bib --in-place leaves the user's entries as they are
+
+
+def key_findings(read: Sequence[Paper], written: Sequence[Paper]) -> list[Finding]:
+    """Findings for each key of ``read`` (records as read) that is not its own entry's key in ``written``."""
+    owner = {source: paper for paper in written for source in paper.sources}
+    first_at: dict[str, SourceLocation] = {}
+    findings: list[Finding] = []
+    for record in sorted((p for p in read if p.key and p.origin in _USER_KEYED), key=lambda p: p.sources[0]):
+        where = record.sources[0]
+        first = first_at.setdefault(record.key, where)
+        found = _fate(record.key, where, first, owner, record.origin is Origin.CSL_JSON)
+        if found:
+            findings.append(found)
+    return findings
+
+
+def _fate(
+    key: str, where: SourceLocation, first: SourceLocation, owner: dict[SourceLocation, Paper], item: bool = False
+) -> Finding | None:
+    """What happened to ``key`` read at ``where`` (``first``: where the key was read first; ``item``: from CSL-JSON)."""
+    paper = owner.get(where)
+    if paper is None:
+        message = f"entry '{key}' is missing from the output"
+        return Finding("duplicate-key", Severity.ERROR, message, where, "report this as a bug of surveytool", key)
+    if paper.key == key:
+        if first == where:
+            return None
+        if owner.get(first) is paper:
+            message = f"entry key '{key}' is used again here by an identical copy of the entry at {first}; {_WRITTEN} leave this copy out"
+            return Finding("duplicate-key", Severity.WARNING, message, where, "delete the copy", key)
+        message = f"entry key '{key}' is used again here; \\cite{{{key}}} means this entry"
+        if first in owner:
+            message += f", the entry at {first} is written as '{owner[first].key}'"
+        return Finding("duplicate-key", Severity.WARNING, message, where, "give each entry its own key", key)
+    if key in paper.aliases:
+        why = "the CSL-JSON item matches that entry" if item else "--merge-duplicates"
+        message = f"'{key}' is merged into '{paper.key}' ({why}): cite '{paper.key}' instead"
+        hint = (
+            f"with --dialect biblatex '{key}' stays citable as an ids alias; "
+            f"`surveytool rekey --tex FILE` rewrites \\cite{{{key}}} to \\cite{{{paper.key}}}"
+        )
+        return Finding("duplicate-entry", Severity.WARNING, message, where, hint, key)
+    if runs_in_tex(key):
+        message = f"entry key '{key}' holds a TeX command, which would run wherever BibTeX copies the key; " \
+                  f"{_WRITTEN} write this entry under the new key '{paper.key}'"
+        return Finding("unusable-key", Severity.ERROR, message, where, f"cite this entry as '{paper.key}'", key)
+    holder = f"the entry at {first} keeps it" if first != where else "another entry holds it"
+    message = (
+        f"entry key '{key}' is used again here ({holder}); {_WRITTEN} write this entry under the new key '{paper.key}'"
+    )
+    return Finding(
+        "duplicate-key",
+        Severity.WARNING,
+        message,
+        where,
+        f"give each entry its own key, or cite this one as '{paper.key}'",
+        key,
+    )

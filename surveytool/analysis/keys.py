@@ -1,0 +1,176 @@
+"""Citation keys: a formula for new entries, pins so that keys never change afterwards.
+
+A key, once given, is pinned under the entry's identity (DOI, arXiv id,
+normalized title or snippet fingerprint) in a lock file; later runs reuse it
+even when other entries are added, removed or re-resolved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from surveytool.analysis.merge import first_author_surname, identities, snippet_fingerprint
+from surveytool.errors import InputError
+from surveytool.model import Origin, Paper
+from surveytool.rebuild.sealed import Unusable, read_regular
+from surveytool.text.normalize import normalize, strip_truncation
+
+LOCK_VERSION = 1
+_MAX_WORD = 20
+_STOPWORDS = frozenset(
+    "a an the on of in for and to with via from by at as is are towards toward using use based "
+    "its into over under we our this that it be new can".split()
+)
+_KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_:.\-]")
+
+
+def _first_significant_word(text: str) -> str:
+    """The first word that is not a stopword, hyphenated parts joined ("Pre-train" -> "pretrain")."""
+    for word in text.split():
+        joined = normalize(word).replace(" ", "")
+        if joined and joined not in _STOPWORDS and not joined.isdigit():
+            return joined[:_MAX_WORD]
+    return ""
+
+
+def key_base(paper: Paper) -> str:
+    """``lepikhin2021gshard``: surname, year, first significant title word."""
+    if paper.key and paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and not runs_in_tex(paper.key):
+        return paper.key
+    if paper.resolved and paper.title:
+        surname = first_author_surname(paper) or "anon"
+        year = (paper.year or "")[:4] if (paper.year or "")[:4].isdigit() else "nd"
+        return _KEY_UNSAFE.sub("", f"{surname}{year}{_first_significant_word(paper.title)}")
+    # An unresolved snippet or id: nothing but its text to go on, so a fingerprint.
+    text = paper.abstract or paper.title or ""
+    word = _first_significant_word(strip_truncation(text)) or "entry"
+    digest = (snippet_fingerprint(paper) or identity_of(paper).encode().hex())[:4]
+    return f"anon-{word}-{digest}"
+
+
+def identity_of(paper: Paper, found: Sequence[str] | None = None) -> str:
+    """The identity under which a paper's key is pinned (the most specific one)."""
+    found = identities(paper) if found is None else found
+    if found:
+        return found[0]
+    if paper.key:
+        return "key:" + paper.key
+    # Too little text for a merge identity (a one-word title): pin by all we know of it.
+    text = "|".join(normalize(paper.fields.get(f, "")) for f in ("title", "abstract", "author", "year"))
+    return "text:" + hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def _suffix(n: int) -> str:
+    """0 -> "", 1 -> "b", ..., 25 -> "z", 26 -> "ba": "a" would read as a first of a series."""
+    letters = ""
+    while n:
+        n, rest = divmod(n, 26)
+        letters = "abcdefghijklmnopqrstuvwxyz"[rest] + letters
+    return letters
+
+
+def runs_in_tex(key: str) -> bool:
+    """Whether TeX could read a command in ``key`` (a backslash, or ^^ notation for one)."""
+    return "\\" in key or "^^" in key
+
+
+def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None,
+                identities_of: Callable[[Paper], list[str]] = identities) -> tuple[list[Paper], dict[str, str]]:
+    """Give every paper a unique key; keys in ``pins`` and user keys are kept as they are.
+
+    Returns the papers with keys and the pins to save (old pins plus new keys).
+    """
+    pins = dict(pins or {})
+    found = [identities_of(p) for p in papers]
+    identity = [identity_of(p, f) for p, f in zip(papers, found, strict=True)]
+    # Keys absorbed by a merge stay citable (biblatex ids): no other entry may take them.
+    taken: set[str] = {alias for paper in papers for alias in paper.aliases}
+    keyed: dict[int, str] = {}
+    # Pinned and user-given keys first, in a fixed order, so they win every collision.
+    for index in sorted(range(len(papers)), key=lambda i: min(papers[i].sources)):
+        paper = papers[index]
+        pinned = next((pins[i] for i in (*found[index], identity[index]) if i in pins), None)
+        own = paper.key if paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and paper.key else None
+        # BibTeX copies a key into the .bbl as it is: one that holds a command would run there.
+        key = next((k for k in (own, pinned) if k and not runs_in_tex(k)), None)
+        if key and key not in taken:
+            keyed[index] = key
+            taken.add(key)
+    # New keys by the formula; a collision gets the first free suffix, in identity order.
+    bases = {i: key_base(papers[i]) for i in range(len(papers)) if i not in keyed}
+    next_suffix: dict[str, int] = {}
+    for index in sorted(bases, key=lambda i: (bases[i], identity[i])):
+        base = bases[index]
+        n = next_suffix.get(base, 0)
+        while base + _suffix(n) in taken:  # only pinned keys can be in the way: each is passed once
+            n += 1
+        keyed[index] = base + _suffix(n)
+        taken.add(keyed[index])
+        next_suffix[base] = n + 1
+    result = []
+    for index, paper in enumerate(papers):
+        key = keyed[index]
+        # A key given up for another entry's sake stays that entry's: it is no alias of this one.
+        result.append(paper if key == paper.key else replace(paper, key=key))
+        pins.setdefault(identity[index], key)
+    return result, dict(sorted(pins.items()))
+
+
+#: Far more than a lock file of a million pins; a link to /dev/zero or a huge file is refused, not read.
+MAX_LOCK_FILE = 256 << 20
+_LOCK_HINT = "restore it from version control, or delete it to let keys be given anew"
+
+
+def read_lock_text(path: Path) -> str:
+    """The lock file's text; FileNotFoundError if there is none, InputError if it cannot be read."""
+    try:
+        data = read_regular(path, MAX_LOCK_FILE, follow=True)
+    except Unusable as problem:
+        raise InputError(f"key lock file {problem}", path=str(path), hint=_LOCK_HINT) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError("key lock file is not UTF-8", path=str(path), line=line, hint=_LOCK_HINT) from None
+
+
+def load_pins(path: Path) -> dict[str, str]:
+    """Identity -> pinned key, from the lock file at ``path`` (none if it does not exist)."""
+    try:
+        text = read_lock_text(path)
+    except FileNotFoundError:
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"key lock file is not valid JSON: {error.msg}", path=str(path), line=error.lineno,
+                         hint=_LOCK_HINT) from None
+    except (ValueError, RecursionError):  # a number of thousands of digits, arrays nested thousands deep
+        raise InputError("key lock file holds a value too large or too deep to read", path=str(path),
+                         hint=_LOCK_HINT) from None
+    keys = data.get("keys", {}) if isinstance(data, dict) else None
+    if not isinstance(keys, dict):
+        raise InputError('key lock file has no "keys" object', path=str(path), hint=_LOCK_HINT)
+    for identity, key in keys.items():
+        if not isinstance(key, str):
+            line = text.count("\n", 0, max(text.find(_JSON_STRING(identity)), 0)) + 1
+            raise InputError(f"key lock file pins {_JSON_STRING(identity)} to {json.dumps(key)[:40]}, which is not a citation key",
+                             path=str(path), line=line, hint=_LOCK_HINT)
+    return keys
+
+
+# Encodes one string with json's C encoder; asking json.dumps for indentation switches to its
+# pure-Python encoder, twice as slow on the 16k pins of a large bibliography.
+_JSON_STRING = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def dump_pins(pins: Mapping[str, str]) -> str:
+    """The lock file, as ``json.dumps(..., indent=2)`` writes it: one pin per line, sorted, diffable."""
+    lines = ",\n".join(f"    {_JSON_STRING(key)}: {_JSON_STRING(pin)}" for key, pin in sorted(pins.items()))
+    keys = "{\n" + lines + "\n  }" if pins else "{}"
+    return f'{{\n  "version": {LOCK_VERSION},\n  "keys": {keys}\n}}\n'

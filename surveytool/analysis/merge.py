@@ -1,0 +1,201 @@
+"""De-duplication: records of one work become one paper. Linear in the input.
+
+Identities are hash keys (DOI, arXiv id, normalized title, snippet
+fingerprint, a short title with its authors and year); only records in the
+same bucket are compared. They merge when nothing they state disagrees
+(``merge_evidence.py``), checked for every pair of a merged group, so a
+chain of look-alikes never joins works that differ. The user's own keyed
+entries are reported, not merged, unless merging is asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+
+from surveytool.analysis.merge_evidence import (
+    first_author_surname as first_author_surname,  # where keys and resolve look for it
+)
+from surveytool.analysis.merge_groups import PairwiseGroups
+from surveytool.model import Finding, Origin, Paper, frozen_mapping
+from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
+from surveytool.text.normalize import abstract_similarity, normalize, opening_words, shingles
+
+# Enough words to tell two abstracts apart; fewer and a shared opening could merge them.
+_SNIPPET_WORDS = 30
+_MIN_TITLE_WORDS = 3
+#: Two snippets at least this similar (see textnorm.abstract_similarity) are one paper.
+NEAR_DUPLICATE = 0.9
+_NEAR_WORDS = 60
+_NEAR_CANDIDATES = 3
+_MIN_SHARED_SHINGLES = 3
+_MAX_POSTINGS = 50  # a four-word run in more abstracts than this is boilerplate, not evidence
+_MAX_BUCKET = 64  # records compared within one identity's bucket
+# Origins whose metadata is preferred when merging, best first.
+_ORIGIN_RANK = {Origin.BIBTEX: 0, Origin.CSL_JSON: 1, Origin.IDENTIFIER: 2, Origin.ANCHOR: 3, Origin.SNIPPET: 4}
+
+
+def identities(paper: Paper) -> list[str]:
+    """The hash keys under which ``paper`` is the same work as another paper."""
+    keys: list[str] = []
+    doi = paper.fields.get("doi")
+    if doi:
+        keys.append("doi:" + normalize_doi(doi))
+        arxiv_from_doi = arxiv_id_of_doi(doi)
+        if arxiv_from_doi:
+            keys.append("arxiv:" + arxiv_from_doi)
+    for field in ("eprint", "arxiv"):
+        arxiv = normalize_arxiv(paper.fields.get(field, ""))
+        if arxiv:
+            keys.append("arxiv:" + arxiv)
+    title = paper.fields.get("title")
+    short = ""
+    if title and (paper.resolution is not None or not paper.truncated):
+        normalized = normalize(title)  # words separated by single spaces
+        if normalized.count(" ") >= _MIN_TITLE_WORDS - 1:
+            keys.append("title:" + normalized)
+        elif normalized:
+            short = short_title_identity(paper, normalized)
+    fingerprint = snippet_fingerprint(paper)
+    if fingerprint:
+        keys.append("snippet:" + fingerprint)
+    if short:
+        keys.append(short)
+    return keys
+
+
+def short_title_identity(paper: Paper, normalized_title: str) -> str:
+    """A title too short to identify a work alone ("Layer normalization"), with every author's surname and the year."""
+    year = paper.fields.get("year", "")[:4]
+    if not year.isdigit() or not paper.authors:
+        return ""
+    surnames = ",".join(normalize(name.split(",")[0] if "," in name else (name.split() or [""])[-1])
+                        for name in paper.authors)
+    return f"short:{normalized_title}|{surnames}|{year}"
+
+
+class IdentityCache:
+    """``identities(paper)``, computed once per paper object: merging and the key pins both need them,
+    and most papers come out of merging as the same objects that went in."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Paper, list[str]]] = {}
+
+    def __call__(self, paper: Paper) -> list[str]:
+        known = self._known.get(id(paper))
+        if known is not None and known[0] is paper:  # the paper is held here, so its id is not reused
+            return known[1]
+        found = identities(paper)
+        self._known[id(paper)] = (paper, found)
+        return found
+
+
+def snippet_fingerprint(paper: Paper) -> str | None:
+    """A short hash of an abstract's opening words: equal for near-exact copies."""
+    abstract = paper.fields.get("abstract")
+    if not abstract:
+        return None
+    words = opening_words(abstract, _SNIPPET_WORDS)
+    if len(words) < 8:
+        return None
+    return hashlib.sha1(" ".join(words).encode()).hexdigest()[:12]
+
+
+def merge_duplicates(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities,
+                     *, merge_user_entries: bool = False) -> list[Paper]:
+    """One paper per work, in the order of each work's first appearance (see ``merge_records``)."""
+    return merge_records(papers, identities_of, merge_user_entries=merge_user_entries)[0]
+
+
+def merge_records(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities,
+                  *, merge_user_entries: bool = False) -> tuple[list[Paper], list[Finding]]:
+    """One paper per work, and findings about records that look alike but were kept apart.
+
+    Records sharing an identity are candidates; they merge only when nothing
+    they state disagrees, for every pair of the merged group. Two keyed entries
+    of the user's .bib merge only with ``merge_user_entries`` (or when one is an
+    identical copy of the other under the same key); otherwise they are
+    reported as ``duplicate-entry``. Records sharing an id or abstract but
+    disagreeing are reported as ``suspicious-duplicate-id``.
+    """
+    groups = PairwiseGroups(papers, merge_user_entries)
+    first_holder: dict[str, int] = {}
+    holders: dict[str, list[int]] = {}  # only identities held twice or more: most are held once
+    for index, paper in enumerate(papers):
+        for identity in identities_of(paper):
+            first = first_holder.setdefault(identity, index)
+            if first == index:
+                continue
+            others = holders.get(identity)
+            if others is None:
+                others = holders[identity] = [first]
+            if len(others) <= _MAX_BUCKET:  # a bucket larger than this is boilerplate, not evidence
+                for other in others:
+                    groups.consider(other, index, identity)
+            others.append(index)
+    _union_near_duplicate_abstracts(papers, groups)
+    merged = [merge_group([papers[i] for i in members]) if len(members) > 1 else papers[members[0]]
+              for members in groups.in_order()]
+    return merged, groups.findings
+
+
+def _union_near_duplicate_abstracts(papers: Sequence[Paper], groups: PairwiseGroups) -> None:
+    """Join abstracts that agree word for word but for small edits or a different cut.
+
+    Candidates come from shared four-word runs (a hash index), so each abstract
+    is compared with a handful of others, never with all of them.
+    """
+    words: dict[int, list[str]] = {}
+    postings: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for index, paper in enumerate(papers):
+        abstract = paper.fields.get("abstract")
+        if abstract and paper.origin is not Origin.BIBTEX:
+            words[index] = opening_words(abstract, _NEAR_WORDS)
+            for shingle in shingles(words[index]):
+                postings[shingle].append(index)
+    for index, own in words.items():
+        shared = Counter(other for s in shingles(own) if len(postings[s]) <= _MAX_POSTINGS
+                         for other in postings[s] if other > index)
+        for other, count in shared.most_common(_NEAR_CANDIDATES):
+            if count >= _MIN_SHARED_SHINGLES and groups.find(other) != groups.find(index) \
+                    and abstract_similarity(own, words[other]) >= NEAR_DUPLICATE:
+                groups.consider(index, other, "snippet:near")
+
+
+def merge_group(group: Iterable[Paper]) -> Paper:
+    """Several records of one work as one paper: the best metadata, every source and key."""
+    # The published version (a venue) is preferred to its preprint, then the first read.
+    ranked = sorted(group, key=lambda p: (_ORIGIN_RANK[p.origin], p.resolution is None,
+                                          not (p.fields.get("booktitle") or p.fields.get("journal")), min(p.sources)))
+    best = ranked[0]
+    fields = dict(best.fields)
+    latex = dict(best.latex_fields)
+    for other in ranked[1:]:
+        for name, value in other.fields.items():
+            if name not in fields or (name == "abstract" and len(value) > len(fields[name])):
+                fields[name] = value
+                if name in other.latex_fields:
+                    latex[name] = other.latex_fields[name]
+                else:
+                    latex.pop(name, None)
+    keys = {p.key for p in ranked if p.key} | {a for p in ranked for a in p.aliases}
+    # The entry read first keeps its key, so that \cite{key} still means what it meant in the user's file.
+    keyed = sorted((p for p in ranked if p.key), key=lambda p: (_ORIGIN_RANK[p.origin], min(p.sources)))
+    key = keyed[0].key if keyed else ""
+    explicit = tuple(dict.fromkeys(t for p in ranked for t in p.explicit_tags))
+    return Paper(
+        origin=best.origin,
+        sources=tuple(sorted({s for p in ranked for s in p.sources})),
+        fields=frozen_mapping(fields),
+        entry_type=best.entry_type,
+        key=key,
+        latex_fields=frozen_mapping(latex),
+        raw=best.raw,
+        truncated=all(p.truncated for p in ranked),
+        resolution=next((p.resolution for p in ranked if p.resolution), None),
+        tags=best.tags,
+        explicit_tags=explicit,
+        aliases=tuple(sorted(keys - {key})),
+    )
+

@@ -1,0 +1,115 @@
+"""Whether two records that share an identity are one work: the facts that must not disagree.
+
+A shared DOI, arXiv id, title or abstract only makes two records candidates.
+They are one work when nothing they both state disagrees: a different
+(non-arXiv) DOI, a different title, another volume or first page, or another
+issue or year of the same venue means two works that happen to share a
+blurb, a junk eprint or a recurring column title.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from surveytool.model import Paper
+from surveytool.text.identifiers import arxiv_id_of_doi, normalize_doi
+from surveytool.text.normalize import normalize, strip_truncation
+
+_PAGE_SPLIT = re.compile(r"\s*(?:-+|–|—)\s*")
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a record states about its work, normalized for comparison ("" when it does not say)."""
+
+    doi: str  # a DOI other than the one arXiv mints for its preprints
+    title: str
+    title_is_prefix: bool  # a truncated title: only its opening is known
+    venue: str
+    volume: str
+    number: str
+    first_page: str
+    year: str
+
+    @classmethod
+    def of(cls, paper: Paper) -> Facts:
+        fields = paper.fields
+        doi = fields.get("doi", "")
+        doi = "" if not doi or arxiv_id_of_doi(doi) else normalize_doi(doi)
+        title = fields.get("title", "")
+        cut = paper.truncated and paper.resolution is None
+        pages = fields.get("pages", "").strip()
+        year = fields.get("year", "")[:4]
+        return cls(
+            doi=doi,
+            title=normalize(strip_truncation(title) if cut else title),
+            title_is_prefix=cut,
+            venue=normalize(fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle") or ""),
+            volume=normalize(fields.get("volume", "")),
+            number=normalize(fields.get("number", "")),
+            first_page=normalize(_PAGE_SPLIT.split(pages, maxsplit=1)[0]) if pages else "",
+            year=year if year.isdigit() else "",
+        )
+
+
+def first_author_surname(paper: Paper) -> str:
+    if not paper.authors:
+        return ""
+    name = paper.authors[0]
+    surname = name.split(",")[0] if "," in name else name.split()[-1] if name.split() else ""
+    return normalize(surname).replace(" ", "")
+
+
+def compatible_for_title(a: Paper, b: Paper) -> bool:
+    """Same title is the same work only if first authors and years do not disagree."""
+    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
+    if surname_a and surname_b and surname_a != surname_b:
+        return False
+    year_a, year_b = a.fields.get("year", ""), b.fields.get("year", "")
+    return not (year_a[:4].isdigit() and year_b[:4].isdigit() and abs(int(year_a[:4]) - int(year_b[:4])) > 2)
+
+
+def _titles_differ(a: Facts, b: Facts) -> bool:
+    if not a.title or not b.title or a.title == b.title:
+        return False
+    if a.title_is_prefix and b.title.startswith(a.title):
+        return False
+    return not (b.title_is_prefix and a.title.startswith(b.title))
+
+
+def disagreement(a: Facts, b: Facts) -> str:
+    """Why two records cannot be one work, or "" when nothing they both state disagrees."""
+    if a.doi and b.doi and a.doi != b.doi:
+        return f"their DOIs differ ({a.doi}, {b.doi})"
+    if _titles_differ(a, b):
+        return "their titles differ"
+    # Another volume or first page is another publication (a journal version of a conference paper, a
+    # recurring column); another issue or year is one only within the same venue.
+    for name, x, y in (("volumes", a.volume, b.volume), ("pages", a.first_page, b.first_page)):
+        if x and y and x != y:
+            return f"their {name} differ ({x}, {y})"
+    if a.venue and a.venue == b.venue:
+        for name, x, y in (("issues", a.number, b.number), ("years", a.year, b.year)):
+            if x and y and x != y:
+                return f"their {name} in '{a.venue}' differ ({x}, {y})"
+    return ""
+
+
+def shared_evidence(identity: str) -> str:
+    """An identity as the reason two records look alike, for messages."""
+    kind, _, value = identity.partition(":")
+    if kind == "doi":
+        return f"the same DOI {value}"
+    if kind == "arxiv":
+        return f"the same arXiv id {value}"
+    if kind == "title":
+        return "the same title with compatible first author and year"
+    if kind == "short":
+        return "the same short title, authors and year"
+    return "the same abstract"
+
+
+def names_the_work(identity: str) -> bool:
+    """An id or an abstract, which two distinct works should never share (a title may recur)."""
+    return not identity.startswith(("title:", "short:"))

@@ -1,0 +1,164 @@
+"""Groups of records of one work: a union-find whose unions hold for every pair, and findings about the rest.
+
+Two groups join only when every member of one agrees with every member of
+the other (``merge_evidence.disagreement``), so look-alikes never chain two
+works together. Keyed entries of the user's .bib stay apart unless merging
+is asked for; records kept apart are reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from surveytool.analysis.merge_evidence import (
+    Facts,
+    compatible_for_title,
+    disagreement,
+    names_the_work,
+    shared_evidence,
+)
+from surveytool.model import Finding, Origin, Paper, Severity
+
+
+class PairwiseGroups:
+    """A union-find whose unions hold pairwise: every member agrees with every member of the other group."""
+
+    def __init__(self, papers: Sequence[Paper], merge_user_entries: bool) -> None:
+        self.papers = papers
+        self.merge_user_entries = merge_user_entries
+        self.parent = list(range(len(papers)))
+        self.members: dict[int, list[int]] = {}
+        self.facts: dict[int, Facts] = {}
+        self.findings: list[Finding] = []
+        self.reported: set[tuple[int, str]] = set()  # (record, check): one finding of each kind per record
+        self.reported_groups: set[tuple[int, int]] = set()  # groups already said to be one work
+        # A key two different entries use: whichever absorbed it, \cite{key} would change meaning.
+        first_with_key: dict[str, Paper] = {}
+        self.ambiguous_keys: set[str] = set()
+        keys = [paper.key for paper in papers if paper.origin is _BIBTEX]
+        for paper in papers if len(set(keys)) < len(keys) else ():
+            if _user_keyed(paper):
+                first = first_with_key.setdefault(paper.key, paper)
+                if first is not paper and not _identical_copies(first, paper):
+                    self.ambiguous_keys.add(paper.key)
+
+    def find(self, i: int) -> int:
+        parent = self.parent
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def group(self, root: int) -> list[int]:
+        return self.members.get(root, [root])
+
+    def facts_of(self, i: int) -> Facts:
+        found = self.facts.get(i)
+        if found is None:
+            found = self.facts[i] = Facts.of(self.papers[i])
+        return found
+
+    def consider(self, first: int, second: int, identity: str) -> None:
+        """Join the groups of two records sharing ``identity`` if the evidence holds; report them if not."""
+        root_a, root_b = self.find(first), self.find(second)
+        if root_a == root_b:
+            return
+        a, b = self.papers[first], self.papers[second]
+        if identity.startswith("title:") and not compatible_for_title(a, b):
+            return
+        why_not = disagreement(self.facts_of(first), self.facts_of(second))
+        if why_not:
+            if names_the_work(identity):
+                self._report_suspicious(first, second, identity, why_not)
+            return
+        if self._kept_apart(a, b):
+            both = (min(root_a, root_b), max(root_a, root_b))
+            if both not in self.reported_groups:  # not again for an identical copy of one of them
+                self.reported_groups.add(both)
+                self._report_duplicate(first, second, identity)
+            return
+        if self._groups_agree(root_a, root_b):
+            self.union(root_a, root_b)
+
+    def _groups_agree(self, root_a: int, root_b: int) -> bool:
+        for i in self.group(root_a):
+            for j in self.group(root_b):
+                if disagreement(self.facts_of(i), self.facts_of(j)):
+                    return False
+                if self._kept_apart(self.papers[i], self.papers[j]):
+                    return False
+        return True
+
+    def _kept_apart(self, a: Paper, b: Paper) -> bool:
+        """Two keyed entries of the user's that may not merge: unasked, or under one key with different contents."""
+        if not (_user_keyed(a) and _user_keyed(b)) or _identical_copies(a, b):
+            return False
+        return not self.merge_user_entries or a.key == b.key or bool({a.key, b.key} & self.ambiguous_keys)
+
+    def union(self, root_a: int, root_b: int) -> None:
+        keep, gone = min(root_a, root_b), max(root_a, root_b)
+        self.parent[gone] = keep
+        self.members[keep] = self.group(keep) + self.group(gone)
+        self.members.pop(gone, None)
+
+    def in_order(self) -> list[list[int]]:
+        """Each group's members in input order, groups by their first member."""
+        groups: dict[int, list[int]] = {}
+        for index in range(len(self.papers)):
+            groups.setdefault(self.find(index), []).append(index)
+        return list(groups.values())
+
+    def _report_duplicate(self, first: int, second: int, identity: str) -> None:
+        if (second, "duplicate-entry") in self.reported:
+            return
+        self.reported.add((second, "duplicate-entry"))
+        a, b = self.papers[first], self.papers[second]
+        self.findings.append(
+            Finding(
+                "duplicate-entry",
+                Severity.WARNING,
+                f"'{b.key}' ({min(b.sources)}) and '{a.key}' ({min(a.sources)}) look like the same work: "
+                f"{shared_evidence(identity)}; both are kept",
+                min(b.sources),
+                "delete one and cite the other, or merge them with --merge-duplicates",
+                b.key,
+            )
+        )
+
+    def _report_suspicious(self, first: int, second: int, identity: str, why_not: str) -> None:
+        if (second, "suspicious-duplicate-id") in self.reported:
+            return
+        self.reported.add((second, "suspicious-duplicate-id"))
+        a, b = self.papers[first], self.papers[second]
+        name_a, name_b = (f"'{p.key}' ({min(p.sources)})" if p.key else str(min(p.sources)) for p in (a, b))
+        self.findings.append(
+            Finding(
+                "suspicious-duplicate-id",
+                Severity.WARNING,
+                f"{name_b} and {name_a} share {shared_evidence(identity)}, but {why_not}: kept apart",
+                min(b.sources),
+                "one of them probably carries a wrong id or a copied abstract; check both",
+                b.key,
+            )
+        )
+
+
+_BIBTEX = Origin.BIBTEX  # looked up once: an enum member's lookup is slow in a loop over every record
+
+
+def _user_keyed(paper: Paper) -> bool:
+    """An entry of the user's .bib: its key may be cited, so it is never absorbed unasked."""
+    return paper.origin is _BIBTEX and bool(paper.key)
+
+
+def _identical_copies(a: Paper, b: Paper) -> bool:
+    """The same entry written twice under one key: keeping one loses nothing."""
+    return (
+        a.key == b.key
+        and a.entry_type == b.entry_type
+        and a.fields == b.fields
+        and a.latex_fields == b.latex_fields
+        and a.explicit_tags == b.explicit_tags
+        and not a.aliases
+        and not b.aliases
+    )

@@ -1,0 +1,231 @@
+"""Online resolvers: OpenAlex, Crossref and arXiv, each answer checked before it is taken.
+
+Every candidate a service returns is scored by ``resolve.score_match`` (title,
+authors, year, or the snippet against the abstract), the same rule as for the
+catalog: a service's first hit is never taken on trust.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from surveytool.analysis.resolve.http import HttpClient, HttpError, Response, ServiceSkipped
+from surveytool.analysis.resolve.resolver import Candidate, score_match
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.text.identifiers import normalize_arxiv
+from surveytool.text.normalize import strip_truncation
+
+_QUERY_WORDS = 30
+_ROWS = 5
+_NOWHERE = (SourceLocation("online", 0),)
+# What a hostile or broken answer raises while parsed: each is a finding for that lookup, never a crash.
+_MALFORMED = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError, ElementTree.ParseError)
+
+
+@dataclass(frozen=True)
+class ServiceError:
+    service: str
+    message: str
+
+
+class _OnlineResolver:
+    name = "online"
+
+    def __init__(self, client: HttpClient, base_url: str, contact: str = ""):
+        self.client = client
+        self.base_url = base_url.rstrip("/")
+        self.contact = contact
+        self._errors: list[tuple[Paper, ServiceError]] = []
+        self._not_asked: list[Paper] = []  # papers looked up after the service was skipped
+        self._skip_reason = ""
+
+    @property
+    def errors(self) -> list[tuple[Paper, ServiceError]]:
+        """One error per failed lookup, and one for all the papers the service was skipped for."""
+        if not self._not_asked:
+            return list(self._errors)
+        count = len(self._not_asked)
+        summary = ServiceError(self.name, f"skipped for the rest of the run ({self._skip_reason}); "
+                                          f"{count} {'entry was' if count == 1 else 'entries were'} not looked up there")
+        return [*self._errors, (self._not_asked[0], summary)]
+
+    def lookup(self, paper: Paper) -> list[Candidate]:
+        found: list[Paper] = []
+        retrieved = ""
+        for url in self.urls(paper):
+            try:
+                response = self.client.get(url, self.name)
+            except ServiceSkipped as skipped:
+                self._skip_reason = self._skip_reason or str(skipped)
+                self._not_asked.append(paper)
+                return []
+            except HttpError as error:
+                self._errors.append((paper, ServiceError(self.name, str(error))))
+                return []
+            if response.status == 404:
+                self.client.keep(url, response, self.name)
+                continue
+            if response.status != 200:
+                self._fail(paper, url, response, f"HTTP {response.status}")
+                continue
+            try:
+                found.extend(self.parse(response.body))
+            except _MALFORMED as error:
+                self._fail(paper, url, response, f"malformed answer ({type(error).__name__})")
+                continue
+            self.client.keep(url, response, self.name)
+            retrieved = response.fetched_at
+            if found:
+                break
+        candidates = []
+        for candidate in found:
+            score, method = score_match(paper, candidate)
+            if score > 0:
+                candidates.append(Candidate(candidate, score, method, self.name, retrieved))
+        return sorted(candidates, key=lambda c: (-c.score, c.label))
+
+    def _fail(self, paper: Paper, url: str, response: Response, message: str) -> None:
+        """An answer that cannot be used: reported, counted against the service, and never kept."""
+        self._errors.append((paper, ServiceError(self.name, message)))
+        if response.from_cache:
+            self.client.forget(url)
+        else:
+            self.client.record_failure(self.name, message)
+
+    def urls(self, paper: Paper) -> Iterable[str]:
+        raise NotImplementedError
+
+    def parse(self, body: str) -> list[Paper]:
+        raise NotImplementedError
+
+
+def _query_text(paper: Paper) -> str:
+    if paper.title:
+        return strip_truncation(paper.title) if paper.truncated else paper.title
+    return " ".join(strip_truncation(paper.abstract or "").split()[:_QUERY_WORDS])
+
+
+def _found(fields: dict[str, str], entry_type: str) -> Paper:
+    if not isinstance(fields.get("title"), str):
+        raise TypeError("a result without a text title")
+    # One line per field: a blank line inside a title would end a paragraph in LaTeX and BibTeX.
+    clean = {k: " ".join(v.split()) for k, v in fields.items() if isinstance(v, str) and v.strip()}
+    return Paper(Origin.IDENTIFIER, _NOWHERE, frozen_mapping(clean), entry_type=entry_type,
+                 key=clean.get("doi") or clean.get("eprint") or clean.get("title", "")[:40])
+
+
+class OpenAlexResolver(_OnlineResolver):
+    """api.openalex.org: by DOI, or a search over titles and abstracts (good for snippets)."""
+
+    name = "openalex"
+    _TYPES = {"article": "article", "proceedings-article": "inproceedings", "book-chapter": "incollection"}
+
+    def urls(self, paper: Paper) -> Iterable[str]:
+        mail = f"&mailto={urllib.parse.quote(self.contact)}" if self.contact else ""
+        if paper.fields.get("doi"):
+            yield f"{self.base_url}/works/doi:{urllib.parse.quote(paper.fields['doi'])}?{mail.lstrip('&')}".rstrip("?")
+        text = _query_text(paper)
+        if text:
+            yield f"{self.base_url}/works?search={urllib.parse.quote(text)}&per-page={_ROWS}{mail}"
+
+    def parse(self, body: str) -> list[Paper]:
+        data = json.loads(body)
+        works = data.get("results", [data])
+        return [self._paper(work) for work in works if isinstance(work, dict) and work.get("title")]
+
+    def _paper(self, work: dict) -> Paper:
+        authors = [a["author"]["display_name"] for a in work.get("authorships", []) if a.get("author", {}).get("display_name")]
+        source = ((work.get("primary_location") or {}).get("source") or {}).get("display_name") or ""
+        kind = self._TYPES.get(work.get("type", ""), "misc")
+        fields = {"title": work["title"], "author": " and ".join(authors), "year": str(work.get("publication_year") or ""),
+                  "doi": (work.get("doi") or "").replace("https://doi.org/", ""),
+                  "abstract": _inverted_abstract(work.get("abstract_inverted_index"))}
+        if source:
+            fields["journal" if kind == "article" else "booktitle" if kind == "inproceedings" else "howpublished"] = source
+        return _found(fields, kind)
+
+
+def _inverted_abstract(index: dict | None) -> str:
+    """OpenAlex ships abstracts as word -> positions; put the words back in order."""
+    if not index:
+        return ""
+    placed = sorted((position, word) for word, positions in index.items() for position in positions)
+    return " ".join(word for _, word in placed)
+
+
+class CrossrefResolver(_OnlineResolver):
+    """api.crossref.org: by DOI, or a bibliographic query (titles, not snippets)."""
+
+    name = "crossref"
+    _TYPES = {"journal-article": "article", "proceedings-article": "inproceedings", "book-chapter": "incollection",
+              "posted-content": "misc"}
+
+    def urls(self, paper: Paper) -> Iterable[str]:
+        mail = f"mailto={urllib.parse.quote(self.contact)}" if self.contact else ""
+        if paper.fields.get("doi"):
+            yield f"{self.base_url}/works/{urllib.parse.quote(paper.fields['doi'])}" + (f"?{mail}" if mail else "")
+        if paper.title:
+            yield (f"{self.base_url}/works?query.bibliographic={urllib.parse.quote(_query_text(paper))}&rows={_ROWS}"
+                   + (f"&{mail}" if mail else ""))
+
+    def parse(self, body: str) -> list[Paper]:
+        message = json.loads(body)["message"]
+        items = message.get("items", [message])
+        return [self._paper(item) for item in items if isinstance(item, dict) and item.get("title")]
+
+    def _paper(self, item: dict) -> Paper:
+        authors = [f"{a.get('family', '')}, {a['given']}" if a.get("given") else a.get("family", "")
+                   for a in item.get("author", []) if a.get("family")]
+        parts = ((item.get("issued") or {}).get("date-parts") or [[None]])[0]
+        kind = self._TYPES.get(item.get("type", ""), "misc")
+        container = (item.get("container-title") or [""])[0]
+        fields = {"title": item["title"][0], "author": " and ".join(authors), "year": str(parts[0] or ""),
+                  "doi": item.get("DOI", ""), "volume": item.get("volume", ""), "number": item.get("issue", ""),
+                  "pages": item.get("page", ""), "publisher": item.get("publisher", ""),
+                  "abstract": item.get("abstract", "")}
+        if container:
+            fields["journal" if kind == "article" else "booktitle"] = container
+        return _found(fields, kind)
+
+
+class ArxivResolver(_OnlineResolver):
+    """export.arxiv.org: by arXiv id, or a title search (Atom XML)."""
+
+    name = "arxiv"
+    _ATOM = "{http://www.w3.org/2005/Atom}"
+    _ARXIV = "{http://arxiv.org/schemas/atom}"
+
+    def urls(self, paper: Paper) -> Iterable[str]:
+        arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
+        if arxiv:
+            yield f"{self.base_url}/api/query?id_list={urllib.parse.quote(arxiv)}"
+        if paper.title:
+            query = urllib.parse.quote(f'ti:"{_query_text(paper)}"')
+            yield f"{self.base_url}/api/query?search_query={query}&max_results={_ROWS}"
+
+    def parse(self, body: str) -> list[Paper]:
+        feed = ElementTree.fromstring(body)
+        return [self._paper(entry) for entry in feed.iter(f"{self._ATOM}entry") if entry.findtext(f"{self._ATOM}title")]
+
+    def _paper(self, entry) -> Paper:
+        def text(tag: str) -> str:
+            return " ".join((entry.findtext(tag) or "").split())
+
+        arxiv = normalize_arxiv(text(f"{self._ATOM}id")) or ""
+        authors = [" ".join((a.findtext(f"{self._ATOM}name") or "").split()) for a in entry.iter(f"{self._ATOM}author")]
+        fields = {"title": text(f"{self._ATOM}title"), "author": " and ".join(a for a in authors if a),
+                  "year": text(f"{self._ATOM}published")[:4], "abstract": text(f"{self._ATOM}summary"),
+                  "eprint": arxiv, "archiveprefix": "arXiv" if arxiv else "",
+                  "doi": text(f"{self._ARXIV}doi"), "howpublished": f"arXiv preprint arXiv:{arxiv}" if arxiv else ""}
+        return _found(fields, "misc")
+
+
+def online_resolvers(settings, client: HttpClient) -> list[_OnlineResolver]:
+    """The resolvers named in the settings, in their order."""
+    classes = {"openalex": (OpenAlexResolver, settings.openalex_url), "crossref": (CrossrefResolver, settings.crossref_url),
+               "arxiv": (ArxivResolver, settings.arxiv_url)}
+    return [classes[name][0](client, classes[name][1], settings.contact) for name in settings.services]

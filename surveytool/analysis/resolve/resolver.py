@@ -1,0 +1,251 @@
+"""Metadata resolution: find the real paper behind a snippet, a truncated title or an id.
+
+A match is taken only when it is strong and unambiguous; a weak or ambiguous
+one is reported with its candidates and the entry stays a flagged placeholder.
+Attaching the wrong paper is worse than attaching none.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
+from typing import Protocol
+
+from surveytool.analysis.merge import first_author_surname, identities
+from surveytool.model import Finding, Origin, Paper, Resolution, Severity, frozen_mapping
+from surveytool.text.normalize import abstract_similarity, normalize, shingles, strip_truncation
+
+#: A candidate at or above this score is accepted (if it is the only one).
+ACCEPT = 0.85
+#: Candidates at or above this score are listed when nothing is accepted.
+REPORT = 0.4
+_MIN_PREFIX_CHARS = 20
+# A short shared opening is not evidence: many titles start "Attention Is All You", and a service
+# may echo the query back. Unless an author or the year confirms it, a truncated title must be this
+# long (in words, and as a share of the found title) and a snippet must be this much covered.
+_UNCONFIRMED_PREFIX_WORDS = 6
+_UNCONFIRMED_PREFIX_SHARE = 0.5
+_MIN_SNIPPET_COVERAGE = 0.8
+#: The score of a match without independent evidence: listed as closest, never taken.
+UNCONFIRMED = 0.8
+# Metadata fields a resolver may give; the snippet text itself stays the abstract.
+METADATA_FIELDS = (
+    "title", "author", "year", "month", "booktitle", "journal", "volume", "number", "pages",
+    "publisher", "howpublished", "doi", "eprint", "archiveprefix", "primaryclass", "url",
+)
+
+
+_KEEP_GIVEN = frozenset({"doi", "eprint", "archiveprefix"})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    paper: Paper
+    score: float
+    method: str
+    source: str
+    retrieved: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.paper.key or normalize(self.paper.title or "")[:40]
+
+
+class Resolver(Protocol):
+    name: str
+
+    def lookup(self, paper: Paper) -> list[Candidate]:
+        """Scored candidates for ``paper``, best first; never raises for a bad answer."""
+
+
+class CatalogResolver:
+    """Resolves against papers with known metadata (the bundled catalog, a user's .bib)."""
+
+    def __init__(self, papers: Iterable[Paper], name: str = "catalog"):
+        self.name = name
+        self.papers = tuple(papers)
+        self._by_id: dict[str, list[int]] = {}
+        self._by_title: dict[str, list[int]] = {}
+        self._by_shingle: dict[tuple[str, ...], list[int]] = {}
+        for index, paper in enumerate(self.papers):
+            for identity in identifier_keys(paper):
+                self._by_id.setdefault(identity, []).append(index)
+            if paper.title:
+                self._by_title.setdefault(normalize(paper.title), []).append(index)
+            if paper.abstract:
+                for shingle in shingles(normalize(strip_truncation(paper.abstract)).split()[:80]):
+                    self._by_shingle.setdefault(shingle, []).append(index)
+        self._sorted_titles = sorted(self._by_title)  # for prefix look-ups of titles cut short
+
+    def _titles_starting_with(self, prefix: str) -> list[str]:
+        start = bisect_left(self._sorted_titles, prefix)
+        found = []
+        for title in self._sorted_titles[start:]:
+            if not title.startswith(prefix):
+                break
+            found.append(title)
+        return found
+
+    def lookup(self, paper: Paper) -> list[Candidate]:
+        found: set[int] = set()
+        for identity in identifier_keys(paper):
+            found.update(self._by_id.get(identity, ()))
+        if paper.title:
+            title = normalize(paper.title)
+            found.update(self._by_title.get(title, ()))
+            if paper.truncated and len(title) >= _MIN_PREFIX_CHARS:
+                found.update(i for full in self._titles_starting_with(title) for i in self._by_title[full])
+        if paper.abstract:
+            words = normalize(strip_truncation(paper.abstract)).split()
+            shared = Counter(i for s in shingles(words[:80]) for i in self._by_shingle.get(s, ()))
+            found.update(i for i, _ in shared.most_common(5))
+        candidates = []
+        for index in found:
+            score, method = score_match(paper, self.papers[index])
+            if score >= REPORT:
+                candidates.append(Candidate(self.papers[index], score, method, self.name))
+        return sorted(candidates, key=lambda c: (-c.score, c.label))
+
+
+def _authors_agree(a: Paper, b: Paper) -> bool:
+    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
+    return not surname_a or not surname_b or surname_a == surname_b
+
+
+def _years_agree(a: Paper, b: Paper) -> bool:
+    year_a, year_b = (a.year or "")[:4], (b.year or "")[:4]
+    return not (year_a.isdigit() and year_b.isdigit()) or abs(int(year_a) - int(year_b)) <= 2
+
+
+def _confirmed(a: Paper, b: Paper) -> bool:
+    """Evidence independent of the text compared: both name the same first author, or both give a year that agrees."""
+    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
+    year_a, year_b = (a.year or "")[:4], (b.year or "")[:4]
+    return bool(surname_a and surname_a == surname_b) or (year_a.isdigit() and year_b.isdigit() and _years_agree(a, b))
+
+
+def _is_record(paper: Paper) -> bool:
+    """Whether ``paper`` carries bibliographic data of its own, not just text that may echo the query."""
+    return bool(first_author_surname(paper)) or (paper.year or "")[:4].isdigit()
+
+
+def identifier_keys(paper: Paper) -> list[str]:
+    """The paper's DOI and arXiv identities (``doi:...``, ``arxiv:...``), as de-duplication sees them."""
+    return [i for i in identities(paper) if i.startswith(("doi:", "arxiv:"))]
+
+
+def _shared_identifier(a: Paper, b: Paper) -> str | None:
+    ids_a = set(identifier_keys(a))
+    return next((i.split(":")[0] for i in identifier_keys(b) if i in ids_a), None)
+
+
+def score_match(query: Paper, found: Paper) -> tuple[float, str]:
+    """How sure we are that ``found`` is the paper ``query`` describes (0..1), and why.
+
+    One rule for every resolver: first authors and years must not disagree; then
+    a shared DOI or arXiv id, the title (exact, near-exact, or the prefix a
+    truncated title is of) or the snippet against the abstract decides.
+    """
+    if not _authors_agree(query, found) or not _years_agree(query, found):
+        return 0.0, "disagrees"
+    title_score = 0.0
+    method = ""
+    if query.title and found.title:
+        asked, known = normalize(strip_truncation(query.title) if query.truncated else query.title), normalize(found.title)
+        if query.truncated:
+            if len(asked) >= _MIN_PREFIX_CHARS and len(asked.split()) >= 3 and known.startswith(asked):
+                title_score, method = 0.9 + 0.1 * len(asked) / len(known), "title-prefix"
+                long_enough = (len(asked.split()) >= _UNCONFIRMED_PREFIX_WORDS
+                               and len(asked) >= _UNCONFIRMED_PREFIX_SHARE * len(known))
+                if not long_enough and not _confirmed(query, found):
+                    title_score = min(title_score, UNCONFIRMED)
+        elif asked == known:
+            title_score, method = 1.0, "title"
+        else:
+            title_score = SequenceMatcher(None, asked.split(), known.split(), autojunk=False).ratio()
+            method = "title-similar"
+    identifier = _shared_identifier(query, found)
+    if identifier:
+        # A DOI can be mistyped: with a title to compare, it must not name another paper.
+        if query.title and not query.truncated and title_score < 0.6:
+            return 0.0, f"{identifier}-but-other-title"
+        return 1.0, identifier
+    abstract_score = 0.0
+    if query.abstract and found.abstract:
+        asked_words = normalize(strip_truncation(query.abstract)).split()
+        known_words = normalize(strip_truncation(found.abstract)).split()
+        abstract_score = abstract_similarity(asked_words, known_words)
+        # The comparison covers only the shorter text: a found abstract that is a mere opening of the
+        # snippet, or that comes without authors or year, needs a confirming author or year.
+        covered = min(len(known_words), len(asked_words)) >= _MIN_SNIPPET_COVERAGE * len(asked_words)
+        if not (covered and _is_record(found)) and not _confirmed(query, found):
+            abstract_score = min(abstract_score, UNCONFIRMED)
+    if abstract_score > title_score:
+        return round(abstract_score, 4), "abstract"
+    return round(title_score, 4), method
+
+
+def needs_resolution(paper: Paper) -> bool:
+    return not paper.resolved
+
+
+def apply_candidate(paper: Paper, candidate: Candidate) -> Paper:
+    """``paper`` with the metadata of ``candidate``; the text the user gave is kept."""
+    fields = dict(paper.fields)
+    taken = []
+    for name in METADATA_FIELDS:
+        value = candidate.paper.fields.get(name)
+        # Identifiers the user wrote stay as written (an arXiv version, a DOI's case).
+        if name in _KEEP_GIVEN and paper.fields.get(name):
+            continue
+        if value and name not in paper.latex_fields:
+            fields[name] = value
+            taken.append(name)
+    if "abstract" not in fields and candidate.paper.abstract:
+        fields["abstract"] = candidate.paper.abstract
+        taken.append("abstract")
+    resolution = Resolution(candidate.source, candidate.label, candidate.method, candidate.score, tuple(taken),
+                            candidate.retrieved)
+    return replace(paper, fields=frozen_mapping(fields), entry_type=candidate.paper.entry_type,
+                   resolution=resolution)
+
+
+def resolve_papers(papers: Sequence[Paper], resolvers: Sequence[Resolver]) -> tuple[list[Paper], list[Finding]]:
+    """Each paper resolved by the first resolver with one strong candidate."""
+    resolved: list[Paper] = []
+    findings: list[Finding] = []
+    for paper in papers:
+        if not needs_resolution(paper):
+            resolved.append(paper)
+            continue
+        outcome, finding = _resolve_one(paper, resolvers)
+        resolved.append(outcome)
+        if finding:
+            findings.append(finding)
+    return resolved, findings
+
+
+def _resolve_one(paper: Paper, resolvers: Sequence[Resolver]) -> tuple[Paper, Finding | None]:
+    weak: list[Candidate] = []
+    for resolver in resolvers:
+        candidates = resolver.lookup(paper)
+        strong = [c for c in candidates if c.score >= ACCEPT]
+        if len(strong) == 1:
+            return apply_candidate(paper, strong[0]), None
+        if len(strong) > 1:
+            names = ", ".join(f"{c.label} ({c.score:.2f})" for c in strong[:5])
+            return paper, Finding(
+                "ambiguous-match", Severity.WARNING, f"several papers match equally well: {names}; none was taken",
+                min(paper.sources), "add the DOI or arXiv id of the right one to a .bib or id list",
+            )
+        weak.extend(c for c in candidates if c.score >= REPORT)
+    hint = "add its DOI or arXiv id, or run with --online"
+    if weak:
+        best = sorted(weak, key=lambda c: -c.score)[:3]
+        hint = "closest: " + ", ".join(f"{c.label} ({c.score:.2f})" for c in best) + "; " + hint
+    what = "snippet" if paper.origin is Origin.SNIPPET else paper.origin.value
+    return paper, Finding("unresolved-entry", Severity.WARNING, f"{what} could not be matched to a paper; kept as a placeholder",
+                          min(paper.sources), hint)

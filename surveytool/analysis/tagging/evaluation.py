@@ -1,0 +1,146 @@
+"""How far to trust the tagger on a user's own library: k-fold cross-validation on the entries they tagged.
+
+Each fold's entries are tagged by a tagger that learned from the other folds
+(and from the bundled corpus and the taxonomy, as in a real run) with their own
+tags hidden. The folds are drawn with a fixed seed, so the figures repeat.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from surveytool.analysis.tagging.learned import user_exemplars
+from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger, explicit_tags
+from surveytool.model import Paper, Taxonomy
+
+FOLDS = 5
+SEED = 0
+CALIBRATION_BINS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    key: str
+    given: str  # the user's primary section
+    predicted: str | None  # the tagger's best section (None: nothing in the text was known)
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    predictions: tuple[Prediction, ...]
+    folds: int
+    threshold: float
+
+    @property
+    def accuracy(self) -> float:
+        return _share(sum(p.predicted == p.given for p in self.predictions), len(self.predictions))
+
+    @property
+    def confident(self) -> tuple[Prediction, ...]:
+        return tuple(p for p in self.predictions if p.predicted is not None and p.confidence >= self.threshold)
+
+    def per_section(self) -> list[tuple[str, int, float, float]]:
+        """(section, entries the user gave it, precision, recall), for every section either side names."""
+        given = Counter(p.given for p in self.predictions)
+        predicted = Counter(p.predicted for p in self.predictions if p.predicted)
+        right = Counter(p.given for p in self.predictions if p.predicted == p.given)
+        return [
+            (s, given[s], _share(right[s], predicted[s]), _share(right[s], given[s]))
+            for s in sorted(set(given) | set(predicted))
+        ]
+
+    def confusions(self) -> list[tuple[str, str, int]]:
+        """(given, predicted, count) for every mistake, most frequent first."""
+        wrong = Counter((p.given, p.predicted or "-") for p in self.predictions if p.predicted != p.given)
+        return sorted(((g, w, n) for (g, w), n in wrong.items()), key=lambda item: (-item[2], item[0], item[1]))
+
+    def calibration(self) -> list[tuple[float, float, int, float]]:
+        """(low, high, entries, accuracy) per confidence bin: of tags at 0.8, about 80% should be right."""
+        rows = []
+        for low, high in zip(CALIBRATION_BINS, CALIBRATION_BINS[1:], strict=False):
+            inside = [p for p in self.predictions if p.predicted and low <= p.confidence < high + (high == 1.0)]
+            rows.append((low, high, len(inside), _share(sum(p.predicted == p.given for p in inside), len(inside))))
+        return rows
+
+    def as_json(self) -> dict:
+        confident = self.confident
+        return {
+            "entries": len(self.predictions),
+            "folds": self.folds,
+            "seed": SEED,
+            "threshold": self.threshold,
+            "accuracy": round(self.accuracy, 4),
+            "confident": len(confident),
+            "confident_accuracy": round(_share(sum(p.predicted == p.given for p in confident), len(confident)), 4),
+            "sections": [
+                {"section": s, "entries": n, "precision": round(pr, 4), "recall": round(rc, 4)}
+                for s, n, pr, rc in self.per_section()
+            ],
+            "confusions": [{"given": g, "predicted": w, "count": n} for g, w, n in self.confusions()],
+            "calibration": [
+                {"from": lo, "to": hi, "entries": n, "accuracy": round(a, 4)} for lo, hi, n, a in self.calibration()
+            ],
+            "predictions": [
+                {"key": p.key, "given": p.given, "predicted": p.predicted, "confidence": round(p.confidence, 4)}
+                for p in self.predictions
+            ],
+        }
+
+
+def _share(part: float, whole: float) -> float:
+    return part / whole if whole else 0.0
+
+
+def evaluate(
+    papers: Sequence[Paper], taxonomy: Taxonomy, folds: int = FOLDS, threshold: float = DEFAULT_THRESHOLD
+) -> Evaluation:
+    """Cross-validate the tagger on the entries of ``papers`` the user tagged with a section of ``taxonomy``."""
+    tagged = [p for p in papers if explicit_tags(p, taxonomy)[0]]
+    tagged.sort(key=lambda p: p.key)
+    order = list(range(len(tagged)))
+    random.Random(SEED).shuffle(order)
+    folds = max(1, min(folds, len(tagged)))
+    predictions = []
+    for fold in range(folds):
+        held = [tagged[i] for i in order[fold::folds]]
+        held_keys = {p.key for p in held}
+        tagger = Tagger(taxonomy, user_exemplars((p for p in tagged if p.key not in held_keys), taxonomy))
+        for paper in held:
+            given = explicit_tags(paper, taxonomy)[0][0].section
+            tags = tagger.tag(replace(paper, explicit_tags=()))
+            predictions.append(
+                Prediction(paper.key, given, tags[0].section if tags else None, tags[0].score if tags else 0.0)
+            )
+    predictions.sort(key=lambda p: p.key)
+    return Evaluation(tuple(predictions), folds, threshold)
+
+
+def evaluation_report(evaluation: Evaluation) -> str:
+    """The figures as text for the terminal."""
+    n = len(evaluation.predictions)
+    if not n:
+        return "no entry carries a tag naming a section: tag some entries (sections = {...}) to evaluate the tagger\n"
+    confident = evaluation.confident
+    right = sum(p.predicted == p.given for p in confident)
+    lines = [
+        f"{evaluation.folds}-fold cross-validation on {n} entries you tagged (seed {SEED})",
+        f"primary accuracy: {sum(p.predicted == p.given for p in evaluation.predictions)}/{n} = {evaluation.accuracy:.3f}",
+        f"at confidence >= {evaluation.threshold:g}: {len(confident)} tagged, {right} right "
+        f"({_share(right, len(confident)):.3f}); {n - len(confident)} left to place",
+        "",
+        f"{'section':<24} {'entries':>7} {'precision':>9} {'recall':>7}",
+    ]
+    lines += [f"{s:<24} {count:>7} {pr:>9.2f} {rc:>7.2f}" for s, count, pr, rc in evaluation.per_section()]
+    calibration = [row for row in evaluation.calibration() if row[2]]
+    if calibration:
+        lines += ["", "calibration (confidence -> accuracy):"]
+        lines += [f"  {lo:.1f}-{hi:.1f}  {count:>5} entries  {acc:.2f}" for lo, hi, count, acc in calibration]
+    confusions = evaluation.confusions()
+    if confusions:
+        lines += ["", "confusions (your tag -> the tagger's):"]
+        lines += [f"  {g} -> {w}: {count}" for g, w, count in confusions]
+    return "\n".join(lines) + "\n"

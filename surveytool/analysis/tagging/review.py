@@ -1,0 +1,85 @@
+"""Tags seen against the tagged papers nearest to them: outliers among the user's tags, exemplars for --explain."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+
+from surveytool.analysis.tagging.learned import Exemplar, features, paper_text, user_exemplars
+from surveytool.analysis.tagging.tagger import Tagger
+from surveytool.model import Finding, Paper, Severity, Tag, Taxonomy
+
+#: The model trained without the entry must be this sure of another section...
+OUTLIER_CONFIDENCE = 0.8
+#: ...and give the user's own section less than this.
+OUTLIER_REJECTS_BELOW = 0.1
+NEIGHBOURS = 3
+
+
+def _label(exemplar: Exemplar, width: int = 58) -> str:
+    """A user's entry by its key and title, a corpus paper by its title."""
+    title = " ".join(exemplar.title.split())
+    title = title[: width - 1] + "…" if len(title) > width else title
+    if exemplar.origin == "user":
+        return f"{exemplar.key} ({title})" if title else exemplar.key
+    return f"{exemplar.origin}: {title}"
+
+
+def tag_outliers(papers: Sequence[Paper], taxonomy: Taxonomy) -> Iterator[Finding]:
+    """Entries whose own primary tag the tagger, trained without them, rejects with high confidence.
+
+    Reported only when the entry's nearest tagged papers also sit elsewhere:
+    a paper that merely has little text is not called an outlier.
+    """
+    by_key = {p.key: p for p in papers}
+    tagger = Tagger(taxonomy, user_exemplars(papers, taxonomy))
+    model = tagger.model
+    for index, exemplar in enumerate(model.exemplars):
+        if exemplar.origin != "user":
+            continue
+        paper = by_key[exemplar.key]
+        blend = tagger.blend(replace(paper, explicit_tags=()), leave_out=index)
+        if blend is None or exemplar.sections[0] not in blend.sections:
+            continue
+        best = blend.ranked()[0]
+        own = blend.sections.index(exemplar.sections[0])
+        if blend.confidence[best] < OUTLIER_CONFIDENCE or blend.confidence[own] >= OUTLIER_REJECTS_BELOW:
+            continue
+        nearest = model.nearest(features(exemplar.title, exemplar.body), NEIGHBOURS, leave_out=index)
+        if not nearest or any(exemplar.sections[0] in e.sections for _, e in nearest):
+            continue
+        likely = blend.sections[best]
+        yield Finding(
+            "tag-outlier",
+            Severity.WARNING,
+            f"'{paper.key}' is tagged '{exemplar.sections[0]}' but reads like '{likely}' "
+            f"({blend.confidence[best]:.2f} against {blend.confidence[own]:.2f}); nearest tagged papers: "
+            + "; ".join(_label(e, 40) for _, e in nearest),
+            min(paper.sources),
+            f"check its tag: the tagger would put it in '{likely}'",
+            paper.key,
+        )
+
+
+def with_exemplars(papers: Sequence[Paper], taxonomy: Taxonomy, count: int = NEIGHBOURS) -> list[Paper]:
+    """``papers`` with, for each computed tag, the nearest tagged papers of that section added to its evidence."""
+    model = Tagger(taxonomy, user_exemplars(papers, taxonomy)).model
+    explained = []
+    for paper in papers:
+        if not paper.tags or all(t.explicit for t in paper.tags):
+            explained.append(paper)
+            continue
+        found = features(*paper_text(paper))
+        nearest = [e for _, e in model.nearest(found, 50) if e.key != paper.key]
+        tags: list[Tag] = []
+        for tag in paper.tags:
+            if tag.explicit:
+                tags.append(tag)
+                continue
+            same = [e for e in nearest if e.sections[0] == tag.section][:count]
+            lines = tuple(f"exemplar: {_label(e)}" for e in same) or (
+                "exemplar: no tagged paper of this section is near",
+            )
+            tags.append(replace(tag, evidence=(*tag.evidence, *lines)))
+        explained.append(replace(paper, tags=tuple(tags)))
+    return explained

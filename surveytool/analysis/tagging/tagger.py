@@ -1,0 +1,309 @@
+"""Papers x taxonomy -> tags: a primary section, secondary ones, and the evidence for each.
+
+Two kinds of evidence, blended per section: the taxonomy's weighted field
+vocabulary (rules), matched in the title, abstract, venue and keywords, and a
+TF-IDF centroid model (``learned_tagger.py``) trained on the user's tagged entries,
+the bundled labelled corpus and the taxonomy's text. Rules are precise where a
+phrase fires; the model knows the field's words where none does. The blend's
+softmax is the primary tag's confidence; below a threshold the entry gets no
+section and a ``needs-review`` finding naming its two best candidates. Tags the
+user gave are kept as they are and never overwritten.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import NamedTuple
+
+from surveytool.analysis.tagging.learned import Exemplar, paper_features, softmax, train
+from surveytool.analysis.tagging.vocabulary import PhraseMatcher
+from surveytool.analysis.taxonomy import canonical_section, suggest_section
+from surveytool.model import Finding, Paper, Role, Severity, Tag, Taxonomy
+from surveytool.parallel import FromBothEnds, can_fork, map_beside
+from surveytool.rebuild.memo import Memo, digest_text, tags_from_plain, tags_to_plain
+
+# How much a phrase counts, by the field it was found in.
+FIELD_WEIGHTS = (("title", 2.0), ("abstract", 1.0), ("keywords", 1.5), ("booktitle", 0.5), ("journal", 0.5))
+MIN_PRIMARY_SCORE = 1.0
+SECONDARY_RATIO = 0.5
+MIN_SECONDARY_SCORE = 2.5
+MAX_SECONDARIES = 2
+#: The blend of the learned model's log posterior and the rules' score (capped), per section.
+LEARNED_WEIGHT = 10.0
+RULE_WEIGHT = 2.0
+RULE_CAP = 30.0
+#: Bias and weights of ``Blend.signals`` in the logistic function that turns them into a confidence:
+#: fitted by tests/benchmarks/tagging_learned.py --fit-confidence (cross-validation on the corpus's train split).
+CONFIDENCE_WEIGHTS = (-0.46, 1.77)
+#: Below this confidence a computed primary tag is not given: the entry is left for the user to place.
+DEFAULT_THRESHOLD = 0.5
+RUNNER_UP = "runner-up: "
+#: From this many papers to tag, tagging is shared with a forked child (``forked.py``).
+PARALLEL_FROM_PAPERS = 2000
+
+
+def text_of(paper: Paper) -> tuple[str, ...]:
+    """The fields tags are computed from."""
+    return tuple(paper.fields.get(f, "") for f, _ in FIELD_WEIGHTS)
+
+
+class TagsAhead:
+    """Tags of some texts, a forked child computing them meanwhile (``Tagger.tag_beside``); stopped on leaving a ``with``."""
+
+    def __init__(self, texts: list[tuple[str, ...]], work: FromBothEnds | None):
+        self._texts = texts
+        self._work = work
+
+    def __enter__(self) -> TagsAhead:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._work is not None:
+            self._work.close()
+
+    def result(self) -> dict[tuple[str, ...], tuple]:
+        """Text -> its tags as plain data: this process tags what the child has not reached yet."""
+        return dict(zip(self._texts, self._work.results(), strict=True)) if self._work is not None else {}
+
+
+class Blend(NamedTuple):
+    """What a tag is computed from, per section (in taxonomy order)."""
+
+    sections: tuple[str, ...]
+    rules: dict[str, tuple[float, list[str]]]  # section -> (score, evidence phrases), where a rule fired
+    learned_logits: list[float]  # the model's, before the softmax
+    confidence: list[float]  # the blend's probabilities
+
+    def signals(self, index: int) -> tuple[float, ...]:
+        """What says how likely the section at ``index`` is right: its share of the blend."""
+        return (self.confidence[index],)
+
+    def sureness(self, index: int) -> float:
+        """The probability that the section at ``index`` is right: ``signals`` weighed as fitted on the corpus."""
+        bias, *weights = CONFIDENCE_WEIGHTS
+        z = bias + sum(w * x for w, x in zip(weights, self.signals(index), strict=True))
+        return 1.0 / (1.0 + math.exp(-z))
+
+    @property
+    def learned(self) -> list[float]:
+        """The model's probabilities."""
+        return softmax(self.learned_logits)
+
+    def ranked(self) -> list[int]:
+        """Section indexes, most likely first (taxonomy order among equals)."""
+        return sorted(range(len(self.sections)), key=lambda i: (-self.confidence[i], i))
+
+
+class Tagger:
+    """The taxonomy's vocabulary compiled once into a phrase matcher, and a model learned from tagged exemplars."""
+
+    def __init__(self, taxonomy: Taxonomy, exemplars: Sequence[Exemplar] = (), corpus: Sequence[Exemplar] | None = None):
+        """``exemplars``: the user's tagged entries; ``corpus``: labelled papers instead of the bundled corpus."""
+        self.taxonomy = taxonomy
+        self.order = {s.id: i for i, s in enumerate(taxonomy.sections)}
+        by_phrase: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        for section in taxonomy.sections:
+            for phrase, weight in section.keywords.items():
+                by_phrase[phrase.strip().lower()].append((section.id, weight))
+        self.weights = {phrase: tuple(sections) for phrase, sections in by_phrase.items()}
+        self.matcher = PhraseMatcher(sorted(by_phrase))
+        self.model = train(taxonomy, exemplars, corpus=corpus)
+        # What a memoized tag depends on besides the paper: the taxonomy and what the model learned from.
+        self.digest = digest_text(repr(taxonomy.sections), self.model.digest, repr((LEARNED_WEIGHT, RULE_WEIGHT, RULE_CAP)))
+        self._memo_keys: dict[tuple[str, ...], str] = {}
+
+    def memo_key(self, text: tuple[str, ...]) -> str:
+        """What computed tags depend on: the paper's ``text_of`` and the taxonomy."""
+        key = self._memo_keys.get(text)
+        if key is None:  # asked twice per entry in a run (tag_beside, tag_all): digested once
+            key = self._memo_keys[text] = digest_text(self.digest, *text)
+        return key
+
+    def tag_beside(self, papers: Sequence[Paper], memo: Memo | None = None) -> TagsAhead:
+        """Start tagging ``papers`` (those not in ``memo``) in a forked child; pass its result to ``tag_all``.
+
+        The pipeline tags the entries as read while it merges duplicates and
+        assigns keys; then this process tags from the other end until the two
+        meet. Tags depend only on the text, so ``tag_all`` then computes only
+        the papers that merging or resolution changed.
+        """
+        todo: dict[tuple[str, ...], Paper] = {}
+        for paper in papers:
+            text = text_of(paper)
+            if not paper.explicit_tags and (memo is None or memo.peek(self.memo_key(text)) is None):
+                todo.setdefault(text, paper)
+        if len(todo) < PARALLEL_FROM_PAPERS or not can_fork():
+            return TagsAhead([], None)
+        return TagsAhead(list(todo), FromBothEnds(lambda paper: tags_to_plain(self.tag(paper)), list(todo.values())))
+
+    def tag_all(self, papers: Sequence[Paper], memo: Memo | None = None,
+                ahead: Mapping[tuple[str, ...], tuple] | None = None) -> list[tuple[Tag, ...]]:
+        """``tag(paper)`` for each paper, taken from ``memo`` (tags of the same text and taxonomy in an
+        earlier run) or ``ahead`` (``tag_beside``'s result) where they have it."""
+        ahead = ahead or {}
+        texts = [text_of(p) for p in papers]
+        keys = [self.memo_key(text) for text in texts] if memo is not None else [""] * len(papers)
+        known = [memo.get(key) for key in keys] if memo is not None else [None] * len(papers)
+        todo = [i for i, stored in enumerate(known) if stored is None and texts[i] not in ahead]
+        computed = dict(zip(todo, self._tag_many([papers[i] for i in todo]), strict=True))
+        decoded: dict[tuple, tuple[Tag, ...]] = {}  # a few thousand distinct tag lists among 16k entries
+
+        def from_plain(plain: tuple) -> tuple[Tag, ...]:
+            found = decoded.get(plain)
+            if found is None:
+                found = decoded[plain] = tags_from_plain(plain)
+            return found
+
+        tags = []
+        for index, (key, stored) in enumerate(zip(keys, known, strict=True)):
+            if index in computed:
+                tags.append(computed[index])
+                if memo is not None:
+                    memo.put(key, tags_to_plain(computed[index]))
+            elif stored is not None:
+                tags.append(from_plain(stored))
+            else:  # computed ahead
+                tags.append(from_plain(ahead[texts[index]]))
+                if memo is not None:
+                    memo.put(key, ahead[texts[index]])
+        return tags
+
+    def _tag_many(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
+        if len(papers) < PARALLEL_FROM_PAPERS:
+            return [self.tag(p) for p in papers]
+        return map_beside(self.tag, papers, tags_to_plain, tags_from_plain)
+
+    def score(self, paper: Paper) -> dict[str, tuple[float, list[str]]]:
+        """Section id -> (score, evidence phrases) from the vocabulary."""
+        totals: dict[str, float] = defaultdict(float)
+        evidence: dict[str, list[str]] = defaultdict(list)
+        for field, field_weight in FIELD_WEIGHTS:
+            text = paper.fields.get(field)
+            if not text:
+                continue
+            seen: set[str] = set()
+            for phrase, matched in self.matcher.find(text):
+                if phrase.text in seen:
+                    continue  # a phrase counts once per field
+                seen.add(phrase.text)
+                for section_id, weight in self.weights[phrase.text]:
+                    totals[section_id] += weight * field_weight
+                    evidence[section_id].append(f"{field}: \"{matched}\"")
+        return {s: (round(totals[s], 3), evidence[s]) for s in totals}
+
+    def blend(self, paper: Paper, leave_out: int | None = None) -> Blend | None:
+        """Per section: the rules' score and evidence, the model's probability and the blend's confidence.
+
+        None when nothing in the text is known to either. ``leave_out``: the model as if that exemplar
+        (an index into ``self.model.exemplars``) had not been seen.
+        """
+        scores = self.score(paper)
+        query = self.model.vector(*paper_features(paper))
+        if not scores and not query:
+            return None
+        learned = [LEARNED_WEIGHT * cosine for cosine in self.model.log_scores(query, leave_out)]
+        blended = list(learned)
+        for section_id, (score, _) in scores.items():
+            blended[self.order[section_id]] += RULE_WEIGHT * rule_strength(score)
+        return Blend(self.model.sections, scores, learned, softmax(blended))
+
+    def tag(self, paper: Paper) -> tuple[Tag, ...]:
+        """The primary tag (score: its confidence) and rule-backed secondaries; () when nothing in the text is known."""
+        blend = self.blend(paper)
+        if blend is None:
+            return ()
+        sections, scores, confidence = blend.sections, blend.rules, blend.confidence
+        ranked = blend.ranked()
+        best, second = sections[ranked[0]], sections[ranked[1]] if len(ranked) > 1 else None
+        rule_score, rule_evidence = scores.get(best, (0.0, []))
+        evidence = [*rule_evidence, f"rules: score {rule_score:g}; learned: {blend.learned[ranked[0]]:.2f}; "
+                                    f"blend: {confidence[ranked[0]]:.2f}"]
+        if second is not None:
+            evidence.append(f"{RUNNER_UP}{second} {confidence[ranked[1]]:.2f}")
+        sure = blend.sureness(ranked[0])
+        tags = [Tag(best, Role.PRIMARY, round(sure, 3), tuple(evidence), suggested=not rule_evidence)]
+        by_rules = sorted(scores.items(), key=lambda item: (-item[1][0], self.order[item[0]]))
+        top = by_rules[0][1][0] if by_rules else 0.0
+        for section_id, (score, phrases) in by_rules:
+            if len(tags) > MAX_SECONDARIES or score < max(MIN_SECONDARY_SCORE, SECONDARY_RATIO * top):
+                break
+            if section_id != best:
+                share = confidence[sections.index(section_id)]
+                tags.append(Tag(section_id, Role.SECONDARY, round(share, 3), (*phrases, f"rules: score {score:g}")))
+        return tuple(tags)
+
+
+def rule_strength(score: float) -> float:
+    """A rule score as blended: grows slower than the score, so one more phrase counts less than the first."""
+    return math.sqrt(min(score, RULE_CAP))
+
+
+def candidates(tags: Sequence[Tag]) -> list[str]:
+    """The best two sections of a computed primary tag."""
+    primary = tags[0]
+    found = [primary.section]
+    found += [line[len(RUNNER_UP):].rsplit(" ", 1)[0] for line in primary.evidence if line.startswith(RUNNER_UP)]
+    return found
+
+
+def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tuple[str, ...], list[Finding]]:
+    """The user's own tags as section ids, the ones naming no section, and a finding for each that is not an id."""
+    tags: list[Tag] = []
+    unknown: list[str] = []
+    findings: list[Finding] = []
+    where = min(paper.sources)
+    for raw in paper.explicit_tags:
+        section_id = canonical_section(raw, taxonomy)
+        if section_id is None:
+            unknown.append(raw)
+            guess = suggest_section(raw, taxonomy)
+            findings.append(Finding("unknown-tag", Severity.ERROR, f"tag '{raw}' is not a section of the taxonomy", where,
+                                    f"did you mean '{guess}'?" if guess else "see `surveytool taxonomy` for the section ids", paper.key))
+            continue
+        if section_id != raw:
+            findings.append(Finding("tag-variant", Severity.WARNING, f"tag '{raw}' is written differently from its section id '{section_id}'",
+                                    where, f"write '{section_id}'; surveytool check --fix does this", paper.key))
+        if all(t.section != section_id for t in tags):
+            role = Role.PRIMARY if not tags else Role.SECONDARY
+            tags.append(Tag(section_id, role, 1.0, (f"given by the user as '{raw}'",), explicit=True))
+    return tuple(tags), tuple(unknown), findings
+
+
+def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | None = None,
+               memo: Memo | None = None, ahead: dict[str, tuple] | None = None,
+               threshold: float = DEFAULT_THRESHOLD) -> tuple[list[Paper], list[Finding]]:
+    """Every paper with tags: the user's when given, the tagger's (or ``memo``'s, or ``ahead``'s) otherwise.
+
+    A computed primary tag less sure than ``threshold`` is not given: the entry gets no section and a
+    ``needs-review`` finding with its two best candidates.
+    """
+    tagger = tagger or Tagger(taxonomy)
+    given = [explicit_tags(paper, taxonomy) for paper in papers]
+    computed = iter(tagger.tag_all([p for p, (tags, _, _) in zip(papers, given, strict=True) if not tags], memo, ahead))
+    tagged: list[Paper] = []
+    findings: list[Finding] = []
+    for paper, (tags, unknown, problems) in zip(papers, given, strict=True):
+        findings.extend(problems)
+        if not tags:
+            tags = next(computed)
+            if tags and tags[0].score < threshold:
+                findings.append(needs_review(paper, tags))
+                tags = ()
+            elif not tags and not paper.explicit_tags:  # unknown tags the user gave are reported as unknown-tag
+                findings.append(Finding("no-section", Severity.WARNING, "no section could be chosen for this entry",
+                                        min(paper.sources), "add a sections field naming its section", paper.key))
+        tagged.append(replace(paper, tags=tags, unknown_tags=unknown))
+    return tagged, findings
+
+
+def needs_review(paper: Paper, tags: Sequence[Tag]) -> Finding:
+    """An entry left for the user to place: the tagger's best section was not sure enough."""
+    named = " or ".join(f"'{section_id}'" for section_id in candidates(tags))
+    best = tags[0].section
+    return Finding("needs-review", Severity.WARNING,
+                   f"no section given to '{paper.key}': the tagger is not sure whether it belongs in {named} "
+                   f"(confidence {tags[0].score:.2f})",
+                   min(paper.sources), f"add a tags field, e.g. sections = {{{best}}}", paper.key)

@@ -1,0 +1,88 @@
+"""Finding vocabulary phrases in text: a word-index matcher, linear in the text's length.
+
+A phrase is a sequence of words; a word ending in ``*`` matches any ending
+("parallel*" matches "parallelism"). At each position the longest phrase that
+matches wins and the scan continues after it, so "pipeline parallelism" is
+found instead of "parallelism".
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from surveytool.text.normalize import normalize
+
+
+@dataclass(frozen=True)
+class Phrase:
+    text: str
+    words: tuple[tuple[str, bool], ...]  # (word, is a prefix)
+
+
+def compile_phrase(text: str) -> Phrase:
+    words: list[tuple[str, bool]] = []
+    for raw in text.split():
+        parts = normalize(raw.rstrip("*")).split()
+        words.extend((part, False) for part in parts)
+        if raw.endswith("*") and words:
+            words[-1] = (words[-1][0], True)
+    return Phrase(text, tuple(words))
+
+
+class PhraseMatcher:
+    def __init__(self, phrases: Sequence[str]):
+        compiled = [compile_phrase(p) for p in phrases]
+        # Longest first, so the first candidate that matches at a position is the longest.
+        self.phrases = sorted((p for p in compiled if p.words), key=lambda p: (-len(p.words), -len(p.text), p.text))
+        self._exact: dict[str, list[int]] = defaultdict(list)
+        self._prefix: dict[str, list[int]] = defaultdict(list)
+        for index, phrase in enumerate(self.phrases):
+            word, is_prefix = phrase.words[0]
+            (self._prefix if is_prefix else self._exact)[word].append(index)
+        self._max_prefix = max((len(w) for w in self._prefix), default=0)
+        # A phrase's words when none is a prefix: compared with a slice of the text's words at once.
+        self._exact_words = [None if any(p for _, p in phrase.words) else [w for w, _ in phrase.words] for phrase in self.phrases]
+        self._cache: dict[str, list[int]] = {}  # word -> candidates; words repeat across entries
+
+    def _candidates(self, word: str) -> list[int]:
+        cached = self._cache.get(word)
+        if cached is None:
+            found = list(self._exact.get(word, ()))
+            for end in range(1, min(len(word), self._max_prefix) + 1):
+                found.extend(self._prefix.get(word[:end], ()))
+            cached = self._cache[word] = sorted(found)  # back into longest-first order
+        return cached
+
+    def _matches_at(self, words: list[str], start: int, index: int) -> bool:
+        phrase = self.phrases[index]
+        if start + len(phrase.words) > len(words):
+            return False
+        exact = self._exact_words[index]
+        if exact is not None:
+            return words[start:start + len(exact)] == exact
+        for offset, (word, is_prefix) in enumerate(phrase.words):
+            actual = words[start + offset]
+            if not (actual.startswith(word) if is_prefix else actual == word):
+                return False
+        return True
+
+    def find(self, text: str) -> Iterator[tuple[Phrase, str]]:
+        """Each phrase found in ``text`` (normalized first), with the words it matched."""
+        words = normalize(text).split()
+        cache = self._cache
+        for word in set(words).difference(cache):
+            self._candidates(word)
+        # Most words start no phrase: only the positions of those that may are tried.
+        starts = [i for i, word in enumerate(words) if cache[word]]
+        position = 0
+        for start in starts:
+            if start < position:
+                continue  # inside the phrase found last
+            for index in cache[words[start]]:
+                if self._matches_at(words, start, index):
+                    phrase = self.phrases[index]
+                    yield phrase, " ".join(words[start : start + len(phrase.words)])
+                    position = start + len(phrase.words)
+                    break

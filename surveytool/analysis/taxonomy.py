@@ -1,0 +1,214 @@
+"""Taxonomy TOML -> a validated Taxonomy; raw tag text -> a section id.
+
+Validation reports the offending line: tomllib gives positions only for syntax
+errors, so tables and keys are located by scanning the text once.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from surveytool.errors import TaxonomyError
+from surveytool.model import Group, Section, Taxonomy, frozen_mapping
+from surveytool.output.chapter_view import GENERATED_IDS
+from surveytool.text.normalize import normalize
+
+_TOP_KEYS = {"version", "title", "groups", "sections"}
+_GROUP_KEYS = {"id", "title", "parent", "description"}
+_SECTION_KEYS = {"id", "title", "parent", "description", "aliases", "keywords"}
+_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_TABLE_HEADER = re.compile(r"^\s*\[\[\s*(groups|sections)\s*\]\]")
+_TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)")
+
+
+def load_taxonomy(path: Path, display: str | None = None) -> Taxonomy:
+    display = display or str(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise TaxonomyError("no such taxonomy file", path=display, hint="check the path given with --taxonomy") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise TaxonomyError(f"cannot be read ({error})", path=display, hint="save it as UTF-8 TOML") from None
+    return parse_taxonomy(text, display)
+
+
+def parse_taxonomy(text: str, display: str = "<taxonomy>") -> Taxonomy:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        match = _TOML_POSITION.search(str(error))
+        message = _TOML_POSITION.sub("", str(error)).strip()
+        raise TaxonomyError(f"not valid TOML: {message}", path=display, line=int(match.group(1)) if match else None,
+                            hint="see https://toml.io for the syntax") from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        raise TaxonomyError("not valid TOML: arrays or tables nested too deeply", path=display,
+                            hint="a taxonomy needs no nesting deeper than [sections.keywords]") from None
+    return _Validator(text, display).build(data)
+
+
+class _Validator:
+    def __init__(self, text: str, display: str):
+        self.lines = text.splitlines()
+        self.display = display
+        self.table_lines: dict[str, list[int]] = {"groups": [], "sections": []}
+        for number, line in enumerate(self.lines, start=1):
+            match = _TABLE_HEADER.match(line)
+            if match:
+                self.table_lines[match.group(1)].append(number)
+
+    def fail(self, message: str, line: int | None, hint: str) -> None:
+        raise TaxonomyError(message, path=self.display, line=line, hint=hint)
+
+    def line_of(self, table: str, index: int, key: str | None = None) -> int | None:
+        starts = self.table_lines[table]
+        if index >= len(starts):
+            return None
+        start = starts[index]
+        if key is None:
+            return start
+        end = min([s for lines in self.table_lines.values() for s in lines if s > start], default=len(self.lines) + 1)
+        pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
+        for number in range(start, end):
+            if pattern.match(self.lines[number - 1]):
+                return number
+        return start
+
+    def top_line(self, key: str) -> int | None:
+        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        return next((n for n, l in enumerate(self.lines, start=1) if pattern.match(l)), None)
+
+    def build(self, data: Mapping[str, Any]) -> Taxonomy:
+        for key in data:
+            if key not in _TOP_KEYS:
+                self.fail(f"unknown key '{key}'", self.top_line(key), _did_you_mean(key, _TOP_KEYS, "allowed: " + ", ".join(sorted(_TOP_KEYS))))
+        groups = [self._group(i, g) for i, g in enumerate(self._tables(data, "groups"))]
+        sections = [self._section(i, s) for i, s in enumerate(self._tables(data, "sections"))]
+        if not sections:
+            self.fail("the taxonomy has no [[sections]]", None, "add at least one [[sections]] table with an id and a title")
+        self._check_ids(groups, sections)
+        self._check_parents(groups, sections)
+        self._check_aliases(sections)
+        return Taxonomy(str(data.get("title", "Related Work")), tuple(self._ordered(groups, sections)), tuple(sections), self.display)
+
+    def _tables(self, data: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
+        tables = data.get(name, [])
+        if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+            self.fail(f"'{name}' must be an array of tables", self.top_line(name), f"write each one as [[{name}]]")
+        return tables
+
+    def _common(self, table: str, index: int, raw: Mapping[str, Any], allowed: set[str]) -> tuple[str, str]:
+        for key in raw:
+            if key not in allowed:
+                self.fail(f"unknown key '{key}' in [[{table}]]", self.line_of(table, index, key),
+                          _did_you_mean(key, allowed, "allowed: " + ", ".join(sorted(allowed))))
+        for key in ("id", "title"):
+            if not isinstance(raw.get(key), str) or not raw[key].strip():
+                self.fail(f"[[{table}]] needs a non-empty string '{key}'", self.line_of(table, index), f"add {key} = \"...\"")
+        if not _ID.match(raw["id"]):
+            self.fail(f"id '{raw['id']}' is not lowercase-with-hyphens", self.line_of(table, index, "id"), "use ids like 'data-parallel'")
+        if raw["id"] in GENERATED_IDS:
+            self.fail(f"id '{raw['id']}' is the chapter's own (its notes region and label would be taken twice)",
+                      self.line_of(table, index, "id"), f"choose another id; reserved: {', '.join(GENERATED_IDS)}")
+        return raw["id"], raw["title"]
+
+    def _group(self, index: int, raw: Mapping[str, Any]) -> Group:
+        group_id, title = self._common("groups", index, raw, _GROUP_KEYS)
+        return Group(group_id, title, (), parent=str(raw.get("parent", "")), line=self.line_of("groups", index, "id") or 0)
+
+    def _section(self, index: int, raw: Mapping[str, Any]) -> Section:
+        section_id, title = self._common("sections", index, raw, _SECTION_KEYS)
+        aliases = raw.get("aliases", [])
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            self.fail("aliases must be a list of strings", self.line_of("sections", index, "aliases"), 'write aliases = ["MoE", "mixture of experts"]')
+        keywords = raw.get("keywords", {})
+        if not isinstance(keywords, dict) or not all(_finite_number(w) for w in keywords.values()):
+            self.fail(f"keywords must map phrases to numeric weights from -{MAX_WEIGHT:.0f} to {MAX_WEIGHT:.0f}",
+                      self.line_of("sections", index, "keywords"), '"pipeline parallel*" = 5')
+        return Section(
+            section_id, title, str(raw.get("parent", "")), str(raw.get("description", "")).strip(),
+            tuple(aliases), frozen_mapping({str(k): float(v) for k, v in keywords.items()}),
+            line=self.line_of("sections", index, "id") or 0,
+        )
+
+    def _check_ids(self, groups: list[Group], sections: list[Section]) -> None:
+        seen: dict[str, int] = {}
+        for node in [*groups, *sections]:
+            if node.id in seen:
+                self.fail(f"duplicate id '{node.id}' (first defined on line {seen[node.id]})", node.line, "give every group and section its own id")
+            seen[node.id] = node.line
+
+    def _check_parents(self, groups: list[Group], sections: list[Section]) -> None:
+        group_ids = {g.id: g for g in groups}
+        for node in [*groups, *sections]:
+            parent = node.parent if isinstance(node, Group) else node.group
+            if parent and parent not in group_ids:
+                table = "groups" if isinstance(node, Group) else "sections"
+                index = (groups if table == "groups" else sections).index(node)
+                self.fail(f"'{node.id}' names unknown parent '{parent}'", self.line_of(table, index, "parent"),
+                          _did_you_mean(parent, group_ids, "parents must be group ids"))
+        for group in groups:
+            chain, current = [group.id], group
+            while current.parent:
+                if current.parent in chain:
+                    self.fail(f"groups form a cycle: {' -> '.join(chain + [current.parent])}", group.line, "remove one of these parent links")
+                chain.append(current.parent)
+                current = group_ids[current.parent]
+
+    def _check_aliases(self, sections: list[Section]) -> None:
+        owner: dict[str, str] = {normalize(s.id): s.id for s in sections}
+        for index, section in enumerate(sections):
+            for alias in section.aliases:
+                claimed = owner.setdefault(normalize(alias), section.id)
+                if claimed != section.id:
+                    self.fail(f"alias '{alias}' of '{section.id}' is already a name of '{claimed}'",
+                              self.line_of("sections", index, "aliases"), "an alias must lead to one section only")
+
+    @staticmethod
+    def _ordered(groups: list[Group], sections: list[Section]) -> list[Group]:
+        ordered = [Group(g.id, g.title, tuple(s.id for s in sections if s.group == g.id), g.parent, g.line) for g in groups]
+        loose = tuple(s.id for s in sections if not s.group)
+        if loose:
+            # Sections without a group (a flat taxonomy): an untitled group, drawn without a heading of its own.
+            ordered.append(Group("", "", loose))
+        return ordered
+
+
+def _did_you_mean(word: str, options, fallback: str) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else fallback
+
+
+def section_lookup(taxonomy: Taxonomy) -> dict[str, str]:
+    """Normalized ids, titles and aliases -> section id."""
+    lookup: dict[str, str] = {}
+    for section in taxonomy.sections:
+        for name in (section.id, section.title, *section.aliases):
+            lookup.setdefault(normalize(name), section.id)
+    return lookup
+
+
+def canonical_section(raw: str, taxonomy: Taxonomy) -> str | None:
+    """The section id a user's tag text means (``MoE`` -> ``moe``), or None."""
+    return section_lookup(taxonomy).get(normalize(raw))
+
+
+def suggest_section(raw: str, taxonomy: Taxonomy) -> str | None:
+    lookup = section_lookup(taxonomy)
+    close = difflib.get_close_matches(normalize(raw), list(lookup), n=1, cutoff=0.6)
+    return lookup[close[0]] if close else None
+
+
+#: Scores add weights up: bounded weights keep every score a finite number that entries.json can hold.
+MAX_WEIGHT = 1e6
+
+
+def _finite_number(value: Any) -> bool:
+    """A weight a score can be made of: a number, not a boolean, nan or an infinity, and bounded."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return -MAX_WEIGHT <= value <= MAX_WEIGHT  # false for nan

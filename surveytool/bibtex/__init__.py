@@ -1,0 +1,1 @@
+"""The one BibTeX adapter, both directions: reading values and entries, field layout, writing."""

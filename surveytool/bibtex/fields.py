@@ -1,0 +1,243 @@
+"""Papers -> BibTeX field values: field order, escaping, title protection, dialects."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from functools import partial
+
+from surveytool.bibtex.values import MONTH_MACROS, macro_names, safe_bibtex_value, string_block_value
+from surveytool.bibtex.writer import bibtex_pieces, entry_text
+from surveytool.model import Paper, RawBlock, frozen_mapping
+from surveytool.parallel import map_beside
+from surveytool.text.latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex
+
+DIALECTS = ("bibtex", "biblatex")
+
+FIELD_ORDER = (
+    "author", "editor", "title", "booktitle", "journal", "journaltitle", "year", "date", "month",
+    "volume", "number", "pages", "publisher", "address", "institution", "school", "organization",
+    "howpublished", "series", "edition", "doi", "eprint", "archiveprefix", "eprinttype",
+    "primaryclass", "url", "urldate", "ids", "key", "note", "abstract", "keywords",
+)
+_ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
+# Values copied verbatim: identifiers whose characters mean nothing to BibTeX styles.
+#: Fields each entry type needs, per dialect ("a|b": either will do). A biblatex .bib read back
+#: may still say year/journal, which biblatex accepts, so those count too.
+REQUIRED_FIELDS = {
+    "bibtex": {
+        "article": ("author", "title", "journal", "year"),
+        "inproceedings": ("author", "title", "booktitle", "year"),
+        "incollection": ("author", "title", "booktitle", "publisher", "year"),
+        "book": ("author|editor", "title", "publisher", "year"),
+        "phdthesis": ("author", "title", "school", "year"),
+        "mastersthesis": ("author", "title", "school", "year"),
+        "techreport": ("author", "title", "institution", "year"),
+        "misc": (),
+    },
+    "biblatex": {
+        "article": ("author", "title", "journaltitle|journal", "date|year"),
+        "inproceedings": ("author", "title", "booktitle", "date|year"),
+        "incollection": ("author", "title", "booktitle", "date|year"),
+        "book": ("author|editor", "title", "date|year"),
+        "thesis": ("author", "title", "type", "institution|school", "date|year"),
+        "phdthesis": ("author", "title", "institution|school", "date|year"),
+        "report": ("author", "title", "type", "institution", "date|year"),
+        "techreport": ("author", "title", "institution", "date|year"),
+        "online": ("author|editor", "title", "date|year", "url"),
+        "misc": ("author|editor", "title", "date|year"),
+    },
+}
+_VERBATIM = frozenset({"doi", "url", "eprint", "archiveprefix", "eprinttype", "primaryclass", "urldate", "ids"})
+_MONTH_NUMBERS = {str(i): macro for i, macro in enumerate(MONTH_MACROS, start=1)}
+_MONTH_NAMES = {name.lower(): macro for macro, name in MONTH_MACROS.items()}
+_PAGE_RANGE = re.compile(r"^\s*([\w:.]+)\s*(?:-+|–|—)\s*([\w:.]+)\s*$")
+_PLACEHOLDER_WORDS = 12
+
+
+def placeholder_title(paper: Paper) -> str:
+    """A title that says it is not one: the opening words of an unresolved snippet or title."""
+    if paper.abstract:
+        words = paper.abstract.split()
+        opening = " ".join(words[:_PLACEHOLDER_WORDS]).rstrip(".,;:…")
+        return f"Unresolved snippet: {opening}…"
+    return f"Unresolved title: {paper.title or ''}{'…' if paper.truncated else ''}"
+
+
+def _month_value(text: str) -> str:
+    key = text.strip().lower().rstrip(".")
+    macro = _MONTH_NUMBERS.get(key) or _MONTH_NAMES.get(key) or (key if key in MONTH_MACROS else None)
+    if macro is None:
+        for name, candidate in _MONTH_NAMES.items():
+            if len(key) >= 3 and name.startswith(key):
+                macro = candidate
+    return macro if macro else "{" + encode_bibtex_value(text) + "}"
+
+
+def encode_field(name: str, text: str) -> str:
+    """A plain-text value as an enclosed BibTeX value for field ``name``."""
+    if name == "month":
+        return _month_value(text)
+    if name in _VERBATIM:  # kept as they are, but a command from a service or a CSL-JSON file prints literally
+        return safe_bibtex_value("{" + text.replace("{", "").replace("}", "") + "}")
+    if name == "title" or name == "booktitle":
+        return "{" + encode_bibtex_title(text) + "}"
+    if name == "pages":
+        match = _PAGE_RANGE.match(text)
+        if match:
+            return "{" + f"{match.group(1)}--{match.group(2)}" + "}"
+    return "{" + encode_bibtex_value(text) + "}"
+
+
+def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str]) -> str:
+    # A value read from the user's .bib is written as they wrote it, unless TeX would read
+    # LaTeX outside the allowlist in it: then it prints literally. Stages that change a
+    # field drop its original (see merge.merge_group, resolve.apply_candidate).
+    original = paper.latex_fields.get(name)
+    if original is None:
+        return encode_field(name, text)
+    written = safe_bibtex_value(original, macros)
+    if written is original and isinstance(macros, WrittenMacros) and macros.redefined \
+            and macros.redefined.keys() & set(macro_names(original)):
+        written = safe_bibtex_value(original, macros.as_first_defined())  # and as the first definitions read
+    return written
+
+
+def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex",
+                  macros: Mapping[str, str] = frozen_mapping()) -> list[tuple[str, str]]:
+    """The fields of ``paper`` in canonical order, as raw BibTeX values."""
+    # Empty fields the user wrote are kept; empty ones from elsewhere are not written.
+    values = {name: text for name, text in paper.fields.items() if text or name in paper.latex_fields}
+    if not paper.resolved:
+        values["title"] = placeholder_title(paper)
+        values.setdefault("key", "Unresolved")
+        values.setdefault("year", "n.d.")
+        where = ", ".join(str(s) for s in paper.sources)
+        what = "snippet" if paper.abstract else "title"
+        values.setdefault("note", f"surveytool: unresolved {what} from {where}; identify the paper and complete this entry")
+    if paper.explicit_tags:
+        # The user's tags: variants written as ids, tags naming no section kept as they wrote them.
+        given = [t.section for t in paper.tags if t.explicit] + list(paper.unknown_tags)
+        values[tags_field] = ",".join(given or paper.explicit_tags)  # not tagged yet: as read
+    elif paper.tags:
+        values[tags_field] = ",".join(paper.section_ids)
+    if dialect == "biblatex":
+        _to_biblatex(values, paper.aliases)
+    rendered = []
+    for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
+        raw = _value(paper, name, values[name], macros) if name != tags_field else safe_bibtex_value("{" + values[name] + "}")
+        rendered.append((name, raw))
+    return rendered
+
+
+def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
+    if "year" in values:
+        year = values.pop("year")
+        if year != "n.d.":  # a placeholder's "no date" is no biblatex date
+            values["date"] = year
+        values.pop("month", None)
+    if "journal" in values:
+        values["journaltitle"] = values.pop("journal")
+    if "archiveprefix" in values:
+        values["eprinttype"] = values.pop("archiveprefix").lower()
+    if aliases:
+        values["ids"] = ",".join(sorted(aliases))
+
+
+SORT_ORDERS = ("key", "section")
+#: From this many entries, formatting is shared with a forked child (``forked.map_beside``).
+PARALLEL_FROM_ENTRIES = 4000
+
+
+def sort_papers(papers: Iterable[Paper], order: str = "key", section_ids: Sequence[str] = ()) -> list[Paper]:
+    """By key, or by primary section in taxonomy order, then year, then key."""
+    if order == "section":
+        rank = {s: i for i, s in enumerate(section_ids)}
+        return sorted(papers, key=lambda p: (rank.get(p.primary_section or "", len(rank)), p.year or "9999", p.key))
+    return sorted(papers, key=lambda p: p.key)
+
+
+def bibtex_entry(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex",
+                 macros: Mapping[str, str] = frozen_mapping()) -> str:
+    """One entry's text in the .bib (``bibliography_pieces`` adds a blank line after it).
+
+    ``macros`` are the @string definitions written with it, as TeX will read the
+    values that use them.
+    """
+    return entry_text(paper.entry_type, paper.key, bibtex_fields(paper, tags_field, dialect, macros))
+
+
+def render_bibliography(
+    papers: Iterable[Paper],
+    blocks: Iterable[RawBlock] = (),
+    *,
+    tags_field: str = "sections",
+    dialect: str = "bibtex",
+    presorted: bool = False,
+) -> str:
+    """The text of a .bib file: kept blocks first (macros before use), then entries (by key unless presorted)."""
+    return "".join(bibliography_pieces(papers, blocks, tags_field=tags_field, dialect=dialect, presorted=presorted))
+
+
+def bibliography_pieces(
+    papers: Iterable[Paper],
+    blocks: Iterable[RawBlock] = (),
+    *,
+    tags_field: str = "sections",
+    dialect: str = "bibtex",
+    presorted: bool = False,
+) -> list[str]:
+    """``render_bibliography``'s text as pieces to write one after the other (``bibtex_write.bibtex_pieces``)."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}")
+    ordered = list(papers) if presorted else sort_papers(papers)
+    blocks = list(blocks)
+    entry = partial(bibtex_entry, tags_field=tags_field, dialect=dialect, macros=written_macros(blocks))
+    texts = [entry(p) for p in ordered] if len(ordered) < PARALLEL_FROM_ENTRIES else map_beside(entry, ordered)
+    # Preambles, comments and broken blocks reach BibTeX too: the same allowlist applies to them.
+    kept = [replace(b, text=_safe_block_text(b, entry.keywords["macros"])) for b in blocks]
+    return bibtex_pieces(texts, kept)
+
+
+class WrittenMacros(dict):
+    """@string name -> value as BibTeX reads the written .bib (a later definition wins), and in
+    ``redefined`` the first definitions of names defined again differently (by another source)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.redefined: dict[str, str] = {}
+        self._first_defined: dict[str, str] | None = None
+
+    def as_first_defined(self) -> dict[str, str]:
+        """The table with the first definition of each name defined twice."""
+        if self._first_defined is None:
+            self._first_defined = {**self, **self.redefined}
+        return self._first_defined
+
+
+def written_macros(blocks: Iterable[RawBlock]) -> WrittenMacros:
+    """The @string definitions of ``blocks``: values that use them are checked as TeX will read them."""
+    return macros_of((block.key, string_block_value(block)) for block in blocks if block.kind == "string")
+
+
+def macros_of(definitions: Iterable[tuple[str, str]]) -> WrittenMacros:
+    """(name, raw value) definitions in the order the .bib holds them, as ``written_macros`` reads them."""
+    macros = WrittenMacros()
+    for key, value in definitions:
+        name = key.lower()
+        if name in macros and macros[name] != value:
+            macros.redefined.setdefault(name, macros[name])
+        macros[name] = value
+    return macros
+
+
+def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
+    if block.kind == "preamble":
+        value = block.text[len("@preamble{"):-1]
+        written = safe_bibtex_value(value, macros, preamble=True)
+        return block.text if written is value else "@preamble{" + written + "}"
+    if block.kind in ("comment", "failed"):
+        offences = block_offences(block.text, comment=block.kind == "comment")
+        return block.text if not offences else inert_latex(block.text, offences, specials=False)
+    return block.text  # an @string prints only through the values that use it

@@ -1,0 +1,204 @@
+"""Raw BibTeX values -> plain text: enclosing braces or quotes, ``#`` concatenations, macros, LaTeX."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from surveytool.model import RawBlock, frozen_mapping
+from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
+from surveytool.text.latex_allowlist import active_policy
+from surveytool.text.latex_decode import quick_latex_to_text
+
+#: Months as BibTeX's predefined macros expand them, for plain-text values.
+MONTH_MACROS = {
+    name[:3].lower(): name
+    for name in "January February March April May June July August September October November December".split()
+}
+
+
+def split_tags(value: str) -> tuple[str, ...]:
+    """Tags as users write them in a field: comma- or semicolon-separated."""
+    return tuple(t.strip() for t in value.replace(";", ",").split(",") if t.strip())
+
+
+def _strip_enclosing(value: str) -> str:
+    """``{text}`` or ``"text"`` -> ``text``, inner spaces kept (they matter in concatenations)."""
+    value = value.strip()
+    if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"')):
+        return value[1:-1]
+    return value
+
+
+def _split_concatenation(value: str) -> list[str]:
+    """The parts of ``a # "b" # {c}``; ``#`` inside braces or quotes is text."""
+    parts, depth, in_quotes, start = [], 0, False, 0
+    for i, char in enumerate(value):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == '"' and depth == 0:
+            in_quotes = not in_quotes
+        elif char == "#" and depth == 0 and not in_quotes:
+            parts.append(value[start:i].strip())
+            start = i + 1
+    parts.append(value[start:].strip())
+    return parts
+
+
+#: Fields shown to readers, decoded exactly (pylatexenc where the quick decoder is unsure).
+#: Other fields (abstracts, notes, ...) are only matched or written back as they were.
+EXACTLY_DECODED = frozenset({"title", "author", "editor", "booktitle", "journal", "series", "publisher",
+                             "institution", "school", "organization", "howpublished"})
+
+
+#: ``\noopsort{key}`` (and its ``\noop`` spelling) only steers BibTeX's sorting: it prints nothing.
+_SORT_ONLY = re.compile(r"\\noop(?:sort)?\s*\{[^{}]*\}")
+
+
+def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping(), exact: bool = True) -> str:
+    """Plain text of a raw BibTeX value, with macros and concatenations expanded."""
+    decode = _exactly_decoded if exact else quick_latex_to_text
+    if "\\noop" in value:
+        value = _SORT_ONLY.sub("", value)
+    stripped = value.strip()
+    if "#" not in stripped:  # one part: the common case
+        return decode(_part_text(stripped, strings))
+    return decode("".join(_part_text(part, strings) for part in _split_concatenation(value)))
+
+
+def _exactly_decoded(text: str) -> str:
+    try:
+        return latex_to_text(text)
+    except RecursionError:
+        # pylatexenc parses groups and environments recursively: nested a few hundred deep, a value
+        # gets the table-driven decoder, which reads it in one flat pass.
+        return quick_latex_to_text(text)
+
+
+def _part_text(part: str, strings: Mapping[str, str]) -> str:
+    """One part of a value: enclosed text, a macro, a month, or a bare number."""
+    if part[:1] in ("{", '"'):
+        return _strip_enclosing(part)
+    name = part.lower()
+    if name in strings:
+        return _strip_enclosing(strings[name])
+    return MONTH_MACROS.get(name, part)
+
+
+class ExpansionTooLarge(ValueError):
+    """@string macros that expand a value past ``MAX_EXPANDED`` characters, through more than
+    ``MAX_MACRO_DEPTH`` macros, or through one that uses itself: such a value is reported, never guessed."""
+
+
+#: More than any real value; a chain of macros that each use the previous one twice gets there fast.
+MAX_EXPANDED = 1 << 20
+MAX_MACRO_DEPTH = 100
+
+
+def value_as_tex(value: str, strings: Mapping[str, str] = frozen_mapping()) -> str:
+    """The LaTeX that BibTeX passes on for a raw value: delimiters off, macros expanded, ``#`` parts joined.
+
+    A macro that ``strings`` does not define (a month, a style's journal name)
+    stays as its name: letters, so that a command before it still reads as a
+    longer, unknown command rather than as a shorter allowed one.
+    """
+    return _expand(value, strings, {}, ())
+
+
+def _expand(value: str, strings: Mapping[str, str], expanded: dict[str, str], using: tuple[str, ...]) -> str:
+    stripped = value.strip()
+    pieces = []
+    for part in _split_concatenation(value) if "#" in stripped else [stripped]:
+        name = part.lower()
+        if part[:1] in ("{", '"'):
+            pieces.append(_strip_enclosing(part))
+        elif name in strings:
+            if name not in expanded:  # a macro used many times is expanded once
+                if name in using or len(using) >= MAX_MACRO_DEPTH:
+                    raise ExpansionTooLarge(value)
+                expanded[name] = _expand(strings[name], strings, expanded, (*using, name))
+            pieces.append(expanded[name])
+        else:
+            pieces.append(part)
+    joined = "".join(pieces)
+    if len(joined) > MAX_EXPANDED:
+        raise ExpansionTooLarge(value)
+    return joined
+
+
+def macro_names(value: str) -> list[str]:
+    """The macros (lower case) a raw value uses: its bare parts that are not numbers."""
+    stripped = value.strip()
+    if stripped[:1] in ("{", '"') and "#" not in stripped:
+        return []
+    parts = _split_concatenation(value) if "#" in stripped else [stripped]
+    return [part.lower() for part in parts if part[:1] not in ("{", '"') and not part.isdigit()]
+
+
+def bibtex_value_offences(value: str, strings: Mapping[str, str] = frozen_mapping(),
+                          preamble: bool = False) -> tuple[str, list[Offence]]:
+    """(the value as TeX reads it, its tokens outside the LaTeX allowlist); ("", []) for most values, at once.
+
+    ``preamble``: the value of a @preamble, which may define the commands the allowlist lets it define.
+    """
+    if "\\" not in value and "^^" not in value and "#" not in value and (
+            value[:1] in '{"' or value.strip().lower() not in strings):
+        return "", _NONE  # one piece, with no command in it and no macro of the file: most values
+    with_commands, memo = _table_state(strings)
+    if "\\" not in value and "^" not in value and not any(name in with_commands for name in macro_names(value)):
+        return "", _NONE  # pieces and macros without a backslash or a caret: nothing for TeX to run
+    key = (value, preamble, active_policy())
+    found = memo.get(key)
+    if found is None:
+        try:
+            tex = value_as_tex(value, strings)
+            found = tex, latex_offences(tex, preamble=preamble)
+        except ExpansionTooLarge:
+            found = value, [Offence(0, len(value), value, "its @string macros expand too far (in size, depth, or circles)")]
+        if len(memo) < _MEMO_SIZE:
+            memo[key] = found
+    return found
+
+
+_NONE: list[Offence] = []
+_MEMO_SIZE = 1 << 16
+# Per @string table (a run uses a few): the names whose expansion may hold a command, and the values read.
+_tables: dict[int, tuple[Mapping[str, str], frozenset[str], dict]] = {}
+
+
+def _table_state(strings: Mapping[str, str]) -> tuple[frozenset[str], dict]:
+    state = _tables.get(id(strings))
+    if state is None:
+        if len(_tables) >= 4:
+            _tables.clear()
+        state = _tables[id(strings)] = (strings, _names_with_commands(strings), {})  # holds the table: ids stay unique
+    return state[1], state[2]
+
+
+def _names_with_commands(strings: Mapping[str, str]) -> frozenset[str]:
+    """Macros whose expansion may hold a backslash or a caret: their own value, or a macro they use, has one."""
+    found = {name for name, value in strings.items() if "\\" in value or "^" in value}
+    uses = {name: macro_names(value) for name, value in strings.items() if name not in found}
+    grew = True
+    while grew:
+        grew = False
+        for name, used in uses.items():
+            if name not in found and any(u in found for u in used):
+                found.add(name)
+                grew = True
+    return frozenset(found)
+
+
+def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(), preamble: bool = False) -> str:
+    """``value`` as written if TeX reads only allowed LaTeX in it; else one braced value that prints it literally."""
+    if "\\" not in value and "^^" not in value and "#" not in value and value[:1] in '{"':
+        return value  # bibtex_value_offences's first test, for the common case without a call
+    tex, offences = bibtex_value_offences(value, strings, preamble)
+    return value if not offences else "{" + inert_latex(tex, offences, preamble) + "}"
+
+
+def string_block_value(block: RawBlock) -> str:
+    """The raw value of an @string block as ``bibtex_io`` keeps it (``@string{name = value}``)."""
+    return block.text[len("@string{") + len(block.key) + len(" = ") : -1]

@@ -1,0 +1,66 @@
+"""Entries and kept blocks -> the text of a .bib file, in one layout."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from surveytool.model import RawBlock
+
+
+def tidy_text(text: str) -> str:
+    """Text as the writer will write it: no trailing spaces, no blank lines around it."""
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
+
+
+def bibtex_pieces(entries: Iterable[str], blocks: Iterable[RawBlock] = ()) -> list[str]:
+    """The text of a .bib file, the kept blocks and then the ``entries`` (each made by ``entry_text``),
+    as pieces to write one after the other: no one string holds it all (see ``entries.entries_json_pieces``).
+
+    The layout is bibtexparser's writer with indent "  ", no value column, a
+    trailing comma and one blank line between blocks. It is written here
+    because that writer first builds a Library (key checks, a Field object per
+    value) only to join strings: a fifth of the time of `bib` on 16k entries.
+    """
+    pieces = [_block_text(block) + "\n" for block in _coalesce_comments(blocks)]
+    pieces.extend(entry + "\n" for entry in entries)  # one blank line after each
+    # The file ends in exactly one newline.
+    while pieces and not pieces[-1].strip("\n"):
+        pieces.pop()
+    if not pieces:
+        return ["\n"]
+    pieces[-1] = pieces[-1].rstrip("\n") + "\n"
+    return pieces
+
+
+def entry_text(entry_type: str, key: str, fields: Iterable[tuple[str, str]]) -> str:
+    """One entry from ``[(field, raw value), ...]``; values must already be valid BibTeX (see ``bibliography.py``)."""
+    body = "".join(f"  {name} = {_tidy_value(value)},\n" for name, value in fields)
+    return f"@{entry_type}{{{key},\n{body}}}\n"
+
+
+def _tidy_value(value: str) -> str:
+    """No trailing spaces on any line of a multi-line value (the kept blocks are tidied when read)."""
+    return tidy_text(value) if "\n" in value else value.rstrip()
+
+
+def _coalesce_comments(blocks: Iterable[RawBlock]) -> list[RawBlock]:
+    """Adjacent free-text comments as one block: that is how they read back, so writing is a fixed point."""
+    merged: list[RawBlock] = []
+    for block in blocks:
+        if merged and block.kind == "comment" == merged[-1].kind and not block.text.startswith("@") \
+                and not merged[-1].text.startswith("@"):
+            merged[-1] = RawBlock("comment", merged[-1].text + "\n\n" + block.text, merged[-1].location)
+        else:
+            merged.append(block)
+    return merged
+
+
+def _block_text(block: RawBlock) -> str:
+    if block.kind == "string":
+        _, _, body = block.text.partition("{")
+        key, _, value = body[:-1].partition("=")
+        return f"@string{{{key.strip()} = {value.strip()}}}\n"
+    if block.kind == "failed":
+        # Kept as text: written back exactly, so nothing the user wrote is lost.
+        return block.text.rstrip("\n") + "\n"
+    return block.text + "\n"  # comments; preambles are kept as "@preamble{...}" already

@@ -1,0 +1,374 @@
+"""Writing a run's results: entries.json, the .bib, the chapter and main.tex, with the author's prose kept."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from surveytool.analysis.keys import dump_pins
+from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
+from surveytool.errors import OutputError
+from surveytool.model import Finding, Taxonomy
+from surveytool.output.chapter_view import (
+    PaperView,
+    one_paragraph,
+    paper_view,
+    publication_trend,
+    summary_rows,
+    view_groups,
+)
+from surveytool.output.entries_json import entries_json, entries_json_pieces
+from surveytool.output.files import StagedFiles, fill_reserved, write_atomically
+from surveytool.output.fragments import templates_digest
+from surveytool.output.notes_regions import carry_over, edited_outside_regions, stamp
+from surveytool.output.render import LEVELS, make_environment, render_template
+from surveytool.output.staletemp import remove_stale_temporaries
+from surveytool.parallel import run_beside
+from surveytool.pipeline import (
+    ANALYSIS_STAGES,
+    LOCK_FILE,
+    Options,
+    Stage,
+    Survey,
+    analyse,
+    analyse_traced,
+    collector_paused,
+    finding_order,
+    silent_stage,
+    source_paths,
+)
+from surveytool.rebuild.memo import BuildCache, forget_compiled_templates
+from surveytool.rebuild.patch import environment_digest, patch_last_build
+from surveytool.rebuild.snapshot import (
+    DataFilesLayout,
+    bibliography_layout,
+    content_digest,
+    data_files_layout,
+    file_digests,
+    forget_snapshot,
+    save_snapshot,
+    take_snapshot,
+)
+from surveytool.text.latex import unencodable_chars
+
+if TYPE_CHECKING:
+    import jinja2
+
+
+@dataclass(frozen=True)
+class DraftOptions:
+    level: str = "section"
+    templates: Path | None = None
+    dialect: str = "bibtex"
+    bibliography: str = "references"
+    chapter_file: str = "related_work"
+    figure: bool = True  # the taxonomy tree (forest)
+    table: bool = True  # the summary table (longtable)
+    plot: bool = True  # papers per year (pgfplots)
+    force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
+
+
+#: From this many papers, a patched build writes the .bib, entries.json and the snapshot in a forked child
+#: while the chapter renders. They are bytes made already, so the child touches few of the parent's pages.
+PARALLEL_FROM_PAPERS = 4000
+
+#: The stages build() runs, in order.
+BUILD_STAGES = (*ANALYSIS_STAGES, "rendering")
+
+
+def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage) -> dict[str, str]:
+    """File name -> text of every output of a build (``build`` writes them without holding them all at once)."""
+    with stage("rendering"):
+        bibliography = render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
+        env, context = _latex_context([paper_view(p) for p in survey.papers], survey.taxonomy, draft)
+        chapter = render_template(env, "related_work.tex.j2", context)
+        return {
+            f"{draft.bibliography}.bib": bibliography,
+            f"{draft.chapter_file}.tex": chapter,
+            "main.tex": _render_main(env, context, unencodable_chars(bibliography)),
+            "entries.json": entries_json(survey.papers),
+        }
+
+
+def _latex_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftOptions,
+                   memos: BuildCache | None = None) -> tuple[jinja2.Environment, dict[str, Any]]:
+    env = make_environment(draft.templates)
+    if memos is not None and memos.folder is not None:
+        # Paragraphs and table rows of the last build (fragments.py).
+        env.fragment_memo = memos.memo("fragments", depends_on=templates_digest(env))
+    groups = view_groups(views, taxonomy)
+    return env, {
+        "title": one_paragraph(taxonomy.title),
+        "levels": LEVELS[draft.level],
+        "groups": groups,
+        "rows": summary_rows(groups, taxonomy),
+        "trend": publication_trend(groups),
+        "figure": draft.figure,
+        "table": draft.table,
+        "plot": draft.plot,
+        "document_class": "report" if draft.level == "chapter" else "article",
+        "chapter_file": draft.chapter_file,
+        "bibliography": draft.bibliography,
+    }
+
+
+def _render_main(env: jinja2.Environment, context: dict[str, Any], fallbacks: list[str]) -> str:
+    # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
+    # prints each as a visible [U+XXXX] marker instead of stopping with an error.
+    return render_template(env, "main.tex.j2", {**context, "unicode_fallbacks": fallbacks})
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    """What the CLI says of a build."""
+
+    entries: int
+    resolved: int
+    sections: Counter  # primary section id ("unclassified" for none) -> papers
+    findings: tuple[Finding, ...]
+    reused: dict[str, tuple[int, int]]  # what was reused from the last build -> (reused, done anew)
+    taxonomy: Taxonomy
+
+
+class BuildResult:
+    """A build's summary and notes, and its survey: after a patched build (patch.py) analysed on first use."""
+
+    def __init__(self, summary: BuildSummary, notes: tuple[str, ...], survey: Survey | None = None,
+                 options: Options | None = None):
+        self.summary = summary
+        self.notes = notes  # what happened to the author's prose and files, for the user
+        self._survey = survey
+        self._options = options
+
+    @property
+    def survey(self) -> Survey:
+        if self._survey is None:
+            assert self._options is not None
+            self._survey = analyse(self._options)
+        return self._survey
+
+
+def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage) -> BuildResult:
+    """The whole flow: analyse the sources and write every output into ``out_dir``.
+
+    With a build cache, a rebuild after a few entries changed patches the last build (patch.py).
+    """
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
+    options = replace(options, lock_file=options.lock_file or out_dir / LOCK_FILE)
+    memos = BuildCache(options.build_cache)
+    _remove_leftovers(options, out_dir, draft)
+    notes: list[str] = []
+    with collector_paused():
+        patched = _build_patched(options, out_dir, draft, stage, memos, notes)
+        if patched is not None:
+            return patched
+        survey, trace = analyse_traced(options, stage)
+        with stage("rendering"), StagedFiles() as staged:
+            drafts = ProseDrafts()
+            views, written = _write_outputs(survey, draft, out_dir, staged, notes, memos, drafts)
+            drafts.refuse_if_saved_meanwhile()
+            staged.commit()
+    lock_text = dump_pins(survey.pins)
+    write_atomically(options.lock_file, lock_text)
+    memos.save()
+    if trace is not None:
+        stamps = file_digests(out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json")
+        snapshot = None if written is None else take_snapshot(
+            survey, trace, [display for _, display in source_paths(options)], views, written, stamps,
+            environment_digest(options, draft.dialect, lock_text))
+        if snapshot is None:
+            forget_snapshot(options.build_cache)
+        else:
+            save_snapshot(options.build_cache, snapshot)
+    reused = {**survey.reused, **memos.stats()}
+    findings = _with_cache_findings(survey.findings, memos)
+    return BuildResult(BuildSummary(len(survey.papers), sum(p.resolved for p in survey.papers), survey.section_counts(),
+                                    findings, reused, survey.taxonomy), tuple(notes),
+                       replace(survey, reused=reused, findings=findings))
+
+
+def _remove_leftovers(options: Options, out_dir: Path, draft: DraftOptions) -> None:
+    """Temporary files of this build's outputs that killed builds left, and compiled templates earlier versions kept."""
+    chapter = f"{draft.chapter_file}.tex"
+    remove_stale_temporaries(out_dir, [f"{draft.bibliography}.bib", chapter, f"{chapter}.bak", "main.tex", "main.tex.bak",
+                                       "entries.json"])
+    if options.lock_file is not None:
+        remove_stale_temporaries(options.lock_file.parent, [options.lock_file.name])
+    folder = options.build_cache
+    if folder is not None and folder.is_dir() and not folder.is_symlink():  # a link could lead out of the out folder
+        remove_stale_temporaries(folder)
+        forget_compiled_templates(folder)
+
+
+def _with_cache_findings(findings: Sequence[Finding], memos: BuildCache) -> tuple[Finding, ...]:
+    """The findings with those saying which cache files were not used, each once."""
+    return tuple(sorted(dict.fromkeys([*findings, *memos.discarded]), key=finding_order))
+
+
+def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: Stage, memos: BuildCache,
+                   notes: list[str]) -> BuildResult | None:
+    """The build done by patching the last one, or None (nothing written) when that cannot give the right result."""
+    if options.build_cache is None:
+        return None
+    bib_path, records_path = out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json"
+    with stage("reading"):
+        patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos)
+    if patched is None:
+        return None
+    lock_text = dump_pins(patched.pins)
+    drafts = ProseDrafts()
+    with stage("rendering"), StagedFiles() as staged:
+        bib_file, records_file = staged.reserve(bib_path), staged.reserve(records_path)
+
+        def data_files() -> bool:
+            fill_reserved(bib_file, patched.bibliography, bib_path)
+            fill_reserved(records_file, patched.entries_json, records_path)
+            # The snapshot describes the files by their content, before they are moved into place. Should
+            # the build stop before that, the files it describes are not there and the next build runs in full.
+            save_snapshot(options.build_cache, replace(
+                patched.snapshot, environment=environment_digest(options, draft.dialect, lock_text),
+                written=(content_digest(patched.bibliography), content_digest(patched.entries_json))))
+            return True
+
+        def chapter() -> None:
+            env, context = _latex_context(patched.views, patched.taxonomy, draft, memos)
+            path = out_dir / f"{draft.chapter_file}.tex"
+            staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes,
+                                           drafts))
+            main = _render_main(env, context, patched.unencodable)
+            staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes, drafts))
+
+        if len(patched.views) < PARALLEL_FROM_PAPERS:
+            chapter(), data_files()
+        else:  # the data files and the snapshot in a forked child meanwhile, as in a full build
+            run_beside(data_files, chapter)
+        drafts.refuse_if_saved_meanwhile()
+        staged.commit()
+    write_atomically(options.lock_file, lock_text)
+    memos.save()
+    views = patched.views
+    reused = {"entries": (len(views) - patched.changed, patched.changed), **memos.stats()}
+    summary = BuildSummary(len(views), sum(v.resolved for v in views), Counter(v.primary for v in views),
+                           _with_cache_findings(patched.findings, memos), reused, patched.taxonomy)
+    return BuildResult(summary, tuple(notes), options=options)
+
+
+def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: StagedFiles, notes: list[str],
+                   memos: BuildCache, drafts: ProseDrafts) -> tuple[list[PaperView], DataFilesLayout | None]:
+    """Every output into ``staged``; the chapter's views and where each entry's text sits in the data files.
+
+    The .bib and entries.json are written here, after the LaTeX, not by a forked child meanwhile:
+    writing them touches every field of every entry, and each page either process writes after a
+    fork is held twice. Forked, a build of 16k entries peaked at 224 to 264 MiB, over bibtexparser's
+    243; in one process at 204, 0.5 s later (BENCHMARKS.md, session 6).
+    """
+    views = [paper_view(p) for p in survey.papers]
+    env, context = _latex_context(views, survey.taxonomy, draft, memos)
+    path = out_dir / f"{draft.chapter_file}.tex"
+    # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
+    staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts))
+    # Written in pieces, one after the other: these are the largest texts of a build.
+    pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
+    staged.write(out_dir / f"{draft.bibliography}.bib", pieces)
+    fallbacks = unencodable_chars(*pieces)
+    # Where each entry's text went, for the next build to patch (only kept with a build cache).
+    bibliography = bibliography_layout(pieces, len(survey.papers), fallbacks) if memos.folder is not None else None
+    del pieces
+    records = entries_json_pieces(survey.papers)
+    staged.write(out_dir / "entries.json", records)
+    written = data_files_layout(bibliography, records)
+    del records
+    main = _render_main(env, context, fallbacks)
+    staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes, drafts))
+    return views, written
+
+
+class ProseDrafts:
+    """The generated .tex files as read before a build and as it will write them.
+
+    An editor may save one while the build runs: just before the final rename, each is read again, and
+    the build stops if one changed, leaving the author's save in place and the new draft beside it.
+    """
+
+    def __init__(self) -> None:
+        self._read: dict[Path, tuple[str | None, str]] = {}  # path -> (digest as read or None, new text)
+
+    def note(self, path: Path, data: bytes | None, new_text: str) -> None:
+        self._read[path] = (None if data is None else hashlib.sha256(data).hexdigest(), new_text)
+
+    def refuse_if_saved_meanwhile(self) -> None:
+        for path, (digest, new_text) in self._read.items():
+            data = _read_generated(path)
+            if (None if data is None else hashlib.sha256(data).hexdigest()) != digest:
+                beside = path.with_name(path.name + ".new")
+                write_atomically(beside, new_text)
+                raise OutputError("was saved while the build ran; the build left your version in place and wrote nothing",
+                                  path=str(path), hint=f"its new draft is in {beside}: rebuild to merge your notes")
+
+
+def _read_generated(path: Path) -> bytes | None:
+    """The bytes of a generated .tex file, or None when there is none yet."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise OutputError(f"cannot be read ({error.strerror})", path=str(path),
+                          hint="check its permissions, or move it away to have it made anew") from None
+
+
+def _keep_prose(path: Path, text: str, force: bool, notes: list[str], drafts: ProseDrafts) -> str:
+    """The new text of a generated .tex file with the author's notes carried over.
+
+    Refuses (unless ``force``) when generated text was edited by hand; with
+    ``force`` the old file is kept as ``<name>.bak``. ``drafts`` remembers what was read.
+    """
+    data = _read_generated(path)
+    merged = stamp(text) if data is None else _merged_prose(path, data, text, force, notes)
+    drafts.note(path, data, merged)
+    return merged
+
+
+def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[str]) -> str:
+    # Decoded as a text-mode read would: any line ending read as "\n".
+    old = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    if edited_outside_regions(old):
+        if not force:
+            raise OutputError("was edited outside its notes regions; rebuilding would overwrite those edits",
+                              path=str(path), hint="move your text between the '% surveytool: begin/end notes' lines, "
+                                                   "or rerun with --force (the old file is kept as .bak)")
+        backup = path.with_name(path.name + ".bak")
+        write_atomically(backup, old)
+        notes.append(f"{path}: edited outside its notes regions; old version kept as {backup}")
+    merged = carry_over(text, old)
+    if merged.kept:
+        notes.append(f"{path}: kept your notes in {', '.join(merged.kept)}")
+    if merged.orphaned:
+        notes.append(f"{path}: notes of sections no longer generated ({', '.join(merged.orphaned)}) moved to the end")
+    return stamp(merged.text)
+
+
+def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOptions(),
+                  stage: Stage = silent_stage) -> BuildResult:
+    """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it)."""
+    lock = options.lock_file or output.parent / LOCK_FILE
+    with collector_paused():
+        survey = analyse(replace(options, lock_file=lock), stage)
+        with stage("rendering"):
+            env, context = _latex_context([paper_view(p) for p in survey.papers], survey.taxonomy,
+                                          replace(draft, chapter_file=output.stem))
+            chapter = render_template(env, "related_work.tex.j2", context)
+    notes: list[str] = []
+    drafts = ProseDrafts()
+    text = _keep_prose(output, chapter, draft.force, notes, drafts)
+    drafts.refuse_if_saved_meanwhile()
+    write_atomically(output, text)
+    write_atomically(lock, dump_pins(survey.pins))
+    summary = BuildSummary(len(survey.papers), sum(p.resolved for p in survey.papers), survey.section_counts(),
+                           survey.findings, survey.reused, survey.taxonomy)
+    return BuildResult(summary, tuple(notes), survey)

@@ -1,0 +1,115 @@
+"""Options and helpers shared by the commands: one definition of each option, one way to report."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from surveytool.model import Finding, Severity
+
+SourcesArg = Annotated[list[Path] | None, typer.Argument(help="Related-paper lists (.txt), .bib, id lists or CSL-JSON. Default: the bundled seeds.", show_default=False)]
+TaxonomyOpt = Annotated[Path | None, typer.Option("--taxonomy", help="Taxonomy TOML file. Default: the bundled one.")]
+CatalogOpt = Annotated[list[Path] | None, typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")]
+StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
+OverridesOpt = Annotated[Path | None, typer.Option("--overrides", help="TOML file of your own tags by key ([tags] key = [ids]).")]
+OnlineOpt = Annotated[bool, typer.Option("--online", help="Also ask OpenAlex, Crossref and arXiv (answers are cached).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Settings file with an [online] table (default: ./surveytool.toml if present).")]
+CacheOpt = Annotated[Path | None, typer.Option("--cache", help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite generated .tex edited outside the notes regions (kept as .bak).")]
+FigureOpt = Annotated[bool, typer.Option("--figure/--no-figure", help="Include the taxonomy tree figure (forest).")]
+TableOpt = Annotated[bool, typer.Option("--table/--no-table", help="Include the summary table (longtable).")]
+PlotOpt = Annotated[bool, typer.Option("--plot/--no-plot", help="Include the papers-per-year plot (pgfplots).")]
+LevelOpt = Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")]
+# Not checked here: an unreadable folder is one line from render.make_environment, not a usage box.
+TemplatesOpt = Annotated[Path | None, typer.Option("--templates", readable=False,
+                                                   help="Folder of templates overriding the bundled ones.")]
+DialectOpt = Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
+MergeDuplicatesOpt = Annotated[bool, typer.Option("--merge-duplicates", help="Also merge your own .bib entries that are one work; the first keeps its key, the others are named and stay citable as biblatex ids.")]
+TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
+
+
+#: Bars shown by progress(): main() stops any still on screen before the process leaves, since it
+#: skips the interpreter's exit handlers (a bar left running would leave the cursor hidden).
+_shown: list = []
+
+
+def stop_progress() -> None:
+    while _shown:
+        _shown.pop().stop()
+
+
+def progress(quiet: bool, stages: Sequence[str] = ()):
+    """A progress bar over the run's ``stages`` on a terminal (rich); nothing when piped or --quiet."""
+    from contextlib import contextmanager
+
+    if quiet or not sys.stderr.isatty():
+        from surveytool.pipeline import silent_stage
+
+        return silent_stage
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    task = bar.add_task(stages[0] if stages else "", total=len(stages) or None)
+    _shown.append(bar)  # should a command stop before its last stage, stop_progress() still removes the bar
+
+    @contextmanager
+    def stage(name: str):
+        bar.start()
+        bar.update(task, description=f"{name}…", refresh=True)  # shown even when the stage is quick
+        try:
+            yield
+        except BaseException:
+            bar.stop()
+            raise
+        bar.advance(task)
+        if bar.finished:
+            bar.stop()
+
+    return stage
+
+
+def use_latex_settings(config: Path | None) -> None:
+    """The [latex] allow list of ``config`` in force for this run (the built-in allowlist alone without one)."""
+    from surveytool.config import load_latex_allow
+    from surveytool.text.latex_allowlist import use_policy
+
+    use_policy(load_latex_allow(config))
+
+
+def make_options(sources, taxonomy, catalog, tags_field="sections", overrides=None, online=False, config=None, cache=None):
+    from surveytool.pipeline import Options
+
+    if config is None and Path("surveytool.toml").is_file():
+        config = Path("surveytool.toml")
+    use_latex_settings(config)
+    return Options(sources=tuple(sources or ()), taxonomy=taxonomy, catalogs=tuple(catalog or ()), tags_field=tags_field,
+                   overrides=overrides, online=online, config=config, cache=cache)
+
+
+def report(findings: list[Finding] | tuple[Finding, ...], quiet: bool) -> None:
+    for finding in findings:
+        if quiet and finding.severity is not Severity.ERROR:
+            continue
+        typer.echo(str(finding), err=True)
+
+
+def exit_code(findings, strict: bool) -> int:
+    if any(f.severity is Severity.ERROR for f in findings):
+        return 1
+    if strict and any(f.severity is not Severity.INFO for f in findings):
+        return 1
+    return 0
+
+
+def require_choice(value: str, choices, option: str) -> None:
+    """Bad usage (exit 2) unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise typer.BadParameter(f"must be one of {', '.join(choices)}", param_hint=option)

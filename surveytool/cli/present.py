@@ -1,0 +1,95 @@
+"""Plain-text views of results for the terminal: tables, evidence, the taxonomy tree."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from surveytool.model import Paper, Taxonomy
+
+_TITLE_WIDTH = 60
+
+
+def _short(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def entries_table(papers: Sequence[Paper]) -> str:
+    rows = [("key", "year", "tags", "title / snippet", "sources")]
+    for paper in papers:
+        if paper.resolved:
+            label = paper.title or "(no title)"
+        else:
+            label = "[unresolved] " + (paper.abstract or paper.title or "")
+        rows.append((paper.key, paper.year or "", ",".join(paper.section_ids), _short(label, _TITLE_WIDTH),
+                     " ".join(str(s) for s in paper.sources)))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows).rstrip() + "\n"
+
+
+def key_map(papers: Sequence[Paper]) -> str:
+    """Old keys -> the key they were merged into, so that existing \\cite commands can be fixed."""
+    rows = sorted((alias, paper.key) for paper in papers for alias in paper.aliases)
+    if not rows:
+        return ""
+    width = max(len(old) for old, _ in rows)
+    lines = [f"merged keys ({len(rows)}): cite the new key, or keep the old one as a biblatex ids alias"]
+    lines.extend(f"  {old:<{width}}  ->  {new}" for old, new in rows)
+    return "\n".join(lines) + "\n"
+
+
+def explain_tags(papers: Sequence[Paper]) -> str:
+    lines = []
+    for paper in papers:
+        lines.append(f"{paper.key}  ({', '.join(str(s) for s in paper.sources)})")
+        if not paper.tags:
+            lines.append("  no tag: nothing in its text matched the taxonomy")
+        for tag in paper.tags:
+            kind = "given by you" if tag.explicit else "suggestion" if tag.suggested else "rules"
+            lines.append(f"  {tag.role.value:<9} {tag.section:<18} score {tag.score:g} ({kind})")
+            for evidence in tag.evidence:
+                lines.append(f"      {evidence}")
+    return "\n".join(lines) + "\n"
+
+
+def taxonomy_tree(taxonomy: Taxonomy, counts: Mapping[str, int] | None = None) -> str:
+    lines = [taxonomy.title]
+    # Sections of an untitled group (a flat taxonomy) hang from the root directly.
+    branches: list[tuple[str, list[str] | None]] = []  # (group label, its sections) or (section id, None)
+    for group in taxonomy.groups:
+        if group.title:
+            branches.append((f"{group.title} [{group.id}]", list(group.sections)))
+        else:
+            branches.extend((section_id, None) for section_id in group.sections)
+
+    def section_line(section_id: str) -> str:
+        section = taxonomy.section(section_id)
+        count = f"  ({counts.get(section_id, 0)})" if counts is not None else ""
+        return f"{section.id}: {section.title}{count}"
+
+    for index, (label, children) in enumerate(branches):
+        last = index == len(branches) - 1
+        lines.append(f"{'└──' if last else '├──'} {label if children is not None else section_line(label)}")
+        for position, section_id in enumerate(children or ()):
+            corner = "└──" if position == len(children) - 1 else "├──"
+            lines.append(f"{'    ' if last else '│   '}{corner} {section_line(section_id)}")
+    return "\n".join(lines) + "\n"
+
+
+def resolution_report(papers: Sequence[Paper], explain: bool = False) -> str:
+    lines = []
+    resolved = [p for p in papers if p.resolution is not None]
+    own = [p for p in papers if p.resolution is None and p.resolved]
+    missing = [p for p in papers if not p.resolved]
+    lines.append(f"{len(resolved)} resolved, {len(own)} with their own metadata, {len(missing)} unresolved")
+    for paper in resolved:
+        r = paper.resolution
+        lines.append(f"  {paper.key:<28} {r.source} ({r.method}, score {r.score:g})")
+        if explain:
+            lines.append(f"      fields taken: {', '.join(r.fields) or '-'}; matched {r.matched_key}"
+                         + (f"; retrieved {r.retrieved}" if r.retrieved else ""))
+            lines.append(f"      from {', '.join(str(s) for s in paper.sources)}")
+    for paper in missing:
+        text = paper.abstract or paper.title or ""
+        lines.append(f"  {paper.key:<28} UNRESOLVED {_short(text, _TITLE_WIDTH)} ({min(paper.sources)})")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,100 @@
+"""Operations on the user's files built on one analysis: write or update a .bib, run the checks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from surveytool.analysis.checks import CheckContext, run_checks
+from surveytool.analysis.keys import dump_pins
+from surveytool.bibtex.fields import bibliography_pieces, sort_papers
+from surveytool.errors import TaxonomyError
+from surveytool.model import Finding, Severity, SourceLocation
+from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
+from surveytool.output.files import write_atomically, write_in_place
+from surveytool.pipeline import (
+    ANALYSIS_STAGES,
+    LOCK_FILE,
+    Options,
+    Stage,
+    Survey,
+    analyse,
+    collector_paused,
+    silent_stage,
+    source_paths,
+)
+from surveytool.sources.read import read_text, read_text_file
+
+
+def lock_beside(path: Path) -> Path:
+    """Keys are pinned in a lock file next to the file they are for."""
+    return path.parent / LOCK_FILE
+
+
+#: The stages write_bib() runs, in order.
+BIB_STAGES = (*ANALYSIS_STAGES, "writing .bib")
+
+
+def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key",
+              stage: Stage = silent_stage) -> Survey:
+    """Analyse the sources and write one .bib file (keys pinned beside it)."""
+    lock = options.lock_file or lock_beside(output)
+    with collector_paused():
+        survey = analyse(replace(options, lock_file=lock), stage)
+        with stage("writing .bib"):
+            papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
+            pieces = bibliography_pieces(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
+    write_atomically(output, pieces)
+    write_atomically(lock, dump_pins(survey.pins))
+    return survey
+
+
+def update_bib(options: Options, target: Path, *, dialect: str = "bibtex",
+               stage: Stage = silent_stage) -> tuple[Survey, list[Edit]]:
+    """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries."""
+    sources = options.sources if target in options.sources else (target, *options.sources)
+    lock = options.lock_file or lock_beside(target)
+    survey = analyse(replace(options, sources=sources, lock_file=lock), stage)
+    original, _ = read_text_file(target, str(target), allow_empty=True)
+    text, edits = update_bib_in_place(original.text, str(target), survey.papers, survey.taxonomy, survey.tags_field,
+                                      dialect, original.exact_text)
+    if text != original.exact_text:
+        write_in_place(target, original.encode(text))
+    write_atomically(lock, dump_pins(survey.pins))
+    return survey, edits
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    findings: tuple[Finding, ...]
+    fixes: tuple[str, ...]  # "path:line: key: what changed"
+
+
+def check_sources(options: Options, tex_files: Sequence[Path], selected: Sequence[str], *, fix: bool = False,
+                  dialect: str = "bibtex", thin: int = 2, stage: Stage = silent_stage) -> CheckResult:
+    """Run the selected checks; with ``fix``, first rewrite what is unambiguous in the .bib sources.
+
+    ``stage`` sees the stages of the first analysis (ANALYSIS_STAGES); the one after fixes runs unseen.
+    """
+    try:
+        survey = analyse(options, stage)
+    except TaxonomyError as error:
+        where = SourceLocation(error.path or "taxonomy", error.line or 1)
+        return CheckResult((Finding("taxonomy-invalid", Severity.ERROR, error.message, where, error.hint),), ())
+    fixes: list[str] = []
+    if fix:
+        for path, display in source_paths(options):
+            if path.suffix.lower() not in (".bib", ".bibtex"):
+                continue
+            original, _ = read_text_file(path, display, allow_empty=True)
+            fixed, edits = fix_entries(original.text, display, survey.papers, survey.taxonomy, survey.tags_field,
+                                       original.exact_text)
+            if fixed != original.exact_text:
+                write_in_place(path, original.encode(fixed))
+                fixes.extend(f"{display}:{e.line}: {e.key}: {e.what}" for e in edits)
+        if fixes:
+            survey = analyse(options)  # report what is left after the fixes
+    tex = [(str(p), read_text(p, str(p))[0]) for p in tex_files]
+    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin)
+    return CheckResult(tuple(run_checks(context, survey.findings, selected)), tuple(fixes))

@@ -1,0 +1,181 @@
+"""Minimal-diff edits of a user's own .bib: only tags that change and new entries are written.
+
+Every entry whose tags stay as they are keeps its text byte for byte, so that
+`git diff` shows exactly what surveytool changed.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from surveytool.analysis.taxonomy import canonical_section
+from surveytool.bibtex.fields import render_bibliography
+from surveytool.model import Origin, Paper, Taxonomy
+from surveytool.text.latex import needs_title_protection, protect_title_words
+
+
+@dataclass(frozen=True)
+class Edit:
+    key: str
+    line: int
+    what: str  # shown to the user: "tags moe -> moe,memory", "added"
+
+
+def desired_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[str, ...]:
+    """The tags to write: the user's with variants made ids (unknown ones kept), else the tagger's."""
+    if paper.explicit_tags:
+        return tuple(dict.fromkeys(canonical_section(t, taxonomy) or t for t in paper.explicit_tags))
+    return paper.section_ids
+
+
+@lru_cache(maxsize=8)
+def _field_pattern(field: str) -> re.Pattern:
+    """``field = {value}`` or ``field = "value"`` in an entry's text (one level of nested braces)."""
+    return re.compile(rf"(^|[\s,]){re.escape(field)}(\s*=\s*)(\{{[^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*\}}|\"[^\"]*\"|[^\s,{{}}\"#]+)",
+                      re.IGNORECASE)
+
+
+def _set_tags_field(raw: str, field: str, value: str) -> str:
+    """``raw`` with the tags field set (a bare macro or number replaced too: never a second field)."""
+    match = _field_pattern(field).search(raw)
+    if match:
+        return raw[: match.start(3)] + "{" + value + "}" + raw[match.end(3) :]
+    newline = "\r\n" if "\r\n" in raw else "\n"  # an inserted line ends as the entry's lines do
+    header = re.match(r"\s*@\w+\s*[{(]\s*[^,\s]*\s*,", raw)
+    if header is None:  # an entry with no fields: @misc{key}
+        closing = raw.rstrip().rstrip("})")
+        return closing + f",{newline}  {field} = {{{value}}}{newline}" + raw[len(closing):].lstrip(",")
+    if raw[header.end():].startswith(("\n", "\r\n")):
+        indent = re.match(r"[ \t]*", raw[header.end():].lstrip("\r\n")).group() or "  "
+        return raw[: header.end()] + newline + indent + f"{field} = {{{value}}}," + raw[header.end():]
+    return raw[: header.end()] + f" {field} = {{{value}}}," + raw[header.end():]
+
+
+EntryEdit = Callable[[Paper], "tuple[str, str] | None"]  # paper -> (new entry text, what changed)
+
+
+def rewrite_entries(text: str, display: str, papers: Sequence[Paper], edit: EntryEdit,
+                    exact: str | None = None) -> tuple[str, list[Edit]]:
+    """``text`` with each entry read from it replaced by ``edit(paper)`` where that returns something.
+
+    ``exact`` is the same text as the file's bytes decode to exactly (``TextFile.exact_text``, stray
+    bytes as surrogates; of the same length): when given, the result is spliced from it, so that
+    everything outside the replaced entries encodes back to the very bytes read.
+    """
+    replacements: list[tuple[int, int, str]] = []
+    edits: list[Edit] = []
+    offsets = _line_offsets(text)
+    for paper in papers:
+        own = next((s for s in paper.sources if s.path == display), None)
+        if own is None or paper.origin is not Origin.BIBTEX or not paper.raw:
+            continue
+        change = edit(paper)
+        if change is None:
+            continue
+        start = text.find(paper.raw, offsets[min(own.line, len(offsets)) - 1])
+        if start < 0:
+            continue  # not found as read (never happens for a file we just read); leave it alone
+        end = start + len(paper.raw)
+        replacement = change[0] if exact is None else _keep_exact_ends(paper.raw, change[0], exact[start:end])
+        replacements.append((start, end, replacement))
+        # The line where the entry was found: a reader's line may be off after unusual blocks.
+        edits.append(Edit(paper.key, bisect_right(offsets, start), change[1]))
+    # Joined once: splicing each replacement into the whole text copied it once per edit, which
+    # took minutes when every entry of a 16k-entry file got its tags.
+    source = text if exact is None else exact
+    pieces: list[str] = []
+    last = 0
+    for start, end, replacement in sorted(replacements):
+        pieces += [source[last:start], replacement]
+        last = end
+    pieces.append(source[last:])
+    return "".join(pieces), sorted(edits, key=lambda e: e.line)
+
+
+def update_bib_in_place(text: str, display: str, papers: Sequence[Paper], taxonomy: Taxonomy,
+                        tags_field: str = "sections", dialect: str = "bibtex",
+                        exact: str | None = None) -> tuple[str, list[Edit]]:
+    """``text`` (the file ``display``) with changed tags rewritten and new entries appended (see ``rewrite_entries``)."""
+    def retag(paper: Paper) -> tuple[str, str] | None:
+        tags = desired_tags(paper, taxonomy)
+        if tags == paper.explicit_tags or not tags:
+            return None
+        before = ",".join(paper.explicit_tags) or "(none)"
+        return _set_tags_field(paper.raw, tags_field, ",".join(tags)), f"tags {before} -> {','.join(tags)}"
+
+    text, edits = rewrite_entries(text, display, papers, retag, exact)
+    new = [p for p in papers if all(s.path != display for s in p.sources)]
+    if new:
+        newline = _newline_of(text)
+        appended = render_bibliography(new, (), tags_field=tags_field, dialect=dialect).replace("\n", newline)
+        # The file's last bytes stay; a blank line separates the new entries from them.
+        ending = "" if text.endswith(newline * 2) or not text else newline if text.endswith(newline) else newline * 2
+        text = text + ending + appended
+        edits.extend(Edit(p.key, 0, "added") for p in sorted(new, key=lambda p: p.key))
+    return text, edits
+
+
+def fix_entries(text: str, display: str, papers: Sequence[Paper], taxonomy: Taxonomy,
+                tags_field: str = "sections", exact: str | None = None) -> tuple[str, list[Edit]]:
+    """The unambiguous fixes of `check --fix`: tag variants to ids, braces for title capitals."""
+    def fix(paper: Paper) -> tuple[str, str] | None:
+        raw, done = paper.raw, []
+        tags = desired_tags(paper, taxonomy) if paper.explicit_tags else paper.explicit_tags
+        if tags != paper.explicit_tags:
+            raw = _set_tags_field(raw, tags_field, ",".join(tags))
+            done.append(f"tags {','.join(paper.explicit_tags)} -> {','.join(tags)}")
+        title = paper.latex_fields.get("title")
+        # Only a literal is braced: bracing a macro (`title = IWMM`) would turn it into text.
+        if title and _is_one_literal(title) and needs_title_protection(title):
+            located = re.search(r"(^|[\s,])title\s*=\s*", raw, re.IGNORECASE)
+            if located and raw.startswith(title, located.end()):
+                raw = raw[: located.end()] + protect_title_words(title) + raw[located.end() + len(title):]
+                done.append("braces around " + ", ".join(needs_title_protection(title)))
+        return (raw, "; ".join(done)) if done else None
+
+    return rewrite_entries(text, display, papers, fix, exact)
+
+
+def _keep_exact_ends(raw: str, changed: str, exact: str) -> str:
+    """``changed`` (an edit of ``raw``) with the parts it shares with ``raw`` taken from ``exact``.
+
+    ``exact`` is ``raw`` as the file's bytes decode exactly (stray bytes as surrogates): a stray byte
+    before or after the edited field stays that byte.
+    """
+    if exact == raw:
+        return changed
+    limit = min(len(raw), len(changed))
+    prefix = next((i for i in range(limit) if raw[i] != changed[i]), limit)
+    suffix = next((i for i in range(limit - prefix) if raw[-1 - i] != changed[-1 - i]), limit - prefix)
+    return exact[:prefix] + changed[prefix:len(changed) - suffix] + exact[len(raw) - suffix:]
+
+
+def _is_one_literal(value: str) -> bool:
+    """Whether a raw field value is one braced or quoted string (not a macro, number or concatenation)."""
+    if value.startswith('"'):
+        return value.endswith('"') and '"' not in value[1:-1]
+    if not value.startswith("{") or not value.endswith("}"):
+        return False
+    depth = 0
+    for index, char in enumerate(value):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0 and index < len(value) - 1:
+            return False
+    return True
+
+
+def _newline_of(text: str) -> str:
+    """CRLF when most lines of ``text`` end so, else LF."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
+
+
+def _line_offsets(text: str) -> list[int]:
+    offsets = [0]
+    for match in re.finditer("\n", text):
+        offsets.append(match.end())
+    return offsets

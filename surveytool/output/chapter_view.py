@@ -1,0 +1,166 @@
+"""The view model of the related-work chapter: what each template section shows."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from surveytool.model import Paper, Role, Taxonomy
+from surveytool.output.notes_regions import ORPHANED
+
+UNCLASSIFIED = "unclassified"
+UNCLASSIFIED_GROUP = "unclassified-group"
+#: Ids the chapter gives its own notes regions and labels. No taxonomy id may be one of them
+#: (taxonomy.py), so that every region and label of the chapter has a name of its own.
+GENERATED_IDS = ("top", "introduction", "overview", ORPHANED, UNCLASSIFIED, UNCLASSIFIED_GROUP)
+_SNIPPET_CHARS = 300
+
+
+class PaperView(NamedTuple):  # a tuple: the chapter's fragment memo keys by it (fragments.py)
+    key: str
+    title: str
+    year: str
+    venue: str
+    resolved: bool
+    snippet: str
+    primary: str
+    see_also: tuple[str, ...]  # section ids of secondary tags
+    sources: tuple[str, ...]
+
+    @property
+    def paragraph_key(self) -> PaperView:
+        """What the chapter's paragraph of the paper prints (its fragment key): the view, less its
+        sources when it has no snippet to print them beside. A line added above it leaves it as it is."""
+        return self if self.snippet else self._replace(sources=())
+
+
+@dataclass(frozen=True)
+class SectionView:
+    id: str
+    title: str
+    scope: str
+    papers: tuple[PaperView, ...]  # primary here
+    related: tuple[PaperView, ...]  # secondary here
+
+
+@dataclass(frozen=True)
+class GroupView:
+    id: str
+    title: str
+    sections: tuple[SectionView, ...]
+
+
+def one_paragraph(text: str) -> str:
+    """``text`` on one line. Titles come from taxonomies and online answers: a blank line in one would end
+    the paragraph inside ``\\section{...}`` or a table cell, and LaTeX would stop."""
+    return " ".join(text.split())
+
+
+def venue_of(paper: Paper) -> str:
+    for field in ("booktitle", "journal", "howpublished"):
+        if paper.fields.get(field):
+            return paper.fields[field]
+    return ""
+
+
+def paper_view(paper: Paper) -> PaperView:
+    snippet = " ".join((paper.abstract or "").split())
+    if len(snippet) > _SNIPPET_CHARS:
+        snippet = snippet[:_SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+    return PaperView(
+        key=paper.key,
+        title=one_paragraph(paper.title) if paper.resolved and paper.title else "",
+        year=one_paragraph(paper.year or ""),
+        venue=one_paragraph(venue_of(paper)),
+        resolved=paper.resolved,
+        snippet=snippet,
+        primary=paper.primary_section or UNCLASSIFIED,
+        see_also=tuple(t.section for t in paper.tags if t.role is Role.SECONDARY),
+        sources=tuple(str(s) for s in paper.sources),
+    )
+
+
+def _order(view: PaperView) -> tuple[str, str]:
+    return (view.year or "9999", view.key)
+
+
+def chapter_groups(papers: Sequence[Paper], taxonomy: Taxonomy) -> list[GroupView]:
+    """Groups and sections in taxonomy order; untagged papers in a last group so all are cited."""
+    return view_groups([paper_view(p) for p in papers], taxonomy)
+
+
+def view_groups(views: Sequence[PaperView], taxonomy: Taxonomy) -> list[GroupView]:
+    """``chapter_groups`` of the papers these are the views of."""
+    views = sorted(views, key=_order)
+    primary: dict[str, list[PaperView]] = defaultdict(list)
+    related: dict[str, list[PaperView]] = defaultdict(list)
+    for view in views:
+        primary[view.primary].append(view)
+        for section_id in dict.fromkeys(view.see_also):
+            related[section_id].append(view)
+    groups = []
+    for group in taxonomy.groups:
+        sections = []
+        for section_id in group.sections:
+            section = taxonomy.section(section_id)
+            sections.append(SectionView(section.id, one_paragraph(section.title), section.description,
+                                        tuple(primary[section.id]), tuple(related[section.id])))
+        if sections:
+            groups.append(GroupView(group.id, one_paragraph(group.title), tuple(sections)))
+    grouped = {s.id for g in groups for s in g.sections}
+    leftovers = tuple(v for v in views if v.primary not in grouped)
+    if leftovers:
+        groups.append(GroupView(UNCLASSIFIED_GROUP, "To Place", (SectionView(
+            UNCLASSIFIED, "Papers to Place", "entries the tagger could not place with confidence (see the needs-review "
+            "findings, which name the likely sections); tag them and rebuild", leftovers, ()),)))
+    return groups
+
+
+class SummaryRow(NamedTuple):
+    key: str
+    year: str
+    venue: str
+    primary: str  # section title
+    secondary: tuple[str, ...]  # section titles
+    resolved: bool
+
+
+def summary_rows(groups: Sequence[GroupView], taxonomy: Taxonomy) -> list[SummaryRow]:
+    """One row per paper, in chapter order."""
+    titles = {s.id: one_paragraph(s.title) for s in taxonomy.sections}
+    rows = []
+    for group in groups:
+        for section in group.sections:
+            for paper in section.papers:
+                rows.append(SummaryRow(paper.key, paper.year if paper.year[:4].isdigit() else "", paper.venue,
+                                       section.title, tuple(titles.get(s, s) for s in paper.see_also), paper.resolved))
+    return rows
+
+
+@dataclass(frozen=True)
+class TrendSeries:
+    group: str
+    counts: tuple[int, ...]  # papers per year, in the order of Trend.years
+
+
+@dataclass(frozen=True)
+class Trend:
+    years: tuple[str, ...]
+    series: tuple[TrendSeries, ...]
+    undated: int
+
+
+def publication_trend(groups: Sequence[GroupView]) -> Trend:
+    """Papers per year and group (by primary section), for the trend plot."""
+    years = sorted({p.year[:4] for g in groups for s in g.sections for p in s.papers if p.year[:4].isdigit()})
+    series = []
+    undated = 0
+    for group in groups:
+        per_year = Counter(p.year[:4] for s in group.sections for p in s.papers)
+        undated += sum(n for year, n in per_year.items() if not year.isdigit())
+        counts = tuple(per_year[year] for year in years)
+        if any(counts):
+            series.append(TrendSeries(group.title, counts))
+    return Trend(tuple(years), tuple(series), undated)

@@ -1,0 +1,72 @@
+"""entries.json: one JSON object per entry (schema in the README), also what every ``--json`` output prints.
+
+Its own module so that the commands printing it (parse, tag, resolve) do not import jinja2.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from surveytool.model import Paper
+from surveytool.parallel import map_beside
+
+#: From this many entries, making their objects is shared with a forked child (``forked.map_beside``).
+PARALLEL_FROM_ENTRIES = 4000
+
+
+def entry_record(paper: Paper) -> dict:
+    """One object of entries.json (schema in the README)."""
+    record = {
+        "key": paper.key,
+        "title": paper.title if paper.resolved else None,
+        "year": paper.year,
+        "authors": list(paper.authors),
+        "entry_type": paper.entry_type,
+        "abstract": paper.abstract,
+        "tags": list(paper.section_ids),
+        "resolved": paper.resolved,
+        "sources": [str(s) for s in paper.sources],
+        "origin": paper.origin.value,
+        "truncated": paper.truncated,
+        "doi": paper.fields.get("doi"),
+        "eprint": paper.fields.get("eprint"),
+        "aliases": list(paper.aliases),
+        "tag_evidence": [
+            {"section": t.section, "role": t.role.value, "score": t.score, "evidence": list(t.evidence),
+             "explicit": t.explicit, "suggested": t.suggested}
+            for t in paper.tags
+        ],
+        "resolution": None if paper.resolution is None else {
+            "source": paper.resolution.source, "matched": paper.resolution.matched_key,
+            "method": paper.resolution.method, "score": paper.resolution.score,
+            "fields": list(paper.resolution.fields), "retrieved": paper.resolution.retrieved or None,
+        },
+    }
+    return record
+
+
+def entry_json(paper: Paper) -> str:
+    """One entry's object in entries.json, on one line."""
+    return json.dumps(entry_record(paper), ensure_ascii=False)
+
+
+def entries_json(papers: Sequence[Paper]) -> str:
+    """The JSON array, one entry per line: a diff shows which entries changed."""
+    return "".join(entries_json_pieces(papers))
+
+
+def entries_json_pieces(papers: Sequence[Paper]) -> list[str]:
+    """entries.json as pieces to write one after the other, an entry each (their join is ``entries_json``).
+
+    One character beyond U+FFFF in a joined text makes Python store all of it
+    at four bytes a character; pieces keep that to the entries that have one.
+    json's C encoder does the work: asking for indentation switches to its pure-Python one, 3x slower.
+    """
+    if not papers:
+        return ["[]\n"]
+    # Shared with a forked child for a large survey, as the .bib's entries are (bibliography.py).
+    records = [entry_json(p) for p in papers] if len(papers) < PARALLEL_FROM_ENTRIES else map_beside(entry_json, papers)
+    records = [record + ",\n" for record in records]
+    records[-1] = records[-1][:-2] + "\n"
+    return ["[\n", *records, "]\n"]

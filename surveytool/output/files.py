@@ -1,0 +1,136 @@
+"""Writing output files: whole or not at all."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Iterable
+from contextlib import suppress
+from pathlib import Path
+
+from surveytool.errors import OutputError
+from surveytool.output.staletemp import temporary_prefix
+
+
+def write_atomically(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, one after the other) to ``path`` so that a reader never sees half a file."""
+    with StagedFiles() as staged:
+        staged.write(path, text)
+        staged.commit()
+
+
+def fill_reserved(temporary: str, text: str | bytes | Iterable[str], path: Path) -> None:
+    """Fill the file ``StagedFiles.reserve`` made for ``path`` with a text, its pieces, or its UTF-8 (any process may)."""
+    try:
+        if isinstance(text, bytes):
+            with open(temporary, "wb") as binary:
+                binary.write(text)
+            return
+        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
+            if isinstance(text, str):
+                stream.write(text)
+            else:
+                stream.writelines(text)
+    except OSError as error:
+        raise _cannot_write(path, error) from None
+
+
+class StagedFiles:
+    """Files written under temporary names beside their targets, then moved into place together.
+
+    Nothing reaches a target before ``commit()``; leaving the ``with`` block
+    without it (an error, a refusal) removes every temporary file.
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[str, Path]] = []
+
+    def reserve(self, path: Path) -> str:
+        """A new empty temporary file for ``path``, to be filled with ``fill_reserved``."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name), suffix=".tmp")
+            try:
+                os.fchmod(handle, _mode_for(path))  # mkstemp makes it 0600: not what a user's new file gets
+            finally:
+                os.close(handle)
+        except OSError as error:
+            raise _cannot_write(path, error) from None
+        self._pending.append((temporary, path))
+        return temporary
+
+    def write(self, path: Path, text: str | bytes | Iterable[str]) -> None:
+        fill_reserved(self.reserve(path), text, path)
+
+    def commit(self) -> None:
+        while self._pending:
+            temporary, path = self._pending[0]
+            try:
+                os.replace(temporary, path)
+            except OSError as error:
+                raise _cannot_write(path, error) from None
+            self._pending.pop(0)
+
+    def __enter__(self) -> StagedFiles:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for temporary, _ in self._pending:
+            with suppress(OSError):  # already gone
+                os.remove(temporary)
+        self._pending.clear()
+
+
+def write_in_place(path: Path, data: bytes) -> None:
+    """Replace the file ``path`` (the target, when it is a symlink) with ``data``, keeping its mode and owner.
+
+    The new bytes go to a temporary file in the target's folder, then a rename puts them in place:
+    a reader sees the old file or the new one, and a symlink stays a symlink to the updated target.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        before = target.stat()
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=temporary_prefix(target.name), suffix=".tmp")
+    except OSError as error:
+        raise _cannot_write(path, error) from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+            os.fchmod(stream.fileno(), stat.S_IMODE(before.st_mode))
+            if (before.st_uid, before.st_gid) != (os.geteuid(), os.getegid()):
+                with suppress(OSError):  # only the owner's group, or root, may give it back
+                    os.fchown(stream.fileno(), before.st_uid, before.st_gid)
+        os.replace(temporary, target)
+    except OSError as error:
+        with suppress(OSError):
+            os.remove(temporary)
+        raise _cannot_write(path, error) from None
+
+
+def _mode_for(path: Path) -> int:
+    """The mode a rewritten ``path`` keeps, or the one a new file gets from the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux allows (changing it is not thread-safe)."""
+    with suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _cannot_write(path: Path, error: OSError) -> OutputError:
+    full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+    hint = "free some space on its disk, or choose another folder with --out" if full else "check the output folder's permissions"
+    return OutputError(f"cannot be written ({error.strerror})", path=str(path), hint=hint)

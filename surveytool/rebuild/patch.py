@@ -1,0 +1,241 @@
+"""A rebuild that patches the last build when only a few plain .bib entries changed.
+
+The last build's snapshot (``snapshot.py``) says where each entry came from,
+which identities and keys it holds, and where its text sits in the .bib and
+entries.json. Suppose every source is a .bib file and nothing else changed
+(options, taxonomy, catalogs, lock file, the .bib and entries.json written).
+Suppose too that each chunk that changed (``changes.py``), before and after,
+is one plain entry sharing no identity and no key with any other entry. Then
+a full build would merge, key and tag every other entry as the last build did.
+The new outputs are the last ones with the changed entries cut out or spliced
+in, and the entries below a change moved to their new lines (entries.json,
+the chapter and findings print them).
+
+Anything else, and ``patch_last_build`` returns None: the build runs in full.
+A test compares the two on random edits.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import NamedTuple
+
+from surveytool.analysis.keys import identity_of, load_pins, read_lock_text
+from surveytool.analysis.merge import identities
+from surveytool.analysis.tagging.learned import user_exemplars
+from surveytool.analysis.tagging.tagger import Tagger, tag_papers
+from surveytool.bibtex.fields import bibtex_entry, macros_of
+from surveytool.bibtex.reader import ChunkRun
+from surveytool.errors import SurveyToolError
+from surveytool.model import Finding, Paper, Taxonomy
+from surveytool.output.chapter_view import PaperView, paper_view
+from surveytool.output.entries_json import entry_json
+from surveytool.pipeline import Options, catalog_paths, finding_order, options_taxonomy, stored_exemplars, tag_threshold
+from surveytool.rebuild.changes import Move, changed_chunks, moved_line, moved_source
+from surveytool.rebuild.memo import BuildCache, digest_text, finding_from_plain, finding_to_plain
+from surveytool.rebuild.sealed import MAX_CACHE_FILE, Unusable, read_regular
+from surveytool.rebuild.snapshot import (
+    EntryRecord,
+    OutputSpans,
+    Snapshot,
+    SourceLayout,
+    claims_of,
+    content_digest,
+    load_snapshot,
+)
+from surveytool.resources import default_taxonomy
+from surveytool.text.latex import unencodable_chars
+from surveytool.text.latex_allowlist import allowlist_digest
+
+
+@dataclass(frozen=True)
+class Patched:
+    """The outputs of a patched build, but for the LaTeX (rendered from ``views`` as in a full build)."""
+
+    snapshot: Snapshot  # for the next build, once its environment and file stamps are filled in
+    bibliography: bytes  # UTF-8, as written
+    entries_json: bytes
+    views: tuple[PaperView, ...]
+    findings: tuple[Finding, ...]
+    pins: dict[str, str]
+    taxonomy: Taxonomy
+    changed: int  # entries read and tagged anew
+
+    @property
+    def unencodable(self) -> list[str]:
+        return sorted({*self.snapshot.head_unencodable, *(c for r in self.snapshot.records for c in r.unencodable)})
+
+
+def environment_digest(options: Options, dialect: str, lock_text: str) -> str:
+    """What the outputs depend on besides the .bib texts: options, taxonomy, catalogs and the key pins."""
+    def text(path: Path) -> str:
+        try:
+            return path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return "\0missing"
+
+    return digest_text(repr(options), dialect, text(options.taxonomy or default_taxonomy()),
+                       text(options.config) if options.config else "",
+                       *(text(path) for path in catalog_paths(options)), lock_text, allowlist_digest())
+
+
+def patch_last_build(options: Options, bib_path: Path, json_path: Path, dialect: str, memos: BuildCache) -> Patched | None:
+    """The last build patched to the sources as they are now, or None when only a full build gives the right result.
+
+    ``memos`` is the build cache of ``options``: it says why a snapshot it holds is not used.
+    """
+    if options.build_cache is None or options.online or options.overrides or options.lock_file is None:
+        return None
+    snapshot = load_snapshot(memos)
+    if snapshot is None or not snapshot.records:
+        return None
+    try:
+        lock_text = read_lock_text(options.lock_file)
+        # Regular files only: a link to /dev/zero would never end.
+        old_bib, old_json = read_regular(bib_path, MAX_CACHE_FILE, True), read_regular(json_path, MAX_CACHE_FILE, True)
+    except (OSError, SurveyToolError, Unusable):
+        return None  # the build in full says what is wrong, or replaces them
+    if (content_digest(old_bib), content_digest(old_json)) != snapshot.written:
+        return None  # changed since the last build wrote them
+    if environment_digest(options, dialect, lock_text) != snapshot.environment:
+        return None
+    changes = changed_chunks(options, snapshot.sources)
+    if changes is None:
+        return None
+    layouts, removed, added, moves = changes
+    return _patch(options, snapshot, layouts, removed, added, moves, old_bib, old_json, dialect)
+
+
+class _Added(NamedTuple):
+    paper: Paper  # as read
+    chunk: str
+    identities: tuple[str, ...]
+    claims: tuple[str, ...]
+
+
+def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ...], removed: set[str],
+           added: list[tuple[ChunkRun, int, dict[str, str]]], moves: list[Move], old_bib: bytes, old_json: bytes,
+           dialect: str) -> Patched | None:
+    by_chunk = {r.chunk: r for r in snapshot.records if r.chunk} if removed else {}
+    gone = [by_chunk.get(chunk) for chunk in removed]
+    if None in gone:
+        return None
+    counted = removed or added  # nothing to count when nothing changed
+    identity_counts = Counter(i for r in snapshot.records for i in r.identities) if counted else Counter()
+    claim_counts = Counter(k for r in snapshot.records for k in r.claims) if counted else Counter()
+    for record in gone:
+        # An entry that shared an identity or a key with another changed how that one was merged or keyed.
+        if any(identity_counts[i] != 1 for i in record.identities) or any(claim_counts[k] != 1 for k in record.claims):
+            return None
+        identity_counts.subtract(record.identities)
+        claim_counts.subtract(record.claims)
+
+    pins = dict(load_pins(options.lock_file)) if options.lock_file else {}
+    news: list[_Added] = []
+    findings = [(c, _moved_finding(f, moves)) for c, f in snapshot.findings if c not in removed]
+    if moves and any(f[0] in _NAMING_OTHER_LINES for _, f in findings):
+        return None  # their messages name where the other entry is, which only a full build says anew
+    for run, index, macros in added:
+        document = run.read(index, macros)
+        if len(document.papers) != 1 or document.blocks:
+            return None
+        paper = document.papers[0]
+        found = tuple(identities(paper))
+        identity = identity_of(paper, found)
+        claims = claims_of(paper, paper, found, identity, pins)
+        if not paper.key or any(identity_counts[i] for i in found) or any(claim_counts[k] for k in claims):
+            return None  # it would merge with another entry, or take a key another holds or claims
+        identity_counts.update(found)
+        claim_counts.update(claims)
+        pins.setdefault(identity, paper.key)  # its own key, as keys.assign_keys gives it
+        news.append(_Added(paper, run.keys[index], found, claims))
+        findings.extend((run.keys[index], finding_to_plain(f)) for f in document.findings)
+
+    taxonomy = options_taxonomy(options)
+    # The tagger learns from the user's tagged entries: an edit to one of them may move the tags of every other.
+    exemplars = stored_exemplars(options.build_cache) if options.build_cache else None
+    if (exemplars is None or user_exemplars([new.paper for new in news], taxonomy)
+            or {r.key for r in gone} & {e.key for e in exemplars}):
+        return None
+    tagged, tag_findings = tag_papers([new.paper for new in news], taxonomy, Tagger(taxonomy, exemplars),
+                                      threshold=tag_threshold(options.config))
+    chunk_of_key = {new.paper.key: new.chunk for new in news}
+    findings.extend((chunk_of_key.get(f.key or "", ""), finding_to_plain(f)) for f in tag_findings)
+    # The @string definitions the .bib is written with, as a full build gathers them from every source.
+    macros = macros_of(definition for layout in layouts for definition in layout.macros)
+    spliced = _splice(snapshot, {r.key for r in gone}, list(zip(tagged, news, strict=True)), moves, old_bib, old_json,
+                      options.tags_field, dialect, macros)
+    if spliced is None:
+        return None
+    bibliography, entries, records, views = spliced
+    patched = replace(snapshot, sources=layouts, records=records, findings=tuple(findings))
+    return Patched(patched, bibliography, entries, views,
+                   tuple(sorted((finding_from_plain(f) for _, f in findings), key=finding_order)), dict(sorted(pins.items())),
+                   taxonomy, len(news))
+
+
+def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added]], moves: list[Move], old_bib: bytes,
+            old_json: bytes, tags_field: str, dialect: str, macros: Mapping[str, str]
+            ) -> tuple[bytes, bytes, tuple[EntryRecord, ...], tuple[PaperView, ...]] | None:
+    """The .bib and entries.json with the entries ``gone`` (keys) cut out, the ``tagged`` ones put in and those
+    below a change moved; the records and views of the entries they list. None if they are not the files of the snapshot."""
+    bib = OutputSpans(old_bib + b"\n", snapshot.bib_head, {r.key: r.bib_length for r in snapshot.records})
+    objects = OutputSpans(old_json[:-3] + b",\n", 2, {r.key: r.json_length + 2 for r in snapshot.records})
+    if not (bib.valid and objects.valid and old_json.endswith(b"\n]\n")):
+        return None
+    new_bib: dict[str, bytes] = {}
+    new_json: dict[str, bytes] = {}
+    kept = []
+    for record in snapshot.records:
+        if record.key in gone:
+            continue
+        view = PaperView(*record.view)
+        sources = tuple(moved_source(s, moves) for s in view.sources) if moves else view.sources
+        if sources != view.sources:  # its entries.json object and chapter paragraph name its lines
+            line = _moved_json(objects.text(record.key)[:-2], moves) + b",\n"
+            new_json[record.key] = line
+            view = view._replace(sources=sources)
+            record = record._replace(view=tuple(view), json_length=len(line) - 2)
+        kept.append((record, view))
+    for paper, new in tagged:
+        text = bibtex_entry(paper, tags_field, dialect, macros) + "\n"
+        new_bib[paper.key] = text.encode("utf-8")
+        new_json[paper.key] = entry_json(paper).encode("utf-8") + b",\n"
+        view = paper_view(paper)
+        kept.append((EntryRecord(paper.key, new.chunk, new.identities, new.claims, len(new_bib[paper.key]),
+                                 len(new_json[paper.key]) - 2, tuple(view), tuple(unencodable_chars(text))), view))
+    kept.sort(key=lambda pair: pair[0].key)
+    records = tuple(record for record, _ in kept)
+    # The last entry of the .bib without its blank line; the last object of entries.json closing the list.
+    return (bib.respliced(records, new_bib)[:-1], objects.respliced(records, new_json)[:-2] + b"\n]\n", records,
+            tuple(view for _, view in kept))
+
+
+#: Checks whose messages name the place of a second entry (a duplicate's), besides their own location.
+_NAMING_OTHER_LINES = frozenset({"duplicate-entry", "duplicate-key", "suspicious-duplicate-id"})
+
+
+def _moved_finding(plain: tuple, moves: Sequence[Move]) -> tuple:
+    check, severity, message, where, hint, key = plain
+    if where is None or not moves:
+        return plain
+    return check, severity, message, (where[0], moved_line(where[0], where[1], moves)), hint, key
+
+
+_JSON_SOURCES = '"sources": '  # a key: inside a JSON string its quotes would be escaped
+
+
+def _moved_json(line: bytes, moves: Sequence[Move]) -> bytes:
+    """An entries.json object with the lines of its sources moved."""
+    text = line.decode("utf-8")
+    start = text.index(_JSON_SOURCES) + len(_JSON_SOURCES)
+    sources, end = _JSON_DECODER.raw_decode(text, start)
+    moved = json.dumps([moved_source(s, moves) for s in sources], ensure_ascii=False)
+    return (text[:start] + moved + text[end:]).encode("utf-8")
+
+
+_JSON_DECODER = json.JSONDecoder()

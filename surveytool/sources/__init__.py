@@ -1,0 +1,1 @@
+"""Reading the user's sources: choosing a reader per file; related-paper lists, CSL-JSON, tag overrides."""

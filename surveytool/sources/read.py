@@ -1,0 +1,210 @@
+"""Source files -> papers, kept BibTeX blocks and findings. Chooses a reader per file."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from surveytool.bibtex.reader import ChunkLayout, ChunkMemo, read_bibtex
+from surveytool.errors import InputError
+from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
+from surveytool.sources.paper_list import looks_like_paper_list, parse_paper_list, split_lines, strip_ellipsis
+from surveytool.text.file_encoding import TextFile, decode_bytes
+from surveytool.text.identifiers import parse_identifier
+
+SOURCE_KINDS = ("list", "bib", "ids", "csl-json")
+_BY_SUFFIX = {".txt": "list", ".bib": "bib", ".bibtex": "bib", ".ids": "ids", ".json": "csl-json"}
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    papers: tuple[Paper, ...]
+    blocks: tuple[RawBlock, ...]
+    findings: tuple[Finding, ...]
+    # Per source: how a .bib read with a memo was chunked, else None (how it was read, not what it holds).
+    layouts: tuple[ChunkLayout | None, ...] = field(default=(), compare=False, repr=False)
+
+
+def read_text(path: Path, display: str, allow_empty: bool = False) -> tuple[str, list[Finding]]:
+    """The text of a source file, decoded as ``textfile.py`` says, with a warning when it is not UTF-8."""
+    decoded, findings = read_text_file(path, display, allow_empty)
+    return decoded.text, findings
+
+
+def read_text_file(path: Path, display: str, allow_empty: bool = False) -> tuple[TextFile, list[Finding]]:
+    """A source file's text and how it was encoded; an empty file is an error unless ``allow_empty``."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", path=display, hint="check the path, or run without sources to use the bundled seeds") from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=display, hint="name the files inside it") from None
+    except OSError as error:
+        raise InputError(f"cannot be read ({error.strerror})", path=display, hint="check its permissions") from None
+    decoded = decode_bytes(data)
+    if "\x00" in decoded.text:
+        raise InputError("is not a text file", path=display, hint="give a .txt, .bib, .ids or CSL-JSON file")
+    if not decoded.text.strip() and not allow_empty:
+        raise InputError("is empty", path=display, hint="remove it from the sources or add papers to it")
+    return decoded, _encoding_findings(decoded, display)
+
+
+def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
+    if decoded.stray_bytes:
+        count = f"{decoded.stray_bytes} bytes that are" if decoded.stray_bytes > 1 else "a byte that is"
+        return [Finding(
+            "mixed-encoding", Severity.WARNING,
+            f"UTF-8 file with {count} not UTF-8 (the first here); read as Latin-1, kept as they are by in-place edits",
+            SourceLocation(display, decoded.odd_line), "retype the character on this line, or save the file as UTF-8",
+        )]
+    if decoded.encoding in ("latin-1", "gbk"):
+        name = "Latin-1" if decoded.encoding == "latin-1" else "GBK"
+        return [Finding(
+            "encoding", Severity.WARNING, f"file is not valid UTF-8; read as {name} (in-place edits keep it {name})",
+            SourceLocation(display, decoded.odd_line), "save the file as UTF-8",
+        )]
+    return []
+
+
+def _keys_spelled_otherwise(papers: Iterable[Paper], decoded: TextFile) -> list[Finding]:
+    """An error per non-ASCII key of a file that is not UTF-8: the outputs (UTF-8) spell it with other bytes."""
+    if decoded.encoding == "utf-8" and not decoded.stray_bytes:
+        return []
+    found = []
+    for paper in papers:
+        if paper.key and not paper.key.isascii():
+            as_bytes = b"".join(c.encode("latin-1" if decoded.encoding == "utf-8" and ord(c) < 0x100 else decoded.encoding,
+                                         "replace") for c in paper.key)
+            seen_as = as_bytes.decode("utf-8", "replace")
+            # An error, shown even with --quiet: \cite{key} in a .tex of the file's encoding no longer matches.
+            found.append(Finding(
+                "key-encoding", Severity.ERROR,
+                f"entry key '{paper.key}' is read from bytes that are not UTF-8 (a UTF-8 tool sees '{seen_as}'); "
+                f"outputs, which are UTF-8, write it as '{paper.key}'",
+                paper.sources[0], "cite it as the outputs spell it, or make the key ASCII",
+            ))
+    return found
+
+
+def detect_kind(path: Path, text: str) -> str:
+    kind = _BY_SUFFIX.get(path.suffix.lower(), "list")
+    if kind == "list" and _is_identifier_list(text):
+        return "ids"
+    return kind
+
+
+def _strip_comment(line: str) -> str:
+    """A line of an id list without its comment; "#" starts one at a line start or after a space (DOIs may contain "#")."""
+    return "" if line.lstrip().startswith("#") else re.split(r"\s#", line, maxsplit=1)[0].strip()
+
+
+def _is_identifier_list(text: str) -> bool:
+    """Mostly DOIs and arXiv ids and no list header: the odd bad line is reported, not read as a snippet."""
+    if looks_like_paper_list(text):
+        return False
+    lines = [c for c in map(_strip_comment, split_lines(text)) if c]
+    return bool(lines) and sum(parse_identifier(l) is not None for l in lines) * 2 >= len(lines)
+
+
+def read_source(path: Path, display: str | None = None, kind: str | None = None, tags_field: str = "sections",
+                memo: ChunkMemo | None = None) -> ReadResult:
+    display = display or str(path)
+    bib_suffix = _BY_SUFFIX.get(path.suffix.lower()) == "bib"
+    decoded, findings = read_text_file(path, display, allow_empty=kind == "bib" or (kind is None and bib_suffix))
+    text = decoded.text
+    kind = kind or detect_kind(path, text)
+    if kind == "bib":
+        document = read_bibtex(text, display, tags_field, memo)
+        findings.extend(_keys_spelled_otherwise(document.papers, decoded))
+        return ReadResult(document.papers, document.blocks, tuple(findings) + document.findings, (document.layout,))
+    if kind == "ids":
+        papers, more = read_identifier_list(text, display)
+    elif kind == "csl-json":
+        papers, more = read_csl_json(text, display)
+    elif kind == "list":
+        papers, more = read_paper_list(text, display)
+    else:
+        raise InputError(f"unknown source kind {kind!r}", path=display, hint=f"use one of {', '.join(SOURCE_KINDS)}")
+    return ReadResult(tuple(papers), (), tuple(findings + more), (None,))
+
+
+def read_sources(paths: Iterable[tuple[Path, str]], kind: str | None = None, tags_field: str = "sections",
+                 memo: ChunkMemo | None = None) -> ReadResult:
+    papers: list[Paper] = []
+    blocks: list[RawBlock] = []
+    findings: list[Finding] = []
+    layouts: list[ChunkLayout | None] = []
+    for path, display in paths:
+        result = read_source(path, display, kind, tags_field, memo)
+        papers.extend(result.papers)
+        blocks.extend(result.blocks)
+        findings.extend(result.findings)
+        layouts.extend(result.layouts)
+    return ReadResult(tuple(papers), tuple(blocks), tuple(findings), tuple(layouts))
+
+
+def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
+    document = parse_paper_list(text)
+    papers: list[Paper] = []
+    findings: list[Finding] = []
+    if document.anchor_title:
+        papers.append(Paper(
+            origin=Origin.ANCHOR,
+            sources=(SourceLocation(display, document.anchor_line),),
+            fields=frozen_mapping({"title": strip_ellipsis(document.anchor_title)}),
+            truncated=document.anchor_truncated,
+        ))
+    else:
+        findings.append(Finding(
+            "list-header", Severity.INFO, "no 'Related papers: <title>' header; no anchor entry made",
+            SourceLocation(display, 1), "add the anchor paper's title as the first line if there is one",
+        ))
+    for paragraph in document.paragraphs:
+        papers.append(Paper(
+            origin=Origin.SNIPPET,
+            sources=(SourceLocation(display, paragraph.line),),
+            fields=frozen_mapping({"abstract": paragraph.text}),
+            truncated=paragraph.truncated,
+        ))
+    if not document.paragraphs:
+        findings.append(Finding(
+            "empty-list", Severity.WARNING, "the list has no paragraphs",
+            SourceLocation(display, max(document.anchor_line, 1)), "separate paper snippets by blank lines",
+        ))
+    return papers, findings
+
+
+def read_identifier_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
+    papers: list[Paper] = []
+    findings: list[Finding] = []
+    for number, line in enumerate(split_lines(text), start=1):
+        content = _strip_comment(line)
+        if not content:
+            continue
+        where = SourceLocation(display, number)
+        identifier = parse_identifier(content)
+        if identifier is None:
+            findings.append(Finding(
+                "bad-identifier", Severity.ERROR, f"not a DOI or arXiv id: {content!r}", where,
+                "write one DOI (10.xxxx/...) or arXiv id (2104.14830, hep-th/9901001) per line",
+            ))
+            continue
+        papers.append(Paper(origin=Origin.IDENTIFIER, sources=(where,), fields=frozen_mapping(identifier.fields())))
+    return papers, findings
+
+
+def read_csl_json(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
+    from surveytool.sources.csl_json import csl_to_papers
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"is not valid JSON ({error.msg})", path=display, line=error.lineno,
+                         hint="export CSL-JSON from Zotero or pandoc") from None
+    except RecursionError:  # the json module reads nested arrays and objects recursively
+        raise InputError("nests JSON arrays or objects too deeply to be CSL-JSON", path=display,
+                         hint="export CSL-JSON from Zotero or pandoc") from None
+    return csl_to_papers(data, display, text)

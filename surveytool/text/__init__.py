@@ -1,0 +1,1 @@
+"""Text at the boundaries: normalisation for matching, identifiers, LaTeX in and out, citations, file encodings."""

@@ -1,0 +1,289 @@
+"""The LaTeX boundary: plain text in, LaTeX out (and LaTeX to plain text for matching).
+
+This module imports pylatexenc (``latex_allowlist`` only reads its encoder's table
+of symbols). Everything that reaches a ``.tex`` or ``.bib`` file from untrusted
+text (paper lists, online metadata) goes through :func:`escape_text` or
+:func:`encode_bibtex_value`, so that it can never become an active command;
+LaTeX from a user's ``.bib`` is checked against the allowlist of
+``latex_allowlist`` (:func:`latex_offences`) and written inert where it leaves it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from functools import lru_cache
+
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+from surveytool.text.latex_allowlist import (
+    LITERAL_SPELLINGS,
+    Offence,
+    describe,
+    find_block_offences,
+    find_offences,
+    render_inert,
+)
+from surveytool.text.latex_decode import NEEDS_DECODING, quick_decode, spell_ligatures
+
+
+class LatexMarkup(str):
+    """Text that already is LaTeX and must not be escaped again."""
+
+    __slots__ = ()
+
+
+# ASCII characters with a meaning in LaTeX, and their literal spelling.
+_SPECIALS = {**LITERAL_SPELLINGS, "{": r"\{", "}": r"\}"}
+_SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIALS)) + "]")
+# BibTeX counts braces before LaTeX sees them: a literal brace must not be one.
+_BIBTEX_SPECIALS = LITERAL_SPELLINGS
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Anything escape_text would change: most keys, years and titles have none of it.
+_NEEDS_ESCAPING = re.compile("[" + re.escape("".join(_SPECIALS)) + r"'`\-]|[^\x00-\x7f]")
+_WHITESPACE = re.compile(r"\s+")
+
+#: Defined in the generated documents: prints a character that pdfLaTeX has no glyph for.
+UNKNOWN_CHAR_MACRO = "stchar"
+
+
+def _unknown_char(char: str) -> str:
+    return f"\\{UNKNOWN_CHAR_MACRO}{{{ord(char):04X}}}"
+
+
+@lru_cache(maxsize=1)
+def _text_encoder() -> UnicodeToLatexEncoder:
+    return UnicodeToLatexEncoder(
+        non_ascii_only=True,
+        replacement_latex_protection="braces-all",
+        unknown_char_policy=_unknown_char,
+        unknown_char_warning=False,
+    )
+
+
+@lru_cache(maxsize=1)
+def _bibtex_encoder() -> UnicodeToLatexEncoder:
+    # Characters without a LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib:
+    # biber and Unicode engines read them, and a macro of ours would leak into
+    # the user's bibliography.
+    return UnicodeToLatexEncoder(
+        non_ascii_only=True,
+        replacement_latex_protection="braces-all",
+        unknown_char_policy="keep",
+        unknown_char_warning=False,
+    )
+
+
+# pylatexenc's encoder appends to a string attribute, which takes time quadratic in the
+# text's length; its rules (a table of single characters, after NFC) let each non-ASCII
+# character be encoded on its own, once.
+@lru_cache(maxsize=4096)
+def _text_char(char: str) -> str:
+    return _text_encoder().unicode_to_latex(char)
+
+
+@lru_cache(maxsize=4096)
+def _bibtex_char(char: str) -> str:
+    return _bibtex_encoder().unicode_to_latex(char)
+
+
+def _encode_non_ascii(encode_char: Callable[[str], str], text: str) -> str:
+    return _NON_ASCII.sub(lambda m: encode_char(m.group()), unicodedata.normalize("NFC", text))
+
+
+# Text macros our encoder writes that pylatexenc does not decode (or decodes to look-alikes).
+_EXTRA_TEXT_MACROS = {"textless": "<", "textgreater": ">", "textbar": "|", "textbraceleft": "{",
+                      "textbraceright": "}", "textasciicircum": "^", "textasciitilde": "~"}
+
+
+@lru_cache(maxsize=1)
+def _decoder() -> LatexNodes2Text:
+    context = get_default_latex_context_db()
+    context.add_context_category(
+        "surveytool", prepend=True,
+        macros=[MacroTextSpec(name, simplify_repl=text) for name, text in _EXTRA_TEXT_MACROS.items()],
+    )
+    return LatexNodes2Text(latex_context=context, math_mode="verbatim", strict_latex_spaces=True)
+
+
+# TeX ligatures that would change plain text: -- and --- (dashes), '' and `` (quotes), ?` and !` (¿ ¡).
+_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=')(?=')|(?<=`)(?=`)|(?<=[?!])(?=`)")
+
+
+def _break_ligatures(text: str) -> str:
+    return _LIGATURE.sub("{}", text)
+
+
+def latex_offences(latex: str, preamble: bool = False) -> list[Offence]:
+    """The tokens of a LaTeX value (as TeX will read it) outside the allowlist (``latex_allowlist.py``)."""
+    return find_offences(latex, preamble=preamble)
+
+
+def block_offences(text: str, comment: bool = False) -> list[Offence]:
+    """Offences in a @comment or failed block: BibTeX may still read commands, and ``#`` joins, inside it."""
+    return find_block_offences(text, comment=comment)
+
+
+def inert_latex(latex: str, offences: list[Offence] | None = None, preamble: bool = False, specials: bool = True) -> str:
+    """``latex`` with every token outside the allowlist written to print literally; the rest byte for byte.
+
+    ``specials``: also the characters that would stop the document (a value that TeX typesets).
+    """
+    return render_inert(latex, offences, preamble=preamble, specials=specials)
+
+
+def describe_offences(offences: list[Offence], latex: str) -> str:
+    """The offences for a message, as written and as TeX reads them."""
+    return describe(offences, latex)
+
+
+_CITABLE_KEY = re.compile(r"^[^\s,{}\\%#~&$^]+$")
+
+
+def usable_key(key: str) -> bool:
+    """Whether LaTeX can take ``key`` in \\cite (BibTeX accepts keys that LaTeX cannot cite)."""
+    return bool(_CITABLE_KEY.match(key))
+
+
+def _escape_ascii(text: str) -> str:
+    return _break_ligatures(_SPECIAL_RE.sub(lambda m: _SPECIALS[m.group()], text))
+
+
+def escape_text(text: str) -> LatexMarkup:
+    """Plain text as LaTeX body text that prints literally and runs nothing."""
+    if isinstance(text, LatexMarkup):
+        return text
+    text = str(text)
+    if not _NEEDS_ESCAPING.search(text):
+        return LatexMarkup(text)
+    escaped = _escape_ascii(text)
+    if _NON_ASCII.search(escaped):
+        escaped = _encode_non_ascii(_text_char, escaped)
+    return LatexMarkup(escaped)
+
+
+def comment_text(text: str) -> LatexMarkup:
+    """Plain text for a ``%`` comment: one line, so nothing escapes the comment."""
+    one_line = _WHITESPACE.sub(" ", str(text)).strip()
+    # ^^ is TeX's character-code notation, read even before comments are skipped.
+    return LatexMarkup(one_line.replace("^^", "^ ^"))
+
+
+def encode_bibtex_value(text: str) -> str:
+    """Plain text as a BibTeX field value: specials escaped, accents as macros, braces balanced."""
+    escaped = _break_ligatures(_SPECIAL_RE.sub(lambda m: _BIBTEX_SPECIALS[m.group()], text))
+    if _NON_ASCII.search(escaped):
+        escaped = _encode_non_ascii(_bibtex_char, escaped)
+    return escaped
+
+
+def unencodable_chars(*texts: str) -> list[str]:
+    """Hex codes of the characters in ``texts`` that have no LaTeX spelling (CJK, emoji)."""
+    encoder = _bibtex_encoder()
+    chars = {c for text in texts for c in _NON_ASCII.findall(text)}
+    found = {c for c in chars if encoder.unicode_to_latex(c) == c}
+    return sorted(f"{ord(c):04X}" for c in found)
+
+
+_TITLE_WORD = re.compile(r"\S+")
+_WORD_CORE = re.compile(r"^(?P<lead>[^\w]*)(?P<core>.*?\w)(?P<trail>[^\w]*)$", re.S)
+
+
+def _needs_protection(word: str) -> bool:
+    # A capital after the first letter of any hyphen part ("GShard", "GPUs",
+    # "GPT-2", "40GB") is lost when a style lowercases the title.
+    return any(any(c.isupper() for c in part[1:]) for part in word.split("-"))
+
+
+def _split_enclosing(raw: str) -> tuple[str, str, str]:
+    value = raw.strip()
+    if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"')):
+        return value[0], value[1:-1], value[-1]
+    return "", value, ""
+
+
+def _unprotected_words(inner: str):
+    """(match, core match) of each top-level word without braces or commands that needs protection."""
+    depth, last = 0, 0
+    for match in re.finditer(r"\S+", inner):
+        depth += inner[last : match.start()].count("{") - inner[last : match.start()].count("}")
+        word = match.group()
+        if depth == 0 and not any(c in word for c in "{}\\"):
+            core = _WORD_CORE.match(word)
+            if core and _needs_protection(core.group("core")):
+                yield match, core
+        depth += word.count("{") - word.count("}")
+        last = match.end()
+
+
+def needs_title_protection(raw: str) -> list[str]:
+    """Words of a BibTeX title value (LaTeX) with capitals outside braces that a style would lowercase."""
+    return [core.group("core") for _match, core in _unprotected_words(_split_enclosing(raw)[1])]
+
+
+def protect_title_words(raw: str) -> str:
+    """``raw`` (a BibTeX title value) with braces added around the words ``needs_title_protection`` finds."""
+    opening, inner, closing = _split_enclosing(raw)
+    pieces, last = [], 0
+    for match, core in _unprotected_words(inner):
+        pieces.append(inner[last : match.start()])
+        pieces.append(core.group("lead") + "{" + core.group("core") + "}" + core.group("trail"))
+        last = match.end()
+    pieces.append(inner[last:])
+    return opening + "".join(pieces) + closing
+
+
+def encode_bibtex_title(text: str) -> str:
+    """A title as a BibTeX value, with braces only around words a style would damage."""
+    pieces: list[str] = []
+    last = 0
+    for match in _TITLE_WORD.finditer(text):
+        pieces.append(text[last : match.start()])
+        word = match.group()
+        parts = _WORD_CORE.match(word)
+        if parts and _needs_protection(parts.group("core")):
+            pieces.append(
+                encode_bibtex_value(parts.group("lead"))
+                + "{" + encode_bibtex_value(parts.group("core")) + "}"
+                + encode_bibtex_value(parts.group("trail"))
+            )
+        else:
+            pieces.append(encode_bibtex_value(word))
+        last = match.end()
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def latex_to_text(value: str) -> str:
+    """Plain text of a LaTeX value, for matching and display.
+
+    Plain ASCII costs a regex check; common markup goes through the quick
+    decoder; only values with commands it does not know reach pylatexenc.
+    """
+    if not NEEDS_DECODING.search(value):
+        return " ".join(value.split())
+    text, understood = quick_decode(value)
+    if understood:
+        return text
+    try:
+        decoded = _without_callers(_decoder().latex_to_text, spell_ligatures(value))
+    except (IndexError, KeyError, TypeError, ValueError, AttributeError):
+        return text  # pylatexenc stumbles on some malformed markup (an \href cut short); the quick decoding will do
+    return _WHITESPACE.sub(" ", decoded).strip()
+
+
+def _without_callers(function: Callable[[str], str], argument: str) -> str:
+    """``function(argument)``, run as a generator's body so that its frames do not link to ours.
+
+    pylatexenc keeps the exception that ends its input in a local variable: a
+    cycle through the traceback that outlives the call. Its frames link to
+    their callers, which would pin the reader's frames (and the file's text)
+    until the cycle collector runs, and a run pauses it. A suspended
+    generator's frame has no caller, so the chain stops here.
+    """
+    def body() -> Iterator[str]:
+        yield function(argument)
+
+    return next(body())

@@ -1,0 +1,353 @@
+"""Which LaTeX a .bib value may hold: a tokenizer that reads values as TeX does, and an allowlist.
+
+A blocklist cannot win against TeX (``^^5c`` is a backslash, ``\\csname`` builds any
+name, a ``#`` concatenation joins two harmless halves), so values are read token by
+token and every control sequence must be on a list of commands that only print
+text. Anything else is an :class:`Offence`, and :func:`render_inert` writes it so
+that it prints literally. Values made only of allowed tokens are never changed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from surveytool.text.latex_commands import (
+    CONTROL_SYMBOLS,
+    LINK_COMMANDS,
+    MATH_COMMANDS,
+    NEVER_ALLOWED,
+    PREAMBLE_COMMANDS,
+    TEXT_COMMANDS,
+)
+
+_DEFINING = frozenset({"newcommand", "providecommand", "def"})
+
+# One token of TeX input that matters here. Letters of a control word include @ and
+# non-ASCII letters (a package or engine may read them so): more is checked, never less.
+# A backslash before ^^ stands alone: TeX decodes the ^^ first (\^^69nput is \input).
+# A caret pair takes what TeX decodes with it (two lowercase hex digits, or one ASCII character);
+# never a brace, which BibTeX counted as one.
+_CONTROL_CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+_TOKEN = re.compile(
+    r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\^|\\(?:[^\W\d_]|@)+|\\(?=\^\^)|\\.|\\\Z|\$\$?|[{}]"
+    f"|[{_CONTROL_CHARS}]",
+    re.S,
+)
+# The tokens that checking needs (braces, dollars, single carets and control characters only matter when rendering).
+_CHECKED_TOKEN = re.compile(r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\\(?:[^\W\d_]|@)+|\\(?=\^\^)|\\.|\\\Z", re.S)
+_WEB_ADDRESS = re.compile(r"\s*\{\s*(?:https?://|www\.[\w-])", re.I)
+_DEFINED_NAME = re.compile(r"\*?\s*(?:\{\s*\\((?:[^\W\d_]|@)+)\s*\}|\\((?:[^\W\d_]|@)+))")
+_CONTROL_CHARS_SET = frozenset(chr(c) for c in [*range(0, 9), 11, 12, *range(14, 32), 127])
+_HEX_PAIR = re.compile(r"[0-9a-f]{2}")
+
+
+@dataclass(frozen=True)
+class Offence:
+    """A token outside the allowlist: where it is in the value, as written, and why."""
+
+    start: int
+    end: int
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class LatexPolicy:
+    """The allowlist in force: the built-in commands and the names a user's settings add."""
+
+    extra: frozenset[str] = frozenset()
+
+    def allows(self, name: str) -> bool:
+        if len(name) == 1 and not name.isalpha():
+            return name in CONTROL_SYMBOLS or name in self.extra
+        # A math symbol outside math only stops the document (it runs nothing), and the symbols
+        # surveytool's own encoder writes (pylatexenc's table) must read back as allowed.
+        return name in TEXT_COMMANDS or name in MATH_COMMANDS or name in self.extra or name in encoder_commands()
+
+    def may_define(self, name: str) -> bool:
+        return name in PREAMBLE_COMMANDS or name in self.extra
+
+
+@cache
+def encoder_commands() -> frozenset[str]:
+    """The symbol commands pylatexenc's encoder writes for non-ASCII characters (surveytool writes them too)."""
+    from pylatexenc.latexencode import get_builtin_conversion_rules
+
+    names = set()
+    for rule in get_builtin_conversion_rules("defaults"):
+        for replacement in rule.rule.values():
+            names.update(re.findall(r"\\([A-Za-z]+)", replacement))
+    return frozenset(names - NEVER_ALLOWED)
+
+
+DEFAULT_POLICY = LatexPolicy()
+_active = DEFAULT_POLICY
+
+
+def use_policy(extra_names: Iterable[str]) -> LatexPolicy:
+    """Make ``extra_names`` (``\\mycmd`` or ``mycmd``) allowed from now on, in this process; returns the policy."""
+    global _active
+    names = frozenset(name.removeprefix("\\") for name in extra_names if name.removeprefix("\\"))
+    if names & NEVER_ALLOWED:
+        raise ValueError(f"these commands cannot be allowed: {', '.join(sorted(names & NEVER_ALLOWED))}")
+    _active = LatexPolicy(names)
+    return _active
+
+
+def active_policy() -> LatexPolicy:
+    return _active
+
+
+def allowlist_digest() -> str:
+    """What a cached reading depends on: the names the user allowed."""
+    return ",".join(sorted(_active.extra))
+
+
+def may_hold_commands(value: str) -> bool:
+    """Cheap test: False means the value has no backslash and no ``^^`` (nothing for TeX to run)."""
+    return "\\" in value or "^^" in value
+
+
+def find_offences(value: str, policy: LatexPolicy | None = None, preamble: bool = False) -> list[Offence]:
+    """Every token of ``value`` outside the allowlist, in order.
+
+    ``preamble`` also accepts definitions (``\\newcommand``, ``\\providecommand``,
+    ``\\def``) of the names the policy lets a @preamble define.
+    """
+    if not may_hold_commands(value):
+        return []
+    policy = policy or _active
+    found: list[Offence] = []
+    for match in _CHECKED_TOKEN.finditer(value):
+        token = match.group()
+        if token.startswith("^^"):
+            meaning = decode_carets(value[match.start() : match.start() + 4])[:1]
+            found.append(Offence(match.start(), match.end(), token, f"TeX reads it as {_shown(meaning)}"))
+        elif token[0] == "\\":
+            offence = _command_offence(value, match, policy, preamble)
+            if offence:
+                found.append(offence)
+    return found
+
+
+# BibTeX still reads the inside of a @comment and of a block bibtexparser could not parse: there a
+# token that could grow (a control word, a backslash, a caret) and ends a quoted or braced piece
+# may be joined to the next piece by a ``#``.
+_PIECE_ENDS = re.compile(r"\s*(?:\"|\}\s*[#)}]|\}?\s*\Z)")
+_CONCATENATION_FOLLOWS = re.compile(r"\s*#")
+
+
+def _may_grow(token: str) -> bool:
+    return (
+        token in ("\\", "^", "\\^")
+        or token.startswith("^^")
+        or (token[0] == "\\" and len(token) > 1 and (token[1].isalpha() or token[1] == "@"))
+    )
+
+
+def find_block_offences(text: str, policy: LatexPolicy | None = None, comment: bool = False) -> list[Offence]:
+    """Offences in a block BibTeX may read in ways bibtexparser did not: tokens, and pieces a ``#`` could join.
+
+    BibTeX reads only what an ``@`` opens, up to its closing brace, and skips any other text: in a
+    ``comment`` (``@comment{...}`` or text between entries) what an ``@`` inside it opens
+    (``@preamble{...}``), not JabRef's settings or Windows paths; in a failed block, the entry
+    and not the text after it.
+    """
+    if not may_hold_commands(text) and "^" not in text:
+        return []
+    regions = _regions_bibtex_reads(text, 1 if comment else 0)
+    if not regions:
+        return []
+    found = {o.start: o for o in find_offences(text, policy, preamble=True)}
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        cut = (_may_grow(token) and _PIECE_ENDS.match(text, match.end())) or (
+            token in ('\\"', "\\}") and _CONCATENATION_FOLLOWS.match(text, match.end())
+        )
+        if cut and match.start() not in found:
+            found[match.start()] = Offence(
+                match.start(), match.end(), token, "ends a piece that a # concatenation could join to the next"
+            )
+    return sorted((o for o in found.values() if any(a <= o.start < b for a, b in regions)), key=lambda o: o.start)
+
+
+_COMMAND_OPENS = re.compile(r"@\s*[A-Za-z][^\s{(]*\s*([{(])")
+
+
+def _regions_bibtex_reads(text: str, position: int) -> list[tuple[int, int]]:
+    """(start, end) of each ``@type{...}`` or ``@type(...)`` from ``position`` on, as BibTeX reads them."""
+    regions: list[tuple[int, int]] = []
+    while (opened := _COMMAND_OPENS.search(text, position)) is not None:
+        depth, end, closing = 0, len(text), "}" if opened.group(1) == "{" else ")"
+        for index in range(opened.end(), len(text)):
+            char = text[index]
+            if char == closing and depth == 0:
+                end = index + 1
+                break
+            depth += (char == "{") - (char == "}")
+        regions.append((opened.start(), end))
+        position = end
+    return regions
+
+
+def _math_after(math: str, token: str) -> str:
+    """The math mode ("", "inline" or "display") after a ``$`` or ``$$`` token, as TeX reads them."""
+    if not math:
+        return "display" if token == "$$" else "inline"
+    if math == "inline" and token == "$$":
+        return "inline"  # one dollar ends the formula, the next starts another
+    return ""
+
+
+def _command_offence(value: str, match: re.Match, policy: LatexPolicy, preamble: bool) -> Offence | None:
+    token = match.group()
+    name = token[1:]
+    if not name:
+        if value.startswith("^^", match.end()):
+            return Offence(match.start(), match.end(), token, "TeX decodes the ^^ after it into the command's name")
+        return Offence(match.start(), match.end(), token, "a backslash at the end joins what follows it")
+    if preamble and name in _DEFINING:
+        defined = _DEFINED_NAME.match(value, match.end())
+        target = defined and (defined.group(1) or defined.group(2))
+        if target and policy.may_define(target):
+            return None
+        shown = f"\\{target}" if target else "a command"
+        return Offence(match.start(), match.end(), token, f"defines {shown}, which is not allowed")
+    if not policy.allows(name):
+        return Offence(match.start(), match.end(), token, "not in the LaTeX allowlist")
+    if name in LINK_COMMANDS and not _WEB_ADDRESS.match(value, match.end()):
+        return Offence(match.start(), match.end(), token, "links only to http(s) addresses")
+    return None
+
+
+def _printable(text: str) -> str:
+    return "".join(f"^^{chr(ord(c) ^ 64)}" if c in _CONTROL_CHARS_SET else c for c in text)
+
+
+def _shown(char: str) -> str:
+    return char if char.isprintable() and not char.isspace() else f"U+{ord(char):04X}"
+
+
+def decode_carets(text: str) -> str:
+    """``text`` with TeX's ``^^`` notation decoded as TeX reads it (``^^5c`` -> ``\\``, ``^^M`` -> CR).
+
+    A decoded character can start another ``^^`` sequence, as in TeX; each step
+    shortens the text, so this stays linear.
+    """
+    if "^^" not in text:
+        return text
+    pending = list(reversed(text))
+    out: list[str] = []
+    while pending:
+        char = pending.pop()
+        if char == "^" and len(pending) >= 2 and pending[-1] == "^" and ord(pending[-2]) < 128:
+            pending.pop()
+            following = pending.pop()
+            if pending and _HEX_PAIR.fullmatch(following + pending[-1]):
+                pending.append(chr(int(following + pending.pop(), 16)))
+            else:
+                code = ord(following)
+                pending.append(chr(code + 64 if code < 64 else code - 64))
+            continue
+        out.append(char)
+    return "".join(out)
+
+
+#: ASCII characters with a meaning in TeX or BibTeX, spelled to print literally (braces too: BibTeX counts them).
+LITERAL_SPELLINGS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "^": r"\textasciicircum{}",
+    "_": r"\_",
+    "%": r"\%",
+    "~": r"\textasciitilde{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+_LITERAL = dict(LITERAL_SPELLINGS)
+_LITERAL.update(
+    {
+        char: r"\textasciicircum{}\textasciicircum{}" + _LITERAL.get(chr(ord(char) ^ 64), chr(ord(char) ^ 64))
+        for char in _CONTROL_CHARS_SET
+    }
+)
+# In a value that is rewritten anyway, the characters that would stop the document compiling
+# (a parameter or alignment character, a comment that could hide a closing brace) print too.
+_RENDERED = re.compile(_TOKEN.pattern + "|[#&%_]", re.S)
+
+
+def _literal(text: str, math: bool) -> str:
+    printed = "".join(_LITERAL.get(char, char) for char in text)
+    return r"\mbox{" + printed + "}" if math else printed
+
+
+def render_inert(
+    value: str,
+    offences: list[Offence] | None = None,
+    policy: LatexPolicy | None = None,
+    preamble: bool = False,
+    specials: bool = True,
+) -> str:
+    """``value`` with every offence written to print literally; a value without one is kept byte for byte.
+
+    Braces are kept as they are (BibTeX counts them); in math mode the literal
+    text goes in an ``\\mbox``. With ``specials`` (a value TeX typesets), the characters
+    that would stop the document print too, and math left open prints its dollar signs.
+    """
+    offences = find_offences(value, policy, preamble) if offences is None else offences
+    if not offences:
+        return value
+    starts = {o.start: o for o in offences}
+    math = ""
+    for match in _TOKEN.finditer(value):
+        if match.group()[0] == "$":
+            math = _math_after(math, match.group())
+    math_closes = not math
+    pieces: list[str] = []
+    last = 0
+    for match in _RENDERED.finditer(value):
+        if match.start() < last:
+            continue
+        token = match.group()
+        offence = starts.get(match.start())
+        if offence is not None:
+            literal = value[offence.start : offence.end]
+        elif token[0] == "$" and math_closes:
+            math = _math_after(math, token)
+            continue
+        elif not specials:
+            continue
+        elif token in ("#", "&", "%", "$", "$$") or token in _CONTROL_CHARS_SET or (token in ("_", "^") and not math):
+            literal = token
+        else:
+            continue
+        pieces.append(value[last : match.start()])
+        pieces.append(_literal(literal, bool(math)))
+        last = match.start() + len(literal)
+    pieces.append(value[last:])
+    rendered = "".join(pieces)
+    if find_offences(rendered, policy, preamble):  # cannot happen; should it, nothing may stay active
+        return "".join(char if char in "{}" else _LITERAL.get(char, char) for char in value)
+    return rendered
+
+
+def describe(offences: list[Offence], value: str, limit: int = 4) -> str:
+    """The offences for a message: each as written (and how TeX reads it), then what TeX reads the value as."""
+    shown: list[str] = []
+    for offence in offences:
+        item = f"{_printable(offence.text)} ({offence.reason})"
+        if item not in shown:
+            shown.append(item)
+    listed = ", ".join(shown[:limit]) + (f" and {len(shown) - limit} more" if len(shown) > limit else "")
+    if "^^" in value:
+        decoded = _printable(" ".join(decode_carets(value).split()))
+        listed += f"; TeX reads the value as {decoded[:120]}{'…' if len(decoded) > 120 else ''}"
+    return listed
