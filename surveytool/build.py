@@ -35,7 +35,6 @@ from surveytool.pipeline import (
     Stage,
     Survey,
     analyse,
-    analyse_traced,
     collector_paused,
     finding_order,
     silent_stage,
@@ -43,6 +42,7 @@ from surveytool.pipeline import (
 )
 from surveytool.rebuild.memo import BuildCache, forget_compiled_templates
 from surveytool.rebuild.patch import environment_digest, patch_last_build
+from surveytool.rebuild.reuse import BuildReuse, analyse_reusing
 from surveytool.rebuild.snapshot import (
     DataFilesLayout,
     bibliography_layout,
@@ -148,7 +148,7 @@ class BuildResult:
     def survey(self) -> Survey:
         if self._survey is None:
             assert self._options is not None
-            self._survey = analyse(self._options)
+            self._survey = analyse_reusing(self._options)
         return self._survey
 
 
@@ -167,7 +167,9 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
         patched = _build_patched(options, out_dir, draft, stage, memos, notes)
         if patched is not None:
             return patched
-        survey, trace = analyse_traced(options, stage)
+        reuse = BuildReuse(options.build_cache)
+        survey = analyse(options, stage, reuse)
+        trace = reuse.trace
         with stage("rendering"), StagedFiles() as staged:
             drafts = ProseDrafts()
             views, written = _write_outputs(survey, draft, out_dir, staged, notes, memos, drafts)
@@ -358,7 +360,7 @@ def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOpt
     """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it)."""
     lock = options.lock_file or output.parent / LOCK_FILE
     with collector_paused():
-        survey = analyse(replace(options, lock_file=lock), stage)
+        survey = analyse_reusing(replace(options, lock_file=lock), stage)
         with stage("rendering"):
             env, context = _latex_context([paper_view(p) for p in survey.papers], survey.taxonomy,
                                           replace(draft, chapter_file=output.stem))

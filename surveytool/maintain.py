@@ -19,11 +19,11 @@ from surveytool.pipeline import (
     Options,
     Stage,
     Survey,
-    analyse,
     collector_paused,
     silent_stage,
     source_paths,
 )
+from surveytool.rebuild.reuse import analyse_reusing
 from surveytool.sources.read import read_text, read_text_file
 
 
@@ -41,7 +41,7 @@ def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order:
     """Analyse the sources and write one .bib file (keys pinned beside it)."""
     lock = options.lock_file or lock_beside(output)
     with collector_paused():
-        survey = analyse(replace(options, lock_file=lock), stage)
+        survey = analyse_reusing(replace(options, lock_file=lock), stage)
         with stage("writing .bib"):
             papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
             pieces = bibliography_pieces(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
@@ -55,7 +55,7 @@ def update_bib(options: Options, target: Path, *, dialect: str = "bibtex",
     """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries."""
     sources = options.sources if target in options.sources else (target, *options.sources)
     lock = options.lock_file or lock_beside(target)
-    survey = analyse(replace(options, sources=sources, lock_file=lock), stage)
+    survey = analyse_reusing(replace(options, sources=sources, lock_file=lock), stage)
     original, _ = read_text_file(target, str(target), allow_empty=True)
     text, edits = update_bib_in_place(original.text, str(target), survey.papers, survey.taxonomy, survey.tags_field,
                                       dialect, original.exact_text)
@@ -78,7 +78,7 @@ def check_sources(options: Options, tex_files: Sequence[Path], selected: Sequenc
     ``stage`` sees the stages of the first analysis (ANALYSIS_STAGES); the one after fixes runs unseen.
     """
     try:
-        survey = analyse(options, stage)
+        survey = analyse_reusing(options, stage)
     except TaxonomyError as error:
         where = SourceLocation(error.path or "taxonomy", error.line or 1)
         return CheckResult((Finding("taxonomy-invalid", Severity.ERROR, error.message, where, error.hint),), ())
@@ -94,7 +94,7 @@ def check_sources(options: Options, tex_files: Sequence[Path], selected: Sequenc
                 write_in_place(path, original.encode(fixed))
                 fixes.extend(f"{display}:{e.line}: {e.key}: {e.what}" for e in edits)
         if fixes:
-            survey = analyse(options)  # report what is left after the fixes
+            survey = analyse_reusing(options)  # report what is left after the fixes
     tex = [(str(p), read_text(p, str(p))[0]) for p in tex_files]
     context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin)
     return CheckResult(tuple(run_checks(context, survey.findings, selected)), tuple(fixes))

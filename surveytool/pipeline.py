@@ -1,18 +1,17 @@
-"""The analysis of a run as library calls: read, merge, resolve, key, tag (outputs.py writes).
+"""The analysis of a run as library calls: read, merge, resolve, key, tag (``build.py`` writes).
 
 Nothing here prints; the CLI presents what these functions return.
 """
 
 from __future__ import annotations
 
-import contextlib
 import gc
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from surveytool import __version__
 from surveytool.analysis.key_fates import key_findings
@@ -22,14 +21,11 @@ from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, reso
 from surveytool.analysis.tagging.learned import Exemplar, user_exemplars
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
-from surveytool.bibtex.reader import ChunkLayout
+from surveytool.bibtex.reader import read_bibtex
 from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
-from surveytool.rebuild.memo import BuildCache, code_stamp
-from surveytool.rebuild.sealed import Unusable, read_sealed, write_sealed
-from surveytool.rebuild.snapshot import EntryFacts, entry_facts
 from surveytool.resources import default_catalog, default_taxonomy, seed_lists
 from surveytool.sources.overrides import apply_overrides, load_overrides
-from surveytool.sources.read import read_source, read_sources
+from surveytool.sources.read import BibReader, ReadResult, read_source, read_sources
 
 LOCK_FILE = "surveytool.lock.json"
 
@@ -49,7 +45,7 @@ class Options:
     online: bool = False
     config: Path | None = None
     cache: Path | None = None  # where online answers are kept; default beside the outputs
-    build_cache: Path | None = None  # folder of the per-entry memos that make rebuilds fast (memo.py); None: none
+    build_cache: Path | None = None  # folder of the per-entry memos that make rebuilds fast (rebuild/); None: none
     merge_duplicates: bool = False  # also merge the user's own keyed entries that are one work (absorbed keys become aliases)
 
 
@@ -156,38 +152,67 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-@dataclass(frozen=True)
-class Trace:
-    """How an analysis with a build cache got its papers, for a snapshot of the build (``snapshot.py``)."""
+class Reuse(Protocol):
+    """How an analysis reuses earlier work and spare cores. ``NoReuse`` reuses nothing; a build
+    passes one that keeps memos in its cache folder and shares work with a forked child
+    (``rebuild/reuse.py``)."""
 
-    layouts: tuple[ChunkLayout | None, ...]  # per source, as read
-    readable: bool  # every source was UTF-8
-    facts: dict[str, EntryFacts]  # key -> the identities it holds and the keys it claims
+    read_bib: BibReader
+
+    def learned_from(self, exemplars: Sequence[Exemplar]) -> None: ...
+
+    def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> AbstractContextManager[Any]: ...
+
+    def tag(self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any,
+            threshold: float) -> tuple[list[Paper], list[Finding]]: ...
+
+    def record(self, displays: Sequence[str], read: ReadResult, keyed: Sequence[tuple[Paper, Paper]],
+               identities: IdentityCache, pins: dict[str, str]) -> None: ...
+
+    def finish(self) -> tuple[list[Finding], dict[str, tuple[int, int]]]: ...
 
 
-def analyse(options: Options = Options(), stage: Stage = silent_stage) -> Survey:
+class NoReuse:
+    """Every stage computed anew, in this process."""
+
+    read_bib: BibReader = staticmethod(read_bibtex)
+
+    def learned_from(self, exemplars: Sequence[Exemplar]) -> None:
+        pass
+
+    @contextmanager
+    def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> Iterator[None]:
+        yield None
+
+    def tag(self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any,
+            threshold: float) -> tuple[list[Paper], list[Finding]]:
+        return tag_papers(papers, taxonomy, tagger, threshold=threshold)
+
+    def record(self, displays: Sequence[str], read: ReadResult, keyed: Sequence[tuple[Paper, Paper]],
+               identities: IdentityCache, pins: dict[str, str]) -> None:
+        pass
+
+    def finish(self) -> tuple[list[Finding], dict[str, tuple[int, int]]]:
+        return [], {}
+
+
+def analyse(options: Options = Options(), stage: Stage = silent_stage, reuse: Reuse | None = None) -> Survey:
     """Read, merge, resolve, key and tag the sources of ``options``."""
-    return analyse_traced(options, stage)[0]
-
-
-def analyse_traced(options: Options = Options(), stage: Stage = silent_stage) -> tuple[Survey, Trace | None]:
-    """``analyse``, and with a build cache, how its papers came to be."""
     with collector_paused():
-        return _analyse(options, stage)
+        return _analyse(options, stage, reuse or NoReuse())
 
 
-def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
+def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
     taxonomy = options_taxonomy(options)
-    memos = BuildCache(options.build_cache)
+    sources = source_paths(options)
     with stage("reading"):
-        read = read_sources(source_paths(options), options.source_kind, options.tags_field, memos.memo("bibtex"))
+        read = read_sources(sources, options.source_kind, options.tags_field, reuse.read_bib)
     exemplars = user_exemplars(read.papers, taxonomy)
-    remember_exemplars(options.build_cache, exemplars)
+    reuse.learned_from(exemplars)
     tagger = Tagger(taxonomy, exemplars)
-    tag_memo = memos.memo("tags")
     identities = IdentityCache()  # shared by both merges and the keys
-    # The entries as read are tagged in a forked child while duplicates merge and keys are assigned here.
-    with tagger.tag_beside(read.papers, tag_memo) as ahead:
+    # The reuse may tag the entries as read elsewhere while duplicates merge and keys are assigned here.
+    with reuse.tag_beside(tagger, read.papers) as ahead:
         with stage("merging duplicates"):
             papers, merge_findings = merge_records(read.papers, identities, merge_user_entries=options.merge_duplicates)
         with stage("resolving"):
@@ -209,45 +234,14 @@ def _analyse(options: Options, stage: Stage) -> tuple[Survey, Trace | None]:
             overrides, lines = load_overrides(options.overrides)
             papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
         with stage("tagging"):
-            papers, tag_findings = tag_papers(papers, taxonomy, tagger, memo=tag_memo, ahead=ahead.result(),
-                                              threshold=tag_threshold(options.config))
-    memos.save()
-    trace = None if options.build_cache is None else Trace(
-        read.layouts, not any(f.check == "encoding" for f in read.findings),
-        entry_facts(read.papers, list(zip(unkeyed, papers, strict=True)), identities, pins))
+            papers, tag_findings = reuse.tag(papers, taxonomy, tagger, ahead, tag_threshold(options.config))
+    reuse.record([display for _, display in sources], read, list(zip(unkeyed, papers, strict=True)), identities, pins)
+    reuse_findings, reused = reuse.finish()
     papers = sorted(papers, key=lambda p: p.key)
     findings = sorted([*read.findings, *merge_findings, *resolve_findings, *override_findings, *tag_findings,
-                       *memos.discarded],
+                       *reuse_findings],
                       key=finding_order)
-    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, memos.stats()), trace
-
-
-EXEMPLARS_FILE = "exemplars.marshal"
-
-
-def remember_exemplars(folder: Path | None, exemplars: Sequence[Exemplar]) -> None:
-    """Keep the user's tagged entries the tagger learned from, for a patched rebuild to learn the same.
-
-    A sealed file of its own beside the memos (``sealed.py``): it is not a per-entry memo, and a patch only reads it.
-    """
-    if folder is None:
-        return
-    try:
-        write_sealed(folder, EXEMPLARS_FILE, (code_stamp(), [tuple(e) for e in exemplars]))
-    except Unusable:
-        pass  # a folder that is a link or unusable is never touched, and not read either
-    except OSError:
-        with contextlib.suppress(OSError):
-            (folder / EXEMPLARS_FILE).unlink(missing_ok=True)  # a patch then builds in full
-
-
-def stored_exemplars(folder: Path) -> tuple[Exemplar, ...] | None:
-    """The exemplars the last build in ``folder`` learned from (``remember_exemplars``); None if unknown or untrusted."""
-    try:
-        stamp, stored = read_sealed(folder / EXEMPLARS_FILE)
-        return tuple(Exemplar(*e) for e in stored) if stamp == code_stamp() else None
-    except (OSError, Unusable, TypeError, ValueError):
-        return None
+    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, reused)
 
 
 def tag_threshold(config: Path | None) -> float:

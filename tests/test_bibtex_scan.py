@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, IN_CI
-from surveytool.bibtex import reader as bibtex_io
+from surveytool.bibtex import chunks as bibtex_chunks
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.bibtex.scan import scan_plain_entry
 from surveytool.sources.read import read_text
@@ -17,7 +17,7 @@ def read_both(text: str, monkeypatch) -> tuple:
     """The document read with the fast path, and read by bibtexparser alone."""
     fast = read_bibtex(text, "x.bib")
     with monkeypatch.context() as patch:
-        patch.setattr(bibtex_io, "scan_plain_entry", lambda chunk: None)
+        patch.setattr(bibtex_chunks, "scan_plain_entry", lambda chunk: None)
         slow = read_bibtex(text, "x.bib")
     return fast, slow
 
@@ -136,6 +136,6 @@ def test_a_large_real_file_reads_the_same_and_mostly_through_the_fast_path(monke
     text, _ = read_text(BENCH / "medium-refdb.bib", "medium-refdb.bib")
     fast, slow = read_both(text, monkeypatch)
     assert fast == slow
-    chunks = bibtex_io._chunks(text)
+    chunks = bibtex_chunks.cut_chunks(text)
     scanned = sum(scan_plain_entry(text[c.start:c.end]) is not None for c in chunks)
     assert scanned > 0.8 * len(fast.papers)

@@ -14,6 +14,7 @@ from conftest import DATA, run_cli
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.build import build
 from surveytool.pipeline import Options
+from surveytool.rebuild.bib_reading import ReusingBibReader
 from surveytool.rebuild.memo import BuildCache, Memo
 
 CORPUS = sorted((DATA / "corpus" / "biber").glob("*.bib"))
@@ -39,7 +40,7 @@ TRICKY = (
 
 def _memo_of(text: str, path: str) -> Memo:
     memo = Memo({})
-    read_bibtex(text, path, memo=memo)
+    ReusingBibReader(memo)(text, path)
     return memo
 
 
@@ -50,17 +51,17 @@ def test_reading_with_half_the_chunks_cached_equals_reading_the_whole_file(path:
     stored = _memo_of(text, "x.bib").used()
     # Every other chunk is cached; the rest are parsed alone, each followed by its successor's start.
     half = Memo({key: value for index, (key, value) in enumerate(stored.items()) if index % 2})
-    assert read_bibtex(text, "x.bib", memo=half) == whole
+    assert ReusingBibReader(half)(text, "x.bib") == whole
     assert (half.hits, half.misses) == (len(stored) // 2, len(stored) - len(stored) // 2)
     everything = Memo(dict(stored))
-    assert read_bibtex(text, "x.bib", memo=everything) == whole
+    assert ReusingBibReader(everything)(text, "x.bib") == whole
     assert everything.misses == 0
 
 
 def test_cached_chunks_move_with_lines_added_above_them():
     memo = Memo(_memo_of(TRICKY, "x.bib").used())
     moved = "% two new\n% lines\n" + TRICKY
-    again = read_bibtex(moved, "x.bib", memo=memo)
+    again = ReusingBibReader(memo)(moved, "x.bib")
     assert again == read_bibtex(moved, "x.bib")
     assert memo.misses == 1  # only the first chunk (free text) changed
 
@@ -68,7 +69,7 @@ def test_cached_chunks_move_with_lines_added_above_them():
 def test_a_changed_macro_rereads_the_entries_that_might_use_it():
     memo = Memo(_memo_of(TRICKY, "x.bib").used())
     edited = TRICKY.replace("{Defined after use}", "{Defined differently}")
-    again = read_bibtex(edited, "x.bib", memo=memo)
+    again = ReusingBibReader(memo)(edited, "x.bib")
     assert again == read_bibtex(edited, "x.bib")
     assert {p.key: p.fields.get("booktitle") for p in again.papers}["indented"] == "Defined differently"
 
@@ -234,7 +235,7 @@ def test_any_text_read_with_another_texts_cache_reads_as_it_does_alone(before, i
     stored = _memo_of(before, "x.bib").used()
     forgotten = drop % (len(stored) + 1)
     memo = Memo({key: value for index, (key, value) in enumerate(stored.items()) if index != forgotten})
-    assert read_bibtex(after, "x.bib", memo=memo) == read_bibtex(after, "x.bib")
+    assert ReusingBibReader(memo)(after, "x.bib") == read_bibtex(after, "x.bib")
 
 
 def test_a_cache_whose_keys_stay_but_values_change_is_saved(tmp_path: Path):

@@ -23,7 +23,6 @@ from surveytool.analysis.tagging import tagger as tagging
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers, text_of
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.bibtex import fields as bibliography
-from surveytool.bibtex import reader as bibtex_io
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.build import build
@@ -33,6 +32,8 @@ from surveytool.output import entries_json as entries
 from surveytool.output.entries_json import entries_json
 from surveytool.parallel import JOBS_VARIABLE, Beside, FromBothEnds, can_fork, map_beside, run_beside
 from surveytool.pipeline import Options
+from surveytool.rebuild import bib_reading
+from surveytool.rebuild.bib_reading import ReusingBibReader
 from surveytool.rebuild.memo import CACHE_FOLDER, Memo
 from surveytool.rebuild.snapshot import save_snapshot
 from surveytool.resources import default_taxonomy
@@ -54,7 +55,7 @@ def shared(monkeypatch: pytest.MonkeyPatch):
     (``in_one_process=True``: shared the same way, but as where there is no fork: all done here)."""
     def call(function, *args, in_one_process: bool = False, **kwargs):
         with monkeypatch.context() as patch:
-            patch.setattr(bibtex_io, "PARALLEL_FROM_CHARS", 0)
+            patch.setattr(bib_reading, "PARALLEL_FROM_CHARS", 0)
             patch.setattr(tagging, "PARALLEL_FROM_PAPERS", 2)
             patch.setattr(bibliography, "PARALLEL_FROM_ENTRIES", 2)
             patch.setattr(entries, "PARALLEL_FROM_ENTRIES", 2)
@@ -156,12 +157,12 @@ def test_a_failure_here_stops_the_child():
 def test_a_shared_read_equals_a_whole_read(path: Path | None, shared):
     text = path.read_text(encoding="utf-8", errors="replace") if path else TRICKY
     whole = read_bibtex(text, "x.bib")  # small: one process, one part
-    assert shared(read_bibtex, text, "x.bib") == whole
-    assert shared(read_bibtex, text, "x.bib", in_one_process=True) == whole
+    assert shared(ReusingBibReader(), text, "x.bib") == whole
+    assert shared(ReusingBibReader(), text, "x.bib", in_one_process=True) == whole
     # With a cache: what the child read is stored as this process stores what it reads.
     shared_memo, whole_memo = Memo({}), Memo({})
-    assert shared(read_bibtex, text, "x.bib", memo=shared_memo) == whole
-    read_bibtex(text, "x.bib", memo=whole_memo)
+    assert shared(ReusingBibReader(shared_memo), text, "x.bib") == whole
+    ReusingBibReader(whole_memo)(text, "x.bib")
     assert shared_memo.used() == whole_memo.used()
 
 
@@ -169,7 +170,7 @@ def test_a_shared_read_equals_a_whole_read(path: Path | None, shared):
 @given(st.lists(st.sampled_from(TRICKY.splitlines(keepends=True)), min_size=1, max_size=14))
 def test_any_text_reads_the_same_shared_or_whole(shared, lines: list[str]):
     text = "".join(lines)
-    assert shared(read_bibtex, text, "x.bib") == read_bibtex(text, "x.bib")
+    assert shared(ReusingBibReader(), text, "x.bib") == read_bibtex(text, "x.bib")
 
 
 def test_tagging_ahead_gives_the_tags_of_tagging_afterwards(shared):

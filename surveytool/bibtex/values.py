@@ -200,5 +200,5 @@ def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(),
 
 
 def string_block_value(block: RawBlock) -> str:
-    """The raw value of an @string block as ``bibtex_io`` keeps it (``@string{name = value}``)."""
+    """The raw value of an @string block as ``reader.py`` keeps it (``@string{name = value}``)."""
     return block.text[len("@string{") + len(block.key) + len(" = ") : -1]

@@ -178,10 +178,11 @@ def export(
     """Export the entries as a Markdown reading list or as CSL-JSON."""
     from surveytool.output.export import FORMATS, to_csl_json, to_markdown
     from surveytool.output.files import write_atomically
-    from surveytool.pipeline import ANALYSIS_STAGES, analyse
+    from surveytool.pipeline import ANALYSIS_STAGES
+    from surveytool.rebuild.reuse import analyse_reusing
 
     require_choice(format, FORMATS, "--format")
-    survey = analyse(make_options(sources, taxonomy, catalog, overrides=overrides), progress(quiet, ANALYSIS_STAGES))
+    survey = analyse_reusing(make_options(sources, taxonomy, catalog, overrides=overrides), progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet=True if output is None else quiet)
     text = to_markdown(survey.papers, survey.taxonomy) if format == "markdown" else to_csl_json(survey.papers)
     if output is None:
@@ -211,10 +212,11 @@ def parse(
 
     from surveytool.cli.present import entries_table, key_map
     from surveytool.output.entries_json import entries_json
-    from surveytool.pipeline import ANALYSIS_STAGES, analyse
+    from surveytool.pipeline import ANALYSIS_STAGES
+    from surveytool.rebuild.reuse import analyse_reusing
 
     options = make_options(sources, None, catalog, tags_field, None, online, config, cache)
-    survey = analyse(replace(options, source_kind=kind, merge_duplicates=merge_duplicates or merge_setting(options.config)),
+    survey = analyse_reusing(replace(options, source_kind=kind, merge_duplicates=merge_duplicates or merge_setting(options.config)),
                      progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     if as_json:
@@ -242,10 +244,11 @@ def tag(
     """Tag entries with taxonomy sections (primary first); --explain shows why, --evaluate how far to trust it."""
     from surveytool.cli.present import entries_table, explain_tags
     from surveytool.output.entries_json import entries_json
-    from surveytool.pipeline import ANALYSIS_STAGES, analyse, tag_threshold
+    from surveytool.pipeline import ANALYSIS_STAGES, tag_threshold
+    from surveytool.rebuild.reuse import analyse_reusing
 
     options = make_options(sources, taxonomy, catalog, tags_field, overrides, config=config)
-    survey = analyse(options, progress(quiet, ANALYSIS_STAGES))
+    survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     if evaluate:
         import json
@@ -329,9 +332,10 @@ def resolve(
     """Resolve entries to real metadata: what was found, from where, and what remains unresolved."""
     from surveytool.cli.present import resolution_report
     from surveytool.output.entries_json import entries_json
-    from surveytool.pipeline import ANALYSIS_STAGES, analyse
+    from surveytool.pipeline import ANALYSIS_STAGES
+    from surveytool.rebuild.reuse import analyse_reusing
 
-    survey = analyse(make_options(sources, None, catalog, online=online, config=config, cache=cache), progress(quiet, ANALYSIS_STAGES))
+    survey = analyse_reusing(make_options(sources, None, catalog, online=online, config=config, cache=cache), progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     typer.echo(entries_json(survey.papers) if as_json else resolution_report(survey.papers, explain), nl=False)
     raise typer.Exit(exit_code(survey.findings, strict))
@@ -350,11 +354,12 @@ def rekey(
     from dataclasses import replace
 
     from surveytool.output.rekey import rekey_file, replacements
-    from surveytool.pipeline import ANALYSIS_STAGES, analyse
+    from surveytool.pipeline import ANALYSIS_STAGES
+    from surveytool.rebuild.reuse import analyse_reusing
 
     if not tex:
         raise typer.BadParameter("name the .tex files to rewrite", param_hint="--tex")
-    survey = analyse(replace(make_options(sources, None, catalog, tags_field), merge_duplicates=True),
+    survey = analyse_reusing(replace(make_options(sources, None, catalog, tags_field), merge_duplicates=True),
                      progress(quiet, ANALYSIS_STAGES))
     renamed = replacements(survey.papers)
     total = 0
@@ -391,9 +396,9 @@ def taxonomy_show(
     if ctx.invoked_subcommand is not None:
         return
     from surveytool.cli.present import taxonomy_tree
-    from surveytool.pipeline import analyse
+    from surveytool.rebuild.reuse import analyse_reusing
 
-    survey = analyse(make_options(sources, taxonomy, None))
+    survey = analyse_reusing(make_options(sources, taxonomy, None))
     typer.echo(taxonomy_tree(survey.taxonomy, survey.section_counts()), nl=False)
 
 

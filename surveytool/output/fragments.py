@@ -2,7 +2,7 @@
 
 A chapter of 16k papers is 32k small fragments (a paragraph and a table row
 each), and a rebuild after one edit changes two of them. With the fragments
-of the last build (a ``memo.Memo``), a body is rendered only for a key it has
+of the last build (a ``FragmentStore``: the build's memo), a body is rendered only for a key it has
 not seen. The key must hold everything the body prints (the bundled templates
 give a paper's ``paragraph_key`` and a table row); the template texts stamp
 the memo, so editing a template renders everything anew.
@@ -10,19 +10,27 @@ the memo, so editing a template renders everything anew.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from jinja2 import nodes
 from jinja2.ext import Extension
 from jinja2.parser import Parser
 
+from surveytool.digest import digest_text
 from surveytool.errors import TemplateError
-from surveytool.rebuild.memo import Memo, digest_text
 from surveytool.text.latex import LatexMarkup
 
 # Template variables and filters of the extension's own, named so that no template would use them.
 _FOUND, _TEXT = "fragment_found__", "fragment_text__"
 _LOOKUP, _KEEP = "fragment_lookup__", "fragment_keep__"
+
+
+class FragmentStore(Protocol):
+    """Where rendered fragments are kept between builds (a build's memo): text by (place, key)."""
+
+    def get(self, key: tuple) -> str | None: ...
+
+    def put(self, key: tuple, value: str) -> None: ...
 
 
 class FragmentExtension(Extension):
@@ -50,14 +58,14 @@ class FragmentExtension(Extension):
                 nodes.If(is_missing, render, [], [nodes.Output([nodes.Name(_FOUND, "load")])]).set_lineno(lineno)]
 
     def _lookup(self, key: Any, place: str) -> LatexMarkup | None:
-        memo: Memo | None = self.environment.fragment_memo
+        memo: FragmentStore | None = self.environment.fragment_memo
         if memo is None:
             return None
         found = memo.get((place, _plain(key)))  # the memo keeps the keys it gives out: plain, to be saved
         return None if found is None else LatexMarkup(found)
 
     def _keep(self, text: str, place: str, key: Any) -> LatexMarkup:
-        memo: Memo | None = self.environment.fragment_memo
+        memo: FragmentStore | None = self.environment.fragment_memo
         if memo is not None:
             memo.put((place, _plain(key)), str(text))
         return LatexMarkup(text)

@@ -3,7 +3,7 @@
 The last build's snapshot keeps each source's text and chunk layout
 (``snapshot.SourceLayout``). The new text is compared with the old one (a few
 memcmp calls), and only the chunks around the text that changed are cut again
-(``bibtex_io.ChunkRun``); the others keep their digests, and those below the
+(``bib_reading.ChunkRun``); the others keep their digests, and those below the
 change move by the lines added or removed above them.
 """
 
@@ -13,8 +13,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from surveytool.bibtex.reader import ChunkRun
 from surveytool.pipeline import Options, source_paths
+from surveytool.rebuild.bib_reading import ChunkRun
 from surveytool.rebuild.snapshot import SourceLayout
 from surveytool.sources.read import detect_kind, read_text
 

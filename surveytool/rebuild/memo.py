@@ -33,16 +33,6 @@ CACHE_FOLDER = ".surveytool-cache"
 CACHE_CHECK = "build-cache"
 
 
-def digest_text(*parts: str) -> str:
-    """A short, stable digest of some strings (as a sequence: ("ab", "c") differs from ("a", "bc"))."""
-    hasher = hashlib.blake2b(digest_size=16)
-    for part in parts:
-        data = part.encode("utf-8", "surrogatepass")
-        hasher.update(len(data).to_bytes(8, "little"))
-        hasher.update(data)
-    return hasher.hexdigest()
-
-
 @cache
 def code_stamp() -> str:
     """Changes with any change to surveytool's code or to the libraries that shape what it reads."""

@@ -29,24 +29,26 @@ from surveytool.analysis.merge import identities
 from surveytool.analysis.tagging.learned import user_exemplars
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.bibtex.fields import bibtex_entry, macros_of
-from surveytool.bibtex.reader import ChunkRun
+from surveytool.digest import digest_text
 from surveytool.errors import SurveyToolError
 from surveytool.model import Finding, Paper, Taxonomy
 from surveytool.output.chapter_view import PaperView, paper_view
 from surveytool.output.entries_json import entry_json
-from surveytool.pipeline import Options, catalog_paths, finding_order, options_taxonomy, stored_exemplars, tag_threshold
+from surveytool.pipeline import Options, catalog_paths, finding_order, options_taxonomy, tag_threshold
+from surveytool.rebuild.bib_reading import ChunkRun
 from surveytool.rebuild.changes import Move, changed_chunks, moved_line, moved_source
-from surveytool.rebuild.memo import BuildCache, digest_text, finding_from_plain, finding_to_plain
+from surveytool.rebuild.exemplars import stored_exemplars
+from surveytool.rebuild.memo import BuildCache, finding_from_plain, finding_to_plain
 from surveytool.rebuild.sealed import MAX_CACHE_FILE, Unusable, read_regular
 from surveytool.rebuild.snapshot import (
     EntryRecord,
     OutputSpans,
     Snapshot,
     SourceLayout,
-    claims_of,
     content_digest,
     load_snapshot,
 )
+from surveytool.rebuild.trace import claims_of
 from surveytool.resources import default_taxonomy
 from surveytool.text.latex import unencodable_chars
 from surveytool.text.latex_allowlist import allowlist_digest

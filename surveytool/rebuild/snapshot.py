@@ -18,18 +18,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from surveytool.bibtex.reader import ChunkLayout
-from surveytool.model import Finding, Origin, Paper, SourceLocation
+from surveytool.model import Finding, Paper, SourceLocation
+from surveytool.rebuild.bib_reading import ChunkLayout
 from surveytool.rebuild.memo import CACHE_CHECK, BuildCache, code_stamp, finding_to_plain
 
 if TYPE_CHECKING:
     from surveytool.output.chapter_view import PaperView
-    from surveytool.pipeline import Survey, Trace
+    from surveytool.pipeline import Survey
+    from surveytool.rebuild.trace import Trace
 
 SNAPSHOT_FILE = "snapshot.marshal"
 
@@ -126,31 +127,6 @@ def _size(piece: str) -> int:
     return len(piece) if piece.isascii() else len(piece.encode("utf-8"))
 
 
-class EntryFacts(NamedTuple):
-    identities: tuple[str, ...]  # of the records it was made from and of itself (merge.identities)
-    claims: tuple[str, ...]  # claims_of
-
-
-def entry_facts(read: Sequence[Paper], keyed: Sequence[tuple[Paper, Paper]], identities_of: Callable[[Paper], list[str]],
-                pins: Mapping[str, str]) -> dict[str, EntryFacts]:
-    """Each paper's facts by its key; ``keyed`` pairs each paper as keys were assigned to it with the paper as it ended."""
-    from surveytool.analysis.keys import identity_of
-
-    # A merged paper holds the identities of every record it was merged from.
-    owner = {where: paper.key for _, paper in keyed if len(paper.sources) > 1 for where in paper.sources}
-    merged: dict[str, set[str]] = {}
-    for paper in read:
-        key = owner.get(paper.sources[0]) if paper.sources else None
-        if key is not None:
-            merged.setdefault(key, set()).update(identities_of(paper))
-    facts = {}
-    for unkeyed, paper in keyed:
-        found = identities_of(unkeyed)
-        held = tuple(sorted(merged[paper.key].union(found))) if paper.key in merged else tuple(found)
-        facts[paper.key] = EntryFacts(held, claims_of(unkeyed, paper, found, identity_of(unkeyed, found), pins))
-    return facts
-
-
 def take_snapshot(survey: Survey, trace: Trace, displays: Sequence[str], views: Sequence[PaperView],
                   written: DataFilesLayout, stamps: tuple[str, ...], environment: str) -> Snapshot | None:
     """The snapshot of a build in full, or None when its sources are not all .bib files read with a memo."""
@@ -167,16 +143,6 @@ def take_snapshot(survey: Survey, trace: Trace, displays: Sequence[str], views: 
     findings = [f for f in survey.findings if f.check != CACHE_CHECK]
     return Snapshot(environment, layouts, tuple(records), findings_plain(by_display, findings),
                     written.bib_head, written.head_unencodable, stamps)
-
-
-def claims_of(unkeyed: Paper, keyed: Paper, found: Sequence[str], identity: str, pins: Mapping[str, str]) -> tuple[str, ...]:
-    """The keys a paper holds or would take in keys.assign_keys: the key it got, its own key, its pinned keys.
-
-    ``unkeyed`` is the paper as keys were assigned to it, ``found`` and ``identity`` its identities there.
-    """
-    own = unkeyed.key if unkeyed.origin in (Origin.BIBTEX, Origin.CSL_JSON) else ""
-    pinned = [pins[i] for i in (*found, identity) if i in pins]
-    return tuple(dict.fromkeys(k for k in (keyed.key, own, *pinned) if k))
 
 
 def chunk_of(layouts: dict[str, SourceLayout], paper: Paper) -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-from surveytool.bibtex.reader import ChunkLayout, ChunkMemo, read_bibtex
+from surveytool.bibtex.reader import BibDocument, read_bibtex
 from surveytool.errors import InputError
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.paper_list import looks_like_paper_list, parse_paper_list, split_lines, strip_ellipsis
@@ -24,8 +24,11 @@ class ReadResult:
     papers: tuple[Paper, ...]
     blocks: tuple[RawBlock, ...]
     findings: tuple[Finding, ...]
-    # Per source: how a .bib read with a memo was chunked, else None (how it was read, not what it holds).
-    layouts: tuple[ChunkLayout | None, ...] = field(default=(), compare=False, repr=False)
+
+
+#: Reads the BibTeX text of one source: (text, path shown, tags field) -> document. A build passes
+#: one that reuses the last build's work (``rebuild/bib_reading.py``).
+BibReader = Callable[[str, str, str], BibDocument]
 
 
 def read_text(path: Path, display: str, allow_empty: bool = False) -> tuple[str, list[Finding]]:
@@ -110,16 +113,16 @@ def _is_identifier_list(text: str) -> bool:
 
 
 def read_source(path: Path, display: str | None = None, kind: str | None = None, tags_field: str = "sections",
-                memo: ChunkMemo | None = None) -> ReadResult:
+                read_bib: BibReader = read_bibtex) -> ReadResult:
     display = display or str(path)
     bib_suffix = _BY_SUFFIX.get(path.suffix.lower()) == "bib"
     decoded, findings = read_text_file(path, display, allow_empty=kind == "bib" or (kind is None and bib_suffix))
     text = decoded.text
     kind = kind or detect_kind(path, text)
     if kind == "bib":
-        document = read_bibtex(text, display, tags_field, memo)
+        document = read_bib(text, display, tags_field)
         findings.extend(_keys_spelled_otherwise(document.papers, decoded))
-        return ReadResult(document.papers, document.blocks, tuple(findings) + document.findings, (document.layout,))
+        return ReadResult(document.papers, document.blocks, tuple(findings) + document.findings)
     if kind == "ids":
         papers, more = read_identifier_list(text, display)
     elif kind == "csl-json":
@@ -128,22 +131,20 @@ def read_source(path: Path, display: str | None = None, kind: str | None = None,
         papers, more = read_paper_list(text, display)
     else:
         raise InputError(f"unknown source kind {kind!r}", path=display, hint=f"use one of {', '.join(SOURCE_KINDS)}")
-    return ReadResult(tuple(papers), (), tuple(findings + more), (None,))
+    return ReadResult(tuple(papers), (), tuple(findings + more))
 
 
 def read_sources(paths: Iterable[tuple[Path, str]], kind: str | None = None, tags_field: str = "sections",
-                 memo: ChunkMemo | None = None) -> ReadResult:
+                 read_bib: BibReader = read_bibtex) -> ReadResult:
     papers: list[Paper] = []
     blocks: list[RawBlock] = []
     findings: list[Finding] = []
-    layouts: list[ChunkLayout | None] = []
     for path, display in paths:
-        result = read_source(path, display, kind, tags_field, memo)
+        result = read_source(path, display, kind, tags_field, read_bib)
         papers.extend(result.papers)
         blocks.extend(result.blocks)
         findings.extend(result.findings)
-        layouts.extend(result.layouts)
-    return ReadResult(tuple(papers), tuple(blocks), tuple(findings), tuple(layouts))
+    return ReadResult(tuple(papers), tuple(blocks), tuple(findings))
 
 
 def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:

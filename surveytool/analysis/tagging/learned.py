@@ -19,8 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+from surveytool.digest import digest_text
 from surveytool.model import Paper, Taxonomy
-from surveytool.rebuild.memo import digest_text
 from surveytool.resources import bundled_dir
 from surveytool.text.normalize import normalize
 

@@ -21,9 +21,10 @@ from typing import NamedTuple
 from surveytool.analysis.tagging.learned import Exemplar, paper_features, softmax, train
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher
 from surveytool.analysis.taxonomy import canonical_section, suggest_section
+from surveytool.digest import digest_text
 from surveytool.model import Finding, Paper, Role, Severity, Tag, Taxonomy
 from surveytool.parallel import FromBothEnds, can_fork, map_beside
-from surveytool.rebuild.memo import Memo, digest_text, tags_from_plain, tags_to_plain
+from surveytool.rebuild.memo import Memo, tags_from_plain, tags_to_plain
 
 # How much a phrase counts, by the field it was found in.
 FIELD_WEIGHTS = (("title", 2.0), ("abstract", 1.0), ("keywords", 1.5), ("booktitle", 0.5), ("journal", 0.5))

@@ -1,0 +1,196 @@
+"""A .bib text cut into chunks that each read alone as they read in the file, and parsed a run at a time.
+
+A chunk is a block and the free text after it, up to the next block that starts a line.
+Plain entries are read by ``scan.py``, which gives what bibtexparser's splitter would,
+faster; every other chunk goes through bibtexparser, with an explicit, empty parse stack:
+values stay exactly as written so that they can be written back unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import groupby
+
+import bibtexparser
+from bibtexparser import model
+
+from surveytool.bibtex.scan import scan_plain_entry
+
+
+@contextmanager
+def quiet_bibtexparser():
+    # bibtexparser logs failed blocks itself; we report them as findings instead.
+    # Its loggers (bibtexparser.splitter, ...) inherit the level of this parent.
+    logger = logging.getLogger("bibtexparser")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+#: A block start at the beginning of a line (after spaces). bibtexparser ends any block still
+#: open there, so the text from one such start to the next reads the same alone as in its file:
+#: that is what lets a rebuild re-read only the chunks that changed.
+CHUNK_START = re.compile(r"[^\S\n]*@\w*[ \t]*[{(]")
+
+
+# The same after a newline: a literal first character lets the regex engine skip ahead fast.
+_CHUNK_START_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*@\w*[ \t]*[{(]")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    start: int  # offsets of its text in the file's text
+    end: int
+    line: int  # 0-based line of its first character in the file
+    parser_line: int  # the same line as bibtexparser counts it: it skips a newline after a backslash
+    follower: str  # the next chunk's first line up to its block's delimiter ("" at the end of the file)
+
+
+def cut_chunks(text: str) -> list[Chunk]:
+    first = CHUNK_START.match(text)
+    starts = [(0, first.group() if first else "")]
+    starts.extend((m.start() + 1, m.group()[1:]) for m in _CHUNK_START_AFTER_NEWLINE.finditer(text))
+    starts = _outside_comments(text, starts)
+    chunks: list[Chunk] = []
+    line = parser_line = 0
+    for index, (start, _) in enumerate(starts):
+        end, follower = starts[index + 1] if index + 1 < len(starts) else (len(text), "")
+        if chunks and text.endswith("\\\n", 0, start):
+            # bibtexparser does not count the newline before this start, so the chunk before ends on
+            # the line this one starts on: blocks could not be told apart by line. Keep them as one.
+            last = chunks.pop()
+            chunks.append(Chunk(last.start, end, last.line, last.parser_line, follower))
+        else:
+            chunks.append(Chunk(start, end, line, parser_line, follower))
+        newlines = text.count("\n", start, end)
+        line += newlines
+        parser_line += newlines - text.count("\\\n", start, end)
+    return chunks
+
+
+#: A ``@comment`` block's start: like biber and JabRef, its balanced braces hold text, even entries
+#: (a user's way to switch one off), where bibtexparser would end it at the next line's ``@``.
+_COMMENT_START = re.compile(r"[^\S\n]*@comment[ \t]*[{(]", re.IGNORECASE)
+
+
+def comment_end(text: str, start: int) -> int | None:
+    """The end of the balanced ``@comment{...}`` (or ``(...)``) starting at ``start``; None if it is none or never closes."""
+    opening = _COMMENT_START.match(text, start)
+    if opening is None:
+        return None
+    opener = text[opening.end() - 1]
+    closer = "}" if opener == "{" else ")"
+    depth = 1
+    for match in re.finditer(re.escape(opener) + "|" + re.escape(closer), text[opening.end():]):
+        depth += 1 if match.group() == opener else -1
+        if depth == 0:
+            return opening.end() + match.end()
+    return None
+
+
+def _outside_comments(text: str, starts: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The chunk starts that are not inside a ``@comment`` block's braces."""
+    if "@c" not in text and "@C" not in text:
+        return starts
+    kept: list[tuple[int, str]] = []
+    inside_until = -1
+    for start, group in starts:
+        if start < inside_until:
+            continue
+        kept.append((start, group))
+        if group.lstrip()[1:2] in ("c", "C"):
+            inside_until = comment_end(text, start) or -1
+    return kept
+
+
+#: Where a @string block may start: the chunks holding one are read first, since a macro may be
+#: used above its definition. A superset is harmless (a chunk read early is not read again).
+STRING_START = re.compile(r"@\s*string\s*[{(]", re.IGNORECASE)
+
+
+def parse_chunks(text: str, chunks: list[Chunk], wanted: list[int]) -> dict[int, list[tuple[int, model.Block]]]:
+    """Chunk index -> its blocks, each with its line relative to the chunk (as bibtexparser counts).
+
+    Adjacent chunks are parsed together, as one bibtexparser run. A run that
+    stops before the end of the file is followed by the next block's start, so
+    that an unclosed last block fails as it does in the file.
+    """
+    found: dict[int, list[tuple[int, model.Block]]] = {i: [] for i in wanted}
+    for first, last in _runs(wanted):
+        run = chunks[first:last + 1]
+        run_text = text[run[0].start:run[-1].end]
+        if run[-1].follower:
+            run_text += run[-1].follower
+        with quiet_bibtexparser():
+            library = bibtexparser.parse_string(run_text, parse_stack=[])
+        del run_text
+        starts = [c.parser_line - run[0].parser_line for c in run]
+        # Where the next chunk's start, added above, begins: its blocks are not this run's.
+        end = chunks[last + 1].parser_line - run[0].parser_line if last + 1 < len(chunks) else None
+        for block in library.blocks:
+            error = getattr(block, "error", None)
+            if isinstance(error, BaseException):
+                # Its traceback holds the parser's frame, which holds the whole library: a cycle
+                # that would keep every block of the file alive until the cycle collector ran.
+                error.__traceback__ = None
+            line = block.start_line or 0
+            if end is not None and line >= end:
+                continue
+            if isinstance(block, model.DuplicateBlockKeyBlock):
+                block = block.ignore_error_block  # duplicates are found across the whole file in assemble
+            position = bisect_right(starts, line) - 1
+            found[first + position].append((line - starts[position], block))
+    return found
+
+
+def _runs(indices: list[int]) -> Iterator[tuple[int, int]]:
+    """(first, last) of each run of consecutive indices."""
+    for _, run in groupby(enumerate(indices), key=lambda pair: pair[1] - pair[0]):
+        members = [index for _, index in run]
+        yield members[0], members[-1]
+
+
+def scan_chunk(text: str, chunk: Chunk) -> list[tuple[int, model.Block]] | None:
+    """The blocks of a chunk holding one plain entry, as bibtexparser makes them (``scan.py``); else None.
+
+    Lines are relative to the chunk's first, counted as bibtexparser counts them.
+    Fields get no start line: nothing here uses one.
+    """
+    source = text[chunk.start:chunk.end]
+    block: model.Block
+    closed_at = comment_end(source, 0)
+    if closed_at is not None:
+        raw = source[:closed_at].strip()
+        opening = _COMMENT_START.match(raw)
+        block, end = model.ExplicitComment(raw[opening.end():-1], raw=raw), closed_at  # type: ignore[union-attr]
+    else:
+        entry = scan_plain_entry(source)
+        if entry is None:
+            return None
+        fields = [model.Field(name, value) for name, value in entry.fields]
+        block, end = model.Entry(entry.entry_type, entry.key, fields, raw=entry.raw), entry.end
+    blocks: list[tuple[int, model.Block]] = [(0, block)]
+    # The free text after the block, as bibtexparser's implicit comment: it starts on the line of the
+    # closing brace, skips leading blank lines (counting them) and drops trailing space.
+    rest = source[end:]
+    comment = rest.lstrip()
+    if comment:
+        skipped = len(rest) - len(comment)
+        line = source.count("\n", 0, end) - source.count("\\\n", 0, end) + rest.count("\n", 0, skipped)
+        comment = comment.rstrip()
+        blocks.append((line, model.ImplicitComment(comment=comment, raw=comment)))
+    return blocks
+
+
+def string_chunks(text: str, chunks: list[Chunk], indices: list[int]) -> list[int]:
+    """The chunks among ``indices`` that may define a macro (a superset: reading one early is harmless)."""
+    return [i for i in indices if STRING_START.search(text, chunks[i].start, chunks[i].end)
+            and comment_end(text, chunks[i].start) is None]
