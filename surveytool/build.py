@@ -27,7 +27,7 @@ from surveytool.output.fragments import templates_digest
 from surveytool.output.notes_regions import carry_over, edited_outside_regions, stamp
 from surveytool.output.render import LEVELS, make_environment, render_template
 from surveytool.output.staletemp import remove_stale_temporaries
-from surveytool.parallel import run_beside
+from surveytool.parallel import map_each, run_beside, worth_sharing
 from surveytool.pipeline import (
     ANALYSIS_STAGES,
     LOCK_FILE,
@@ -72,9 +72,6 @@ class DraftOptions:
     force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
 
 
-#: From this many papers, a patched build writes the .bib, entries.json and the snapshot in a forked child
-#: while the chapter renders. They are bytes made already, so the child touches few of the parent's pages.
-PARALLEL_FROM_PAPERS = 4000
 
 #: The stages build() runs, in order.
 BUILD_STAGES = (*ANALYSIS_STAGES, "rendering")
@@ -245,7 +242,7 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
             main = _render_main(env, context, patched.unencodable)
             staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes, drafts))
 
-        if len(patched.views) < PARALLEL_FROM_PAPERS:
+        if not worth_sharing(len(patched.views)):
             chapter(), data_files()
         else:  # the data files and the snapshot in a forked child meanwhile, as in a full build
             run_beside(data_files, chapter)
@@ -275,13 +272,14 @@ def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: S
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
     staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts))
     # Written in pieces, one after the other: these are the largest texts of a build.
-    pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
+    pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect,
+                                 map_each=map_each)
     staged.write(out_dir / f"{draft.bibliography}.bib", pieces)
     fallbacks = unencodable_chars(*pieces)
     # Where each entry's text went, for the next build to patch (only kept with a build cache).
     bibliography = bibliography_layout(pieces, len(survey.papers), fallbacks) if memos.folder is not None else None
     del pieces
-    records = entries_json_pieces(survey.papers)
+    records = entries_json_pieces(survey.papers, map_each)
     staged.write(out_dir / "entries.json", records)
     written = data_files_layout(bibliography, records)
     del records

@@ -13,6 +13,7 @@ from surveytool.errors import TaxonomyError
 from surveytool.model import Finding, Severity, SourceLocation
 from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
 from surveytool.output.files import write_atomically, write_in_place
+from surveytool.parallel import map_each
 from surveytool.pipeline import (
     ANALYSIS_STAGES,
     LOCK_FILE,
@@ -44,7 +45,8 @@ def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order:
         survey = analyse_reusing(replace(options, lock_file=lock), stage)
         with stage("writing .bib"):
             papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
-            pieces = bibliography_pieces(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True)
+            pieces = bibliography_pieces(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True,
+                                         map_each=map_each)
     write_atomically(output, pieces)
     write_atomically(lock, dump_pins(survey.pins))
     return survey

@@ -6,10 +6,11 @@ Text in these values is plain Unicode unless a name says otherwise
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Any
 
 
 def frozen_mapping(values: Mapping[str, str] | None = None) -> Mapping[str, str]:
@@ -187,3 +188,7 @@ class RawBlock:
     text: str
     location: SourceLocation
     key: str = ""  # the macro name of an @string
+
+
+#: Maps a function over items, in order: a build passes one that shares large maps with a forked child.
+MapEach = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]

@@ -27,6 +27,25 @@ R = TypeVar("R")
 #: Set to 1 to keep every run in one process.
 JOBS_VARIABLE = "SURVEYTOOL_JOBS"
 
+#: The one rule for when sharing work with a forked child pays: from this much work, counted in
+#: entries (a fork, and sending the results back, cost about as much as the work of fewer).
+SHARE_FROM_ENTRIES = 4000
+#: About this many characters of .bib text hold one entry: a read is judged by its size.
+CHARS_PER_ENTRY = 256
+
+
+def worth_sharing(entries: float) -> bool:
+    """Whether work worth ``entries`` entries (weighted by its cost per entry) is shared with a forked child."""
+    return entries >= SHARE_FROM_ENTRIES and can_fork()
+
+
+def map_each(function: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """``function`` over ``items``, in order; shared with a forked child when that is worth it."""
+    if not worth_sharing(len(items)):
+        return [function(item) for item in items]
+    return map_beside(function, items)
+
+
 # True in a forked child: it does its part alone, since on two cores a grandchild would only compete with it.
 _in_child = False
 

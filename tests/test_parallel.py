@@ -19,20 +19,16 @@ from test_incremental import CORPUS, TRICKY, _library
 from surveytool import build as outputs
 from surveytool import parallel as forked
 from surveytool.analysis.merge import merge_duplicates
-from surveytool.analysis.tagging import tagger as tagging
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers, text_of
 from surveytool.analysis.taxonomy import load_taxonomy
-from surveytool.bibtex import fields as bibliography
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.build import build
 from surveytool.errors import OutputError
 from surveytool.model import frozen_mapping
-from surveytool.output import entries_json as entries
 from surveytool.output.entries_json import entries_json
 from surveytool.parallel import JOBS_VARIABLE, Beside, FromBothEnds, can_fork, map_beside, run_beside
 from surveytool.pipeline import Options
-from surveytool.rebuild import bib_reading
 from surveytool.rebuild.bib_reading import ReusingBibReader
 from surveytool.rebuild.memo import CACHE_FOLDER, Memo
 from surveytool.rebuild.snapshot import save_snapshot
@@ -55,11 +51,7 @@ def shared(monkeypatch: pytest.MonkeyPatch):
     (``in_one_process=True``: shared the same way, but as where there is no fork: all done here)."""
     def call(function, *args, in_one_process: bool = False, **kwargs):
         with monkeypatch.context() as patch:
-            patch.setattr(bib_reading, "PARALLEL_FROM_CHARS", 0)
-            patch.setattr(tagging, "PARALLEL_FROM_PAPERS", 2)
-            patch.setattr(bibliography, "PARALLEL_FROM_ENTRIES", 2)
-            patch.setattr(entries, "PARALLEL_FROM_ENTRIES", 2)
-            patch.setattr(outputs, "PARALLEL_FROM_PAPERS", 2)
+            patch.setattr(forked, "SHARE_FROM_ENTRIES", 0)
             if in_one_process:
                 patch.setenv(JOBS_VARIABLE, "1")
             return function(*args, **kwargs)

@@ -9,8 +9,7 @@ from functools import partial
 
 from surveytool.bibtex.values import MONTH_MACROS, macro_names, safe_bibtex_value, string_block_value
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
-from surveytool.model import Paper, RawBlock, frozen_mapping
-from surveytool.parallel import map_beside
+from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
 from surveytool.text.latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex
 
 DIALECTS = ("bibtex", "biblatex")
@@ -146,8 +145,6 @@ def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
 
 
 SORT_ORDERS = ("key", "section")
-#: From this many entries, formatting is shared with a forked child (``forked.map_beside``).
-PARALLEL_FROM_ENTRIES = 4000
 
 
 def sort_papers(papers: Iterable[Paper], order: str = "key", section_ids: Sequence[str] = ()) -> list[Paper]:
@@ -187,14 +184,18 @@ def bibliography_pieces(
     tags_field: str = "sections",
     dialect: str = "bibtex",
     presorted: bool = False,
+    map_each: MapEach | None = None,
 ) -> list[str]:
-    """``render_bibliography``'s text as pieces to write one after the other (``bibtex_write.bibtex_pieces``)."""
+    """``render_bibliography``'s text as pieces to write one after the other (``writer.bibtex_pieces``).
+
+    ``map_each`` formats the entries (a build shares the work with a forked child: ``parallel.map_each``).
+    """
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}")
     ordered = list(papers) if presorted else sort_papers(papers)
     blocks = list(blocks)
     entry = partial(bibtex_entry, tags_field=tags_field, dialect=dialect, macros=written_macros(blocks))
-    texts = [entry(p) for p in ordered] if len(ordered) < PARALLEL_FROM_ENTRIES else map_beside(entry, ordered)
+    texts = map_each(entry, ordered) if map_each else [entry(p) for p in ordered]
     # Preambles, comments and broken blocks reach BibTeX too: the same allowlist applies to them.
     kept = [replace(b, text=_safe_block_text(b, entry.keywords["macros"])) for b in blocks]
     return bibtex_pieces(texts, kept)

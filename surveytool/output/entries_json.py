@@ -8,11 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from surveytool.model import Paper
-from surveytool.parallel import map_beside
-
-#: From this many entries, making their objects is shared with a forked child (``forked.map_beside``).
-PARALLEL_FROM_ENTRIES = 4000
+from surveytool.model import MapEach, Paper
 
 
 def entry_record(paper: Paper) -> dict:
@@ -56,7 +52,7 @@ def entries_json(papers: Sequence[Paper]) -> str:
     return "".join(entries_json_pieces(papers))
 
 
-def entries_json_pieces(papers: Sequence[Paper]) -> list[str]:
+def entries_json_pieces(papers: Sequence[Paper], map_each: MapEach | None = None) -> list[str]:
     """entries.json as pieces to write one after the other, an entry each (their join is ``entries_json``).
 
     One character beyond U+FFFF in a joined text makes Python store all of it
@@ -65,8 +61,8 @@ def entries_json_pieces(papers: Sequence[Paper]) -> list[str]:
     """
     if not papers:
         return ["[]\n"]
-    # Shared with a forked child for a large survey, as the .bib's entries are (bibliography.py).
-    records = [entry_json(p) for p in papers] if len(papers) < PARALLEL_FROM_ENTRIES else map_beside(entry_json, papers)
+    # ``map_each``: a build shares the work with a forked child (``parallel.map_each``).
+    records = map_each(entry_json, papers) if map_each else [entry_json(p) for p in papers]
     records = [record + ",\n" for record in records]
     records[-1] = records[-1][:-2] + "\n"
     return ["[\n", *records, "]\n"]

@@ -16,7 +16,7 @@ from surveytool.bibtex.reader import BibDocument, assemble, macro_table, read_ch
 from surveytool.bibtex.scan import scan_plain_entry
 from surveytool.digest import digest_text
 from surveytool.model import RawBlock
-from surveytool.parallel import run_beside
+from surveytool.parallel import CHARS_PER_ENTRY, run_beside, worth_sharing
 from surveytool.rebuild.memo import (
     Memo,
     finding_from_plain,
@@ -41,8 +41,6 @@ class ChunkLayout:
     lone_entries: tuple[bool, ...]  # whether the chunk gave one paper and nothing else to write
 
 
-#: Below this many characters to read, a second process costs more than it saves.
-PARALLEL_FROM_CHARS = 1 << 20
 
 
 #: This process's share of a shared read: the child also encodes its half, and this process decodes it.
@@ -133,7 +131,7 @@ def _read_chunks_beside(text: str, chunks: list[Chunk], indices: list[int], earl
         return list(read_chunks(text, chunks, part, early, path, table, tags_field))
 
     size = sum(chunks[i].end - chunks[i].start for i in indices)
-    if size < PARALLEL_FROM_CHARS or len(indices) < 2:
+    if len(indices) < 2 or not worth_sharing(size / CHARS_PER_ENTRY):
         return {index: (document, None) for index, document in read(indices)}
     own, cut = 0, 0
     while cut < len(indices) - 1 and own < size * _OWN_SHARE:

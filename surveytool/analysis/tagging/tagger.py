@@ -23,7 +23,7 @@ from surveytool.analysis.tagging.vocabulary import PhraseMatcher
 from surveytool.analysis.taxonomy import canonical_section, suggest_section
 from surveytool.digest import digest_text
 from surveytool.model import Finding, Paper, Role, Severity, Tag, Taxonomy
-from surveytool.parallel import FromBothEnds, can_fork, map_beside
+from surveytool.parallel import FromBothEnds, map_beside, worth_sharing
 from surveytool.rebuild.memo import Memo, tags_from_plain, tags_to_plain
 
 # How much a phrase counts, by the field it was found in.
@@ -42,8 +42,8 @@ CONFIDENCE_WEIGHTS = (-0.46, 1.77)
 #: Below this confidence a computed primary tag is not given: the entry is left for the user to place.
 DEFAULT_THRESHOLD = 0.5
 RUNNER_UP = "runner-up: "
-#: From this many papers to tag, tagging is shared with a forked child (``forked.py``).
-PARALLEL_FROM_PAPERS = 2000
+#: Tagging an entry costs about twice the work of reading or writing one (``parallel.worth_sharing``).
+TAGGING_COST = 2
 
 
 def text_of(paper: Paper) -> tuple[str, ...]:
@@ -136,7 +136,7 @@ class Tagger:
             text = text_of(paper)
             if not paper.explicit_tags and (memo is None or memo.peek(self.memo_key(text)) is None):
                 todo.setdefault(text, paper)
-        if len(todo) < PARALLEL_FROM_PAPERS or not can_fork():
+        if not worth_sharing(TAGGING_COST * len(todo)):
             return TagsAhead([], None)
         return TagsAhead(list(todo), FromBothEnds(lambda paper: tags_to_plain(self.tag(paper)), list(todo.values())))
 
@@ -173,7 +173,7 @@ class Tagger:
         return tags
 
     def _tag_many(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
-        if len(papers) < PARALLEL_FROM_PAPERS:
+        if not worth_sharing(TAGGING_COST * len(papers)):
             return [self.tag(p) for p in papers]
         return map_beside(self.tag, papers, tags_to_plain, tags_from_plain)
 
