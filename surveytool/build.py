@@ -13,6 +13,7 @@ from surveytool.analysis.keys import dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
 from surveytool.errors import OutputError
 from surveytool.model import Finding, Taxonomy
+from surveytool.options import LOCK_FILE, BuildLayout, DraftOptions
 from surveytool.output.chapter_view import (
     PaperView,
     one_paragraph,
@@ -30,7 +31,6 @@ from surveytool.output.staletemp import remove_stale_temporaries
 from surveytool.parallel import map_each, run_beside, worth_sharing
 from surveytool.pipeline import (
     ANALYSIS_STAGES,
-    LOCK_FILE,
     Options,
     Stage,
     Survey,
@@ -57,20 +57,6 @@ from surveytool.text.latex import unencodable_chars
 
 if TYPE_CHECKING:
     import jinja2
-
-
-@dataclass(frozen=True)
-class DraftOptions:
-    level: str = "section"
-    templates: Path | None = None
-    dialect: str = "bibtex"
-    bibliography: str = "references"
-    chapter_file: str = "related_work"
-    figure: bool = True  # the taxonomy tree (forest)
-    table: bool = True  # the summary table (longtable)
-    plot: bool = True  # papers per year (pgfplots)
-    force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
-
 
 
 #: The stages build() runs, in order.
@@ -156,12 +142,13 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
     """
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
-    options = replace(options, lock_file=options.lock_file or out_dir / LOCK_FILE)
+    layout = BuildLayout.of(out_dir, draft, options.lock_file)
+    options = replace(options, lock_file=layout.lock)
     memos = BuildCache(options.build_cache)
-    _remove_leftovers(options, out_dir, draft)
+    _remove_leftovers(options, layout)
     notes: list[str] = []
     with collector_paused():
-        patched = _build_patched(options, out_dir, draft, stage, memos, notes)
+        patched = _build_patched(options, layout, draft, stage, memos, notes)
         if patched is not None:
             return patched
         reuse = BuildReuse(options.build_cache)
@@ -169,14 +156,14 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
         trace = reuse.trace
         with stage("rendering"), StagedFiles() as staged:
             drafts = ProseDrafts()
-            views, written = _write_outputs(survey, draft, out_dir, staged, notes, memos, drafts)
+            views, written = _write_outputs(survey, draft, layout, staged, notes, memos, drafts)
             drafts.refuse_if_saved_meanwhile()
             staged.commit()
     lock_text = dump_pins(survey.pins)
     write_atomically(options.lock_file, lock_text)
     memos.save()
     if trace is not None:
-        stamps = file_digests(out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json")
+        stamps = file_digests(layout.bibliography, layout.entries)
         snapshot = None if written is None else take_snapshot(
             survey, trace, [display for _, display in source_paths(options)], views, written, stamps,
             environment_digest(options, draft.dialect, lock_text))
@@ -191,11 +178,9 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
                        replace(survey, reused=reused, findings=findings))
 
 
-def _remove_leftovers(options: Options, out_dir: Path, draft: DraftOptions) -> None:
+def _remove_leftovers(options: Options, layout: BuildLayout) -> None:
     """Temporary files of this build's outputs that killed builds left, and compiled templates earlier versions kept."""
-    chapter = f"{draft.chapter_file}.tex"
-    remove_stale_temporaries(out_dir, [f"{draft.bibliography}.bib", chapter, f"{chapter}.bak", "main.tex", "main.tex.bak",
-                                       "entries.json"])
+    remove_stale_temporaries(layout.out, [path.name for path in layout.written()])
     if options.lock_file is not None:
         remove_stale_temporaries(options.lock_file.parent, [options.lock_file.name])
     folder = options.build_cache
@@ -209,12 +194,12 @@ def _with_cache_findings(findings: Sequence[Finding], memos: BuildCache) -> tupl
     return tuple(sorted(dict.fromkeys([*findings, *memos.discarded]), key=finding_order))
 
 
-def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: Stage, memos: BuildCache,
+def _build_patched(options: Options, layout: BuildLayout, draft: DraftOptions, stage: Stage, memos: BuildCache,
                    notes: list[str]) -> BuildResult | None:
     """The build done by patching the last one, or None (nothing written) when that cannot give the right result."""
     if options.build_cache is None:
         return None
-    bib_path, records_path = out_dir / f"{draft.bibliography}.bib", out_dir / "entries.json"
+    bib_path, records_path = layout.bibliography, layout.entries
     with stage("reading"):
         patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos)
     if patched is None:
@@ -236,11 +221,11 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
 
         def chapter() -> None:
             env, context = _latex_context(patched.views, patched.taxonomy, draft, memos)
-            path = out_dir / f"{draft.chapter_file}.tex"
+            path = layout.chapter
             staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes,
                                            drafts))
             main = _render_main(env, context, patched.unencodable)
-            staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes, drafts))
+            staged.write(layout.main, _keep_prose(layout.main, main, draft.force, notes, drafts))
 
         if not worth_sharing(len(patched.views)):
             chapter(), data_files()
@@ -257,34 +242,33 @@ def _build_patched(options: Options, out_dir: Path, draft: DraftOptions, stage: 
     return BuildResult(summary, tuple(notes), options=options)
 
 
-def _write_outputs(survey: Survey, draft: DraftOptions, out_dir: Path, staged: StagedFiles, notes: list[str],
+def _write_outputs(survey: Survey, draft: DraftOptions, layout: BuildLayout, staged: StagedFiles, notes: list[str],
                    memos: BuildCache, drafts: ProseDrafts) -> tuple[list[PaperView], DataFilesLayout | None]:
     """Every output into ``staged``; the chapter's views and where each entry's text sits in the data files.
 
     The .bib and entries.json are written here, after the LaTeX, not by a forked child meanwhile:
     writing them touches every field of every entry, and each page either process writes after a
-    fork is held twice. Forked, a build of 16k entries peaked at 224 to 264 MiB, over bibtexparser's
-    243; in one process at 204, 0.5 s later (BENCHMARKS.md, session 6).
+    fork is held twice (BENCHMARKS.md has the figures).
     """
     views = [paper_view(p) for p in survey.papers]
     env, context = _latex_context(views, survey.taxonomy, draft, memos)
-    path = out_dir / f"{draft.chapter_file}.tex"
+    path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
     staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts))
     # Written in pieces, one after the other: these are the largest texts of a build.
     pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect,
                                  map_each=map_each)
-    staged.write(out_dir / f"{draft.bibliography}.bib", pieces)
+    staged.write(layout.bibliography, pieces)
     fallbacks = unencodable_chars(*pieces)
     # Where each entry's text went, for the next build to patch (only kept with a build cache).
     bibliography = bibliography_layout(pieces, len(survey.papers), fallbacks) if memos.folder is not None else None
     del pieces
     records = entries_json_pieces(survey.papers, map_each)
-    staged.write(out_dir / "entries.json", records)
+    staged.write(layout.entries, records)
     written = data_files_layout(bibliography, records)
     del records
     main = _render_main(env, context, fallbacks)
-    staged.write(out_dir / "main.tex", _keep_prose(out_dir / "main.tex", main, draft.force, notes, drafts))
+    staged.write(layout.main, _keep_prose(layout.main, main, draft.force, notes, drafts))
     return views, written
 
 

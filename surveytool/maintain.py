@@ -11,12 +11,12 @@ from surveytool.analysis.keys import dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, sort_papers
 from surveytool.errors import TaxonomyError
 from surveytool.model import Finding, Severity, SourceLocation
+from surveytool.options import LOCK_FILE
 from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
 from surveytool.output.files import write_atomically, write_in_place
 from surveytool.parallel import map_each
 from surveytool.pipeline import (
     ANALYSIS_STAGES,
-    LOCK_FILE,
     Options,
     Stage,
     Survey,

@@ -23,30 +23,10 @@ from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
+from surveytool.options import Options
 from surveytool.resources import default_catalog, default_taxonomy, seed_lists
 from surveytool.sources.overrides import apply_overrides, load_overrides
 from surveytool.sources.read import BibReader, ReadResult, read_source, read_sources
-
-LOCK_FILE = "surveytool.lock.json"
-
-
-@dataclass(frozen=True)
-class Options:
-    """What a run reads and how; the defaults are the bundled seeds, taxonomy and catalog."""
-
-    sources: tuple[Path, ...] = ()
-    taxonomy: Path | None = None
-    catalogs: tuple[Path, ...] = ()
-    bundled_catalog: bool = True
-    source_kind: str | None = None
-    tags_field: str = "sections"
-    lock_file: Path | None = None
-    overrides: Path | None = None
-    online: bool = False
-    config: Path | None = None
-    cache: Path | None = None  # where online answers are kept; default beside the outputs
-    build_cache: Path | None = None  # folder of the per-entry memos that make rebuilds fast (rebuild/); None: none
-    merge_duplicates: bool = False  # also merge the user's own keyed entries that are one work (absorbed keys become aliases)
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ import pytest
 from conftest import ROOT, run_cli
 from surveytool.build import DraftOptions, build
 from surveytool.errors import TaxonomyError, TemplateError
+from surveytool.options import CACHE_FOLDER, LOCK_FILE
 from surveytool.output.staletemp import temporary_prefix
-from surveytool.pipeline import LOCK_FILE, Options
-from surveytool.rebuild.memo import CACHE_FOLDER
+from surveytool.pipeline import Options
 
 ENTRY = """@article{{{key},\r
   title = {{{title}}},\r

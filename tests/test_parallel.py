@@ -26,11 +26,12 @@ from surveytool.bibtex.reader import read_bibtex
 from surveytool.build import build
 from surveytool.errors import OutputError
 from surveytool.model import frozen_mapping
+from surveytool.options import CACHE_FOLDER
 from surveytool.output.entries_json import entries_json
 from surveytool.parallel import JOBS_VARIABLE, Beside, FromBothEnds, can_fork, map_beside, run_beside
 from surveytool.pipeline import Options
 from surveytool.rebuild.bib_reading import ReusingBibReader
-from surveytool.rebuild.memo import CACHE_FOLDER, Memo
+from surveytool.rebuild.memo import Memo
 from surveytool.rebuild.snapshot import save_snapshot
 from surveytool.resources import default_taxonomy
 

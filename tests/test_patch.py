@@ -12,9 +12,9 @@ from test_incremental import TOPICS, _outputs
 
 from surveytool.build import BuildResult, build
 from surveytool.errors import OutputError
+from surveytool.options import CACHE_FOLDER
 from surveytool.pipeline import Options, analyse
 from surveytool.rebuild.changes import changed_span
-from surveytool.rebuild.memo import CACHE_FOLDER
 from surveytool.rebuild.snapshot import SNAPSHOT_FILE
 
 PRELUDE = "@string{venue = {Proceedings of Things}}\n\n"

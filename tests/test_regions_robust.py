@@ -14,10 +14,10 @@ from surveytool import build as outputs
 from surveytool.analysis.taxonomy import parse_taxonomy
 from surveytool.build import build
 from surveytool.errors import OutputError, TaxonomyError
+from surveytool.options import CACHE_FOLDER
 from surveytool.output.chapter_view import GENERATED_IDS
 from surveytool.output.notes_regions import carry_over, edited_outside_regions, regions, stamp
 from surveytool.pipeline import Options
-from surveytool.rebuild.memo import CACHE_FOLDER
 
 UNCLASSIFIABLE = "@misc{lorem2020, title = {Lorem Ipsum Dolor Sit Amet}, author = {Ann Lee}, year = 2020}\n"
 BEGIN = re.compile(r"^% surveytool: begin notes (\S+)$", re.M)

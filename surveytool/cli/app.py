@@ -95,14 +95,14 @@ def build(
     from surveytool.bibtex.fields import DIALECTS
     from surveytool.build import BUILD_STAGES, DraftOptions
     from surveytool.build import build as run_build
+    from surveytool.options import BuildLayout
     from surveytool.output.render import LEVELS
-    from surveytool.rebuild.memo import CACHE_FOLDER
 
     require_choice(level, LEVELS, "--level")
     require_choice(dialect, DIALECTS, "--dialect")
     options = make_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache)
     merge_duplicates = merge_duplicates or merge_setting(options.config)
-    result = run_build(replace(options, build_cache=out / CACHE_FOLDER if reuse else None, merge_duplicates=merge_duplicates), out,
+    result = run_build(replace(options, build_cache=BuildLayout.of(out).cache if reuse else None, merge_duplicates=merge_duplicates), out,
                        DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
                                     figure=figure, table=table, plot=plot), progress(quiet, BUILD_STAGES))
     summary = result.summary

@@ -28,7 +28,6 @@ from surveytool import __version__
 from surveytool.model import Finding, Origin, Paper, Role, Severity, SourceLocation, Tag, frozen_mapping
 from surveytool.rebuild.sealed import Unusable, cache_key, prepare_folder, read_sealed, write_sealed
 
-CACHE_FOLDER = ".surveytool-cache"
 #: The check of the findings that say a cache file was not used: about this run only, never replayed.
 CACHE_CHECK = "build-cache"
 
