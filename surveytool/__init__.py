@@ -8,10 +8,22 @@ The public API (imported lazily, so that the command line starts fast)::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
 
+if TYPE_CHECKING:  # the same names, typed for library users and checkers; at run time they load on first use
+    from surveytool.analysis.taxonomy import load_taxonomy
+    from surveytool.build import build, draft_chapter, render_outputs
+    from surveytool.errors import SurveyToolError
+    from surveytool.maintain import check_sources, update_bib, write_bib
+    from surveytool.model import Finding, Paper, SourceLocation, Tag, Taxonomy
+    from surveytool.options import DraftOptions, Options
+    from surveytool.output.entries_json import entries_json
+    from surveytool.pipeline import Survey, analyse
+
 _API = {
-    "Options": "pipeline", "Survey": "pipeline", "analyse": "pipeline", "DraftOptions": "build",
+    "Options": "options", "Survey": "pipeline", "analyse": "pipeline", "DraftOptions": "options",
     "build": "build", "draft_chapter": "build", "render_outputs": "build", "entries_json": "output.entries_json",
     "write_bib": "maintain", "update_bib": "maintain", "check_sources": "maintain", "Paper": "model", "Tag": "model", "Finding": "model", "Taxonomy": "model",
     "SourceLocation": "model", "SurveyToolError": "errors", "load_taxonomy": "analysis.taxonomy",
@@ -19,7 +31,7 @@ _API = {
 __all__ = ["__version__", *_API]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in _API:
         from importlib import import_module
 
