@@ -13,14 +13,24 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # the same names, typed for library users and checkers; at run time they load on first use
-    from surveytool.analysis.taxonomy import load_taxonomy
-    from surveytool.build import build, draft_chapter, render_outputs
-    from surveytool.errors import SurveyToolError
-    from surveytool.maintain import check_sources, update_bib, write_bib
-    from surveytool.model import Finding, Paper, SourceLocation, Tag, Taxonomy
-    from surveytool.options import DraftOptions, Options
-    from surveytool.output.entries_json import entries_json
-    from surveytool.pipeline import Survey, analyse
+    from surveytool.analysis.taxonomy import load_taxonomy as load_taxonomy
+    from surveytool.build import build as build
+    from surveytool.build import draft_chapter as draft_chapter
+    from surveytool.build import render_outputs as render_outputs
+    from surveytool.errors import SurveyToolError as SurveyToolError
+    from surveytool.maintain import check_sources as check_sources
+    from surveytool.maintain import update_bib as update_bib
+    from surveytool.maintain import write_bib as write_bib
+    from surveytool.model import Finding as Finding
+    from surveytool.model import Paper as Paper
+    from surveytool.model import SourceLocation as SourceLocation
+    from surveytool.model import Tag as Tag
+    from surveytool.model import Taxonomy as Taxonomy
+    from surveytool.options import DraftOptions as DraftOptions
+    from surveytool.options import Options as Options
+    from surveytool.output.entries_json import entries_json as entries_json
+    from surveytool.pipeline import Survey as Survey
+    from surveytool.pipeline import analyse as analyse
 
 _API = {
     "Options": "options", "Survey": "pipeline", "analyse": "pipeline", "DraftOptions": "options",

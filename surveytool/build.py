@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from surveytool.analysis.keys import dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
@@ -82,7 +82,7 @@ def _latex_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftO
     env = make_environment(draft.templates)
     if memos is not None and memos.folder is not None:
         # Paragraphs and table rows of the last build (fragments.py).
-        env.fragment_memo = memos.memo("fragments", depends_on=templates_digest(env))
+        cast(Any, env).fragment_memo = memos.memo("fragments", depends_on=templates_digest(env))
     groups = view_groups(views, taxonomy)
     return env, {
         "title": one_paragraph(taxonomy.title),
@@ -160,9 +160,9 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
             drafts.refuse_if_saved_meanwhile()
             staged.commit()
     lock_text = dump_pins(survey.pins)
-    write_atomically(options.lock_file, lock_text)
+    write_atomically(layout.lock, lock_text)
     memos.save()
-    if trace is not None:
+    if trace is not None and options.build_cache is not None:
         stamps = file_digests(layout.bibliography, layout.entries)
         snapshot = None if written is None else take_snapshot(
             survey, trace, [display for _, display in source_paths(options)], views, written, stamps,
@@ -197,7 +197,8 @@ def _with_cache_findings(findings: Sequence[Finding], memos: BuildCache) -> tupl
 def _build_patched(options: Options, layout: BuildLayout, draft: DraftOptions, stage: Stage, memos: BuildCache,
                    notes: list[str]) -> BuildResult | None:
     """The build done by patching the last one, or None (nothing written) when that cannot give the right result."""
-    if options.build_cache is None:
+    cache = options.build_cache
+    if cache is None:
         return None
     bib_path, records_path = layout.bibliography, layout.entries
     with stage("reading"):
@@ -214,7 +215,7 @@ def _build_patched(options: Options, layout: BuildLayout, draft: DraftOptions, s
             fill_reserved(records_file, patched.entries_json, records_path)
             # The snapshot describes the files by their content, before they are moved into place. Should
             # the build stop before that, the files it describes are not there and the next build runs in full.
-            save_snapshot(options.build_cache, replace(
+            save_snapshot(cache, replace(
                 patched.snapshot, environment=environment_digest(options, draft.dialect, lock_text),
                 written=(content_digest(patched.bibliography), content_digest(patched.entries_json))))
             return True
@@ -228,12 +229,13 @@ def _build_patched(options: Options, layout: BuildLayout, draft: DraftOptions, s
             staged.write(layout.main, _keep_prose(layout.main, main, draft.force, notes, drafts))
 
         if not worth_sharing(len(patched.views)):
-            chapter(), data_files()
+            chapter()
+            data_files()
         else:  # the data files and the snapshot in a forked child meanwhile, as in a full build
             run_beside(data_files, chapter)
         drafts.refuse_if_saved_meanwhile()
         staged.commit()
-    write_atomically(options.lock_file, lock_text)
+    write_atomically(layout.lock, lock_text)
     memos.save()
     views = patched.views
     reused = {"entries": (len(views) - patched.changed, patched.changed), **memos.stats()}

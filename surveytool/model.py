@@ -10,10 +10,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
+
+V = TypeVar("V")
 
 
-def frozen_mapping(values: Mapping[str, str] | None = None) -> Mapping[str, str]:
+def frozen_mapping(values: Mapping[str, V] | None = None) -> Mapping[str, V]:
     """A read-only view of a copy of ``values``, for fields of frozen dataclasses."""
     return MappingProxyType(dict(values or {}))
 

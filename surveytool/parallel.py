@@ -19,7 +19,7 @@ import struct
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -160,7 +160,7 @@ def map_beside(function: Callable[[T], R], items: Sequence[T], to_plain: Callabl
         return work.results()
 
 
-class FromBothEnds:
+class FromBothEnds(Generic[T, R]):
     """``[function(item) for item in items]``: a forked child starts from the front at once, and
     ``results()`` works from the back until the two meet.
 

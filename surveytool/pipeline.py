@@ -137,7 +137,8 @@ class Reuse(Protocol):
     passes one that keeps memos in its cache folder and shares work with a forked child
     (``rebuild/reuse.py``)."""
 
-    read_bib: BibReader
+    @property
+    def read_bib(self) -> BibReader: ...
 
     def learned_from(self, exemplars: Sequence[Exemplar]) -> None: ...
 

@@ -137,18 +137,20 @@ class _Validator:
 
     def _check_ids(self, groups: list[Group], sections: list[Section]) -> None:
         seen: dict[str, int] = {}
-        for node in [*groups, *sections]:
+        nodes: list[Group | Section] = [*groups, *sections]
+        for node in nodes:
             if node.id in seen:
                 self.fail(f"duplicate id '{node.id}' (first defined on line {seen[node.id]})", node.line, "give every group and section its own id")
             seen[node.id] = node.line
 
     def _check_parents(self, groups: list[Group], sections: list[Section]) -> None:
         group_ids = {g.id: g for g in groups}
-        for node in [*groups, *sections]:
+        nodes: list[Group | Section] = [*groups, *sections]
+        for node in nodes:
             parent = node.parent if isinstance(node, Group) else node.group
             if parent and parent not in group_ids:
                 table = "groups" if isinstance(node, Group) else "sections"
-                index = (groups if table == "groups" else sections).index(node)
+                index = groups.index(node) if isinstance(node, Group) else sections.index(node)
                 self.fail(f"'{node.id}' names unknown parent '{parent}'", self.line_of(table, index, "parent"),
                           _did_you_mean(parent, group_ids, "parents must be group ids"))
         for group in groups:

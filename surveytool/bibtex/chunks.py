@@ -144,7 +144,7 @@ def parse_chunks(text: str, chunks: list[Chunk], wanted: list[int]) -> dict[int,
             line = block.start_line or 0
             if end is not None and line >= end:
                 continue
-            if isinstance(block, model.DuplicateBlockKeyBlock):
+            if isinstance(block, model.DuplicateBlockKeyBlock) and block.ignore_error_block is not None:
                 block = block.ignore_error_block  # duplicates are found across the whole file in assemble
             position = bisect_right(starts, line) - 1
             found[first + position].append((line - starts[position], block))

@@ -310,6 +310,7 @@ def bib(
                 typer.echo(f"{where}: {edit.key}: {edit.what}")
             typer.echo(f"{len(edits)} change(s) to {in_place}")
     else:
+        assert output is not None  # exactly one of the two, checked above
         survey = write_bib(options, output, dialect=dialect, order=sort, stage=progress(quiet, BIB_STAGES))
         report(survey.findings, quiet)
         if not quiet:

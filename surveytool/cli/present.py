@@ -70,8 +70,9 @@ def taxonomy_tree(taxonomy: Taxonomy, counts: Mapping[str, int] | None = None) -
     for index, (label, children) in enumerate(branches):
         last = index == len(branches) - 1
         lines.append(f"{'└──' if last else '├──'} {label if children is not None else section_line(label)}")
-        for position, section_id in enumerate(children or ()):
-            corner = "└──" if position == len(children) - 1 else "├──"
+        members = children or []
+        for position, section_id in enumerate(members):
+            corner = "└──" if position == len(members) - 1 else "├──"
             lines.append(f"{'    ' if last else '│   '}{corner} {section_line(section_id)}")
     return "\n".join(lines) + "\n"
 
@@ -84,6 +85,7 @@ def resolution_report(papers: Sequence[Paper], explain: bool = False) -> str:
     lines.append(f"{len(resolved)} resolved, {len(own)} with their own metadata, {len(missing)} unresolved")
     for paper in resolved:
         r = paper.resolution
+        assert r is not None  # the resolved papers
         lines.append(f"  {paper.key:<28} {r.source} ({r.method}, score {r.score:g})")
         if explain:
             lines.append(f"      fields taken: {', '.join(r.fields) or '-'}; matched {r.matched_key}"

@@ -50,7 +50,8 @@ def _set_tags_field(raw: str, field: str, value: str) -> str:
         closing = raw.rstrip().rstrip("})")
         return closing + f",{newline}  {field} = {{{value}}}{newline}" + raw[len(closing):].lstrip(",")
     if raw[header.end():].startswith(("\n", "\r\n")):
-        indent = re.match(r"[ \t]*", raw[header.end():].lstrip("\r\n")).group() or "  "
+        indent = raw[header.end():].lstrip("\r\n")
+        indent = indent[: len(indent) - len(indent.lstrip(" \t"))] or "  "
         return raw[: header.end()] + newline + indent + f"{field} = {{{value}}}," + raw[header.end():]
     return raw[: header.end()] + f" {field} = {{{value}}}," + raw[header.end():]
 

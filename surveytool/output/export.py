@@ -92,8 +92,9 @@ def to_csl_json(papers: Sequence[Paper]) -> str:
             item["note"] = "unresolved snippet: identify the paper"
         if paper.authors:
             item["author"] = [_csl_name(a) for a in paper.authors]
-        if (paper.year or "")[:4].isdigit():
-            item["issued"] = {"date-parts": [[int(paper.year[:4])]]}
+        year = paper.year or ""
+        if year[:4].isdigit():
+            item["issued"] = {"date-parts": [[int(year[:4])]]}
         venue = paper.fields.get("booktitle") or paper.fields.get("journal")
         if venue:
             item["container-title"] = venue

@@ -10,7 +10,7 @@ the memo, so editing a template renders everything anew.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from jinja2 import nodes
 from jinja2.ext import Extension
@@ -57,15 +57,18 @@ class FragmentExtension(Extension):
         return [nodes.Assign(nodes.Name(_FOUND, "store"), lookup).set_lineno(lineno),
                 nodes.If(is_missing, render, [], [nodes.Output([nodes.Name(_FOUND, "load")])]).set_lineno(lineno)]
 
+    def _store(self) -> FragmentStore | None:
+        return cast(Any, self.environment).fragment_memo  # set by environment.extend() above
+
     def _lookup(self, key: Any, place: str) -> LatexMarkup | None:
-        memo: FragmentStore | None = self.environment.fragment_memo
+        memo: FragmentStore | None = self._store()
         if memo is None:
             return None
         found = memo.get((place, _plain(key)))  # the memo keeps the keys it gives out: plain, to be saved
         return None if found is None else LatexMarkup(found)
 
     def _keep(self, text: str, place: str, key: Any) -> LatexMarkup:
-        memo: FragmentStore | None = self.environment.fragment_memo
+        memo: FragmentStore | None = self._store()
         if memo is not None:
             memo.put((place, _plain(key)), str(text))
         return LatexMarkup(text)

@@ -15,13 +15,12 @@ from surveytool.bibtex.chunks import CHUNK_START, STRING_START, Chunk, cut_chunk
 from surveytool.bibtex.reader import BibDocument, assemble, macro_table, read_chunks, string_definitions
 from surveytool.bibtex.scan import scan_plain_entry
 from surveytool.digest import digest_text
-from surveytool.model import RawBlock
+from surveytool.model import RawBlock, SourceLocation
 from surveytool.parallel import CHARS_PER_ENTRY, run_beside, worth_sharing
 from surveytool.rebuild.memo import (
     Memo,
     finding_from_plain,
     finding_to_plain,
-    location_from_plain,
     location_to_plain,
     read_paper_from_plain,
     read_paper_to_plain,
@@ -159,5 +158,6 @@ def _document_from_plain(data: tuple, shift: int) -> BibDocument:
     """A chunk's document as cached, moved down ``shift`` lines (up if negative)."""
     papers, blocks, findings = data
     return BibDocument(tuple(read_paper_from_plain(p, shift) for p in papers),
-                       tuple(RawBlock(kind, text, location_from_plain(where, shift), key) for kind, text, where, key in blocks),
+                       tuple(RawBlock(kind, text, SourceLocation(where[0], where[1] + shift), key)
+                             for kind, text, where, key in blocks),
                        tuple(finding_from_plain(f, shift) for f in findings))

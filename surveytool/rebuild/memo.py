@@ -198,7 +198,7 @@ def read_paper_to_plain(paper: Paper) -> tuple:
 
 def read_paper_from_plain(data: tuple, shift: int = 0) -> Paper:
     origin, sources, fields, entry_type, key, latex_fields, raw, truncated, explicit_tags = data
-    return Paper(Origin(origin), tuple(location_from_plain(s, shift) for s in sources), frozen_mapping(fields), entry_type,
+    return Paper(Origin(origin), tuple(SourceLocation(path, line + shift) for path, line in sources), frozen_mapping(fields), entry_type,
                  key, frozen_mapping(latex_fields), raw, truncated, explicit_tags=explicit_tags)
 
 

@@ -123,8 +123,9 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
            added: list[tuple[ChunkRun, int, dict[str, str]]], moves: list[Move], old_bib: bytes, old_json: bytes,
            dialect: str) -> Patched | None:
     by_chunk = {r.chunk: r for r in snapshot.records if r.chunk} if removed else {}
-    gone = [by_chunk.get(chunk) for chunk in removed]
-    if None in gone:
+    looked_up = [by_chunk.get(chunk) for chunk in removed]
+    gone = [record for record in looked_up if record is not None]
+    if len(gone) < len(looked_up):
         return None
     counted = removed or added  # nothing to count when nothing changed
     identity_counts = Counter(i for r in snapshot.records for i in r.identities) if counted else Counter()

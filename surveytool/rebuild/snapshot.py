@@ -228,7 +228,8 @@ class OutputSpans:
 
     def respliced(self, records: Sequence[EntryRecord], replaced: dict[str, bytes]) -> bytes:
         """The head and the spans of ``records`` in their order: old ones in runs as long as they stay, ``replaced`` as given."""
-        pieces, run = [], (0, self._head)
+        pieces: list[bytes] = []
+        run = (0, self._head)
         for record in records:
             if record.key in replaced:
                 pieces.extend((self._text[run[0]:run[1]], replaced[record.key]))

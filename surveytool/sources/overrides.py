@@ -29,12 +29,12 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
     tags = data.get("tags", {})
     if set(data) - {"tags"} or not isinstance(tags, dict):
         raise InputError("an overrides file has one table, [tags]", path=str(path), hint='key = ["section-id", ...] under [tags]')
-    lines = {}
+    lines: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         match = re.match(r'^\s*"?([^"=\s]+)"?\s*=', line)
         if match:
             lines.setdefault(match.group(1), number)
-    result = {}
+    result: dict[str, tuple[str, ...]] = {}
     for key, value in tags.items():
         values = [value] if isinstance(value, str) else value
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
@@ -47,7 +47,7 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
 def apply_overrides(papers: Sequence[Paper], overrides: Mapping[str, tuple[str, ...]], path: str,
                     lines: Mapping[str, int]) -> tuple[list[Paper], list[Finding]]:
     """Papers whose key (or an alias) is in ``overrides`` get those tags as explicit tags."""
-    by_key = {}
+    by_key: dict[str, int] = {}
     for index, paper in enumerate(papers):
         for key in (paper.key, *paper.aliases):
             by_key.setdefault(key, index)

@@ -31,7 +31,7 @@ class PaperList:
 
     @property
     def anchor_truncated(self) -> bool:
-        return bool(self.anchor_title) and is_truncated(self.anchor_title)
+        return self.anchor_title is not None and is_truncated(self.anchor_title)
 
 
 def is_truncated(text: str) -> bool:
