@@ -44,3 +44,12 @@ def test_text_is_kept_exactly_without_latex_interpretation():
 def test_ellipsis_helpers():
     assert is_truncated("abc…") and is_truncated("abc...") and not is_truncated("abc.")
     assert strip_ellipsis("Conditional Comp…") == "Conditional Comp"
+
+
+def test_header_written_with_a_dash_or_any_case():
+    for header in ("Related papers - Title", "Related Papers — Title", "related papers – Title",
+                   "RELATED PAPERS: Title", "Related papers —Title"):
+        assert parse_paper_list(header + "\nText").anchor_title == "Title", header
+        assert looks_like_paper_list(header)
+    # A sentence that begins with the words is not a header.
+    assert parse_paper_list("Related papers-based surveys are common.\n").anchor_title is None

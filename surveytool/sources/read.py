@@ -169,6 +169,10 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
             fields=frozen_mapping({"abstract": paragraph.text}),
             truncated=paragraph.truncated,
         ))
+    findings.extend(Finding(
+        "glued-snippets", Severity.WARNING, "this paragraph looks like several snippets run together (an ellipsis inside it)",
+        SourceLocation(display, line), "put a blank line between papers, or number them (1. 2. 3.)",
+    ) for line in document.suspect_lines)
     if not document.paragraphs:
         findings.append(Finding(
             "empty-list", Severity.WARNING, "the list has no paragraphs",
