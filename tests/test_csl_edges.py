@@ -1,0 +1,78 @@
+"""CSL-JSON as Zotero, Better BibTeX and pandoc write it, read in and exported back out."""
+
+import json
+
+from conftest import run_cli
+from surveytool.sources.read import read_source
+
+# As Zotero's "Export Library... > CSL JSON" writes it with Better BibTeX installed.
+ZOTERO_ITEMS = [
+    {
+        "id": "http://zotero.org/users/4711/items/Q8ZP3D2K",
+        "citation-key": "fedus2022switch",
+        "type": "article-journal",
+        "title": "Switch Transformers: scaling to trillion parameter models with <i>simple</i> and "
+                 "efficient sparsity in CO<sub>2</sub> and x<sup>2</sup> of <span class=\"nocase\">iPhone</span>s",
+        "container-title": "Journal of Machine Learning Research",
+        "author": [{"literal": "Google Research"}, {"family": "Fedus", "given": "William"},
+                   {"family": "Smith", "given": "John", "suffix": "Jr."}],
+        "issued": {"date-parts": [["2022", "6", "1"]]},
+        "URL": "http://arxiv.org/abs/2101.03961",
+    },
+    {
+        "id": "http://zotero.org/users/4711/items/ZZ9QW8E1",
+        "type": "report",
+        "title": "A tech report with <b>bold</b> claims",
+        "author": [{"family": "Le Cun"}],
+        "issued": {"raw": "2019-11"},
+        "number": "arXiv:1911.00001v2",
+    },
+    {
+        "id": "vaswani2017attention",
+        "type": "paper-conference",
+        "title": "Attention is all you need",
+        "container-title": "Advances in Neural Information Processing Systems",
+        "author": [{"family": "Vaswani", "given": "Ashish"}],
+        "issued": {"date-parts": [[2017]]},
+        "archive_location": "arXiv:1706.03762",
+    },
+]
+
+
+def test_zotero_csl_json_keeps_citation_keys_names_markup_months_and_arxiv_ids(tmp_path):
+    source = tmp_path / "My Library.json"
+    source.write_text(json.dumps(ZOTERO_ITEMS, indent=2), encoding="utf-8")
+    papers = {p.fields["title"][:8]: p for p in read_source(source, "lib.json").papers}
+    switch, report, attention = papers["Switch T"], papers["A tech r"], papers["Attentio"]
+    assert switch.key == "fedus2022switch" and attention.key == "vaswani2017attention"
+    assert report.key == ""  # a Zotero URI is not a key: surveytool makes one
+    assert switch.fields["title"].startswith("Switch Transformers: scaling to trillion parameter models with simple and")
+    assert "CO2 and x2 of iPhones" in switch.fields["title"]
+    assert switch.fields["month"] == "6" and report.fields["month"] == "11" and "month" not in attention.fields
+    assert switch.fields["eprint"] == "2101.03961" and report.fields["eprint"] == "1911.00001v2"
+    assert attention.fields["eprint"] == "1706.03762"
+
+    written = run_cli("bib", "My Library.json", "-o", "refs.bib", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    bib = (tmp_path / "refs.bib").read_text(encoding="utf-8")
+    assert "@article{fedus2022switch," in bib and "@inproceedings{vaswani2017attention," in bib
+    assert "author = {{Google Research} and Fedus, William and Smith, Jr., John}," in bib
+    assert "author = {{Le Cun}}," in bib
+    assert r"with \textit{simple} and efficient" in bib
+    assert r"CO}\textsubscript{2} and x\textsuperscript{2} of {iPhone}s" in bib
+    assert r"with \textbf{bold} claims" in bib
+    assert "<" not in bib and "textless" not in bib and "textbraceleft" not in bib
+    assert "month = jun," in bib and "month = nov," in bib
+    assert "eprint = {2101.03961}," in bib and "archiveprefix = {arXiv}," in bib
+    assert "dangerous-macro" not in written.stderr
+
+
+def test_unbalanced_or_unknown_tags_in_csl_text_stay_text(tmp_path):
+    items = [{"id": "a1", "type": "article-journal", "title": "x < y </i> and <script>z</script> <i>open"}]
+    source = tmp_path / "odd.json"
+    source.write_text(json.dumps(items), encoding="utf-8")
+    (paper,) = read_source(source, "odd.json").papers
+    assert paper.fields["title"] == items[0]["title"]
+    run_cli("bib", "odd.json", "-o", "refs.bib", cwd=tmp_path, check=True)
+    bib = (tmp_path / "refs.bib").read_text(encoding="utf-8")
+    assert r"\textless{}script\textgreater{}" in bib and r"\textit" not in bib
