@@ -1,6 +1,7 @@
 """CSL-JSON as Zotero, Better BibTeX and pandoc write it, read in and exported back out."""
 
 import json
+from urllib.parse import unquote
 
 from conftest import run_cli
 from surveytool.sources.read import read_source
@@ -76,3 +77,48 @@ def test_unbalanced_or_unknown_tags_in_csl_text_stay_text(tmp_path):
     run_cli("bib", "odd.json", "-o", "refs.bib", cwd=tmp_path, check=True)
     bib = (tmp_path / "refs.bib").read_text(encoding="utf-8")
     assert r"\textless{}script\textgreater{}" in bib and r"\textit" not in bib
+
+
+# A .bib as JabRef or a hand-kept file has it: a corporate author, a suffix, a particle, accents, math.
+MESSY_BIB = r"""@article{fontaine2020alpha,
+  author = {{Microsoft Research} and Smith, Jr., John and de la Fontaine, Jean and J{\"o}rg M{\"u}ller},
+  title = {The $\alpha$-{VAE} at $\mathcal{O}(n)$ cost, for \$5},
+  journal = {Journal of {$\beta$} Things},
+  year = {2020},
+  month = may,
+  url = {https://example.org/fontaine2020},
+  eprint = {2104.14830},
+  doi = {10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O},
+  sections = {surveys,moe},
+}
+"""
+
+
+def test_csl_json_export_splits_names_as_bibtex_does_and_prints_math_as_text(tmp_path):
+    (tmp_path / "mine.bib").write_text(MESSY_BIB, encoding="utf-8")
+    run_cli("export", "mine.bib", "-f", "csl-json", "-o", "out.json", cwd=tmp_path, check=True)
+    (item,) = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert item["author"] == [
+        {"literal": "Microsoft Research"},
+        {"family": "Smith", "given": "John", "suffix": "Jr."},
+        {"family": "Fontaine", "given": "Jean", "non-dropping-particle": "de la"},
+        {"family": "Müller", "given": "Jörg"},
+    ]
+    assert item["title"] == "The α-VAE at 𝒪(n) cost, for $5"
+    assert item["container-title"] == "Journal of β Things"
+    assert item["issued"] == {"date-parts": [[2020, 5]]}
+    assert item["URL"] == "https://example.org/fontaine2020" and item["number"] == "arXiv:2104.14830"
+    assert item["keyword"] == "surveys, moe"
+    # Read back by surveytool itself: the same people, the corporate name still one name.
+    back = read_source(tmp_path / "out.json", "out.json").papers[0]
+    assert back.fields["author"].startswith("Microsoft Research and Smith, Jr., John and de la Fontaine, Jean")
+    assert back.fields["eprint"] == "2104.14830" and back.fields["month"] == "5"
+
+
+def test_markdown_link_of_a_doi_with_parentheses_and_angle_brackets_works(tmp_path):
+    (tmp_path / "mine.bib").write_text(MESSY_BIB, encoding="utf-8")
+    text = run_cli("export", "mine.bib", cwd=tmp_path, check=True).stdout
+    link = "https://doi.org/10.1002/%28SICI%291097-4571%28199806%2949:8%3C693::AID-ASI4%3E3.0.CO;2-O"
+    assert f"[DOI]({link})" in text
+    assert "(Microsoft Research et al.)" in text and "The α-VAE" in text
+    assert unquote(link.removeprefix("https://doi.org/")) == "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O"
