@@ -131,10 +131,35 @@ def _paragraphs(lines: list[str], first_line: int) -> list[Paragraph]:
     Some lists put one snippet per line with no blank line between: a wrapped
     paragraph never ends each of its lines with an ellipsis.
     """
-    if len(lines) > 1 and all(is_truncated(line) for line in lines):
-        return [Paragraph(line, first_line + offset, True) for offset, line in enumerate(lines)]
+    if len(lines) > 1 and (all(is_truncated(line) for line in lines) or all(map(_reads_as_title, lines))):
+        return [Paragraph(line, first_line + offset, is_truncated(line)) for offset, line in enumerate(lines)]
     joined = _join_wrapped(lines)
     return [Paragraph(joined, first_line, is_truncated(joined))]
+
+
+# Words a wrapped line may end on (the sentence goes on) but a title does not.
+_CONTINUING = frozenset(
+    "a about across after an and are as at be been before between both but by can each for from has have in into is it"
+    " its not of on or our over such than that the their these they this through to under using via was we were when"
+    " where which while with".split()
+)
+
+
+def _reads_as_title(line: str) -> bool:
+    """A line that is a whole title: a capital first, no sentence ending inside or at its end, not cut mid-phrase.
+
+    A list of titles one per line has these on every line; a hard-wrapped abstract
+    breaks mid-sentence on some line, or ends its last one with a full stop.
+    """
+    words = line.split()
+    if not words or len(words) > 25 or not (words[0][0].isupper() or words[0][0].isdigit()):
+        return False
+    if is_truncated(line):
+        return True
+    last = words[-1]
+    if last.endswith((".", ",", ";", ":", "-", "–")) or last.lower() in _CONTINUING:
+        return False
+    return not any(word.endswith((".", "!", "?")) and len(word) > 3 for word in words[:-1])
 
 
 def _join_wrapped(lines: list[str]) -> str:
