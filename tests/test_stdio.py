@@ -33,11 +33,11 @@ def test_each_kind_of_source_on_stdin_is_told_apart_or_named_with_kind(tmp_path)
                      stdin="Related papers - GShard\n1. We route tokens to experts.\n2. We split layers into stages.\n")
     assert sorted(s for e in json.loads(listed.stdout) for s in e["sources"]) == ["<stdin>:1", "<stdin>:2", "<stdin>:3"]
 
-    # A list whose paragraph mentions @misc{...} is still a list when the user says so.
-    text = "Related papers: X\n\n@misc{a, title={not an entry}} is how one cites it.\n"
+    # Text that looks like BibTeX is still a list when the user says so.
+    text = "@misc{a, title={not an entry}} is how one cites it.\n"
     as_list = run_cli("parse", "--json", "--kind", "list", "-", cwd=tmp_path, stdin=text)
     assert as_list.returncode == 0, as_list.stderr
-    assert {e["origin"] for e in json.loads(as_list.stdout)} == {"anchor", "snippet"}
+    assert [e["origin"] for e in json.loads(as_list.stdout)] == ["snippet"]
     as_csl = run_cli("export", "-", "--kind", "csl", "-f", "csl-json", "-o", "-", cwd=tmp_path,
                      stdin=json.dumps(ZOTERO_ITEMS))
     assert as_csl.returncode == 0, as_csl.stderr
@@ -56,3 +56,18 @@ def test_nothing_piped_in_is_a_one_line_error(tmp_path):
     result = run_cli("parse", "-", cwd=tmp_path, stdin="")
     assert result.returncode == 2
     assert result.stderr.strip() == "<stdin>: error: is empty (remove it from the sources or add papers to it)"
+
+
+def test_a_list_numbered_with_brackets_or_quoting_an_entry_is_still_a_list(tmp_path):
+    numbered = run_cli("parse", "--json", "-", cwd=tmp_path,
+                       stdin="[1] We route each token to two experts.\n\n[2] We split the layers into stages.\n")
+    assert numbered.returncode == 0, numbered.stderr
+    assert [e["origin"] for e in json.loads(numbered.stdout)] == ["snippet", "snippet"]
+    quoting = run_cli("parse", "--json", "-", cwd=tmp_path,
+                      stdin="Related papers: X\n\n@misc{a, title={Y}} is how one cites this routing paper.\n")
+    assert {e["origin"] for e in json.loads(quoting.stdout)} == {"anchor", "snippet"}
+
+
+def test_in_place_on_standard_input_is_bad_usage(tmp_path):
+    result = run_cli("bib", "--in-place", "-", cwd=tmp_path, stdin=MESSY_BIB)
+    assert result.returncode == 2 and "-o -" in result.stderr and not (tmp_path / "-").exists()

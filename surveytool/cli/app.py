@@ -301,6 +301,8 @@ def bib(
     require_choice(sort, SORT_ORDERS, "--sort")
     if (output is None) == (in_place is None):
         raise typer.BadParameter("give exactly one of -o FILE or --in-place FILE", param_hint="-o/--in-place")
+    if in_place is not None and str(in_place) == "-":
+        raise typer.BadParameter("--in-place edits a file; print a new .bib with -o - instead", param_hint="--in-place")
     if in_place is not None and merge_duplicates:
         raise typer.BadParameter("--in-place never removes your entries; merge into a new file with -o FILE",
                                  param_hint="--merge-duplicates")

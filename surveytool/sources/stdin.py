@@ -8,9 +8,12 @@ from functools import cache
 from pathlib import Path
 
 from surveytool.errors import InputError
+from surveytool.sources.paper_list import looks_like_paper_list
 
 STDIN_NAME = "<stdin>"
 # An entry or @string/@preamble/@comment at a line start: BibTeX, whatever else the text holds.
+# An array of objects or an object with a key: not a list item numbered "[1]".
+_JSON_OPENING = re.compile(r'^\ufeff?\s*(?:\[\s*[{\]]|\{\s*")')
 _BIBTEX_BLOCK = re.compile(r"^[ \t]*@[ \t]*[A-Za-z]+[ \t]*[{(]", re.M)
 
 
@@ -29,9 +32,10 @@ def stdin_bytes() -> bytes:
 
 def sniff_kind(text: str) -> str | None:
     """The kind of a source with no telling name: CSL-JSON, BibTeX, or None (a list or ids: decided later)."""
-    opening = text.lstrip("\ufeff \t\r\n")[:1]
-    if opening in ("[", "{"):
+    if _JSON_OPENING.match(text):
         return "csl-json"
+    if looks_like_paper_list(text):  # its snippets may quote an @entry{...}
+        return None
     if _BIBTEX_BLOCK.search(text):
         return "bib"
     return None
