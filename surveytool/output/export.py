@@ -122,9 +122,10 @@ def to_csl_json(papers: Sequence[Paper]) -> str:
         for field in ("author", "editor"):
             if paper.fields.get(field):
                 item[field] = _csl_names(paper, field)
-        if (paper.year or "")[:4].isdigit():
+        year = (paper.year or "")[:4]
+        if year.isdigit():
             month = _month_number(paper.fields.get("month", ""))
-            item["issued"] = {"date-parts": [[int(paper.year[:4])] + ([month] if month else [])]}
+            item["issued"] = {"date-parts": [[int(year)] + ([month] if month else [])]}
         venue = "booktitle" if paper.fields.get("booktitle") else "journal"
         if paper.fields.get(venue):
             item["container-title"] = _text(paper, venue)

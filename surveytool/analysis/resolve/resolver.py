@@ -107,7 +107,7 @@ class CatalogResolver:
         candidates = []
         for index in found | titled:
             score, method = score_match(paper, self.papers[index]) if index in found else (0.0, "")
-            if index in titled:
+            if as_title is not None and index in titled:
                 # A list of titles, one per line: the line is compared as the title it is, by the title rules.
                 title_score, title_method = score_match(as_title, self.papers[index])
                 if title_score > score:
