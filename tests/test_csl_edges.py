@@ -122,3 +122,16 @@ def test_markdown_link_of_a_doi_with_parentheses_and_angle_brackets_works(tmp_pa
     assert f"[DOI]({link})" in text
     assert "(Microsoft Research et al.)" in text and "The α-VAE" in text
     assert unquote(link.removeprefix("https://doi.org/")) == "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O"
+
+
+def test_markup_in_csl_text_cannot_carry_a_command_or_unbalance_braces(tmp_path):
+    items = [{"id": "h1", "type": "article-journal",
+              "title": '<i>\\input{/etc/passwd}</i> <sub>}{</sub> <span class="nocase">\\write18{rm}</span>',
+              "author": [{"literal": "\\def\\x{y} Corp }{"}, {"family": "A}B", "given": "{C"}]}]
+    (tmp_path / "h.json").write_text(json.dumps(items), encoding="utf-8")
+    result = run_cli("bib", "h.json", "-o", "-", cwd=tmp_path, check=True)
+    assert r"\textit{\textbackslash{}input\textbraceleft{}/etc/passwd\textbraceright{}}" in result.stdout
+    assert r"\textsubscript{\textbraceright{}\textbraceleft{}}" in result.stdout
+    assert r"{\textbackslash{}def\textbackslash{}x" in result.stdout
+    assert "\\input{" not in result.stdout and "\\write18{" not in result.stdout and "\\def\\" not in result.stdout
+    assert "dangerous-macro" not in result.stderr
