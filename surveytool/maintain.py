@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -39,16 +40,22 @@ BIB_STAGES = (*ANALYSIS_STAGES, "writing .bib")
 
 def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key",
               stage: Stage = silent_stage) -> Survey:
-    """Analyse the sources and write one .bib file (keys pinned beside it)."""
-    lock = options.lock_file or lock_beside(output)
+    """Analyse the sources and write one .bib file (keys pinned beside it); ``-`` writes it to standard output."""
+    to_stdout = str(output) == "-"
+    # Printed, the .bib has no folder to pin keys in: a lock named by the options is still read and kept.
+    lock = options.lock_file or (None if to_stdout else lock_beside(output))
     with collector_paused():
         survey = analyse_reusing(replace(options, lock_file=lock), stage)
         with stage("writing .bib"):
             papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
             pieces = bibliography_pieces(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True,
                                          map_each=map_each)
-    write_atomically(output, pieces)
-    write_atomically(lock, dump_pins(survey.pins))
+    if to_stdout:
+        sys.stdout.writelines(pieces)
+    else:
+        write_atomically(output, pieces)
+    if lock is not None:
+        write_atomically(lock, dump_pins(survey.pins))
     return survey
 
 

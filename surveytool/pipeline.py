@@ -27,6 +27,7 @@ from surveytool.options import Options
 from surveytool.resources import default_catalog, default_taxonomy, seed_lists
 from surveytool.sources.overrides import apply_overrides, load_overrides
 from surveytool.sources.read import BibReader, ReadResult, read_source, read_sources
+from surveytool.sources.stdin import STDIN_NAME, is_stdin
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Survey:
 def source_paths(options: Options) -> list[tuple[Path, str]]:
     """(path, name shown in messages): user paths as given, bundled seeds as ``seeds/<name>``."""
     if options.sources:
-        return [(p, str(p)) for p in options.sources]
+        return [(p, STDIN_NAME if is_stdin(p) else str(p)) for p in options.sources]
     return [(p, f"seeds/{p.name}") for p in seed_lists()]
 
 

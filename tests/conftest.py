@@ -29,9 +29,10 @@ def update_golden(request) -> bool:
     return request.config.getoption("--update-golden")
 
 
-def run_cli(*args: str, cwd: Path | None = None, check: bool = False) -> subprocess.CompletedProcess:
-    """Run ``python -m surveytool`` as a user would, in a separate process."""
-    result = subprocess.run([sys.executable, "-m", "surveytool", *args], cwd=cwd, capture_output=True, text=True)
+def run_cli(*args: str, cwd: Path | None = None, check: bool = False, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m surveytool`` as a user would, in a separate process (``stdin``: text piped in)."""
+    result = subprocess.run([sys.executable, "-m", "surveytool", *args], cwd=cwd, capture_output=True, text=True,
+                            input=stdin)
     if check and result.returncode != 0:
         raise AssertionError(f"surveytool {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
     return result

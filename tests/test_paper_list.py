@@ -44,3 +44,23 @@ def test_text_is_kept_exactly_without_latex_interpretation():
 def test_ellipsis_helpers():
     assert is_truncated("abc…") and is_truncated("abc...") and not is_truncated("abc.")
     assert strip_ellipsis("Conditional Comp…") == "Conditional Comp"
+
+
+def test_header_written_with_a_dash_or_any_case():
+    for header in ("Related papers - Title", "Related Papers — Title", "related papers – Title",
+                   "RELATED PAPERS: Title", "Related papers —Title"):
+        assert parse_paper_list(header + "\nText").anchor_title == "Title", header
+        assert looks_like_paper_list(header)
+    # A sentence that begins with the words is not a header.
+    assert parse_paper_list("Related papers-based surveys are common.\n").anchor_title is None
+
+
+def test_titles_one_per_line_are_one_paper_each_but_a_wrapped_abstract_is_one():
+    titles = parse_paper_list("Related papers: X\nAttention Is All You Need\nGShard: Scaling Giant Models\n"
+                              "Mixture-of-Experts with Expert Choice Routing\n")
+    assert [(p.text, p.line) for p in titles.paragraphs] == [
+        ("Attention Is All You Need", 2), ("GShard: Scaling Giant Models", 3),
+        ("Mixture-of-Experts with Expert Choice Routing", 4)]
+    for wrapped in ("We shard the experts of\nGShard across devices.", "Large models are trained across\nGPUs and TPUs",
+                    "Pipelines keep devices busy. We\nShow how"):
+        assert len(parse_paper_list("Related papers: X\n" + wrapped).paragraphs) == 1, wrapped

@@ -140,3 +140,35 @@ def test_a_short_title_prefix_confirmed_by_the_year_is_taken():
     other = found("Attention Is All You in Speech Separation", author="Subakan, Cem", year="2021")
     [result], findings = resolve_papers([anchor], [CatalogResolver([other])])
     assert result.resolution.method == "title-prefix" and not findings
+
+
+def test_a_list_of_exact_titles_one_per_line_resolves_against_catalog_titles(tmp_path):
+    listing = tmp_path / "titles.txt"
+    listing.write_text(
+        "Related papers - GShard\n"
+        "Demystifying Parallel and Distributed Deep Learning: An In-Depth Concurrency Analysis\n"
+        "Whale: efficient giant model training over heterogeneous GPUs\n"
+        "GLaM: Efficient Scaling of Language Models with Mixture-of-Experts\n"
+        "Faster Training of Diffusion Models and Improved...\n", encoding="utf-8")
+    survey = analyse(Options(sources=(listing,)))
+    by_line = {p.sources[0].line: p for p in survey.papers}
+    assert {line: (p.resolution.matched_key if p.resolution else None) for line, p in by_line.items()} == {
+        1: None,  # "GShard" alone: too short a title to take
+        2: "bennun2019demystifying", 3: "jia2022whale", 4: "du2022glam",
+        5: None,  # a cut-off title, too short a share of the found one, with no author or year to confirm it
+    }
+    whale = by_line[3]
+    assert whale.resolution.method == "snippet-as-title" and whale.title.startswith("Whale: Efficient Giant")
+    assert whale.abstract != "Whale: efficient giant model training over heterogeneous GPUs"  # the title is no abstract
+
+
+def test_a_title_line_that_is_no_catalog_title_is_not_matched_by_its_words():
+    near = snippet("Demystifying Parallel and Distributed Deep Learning for Graph Neural Networks", truncated=False)
+    [result], _ = resolve_papers([near], catalog())
+    assert result.resolution is None
+    twin = dict(title="Same Title of Two Papers Here Too", abstract="w " * 5)
+    a = Paper(Origin.BIBTEX, (SourceLocation("c.bib", 1),), frozen_mapping({**twin, "author": "A B"}), key="a")
+    b = Paper(Origin.BIBTEX, (SourceLocation("c.bib", 5),), frozen_mapping({**twin, "author": "C D"}), key="b")
+    [result], [finding] = resolve_papers([snippet("Same title of two papers here too", truncated=False)],
+                                         [CatalogResolver([a, b])])
+    assert result.resolution is None and finding.check == "ambiguous-match"

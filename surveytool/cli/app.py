@@ -23,6 +23,7 @@ from surveytool.cli.options import (
     FigureOpt,
     ForceOpt,
     JsonOpt,
+    KindOpt,
     LevelOpt,
     MergeDuplicatesOpt,
     OnlineOpt,
@@ -40,6 +41,7 @@ from surveytool.cli.options import (
     progress,
     report,
     require_choice,
+    require_kind,
     stop_progress,
 )
 from surveytool.errors import SurveyToolError
@@ -169,20 +171,25 @@ def draft(
 def export(
     sources: SourcesArg = None,
     format: Annotated[str, typer.Option("--format", "-f", help="markdown (an awesome-list README) or csl-json.")] = "markdown",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default: print).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default, or -: print).")] = None,
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
     overrides: OverridesOpt = None,
+    kind: KindOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Export the entries as a Markdown reading list or as CSL-JSON."""
+    from dataclasses import replace
+
     from surveytool.output.export import FORMATS, to_csl_json, to_markdown
     from surveytool.output.files import write_atomically
     from surveytool.pipeline import ANALYSIS_STAGES
     from surveytool.rebuild.reuse import analyse_reusing
 
     require_choice(format, FORMATS, "--format")
-    survey = analyse_reusing(make_options(sources, taxonomy, catalog, overrides=overrides), progress(quiet, ANALYSIS_STAGES))
+    output = None if str(output) == "-" else output
+    options = replace(make_options(sources, taxonomy, catalog, overrides=overrides), source_kind=require_kind(kind))
+    survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet=True if output is None else quiet)
     text = to_markdown(survey.papers, survey.taxonomy) if format == "markdown" else to_csl_json(survey.papers)
     if output is None:
@@ -198,7 +205,7 @@ def parse(
     sources: SourcesArg = None,
     as_json: JsonOpt = False,
     catalog: CatalogOpt = None,
-    kind: Annotated[str | None, typer.Option("--kind", help="Read every source as: list, bib, ids or csl-json.")] = None,
+    kind: KindOpt = None,
     tags_field: TagsFieldOpt = "sections",
     online: OnlineOpt = False,
     config: ConfigOpt = None,
@@ -216,7 +223,7 @@ def parse(
     from surveytool.rebuild.reuse import analyse_reusing
 
     options = make_options(sources, None, catalog, tags_field, None, online, config, cache)
-    survey = analyse_reusing(replace(options, source_kind=kind, merge_duplicates=merge_duplicates or merge_setting(options.config)),
+    survey = analyse_reusing(replace(options, source_kind=require_kind(kind), merge_duplicates=merge_duplicates or merge_setting(options.config)),
                      progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     if as_json:
@@ -273,7 +280,7 @@ def tag(
 @app.command()
 def bib(
     sources: SourcesArg = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="The .bib file to write.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="The .bib file to write (-: print it).")] = None,
     in_place: Annotated[Path | None, typer.Option("--in-place", help="Update this .bib of yours: only changed tags and new entries are written.")] = None,
     dialect: DialectOpt = "bibtex",
     sort: Annotated[str, typer.Option("--sort", help="key, or section (taxonomy order, then year).")] = "key",
@@ -281,6 +288,7 @@ def bib(
     catalog: CatalogOpt = None,
     overrides: OverridesOpt = None,
     tags_field: TagsFieldOpt = "sections",
+    kind: KindOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
     merge_duplicates: MergeDuplicatesOpt = False,
@@ -296,11 +304,14 @@ def bib(
     require_choice(sort, SORT_ORDERS, "--sort")
     if (output is None) == (in_place is None):
         raise typer.BadParameter("give exactly one of -o FILE or --in-place FILE", param_hint="-o/--in-place")
+    if in_place is not None and str(in_place) == "-":
+        raise typer.BadParameter("--in-place edits a file; print a new .bib with -o - instead", param_hint="--in-place")
     if in_place is not None and merge_duplicates:
         raise typer.BadParameter("--in-place never removes your entries; merge into a new file with -o FILE",
                                  param_hint="--merge-duplicates")
     options = make_options(sources, taxonomy, catalog, tags_field, overrides)
-    options = replace(options, merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)))
+    options = replace(options, merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)),
+                      source_kind=require_kind(kind))
     if in_place is not None:
         survey, edits = update_bib(options, in_place, dialect=dialect, stage=progress(quiet, ANALYSIS_STAGES))
         report(survey.findings, quiet)
@@ -314,7 +325,8 @@ def bib(
         survey = write_bib(options, output, dialect=dialect, order=sort, stage=progress(quiet, BIB_STAGES))
         report(survey.findings, quiet)
         if not quiet:
-            typer.echo(f"{len(survey.papers)} entries written to {output}")
+            printed = str(output) == "-"
+            typer.echo(f"{len(survey.papers)} entries written to {'standard output' if printed else output}", err=printed)
     raise typer.Exit(exit_code(survey.findings, strict))
 
 

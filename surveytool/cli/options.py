@@ -11,7 +11,8 @@ import typer
 
 from surveytool.model import Finding, Severity
 
-SourcesArg = Annotated[list[Path] | None, typer.Argument(help="Related-paper lists (.txt), .bib, id lists or CSL-JSON. Default: the bundled seeds.", show_default=False)]
+SourcesArg = Annotated[list[Path] | None, typer.Argument(help="Related-paper lists (.txt), .bib, id lists or CSL-JSON; - reads standard input. Default: the bundled seeds.", show_default=False)]
+KindOpt = Annotated[str | None, typer.Option("--kind", help="Read every source (standard input too) as: list, bib, ids or csl (CSL-JSON). Default: by name and content.")]
 TaxonomyOpt = Annotated[Path | None, typer.Option("--taxonomy", help="Taxonomy TOML file. Default: the bundled one.")]
 CatalogOpt = Annotated[list[Path] | None, typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
@@ -107,6 +108,16 @@ def exit_code(findings, strict: bool) -> int:
     if strict and any(f.severity is not Severity.INFO for f in findings):
         return 1
     return 0
+
+
+def require_kind(kind: str | None) -> str | None:
+    """A --kind value as the readers name it (csl is csl-json); bad usage unless it is one."""
+    from surveytool.sources.read import KIND_ALIASES, SOURCE_KINDS
+
+    if kind is None:
+        return None
+    require_choice(kind, (*SOURCE_KINDS, *KIND_ALIASES), "--kind")
+    return KIND_ALIASES.get(kind, kind)
 
 
 def require_choice(value: str, choices, option: str) -> None:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from urllib.parse import quote
 
+from surveytool.bibtex.names import split_names
+from surveytool.bibtex.values import MONTH_MACROS
 from surveytool.model import Paper, Taxonomy
 from surveytool.output.chapter_view import chapter_groups, venue_of
 from surveytool.text.identifiers import normalize_arxiv
+from surveytool.text.latex import latex_to_text, math_to_text
 
 FORMATS = ("markdown", "csl-json")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
@@ -28,7 +32,9 @@ def _slug(title: str) -> str:
 def _links(paper: Paper) -> str:
     links = []
     if paper.fields.get("doi"):
-        links.append(f"[DOI](https://doi.org/{paper.fields['doi'].replace(')', '%29').replace(' ', '')})")
+        # Percent-encoded: a DOI may hold parentheses, brackets or "<" (10.1002/(SICI)1097-...), which end a link.
+        doi = quote("".join(paper.fields["doi"].split()), safe="/:;.-_")
+        links.append(f"[DOI](https://doi.org/{doi})")
     arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
     if arxiv:
         links.append(f"[arXiv](https://arxiv.org/abs/{arxiv})")
@@ -39,12 +45,12 @@ def _label(paper: Paper) -> str:
     if not paper.resolved:
         words = (paper.abstract or paper.title or "").split()
         return f"*Unresolved:* {_md(' '.join(words[:12]))}…"
-    authors = paper.authors
+    surnames = [name.get("family") or name.get("literal", "") for name in _csl_names(paper, "author")]
     who = ""
-    if authors:
-        first = authors[0].split(",")[0] if "," in authors[0] else authors[0].split()[-1]
-        who = f" ({_md(first)}{' et al.' if len(authors) > 2 else ' and ' + _md(authors[1].split(',')[0].split()[-1]) if len(authors) == 2 else ''})"
-    return f"**{_md(paper.title or '')}**{who}"
+    if surnames:
+        more = " et al." if len(surnames) > 2 else f" and {_md(surnames[1])}" if len(surnames) == 2 else ""
+        who = f" ({_md(surnames[0])}{more})"
+    return f"**{_md(_text(paper, 'title'))}**{who}"
 
 
 def to_markdown(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
@@ -66,20 +72,43 @@ def to_markdown(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
             lines += ["| Paper | Venue | Year | Links |", "| --- | --- | --- | --- |"]
             for view in section.papers:
                 paper = by_key[view.key]
-                lines.append(f"| {_label(paper)} | {_md(venue_of(paper))} | {_md(paper.year or '')} | {_links(paper)} |")
+                venue = venue_of(paper)
+                venue = math_to_text(venue) if paper.latex_fields.keys() & {"journal", "booktitle"} else venue
+                lines.append(f"| {_label(paper)} | {_md(venue)} | {_md(paper.year or '')} | {_links(paper)} |")
     return "\n".join(lines) + "\n"
 
 
-def _csl_name(name: str) -> dict[str, str]:
-    name = name.strip()
-    if name.startswith("{") and name.endswith("}"):
-        return {"literal": name[1:-1]}
-    if "," in name:
-        family, given = (part.strip() for part in name.split(",", 1))
-    else:
-        parts = name.split()
-        family, given = parts[-1], " ".join(parts[:-1])
-    return {"family": family, "given": given} if given else {"family": family}
+def _text(paper: Paper, name: str) -> str:
+    """A field as text for tools that print it: math of a value written in LaTeX as its characters."""
+    text = paper.fields.get(name, "")
+    return math_to_text(text) if name in paper.latex_fields else text
+
+
+def _csl_names(paper: Paper, field: str) -> list[dict[str, str]]:
+    """The people of ``field`` as CSL names, split by BibTeX's rules on the value as written (braces and all)."""
+    written = paper.latex_fields.get(field)
+    value = written.strip()[1:-1] if written and written.strip()[:1] + written.strip()[-1:] in ("{}", '""') else None
+    if value is None:  # no LaTeX original (a service, a list): the plain text, which has no braces to keep
+        value = paper.fields.get(field, "")
+    names = []
+    for person in split_names(value):
+        if person.corporate:
+            names.append({"literal": math_to_text(latex_to_text(person.last))})
+            continue
+        name = {"family": latex_to_text(person.last)}
+        for part, key in ((person.first, "given"), (person.von, "non-dropping-particle"), (person.jr, "suffix")):
+            if part:
+                name[key] = latex_to_text(part)
+        names.append(name)
+    return names
+
+
+def _month_number(text: str) -> int | None:
+    key = text.strip().lower().rstrip(".")
+    if key.isdigit():
+        return int(key) if 1 <= int(key) <= 12 else None
+    names = list(MONTH_MACROS)
+    return names.index(key[:3]) + 1 if len(key) >= 3 and key[:3] in MONTH_MACROS else None
 
 
 def to_csl_json(papers: Sequence[Paper]) -> str:
@@ -87,23 +116,30 @@ def to_csl_json(papers: Sequence[Paper]) -> str:
     for paper in papers:
         item: dict = {"id": paper.key, "type": _CSL_TYPES.get(paper.entry_type, "article")}
         if paper.resolved and paper.title:
-            item["title"] = paper.title
+            item["title"] = _text(paper, "title")
         else:
             item["note"] = "unresolved snippet: identify the paper"
-        if paper.authors:
-            item["author"] = [_csl_name(a) for a in paper.authors]
-        year = paper.year or ""
-        if year[:4].isdigit():
-            item["issued"] = {"date-parts": [[int(year[:4])]]}
-        venue = paper.fields.get("booktitle") or paper.fields.get("journal")
-        if venue:
-            item["container-title"] = venue
+        for field in ("author", "editor"):
+            if paper.fields.get(field):
+                item[field] = _csl_names(paper, field)
+        year = (paper.year or "")[:4]
+        if year.isdigit():
+            month = _month_number(paper.fields.get("month", ""))
+            item["issued"] = {"date-parts": [[int(year)] + ([month] if month else [])]}
+        venue = "booktitle" if paper.fields.get("booktitle") else "journal"
+        if paper.fields.get(venue):
+            item["container-title"] = _text(paper, venue)
         for ours, theirs in (("doi", "DOI"), ("volume", "volume"), ("number", "issue"), ("pages", "page"),
                              ("publisher", "publisher"), ("abstract", "abstract")):
             if paper.fields.get(ours):
-                item[theirs] = paper.fields[ours]
+                item[theirs] = _text(paper, ours)
         arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
-        if arxiv:
-            item["URL"] = f"https://arxiv.org/abs/{arxiv}"
+        url = paper.fields.get("url") or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
+        if url:
+            item["URL"] = url
+        if arxiv and not normalize_arxiv(url):  # the arXiv id where CSL readers (and surveytool) look for it
+            item["number"] = f"arXiv:{arxiv}"
+        if paper.section_ids:
+            item["keyword"] = ", ".join(paper.section_ids)
         items.append(item)
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"

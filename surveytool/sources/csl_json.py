@@ -7,6 +7,9 @@ import re
 from typing import Any
 
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
+from surveytool.sources.csl_rich_text import rich_text
+from surveytool.text.identifiers import parse_identifier
+from surveytool.text.latex import encode_bibtex_value
 
 # CSL item types -> BibTeX entry types.
 _TYPES = {
@@ -14,9 +17,13 @@ _TYPES = {
     "chapter": "incollection", "book": "book", "thesis": "phdthesis", "report": "techreport",
 }
 _TEXT_FIELDS = {
-    "title": "title", "abstract": "abstract", "DOI": "doi", "URL": "url", "volume": "volume",
+    "abstract": "abstract", "DOI": "doi", "URL": "url", "volume": "volume",
     "issue": "number", "page": "pages", "publisher": "publisher",
 }
+# Where exports put an arXiv id: a URL, a report number ("arXiv:2104.14830"), an archive location.
+_ARXIV_PLACES = ("URL", "number", "archive_location", "archive-location")
+# An id that is a citation key rather than a URI or a database number: what BibTeX and \cite accept.
+_KEY_LIKE = re.compile(r"^[^\s,{}()#%~\\\"'=/]*[A-Za-z][^\s,{}()#%~\\\"'=/]*$")
 
 
 def _scalar(value: Any) -> str:
@@ -33,12 +40,31 @@ def _text(value: Any) -> str:
     return _scalar(value[0]) if isinstance(value, list) and value else _scalar(value)
 
 
-def _name(person: dict[str, Any]) -> str:
-    if "literal" in person:
-        literal = _scalar(person["literal"])
-        return "{" + literal + "}" if literal else ""
-    family, given = _scalar(person.get("family")), _scalar(person.get("given"))
-    return f"{family}, {given}" if given and family else family or given
+def _name(person: dict[str, Any]) -> tuple[str, str]:
+    """(plain text, BibTeX) of one CSL name; a literal (corporate) name is one brace group, read whole."""
+    literal = _scalar(person.get("literal"))
+    if literal or not (person.get("family") or person.get("given")):
+        return literal, "{" + encode_bibtex_value(literal) + "}" if literal else ""
+    family = " ".join(p for p in (_scalar(person.get("non-dropping-particle")), _scalar(person.get("family"))) if p)
+    von = _scalar(person.get("dropping-particle"))
+    given, suffix = _scalar(person.get("given")), _scalar(person.get("suffix"))
+    last = f"{von} {family}".strip()
+    if not given and not suffix:
+        text = last
+        # "Le Cun" alone would read as given "Le", family "Cun".
+        return text, "{" + encode_bibtex_value(text) + "}" if " " in text.strip() else encode_bibtex_value(text)
+    parts = [last] + ([suffix] if suffix else []) + [given]
+    return ", ".join(parts), ", ".join(encode_bibtex_value(part) for part in parts)
+
+
+def _key(item: dict[str, Any]) -> str:
+    """The citation key of an item: Better BibTeX's and Zotero's ``citation-key``, else an ``id`` that reads as one."""
+    for name in ("citation-key", "citationKey", "citation_key"):
+        key = _scalar(item.get(name)).strip()
+        if key:
+            return key
+    item_id = _scalar(item.get("id")).strip()
+    return item_id if _KEY_LIKE.match(item_id) or item_id.isdigit() else ""
 
 
 # An "id" key and its value (a JSON string or a bare number).
@@ -85,33 +111,63 @@ def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list
                                     where, "export the item again with its metadata"))
             continue
         try:
-            papers.append(_item_to_paper(item, item_id, where))
+            papers.append(_item_to_paper(item, where))
         except (AttributeError, TypeError, ValueError, IndexError, KeyError):
             findings.append(Finding("csl-item", Severity.WARNING, f"item {index + 1} is not in the CSL-JSON shape; skipped",
                                     where, "export it again from Zotero or pandoc"))
     return papers, findings
 
 
-def _year(issued: Any) -> str:
+_RAW_DATE = re.compile(r"^\s*(\d{4})(?:[-/.](\d{1,2}))?")
+
+
+def _year_month(issued: Any) -> tuple[str, str]:
     if not isinstance(issued, dict):
-        return ""
+        return "", ""
     parts = issued.get("date-parts")
     if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
-        return _scalar(parts[0][0])
-    raw = _scalar(issued.get("raw"))
-    return raw[:4] if raw[:4].isdigit() else ""
+        month = _scalar(parts[0][1]) if len(parts[0]) > 1 else ""
+        return _scalar(parts[0][0]), month if month.isdigit() and 1 <= int(month) <= 12 else ""
+    match = _RAW_DATE.match(_scalar(issued.get("raw")))
+    if not match:
+        return "", ""
+    month = match.group(2) or ""
+    return match.group(1), str(int(month)) if month and 1 <= int(month) <= 12 else ""
 
 
-def _item_to_paper(item: dict[str, Any], item_id: str, where: SourceLocation) -> Paper:
+def _arxiv_fields(item: dict[str, Any]) -> dict[str, str]:
+    for place in _ARXIV_PLACES:
+        identifier = parse_identifier(_text(item.get(place)))
+        if identifier is not None and identifier.kind == "arxiv":
+            return identifier.fields()
+    return {}
+
+
+def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
     fields = {ours: _text(item[theirs]) for theirs, ours in _TEXT_FIELDS.items() if _text(item.get(theirs))}
-    authors = [_name(p) for p in item.get("author") or [] if isinstance(p, dict)]
-    if any(authors):
-        fields["author"] = " and ".join(a for a in authors if a)
-    year = _year(item.get("issued"))
+    latex: dict[str, str] = {}
+    kind = _TYPES.get(_scalar(item.get("type")), "misc")
+    venue = "booktitle" if kind in ("inproceedings", "incollection") else "journal"
+    for theirs, ours in (("title", "title"), ("container-title", venue)):
+        value = _text(item.get(theirs))
+        if value:
+            rich = rich_text(value, title=ours in ("title", "booktitle"))
+            fields[ours] = rich.text
+            if rich.text != value:  # markup: written as LaTeX, not re-encoded from the plain text
+                latex[ours] = "{" + rich.latex + "}"
+    if "abstract" in fields:
+        fields["abstract"] = rich_text(fields["abstract"]).text
+    names = [_name(p) for p in item.get("author") or [] if isinstance(p, dict)]
+    names = [(text, tex) for text, tex in names if text]
+    if names:
+        fields["author"] = " and ".join(text for text, _ in names)
+        latex["author"] = "{" + " and ".join(tex for _, tex in names) + "}"
+    year, month = _year_month(item.get("issued"))
     if year:
         fields["year"] = year
-    kind = _TYPES.get(_scalar(item.get("type")), "misc")
-    container = _text(item.get("container-title"))
-    if container:
-        fields["booktitle" if kind in ("inproceedings", "incollection") else "journal"] = container
-    return Paper(origin=Origin.CSL_JSON, sources=(where,), fields=frozen_mapping(fields), entry_type=kind, key=item_id)
+    if month:
+        fields["month"] = month
+    for name, value in _arxiv_fields(item).items():
+        fields.setdefault(name, value)
+    return Paper(origin=Origin.CSL_JSON, sources=(where,), fields=frozen_mapping(fields), entry_type=kind,
+                 key=_key(item), latex_fields=frozen_mapping(latex))

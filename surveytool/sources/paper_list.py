@@ -9,10 +9,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# "Related papers: <title>", "相关论文: <title>", any casing, ASCII or full-width colon.
+# "Related papers: <title>", "相关论文: <title>", "Related Papers - <title>", any casing; a colon (ASCII or
+# full-width) or a dash (hyphen, en or em dash) between them.
 # The title is taken whole and stripped afterwards: a lazy title before a trailing \s*$ rescans the rest
 # of the line at every space inside it.
-_HEADER = re.compile(r"^\s*(?:related\s+papers?|相关论文|相關論文)\s*[:：](?P<title>.*)$", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*(?:related\s+papers?|相关论文|相關論文)\s*(?:[:：]|\s[-–—]+\s|[–—]+)(?P<title>.*)$",
+                     re.IGNORECASE)
+# A list item's number: "1.", "2)", "(3)", "[4]" and a space.
+_ITEM_NUMBER = re.compile(r"^(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])\s+(?=\S)")
 _ELLIPSIS = ("…", "...")
 
 
@@ -28,6 +32,8 @@ class PaperList:
     anchor_title: str | None
     anchor_line: int
     paragraphs: tuple[Paragraph, ...]
+    # First lines of paragraphs that look like several snippets glued together (a line inside ends with "…").
+    suspect_lines: tuple[int, ...] = ()
 
     @property
     def anchor_truncated(self) -> bool:
@@ -88,9 +94,35 @@ def parse_paper_list(text: str) -> PaperList:
             block.append(line.strip())
             continue
         if block:
-            paragraphs.extend(_paragraphs(block, block_line))
+            for item, item_line in _numbered_items(block, block_line):
+                paragraphs.extend(_paragraphs(item, item_line))
             block = []
-    return PaperList(anchor_title, anchor_line, tuple(paragraphs))
+    suspects = tuple(p.line for p in paragraphs if _looks_like_several(p.text))
+    return PaperList(anchor_title, anchor_line, tuple(paragraphs), suspects)
+
+
+def _item_number(line: str) -> int | None:
+    match = _ITEM_NUMBER.match(line)
+    return int(next(g for g in match.groups() if g)) if match else None
+
+
+def _numbered_items(lines: list[str], first_line: int) -> list[tuple[list[str], int]]:
+    """A block cut at its numbered items, each without its number; the block whole when it is not a numbered list.
+
+    Only the next number in sequence starts an item, so that a wrapped line that happens to
+    begin with a number ("3. We ...") stays inside its paragraph.
+    """
+    number = _item_number(lines[0])
+    if number is None:
+        return [(lines, first_line)]
+    items: list[tuple[list[str], int]] = []
+    for offset, line in enumerate(lines):
+        if offset == 0 or _item_number(line) == number + 1:
+            number = number if offset == 0 else number + 1
+            items.append(([_ITEM_NUMBER.sub("", line, count=1)], first_line + offset))
+        else:
+            items[-1][0].append(line)
+    return items
 
 
 def _paragraphs(lines: list[str], first_line: int) -> list[Paragraph]:
@@ -99,10 +131,35 @@ def _paragraphs(lines: list[str], first_line: int) -> list[Paragraph]:
     Some lists put one snippet per line with no blank line between: a wrapped
     paragraph never ends each of its lines with an ellipsis.
     """
-    if len(lines) > 1 and all(is_truncated(line) for line in lines):
-        return [Paragraph(line, first_line + offset, True) for offset, line in enumerate(lines)]
+    if len(lines) > 1 and (all(is_truncated(line) for line in lines) or all(map(_reads_as_title, lines))):
+        return [Paragraph(line, first_line + offset, is_truncated(line)) for offset, line in enumerate(lines)]
     joined = _join_wrapped(lines)
     return [Paragraph(joined, first_line, is_truncated(joined))]
+
+
+# Words a wrapped line may end on (the sentence goes on) but a title does not.
+_CONTINUING = frozenset(
+    "a about across after an and are as at be been before between both but by can each for from has have in into is it"
+    " its not of on or our over such than that the their these they this through to under using via was we were when"
+    " where which while with".split()
+)
+
+
+def _reads_as_title(line: str) -> bool:
+    """A line that is a whole title: a capital first, no sentence ending inside or at its end, not cut mid-phrase.
+
+    A list of titles one per line has these on every line; a hard-wrapped abstract
+    breaks mid-sentence on some line, or ends its last one with a full stop.
+    """
+    words = line.split()
+    if not words or len(words) > 25 or not (words[0][0].isupper() or words[0][0].isdigit()):
+        return False
+    if is_truncated(line):
+        return True
+    last = words[-1]
+    if last.endswith((".", ",", ";", ":", "-", "–")) or last.lower() in _CONTINUING:
+        return False
+    return not any(word.endswith((".", "!", "?")) and len(word) > 3 for word in words[:-1])
 
 
 def _join_wrapped(lines: list[str]) -> str:
@@ -114,3 +171,11 @@ def _join_wrapped(lines: list[str]) -> str:
         else:
             text += " " + line
     return text
+
+
+# An ellipsis then a new sentence, inside a paragraph: where one cut-off snippet ends and the next begins.
+_GLUED = re.compile(r"(?:…|\.\.\.)\s+[A-Z\d]")
+
+
+def _looks_like_several(text: str) -> bool:
+    return bool(_GLUED.search(text))

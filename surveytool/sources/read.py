@@ -12,10 +12,12 @@ from surveytool.bibtex.reader import BibDocument, read_bibtex
 from surveytool.errors import InputError
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.paper_list import looks_like_paper_list, parse_paper_list, split_lines, strip_ellipsis
+from surveytool.sources.stdin import is_stdin, sniff_kind, stdin_bytes
 from surveytool.text.file_encoding import TextFile, decode_bytes
 from surveytool.text.identifiers import parse_identifier
 
 SOURCE_KINDS = ("list", "bib", "ids", "csl-json")
+KIND_ALIASES = {"csl": "csl-json", "json": "csl-json", "bibtex": "bib", "txt": "list"}
 _BY_SUFFIX = {".txt": "list", ".bib": "bib", ".bibtex": "bib", ".ids": "ids", ".json": "csl-json"}
 
 
@@ -40,7 +42,7 @@ def read_text(path: Path, display: str, allow_empty: bool = False) -> tuple[str,
 def read_text_file(path: Path, display: str, allow_empty: bool = False) -> tuple[TextFile, list[Finding]]:
     """A source file's text and how it was encoded; an empty file is an error unless ``allow_empty``."""
     try:
-        data = path.read_bytes()
+        data = stdin_bytes() if is_stdin(path) else path.read_bytes()
     except FileNotFoundError:
         raise InputError("no such file", path=display, hint="check the path, or run without sources to use the bundled seeds") from None
     except IsADirectoryError:
@@ -93,7 +95,12 @@ def _keys_spelled_otherwise(papers: Iterable[Paper], decoded: TextFile) -> list[
 
 
 def detect_kind(path: Path, text: str) -> str:
-    kind = _BY_SUFFIX.get(path.suffix.lower(), "list")
+    suffix = path.suffix.lower()
+    if is_stdin(path) or (suffix not in _BY_SUFFIX and suffix != ".txt"):
+        # No telling name: BibTeX and CSL-JSON say what they are; a list and ids are told apart below.
+        kind = sniff_kind(text) or "list"
+    else:
+        kind = _BY_SUFFIX.get(suffix, "list")
     if kind == "list" and _is_identifier_list(text):
         return "ids"
     return kind
@@ -115,6 +122,7 @@ def _is_identifier_list(text: str) -> bool:
 def read_source(path: Path, display: str | None = None, kind: str | None = None, tags_field: str = "sections",
                 read_bib: BibReader = read_bibtex) -> ReadResult:
     display = display or str(path)
+    kind = KIND_ALIASES.get(kind, kind) if kind else kind
     bib_suffix = _BY_SUFFIX.get(path.suffix.lower()) == "bib"
     decoded, findings = read_text_file(path, display, allow_empty=kind == "bib" or (kind is None and bib_suffix))
     text = decoded.text
@@ -170,6 +178,10 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
             fields=frozen_mapping({"abstract": paragraph.text}),
             truncated=paragraph.truncated,
         ))
+    findings.extend(Finding(
+        "glued-snippets", Severity.WARNING, "this paragraph looks like several snippets run together (an ellipsis inside it)",
+        SourceLocation(display, line), "put a blank line between papers, or number them (1. 2. 3.)",
+    ) for line in document.suspect_lines)
     if not document.paragraphs:
         findings.append(Finding(
             "empty-list", Severity.WARNING, "the list has no paragraphs",

@@ -287,3 +287,32 @@ def _without_callers(function: Callable[[str], str], argument: str) -> str:
         yield function(argument)
 
     return next(body())
+
+
+_MATH_SPAN = re.compile(r"(?<!\\)\$(?!\$)([^$]+)(?<!\\)\$")
+_MATHY = re.compile(r"[\\^_{}]")
+
+
+@lru_cache(maxsize=1)
+def _math_decoder() -> LatexNodes2Text:
+    return LatexNodes2Text(latex_context=_decoder().latex_context, math_mode="text")
+
+
+def math_to_text(text: str) -> str:
+    """``text`` (plain text that came from LaTeX, math kept as written) with each ``$...$`` as the characters it shows.
+
+    For exports read by tools that print text, not TeX: ``$\\alpha$`` is "α", ``$x^2$`` stays "x^2".
+    """
+    if "$" not in text:
+        return text
+
+    def one(match: re.Match) -> str:
+        # Math has a command, a script or a brace, or is one short token ($n$); "$5 and $10" is money.
+        if not (_MATHY.search(match.group(1)) or len(match.group(1).split()) == 1):
+            return match.group()
+        try:
+            return _without_callers(_math_decoder().latex_to_text, match.group()).strip()
+        except (IndexError, KeyError, TypeError, ValueError, AttributeError):
+            return match.group()
+
+    return _MATH_SPAN.sub(one, text)

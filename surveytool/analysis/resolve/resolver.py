@@ -102,12 +102,48 @@ class CatalogResolver:
             words = normalize(strip_truncation(paper.abstract)).split()
             shared = Counter(i for s in shingles(words[:80]) for i in self._by_shingle.get(s, ()))
             found.update(i for i, _ in shared.most_common(5))
+        as_title = title_query(paper)
+        titled = set(self._title_matches(as_title)) if as_title else set()
         candidates = []
-        for index in found:
-            score, method = score_match(paper, self.papers[index])
+        for index in found | titled:
+            score, method = score_match(paper, self.papers[index]) if index in found else (0.0, "")
+            if as_title is not None and index in titled:
+                # A list of titles, one per line: the line is compared as the title it is, by the title rules.
+                title_score, title_method = score_match(as_title, self.papers[index])
+                if title_score > score:
+                    score, method = title_score, SNIPPET_TITLE + title_method
             if score >= REPORT:
                 candidates.append(Candidate(self.papers[index], score, method, self.name))
         return sorted(candidates, key=lambda c: (-c.score, c.label))
+
+    def _title_matches(self, query: Paper) -> list[int]:
+        title = normalize(strip_truncation(query.title or "") if query.truncated else query.title or "")
+        indices = list(self._by_title.get(title, ()))
+        if query.truncated and len(title) >= _MIN_PREFIX_CHARS:
+            indices.extend(i for full in self._titles_starting_with(title) for i in self._by_title[full])
+        return indices
+
+
+#: The method prefix of a snippet matched as a title: the snippet was the title, so it is not kept as the abstract.
+SNIPPET_TITLE = "snippet-as-"
+# A snippet that may be a title: a line's worth of words, not a run of sentences.
+_TITLE_MAX_WORDS = 30
+_TITLE_MIN_WORDS = 4
+
+
+def title_query(paper: Paper) -> Paper | None:
+    """A snippet with no title that reads as a title (short, one sentence at most), as a query with that title."""
+    text = paper.abstract or ""
+    words = text.split()
+    if paper.title or paper.origin is not Origin.SNIPPET or not _TITLE_MIN_WORDS <= len(words) <= _TITLE_MAX_WORDS:
+        return None
+    if any(word.endswith((".", "!", "?")) and not word.endswith("...") for word in words[:-1]):
+        return None  # a full stop inside: sentences of an abstract, not a title
+    if len(normalize(strip_truncation(text))) < _MIN_PREFIX_CHARS:
+        return None
+    title = text.rstrip(".") if not paper.truncated else text
+    fields = {name: value for name, value in paper.fields.items() if name != "abstract"}
+    return replace(paper, fields=frozen_mapping({**fields, "title": title}))
 
 
 def _authors_agree(a: Paper, b: Paper) -> bool:
@@ -195,6 +231,8 @@ def needs_resolution(paper: Paper) -> bool:
 def apply_candidate(paper: Paper, candidate: Candidate) -> Paper:
     """``paper`` with the metadata of ``candidate``; the text the user gave is kept."""
     fields = dict(paper.fields)
+    if candidate.method.startswith(SNIPPET_TITLE):
+        del fields["abstract"]  # the snippet was the paper's title, which the candidate gives
     taken = []
     for name in METADATA_FIELDS:
         value = candidate.paper.fields.get(name)

@@ -1,0 +1,49 @@
+"""BibTeX name lists -> name parts, by bibtexparser's splitter (BibTeX's own rules, braces respected)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts, split_multiple_persons_names
+
+
+@dataclass(frozen=True)
+class PersonName:
+    """One name as BibTeX reads it; each part still LaTeX. ``corporate``: one brace group, never split."""
+
+    first: str = ""
+    von: str = ""
+    last: str = ""
+    jr: str = ""
+    corporate: bool = False
+
+
+def _is_one_group(name: str) -> bool:
+    """True when ``name`` is a single brace group from its first character to its last."""
+    if not (name.startswith("{") and name.endswith("}")):
+        return False
+    depth = 0
+    for index, char in enumerate(name):
+        depth += (char == "{") - (char == "}")
+        if depth == 0 and index < len(name) - 1:
+            return False
+    return True
+
+
+def split_names(value: str) -> list[PersonName]:
+    """The people of an ``author`` or ``editor`` value (LaTeX, without enclosing braces); "others" is left out."""
+    people: list[PersonName] = []
+    for name in split_multiple_persons_names(value):
+        name = " ".join(name.split())
+        if not name or name.lower() == "others":
+            continue
+        if _is_one_group(name):
+            people.append(PersonName(last=name[1:-1], corporate=True))
+            continue
+        try:
+            parts = parse_single_name_into_parts(name, strict=False)
+        except InvalidNameError:  # too many commas: keep it whole rather than guess
+            people.append(PersonName(last=name, corporate=True))
+            continue
+        people.append(PersonName(" ".join(parts.first), " ".join(parts.von), " ".join(parts.last), " ".join(parts.jr)))
+    return people

@@ -1,0 +1,137 @@
+"""CSL-JSON as Zotero, Better BibTeX and pandoc write it, read in and exported back out."""
+
+import json
+from urllib.parse import unquote
+
+from conftest import run_cli
+from surveytool.sources.read import read_source
+
+# As Zotero's "Export Library... > CSL JSON" writes it with Better BibTeX installed.
+ZOTERO_ITEMS = [
+    {
+        "id": "http://zotero.org/users/4711/items/Q8ZP3D2K",
+        "citation-key": "fedus2022switch",
+        "type": "article-journal",
+        "title": "Switch Transformers: scaling to trillion parameter models with <i>simple</i> and "
+                 "efficient sparsity in CO<sub>2</sub> and x<sup>2</sup> of <span class=\"nocase\">iPhone</span>s",
+        "container-title": "Journal of Machine Learning Research",
+        "author": [{"literal": "Google Research"}, {"family": "Fedus", "given": "William"},
+                   {"family": "Smith", "given": "John", "suffix": "Jr."}],
+        "issued": {"date-parts": [["2022", "6", "1"]]},
+        "URL": "http://arxiv.org/abs/2101.03961",
+    },
+    {
+        "id": "http://zotero.org/users/4711/items/ZZ9QW8E1",
+        "type": "report",
+        "title": "A tech report with <b>bold</b> claims",
+        "author": [{"family": "Le Cun"}],
+        "issued": {"raw": "2019-11"},
+        "number": "arXiv:1911.00001v2",
+    },
+    {
+        "id": "vaswani2017attention",
+        "type": "paper-conference",
+        "title": "Attention is all you need",
+        "container-title": "Advances in Neural Information Processing Systems",
+        "author": [{"family": "Vaswani", "given": "Ashish"}],
+        "issued": {"date-parts": [[2017]]},
+        "archive_location": "arXiv:1706.03762",
+    },
+]
+
+
+def test_zotero_csl_json_keeps_citation_keys_names_markup_months_and_arxiv_ids(tmp_path):
+    source = tmp_path / "My Library.json"
+    source.write_text(json.dumps(ZOTERO_ITEMS, indent=2), encoding="utf-8")
+    papers = {p.fields["title"][:8]: p for p in read_source(source, "lib.json").papers}
+    switch, report, attention = papers["Switch T"], papers["A tech r"], papers["Attentio"]
+    assert switch.key == "fedus2022switch" and attention.key == "vaswani2017attention"
+    assert report.key == ""  # a Zotero URI is not a key: surveytool makes one
+    assert switch.fields["title"].startswith("Switch Transformers: scaling to trillion parameter models with simple and")
+    assert "CO2 and x2 of iPhones" in switch.fields["title"]
+    assert switch.fields["month"] == "6" and report.fields["month"] == "11" and "month" not in attention.fields
+    assert switch.fields["eprint"] == "2101.03961" and report.fields["eprint"] == "1911.00001v2"
+    assert attention.fields["eprint"] == "1706.03762"
+
+    written = run_cli("bib", "My Library.json", "-o", "refs.bib", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    bib = (tmp_path / "refs.bib").read_text(encoding="utf-8")
+    assert "@article{fedus2022switch," in bib and "@inproceedings{vaswani2017attention," in bib
+    assert "author = {{Google Research} and Fedus, William and Smith, Jr., John}," in bib
+    assert "author = {{Le Cun}}," in bib
+    assert r"with \textit{simple} and efficient" in bib
+    assert r"CO}\textsubscript{2} and x\textsuperscript{2} of {iPhone}s" in bib
+    assert r"with \textbf{bold} claims" in bib
+    assert "<" not in bib and "textless" not in bib and "textbraceleft" not in bib
+    assert "month = jun," in bib and "month = nov," in bib
+    assert "eprint = {2101.03961}," in bib and "archiveprefix = {arXiv}," in bib
+    assert "dangerous-macro" not in written.stderr
+
+
+def test_unbalanced_or_unknown_tags_in_csl_text_stay_text(tmp_path):
+    items = [{"id": "a1", "type": "article-journal", "title": "x < y </i> and <script>z</script> <i>open"}]
+    source = tmp_path / "odd.json"
+    source.write_text(json.dumps(items), encoding="utf-8")
+    (paper,) = read_source(source, "odd.json").papers
+    assert paper.fields["title"] == items[0]["title"]
+    run_cli("bib", "odd.json", "-o", "refs.bib", cwd=tmp_path, check=True)
+    bib = (tmp_path / "refs.bib").read_text(encoding="utf-8")
+    assert r"\textless{}script\textgreater{}" in bib and r"\textit" not in bib
+
+
+# A .bib as JabRef or a hand-kept file has it: a corporate author, a suffix, a particle, accents, math.
+MESSY_BIB = r"""@article{fontaine2020alpha,
+  author = {{Microsoft Research} and Smith, Jr., John and de la Fontaine, Jean and J{\"o}rg M{\"u}ller},
+  title = {The $\alpha$-{VAE} at $\mathcal{O}(n)$ cost, for \$5},
+  journal = {Journal of {$\beta$} Things},
+  year = {2020},
+  month = may,
+  url = {https://example.org/fontaine2020},
+  eprint = {2104.14830},
+  doi = {10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O},
+  sections = {surveys,moe},
+}
+"""
+
+
+def test_csl_json_export_splits_names_as_bibtex_does_and_prints_math_as_text(tmp_path):
+    (tmp_path / "mine.bib").write_text(MESSY_BIB, encoding="utf-8")
+    run_cli("export", "mine.bib", "-f", "csl-json", "-o", "out.json", cwd=tmp_path, check=True)
+    (item,) = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert item["author"] == [
+        {"literal": "Microsoft Research"},
+        {"family": "Smith", "given": "John", "suffix": "Jr."},
+        {"family": "Fontaine", "given": "Jean", "non-dropping-particle": "de la"},
+        {"family": "Müller", "given": "Jörg"},
+    ]
+    assert item["title"] == "The α-VAE at 𝒪(n) cost, for $5"
+    assert item["container-title"] == "Journal of β Things"
+    assert item["issued"] == {"date-parts": [[2020, 5]]}
+    assert item["URL"] == "https://example.org/fontaine2020" and item["number"] == "arXiv:2104.14830"
+    assert item["keyword"] == "surveys, moe"
+    # Read back by surveytool itself: the same people, the corporate name still one name.
+    back = read_source(tmp_path / "out.json", "out.json").papers[0]
+    assert back.fields["author"].startswith("Microsoft Research and Smith, Jr., John and de la Fontaine, Jean")
+    assert back.fields["eprint"] == "2104.14830" and back.fields["month"] == "5"
+
+
+def test_markdown_link_of_a_doi_with_parentheses_and_angle_brackets_works(tmp_path):
+    (tmp_path / "mine.bib").write_text(MESSY_BIB, encoding="utf-8")
+    text = run_cli("export", "mine.bib", cwd=tmp_path, check=True).stdout
+    link = "https://doi.org/10.1002/%28SICI%291097-4571%28199806%2949:8%3C693::AID-ASI4%3E3.0.CO;2-O"
+    assert f"[DOI]({link})" in text
+    assert "(Microsoft Research et al.)" in text and "The α-VAE" in text
+    assert unquote(link.removeprefix("https://doi.org/")) == "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O"
+
+
+def test_markup_in_csl_text_cannot_carry_a_command_or_unbalance_braces(tmp_path):
+    items = [{"id": "h1", "type": "article-journal",
+              "title": '<i>\\input{/etc/passwd}</i> <sub>}{</sub> <span class="nocase">\\write18{rm}</span>',
+              "author": [{"literal": "\\def\\x{y} Corp }{"}, {"family": "A}B", "given": "{C"}]}]
+    (tmp_path / "h.json").write_text(json.dumps(items), encoding="utf-8")
+    result = run_cli("bib", "h.json", "-o", "-", cwd=tmp_path, check=True)
+    assert r"\textit{\textbackslash{}input\textbraceleft{}/etc/passwd\textbraceright{}}" in result.stdout
+    assert r"\textsubscript{\textbraceright{}\textbraceleft{}}" in result.stdout
+    assert r"{\textbackslash{}def\textbackslash{}x" in result.stdout
+    assert "\\input{" not in result.stdout and "\\write18{" not in result.stdout and "\\def\\" not in result.stdout
+    assert "dangerous-macro" not in result.stderr
