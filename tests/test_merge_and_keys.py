@@ -135,3 +135,16 @@ def test_an_identical_copy_of_a_reported_duplicate_is_merged_and_not_reported_ag
     merged, findings = merge_records([first, variant, copy])
     assert [(p.key, [s.line for s in p.sources]) for p in merged] == [("Smith2009", [1, 9]), ("Smith2009a", [5])]
     assert [(f.check, f.key) for f in findings] == [("duplicate-entry", "Smith2009a")]
+
+
+def test_two_chapters_sharing_an_abstract_keep_their_keys_when_one_leaves():
+    abstract = "Chapter abstracts in edited volumes are often the volume's blurb, shared word for word by every chapter"
+    chapters = [replace(Paper(Origin.SNIPPET, (SourceLocation("l.txt", n),),
+                              frozen_mapping({"title": title, "author": "Ann Lee", "year": "2020", "abstract": abstract})),
+                        resolution=Resolution("catalog", "volume", "abstract", 1.0))
+                for n, title in ((1, "Preface"), (2, "Preface II"))]
+    first, pins = assign_keys(chapters)
+    assert sorted(p.key for p in first) == ["lee2020preface", "lee2020prefaceb"]
+    for leaving in range(2):
+        again, _ = assign_keys([chapters[1 - leaving]], pins)
+        assert again[0].key == first[1 - leaving].key  # the pin of the chapter that left is not handed over

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -65,6 +66,27 @@ def identity_of(paper: Paper, found: Sequence[str] | None = None) -> str:
     return "text:" + hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
+def _distinct_identities(papers: Sequence[Paper], found: Sequence[Sequence[str]]) -> list[str]:
+    """Each paper's pin identity (``identity_of``), told apart from the other papers of the run.
+
+    Two works can share their most specific identity (book chapters that share an abstract); a pin
+    under it would hand one paper's key to the other once either leaves the bibliography.
+    """
+    identity = [identity_of(p, f) for p, f in zip(papers, found, strict=True)]
+    shared = {i for i, n in Counter(identity).items() if n > 1}
+    if not shared:
+        return identity
+    counts = Counter(i for identities_found in found for i in set(identities_found))
+    distinct = []
+    for paper, identities_found, own in zip(papers, found, identity, strict=True):
+        if own not in shared:
+            distinct.append(own)
+            continue
+        unique = next((i for i in identities_found if counts[i] == 1), None)
+        distinct.append(unique or f"{own}|{identity_of(replace(paper, key=''), [])}")
+    return distinct
+
+
 def _suffix(n: int) -> str:
     """0 -> "", 1 -> "b", ..., 25 -> "z", 26 -> "ba": "a" would read as a first of a series."""
     letters = ""
@@ -87,14 +109,18 @@ def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None,
     """
     pins = dict(pins or {})
     found = [identities_of(p) for p in papers]
-    identity = [identity_of(p, f) for p, f in zip(papers, found, strict=True)]
+    identity = _distinct_identities(papers, found)
+    counts = Counter(i for identities_found in found for i in set(identities_found))
     # Keys absorbed by a merge stay citable (biblatex ids): no other entry may take them.
     taken: set[str] = {alias for paper in papers for alias in paper.aliases}
     keyed: dict[int, str] = {}
     # Pinned and user-given keys first, in a fixed order, so they win every collision.
     for index in sorted(range(len(papers)), key=lambda i: min(papers[i].sources)):
         paper = papers[index]
-        pinned = next((pins[i] for i in (*found[index], identity[index]) if i in pins), None)
+        # An identity another paper of this run shares (two chapters with one abstract) is tried last:
+        # the first of them in source order keeps what a lock file written before pinned under it.
+        candidates = (identity[index], *sorted(found[index], key=lambda i: counts[i] > 1))
+        pinned = next((pins[i] for i in candidates if i in pins), None)
         own = paper.key if paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and paper.key else None
         # BibTeX copies a key into the .bbl as it is: one that holds a command would run there.
         key = next((k for k in (own, pinned) if k and not runs_in_tex(k)), None)
