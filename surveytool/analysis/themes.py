@@ -60,6 +60,8 @@ _PAPER_TERMS = 24
 MIN_THEME_SIZE = 2
 #: Fewer themes than papers/3: a small section split into pairs reads as no structure at all.
 _MEAN_THEME_SIZE = 3
+#: Coarser groupings are merged from one this fine, whatever max_themes asks for.
+_FINEST_THEMES = 5
 
 
 @dataclass(frozen=True)
@@ -190,16 +192,20 @@ def find_themes(papers: Sequence[ThemeInput], *, min_papers: int = 7, max_themes
     idf = {t: math.log(n / c) for t, c in df.items() if 2 <= c < n}
     vectors = [_normalized(_strongest({t: v * idf[t] for t, v in w.items() if t in idf})) for w in weights]
 
+    # The finest grouping first, then coarser ones by merging its two closest groups: a coarse theme is a
+    # union of fine ones, which k-means started afresh at a small k often misses.
     best: tuple[float, list[int]] | None = None
-    most = min(max_themes, n // _MEAN_THEME_SIZE)
-    seeds = _seeds(vectors, idf, df, most)
-    for k in range(2, most + 1):
-        assignment = _cluster(vectors, seeds[:k])
-        if assignment is None:
-            continue
-        score = _separation(vectors, assignment)
-        if best is None or score > best[0] + 1e-9:  # a tie keeps the smaller k
-            best = (score, assignment)
+    finest = min(max(max_themes, _FINEST_THEMES), n // _MEAN_THEME_SIZE)
+    assignment = _cluster(vectors, _seeds(vectors, idf, df, finest))
+    while assignment is not None:
+        if len(set(assignment)) <= max_themes:
+            score = _separation(vectors, assignment)
+            if best is None or score >= best[0] - 1e-9:  # a tie takes the fewer themes
+                best = (score, assignment)
+        centroids = _centroids(vectors, assignment)
+        if len(centroids) <= 2:
+            break
+        assignment = _cluster(vectors, _merge_closest(centroids, vectors, assignment))
     if best is None:
         return ()
     return _themes(ordered, vectors, best[1], surface)
@@ -223,6 +229,22 @@ def _cluster(vectors: list[dict[str, float]], seeds: list[dict[str, float]]) -> 
         renumber = {g: i for i, g in enumerate(groups)}
         assignment = [renumber[g] for g in assignment]
     return assignment
+
+
+def _centroids(vectors: list[dict[str, float]], assignment: list[int]) -> list[dict[str, float]]:
+    return [_centroid(vectors[i] for i, a in enumerate(assignment) if a == g) for g in sorted(set(assignment))]
+
+
+def _merge_closest(
+    centroids: list[dict[str, float]], vectors: list[dict[str, float]], assignment: list[int]
+) -> list[dict[str, float]]:
+    """The centroids with the two most alike groups (first pair on a tie) replaced by their union's."""
+    k = len(centroids)
+    pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+    a, b = max(pairs, key=lambda ab: (_dot(centroids[ab[0]], centroids[ab[1]]), -ab[0], -ab[1]))
+    groups = sorted(set(assignment))
+    union = _centroid(vectors[i] for i, g in enumerate(assignment) if g in (groups[a], groups[b]))
+    return [union if i == a else c for i, c in enumerate(centroids) if i != b]
 
 
 def _seeds(vectors: list[dict[str, float]], idf: dict[str, float], df: Counter[str], k: int) -> list[dict[str, float]]:
@@ -327,8 +349,8 @@ def _themes(
 def _name_terms(inside: Counter[str], size: int, having: Counter[str], n: int) -> list[str]:
     """A theme's terms, most telling first: common in the theme, rarer outside, pairs before their words.
 
-    A term must be in two of the theme's papers and in at most half of the
-    section's (a section's own common word names no theme). A word gives way to
+    A term must be in two of the theme's papers and in at most three quarters
+    of the section's (a section's own common word names no theme). A word gives way to
     a pair holding it that covers half its papers: "time series" names better
     than "time".
     """
@@ -336,7 +358,7 @@ def _name_terms(inside: Counter[str], size: int, having: Counter[str], n: int) -
     def telling(t: str) -> float:  # how common in the theme, how much of the term is here, how rare in the section
         return inside[t] / size * inside[t] / having[t] * math.log(n / having[t])
 
-    candidates = [t for t in inside if inside[t] >= MIN_THEME_SIZE and having[t] * 2 <= n and telling(t) > 0]
+    candidates = [t for t in inside if inside[t] >= MIN_THEME_SIZE and having[t] * 4 <= n * 3 and telling(t) > 0]
     ranked = sorted(candidates, key=lambda t: (-telling(t), t))
     pairs: dict[str, list[str]] = {}  # word -> the pairs holding it, most telling first
     for t in ranked:
