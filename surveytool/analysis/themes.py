@@ -103,6 +103,9 @@ def stem(word: str) -> str:
     return word
 
 
+_TOKENS: dict[str, str] = {}  # word as written -> its stem, "" for a stop word: words repeat across papers
+
+
 def _terms(text: str, surface: dict[str, Counter[str]]) -> set[str]:
     """Stemmed words and adjacent pairs of ``text``; records each term's surface form in ``surface``.
 
@@ -113,12 +116,14 @@ def _terms(text: str, surface: dict[str, Counter[str]]) -> set[str]:
     found: set[str] = set()
     previous: tuple[str, str] | None = None
     for word in words:
-        lower = word.lower()
-        if lower in STOP_WORDS or len(lower) < 2 or lower.isdigit():
+        token = _TOKENS.get(word)
+        if token is None:
+            lower = word.lower()
+            token = _TOKENS[word] = "" if lower in STOP_WORDS or len(lower) < 2 or lower.isdigit() else stem(lower)
+        if not token:
             previous = None
             continue
-        token = stem(lower)
-        shown = word if any(c.isupper() for c in word[1:]) else lower  # keep GPU, MoE, ZeRO
+        shown = word if not word[1:].islower() else word.lower()  # keep GPU, MoE, ZeRO
         found.add(token)
         surface.setdefault(token, Counter())[shown] += 1
         if previous is not None:
@@ -151,7 +156,7 @@ def _dot(a: dict[str, float], b: dict[str, float]) -> float:
     if len(a) > len(b):
         a, b = b, a
     get = b.get
-    return sum(v * get(t, 0.0) for t, v in a.items())
+    return sum([v * get(t, 0.0) for t, v in a.items()])  # a list sums faster than a generator
 
 
 def _centroid(members: Iterable[dict[str, float]]) -> dict[str, float]:
@@ -218,7 +223,7 @@ def _cluster(vectors: list[dict[str, float]], seeds: list[dict[str, float]]) -> 
         return None
     assignment: list[int] = []
     for _ in range(_MAX_ITERATIONS):
-        new = _absorb_small(vectors, [_nearest(v, centroids) for v in vectors])
+        new = _absorb_small(vectors, _nearest_all(vectors, centroids))
         if new == assignment:
             break
         assignment = new
@@ -277,13 +282,32 @@ def _seeds(vectors: list[dict[str, float]], idf: dict[str, float], df: Counter[s
     return [centroids[t] for t in chosen]
 
 
-def _nearest(vector: dict[str, float], centroids: list[dict[str, float]]) -> int:
-    best, best_similarity = -1, 0.0
-    for i, centroid in enumerate(centroids):
-        similarity = _dot(vector, centroid)
-        if similarity > best_similarity + 1e-12:
-            best, best_similarity = i, similarity
-    return best  # -1: near no centroid
+def _similarities(vectors: list[dict[str, float]], centroids: list[dict[str, float]]) -> list[list[float]]:
+    """Each paper's cosine to each centroid, through a term -> centroids index: one pass over each paper."""
+    index: dict[str, list[tuple[int, float]]] = {}
+    for j, centroid in enumerate(centroids):
+        for t, w in centroid.items():
+            index.setdefault(t, []).append((j, w))
+    found = []
+    for vector in vectors:
+        row = [0.0] * len(centroids)
+        for t, v in vector.items():
+            for j, w in index.get(t, ()):
+                row[j] += v * w
+        found.append(row)
+    return found
+
+
+def _nearest_all(vectors: list[dict[str, float]], centroids: list[dict[str, float]]) -> list[int]:
+    """Each paper's nearest centroid (the first on a tie), -1 for a paper near none."""
+    nearest = []
+    for row in _similarities(vectors, centroids):
+        best, best_similarity = -1, 0.0
+        for j, similarity in enumerate(row):
+            if similarity > best_similarity + 1e-12:
+                best, best_similarity = j, similarity
+        nearest.append(best)
+    return nearest
 
 
 def _absorb_small(vectors: list[dict[str, float]], assignment: list[int]) -> list[int]:
@@ -297,10 +321,9 @@ def _absorb_small(vectors: list[dict[str, float]], assignment: list[int]) -> lis
         dropped = small[0][1]
         kept = sorted(g for g in sizes if g != dropped)
         centroids = [_centroid(vectors[i] for i, g in enumerate(assignment) if g == group) for group in kept]
-        for i, g in enumerate(assignment):
-            if g == dropped:
-                nearest = _nearest(vectors[i], centroids)
-                assignment[i] = kept[nearest] if nearest >= 0 else -1
+        moving = [i for i, g in enumerate(assignment) if g == dropped]
+        for i, nearest in zip(moving, _nearest_all([vectors[i] for i in moving], centroids), strict=True):
+            assignment[i] = kept[nearest] if nearest >= 0 else -1
     sizes = Counter(g for g in assignment if g >= 0)
     if sizes:
         largest = min(sizes, key=lambda g: (-sizes[g], g))
@@ -311,11 +334,11 @@ def _absorb_small(vectors: list[dict[str, float]], assignment: list[int]) -> lis
 def _separation(vectors: list[dict[str, float]], assignment: list[int]) -> float:
     """Mean silhouette of the papers against the group centroids (-1..1): higher separates better."""
     groups = sorted(set(assignment))
-    centroids = {g: _centroid(vectors[i] for i, a in enumerate(assignment) if a == g) for g in groups}
+    position = {g: j for j, g in enumerate(groups)}
     total = 0.0
-    for vector, group in zip(vectors, assignment, strict=True):
-        own = 1.0 - _dot(vector, centroids[group])
-        other = min(1.0 - _dot(vector, centroids[g]) for g in groups if g != group)
+    for row, group in zip(_similarities(vectors, _centroids(vectors, assignment)), assignment, strict=True):
+        own = 1.0 - row[position[group]]
+        other = min(1.0 - s for j, s in enumerate(row) if j != position[group])
         total += (other - own) / max(own, other) if max(own, other) > 0 else 0.0
     return total / len(vectors)
 

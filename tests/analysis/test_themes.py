@@ -187,9 +187,9 @@ def test_a_section_of_500_papers_with_abstracts_takes_well_under_a_second(sectio
         for n in range(500)
     ]
     timings = []
-    for _ in range(3):  # the best of three: the machine may be busy
-        start = time.perf_counter()
+    for _ in range(3):  # processor time, best of three: other jobs on a busy machine do not count
+        start = time.process_time()
         themes = find_themes(papers)
-        timings.append(time.perf_counter() - start)
+        timings.append(time.process_time() - start)
     assert len(themes) >= 2
     assert min(timings) < 1.0, timings
