@@ -47,6 +47,7 @@ STOP_WORDS = frozenset(
 _SUFFIXES = ("izations", "ization", "isation", "izing", "ising", "ized", "ised", "izes", "ises", "isms", "ism",
              "ities", "ity", "ings", "ing", "ers", "er", "ed", "es", "s")  # fmt: skip
 _WORD = re.compile(r"[A-Za-z0-9]+")
+_COMMAND = re.compile(r"\\[A-Za-z]+")  # \emph, \textbf: markup a BibTeX title may keep, never a topic
 #: Words of an abstract that count: the opening says what a paper is about, and snippets are cut anyway.
 ABSTRACT_WORDS = 60
 TITLE_WEIGHT = 2.0
@@ -112,7 +113,7 @@ def _terms(text: str, surface: dict[str, Counter[str]]) -> set[str]:
     A pair is two words adjacent in the text, neither a stop word: a pair that
     spanned a dropped word would read wrongly as a name.
     """
-    words = _WORD.findall(ascii_fold(text))
+    words = _WORD.findall(ascii_fold(_COMMAND.sub(" ", text)))
     found: set[str] = set()
     previous: tuple[str, str] | None = None
     for word in words:

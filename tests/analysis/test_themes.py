@@ -172,6 +172,22 @@ def test_abstracts_count_and_snippet_ellipses_are_harmless():
     assert not any("…" in text for t in themes for text in (t.name, *t.terms))
 
 
+def test_papers_sharing_no_word_give_no_themes():
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november".split()
+    pairs = zip(words[::2], words[1::2], strict=True)
+    papers = [ThemeInput(f"k{n}", f"{a} {b}", "", 2020) for n, (a, b) in enumerate(pairs)]
+    assert find_themes(papers) == ()
+
+
+def test_latex_commands_in_titles_change_no_theme(sections):
+    # Markup on a quarter of the titles: shared by those alone, it would pull them together.
+    papers = [
+        ThemeInput(p.key, f"\\emph{{{p.title}}}" if n % 4 == 0 else p.title, "", p.year)
+        for n, p in enumerate(sections["moe"])
+    ]
+    assert find_themes(papers) == find_themes(sections["moe"])
+
+
 def test_duplicate_keys_are_refused(sections):
     papers = sections["moe"][:10]
     with pytest.raises(ValueError):
