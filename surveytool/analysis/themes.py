@@ -55,6 +55,8 @@ _MAX_ITERATIONS = 30
 _SEED_CANDIDATES = 150
 _SKETCH_TERMS = 40
 _NAME_TERMS = 5
+#: A name's first term in a fifth of the section's papers or more is qualified by the second.
+_WIDESPREAD = 5
 #: A paper is its heaviest terms: the rest are noise, and dropping them keeps the cost linear in the papers.
 _PAPER_TERMS = 24
 #: A theme needs this many papers: one paper is an outlier, not a theme.
@@ -104,6 +106,8 @@ def stem(word: str) -> str:
     return word
 
 
+_EXTENDED = "\x00"  # prefix of the surface keys that count the word triples holding a pair
+_EXTEND_SHARE = 0.8
 _TOKENS: dict[str, str] = {}  # word as written -> its stem, "" for a stop word: words repeat across papers
 
 
@@ -115,28 +119,38 @@ def _terms(text: str, surface: dict[str, Counter[str]]) -> set[str]:
     """
     words = _WORD.findall(ascii_fold(_COMMAND.sub(" ", text)))
     found: set[str] = set()
-    previous: tuple[str, str] | None = None
+    run: list[tuple[str, str]] = []  # the (token, shown) of the last words, none of them a stop word
     for word in words:
         token = _TOKENS.get(word)
         if token is None:
             lower = word.lower()
             token = _TOKENS[word] = "" if lower in STOP_WORDS or len(lower) < 2 or lower.isdigit() else stem(lower)
         if not token:
-            previous = None
+            run = []
             continue
         shown = word if not word[1:].islower() else word.lower()  # keep GPU, MoE, ZeRO
         found.add(token)
         surface.setdefault(token, Counter())[shown] += 1
-        if previous is not None:
-            pair = f"{previous[0]} {token}"
+        run = [*run[-2:], (token, shown)]
+        if len(run) >= 2:
+            pair = f"{run[-2][0]} {token}"
             found.add(pair)
-            surface.setdefault(pair, Counter())[f"{previous[1]} {shown}"] += 1
-        previous = (token, shown)
+            surface.setdefault(pair, Counter())[f"{run[-2][1]} {shown}"] += 1
+        if len(run) == 3:  # a word triple is only ever shown, in place of a pair it nearly always extends
+            triple = " ".join(shown for _, shown in run)
+            for held in (f"{run[0][0]} {run[1][0]}", pair):
+                surface.setdefault(_EXTENDED + held, Counter())[triple] += 1
     return found
 
 
 def _display(term: str, surface: dict[str, Counter[str]]) -> str:
+    """A term as most often written; a pair as the triple it nearly always belongs to ("graph neural networks")."""
     forms = surface[term]
+    triples = surface.get(_EXTENDED + term)
+    if triples:
+        triple = min(triples, key=lambda form: (-triples[form], form))
+        if triples[triple] >= _EXTEND_SHARE * sum(forms.values()):
+            return triple
     return min(forms, key=lambda form: (-forms[form], form))
 
 
@@ -362,8 +376,13 @@ def _themes(
         while ident in used:
             ident += "-x"
         used.add(ident)
-        shown = tuple(_display(t, surface) for t in terms)
+        shown = _distinct(_display(t, surface) for t in terms)
         name = shown[0] if shown else "Other"
+        if shown and having[terms[0]] * _WIDESPREAD >= n:  # "Neural networks" alone says little here
+            first = set(shown[0].lower().split())
+            other = next((d for d in shown[1:] if " " in d and not first & set(d.lower().split())), None)
+            if other is not None:
+                name = f"{shown[0]}, {other}"
         name = name[:1].upper() + name[1:]
         members.sort(key=lambda i: (ordered[i].year is None, ordered[i].year or 0, ordered[i].key))
         themes.append(Theme(ident, name, shown, tuple(ordered[i].key for i in members)))
@@ -398,6 +417,16 @@ def _name_terms(inside: Counter[str], size: int, having: Counter[str], n: int) -
             if len(terms) == _NAME_TERMS:
                 break
     return terms
+
+
+def _distinct(shown: Iterable[str]) -> tuple[str, ...]:
+    """Displayed terms without one whose words an earlier one holds: "non IID data" twice, "IID data" after it."""
+    kept: list[str] = []
+    for display in shown:
+        words = set(display.lower().split())
+        if not any(words <= set(k.lower().split()) for k in kept):
+            kept.append(display)
+    return tuple(kept)
 
 
 def _slug(terms: Sequence[str]) -> str:
