@@ -1,12 +1,20 @@
 """Themes within a section: papers grouped by the distinctive words their titles and abstracts share.
 
 A paper is a TF-IDF vector over its words (crudely stemmed) and adjacent word
-pairs, stop words removed; title words count double, and only the opening of
-an abstract is read. Words that only one paper has, or that every paper of the
-section has, carry no weight: they cannot tell papers apart. Papers are grouped
-by spherical k-means, seeded from distinctive words, for each k from 2 to
-``max_themes``; the k whose grouping separates best (a silhouette measured
-against the theme centroids, so it stays linear) wins.
+pairs, stop words and LaTeX commands removed; title words count double, only
+the opening of an abstract is read, and only a paper's heaviest terms are kept.
+Words that only one paper has, or that every paper of the section has, carry no
+weight: they cannot tell papers apart.
+
+Grouping: spherical k-means, seeded from distinctive words, at the finest k
+(five, fewer for a small section); then coarser groupings, each by merging the
+two closest groups of the one before and running k-means again. The grouping
+that separates best (a silhouette measured against the group centroids, so it
+stays linear in the papers) wins, the fewer themes on a tie.
+
+Naming: the terms common in a theme, rare elsewhere in the section and mostly
+found in this theme; a pair before its own words, shown as the word triple it
+nearly always belongs to ("graph neural networks").
 
 Everything is deterministic and independent of the input order: papers are put
 in key order first, and every tie is broken by key, word or position.
@@ -186,11 +194,13 @@ def find_themes(papers: Sequence[ThemeInput], *, min_papers: int = 7, max_themes
     """Group a section's papers into 2..``max_themes`` themes, largest first (then by id).
 
     Returns an empty tuple, meaning "no themes: list the papers flat", when the
-    section has fewer than ``min_papers`` papers or its papers share too few
-    distinctive words to form two themes of ``MIN_THEME_SIZE`` papers. Otherwise
-    every paper is in exactly one theme; a paper sharing no distinctive word
-    with any other joins the theme it is nearest to (the largest when it is
-    near none). Keys must be unique.
+    section has fewer than ``min_papers`` papers (or fewer than six, or
+    ``max_themes`` is below 2) or its papers share too few distinctive words
+    to form two themes of ``MIN_THEME_SIZE`` papers. Otherwise every paper is
+    in exactly one theme; a paper sharing no distinctive word with any other
+    joins the theme it is nearest to (the largest when it is near none).
+    A section has at most one theme per three papers. Keys must be unique
+    (ValueError otherwise).
     """
     ordered = sorted(papers, key=lambda p: (p.key, p.year or 0, p.title, p.abstract))
     keys = [p.key for p in ordered]
