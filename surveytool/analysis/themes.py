@@ -28,34 +28,16 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from surveytool.text.normalize import ascii_fold, strip_truncation
-
-# Function words and the words every abstract uses: they neither separate papers nor name a theme.
-STOP_WORDS = frozenset(
-    "a about above across after again against all almost along also although am among an and another any are "
-    "around as at be because been before being below between both but by can cannot could did do does doing done "
-    "down during each either else enough especially etc even ever every few for from further had has have having "
-    "he her here hers him his how however i if in into is it its itself just least less like made make makes many "
-    "may me might more most much must my neither no nor not now of off often on once one only onto or other others "
-    "otherwise our ours out over own per rather same several she should since so some such than that the their "
-    "theirs them themselves then there therefore these they this those though through thus to too toward towards "
-    "under until up upon us very via vs versus was we well were what when where whether which while who whom whose "
-    "why will with within without would yet you your "
-    # words of any abstract
-    "approach approaches based demonstrate demonstrates existing experiment experiments experimental show shows "
-    "shown novel paper present presents proposed propose proposes result results study studies use used uses "
-    "using work works new method methods technique techniques achieve achieves achieved significantly significant "
-    "compared state art recent recently first two three different various problem problems challenge challenging "
-    "challenges key important effective effectively efficient efficiently improve improves improved improving "
-    "provide provides large scale large-scale called thereby e g ie eg "
-    # words of any title: they qualify a topic, never name one
-    "accelerating better beyond enabling exploring fast faster rethinking revisiting scalable simple "
-    "towards understanding making".split()
+from surveytool.analysis.theme_terms import (
+    centroid,
+    display_term,
+    dot,
+    normalized,
+    paper_terms,
+    strongest,
 )
-_SUFFIXES = ("izations", "ization", "isation", "izing", "ising", "ized", "ised", "izes", "ises", "isms", "ism",
-             "ities", "ity", "ings", "ing", "ers", "er", "ed", "es", "s")  # fmt: skip
-_WORD = re.compile(r"[A-Za-z0-9]+")
-_COMMAND = re.compile(r"\\[A-Za-z]+")  # \emph, \textbf: markup a BibTeX title may keep, never a topic
+from surveytool.text.normalize import strip_truncation
+
 #: Words of an abstract that count: the opening says what a paper is about, and snippets are cut anyway.
 ABSTRACT_WORDS = 60
 TITLE_WEIGHT = 2.0
@@ -65,8 +47,6 @@ _SKETCH_TERMS = 40
 _NAME_TERMS = 5
 #: A name's first term in a fifth of the section's papers or more is qualified by the second.
 _WIDESPREAD = 5
-#: A paper is its heaviest terms: the rest are noise, and dropping them keeps the cost linear in the papers.
-_PAPER_TERMS = 24
 #: A theme needs this many papers: one paper is an outlier, not a theme.
 MIN_THEME_SIZE = 2
 #: Fewer themes than papers/3: a small section split into pairs reads as no structure at all.
@@ -106,88 +86,20 @@ def theme_region_name(section_id: str, theme: Theme) -> str:
     return f"{section_id}/theme-{theme.id}"
 
 
-def stem(word: str) -> str:
-    """A crude suffix stripper: ``schedules``, ``scheduling`` -> ``schedul``."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
 
 
-_EXTENDED = "\x00"  # prefix of the surface keys that count the word triples holding a pair
-_EXTEND_SHARE = 0.8
-_TOKENS: dict[str, str] = {}  # word as written -> its stem, "" for a stop word: words repeat across papers
 
 
-def _terms(text: str, surface: dict[str, Counter[str]]) -> set[str]:
-    """Stemmed words and adjacent pairs of ``text``; records each term's surface form in ``surface``.
-
-    A pair is two words adjacent in the text, neither a stop word: a pair that
-    spanned a dropped word would read wrongly as a name.
-    """
-    words = _WORD.findall(ascii_fold(_COMMAND.sub(" ", text)))
-    found: set[str] = set()
-    run: list[tuple[str, str]] = []  # the (token, shown) of the last words, none of them a stop word
-    for word in words:
-        token = _TOKENS.get(word)
-        if token is None:
-            lower = word.lower()
-            token = _TOKENS[word] = "" if lower in STOP_WORDS or len(lower) < 2 or lower.isdigit() else stem(lower)
-        if not token:
-            run = []
-            continue
-        shown = word if not word[1:].islower() else word.lower()  # keep GPU, MoE, ZeRO
-        found.add(token)
-        surface.setdefault(token, Counter())[shown] += 1
-        run = [*run[-2:], (token, shown)]
-        if len(run) >= 2:
-            pair = f"{run[-2][0]} {token}"
-            found.add(pair)
-            surface.setdefault(pair, Counter())[f"{run[-2][1]} {shown}"] += 1
-        if len(run) == 3:  # a word triple is only ever shown, in place of a pair it nearly always extends
-            triple = " ".join(shown for _, shown in run)
-            for held in (f"{run[0][0]} {run[1][0]}", pair):
-                surface.setdefault(_EXTENDED + held, Counter())[triple] += 1
-    return found
 
 
-def _display(term: str, surface: dict[str, Counter[str]]) -> str:
-    """A term as most often written; a pair as the triple it nearly always belongs to ("graph neural networks")."""
-    forms = surface[term]
-    triples = surface.get(_EXTENDED + term)
-    if triples:
-        triple = min(triples, key=lambda form: (-triples[form], form))
-        if triples[triple] >= _EXTEND_SHARE * sum(forms.values()):
-            return triple
-    return min(forms, key=lambda form: (-forms[form], form))
 
 
-def _normalized(vector: dict[str, float]) -> dict[str, float]:
-    length = math.sqrt(sum(v * v for v in vector.values()))
-    return {t: v / length for t, v in vector.items()} if length else {}
 
 
-def _strongest(vector: dict[str, float], count: int = _PAPER_TERMS) -> dict[str, float]:
-    """The ``count`` heaviest terms of a vector (ties by term), in term order."""
-    if len(vector) <= count:
-        return vector
-    kept = sorted(vector.items(), key=lambda item: (-item[1], item[0]))[:count]
-    return dict(sorted(kept))
 
 
-def _dot(a: dict[str, float], b: dict[str, float]) -> float:
-    if len(a) > len(b):
-        a, b = b, a
-    get = b.get
-    return sum([v * get(t, 0.0) for t, v in a.items()])  # a list sums faster than a generator
 
 
-def _centroid(members: Iterable[dict[str, float]]) -> dict[str, float]:
-    total: dict[str, float] = {}
-    for vector in members:
-        for t, v in vector.items():
-            total[t] = total.get(t, 0.0) + v
-    return _normalized({t: total[t] for t in sorted(total)})
 
 
 def find_themes(papers: Sequence[ThemeInput], *, min_papers: int = 7, max_themes: int = 5) -> tuple[Theme, ...]:
@@ -213,14 +125,14 @@ def find_themes(papers: Sequence[ThemeInput], *, min_papers: int = 7, max_themes
     surface: dict[str, Counter[str]] = {}
     weights: list[dict[str, float]] = []
     for paper in ordered:
-        title = _terms(paper.title, surface)
+        title = paper_terms(paper.title, surface)
         abstract_words = strip_truncation(paper.abstract).split()[:ABSTRACT_WORDS]
-        abstract = _terms(" ".join(abstract_words), surface)
+        abstract = paper_terms(" ".join(abstract_words), surface)
         weights.append({t: (TITLE_WEIGHT if t in title else 0.0) + (1.0 if t in abstract else 0.0)
                         for t in sorted(title | abstract)})  # fmt: skip
     df = Counter(t for w in weights for t in w)
     idf = {t: math.log(n / c) for t, c in df.items() if 2 <= c < n}
-    vectors = [_normalized(_strongest({t: v * idf[t] for t, v in w.items() if t in idf})) for w in weights]
+    vectors = [normalized(strongest({t: v * idf[t] for t, v in w.items() if t in idf})) for w in weights]
 
     # The finest grouping first, then coarser ones by merging its two closest groups: a coarse theme is a
     # union of fine ones, which k-means started afresh at a small k often misses.
@@ -255,14 +167,14 @@ def _cluster(vectors: list[dict[str, float]], seeds: list[dict[str, float]]) -> 
         groups = sorted(set(assignment))
         if len(groups) < 2:
             return None
-        centroids = [_centroid(vectors[i] for i, g in enumerate(assignment) if g == group) for group in groups]
+        centroids = [centroid(vectors[i] for i, g in enumerate(assignment) if g == group) for group in groups]
         renumber = {g: i for i, g in enumerate(groups)}
         assignment = [renumber[g] for g in assignment]
     return assignment
 
 
 def _centroids(vectors: list[dict[str, float]], assignment: list[int]) -> list[dict[str, float]]:
-    return [_centroid(vectors[i] for i, a in enumerate(assignment) if a == g) for g in sorted(set(assignment))]
+    return [centroid(vectors[i] for i, a in enumerate(assignment) if a == g) for g in sorted(set(assignment))]
 
 
 def _merge_closest(
@@ -271,9 +183,9 @@ def _merge_closest(
     """The centroids with the two most alike groups (first pair on a tie) replaced by their union's."""
     k = len(centroids)
     pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
-    a, b = max(pairs, key=lambda ab: (_dot(centroids[ab[0]], centroids[ab[1]]), -ab[0], -ab[1]))
+    a, b = max(pairs, key=lambda ab: (dot(centroids[ab[0]], centroids[ab[1]]), -ab[0], -ab[1]))
     groups = sorted(set(assignment))
-    union = _centroid(vectors[i] for i, g in enumerate(assignment) if g in (groups[a], groups[b]))
+    union = centroid(vectors[i] for i, g in enumerate(assignment) if g in (groups[a], groups[b]))
     return [union if i == a else c for i, c in enumerate(centroids) if i != b]
 
 
@@ -288,9 +200,9 @@ def _seeds(vectors: list[dict[str, float]], idf: dict[str, float], df: Counter[s
         for t in vector:
             if t in having:
                 having[t].append(i)
-    centroids = {t: _centroid(vectors[i] for i in having[t]) for t in candidates}
+    centroids = {t: centroid(vectors[i] for i in having[t]) for t in candidates}
     # Compared through their strongest terms only: enough to tell topics apart, and cheap.
-    sketches = {t: _strongest(c, _SKETCH_TERMS) for t, c in centroids.items()}
+    sketches = {t: strongest(c, _SKETCH_TERMS) for t, c in centroids.items()}
     closest = dict.fromkeys(candidates, 0.0)
     chosen: list[str] = []
     while len(chosen) < k:
@@ -303,15 +215,15 @@ def _seeds(vectors: list[dict[str, float]], idf: dict[str, float], df: Counter[s
             break
         chosen.append(best[1])
         for t in candidates:
-            closest[t] = max(closest[t], _dot(sketches[t], sketches[best[1]]))
+            closest[t] = max(closest[t], dot(sketches[t], sketches[best[1]]))
     return [centroids[t] for t in chosen]
 
 
 def _similarities(vectors: list[dict[str, float]], centroids: list[dict[str, float]]) -> list[list[float]]:
     """Each paper's cosine to each centroid, through a term -> centroids index: one pass over each paper."""
     index: dict[str, list[tuple[int, float]]] = {}
-    for j, centroid in enumerate(centroids):
-        for t, w in centroid.items():
+    for j, center in enumerate(centroids):
+        for t, w in center.items():
             index.setdefault(t, []).append((j, w))
     found = []
     for vector in vectors:
@@ -345,7 +257,7 @@ def _absorb_small(vectors: list[dict[str, float]], assignment: list[int]) -> lis
             break
         dropped = small[0][1]
         kept = sorted(g for g in sizes if g != dropped)
-        centroids = [_centroid(vectors[i] for i, g in enumerate(assignment) if g == group) for group in kept]
+        centroids = [centroid(vectors[i] for i, g in enumerate(assignment) if g == group) for group in kept]
         moving = [i for i, g in enumerate(assignment) if g == dropped]
         for i, nearest in zip(moving, _nearest_all([vectors[i] for i in moving], centroids), strict=True):
             assignment[i] = kept[nearest] if nearest >= 0 else -1
@@ -386,7 +298,7 @@ def _themes(
         while ident in used:
             ident += "-x"
         used.add(ident)
-        shown = _distinct(_display(t, surface) for t in terms)
+        shown = _distinct(display_term(t, surface) for t in terms)
         name = shown[0] if shown else "Other"
         if shown and having[terms[0]] * _WIDESPREAD >= n:  # "Neural networks" alone says little here
             first = set(shown[0].lower().split())

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from surveytool.analysis.themes import STOP_WORDS, Theme, ThemeInput, find_themes, theme_region_name
+from surveytool.analysis.theme_terms import STOP_WORDS
+from surveytool.analysis.themes import Theme, ThemeInput, find_themes, theme_region_name
 
 CORPUS = ROOT / "seeds" / "labelled" / "corpus.tsv"
 
