@@ -650,3 +650,33 @@ def test_an_output_turned_into_a_link_to_dev_zero_is_replaced_by_the_next_build(
     build_in(source, out)
     assert not (out / name).is_symlink()
     assert b"part five" in (out / name).read_bytes() and written[name] != (out / name).read_bytes()
+
+
+# --- internal errors -------------------------------------------------------------------------
+
+
+def test_an_internal_error_keeps_its_traceback_and_asks_for_a_bug_report(tmp_path: Path):
+    """A bug (here: an exception no user input causes) is not dressed up as the user's mistake."""
+    source = tmp_path / "refs.bib"
+    source.write_text(library(2), encoding="utf-8")
+    bug = (
+        "import sys, surveytool.pipeline as p\n"
+        "def analyse(*a, **k): raise ZeroDivisionError('a bug')\n"
+        "p.analyse = analyse\n"
+        "from surveytool.cli.app import main\n"
+        "sys.argv = ['surveytool', 'parse', sys.argv[1]]\n"
+        "main()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", bug, str(source)], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "Traceback (most recent call last)" in result.stderr
+    assert "ZeroDivisionError: a bug" in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert "internal error" in last and "please report this with the command and the traceback" in last
+
+
+def test_a_user_error_stays_one_line_without_a_bug_report(tmp_path: Path):
+    result = run_cli("parse", str(tmp_path / "missing.bib"))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "report" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
