@@ -24,7 +24,7 @@ from surveytool.output.chapter_view import (
 from surveytool.output.entries_json import entries_json, entries_json_pieces
 from surveytool.output.files import StagedFiles, fill_reserved, write_atomically
 from surveytool.output.fragments import templates_digest
-from surveytool.output.notes_regions import carry_over, edited_outside_regions, stamp
+from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, stamp
 from surveytool.output.render import LEVELS, make_environment, render_template
 from surveytool.output.staletemp import remove_stale_temporaries
 from surveytool.parallel import run_beside
@@ -335,22 +335,22 @@ def _keep_prose(path: Path, text: str, force: bool, notes: list[str], drafts: Pr
 
 
 def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[str]) -> str:
-    # Decoded as a text-mode read would: any line ending read as "\n".
-    old = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    saved = read_saved(data)
+    old = saved.text
     if edited_outside_regions(old):
         if not force:
             raise OutputError("was edited outside its notes regions; rebuilding would overwrite those edits",
                               path=str(path), hint="move your text between the '% surveytool: begin/end notes' lines, "
                                                    "or rerun with --force (the old file is kept as .bak)")
         backup = path.with_name(path.name + ".bak")
-        write_atomically(backup, old)
+        write_atomically(backup, data)
         notes.append(f"{path}: edited outside its notes regions; old version kept as {backup}")
     merged = carry_over(text, old)
     if merged.kept:
         notes.append(f"{path}: kept your notes in {', '.join(merged.kept)}")
     if merged.orphaned:
         notes.append(f"{path}: notes of sections no longer generated ({', '.join(merged.orphaned)}) moved to the end")
-    return stamp(merged.text)
+    return saved.in_its_style(stamp(merged.text))
 
 
 def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOptions(),

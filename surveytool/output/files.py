@@ -14,8 +14,8 @@ from surveytool.errors import OutputError
 from surveytool.output.staletemp import temporary_prefix
 
 
-def write_atomically(path: Path, text: str | Iterable[str]) -> None:
-    """Write ``text`` (or its pieces, one after the other) to ``path`` so that a reader never sees half a file."""
+def write_atomically(path: Path, text: str | bytes | Iterable[str]) -> None:
+    """Write ``text`` (its bytes, or its pieces one after the other) to ``path`` so that a reader never sees half a file."""
     with StagedFiles() as staged:
         staged.write(path, text)
         staged.commit()
