@@ -652,6 +652,22 @@ def test_an_output_turned_into_a_link_to_dev_zero_is_replaced_by_the_next_build(
     assert b"part five" in (out / name).read_bytes() and written[name] != (out / name).read_bytes()
 
 
+@pytest.mark.parametrize("name", ["references.bib", "entries.json", "related_work.tex"])
+def test_an_output_that_is_a_link_to_a_file_is_written_through_and_stays_a_link(tmp_path: Path, name: str):
+    source, out = tmp_path / "library.bib", tmp_path / "out"
+    source.write_bytes(library().encode("utf-8"))
+    build_in(source, out)
+    kept = tmp_path / "elsewhere" / name
+    kept.parent.mkdir()
+    shutil.move(out / name, kept)
+    (out / name).symlink_to(kept)
+    source.write_text(source.read_text(encoding="utf-8").replace("part 5}", "part five}"), encoding="utf-8", newline="")
+    build_in(source, out)
+    assert (out / name).is_symlink() and (out / name).resolve() == kept
+    assert b"part five" in kept.read_bytes()
+    assert [p.name for p in kept.parent.iterdir()] == [name]
+
+
 # --- internal errors -------------------------------------------------------------------------
 
 
