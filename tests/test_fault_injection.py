@@ -668,6 +668,58 @@ def test_an_output_that_is_a_link_to_a_file_is_written_through_and_stays_a_link(
     assert [p.name for p in kept.parent.iterdir()] == [name]
 
 
+# --- inputs that are not files, or far too large ------------------------------------------------
+
+SETTINGS_OPTIONS = ["--taxonomy", "--overrides", "--config"]
+
+
+def _non_regular(kind: str, folder: Path) -> Path:
+    if kind == "dev-zero":
+        return Path("/dev/zero")
+    if kind == "fifo":
+        path = folder / "input.fifo"
+        os.mkfifo(path)
+        return path
+    path = folder / "link-to-zero"
+    path.symlink_to("/dev/zero")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "link-to-dev-zero"])
+@pytest.mark.parametrize("option", [*SETTINGS_OPTIONS, "--catalog", "source"])
+def test_an_input_that_is_a_device_or_fifo_is_refused_at_once_in_one_line(tmp_path: Path, option: str, kind: str):
+    path = _non_regular(kind, tmp_path)
+    args = [str(path)] if option == "source" else [option, str(path)]
+    if option == "--config":
+        args.append("--online")  # the online settings are what reads it
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "surveytool", "build", "--out", str(tmp_path / "out"), *args],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert time.monotonic() - started < 30
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"{path}: error: ") and "not a regular file" in line
+
+
+@pytest.mark.parametrize("option", SETTINGS_OPTIONS)
+def test_a_settings_file_far_larger_than_any_is_refused_by_its_size_before_it_is_read(tmp_path: Path, option: str):
+    huge = tmp_path / "huge.toml"
+    with open(huge, "wb") as stream:
+        stream.truncate(3 << 30)  # sparse: takes no disk space, would take 3 GB of memory to read
+    args = [option, str(huge)] + (["--online"] if option == "--config" else [])
+    result = run_cli("build", "--out", str(tmp_path / "out"), *args)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"{huge}: error: ") and "too large" in line and "at most 16 MB" in line
+
+
+def test_taxonomy_validate_refuses_a_fifo_in_one_line(tmp_path: Path):
+    path = _non_regular("fifo", tmp_path)
+    result = subprocess.run([sys.executable, "-m", "surveytool", "taxonomy", "validate", str(path)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "not a regular file" in result.stderr
+
+
 # --- internal errors -------------------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from surveytool.errors import TaxonomyError
 from surveytool.model import Group, Section, Taxonomy, frozen_mapping
 from surveytool.output.chapter_view import GENERATED_IDS
+from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 from surveytool.text.normalize import normalize
 
 _TOP_KEYS = {"version", "title", "groups", "sections"}
@@ -29,7 +30,7 @@ _TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)")
 def load_taxonomy(path: Path, display: str | None = None) -> Taxonomy:
     display = display or str(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_user_file(path, display, SETTINGS_LIMIT, TaxonomyError, "taxonomy file").decode("utf-8-sig")
     except FileNotFoundError:
         raise TaxonomyError("no such taxonomy file", path=display, hint="check the path given with --taxonomy") from None
     except (OSError, UnicodeDecodeError) as error:
