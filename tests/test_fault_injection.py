@@ -581,7 +581,8 @@ def test_a_template_cannot_run_a_program(tmp_path: Path):
             "%% macro again()\n\\VAR{again()}\n%% endmacro\n\\VAR{again()}\n",
             ":2: error: template failed: RecursionError: ",
         ),
-        ("\\VAR{range(10**9)|list}\n", ":1: error: template failed: OverflowError: "),
+        ("\\VAR{range(10**9)|list}\n", ":1: error: template asks for too much: a number argument over 1,000,000 "),
+        ("\\VAR{range(999999)|list|length}\n", ":1: error: template failed: OverflowError: "),
         ("\\VAR{'{0.__class__}'.format(1)}\n", ":1: error: template is not allowed to do this: "),
     ],
     ids=[
@@ -590,6 +591,7 @@ def test_a_template_cannot_run_a_program(tmp_path: Path):
         "missing-include",
         "endless-recursion",
         "huge-range",
+        "range-over-the-sandbox-cap",
         "format-escape",
     ],
 )
@@ -601,6 +603,87 @@ def test_a_template_failing_at_run_time_is_one_line_with_its_file_and_exit_2(
         build(Options(), tmp_path / "out", DraftOptions(templates=folder))
     assert str(raised.value).startswith(f"{folder / 'related_work.tex.j2'}{message}")
     assert "\n" not in str(raised.value)
+
+
+DOUBLING = "%% set ns = namespace(s='ab')\n%% for i in range(40)\n%% set ns.s = ns.s ~ ns.s\n%% endfor\n\\VAR{ns.s}\n"
+
+
+@pytest.mark.parametrize(
+    ("chapter", "line", "words"),
+    [
+        ("\\VAR{'x' * 10**9}\n", 1, "a repeated value of more than 4,000,000 items"),
+        ("\\VAR{[0] * 10**8}\n", 1, "a repeated value of more than 4,000,000 items"),
+        ("\\VAR{10 ** 1000000}\n", 1, "a number of more than 100,000 bits"),
+        (DOUBLING, 3, "a string of more than 4,000,000 characters"),
+        ("\\VAR{'x'.center(10**9)}\n", 1, "a number argument over 1,000,000"),
+        ("\\VAR{'x'|center(10**9)}\n", 1, "a number argument over 1,000,000"),
+        ("\\VAR{'%0999999999d'|format(1)}\n", 1, "a format width or precision of seven digits or more"),
+        ("\\VAR{'{:>999999999}'.format(1)}\n", 1, "a format width or precision of seven digits or more"),
+        ("\\VAR{'%*d' % (999999999, 1)}\n", 1, "a number argument over 1,000,000"),
+        ("%% set s = 'x' * 4000000\n\\VAR{([s] * 1000)|join|length}\n", 2, "more than 2 GB of memory"),
+    ],
+    ids=["string-times", "list-times", "power", "concat-doubling", "str-method", "filter", "format-filter",
+         "str-format", "percent-star", "join-of-large-values"],
+)
+def test_a_template_asking_for_a_huge_value_fails_fast_in_one_line_with_exit_2(
+    tmp_path: Path, chapter: str, line: int, words: str
+):
+    folder = _templates(tmp_path, chapter)
+    started = time.monotonic()
+    result = run_cli("build", "--out", str(tmp_path / "out"), "--templates", str(folder))
+    assert time.monotonic() - started < 20
+    assert result.returncode == 2
+    (message,) = result.stderr.splitlines()
+    assert message.startswith(f"{folder / 'related_work.tex.j2'}:{line}: error: template asks for too much: {words}")
+    assert not (tmp_path / "out" / "related_work.tex").exists()
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "%% for i in range(100000)\n%% for j in range(100000)\n%% endfor\n%% endfor\n",
+        "%% for i in range(100000)\n%% for c in 'x' * 100000\n\\VAR{c if i < 0}\n%% endfor\n%% endfor\n",
+    ],
+    ids=["nested-ranges", "loop-over-a-string"],
+)
+def test_a_template_that_loops_for_hours_is_stopped_at_the_render_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loop: str
+):
+    import surveytool.output.render as render
+
+    monkeypatch.setattr(render, "RENDER_SECONDS", 1.0)  # the budget, shortened; the loop is the template's own
+    folder = _templates(tmp_path, loop)
+    started = time.monotonic()
+    with pytest.raises(TemplateError) as raised:
+        build(Options(), tmp_path / "out", DraftOptions(templates=folder))
+    assert time.monotonic() - started < 10
+    message = str(raised.value)
+    assert message.startswith(f"{folder / 'related_work.tex.j2'}:") and "template is too slow" in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-dev-zero"])
+def test_a_template_that_is_not_a_regular_file_is_refused_not_passed_over(tmp_path: Path, kind: str):
+    folder = _templates(tmp_path, "")
+    template = folder / "related_work.tex.j2"
+    template.unlink()
+    if kind == "fifo":
+        os.mkfifo(template)
+    else:
+        template.symlink_to("/dev/zero")
+    result = subprocess.run([sys.executable, "-m", "surveytool", "build", "--out", str(tmp_path / "out"),
+                             "--templates", str(folder)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [f"{template}: error: template is not a regular file (save the template as a file)"]
+
+
+def test_the_render_budget_leaves_no_timer_behind(tmp_path: Path):
+    import signal
+
+    folder = _templates(tmp_path, "\\VAR{title}\n")
+    before = signal.getsignal(signal.SIGALRM)
+    build(Options(), tmp_path / "out", DraftOptions(templates=folder))
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(signal.SIGALRM) is before
 
 
 def test_a_template_that_is_not_utf8_is_one_line(tmp_path: Path):
