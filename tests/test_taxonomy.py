@@ -84,3 +84,8 @@ def test_a_key_of_the_last_table_is_located_on_its_own_line_in_a_wide_taxonomy()
     with pytest.raises(TaxonomyError) as raised:
         parse_taxonomy(text)
     assert raised.value.line == text.splitlines().index('keywords = { "x" = "heavy" }') + 1
+
+
+def test_a_taxonomy_with_no_tables_at_all_is_one_error_not_a_crash():
+    with pytest.raises(TaxonomyError, match="no \\[\\[sections\\]\\]"):
+        parse_taxonomy('title = "Only a title"\n')

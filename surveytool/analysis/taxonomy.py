@@ -57,14 +57,14 @@ class _Validator:
         self.lines = text.splitlines()
         self.display = display
         self.table_lines: dict[str, list[int]] = {"groups": [], "sections": []}
-        self.table_ends: dict[int, int] = {}  # a table's first line -> the line after its last
         starts: list[int] = []
         for number, line in enumerate(self.lines, start=1):
             match = _TABLE_HEADER.match(line)
             if match:
                 self.table_lines[match.group(1)].append(number)
                 starts.append(number)
-        self.table_ends = dict(zip(starts, [*starts[1:], len(self.lines) + 1], strict=True))
+        # A table's first line -> the line after its last: where the next begins, or the end of the file.
+        self.table_ends: dict[int, int] = dict(zip(starts, [*starts[1:], len(self.lines) + 1], strict=False))
 
     def fail(self, message: str, line: int | None, hint: str) -> None:
         raise TaxonomyError(message, path=self.display, line=line, hint=hint)

@@ -72,7 +72,7 @@ class ResponseCache:
             raise self._unusable(error) from None
         self._db = self._open()
 
-    def _unusable(self, error: Exception) -> InputError:
+    def _unusable(self, error: object) -> InputError:
         return InputError(f"cannot use the online answer cache: {error}", path=str(self.path),
                           hint="delete the file, or choose another with --cache")
 
