@@ -22,7 +22,7 @@ from surveytool.output.chapter_view import (
     view_groups,
 )
 from surveytool.output.entries_json import entries_json, entries_json_pieces
-from surveytool.output.files import StagedFiles, fill_reserved, write_atomically
+from surveytool.output.files import StagedFiles, fill_reserved, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
 from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, stamp
 from surveytool.output.render import LEVELS, make_environment, render_template
@@ -195,8 +195,12 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
 def _remove_leftovers(options: Options, out_dir: Path, draft: DraftOptions) -> None:
     """Temporary files of this build's outputs that killed builds left, and compiled templates earlier versions kept."""
     chapter = f"{draft.chapter_file}.tex"
-    remove_stale_temporaries(out_dir, [f"{draft.bibliography}.bib", chapter, f"{chapter}.bak", "main.tex", "main.tex.bak",
-                                       "entries.json"])
+    names = [f"{draft.bibliography}.bib", chapter, f"{chapter}.bak", "main.tex", "main.tex.bak", "entries.json"]
+    remove_stale_temporaries(out_dir, names)
+    for name in names:  # an output linked to a file elsewhere is written (and may have been killed) beside it
+        target = written_at(out_dir / name)
+        if target != out_dir / name:
+            remove_stale_temporaries(target.parent, [target.name])
     if options.lock_file is not None:
         remove_stale_temporaries(options.lock_file.parent, [options.lock_file.name])
     folder = options.build_cache

@@ -749,6 +749,11 @@ def test_an_output_that_is_a_link_to_a_file_is_written_through_and_stays_a_link(
     assert (out / name).is_symlink() and (out / name).resolve() == kept
     assert b"part five" in kept.read_bytes()
     assert [p.name for p in kept.parent.iterdir()] == [name]
+    dead = temporary_prefix("x").replace(f"-{os.getpid()}.", f"-{_a_finished_pid()}.")[3:]
+    killed = kept.parent / f".{name}.{dead}abcd1234.tmp"  # what a build killed while writing through left
+    killed.write_bytes(b"half a file")
+    build_in(source, out)
+    assert not killed.exists() and (out / name).is_symlink()
 
 
 # --- inputs that are not files, or far too large ------------------------------------------------

@@ -112,6 +112,11 @@ def write_in_place(path: Path, data: bytes) -> None:
         raise _cannot_write(path, error) from None
 
 
+def written_at(path: Path) -> Path:
+    """The file that writing ``path`` replaces: the target of a link to a regular file, else ``path``."""
+    return _through_link(path)
+
+
 def _through_link(path: Path) -> Path:
     """Where a new ``path`` goes: a link to a regular file is written through, as the shell's ``>`` does (its
     target replaced atomically, the link kept); any other link (dangling, to a device) is replaced by a file."""
