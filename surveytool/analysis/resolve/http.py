@@ -1,12 +1,13 @@
 """A polite, bounded HTTP GET for the online resolvers.
 
 Every answer is an untrusted stranger's: a request has a deadline (not a
-per-read timeout, which a trickle of one byte a second never trips), a body has
+per-read timeout, which a trickle of one byte a second never trips; the name
+lookup is under it too), a body has
 a size limit and is read in pieces, redirects stay on the service's own host,
 a run has a time budget, and a service that keeps failing is skipped for the
 rest of the run (a circuit breaker) instead of being waited on for every paper.
 
-Answers are cached on disk (see cache.py) once the caller has parsed them, so a
+Answers are cached on disk (see response_cache.py) once the caller has parsed them, so a
 rerun asks the network nothing. Only the standard library is used.
 """
 
