@@ -23,9 +23,9 @@ from surveytool.output.chapter_view import (
     view_groups,
 )
 from surveytool.output.entries_json import entries_json, entries_json_pieces
-from surveytool.output.files import StagedFiles, fill_reserved, write_atomically
+from surveytool.output.files import StagedFiles, fill_reserved, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
-from surveytool.output.notes_regions import carry_over, edited_outside_regions, stamp
+from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, stamp
 from surveytool.output.render import LEVELS, make_environment, render_template
 from surveytool.output.staletemp import remove_stale_temporaries
 from surveytool.parallel import map_each, run_beside, worth_sharing
@@ -143,6 +143,7 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
     layout = BuildLayout.of(out_dir, draft, options.lock_file)
+    _refuse_links_out_of(layout)
     options = replace(options, lock_file=layout.lock)
     memos = BuildCache(options.build_cache)
     _remove_leftovers(options, layout)
@@ -178,9 +179,28 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
                        replace(survey, reused=reused, findings=findings))
 
 
+def _refuse_links_out_of(layout: BuildLayout) -> None:
+    """An out folder can come from someone else: a planted link must not make a build overwrite a file elsewhere.
+
+    A link to a file inside the out folder is written through (the link kept), as ``bib -o`` writes
+    through any link the user names.
+    """
+    folder = layout.out.resolve()
+    for path in (*layout.written(), layout.lock):
+        target = written_at(path)
+        if target != path and not target.is_relative_to(folder):
+            raise OutputError(f"is a link to {target}, outside the out folder; a build does not write through it",
+                              path=str(path), hint="remove the link, or build into the folder it points to")
+
+
 def _remove_leftovers(options: Options, layout: BuildLayout) -> None:
     """Temporary files of this build's outputs that killed builds left, and compiled templates earlier versions kept."""
-    remove_stale_temporaries(layout.out, [path.name for path in layout.written()])
+    names = [path.name for path in layout.written()]
+    remove_stale_temporaries(layout.out, names)
+    for path in layout.written():  # an output linked to a file elsewhere is written (and may have been killed) beside it
+        target = written_at(path)
+        if target != path:
+            remove_stale_temporaries(target.parent, [target.name])
     if options.lock_file is not None:
         remove_stale_temporaries(options.lock_file.parent, [options.lock_file.name])
     folder = options.build_cache
@@ -321,22 +341,22 @@ def _keep_prose(path: Path, text: str, force: bool, notes: list[str], drafts: Pr
 
 
 def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[str]) -> str:
-    # Decoded as a text-mode read would: any line ending read as "\n".
-    old = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    saved = read_saved(data)
+    old = saved.text
     if edited_outside_regions(old):
         if not force:
             raise OutputError("was edited outside its notes regions; rebuilding would overwrite those edits",
                               path=str(path), hint="move your text between the '% surveytool: begin/end notes' lines, "
                                                    "or rerun with --force (the old file is kept as .bak)")
         backup = path.with_name(path.name + ".bak")
-        write_atomically(backup, old)
+        write_atomically(backup, data)
         notes.append(f"{path}: edited outside its notes regions; old version kept as {backup}")
     merged = carry_over(text, old)
     if merged.kept:
         notes.append(f"{path}: kept your notes in {', '.join(merged.kept)}")
     if merged.orphaned:
         notes.append(f"{path}: notes of sections no longer generated ({', '.join(merged.orphaned)}) moved to the end")
-    return stamp(merged.text)
+    return saved.in_its_style(stamp(merged.text))
 
 
 def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOptions(),

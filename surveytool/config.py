@@ -27,7 +27,8 @@ import urllib.parse
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from surveytool.errors import InputError
+from surveytool.errors import InputError, SurveyToolError
+from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 from surveytool.text.latex_commands import NEVER_ALLOWED
 
 SERVICES = ("openalex", "crossref", "arxiv")
@@ -58,7 +59,7 @@ class CheckSettings:
 
 def _load(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        return tomllib.loads(read_user_file(path, str(path), SETTINGS_LIMIT, what="config file").decode("utf-8-sig"))
     except FileNotFoundError:
         raise InputError("no such config file", path=str(path), hint="check the path given with --config") from None
     except tomllib.TOMLDecodeError as error:
@@ -187,8 +188,8 @@ def _line_of(path: Path | None, table: str, name: str) -> int | None:
     if path is None:
         return None
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeError):
+        lines = read_user_file(path, str(path), SETTINGS_LIMIT).decode("utf-8-sig").splitlines()
+    except (OSError, UnicodeError, SurveyToolError):
         return None
     current = ""
     for number, line in enumerate(lines, start=1):

@@ -97,6 +97,10 @@ def _resolver_findings(resolvers: Sequence[Resolver]) -> list[Finding]:
         for paper, error in getattr(resolver, "errors", ()):
             findings.append(Finding("resolver-error", Severity.WARNING, f"{error.service} gave no usable answer: {error.message}",
                                     min(paper.sources), "rerun later; answers already received are cached", paper.key))
+    caches = {id(cache): cache for r in resolvers if (cache := getattr(getattr(r, "client", None), "cache", None)) is not None}
+    for cache in caches.values():
+        findings += [Finding("online-cache", Severity.INFO, problem, None, "nothing to do: those answers were asked again")
+                     for problem in cache.problems()]
     return findings
 
 

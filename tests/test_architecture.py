@@ -22,8 +22,6 @@ KNOWN_EXCEPTIONS = {
     # Tagging still takes its memo and the forked child's result as arguments (docs/architecture.md).
     ("surveytool.analysis.tagging.tagger", "surveytool.rebuild.memo"),
     ("surveytool.analysis.tagging.tagger", "surveytool.parallel"),
-    # The lock file is read as a cache file is: a regular file, bounded.
-    ("surveytool.analysis.keys", "surveytool.rebuild.sealed"),
 }
 
 

@@ -92,3 +92,23 @@ def test_real_bibtex_processes_every_seed_entry_without_errors(seeds_build, tmp_
     result = subprocess.run(["bibtex", "all"], cwd=tmp_path, capture_output=True, text=True, errors="replace")
     assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
     assert (tmp_path / "all.bbl").read_text(encoding="utf-8").count("\\bibitem") == 41
+
+
+def test_bib_output_that_is_a_link_is_written_through_to_its_target_and_stays_a_link(tmp_path):
+    source = tmp_path / "mine.bib"
+    source.write_text("@article{smith2020, title = {Linked outputs}, author = {Ann Smith}, year = 2020}\n",
+                      encoding="utf-8")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    target = shared / "refs.bib"
+    target.write_text("old contents\n", encoding="utf-8")
+    target.chmod(0o640)
+    link = tmp_path / "paper" / "references.bib"
+    link.parent.mkdir()
+    link.symlink_to("../shared/refs.bib")
+    result = run_cli("bib", str(source), "-o", str(link))
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink() and str(link.readlink()) == "../shared/refs.bib"
+    assert "Linked outputs" in target.read_text(encoding="utf-8")
+    assert (target.stat().st_mode & 0o777) == 0o640
+    assert sorted(p.name for p in shared.iterdir()) == ["refs.bib"]  # no temporary file left beside it

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import ROOT, run_cli
 from surveytool.build import DraftOptions, build
-from surveytool.errors import TaxonomyError, TemplateError
+from surveytool.errors import OutputError, TaxonomyError, TemplateError
 from surveytool.options import CACHE_FOLDER, LOCK_FILE
 from surveytool.output.staletemp import temporary_prefix
 from surveytool.pipeline import Options
@@ -581,7 +581,8 @@ def test_a_template_cannot_run_a_program(tmp_path: Path):
             "%% macro again()\n\\VAR{again()}\n%% endmacro\n\\VAR{again()}\n",
             ":2: error: template failed: RecursionError: ",
         ),
-        ("\\VAR{range(10**9)|list}\n", ":1: error: template failed: OverflowError: "),
+        ("\\VAR{range(10**9)|list}\n", ":1: error: template asks for too much: a number argument over 1,000,000 "),
+        ("\\VAR{range(999999)|list|length}\n", ":1: error: template failed: OverflowError: "),
         ("\\VAR{'{0.__class__}'.format(1)}\n", ":1: error: template is not allowed to do this: "),
     ],
     ids=[
@@ -590,6 +591,7 @@ def test_a_template_cannot_run_a_program(tmp_path: Path):
         "missing-include",
         "endless-recursion",
         "huge-range",
+        "range-over-the-sandbox-cap",
         "format-escape",
     ],
 )
@@ -601,6 +603,87 @@ def test_a_template_failing_at_run_time_is_one_line_with_its_file_and_exit_2(
         build(Options(), tmp_path / "out", DraftOptions(templates=folder))
     assert str(raised.value).startswith(f"{folder / 'related_work.tex.j2'}{message}")
     assert "\n" not in str(raised.value)
+
+
+DOUBLING = "%% set ns = namespace(s='ab')\n%% for i in range(40)\n%% set ns.s = ns.s ~ ns.s\n%% endfor\n\\VAR{ns.s}\n"
+
+
+@pytest.mark.parametrize(
+    ("chapter", "line", "words"),
+    [
+        ("\\VAR{'x' * 10**9}\n", 1, "a repeated value of more than 4,000,000 items"),
+        ("\\VAR{[0] * 10**8}\n", 1, "a repeated value of more than 4,000,000 items"),
+        ("\\VAR{10 ** 1000000}\n", 1, "a number of more than 100,000 bits"),
+        (DOUBLING, 3, "a string of more than 4,000,000 characters"),
+        ("\\VAR{'x'.center(10**9)}\n", 1, "a number argument over 1,000,000"),
+        ("\\VAR{'x'|center(10**9)}\n", 1, "a number argument over 1,000,000"),
+        ("\\VAR{'%0999999999d'|format(1)}\n", 1, "a format width or precision of seven digits or more"),
+        ("\\VAR{'{:>999999999}'.format(1)}\n", 1, "a format width or precision of seven digits or more"),
+        ("\\VAR{'%*d' % (999999999, 1)}\n", 1, "a number argument over 1,000,000"),
+        ("%% set s = 'x' * 4000000\n\\VAR{([s] * 1000)|join|length}\n", 2, "more than 2 GB of memory"),
+    ],
+    ids=["string-times", "list-times", "power", "concat-doubling", "str-method", "filter", "format-filter",
+         "str-format", "percent-star", "join-of-large-values"],
+)
+def test_a_template_asking_for_a_huge_value_fails_fast_in_one_line_with_exit_2(
+    tmp_path: Path, chapter: str, line: int, words: str
+):
+    folder = _templates(tmp_path, chapter)
+    started = time.monotonic()
+    result = run_cli("build", "--out", str(tmp_path / "out"), "--templates", str(folder))
+    assert time.monotonic() - started < 20
+    assert result.returncode == 2
+    (message,) = result.stderr.splitlines()
+    assert message.startswith(f"{folder / 'related_work.tex.j2'}:{line}: error: template asks for too much: {words}")
+    assert not (tmp_path / "out" / "related_work.tex").exists()
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "%% for i in range(100000)\n%% for j in range(100000)\n%% endfor\n%% endfor\n",
+        "%% for i in range(100000)\n%% for c in 'x' * 100000\n\\VAR{c if i < 0}\n%% endfor\n%% endfor\n",
+    ],
+    ids=["nested-ranges", "loop-over-a-string"],
+)
+def test_a_template_that_loops_for_hours_is_stopped_at_the_render_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loop: str
+):
+    import surveytool.output.render as render
+
+    monkeypatch.setattr(render, "RENDER_SECONDS", 1.0)  # the budget, shortened; the loop is the template's own
+    folder = _templates(tmp_path, loop)
+    started = time.monotonic()
+    with pytest.raises(TemplateError) as raised:
+        build(Options(), tmp_path / "out", DraftOptions(templates=folder))
+    assert time.monotonic() - started < 10
+    message = str(raised.value)
+    assert message.startswith(f"{folder / 'related_work.tex.j2'}:") and "template is too slow" in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-dev-zero"])
+def test_a_template_that_is_not_a_regular_file_is_refused_not_passed_over(tmp_path: Path, kind: str):
+    folder = _templates(tmp_path, "")
+    template = folder / "related_work.tex.j2"
+    template.unlink()
+    if kind == "fifo":
+        os.mkfifo(template)
+    else:
+        template.symlink_to("/dev/zero")
+    result = subprocess.run([sys.executable, "-m", "surveytool", "build", "--out", str(tmp_path / "out"),
+                             "--templates", str(folder)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [f"{template}: error: template is not a regular file (save the template as a file)"]
+
+
+def test_the_render_budget_leaves_no_timer_behind(tmp_path: Path):
+    import signal
+
+    folder = _templates(tmp_path, "\\VAR{title}\n")
+    before = signal.getsignal(signal.SIGALRM)
+    build(Options(), tmp_path / "out", DraftOptions(templates=folder))
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(signal.SIGALRM) is before
 
 
 def test_a_template_that_is_not_utf8_is_one_line(tmp_path: Path):
@@ -650,3 +733,122 @@ def test_an_output_turned_into_a_link_to_dev_zero_is_replaced_by_the_next_build(
     build_in(source, out)
     assert not (out / name).is_symlink()
     assert b"part five" in (out / name).read_bytes() and written[name] != (out / name).read_bytes()
+
+
+@pytest.mark.parametrize("name", ["references.bib", "entries.json", "related_work.tex"])
+def test_an_output_that_is_a_link_to_a_file_in_the_out_folder_is_written_through_and_stays_a_link(tmp_path: Path,
+                                                                                                 name: str):
+    source, out = tmp_path / "library.bib", tmp_path / "out"
+    source.write_bytes(library().encode("utf-8"))
+    build_in(source, out)
+    kept = out / "versions" / name
+    kept.parent.mkdir()
+    shutil.move(out / name, kept)
+    (out / name).symlink_to(kept)
+    source.write_text(source.read_text(encoding="utf-8").replace("part 5}", "part five}"), encoding="utf-8", newline="")
+    build_in(source, out)
+    assert (out / name).is_symlink() and (out / name).resolve() == kept
+    assert b"part five" in kept.read_bytes()
+    assert [p.name for p in kept.parent.iterdir()] == [name]
+    dead = temporary_prefix("x").replace(f"-{os.getpid()}.", f"-{_a_finished_pid()}.")[3:]
+    killed = kept.parent / f".{name}.{dead}abcd1234.tmp"  # what a build killed while writing through left
+    killed.write_bytes(b"half a file")
+    build_in(source, out)
+    assert not killed.exists() and (out / name).is_symlink()
+
+
+@pytest.mark.parametrize("name", ["references.bib", "main.tex", "surveytool.lock.json"])
+def test_a_build_refuses_an_output_linked_to_a_file_outside_the_out_folder(tmp_path: Path, name: str):
+    source, out = tmp_path / "library.bib", tmp_path / "out"
+    source.write_bytes(library().encode("utf-8"))
+    build_in(source, out)
+    victim = tmp_path / "home" / ".bashrc"  # an out folder from someone else, with a planted link
+    victim.parent.mkdir()
+    victim.write_text("export PATH=/usr/bin\n", encoding="utf-8")
+    (out / name).unlink()
+    (out / name).symlink_to(victim)
+    with pytest.raises(OutputError, match="outside the out folder"):
+        build_in(source, out)
+    assert victim.read_text(encoding="utf-8") == "export PATH=/usr/bin\n"
+
+
+# --- inputs that are not files, or far too large ------------------------------------------------
+
+SETTINGS_OPTIONS = ["--taxonomy", "--overrides", "--config"]
+
+
+def _non_regular(kind: str, folder: Path) -> Path:
+    if kind == "dev-zero":
+        return Path("/dev/zero")
+    if kind == "fifo":
+        path = folder / "input.fifo"
+        os.mkfifo(path)
+        return path
+    path = folder / "link-to-zero"
+    path.symlink_to("/dev/zero")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "link-to-dev-zero"])
+@pytest.mark.parametrize("option", [*SETTINGS_OPTIONS, "--catalog", "source"])
+def test_an_input_that_is_a_device_or_fifo_is_refused_at_once_in_one_line(tmp_path: Path, option: str, kind: str):
+    path = _non_regular(kind, tmp_path)
+    args = [str(path)] if option == "source" else [option, str(path)]
+    if option == "--config":
+        args.append("--online")  # the online settings are what reads it
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "surveytool", "build", "--out", str(tmp_path / "out"), *args],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert time.monotonic() - started < 30
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"{path}: error: ") and "not a regular file" in line
+
+
+@pytest.mark.parametrize("option", SETTINGS_OPTIONS)
+def test_a_settings_file_far_larger_than_any_is_refused_by_its_size_before_it_is_read(tmp_path: Path, option: str):
+    huge = tmp_path / "huge.toml"
+    with open(huge, "wb") as stream:
+        stream.truncate(3 << 30)  # sparse: takes no disk space, would take 3 GB of memory to read
+    args = [option, str(huge)] + (["--online"] if option == "--config" else [])
+    result = run_cli("build", "--out", str(tmp_path / "out"), *args)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"{huge}: error: ") and "too large" in line and "at most 16 MB" in line
+
+
+def test_taxonomy_validate_refuses_a_fifo_in_one_line(tmp_path: Path):
+    path = _non_regular("fifo", tmp_path)
+    result = subprocess.run([sys.executable, "-m", "surveytool", "taxonomy", "validate", str(path)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "not a regular file" in result.stderr
+
+
+# --- internal errors -------------------------------------------------------------------------
+
+
+def test_an_internal_error_keeps_its_traceback_and_asks_for_a_bug_report(tmp_path: Path):
+    """A bug (here: an exception no user input causes) is not dressed up as the user's mistake."""
+    source = tmp_path / "refs.bib"
+    source.write_text(library(2), encoding="utf-8")
+    bug = (
+        "import sys, surveytool.pipeline as p\n"
+        "def analyse(*a, **k): raise ZeroDivisionError('a bug')\n"
+        "p.analyse = analyse\n"
+        "from surveytool.cli.app import main\n"
+        "sys.argv = ['surveytool', 'parse', sys.argv[1]]\n"
+        "main()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", bug, str(source)], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "Traceback (most recent call last)" in result.stderr
+    assert "ZeroDivisionError: a bug" in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert "internal error" in last and "please report this with the command and the traceback" in last
+
+
+def test_a_user_error_stays_one_line_without_a_bug_report(tmp_path: Path):
+    result = run_cli("parse", str(tmp_path / "missing.bib"))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "report" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -1,6 +1,7 @@
 """The HTTP client: its politeness with a fake clock, its limits against a real loopback server."""
 
 import base64
+import threading
 import time
 import tracemalloc
 
@@ -163,3 +164,54 @@ def test_a_certificate_that_is_not_trusted_is_no_answer():
     with serve(Hostile, tls=True) as base:
         message, _ = fetch_once(f"{base}/works")
     assert "CERTIFICATE_VERIFY_FAILED" in message and Hostile.seen == []
+
+
+def test_a_name_that_does_not_resolve_is_no_answer_within_the_deadline():
+    # .invalid never resolves (RFC 2606): the lookup fails at once, or is cut at the deadline.
+    message, elapsed = fetch_once("http://surveytool-tests.invalid/works", timeout=2)
+    assert message.startswith("no answer") and message.endswith("after 1 attempt")
+    assert elapsed < 2.6
+
+
+def test_a_resolver_that_hangs_costs_no_more_than_the_request_deadline():
+    released = threading.Event()
+
+    def hanging_resolver(*args):
+        released.wait(30)  # a DNS server that never answers
+        raise OSError("too late")
+
+    client = HttpClient(HttpSettings("surveytool-tests", retries=0, min_interval=0, timeout=1),
+                        resolve=hanging_resolver)
+    start = time.monotonic()
+    with pytest.raises(HttpError, match=r"no answer within 1 s \(looking up api.example.org took too long\)"):
+        client.get("http://api.example.org/works")
+    assert time.monotonic() - start < 1.5
+    released.set()
+
+
+def test_the_looked_up_address_is_the_one_connected_to_and_tls_still_checks_the_name(monkeypatch):
+    """The resolver's answer is used (no second lookup), and a TLS name check still sees the host name."""
+    import socket
+
+    asked = []
+
+    def loopback_resolver(host, port, *args):
+        asked.append(host)
+        return socket.getaddrinfo("127.0.0.1", port, 0, socket.SOCK_STREAM)
+
+    Hostile.routes = {"/works": [(200, {"Content-Type": "application/json"}, "{}", 0)]}
+    with serve(Hostile) as base:
+        port = base.rsplit(":", 1)[1]
+        client = HttpClient(HttpSettings("surveytool-tests", retries=0, min_interval=0, timeout=2),
+                            resolve=loopback_resolver)
+        assert client.get(f"http://service.example:{port}/works").body == "{}"
+    assert asked == ["service.example"]
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_CERT))
+    with serve(Hostile, tls=True) as base:
+        port = base.rsplit(":", 1)[1]
+        client = HttpClient(HttpSettings("surveytool-tests", retries=0, min_interval=0, timeout=2),
+                            resolve=loopback_resolver)
+        Hostile.seen = []
+        with pytest.raises(HttpError, match="CERTIFICATE_VERIFY_FAILED"):
+            client.get(f"https://service.example:{port}/works")  # the test certificate is for 127.0.0.1 only
+    assert Hostile.seen == []

@@ -186,16 +186,92 @@ def test_a_malformed_answer_is_asked_again_on_the_next_run_and_then_used(service
     assert len(handler.seen) == 2  # the good answer was kept
 
 
-def test_a_malformed_answer_planted_in_the_cache_is_dropped_and_asked_again(services, tmp_path):
+def cache_notes(survey):
+    return [f.message for f in survey.findings if f.check == "online-cache"]
+
+
+def test_a_malformed_answer_planted_in_the_cache_fails_its_checksum_and_is_asked_again(services, tmp_path):
     handler, config = services
     handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
     analyse_online(tmp_path, config, write_list(tmp_path))
     with sqlite3.connect(tmp_path / "cache.sqlite") as db:
         db.execute("UPDATE responses SET body = '[[[' ")
     survey = analyse_online(tmp_path, config, write_list(tmp_path))
-    assert any("malformed answer" in f.message for f in survey.findings)
-    [paper] = analyse_online(tmp_path, config, write_list(tmp_path)).papers
-    assert paper.resolved and len(handler.seen) == 2
+    assert not any("malformed answer" in f.message for f in survey.findings)  # never parsed
+    assert survey.papers[0].resolved and len(handler.seen) == 2
+    [note] = cache_notes(survey)
+    assert "1 cached answer failed its checksum" in note
+
+
+def test_a_cached_answer_edited_to_another_valid_answer_is_not_used(services, tmp_path):
+    """The dangerous edit: one that still parses and names another paper."""
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    first = analyse_online(tmp_path, config, write_list(tmp_path))
+    with sqlite3.connect(tmp_path / "cache.sqlite") as db:
+        db.execute("UPDATE responses SET body = replace(body, 'Zero Bubble', 'Tiny Bubble')")
+    again = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert again.papers[0].title == first.papers[0].title == "Zero Bubble Pipeline Parallelism"
+    assert len(handler.seen) == 2 and len(cache_notes(again)) == 1
+    third = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert len(handler.seen) == 2 and cache_notes(third) == []  # the answer asked again was sealed and kept
+
+
+def test_an_answer_cache_another_user_wrote_is_asked_again(services, tmp_path, monkeypatch):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "alice"))
+    analyse_online(tmp_path, config, write_list(tmp_path))
+    from surveytool.user_key import _key_at
+
+    _key_at.cache_clear()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "bob"))
+    survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert len(handler.seen) == 2 and len(cache_notes(survey)) == 1 and survey.papers[0].resolved
+
+
+def test_an_answer_cache_of_a_version_that_sealed_nothing_is_asked_again(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    analyse_online(tmp_path, config, write_list(tmp_path))
+    with sqlite3.connect(tmp_path / "cache.sqlite") as db:
+        rows = db.execute("SELECT url, status, body, fetched_at FROM responses").fetchall()
+        db.execute("DROP TABLE responses")
+        db.execute("CREATE TABLE responses (url TEXT PRIMARY KEY, status INTEGER NOT NULL, body TEXT NOT NULL,"
+                    " fetched_at TEXT NOT NULL)")
+        db.executemany("INSERT INTO responses VALUES (?, ?, ?, ?)", rows)
+    survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert len(handler.seen) == 2 and len(cache_notes(survey)) == 1 and survey.papers[0].resolved
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped-header"])
+def test_an_answer_cache_sqlite_cannot_read_is_set_aside_with_one_finding_and_the_run_goes_on(services, tmp_path, damage):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    cache = tmp_path / "cache.sqlite"
+    analyse_online(tmp_path, config, write_list(tmp_path))
+    data = cache.read_bytes()
+    spoiled = {"garbage": b"not a database at all" * 100, "truncated": data[:200],
+               "flipped-header": b"SQLite format 2\0" + data[16:]}[damage]
+    cache.write_bytes(spoiled)
+    survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert survey.papers[0].title == "Zero Bubble Pipeline Parallelism" and len(handler.seen) == 2
+    [note] = cache_notes(survey)
+    assert "is not a readable SQLite database; moved to cache.sqlite.unreadable" in note
+    assert (tmp_path / "cache.sqlite.unreadable").read_bytes() == spoiled
+    analyse_online(tmp_path, config, write_list(tmp_path))
+    assert len(handler.seen) == 2  # the new cache works
+
+
+def test_the_cli_says_in_one_info_line_that_the_answer_cache_was_set_aside(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    write_list(tmp_path)
+    (tmp_path / "c.sqlite").write_bytes(b"\0" * 4096)
+    result = run_cli("resolve", "list.txt", "--online", "--config", str(config), "--cache", "c.sqlite", cwd=tmp_path)
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if "online-cache" in line]
+    assert len(lines) == 1 and "c.sqlite.unreadable" in lines[0]
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "soon"])
@@ -393,13 +469,9 @@ def test_a_wrong_typed_check_setting_is_one_line_with_file_line_and_hint(tmp_pat
     assert result.returncode == 2 and result.stderr == f"surveytool.toml:2: error: {message}\n"
 
 
-@pytest.mark.parametrize("content", [b"not a database at all" * 100, None])
-def test_an_unusable_answer_cache_is_one_line_and_exit_2(tmp_path, content):
+def test_an_answer_cache_path_that_is_a_folder_is_one_line_and_exit_2(tmp_path):
     cache = tmp_path / "c.sqlite"
-    if content is None:
-        cache.mkdir()
-    else:
-        cache.write_bytes(content)
+    cache.mkdir()
     (tmp_path / "surveytool.toml").write_text("[online]\nopenalex_url = 'http://127.0.0.1:9'\n")
     write_list(tmp_path)
     result = run_cli("resolve", "list.txt", "--online", "--cache", "c.sqlite", cwd=tmp_path)

@@ -267,3 +267,41 @@ def test_blank_lines_in_taxonomy_and_online_titles_do_not_break_compilation(tmp_
     assert "{Efficient Training}" in chapter and "{Training at Scale}" in chapter
     compiled = compile_latex(out)
     assert compiled.returncode == 0, compiled.stdout[-3000:]
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"], ids=["no-mark", "utf8-mark"])
+@pytest.mark.parametrize("newline", [b"\r\n", b"\r"], ids=["crlf", "cr"])
+def test_a_chapter_saved_with_windows_line_endings_or_a_mark_keeps_its_prose_and_its_line_endings(
+    tmp_path, bom, newline
+):
+    source, out = build_folder(tmp_path)
+    chapter = out / "related_work.tex"
+    write_in_region(chapter, "unclassified", "Lorem is not classified yet.\nA second line.\n")
+    chapter.write_bytes(bom + chapter.read_bytes().replace(b"\n", newline))
+    source.write_text(UNCLASSIFIABLE + UNCLASSIFIABLE.replace("lorem2020", "ipsum2021").replace("2020", "2021"),
+                      encoding="utf-8")
+    again = run_cli("build", str(source), "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    data = chapter.read_bytes()
+    assert data.startswith(bom + b"% surveytool: checksum ")
+    assert b"ipsum2021" in data  # rebuilt, not left alone
+    lines = data[len(bom):].split(newline)
+    assert not any(b"\r" in line or b"\n" in line for line in lines)  # every line ends as the author's did
+    assert lines.count(b"Lorem is not classified yet.") == 1 and lines.count(b"A second line.") == 1
+    assert regions(data[len(bom):].decode("utf-8").replace(newline.decode(), "\n"))["unclassified"] == (
+        "Lorem is not classified yet.\nA second line.\n"
+    )
+    # And the next build takes its own output as it is: no edit outside the regions, nothing lost.
+    third = run_cli("build", str(source), "--out", str(out))
+    assert third.returncode == 0, third.stderr
+    assert chapter.read_bytes() == data
+
+
+def test_forcing_over_a_crlf_chapter_keeps_the_old_bytes_in_the_backup(tmp_path):
+    source, out = build_folder(tmp_path)
+    chapter = out / "related_work.tex"
+    edited = chapter.read_bytes().replace(b"\n", b"\r\n") + b"An edit outside the regions.\r\n"
+    chapter.write_bytes(edited)
+    assert run_cli("build", str(source), "--out", str(out)).returncode == 2
+    assert run_cli("build", str(source), "--out", str(out), "--force").returncode == 0
+    assert (out / "related_work.tex.bak").read_bytes() == edited

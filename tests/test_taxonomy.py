@@ -63,3 +63,29 @@ def test_unknown_key_gets_a_did_you_mean():
     with pytest.raises(TaxonomyError) as raised:
         parse_taxonomy(MINIMAL.replace('aliases = ["alpha"]', 'alias = ["alpha"]'), "t.toml")
     assert "did you mean 'aliases'?" in str(raised.value)
+
+
+def test_a_long_chain_of_groups_is_valid_and_a_cycle_at_its_end_is_found_with_its_line():
+    chain = "".join(
+        f'[[groups]]\nid = "g{n}"\ntitle = "G{n}"\n' + (f'parent = "g{n - 1}"\n' if n else "") for n in range(300)
+    )
+    leaf = '[[sections]]\nid = "leaf"\ntitle = "Leaf"\nparent = "g299"\n'
+    taxonomy = parse_taxonomy(chain + leaf)
+    assert taxonomy.groups[-1].id == "g299" and taxonomy.groups[-1].sections == ("leaf",)
+    looped = chain.replace('id = "g0"\ntitle = "G0"\n', 'id = "g0"\ntitle = "G0"\nparent = "g299"\n')
+    with pytest.raises(TaxonomyError, match="cycle") as raised:
+        parse_taxonomy(looped + leaf)
+    assert raised.value.line == 2  # the first group of the loop, where it is declared
+
+
+def test_a_key_of_the_last_table_is_located_on_its_own_line_in_a_wide_taxonomy():
+    sections = "".join(f'[[sections]]\nid = "s{n}"\ntitle = "S{n}"\n\n' for n in range(500))
+    text = sections + '[[sections]]\nid = "last"\ntitle = "Last"\n\nkeywords = { "x" = "heavy" }\n'
+    with pytest.raises(TaxonomyError) as raised:
+        parse_taxonomy(text)
+    assert raised.value.line == text.splitlines().index('keywords = { "x" = "heavy" }') + 1
+
+
+def test_a_taxonomy_with_no_tables_at_all_is_one_error_not_a_crash():
+    with pytest.raises(TaxonomyError, match="no \\[\\[sections\\]\\]"):
+        parse_taxonomy('title = "Only a title"\n')

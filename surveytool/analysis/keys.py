@@ -18,7 +18,7 @@ from pathlib import Path
 from surveytool.analysis.merge import first_author_surname, identities, snippet_fingerprint
 from surveytool.errors import InputError
 from surveytool.model import Origin, Paper
-from surveytool.rebuild.sealed import Unusable, read_regular
+from surveytool.regular_files import Unusable, read_regular
 from surveytool.text.normalize import normalize, strip_truncation
 
 LOCK_VERSION = 1

@@ -16,6 +16,7 @@ from typing import Any
 from surveytool.errors import TaxonomyError
 from surveytool.model import Group, Section, Taxonomy, frozen_mapping
 from surveytool.output.chapter_view import GENERATED_IDS
+from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 from surveytool.text.normalize import normalize
 
 _TOP_KEYS = {"version", "title", "groups", "sections"}
@@ -29,7 +30,7 @@ _TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)")
 def load_taxonomy(path: Path, display: str | None = None) -> Taxonomy:
     display = display or str(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_user_file(path, display, SETTINGS_LIMIT, TaxonomyError, "taxonomy file").decode("utf-8-sig")
     except FileNotFoundError:
         raise TaxonomyError("no such taxonomy file", path=display, hint="check the path given with --taxonomy") from None
     except (OSError, UnicodeDecodeError) as error:
@@ -56,10 +57,14 @@ class _Validator:
         self.lines = text.splitlines()
         self.display = display
         self.table_lines: dict[str, list[int]] = {"groups": [], "sections": []}
+        starts: list[int] = []
         for number, line in enumerate(self.lines, start=1):
             match = _TABLE_HEADER.match(line)
             if match:
                 self.table_lines[match.group(1)].append(number)
+                starts.append(number)
+        # A table's first line -> the line after its last: where the next begins, or the end of the file.
+        self.table_ends: dict[int, int] = dict(zip(starts, [*starts[1:], len(self.lines) + 1], strict=False))
 
     def fail(self, message: str, line: int | None, hint: str) -> None:
         raise TaxonomyError(message, path=self.display, line=line, hint=hint)
@@ -71,7 +76,7 @@ class _Validator:
         start = starts[index]
         if key is None:
             return start
-        end = min([s for lines in self.table_lines.values() for s in lines if s > start], default=len(self.lines) + 1)
+        end = self.table_ends[start]
         pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
         for number in range(start, end):
             if pattern.match(self.lines[number - 1]):
@@ -153,13 +158,17 @@ class _Validator:
                 index = groups.index(node) if isinstance(node, Group) else sections.index(node)
                 self.fail(f"'{node.id}' names unknown parent '{parent}'", self.line_of(table, index, "parent"),
                           _did_you_mean(parent, group_ids, "parents must be group ids"))
+        # Each group's chain of parents is walked once: a walk stops at a group already known to lead to a root.
+        rooted: set[str] = set()
         for group in groups:
-            chain, current = [group.id], group
-            while current.parent:
-                if current.parent in chain:
+            chain, on_chain, current = [group.id], {group.id}, group
+            while current.parent and current.id not in rooted:
+                if current.parent in on_chain:
                     self.fail(f"groups form a cycle: {' -> '.join(chain + [current.parent])}", group.line, "remove one of these parent links")
                 chain.append(current.parent)
+                on_chain.add(current.parent)
                 current = group_ids[current.parent]
+            rooted.update(chain)
 
     def _check_aliases(self, sections: list[Section]) -> None:
         owner: dict[str, str] = {normalize(s.id): s.id for s in sections}
@@ -172,7 +181,10 @@ class _Validator:
 
     @staticmethod
     def _ordered(groups: list[Group], sections: list[Section]) -> list[Group]:
-        ordered = [Group(g.id, g.title, tuple(s.id for s in sections if s.group == g.id), g.parent, g.line) for g in groups]
+        members: dict[str, list[str]] = {}
+        for section in sections:
+            members.setdefault(section.group, []).append(section.id)
+        ordered = [Group(g.id, g.title, tuple(members.get(g.id, ())), g.parent, g.line) for g in groups]
         loose = tuple(s.id for s in sections if not s.group)
         if loose:
             # Sections without a group (a flat taxonomy): an untitled group, drawn without a heading of its own.

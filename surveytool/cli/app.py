@@ -1,7 +1,8 @@
 """The command line: options -> one library call -> output and an exit code.
 
 Exit codes: 0 clean (or warnings only), 1 findings at error level (or any
-finding with --strict), 2 bad usage or unreadable input.
+finding with --strict) or an internal error (a bug: traceback and a request to
+report it), 2 bad usage or unreadable input.
 """
 
 from __future__ import annotations
@@ -424,8 +425,13 @@ def taxonomy_validate(path: Annotated[Path, typer.Argument(help="Taxonomy TOML f
     typer.echo(f"{path}: ok, {len(taxonomy.sections)} sections in {len(taxonomy.groups)} groups")
 
 
+BUG_REPORT = ("surveytool: internal error (a bug in surveytool, not in your files): please report this "
+              "with the command and the traceback above on the project's issue tracker")
+
+
 def main() -> None:
-    """Console entry point: user errors become one line and exit code 2, never a traceback."""
+    """Console entry point: user errors become one line and exit code 2, never a traceback;
+    anything else is a bug, so it keeps its traceback and asks for a report (exit 1)."""
     try:
         app(standalone_mode=True)
         code = 0
@@ -436,6 +442,13 @@ def main() -> None:
         code = done.code if isinstance(done.code, int) else 0 if done.code is None else 1
         if not isinstance(done.code, int | None):
             typer.echo(str(done.code), err=True)
+    except Exception:
+        import traceback
+
+        stop_progress()
+        traceback.print_exc()
+        typer.echo(BUG_REPORT, err=True)
+        code = 1
     # Everything is written and flushed: skip the interpreter's teardown, which frees the
     # caches of a large run one object at a time (50 ms of a 2.5 s `bib` of 16k entries).
     stop_progress()

@@ -14,8 +14,8 @@ from surveytool.errors import OutputError
 from surveytool.output.staletemp import temporary_prefix
 
 
-def write_atomically(path: Path, text: str | Iterable[str]) -> None:
-    """Write ``text`` (or its pieces, one after the other) to ``path`` so that a reader never sees half a file."""
+def write_atomically(path: Path, text: str | bytes | Iterable[str]) -> None:
+    """Write ``text`` (its bytes, or its pieces one after the other) to ``path`` so that a reader never sees half a file."""
     with StagedFiles() as staged:
         staged.write(path, text)
         staged.commit()
@@ -45,20 +45,21 @@ class StagedFiles:
     """
 
     def __init__(self) -> None:
-        self._pending: list[tuple[str, Path]] = []
+        self._pending: list[tuple[str, Path, Path]] = []  # (temporary file, where it goes, the name the user gave)
 
     def reserve(self, path: Path) -> str:
         """A new empty temporary file for ``path``, to be filled with ``fill_reserved``."""
+        target = _through_link(path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name), suffix=".tmp")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=temporary_prefix(target.name), suffix=".tmp")
             try:
-                os.fchmod(handle, _mode_for(path))  # mkstemp makes it 0600: not what a user's new file gets
+                os.fchmod(handle, _mode_for(target))  # mkstemp makes it 0600: not what a user's new file gets
             finally:
                 os.close(handle)
         except OSError as error:
             raise _cannot_write(path, error) from None
-        self._pending.append((temporary, path))
+        self._pending.append((temporary, target, path))
         return temporary
 
     def write(self, path: Path, text: str | bytes | Iterable[str]) -> None:
@@ -66,9 +67,9 @@ class StagedFiles:
 
     def commit(self) -> None:
         while self._pending:
-            temporary, path = self._pending[0]
+            temporary, target, path = self._pending[0]
             try:
-                os.replace(temporary, path)
+                os.replace(temporary, target)
             except OSError as error:
                 raise _cannot_write(path, error) from None
             self._pending.pop(0)
@@ -77,7 +78,7 @@ class StagedFiles:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        for temporary, _ in self._pending:
+        for temporary, _, _ in self._pending:
             with suppress(OSError):  # already gone
                 os.remove(temporary)
         self._pending.clear()
@@ -109,6 +110,23 @@ def write_in_place(path: Path, data: bytes) -> None:
         with suppress(OSError):
             os.remove(temporary)
         raise _cannot_write(path, error) from None
+
+
+def written_at(path: Path) -> Path:
+    """The file that writing ``path`` replaces: the target of a link to a regular file, else ``path``."""
+    return _through_link(path)
+
+
+def _through_link(path: Path) -> Path:
+    """Where a new ``path`` goes: a link to a regular file is written through, as the shell's ``>`` does (its
+    target replaced atomically, the link kept); any other link (dangling, to a device) is replaced by a file."""
+    if not path.is_symlink():
+        return path
+    target = Path(os.path.realpath(path))
+    try:
+        return target if stat.S_ISREG(target.stat().st_mode) else path
+    except OSError:
+        return path
 
 
 def _mode_for(path: Path) -> int:

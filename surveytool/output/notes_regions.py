@@ -116,6 +116,37 @@ def edited_outside_regions(text: str) -> bool:
 
 
 @dataclass(frozen=True)
+class SavedChapter:
+    """A generated .tex file as its author's editor saved it: the text with "\n" line ends, and how to
+    give a new text the same byte-order mark and line endings."""
+
+    text: str
+    bom: str = ""
+    newline: str = "\n"
+
+    def in_its_style(self, text: str) -> str:
+        """``text`` (with "\n" line ends) with this file's mark and line endings."""
+        return self.bom + (text if self.newline == "\n" else text.replace("\n", self.newline))
+
+
+def read_saved(data: bytes) -> SavedChapter:
+    """The chapter's bytes as text: UTF-8 (stray bytes as Latin-1 characters, as every user file is read),
+    without its byte-order mark, every line ending read as "\n"; the ending most of its lines have is kept
+    for the rebuild, so that an editor on Windows sees no change it did not make."""
+    from surveytool.text.file_encoding import decode_bytes
+
+    decoded = decode_bytes(data)
+    raw = decoded.text
+    crlf = raw.count("\r\n")
+    bare_cr = raw.count("\r") - crlf
+    bare_lf = raw.count("\n") - crlf
+    newline = "\r\n" if crlf > max(bare_lf, bare_cr) else "\r" if bare_cr > max(bare_lf, crlf) else "\n"
+    # The mark is kept only as UTF-8: the chapter is rewritten in UTF-8, which LaTeX reads.
+    bom = "\ufeff" if decoded.bom else ""
+    return SavedChapter(raw.replace("\r\n", "\n").replace("\r", "\n"), bom, newline)
+
+
+@dataclass(frozen=True)
 class Merged:
     text: str
     kept: tuple[str, ...]  # region ids whose prose was carried over

@@ -16,6 +16,7 @@ from pathlib import Path
 from surveytool.errors import InputError
 from surveytool.model import Paper
 from surveytool.output.files import write_in_place
+from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
 from surveytool.text.citations import cite_key_spans
 
 
@@ -57,9 +58,9 @@ def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[s
 def rekey_file(path: Path, renamed: Mapping[str, str], *, dry_run: bool = False) -> list[Rekeyed]:
     """Rewrite the cited keys of one .tex file in place (unless ``dry_run``); what changed."""
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot be read ({error.strerror})", path=str(path), hint="check the path") from None
+        data = read_user_file(path, str(path), DOCUMENT_LIMIT)
+    except FileNotFoundError:
+        raise InputError("no such file", path=str(path), hint="check the path") from None
     # surrogateescape gives every byte that is not UTF-8 back unchanged: a Latin-1 file stays Latin-1.
     text = data.decode("utf-8", errors="surrogateescape")
     new_text, changes = rekey_text(text, renamed, str(path))

@@ -9,15 +9,29 @@ LatexMarkup. Templates use LaTeX-friendly delimiters: ``\\VAR{...}`` for values,
 from __future__ import annotations
 
 import os
+import stat
+import sys
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment, SecurityError
+from jinja2.loaders import split_template_path
+from jinja2.sandbox import SecurityError
 
 from surveytool.errors import TemplateError
 from surveytool.output.fragments import FragmentExtension
+from surveytool.output.sandbox import (
+    RENDER_MEMORY,
+    RENDER_SECONDS,
+    BoundedSandbox,
+    TemplateTooSlow,
+    ValueTooLarge,
+    bounded_output,
+    memory_budget,
+    time_budget,
+)
 from surveytool.resources import bundled_dir
+from surveytool.sources.bounded import SETTINGS_LIMIT
 from surveytool.text.latex import UNKNOWN_CHAR_MACRO, LatexMarkup, comment_text, escape_text, usable_key
 
 LEVELS = {"chapter": ("chapter", "section", "subsection"), "section": ("section", "subsection", "subsubsection")}
@@ -46,6 +60,24 @@ def label(section_id: str, prefix: str = "sec:rw") -> LatexMarkup:
     return LatexMarkup(f"{prefix}:{section_id}")
 
 
+class _UserTemplateLoader(jinja2.FileSystemLoader):
+    """The --templates folder: a template there that is not a regular file (a FIFO, a link to a device) or is
+    far larger than any template is refused, not passed over for the bundled one or read without end."""
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
+        filename = os.path.join(self.searchpath[0], *split_template_path(template))
+        try:
+            status = os.stat(filename)
+        except OSError:
+            status = None
+        if status is not None and not stat.S_ISREG(status.st_mode) and not stat.S_ISDIR(status.st_mode):
+            raise TemplateError("template is not a regular file", path=filename, hint="save the template as a file")
+        if status is not None and status.st_size > SETTINGS_LIMIT:
+            raise TemplateError(f"template is too large ({status.st_size:,} bytes)", path=filename,
+                                hint="is this the right file?")
+        return super().get_source(environment, template)
+
+
 def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     """The environment of the bundled templates, or, with ``templates_dir``, a sandboxed one that prefers its templates.
 
@@ -62,9 +94,9 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
         except OSError as error:
             raise TemplateError(f"templates folder cannot be read ({error.strerror})", path=str(templates_dir),
                                 hint="check its permissions") from None
-        loaders.append(jinja2.FileSystemLoader(str(templates_dir)))
+        loaders.append(_UserTemplateLoader(str(templates_dir)))
     loaders.append(jinja2.FileSystemLoader(str(bundled_dir("templates"))))
-    kind = jinja2.Environment if templates_dir is None else SandboxedEnvironment
+    kind = jinja2.Environment if templates_dir is None else BoundedSandbox
     env = kind(
         loader=jinja2.ChoiceLoader(loaders),
         block_start_string=r"\BLOCK{",
@@ -92,13 +124,32 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     env.filters["latex"] = escape_text
     env.globals["UNKNOWN_CHAR_MACRO"] = LatexMarkup(UNKNOWN_CHAR_MACRO)
     env.extend(user_templates=None if templates_dir is None else os.path.abspath(templates_dir))
+    if isinstance(env, BoundedSandbox):
+        env.bound_filters()
     return env
 
 
 def render_template(env: jinja2.Environment, name: str, context: dict[str, Any]) -> str:
     """The rendered template; a template's own mistake becomes a message naming its file and line."""
     try:
-        return env.get_template(name).render(**context)
+        if not isinstance(env, BoundedSandbox):
+            return env.get_template(name).render(**context)
+        with time_budget(RENDER_SECONDS), memory_budget(RENDER_MEMORY):
+            return bounded_output(env.get_template(name).generate(**context))
+    except TemplateError:
+        raise
+    except TemplateTooSlow as error:
+        path, line = _template_position(error.__traceback__, name, getattr(env, "user_templates", None))
+        raise TemplateError(f"template is too slow: {error}", path=path, line=line,
+                            hint="a loop that never ends, or loops nested too deep?") from None
+    except ValueTooLarge as error:
+        path, line = _template_position(error.__traceback__, name, getattr(env, "user_templates", None))
+        raise TemplateError(f"template asks for too much: {error}", path=path, line=line,
+                            hint="a template prints the survey; it need not make values this large") from None
+    except MemoryError:
+        path, line = _template_position(sys.exc_info()[2], name, getattr(env, "user_templates", None))
+        raise TemplateError(f"template asks for too much: more than {RENDER_MEMORY >> 30} GB of memory", path=path,
+                            line=line, hint="a template prints the survey; it need not make values this large") from None
     except jinja2.TemplateSyntaxError as error:
         raise TemplateError(f"template syntax: {error.message}", path=error.filename or name, line=error.lineno,
                             hint="see the template variables and delimiters in the README") from None

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from surveytool.analysis.tagging.learned import Exemplar
 from surveytool.rebuild.memo import code_stamp
-from surveytool.rebuild.sealed import Unusable, read_sealed, write_sealed
+from surveytool.rebuild.sealed import read_sealed, write_sealed
+from surveytool.regular_files import Unusable
 
 EXEMPLARS_FILE = "exemplars.marshal"
 

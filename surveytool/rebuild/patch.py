@@ -39,7 +39,7 @@ from surveytool.rebuild.bib_reading import ChunkRun
 from surveytool.rebuild.changes import Move, changed_chunks, moved_line, moved_source
 from surveytool.rebuild.exemplars import stored_exemplars
 from surveytool.rebuild.memo import BuildCache, finding_from_plain, finding_to_plain
-from surveytool.rebuild.sealed import MAX_CACHE_FILE, Unusable, read_regular
+from surveytool.rebuild.sealed import MAX_CACHE_FILE
 from surveytool.rebuild.snapshot import (
     EntryRecord,
     OutputSpans,
@@ -49,6 +49,7 @@ from surveytool.rebuild.snapshot import (
     load_snapshot,
 )
 from surveytool.rebuild.trace import claims_of
+from surveytool.regular_files import Unusable, read_regular
 from surveytool.resources import default_taxonomy
 from surveytool.text.latex import unencodable_chars
 from surveytool.text.latex_allowlist import allowlist_digest

@@ -23,123 +23,37 @@ import marshal
 import os
 import stat
 import tempfile
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from surveytool.output.staletemp import temporary_prefix
+from surveytool.regular_files import Unusable, open_regular, read_exactly
+from surveytool.user_key import KEY_BYTES, cache_key
 
 _MAGIC = b"stcache1"
-_DIGEST = 32
+_DIGEST = KEY_BYTES
 _HEADER = len(_MAGIC) + 8 + 2 * _DIGEST
 #: Larger than any cache surveytool writes for a bibliography that fits in memory.
 MAX_CACHE_FILE = 1 << 31
-KEY_FILE = Path("surveytool") / "cache-key"
 IGNORE_TEXT = "# made by surveytool: its rebuild cache, safe to delete\n*\n"
 
 
-class Unusable(Exception):
-    """Why a cache file or folder is not used: the reason, for an info finding."""
 
 
-def key_path() -> Path | None:
-    """Where this user's key lives: beside other per-user caches, never in an out folder."""
-    base = os.environ.get("XDG_CACHE_HOME")
-    if base and os.path.isabs(base):
-        return Path(base) / KEY_FILE
-    try:
-        return Path.home() / ".cache" / KEY_FILE
-    except RuntimeError:  # no home folder
-        return None
 
 
-def cache_key() -> bytes:
-    """This user's key, made on first use; raises Unusable when it can be neither read nor made."""
-    path = key_path()
-    if path is None:
-        raise Unusable("no home folder to keep the build cache's key in")
-    return _key_at(path)
 
 
-@lru_cache(maxsize=4)
-def _key_at(path: Path) -> bytes:
-    with contextlib.suppress(FileNotFoundError):
-        return _read_key(path)
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".cache-key.", suffix=".tmp")
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(os.urandom(_DIGEST))
-        try:
-            os.link(temporary, path)  # never replaces the key another build made meanwhile
-        except FileExistsError:
-            pass
-        finally:
-            os.unlink(temporary)
-        return _read_key(path)
-    except OSError as error:
-        raise Unusable(f"its key {path} cannot be made ({error.strerror})") from None
 
 
-def _read_key(path: Path) -> bytes:
-    try:
-        key = read_regular(path, _DIGEST)
-    except Unusable as problem:
-        raise Unusable(f"its key {path} {problem}") from None
-    if len(key) != _DIGEST:
-        raise Unusable(f"its key {path} is not {_DIGEST} bytes long (delete it to have a new one made)")
-    return key
 
 
-def read_regular(path: Path, limit: int, follow: bool = False) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; FileNotFoundError if there is none, else Unusable.
-
-    Without ``follow``, a symbolic link is refused rather than followed.
-    """
-    stream, size = _open_regular(path, follow)
-    with stream:
-        if size > limit:
-            raise Unusable(f"is larger than {limit} bytes")
-        return _read_exactly(stream, size)
 
 
-def _open_regular(path: Path, follow: bool) -> tuple[BinaryIO, int]:
-    """The file opened for reading, and its size; a FIFO or device is refused before it is read (it could block or never end)."""
-    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
-    if not follow:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
-        if not hasattr(os, "O_NOFOLLOW") and _is_link(path):
-            raise Unusable("is a symbolic link")
-    try:
-        handle = os.open(path, flags)
-    except FileNotFoundError:
-        raise
-    except OSError as error:
-        if not follow and _is_link(path):
-            raise Unusable("is a symbolic link") from None
-        raise Unusable(f"cannot be read ({error.strerror})") from None
-    status = os.fstat(handle)
-    if not stat.S_ISREG(status.st_mode):
-        os.close(handle)
-        raise Unusable("is not a regular file")
-    return os.fdopen(handle, "rb"), status.st_size
 
 
-def _read_exactly(stream: BinaryIO, size: int) -> bytes:
-    try:
-        data = stream.read(size + 1)
-    except OSError as error:
-        raise Unusable(f"cannot be read ({error.strerror})") from None
-    if len(data) > size:
-        raise Unusable("grew while it was read")
-    return data
 
 
-def _is_link(path: Path) -> bool:
-    try:
-        return path.is_symlink()
-    except OSError:
-        return False
 
 
 def seal(value: Any, key: bytes, name: str) -> bytes:
@@ -155,7 +69,7 @@ def read_sealed(path: Path) -> Any:
     The header is checked first: a file this user's surveytool did not write is refused after reading 80 bytes.
     """
     key = cache_key()
-    stream, size = _open_regular(path, follow=False)
+    stream, size = open_regular(path, follow=False)
     with stream:
         head = stream.read(_HEADER)
         if (
@@ -167,7 +81,7 @@ def read_sealed(path: Path) -> Any:
         length = int.from_bytes(head[len(_MAGIC) : len(_MAGIC) + 8], "little")
         if size != _HEADER + length or size > MAX_CACHE_FILE:
             raise Unusable("fails its checksum (truncated or changed since it was written)")
-        payload = _read_exactly(stream, length)
+        payload = read_exactly(stream, length)
     if len(payload) != length or not hmac.compare_digest(head[len(_MAGIC) + 8 : -_DIGEST], _mac(payload, key)):
         raise Unusable("fails its checksum (truncated or changed since it was written)")
     try:

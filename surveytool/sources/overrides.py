@@ -15,17 +15,20 @@ from pathlib import Path
 
 from surveytool.errors import InputError
 from surveytool.model import Finding, Paper, Severity, SourceLocation
+from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 
 
 def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
     """Key -> tags, and key -> line, from an overrides file."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_user_file(path, str(path), SETTINGS_LIMIT, what="overrides file").decode("utf-8-sig")
         data = tomllib.loads(text)
     except FileNotFoundError:
         raise InputError("no such overrides file", path=str(path), hint="check the path given with --overrides") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"not valid TOML: {error}", path=str(path), hint='write lines like key = ["moe"] under [tags]') from None
+    except UnicodeDecodeError:
+        raise InputError("overrides file is not UTF-8 text", path=str(path), hint="save it as UTF-8") from None
     tags = data.get("tags", {})
     if set(data) - {"tags"} or not isinstance(tags, dict):
         raise InputError("an overrides file has one table, [tags]", path=str(path), hint='key = ["section-id", ...] under [tags]')

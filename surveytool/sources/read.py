@@ -11,6 +11,7 @@ from pathlib import Path
 from surveytool.bibtex.reader import BibDocument, read_bibtex
 from surveytool.errors import InputError
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
+from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
 from surveytool.sources.paper_list import looks_like_paper_list, parse_paper_list, split_lines, strip_ellipsis
 from surveytool.sources.stdin import is_stdin, sniff_kind, stdin_bytes
 from surveytool.text.file_encoding import TextFile, decode_bytes
@@ -42,13 +43,9 @@ def read_text(path: Path, display: str, allow_empty: bool = False) -> tuple[str,
 def read_text_file(path: Path, display: str, allow_empty: bool = False) -> tuple[TextFile, list[Finding]]:
     """A source file's text and how it was encoded; an empty file is an error unless ``allow_empty``."""
     try:
-        data = stdin_bytes() if is_stdin(path) else path.read_bytes()
+        data = stdin_bytes() if is_stdin(path) else read_user_file(path, display, DOCUMENT_LIMIT)
     except FileNotFoundError:
         raise InputError("no such file", path=display, hint="check the path, or run without sources to use the bundled seeds") from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", path=display, hint="name the files inside it") from None
-    except OSError as error:
-        raise InputError(f"cannot be read ({error.strerror})", path=display, hint="check its permissions") from None
     decoded = decode_bytes(data)
     if "\x00" in decoded.text:
         raise InputError("is not a text file", path=display, hint="give a .txt, .bib, .ids or CSL-JSON file")

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from surveytool.analysis.checks import REGISTRY, CheckContext  # noqa: E402
+from surveytool.analysis.taxonomy import load_taxonomy  # noqa: E402
 from surveytool.bibtex.values import value_to_text  # noqa: E402
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping  # noqa: E402
 from surveytool.sources.read import read_source  # noqa: E402
@@ -97,6 +98,26 @@ def _nested_braces(size: int, folder: Path) -> Callable[[], object]:
     return lambda: value_to_text(value)
 
 
+def _taxonomy_sections(size: int, folder: Path) -> Callable[[], object]:
+    groups = "".join(f'[[groups]]\nid = "group-{n}"\ntitle = "Group {n}"\n\n' for n in range(max(1, size // 10)))
+    sections = "".join(
+        f'[[sections]]\nid = "section-{n}"\ntitle = "Section {n}"\nparent = "group-{n // 10}"\n'
+        f'aliases = ["alias {n}"]\nkeywords = {{ "word{n}" = 2 }}\n\n'
+        for n in range(size)
+    )
+    path = _write(folder, "taxonomy.toml", f'title = "Wide"\n\n{groups}{sections}')
+    return lambda: load_taxonomy(path)
+
+
+def _taxonomy_group_chain(size: int, folder: Path) -> Callable[[], object]:
+    groups = "".join(
+        f'[[groups]]\nid = "group-{n}"\ntitle = "Group {n}"\n' + (f'parent = "group-{n - 1}"\n' if n else "") + "\n"
+        for n in range(size)
+    )
+    path = _write(folder, "chain.toml", f'{groups}[[sections]]\nid = "leaf"\ntitle = "Leaf"\nparent = "group-{size - 1}"\n')
+    return lambda: load_taxonomy(path)
+
+
 CASES = (
     Case("cite-spaces", "check --tex: \\cite followed by spaces", 40_000, _cite_spaces),
     Case("cite-options", "check --tex: \\citep followed by empty [] options", 40_000, _cite_spaces_options),
@@ -105,6 +126,9 @@ CASES = (
     Case("header-padded-inside", "paper list: header title padded with inner spaces", 40_000, _header_padded_inside),
     Case("csl-items", "CSL-JSON items (line of each item)", 8_000, _csl_items),
     Case("nested-braces", "braces nested around an unknown macro", 400, _nested_braces),
+    Case("taxonomy-sections", "taxonomy validation: sections (and a tenth as many groups), each line located", 4_000,
+         _taxonomy_sections),
+    Case("taxonomy-group-chain", "taxonomy validation: groups each the parent of the next", 1_000, _taxonomy_group_chain),
 )
 
 

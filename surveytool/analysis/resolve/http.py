@@ -1,12 +1,13 @@
 """A polite, bounded HTTP GET for the online resolvers.
 
 Every answer is an untrusted stranger's: a request has a deadline (not a
-per-read timeout, which a trickle of one byte a second never trips), a body has
+per-read timeout, which a trickle of one byte a second never trips; the name
+lookup is under it too), a body has
 a size limit and is read in pieces, redirects stay on the service's own host,
 a run has a time budget, and a service that keeps failing is skipped for the
 rest of the run (a circuit breaker) instead of being waited on for every paper.
 
-Answers are cached on disk (see cache.py) once the caller has parsed them, so a
+Answers are cached on disk (see response_cache.py) once the caller has parsed them, so a
 rerun asks the network nothing. Only the standard library is used.
 """
 
@@ -64,11 +65,13 @@ class ServiceSkipped(HttpError):
 
 
 class HttpClient:
-    def __init__(self, settings: HttpSettings, cache: ResponseCache | None = None, sleep=time.sleep, clock=time.monotonic):
+    def __init__(self, settings: HttpSettings, cache: ResponseCache | None = None, sleep=time.sleep, clock=time.monotonic,
+                 resolve=socket.getaddrinfo):
         self.settings = settings
         self.cache = cache
         self._sleep = sleep
         self._clock = clock
+        self._resolve = resolve  # socket.getaddrinfo's signature; run under the request's deadline
         self._last_request: dict[str, float] = {}
         self._failures: dict[str, int] = {}
         self._skipped: dict[str, str] = {}  # service -> why it is no longer asked
@@ -194,15 +197,22 @@ class HttpClient:
         proxy = _proxy_for(parts.scheme, parts.hostname)
         if proxy is None:
             connection = connection_class(parts.hostname, port, timeout=min(self.settings.timeout, remaining))
+            addresses = self._addresses(parts.hostname, port, deadline)
         else:  # as urllib would: an http request names the whole URL, https goes through a tunnel
             proxy_host, proxy_port, credentials = proxy
             connection = connection_class(proxy_host, proxy_port, timeout=min(self.settings.timeout, remaining))
+            addresses = self._addresses(proxy_host, proxy_port, deadline)
             proxy_headers = {"Proxy-Authorization": credentials} if credentials else {}
             if secure:
                 connection.set_tunnel(parts.hostname, port, headers=proxy_headers)
             else:
                 target = url
                 headers.update(proxy_headers)
+        # The name is resolved already: the connection goes to those addresses (TLS still checks the name).
+        connection._create_connection = _connector(addresses, deadline, self._clock)  # type: ignore[attr-defined]
+        remaining = deadline - self._clock()
+        if remaining <= 0:
+            raise _Retry(f"no answer within {self.settings.timeout:g} s", None)
         # Socket timeouts bound each read; the watchdog bounds the whole request.
         cut = threading.Event()
         watchdog = threading.Timer(remaining, _cut_connection, (connection, cut))
@@ -229,6 +239,29 @@ class HttpClient:
             raise _Retry(f"HTTP {answer.status}", _retry_after(answer.getheader("Retry-After")))
         return answer.status, answer.getheader("Location") or "", body.decode("utf-8", errors="replace")
 
+    def _addresses(self, host: str, port: int, deadline: float) -> list[tuple]:
+        """``host``'s addresses, looked up in a thread of its own so that a resolver that hangs costs no more
+        than the request's deadline (getaddrinfo takes no timeout; a thread still waiting is left to end)."""
+        found: dict[str, object] = {}
+        done = threading.Event()
+
+        def lookup() -> None:
+            try:
+                found["addresses"] = self._resolve(host, port, 0, socket.SOCK_STREAM)
+            except (OSError, UnicodeError) as error:
+                found["error"] = error
+            finally:
+                done.set()
+
+        threading.Thread(target=lookup, name=f"resolve {host}", daemon=True).start()
+        if not done.wait(max(0.0, deadline - self._clock())):
+            raise _Retry(f"no answer within {self.settings.timeout:g} s (looking up {host} took too long)", None)
+        if "error" in found:
+            error = found["error"]
+            reason = getattr(error, "strerror", None) or error
+            raise _Retry(f"no answer (the name {host} cannot be resolved: {reason})", None)
+        return list(found["addresses"])  # type: ignore[call-overload]
+
     def _read_bounded(self, answer: http.client.HTTPResponse) -> bytes:
         limit = self.settings.max_bytes
         declared = (answer.getheader("Content-Length") or "").strip()
@@ -244,6 +277,30 @@ class HttpClient:
             if size > limit:
                 raise HttpError(f"answer larger than the limit of {limit:,} bytes")
             chunks.append(chunk)
+
+
+def _connector(addresses: list[tuple], deadline: float, clock):
+    """socket.create_connection for http.client, over addresses looked up already, within ``deadline``."""
+
+    def create_connection(address, timeout=None, source_address=None, *more):
+        error: OSError | None = None
+        for family, kind, proto, _, where in addresses:
+            remaining = deadline - clock()
+            if remaining <= 0:
+                raise TimeoutError("the request's deadline passed while connecting")
+            sock = socket.socket(family, kind, proto)
+            try:
+                sock.settimeout(remaining if timeout is None else min(timeout, remaining))
+                if source_address:
+                    sock.bind(source_address)
+                sock.connect(where)
+                return sock
+            except OSError as problem:
+                error = problem
+                sock.close()
+        raise error or OSError(f"no address for {address[0]}")
+
+    return create_connection
 
 
 def _cut_connection(connection: http.client.HTTPConnection, cut: threading.Event) -> None:
