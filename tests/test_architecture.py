@@ -18,11 +18,7 @@ NEVER_IMPORTS = {
     "output": ("surveytool.rebuild", "surveytool.parallel", "surveytool.cli", "surveytool.build"),
 }
 #: Imports that break a rule above, each with what is left to do. Keep this list short.
-KNOWN_EXCEPTIONS = {
-    # Tagging still takes its memo and the forked child's result as arguments (docs/architecture.md).
-    ("surveytool.analysis.tagging.tagger", "surveytool.rebuild.memo"),
-    ("surveytool.analysis.tagging.tagger", "surveytool.parallel"),
-}
+KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
 
 
 def _module_name(path: Path) -> str:

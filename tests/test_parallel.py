@@ -33,6 +33,7 @@ from surveytool.pipeline import Options
 from surveytool.rebuild.bib_reading import ReusingBibReader
 from surveytool.rebuild.memo import Memo
 from surveytool.rebuild.snapshot import save_snapshot
+from surveytool.rebuild.tagging_reuse import ReusingTagger
 from surveytool.resources import default_taxonomy
 
 # CI runs on Linux, where this file never skips.
@@ -175,12 +176,15 @@ def test_tagging_ahead_gives_the_tags_of_tagging_afterwards(shared):
                for i, p in enumerate(papers)]
     expected = tag_papers(changed, taxonomy)  # few: one process
     tagger = Tagger(taxonomy)
-    with shared(tagger.tag_beside, library) as ahead:
+    with shared(ReusingTagger(tagger).tag_beside, library) as ahead:
         known = ahead.result()
     assert len(known) == len({text_of(p) for p in library})  # every text read: the child's end and this process's
-    assert shared(tag_papers, changed, taxonomy, tagger, ahead=known) == expected
+    reusing = ReusingTagger(tagger)
+    assert shared(tag_papers, changed, taxonomy, tagger, tag_all=lambda todo: reusing.tag_all(todo, known)) == expected
     memo = Memo({})
-    assert shared(tag_papers, changed, taxonomy, tagger, memo=memo, ahead=known) == expected
+    remembering = ReusingTagger(tagger, memo)
+    assert shared(tag_papers, changed, taxonomy, tagger,
+                  tag_all=lambda todo: remembering.tag_all(todo, known)) == expected
     assert memo.misses == len(changed)  # every tag stored, whoever computed it
     assert shared(tag_papers, changed, taxonomy, in_one_process=True) == expected
 

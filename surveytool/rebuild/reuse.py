@@ -15,6 +15,7 @@ from surveytool.pipeline import Options, Stage, Survey, analyse, silent_stage
 from surveytool.rebuild.bib_reading import ReusingBibReader
 from surveytool.rebuild.exemplars import remember_exemplars
 from surveytool.rebuild.memo import BuildCache
+from surveytool.rebuild.tagging_reuse import ReusingTagger
 from surveytool.rebuild.trace import Trace, entry_facts
 from surveytool.sources.read import ReadResult
 
@@ -32,11 +33,13 @@ class BuildReuse:
         remember_exemplars(self.folder, exemplars)
 
     def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> AbstractContextManager[Any]:
-        return tagger.tag_beside(papers, self.memos.memo("tags"))
+        return ReusingTagger(tagger, self.memos.memo("tags")).tag_beside(papers)
 
     def tag(self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any,
             threshold: float) -> tuple[list[Paper], list[Finding]]:
-        return tag_papers(papers, taxonomy, tagger, memo=self.memos.memo("tags"), ahead=ahead.result(),
+        known = ahead.result()
+        reusing = ReusingTagger(tagger, self.memos.memo("tags"))
+        return tag_papers(papers, taxonomy, tagger, tag_all=lambda todo: reusing.tag_all(todo, known),
                           threshold=threshold)
 
     def record(self, displays: Sequence[str], read: ReadResult, keyed: Sequence[tuple[Paper, Paper]],

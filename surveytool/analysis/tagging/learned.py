@@ -176,8 +176,8 @@ class CentroidModel:
                     row[column] = row.get(column, 0.0) + weight * value
         self.sums = {f: tuple(sorted(row.items())) for f, row in sums.items()}
         norms = [0.0] * len(self.sections)
-        for row in self.sums.values():
-            for column, value in row:
+        for weights in self.sums.values():
+            for column, value in weights:
                 norms[column] += value * value
         self.norms = [math.sqrt(n) for n in norms]
         self.digest = digest_text(

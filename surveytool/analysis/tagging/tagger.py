@@ -14,17 +14,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
 from surveytool.analysis.tagging.learned import Exemplar, paper_features, softmax, train
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher
 from surveytool.analysis.taxonomy import canonical_section, suggest_section
-from surveytool.digest import digest_text
 from surveytool.model import Finding, Paper, Role, Severity, Tag, Taxonomy
-from surveytool.parallel import FromBothEnds, map_beside, worth_sharing
-from surveytool.rebuild.memo import Memo, tags_from_plain, tags_to_plain
 
 # How much a phrase counts, by the field it was found in.
 FIELD_WEIGHTS = (("title", 2.0), ("abstract", 1.0), ("keywords", 1.5), ("booktitle", 0.5), ("journal", 0.5))
@@ -42,32 +39,11 @@ CONFIDENCE_WEIGHTS = (-0.46, 1.77)
 #: Below this confidence a computed primary tag is not given: the entry is left for the user to place.
 DEFAULT_THRESHOLD = 0.5
 RUNNER_UP = "runner-up: "
-#: Tagging an entry costs about twice the work of reading or writing one (``parallel.worth_sharing``).
-TAGGING_COST = 2
 
 
 def text_of(paper: Paper) -> tuple[str, ...]:
     """The fields tags are computed from."""
     return tuple(paper.fields.get(f, "") for f, _ in FIELD_WEIGHTS)
-
-
-class TagsAhead:
-    """Tags of some texts, a forked child computing them meanwhile (``Tagger.tag_beside``); stopped on leaving a ``with``."""
-
-    def __init__(self, texts: list[tuple[str, ...]], work: FromBothEnds | None):
-        self._texts = texts
-        self._work = work
-
-    def __enter__(self) -> TagsAhead:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self._work is not None:
-            self._work.close()
-
-    def result(self) -> dict[tuple[str, ...], tuple]:
-        """Text -> its tags as plain data: this process tags what the child has not reached yet."""
-        return dict(zip(self._texts, self._work.results(), strict=True)) if self._work is not None else {}
 
 
 class Blend(NamedTuple):
@@ -112,70 +88,10 @@ class Tagger:
         self.weights = {phrase: tuple(sections) for phrase, sections in by_phrase.items()}
         self.matcher = PhraseMatcher(sorted(by_phrase))
         self.model = train(taxonomy, exemplars, corpus=corpus)
-        # What a memoized tag depends on besides the paper: the taxonomy and what the model learned from.
-        self.digest = digest_text(repr(taxonomy.sections), self.model.digest, repr((LEARNED_WEIGHT, RULE_WEIGHT, RULE_CAP)))
-        self._memo_keys: dict[tuple[str, ...], str] = {}
 
-    def memo_key(self, text: tuple[str, ...]) -> str:
-        """What computed tags depend on: the paper's ``text_of`` and the taxonomy."""
-        key = self._memo_keys.get(text)
-        if key is None:  # asked twice per entry in a run (tag_beside, tag_all): digested once
-            key = self._memo_keys[text] = digest_text(self.digest, *text)
-        return key
-
-    def tag_beside(self, papers: Sequence[Paper], memo: Memo | None = None) -> TagsAhead:
-        """Start tagging ``papers`` (those not in ``memo``) in a forked child; pass its result to ``tag_all``.
-
-        The pipeline tags the entries as read while it merges duplicates and
-        assigns keys; then this process tags from the other end until the two
-        meet. Tags depend only on the text, so ``tag_all`` then computes only
-        the papers that merging or resolution changed.
-        """
-        todo: dict[tuple[str, ...], Paper] = {}
-        for paper in papers:
-            text = text_of(paper)
-            if not paper.explicit_tags and (memo is None or memo.peek(self.memo_key(text)) is None):
-                todo.setdefault(text, paper)
-        if not worth_sharing(TAGGING_COST * len(todo)):
-            return TagsAhead([], None)
-        return TagsAhead(list(todo), FromBothEnds(lambda paper: tags_to_plain(self.tag(paper)), list(todo.values())))
-
-    def tag_all(self, papers: Sequence[Paper], memo: Memo | None = None,
-                ahead: Mapping[tuple[str, ...], tuple] | None = None) -> list[tuple[Tag, ...]]:
-        """``tag(paper)`` for each paper, taken from ``memo`` (tags of the same text and taxonomy in an
-        earlier run) or ``ahead`` (``tag_beside``'s result) where they have it."""
-        ahead = ahead or {}
-        texts = [text_of(p) for p in papers]
-        keys = [self.memo_key(text) for text in texts] if memo is not None else [""] * len(papers)
-        known = [memo.get(key) for key in keys] if memo is not None else [None] * len(papers)
-        todo = [i for i, stored in enumerate(known) if stored is None and texts[i] not in ahead]
-        computed = dict(zip(todo, self._tag_many([papers[i] for i in todo]), strict=True))
-        decoded: dict[tuple, tuple[Tag, ...]] = {}  # a few thousand distinct tag lists among 16k entries
-
-        def from_plain(plain: tuple) -> tuple[Tag, ...]:
-            found = decoded.get(plain)
-            if found is None:
-                found = decoded[plain] = tags_from_plain(plain)
-            return found
-
-        tags = []
-        for index, (key, stored) in enumerate(zip(keys, known, strict=True)):
-            if index in computed:
-                tags.append(computed[index])
-                if memo is not None:
-                    memo.put(key, tags_to_plain(computed[index]))
-            elif stored is not None:
-                tags.append(from_plain(stored))
-            else:  # computed ahead
-                tags.append(from_plain(ahead[texts[index]]))
-                if memo is not None:
-                    memo.put(key, ahead[texts[index]])
-        return tags
-
-    def _tag_many(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
-        if not worth_sharing(TAGGING_COST * len(papers)):
-            return [self.tag(p) for p in papers]
-        return map_beside(self.tag, papers, tags_to_plain, tags_from_plain)
+    def tag_each(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
+        """``tag(paper)`` for each paper, in this process."""
+        return [self.tag(paper) for paper in papers]
 
     def score(self, paper: Paper) -> dict[str, tuple[float, list[str]]]:
         """Section id -> (score, evidence phrases) from the vocabulary."""
@@ -273,17 +189,22 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
     return tuple(tags), tuple(unknown), findings
 
 
-def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | None = None,
-               memo: Memo | None = None, ahead: dict[str, tuple] | None = None,
-               threshold: float = DEFAULT_THRESHOLD) -> tuple[list[Paper], list[Finding]]:
-    """Every paper with tags: the user's when given, the tagger's (or ``memo``'s, or ``ahead``'s) otherwise.
+#: Tags each of some papers: ``tag_papers`` asks only for those the user gave no tags. A build passes
+#: one that takes tags from its memo and from a forked child (``rebuild/tagging_reuse.py``).
+TagAll = Callable[[Sequence[Paper]], list[tuple[Tag, ...]]]
+
+
+def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | None = None, *,
+               tag_all: TagAll | None = None, threshold: float = DEFAULT_THRESHOLD) -> tuple[list[Paper], list[Finding]]:
+    """Every paper with tags: the user's when given, the tagger's (through ``tag_all``) otherwise.
 
     A computed primary tag less sure than ``threshold`` is not given: the entry gets no section and a
     ``needs-review`` finding with its two best candidates.
     """
     tagger = tagger or Tagger(taxonomy)
+    tag_all = tag_all or tagger.tag_each
     given = [explicit_tags(paper, taxonomy) for paper in papers]
-    computed = iter(tagger.tag_all([p for p, (tags, _, _) in zip(papers, given, strict=True) if not tags], memo, ahead))
+    computed = iter(tag_all([p for p, (tags, _, _) in zip(papers, given, strict=True) if not tags]))
     tagged: list[Paper] = []
     findings: list[Finding] = []
     for paper, (tags, unknown, problems) in zip(papers, given, strict=True):

@@ -1,0 +1,109 @@
+"""Tagging for a build: tags of a text seen before taken from a memo, the rest computed partly in a forked child.
+
+The pipeline starts tagging the entries as read (``ahead``) while it merges duplicates and
+assigns keys; then this process tags from the other end until the two meet. Tags depend only on
+a paper's ``text_of`` and on the tagger (taxonomy, what the model learned from), so ``tag_all``
+then computes only the papers that merging or resolution changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from surveytool.analysis.tagging.tagger import LEARNED_WEIGHT, RULE_CAP, RULE_WEIGHT, Tagger, text_of
+from surveytool.digest import digest_text
+from surveytool.model import Paper, Tag
+from surveytool.parallel import FromBothEnds, map_beside, worth_sharing
+from surveytool.rebuild.memo import Memo, tags_from_plain, tags_to_plain
+
+#: Tagging an entry costs about twice the work of reading or writing one (``parallel.worth_sharing``).
+TAGGING_COST = 2
+
+
+class TagsAhead:
+    """Tags of some texts, a forked child computing them meanwhile; stopped on leaving a ``with``."""
+
+    def __init__(self, texts: list[tuple[str, ...]], work: FromBothEnds | None):
+        self._texts = texts
+        self._work = work
+
+    def __enter__(self) -> TagsAhead:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._work is not None:
+            self._work.close()
+
+    def result(self) -> dict[tuple[str, ...], tuple]:
+        """Text -> its tags as plain data: this process tags what the child has not reached yet."""
+        return dict(zip(self._texts, self._work.results(), strict=True)) if self._work is not None else {}
+
+
+class ReusingTagger:
+    """A tagger whose results are kept in ``memo`` (none: nothing kept) and shared with a forked child."""
+
+    def __init__(self, tagger: Tagger, memo: Memo | None = None):
+        self.tagger = tagger
+        self.memo = memo
+        # What a memoized tag depends on besides the paper: the taxonomy and what the model learned from.
+        self.digest = digest_text(repr(tagger.taxonomy.sections), tagger.model.digest,
+                                  repr((LEARNED_WEIGHT, RULE_WEIGHT, RULE_CAP)))
+        self._memo_keys: dict[tuple[str, ...], str] = {}
+
+    def memo_key(self, text: tuple[str, ...]) -> str:
+        """What computed tags depend on: the paper's ``text_of`` and the tagger."""
+        key = self._memo_keys.get(text)
+        if key is None:  # asked twice per entry in a run (tag_beside, tag_all): digested once
+            key = self._memo_keys[text] = digest_text(self.digest, *text)
+        return key
+
+    def tag_beside(self, papers: Sequence[Paper]) -> TagsAhead:
+        """Start tagging ``papers`` (those not in the memo) in a forked child; pass its result to ``tag_all``."""
+        memo = self.memo
+        todo: dict[tuple[str, ...], Paper] = {}
+        for paper in papers:
+            text = text_of(paper)
+            if not paper.explicit_tags and (memo is None or memo.peek(self.memo_key(text)) is None):
+                todo.setdefault(text, paper)
+        if not worth_sharing(TAGGING_COST * len(todo)):
+            return TagsAhead([], None)
+        return TagsAhead(list(todo), FromBothEnds(lambda paper: tags_to_plain(self.tagger.tag(paper)),
+                                                  list(todo.values())))
+
+    def tag_all(self, papers: Sequence[Paper],
+                ahead: Mapping[tuple[str, ...], tuple] | None = None) -> list[tuple[Tag, ...]]:
+        """The tags of each paper, taken from the memo (the same text and tagger in an earlier run) or
+        ``ahead`` (``tag_beside``'s result) where they have it."""
+        memo = self.memo
+        ahead = ahead or {}
+        texts = [text_of(p) for p in papers]
+        keys = [self.memo_key(text) for text in texts] if memo is not None else [""] * len(papers)
+        known = [memo.get(key) for key in keys] if memo is not None else [None] * len(papers)
+        todo = [i for i, stored in enumerate(known) if stored is None and texts[i] not in ahead]
+        computed = dict(zip(todo, self._tag_many([papers[i] for i in todo]), strict=True))
+        decoded: dict[tuple, tuple[Tag, ...]] = {}  # a few thousand distinct tag lists among 16k entries
+
+        def from_plain(plain: tuple) -> tuple[Tag, ...]:
+            found = decoded.get(plain)
+            if found is None:
+                found = decoded[plain] = tags_from_plain(plain)
+            return found
+
+        tags = []
+        for index, (key, stored) in enumerate(zip(keys, known, strict=True)):
+            if index in computed:
+                tags.append(computed[index])
+                if memo is not None:
+                    memo.put(key, tags_to_plain(computed[index]))
+            elif stored is not None:
+                tags.append(from_plain(stored))
+            else:  # computed ahead
+                tags.append(from_plain(ahead[texts[index]]))
+                if memo is not None:
+                    memo.put(key, ahead[texts[index]])
+        return tags
+
+    def _tag_many(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
+        if not worth_sharing(TAGGING_COST * len(papers)):
+            return self.tagger.tag_each(papers)
+        return map_beside(self.tagger.tag, papers, tags_to_plain, tags_from_plain)
