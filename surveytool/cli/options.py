@@ -5,9 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from surveytool.options import Options
 
 from surveytool.model import Finding, Severity
 
@@ -85,8 +88,11 @@ def use_latex_settings(config: Path | None) -> None:
     use_policy(load_latex_allow(config))
 
 
-def make_options(sources, taxonomy, catalog, tags_field="sections", overrides=None, online=False, config=None, cache=None):
-    from surveytool.pipeline import Options
+def make_options(sources: Sequence[Path] | None, taxonomy: Path | None, catalog: Sequence[Path] | None,
+                 tags_field: str = "sections", overrides: Path | None = None, online: bool = False,
+                 config: Path | None = None, cache: Path | None = None) -> Options:
+    """The run's options from the command's, with ``surveytool.toml`` in the current folder as the default settings."""
+    from surveytool.options import Options
 
     if config is None and Path("surveytool.toml").is_file():
         config = Path("surveytool.toml")
@@ -124,3 +130,10 @@ def require_choice(value: str, choices, option: str) -> None:
     """Bad usage (exit 2) unless ``value`` is one of ``choices``."""
     if value not in choices:
         raise typer.BadParameter(f"must be one of {', '.join(choices)}", param_hint=option)
+
+
+def merge_setting(config: Path | None) -> bool:
+    """``merge = true`` in the [duplicates] table of surveytool.toml: --merge-duplicates by default."""
+    from surveytool.config import load_merge_duplicates
+
+    return load_merge_duplicates(config)

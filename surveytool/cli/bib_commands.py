@@ -1,0 +1,138 @@
+"""Commands that write a .bib or rewrite citations: `bib`, `resolve`, `rekey`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from surveytool.cli.options import (
+    CacheOpt,
+    CatalogOpt,
+    ConfigOpt,
+    DialectOpt,
+    JsonOpt,
+    KindOpt,
+    MergeDuplicatesOpt,
+    OnlineOpt,
+    OverridesOpt,
+    QuietOpt,
+    SourcesArg,
+    StrictOpt,
+    TagsFieldOpt,
+    TaxonomyOpt,
+    exit_code,
+    make_options,
+    merge_setting,
+    progress,
+    report,
+    require_choice,
+    require_kind,
+)
+
+
+def bib(
+    sources: SourcesArg = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="The .bib file to write (-: print it).")] = None,
+    in_place: Annotated[Path | None, typer.Option("--in-place", help="Update this .bib of yours: only changed tags and new entries are written.")] = None,
+    dialect: DialectOpt = "bibtex",
+    sort: Annotated[str, typer.Option("--sort", help="key, or section (taxonomy order, then year).")] = "key",
+    taxonomy: TaxonomyOpt = None,
+    catalog: CatalogOpt = None,
+    overrides: OverridesOpt = None,
+    tags_field: TagsFieldOpt = "sections",
+    kind: KindOpt = None,
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = False,
+) -> None:
+    """Write a clean, stable .bib (-o FILE), or update your own in place (--in-place FILE)."""
+    from dataclasses import replace
+
+    from surveytool.bibtex.fields import DIALECTS, SORT_ORDERS
+    from surveytool.maintain import BIB_STAGES, update_bib, write_bib
+    from surveytool.pipeline import ANALYSIS_STAGES
+
+    require_choice(dialect, DIALECTS, "--dialect")
+    require_choice(sort, SORT_ORDERS, "--sort")
+    if (output is None) == (in_place is None):
+        raise typer.BadParameter("give exactly one of -o FILE or --in-place FILE", param_hint="-o/--in-place")
+    if in_place is not None and str(in_place) == "-":
+        raise typer.BadParameter("--in-place edits a file; print a new .bib with -o - instead", param_hint="--in-place")
+    if in_place is not None and merge_duplicates:
+        raise typer.BadParameter("--in-place never removes your entries; merge into a new file with -o FILE",
+                                 param_hint="--merge-duplicates")
+    options = make_options(sources, taxonomy, catalog, tags_field, overrides)
+    options = replace(options, merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)),
+                      source_kind=require_kind(kind))
+    if in_place is not None:
+        survey, edits = update_bib(options, in_place, dialect=dialect, stage=progress(quiet, ANALYSIS_STAGES))
+        report(survey.findings, quiet)
+        if not quiet:
+            for edit in edits:
+                where = f"{in_place}:{edit.line}" if edit.line else str(in_place)
+                typer.echo(f"{where}: {edit.key}: {edit.what}")
+            typer.echo(f"{len(edits)} change(s) to {in_place}")
+    else:
+        assert output is not None  # exactly one of the two, checked above
+        survey = write_bib(options, output, dialect=dialect, order=sort, stage=progress(quiet, BIB_STAGES))
+        report(survey.findings, quiet)
+        if not quiet:
+            printed = str(output) == "-"
+            typer.echo(f"{len(survey.papers)} entries written to {'standard output' if printed else output}", err=printed)
+    raise typer.Exit(exit_code(survey.findings, strict))
+
+
+def resolve(
+    sources: SourcesArg = None,
+    online: OnlineOpt = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Show which source gave which fields, when, and how sure the match was.")] = False,
+    as_json: JsonOpt = False,
+    catalog: CatalogOpt = None,
+    config: ConfigOpt = None,
+    cache: CacheOpt = None,
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Resolve entries to real metadata: what was found, from where, and what remains unresolved."""
+    from surveytool.cli.present import resolution_report
+    from surveytool.output.entries_json import entries_json
+    from surveytool.pipeline import ANALYSIS_STAGES
+    from surveytool.rebuild.reuse import analyse_reusing
+
+    survey = analyse_reusing(make_options(sources, None, catalog, online=online, config=config, cache=cache), progress(quiet, ANALYSIS_STAGES))
+    report(survey.findings, quiet)
+    typer.echo(entries_json(survey.papers) if as_json else resolution_report(survey.papers, explain), nl=False)
+    raise typer.Exit(exit_code(survey.findings, strict))
+
+
+def rekey(
+    sources: SourcesArg = None,
+    tex: Annotated[list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys to rewrite (repeatable).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only print what would change.")] = False,
+    catalog: CatalogOpt = None,
+    tags_field: TagsFieldOpt = "sections",
+    quiet: QuietOpt = False,
+) -> None:
+    """Rewrite \\cite keys in .tex files to the keys that --merge-duplicates keeps (each file atomically)."""
+    from dataclasses import replace
+
+    from surveytool.output.rekey import rekey_file, replacements
+    from surveytool.pipeline import ANALYSIS_STAGES
+    from surveytool.rebuild.reuse import analyse_reusing
+
+    if not tex:
+        raise typer.BadParameter("name the .tex files to rewrite", param_hint="--tex")
+    survey = analyse_reusing(replace(make_options(sources, None, catalog, tags_field), merge_duplicates=True),
+                     progress(quiet, ANALYSIS_STAGES))
+    renamed = replacements(survey.papers)
+    total = 0
+    for path in tex:
+        changes = rekey_file(path, renamed, dry_run=dry_run)
+        total += len(changes)
+        if not quiet:
+            for change in changes:
+                typer.echo(str(change))
+    if not quiet:
+        typer.echo(f"{total} citation key(s) {'to rewrite' if dry_run else 'rewritten'} in {len(tex)} file(s)")

@@ -1,0 +1,138 @@
+"""Commands that read sources and print what surveytool makes of them: `export`, `parse`, `tag`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from surveytool.cli.options import (
+    CacheOpt,
+    CatalogOpt,
+    ConfigOpt,
+    JsonOpt,
+    KindOpt,
+    MergeDuplicatesOpt,
+    OnlineOpt,
+    OverridesOpt,
+    QuietOpt,
+    SourcesArg,
+    StrictOpt,
+    TagsFieldOpt,
+    TaxonomyOpt,
+    exit_code,
+    make_options,
+    merge_setting,
+    progress,
+    report,
+    require_choice,
+    require_kind,
+)
+
+
+def export(
+    sources: SourcesArg = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="markdown (an awesome-list README) or csl-json.")] = "markdown",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default, or -: print).")] = None,
+    taxonomy: TaxonomyOpt = None,
+    catalog: CatalogOpt = None,
+    overrides: OverridesOpt = None,
+    kind: KindOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Export the entries as a Markdown reading list or as CSL-JSON."""
+    from dataclasses import replace
+
+    from surveytool.output.export import FORMATS, to_csl_json, to_markdown
+    from surveytool.output.files import write_atomically
+    from surveytool.pipeline import ANALYSIS_STAGES
+    from surveytool.rebuild.reuse import analyse_reusing
+
+    require_choice(format, FORMATS, "--format")
+    output = None if str(output) == "-" else output
+    options = replace(make_options(sources, taxonomy, catalog, overrides=overrides), source_kind=require_kind(kind))
+    survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
+    report(survey.findings, quiet=True if output is None else quiet)
+    text = to_markdown(survey.papers, survey.taxonomy) if format == "markdown" else to_csl_json(survey.papers)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        write_atomically(output, text)
+        if not quiet:
+            typer.echo(f"wrote {output}")
+
+
+def parse(
+    sources: SourcesArg = None,
+    as_json: JsonOpt = False,
+    catalog: CatalogOpt = None,
+    kind: KindOpt = None,
+    tags_field: TagsFieldOpt = "sections",
+    online: OnlineOpt = False,
+    config: ConfigOpt = None,
+    cache: CacheOpt = None,
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = False,
+) -> None:
+    """Read, de-duplicate and resolve the sources; print the merged entries."""
+    from dataclasses import replace
+
+    from surveytool.cli.present import entries_table, key_map
+    from surveytool.output.entries_json import entries_json
+    from surveytool.pipeline import ANALYSIS_STAGES
+    from surveytool.rebuild.reuse import analyse_reusing
+
+    options = make_options(sources, None, catalog, tags_field, None, online, config, cache)
+    survey = analyse_reusing(replace(options, source_kind=require_kind(kind), merge_duplicates=merge_duplicates or merge_setting(options.config)),
+                     progress(quiet, ANALYSIS_STAGES))
+    report(survey.findings, quiet)
+    if as_json:
+        typer.echo(entries_json(survey.papers), nl=False)
+    else:
+        typer.echo(entries_table(survey.papers) + key_map(survey.papers), nl=False)
+    raise typer.Exit(exit_code(survey.findings, strict))
+
+
+def tag(
+    sources: SourcesArg = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show the evidence for every tag and the nearest tagged papers.")] = False,
+    evaluate: Annotated[bool, typer.Option("--evaluate", help="Cross-validate the tagger on the entries you tagged: "
+                                           "accuracy, per-section precision/recall, confusions.")] = False,
+    as_json: JsonOpt = False,
+    taxonomy: TaxonomyOpt = None,
+    catalog: CatalogOpt = None,
+    overrides: OverridesOpt = None,
+    tags_field: TagsFieldOpt = "sections",
+    config: ConfigOpt = None,
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Tag entries with taxonomy sections (primary first); --explain shows why, --evaluate how far to trust it."""
+    from surveytool.cli.present import entries_table, explain_tags
+    from surveytool.output.entries_json import entries_json
+    from surveytool.pipeline import ANALYSIS_STAGES, tag_threshold
+    from surveytool.rebuild.reuse import analyse_reusing
+
+    options = make_options(sources, taxonomy, catalog, tags_field, overrides, config=config)
+    survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
+    report(survey.findings, quiet)
+    if evaluate:
+        import json
+
+        from surveytool.analysis.tagging.evaluation import evaluate as cross_validate
+        from surveytool.analysis.tagging.evaluation import evaluation_report
+
+        evaluation = cross_validate(survey.papers, survey.taxonomy, threshold=tag_threshold(options.config))
+        typer.echo(json.dumps(evaluation.as_json(), indent=1) if as_json else evaluation_report(evaluation), nl=False)
+        raise typer.Exit(exit_code(survey.findings, strict))
+    if explain and not as_json:
+        from surveytool.analysis.tagging.review import with_exemplars
+
+        typer.echo(explain_tags(with_exemplars(survey.papers, survey.taxonomy)), nl=False)
+    elif as_json:
+        typer.echo(entries_json(survey.papers), nl=False)
+    else:
+        typer.echo(entries_table(survey.papers), nl=False)
+    raise typer.Exit(exit_code(survey.findings, strict))
