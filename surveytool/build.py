@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -25,7 +24,7 @@ from surveytool.output.chapter_view import (
 from surveytool.output.entries_json import entries_json, entries_json_pieces
 from surveytool.output.files import StagedFiles, fill_reserved, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
-from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, stamp
+from surveytool.output.prose import ProseDrafts, keep_prose
 from surveytool.output.render import LEVELS, make_environment, render_template
 from surveytool.output.staletemp import remove_stale_temporaries
 from surveytool.parallel import map_each, run_beside, worth_sharing
@@ -243,10 +242,10 @@ def _build_patched(options: Options, layout: BuildLayout, draft: DraftOptions, s
         def chapter() -> None:
             env, context = _latex_context(patched.views, patched.taxonomy, draft, memos)
             path = layout.chapter
-            staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes,
+            staged.write(path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes,
                                            drafts))
             main = _render_main(env, context, patched.unencodable)
-            staged.write(layout.main, _keep_prose(layout.main, main, draft.force, notes, drafts))
+            staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
 
         if not worth_sharing(len(patched.views)):
             chapter()
@@ -276,7 +275,7 @@ def _write_outputs(survey: Survey, draft: DraftOptions, layout: BuildLayout, sta
     env, context = _latex_context(views, survey.taxonomy, draft, memos)
     path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
-    staged.write(path, _keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts))
+    staged.write(path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts))
     # Written in pieces, one after the other: these are the largest texts of a build.
     pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect,
                                  map_each=map_each)
@@ -290,73 +289,8 @@ def _write_outputs(survey: Survey, draft: DraftOptions, layout: BuildLayout, sta
     written = data_files_layout(bibliography, records)
     del records
     main = _render_main(env, context, fallbacks)
-    staged.write(layout.main, _keep_prose(layout.main, main, draft.force, notes, drafts))
+    staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
     return views, written
-
-
-class ProseDrafts:
-    """The generated .tex files as read before a build and as it will write them.
-
-    An editor may save one while the build runs: just before the final rename, each is read again, and
-    the build stops if one changed, leaving the author's save in place and the new draft beside it.
-    """
-
-    def __init__(self) -> None:
-        self._read: dict[Path, tuple[str | None, str]] = {}  # path -> (digest as read or None, new text)
-
-    def note(self, path: Path, data: bytes | None, new_text: str) -> None:
-        self._read[path] = (None if data is None else hashlib.sha256(data).hexdigest(), new_text)
-
-    def refuse_if_saved_meanwhile(self) -> None:
-        for path, (digest, new_text) in self._read.items():
-            data = _read_generated(path)
-            if (None if data is None else hashlib.sha256(data).hexdigest()) != digest:
-                beside = path.with_name(path.name + ".new")
-                write_atomically(beside, new_text)
-                raise OutputError("was saved while the build ran; the build left your version in place and wrote nothing",
-                                  path=str(path), hint=f"its new draft is in {beside}: rebuild to merge your notes")
-
-
-def _read_generated(path: Path) -> bytes | None:
-    """The bytes of a generated .tex file, or None when there is none yet."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise OutputError(f"cannot be read ({error.strerror})", path=str(path),
-                          hint="check its permissions, or move it away to have it made anew") from None
-
-
-def _keep_prose(path: Path, text: str, force: bool, notes: list[str], drafts: ProseDrafts) -> str:
-    """The new text of a generated .tex file with the author's notes carried over.
-
-    Refuses (unless ``force``) when generated text was edited by hand; with
-    ``force`` the old file is kept as ``<name>.bak``. ``drafts`` remembers what was read.
-    """
-    data = _read_generated(path)
-    merged = stamp(text) if data is None else _merged_prose(path, data, text, force, notes)
-    drafts.note(path, data, merged)
-    return merged
-
-
-def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[str]) -> str:
-    saved = read_saved(data)
-    old = saved.text
-    if edited_outside_regions(old):
-        if not force:
-            raise OutputError("was edited outside its notes regions; rebuilding would overwrite those edits",
-                              path=str(path), hint="move your text between the '% surveytool: begin/end notes' lines, "
-                                                   "or rerun with --force (the old file is kept as .bak)")
-        backup = path.with_name(path.name + ".bak")
-        write_atomically(backup, data)
-        notes.append(f"{path}: edited outside its notes regions; old version kept as {backup}")
-    merged = carry_over(text, old)
-    if merged.kept:
-        notes.append(f"{path}: kept your notes in {', '.join(merged.kept)}")
-    if merged.orphaned:
-        notes.append(f"{path}: notes of sections no longer generated ({', '.join(merged.orphaned)}) moved to the end")
-    return saved.in_its_style(stamp(merged.text))
 
 
 def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOptions(),
@@ -371,7 +305,7 @@ def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOpt
             chapter = render_template(env, "related_work.tex.j2", context)
     notes: list[str] = []
     drafts = ProseDrafts()
-    text = _keep_prose(output, chapter, draft.force, notes, drafts)
+    text = keep_prose(output, chapter, draft.force, notes, drafts)
     drafts.refuse_if_saved_meanwhile()
     write_atomically(output, text)
     write_atomically(lock, dump_pins(survey.pins))

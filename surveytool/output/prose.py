@@ -1,0 +1,81 @@
+"""The author's prose in the generated .tex files: carried over into each new draft, never lost or overwritten.
+
+A build reads each generated file before it renders the new one, carries the notes regions over
+(``notes_regions.py``), and refuses when text outside them was edited (``--force`` keeps a
+``.bak``). An editor may save a file while the build runs: ``ProseDrafts`` reads each again
+just before the outputs are moved into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from surveytool.errors import OutputError
+from surveytool.output.files import write_atomically
+from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, stamp
+
+
+class ProseDrafts:
+    """The generated .tex files as read before a build and as it will write them.
+
+    An editor may save one while the build runs: just before the final rename, each is read again, and
+    the build stops if one changed, leaving the author's save in place and the new draft beside it.
+    """
+
+    def __init__(self) -> None:
+        self._read: dict[Path, tuple[str | None, str]] = {}  # path -> (digest as read or None, new text)
+
+    def note(self, path: Path, data: bytes | None, new_text: str) -> None:
+        self._read[path] = (None if data is None else hashlib.sha256(data).hexdigest(), new_text)
+
+    def refuse_if_saved_meanwhile(self) -> None:
+        for path, (digest, new_text) in self._read.items():
+            data = read_generated(path)
+            if (None if data is None else hashlib.sha256(data).hexdigest()) != digest:
+                beside = path.with_name(path.name + ".new")
+                write_atomically(beside, new_text)
+                raise OutputError("was saved while the build ran; the build left your version in place and wrote nothing",
+                                  path=str(path), hint=f"its new draft is in {beside}: rebuild to merge your notes")
+
+
+def read_generated(path: Path) -> bytes | None:
+    """The bytes of a generated .tex file, or None when there is none yet."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise OutputError(f"cannot be read ({error.strerror})", path=str(path),
+                          hint="check its permissions, or move it away to have it made anew") from None
+
+
+def keep_prose(path: Path, text: str, force: bool, notes: list[str], drafts: ProseDrafts) -> str:
+    """The new text of a generated .tex file with the author's notes carried over.
+
+    Refuses (unless ``force``) when generated text was edited by hand; with
+    ``force`` the old file is kept as ``<name>.bak``. ``drafts`` remembers what was read.
+    """
+    data = read_generated(path)
+    merged = stamp(text) if data is None else _merged_prose(path, data, text, force, notes)
+    drafts.note(path, data, merged)
+    return merged
+
+
+def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[str]) -> str:
+    saved = read_saved(data)
+    old = saved.text
+    if edited_outside_regions(old):
+        if not force:
+            raise OutputError("was edited outside its notes regions; rebuilding would overwrite those edits",
+                              path=str(path), hint="move your text between the '% surveytool: begin/end notes' lines, "
+                                                   "or rerun with --force (the old file is kept as .bak)")
+        backup = path.with_name(path.name + ".bak")
+        write_atomically(backup, data)
+        notes.append(f"{path}: edited outside its notes regions; old version kept as {backup}")
+    merged = carry_over(text, old)
+    if merged.kept:
+        notes.append(f"{path}: kept your notes in {', '.join(merged.kept)}")
+    if merged.orphaned:
+        notes.append(f"{path}: notes of sections no longer generated ({', '.join(merged.orphaned)}) moved to the end")
+    return saved.in_its_style(stamp(merged.text))
