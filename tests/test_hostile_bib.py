@@ -15,8 +15,9 @@ from surveytool.bibtex.fields import encode_field
 from surveytool.bibtex.values import safe_bibtex_value
 from surveytool.output.latexmk import paranoid_environment
 from surveytool.text.latex import UNKNOWN_CHAR_MACRO, encode_bibtex_value, escape_text
-from surveytool.text.latex_allowlist import LatexPolicy, decode_carets, find_offences, render_inert
+from surveytool.text.latex_allowlist import LatexPolicy, decode_carets, find_offences
 from surveytool.text.latex_commands import MATH_COMMANDS, NEVER_ALLOWED, TEXT_COMMANDS
+from surveytool.text.latex_inert import render_inert
 
 HOSTILE = Path(__file__).parent / "data" / "hostile"
 SECRET = "TOPSECRET-8d1f"

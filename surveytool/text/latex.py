@@ -18,15 +18,9 @@ from functools import lru_cache
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
-from surveytool.text.latex_allowlist import (
-    LITERAL_SPELLINGS,
-    Offence,
-    describe,
-    find_block_offences,
-    find_offences,
-    render_inert,
-)
+from surveytool.text.latex_allowlist import Offence, describe, find_block_offences, find_offences
 from surveytool.text.latex_decode import NEEDS_DECODING, quick_decode, spell_ligatures
+from surveytool.text.latex_inert import LITERAL_SPELLINGS, render_inert
 
 
 class LatexMarkup(str):

@@ -31,16 +31,16 @@ _DEFINING = frozenset({"newcommand", "providecommand", "def"})
 # A caret pair takes what TeX decodes with it (two lowercase hex digits, or one ASCII character);
 # never a brace, which BibTeX counted as one.
 _CONTROL_CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
-_TOKEN = re.compile(
+TOKEN = re.compile(
     r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\^|\\(?:[^\W\d_]|@)+|\\(?=\^\^)|\\.|\\\Z|\$\$?|[{}]"
     f"|[{_CONTROL_CHARS}]",
     re.S,
 )
 # The tokens that checking needs (braces, dollars, single carets and control characters only matter when rendering).
-_CHECKED_TOKEN = re.compile(r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\\(?:[^\W\d_]|@)+|\\(?=\^\^)|\\.|\\\Z", re.S)
+_CHECKEDTOKEN = re.compile(r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\\(?:[^\W\d_]|@)+|\\(?=\^\^)|\\.|\\\Z", re.S)
 _WEB_ADDRESS = re.compile(r"\s*\{\s*(?:https?://|www\.[\w-])", re.I)
 _DEFINED_NAME = re.compile(r"\*?\s*(?:\{\s*\\((?:[^\W\d_]|@)+)\s*\}|\\((?:[^\W\d_]|@)+))")
-_CONTROL_CHARS_SET = frozenset(chr(c) for c in [*range(0, 9), 11, 12, *range(14, 32), 127])
+CONTROL_CHARS_SET = frozenset(chr(c) for c in [*range(0, 9), 11, 12, *range(14, 32), 127])
 _HEX_PAIR = re.compile(r"[0-9a-f]{2}")
 
 
@@ -121,7 +121,7 @@ def find_offences(value: str, policy: LatexPolicy | None = None, preamble: bool 
         return []
     policy = policy or _active
     found: list[Offence] = []
-    for match in _CHECKED_TOKEN.finditer(value):
+    for match in _CHECKEDTOKEN.finditer(value):
         token = match.group()
         if token.startswith("^^"):
             meaning = decode_carets(value[match.start() : match.start() + 4])[:1]
@@ -162,7 +162,7 @@ def find_block_offences(text: str, policy: LatexPolicy | None = None, comment: b
     if not regions:
         return []
     found = {o.start: o for o in find_offences(text, policy, preamble=True)}
-    for match in _TOKEN.finditer(text):
+    for match in TOKEN.finditer(text):
         token = match.group()
         cut = (_may_grow(token) and _PIECE_ENDS.match(text, match.end())) or (
             token in ('\\"', "\\}") and _CONCATENATION_FOLLOWS.match(text, match.end())
@@ -193,7 +193,7 @@ def _regions_bibtex_reads(text: str, position: int) -> list[tuple[int, int]]:
     return regions
 
 
-def _math_after(math: str, token: str) -> str:
+def math_after(math: str, token: str) -> str:
     """The math mode ("", "inline" or "display") after a ``$`` or ``$$`` token, as TeX reads them."""
     if not math:
         return "display" if token == "$$" else "inline"
@@ -224,7 +224,7 @@ def _command_offence(value: str, match: re.Match, policy: LatexPolicy, preamble:
 
 
 def _printable(text: str) -> str:
-    return "".join(f"^^{chr(ord(c) ^ 64)}" if c in _CONTROL_CHARS_SET else c for c in text)
+    return "".join(f"^^{chr(ord(c) ^ 64)}" if c in CONTROL_CHARS_SET else c for c in text)
 
 
 def _shown(char: str) -> str:
@@ -254,89 +254,6 @@ def decode_carets(text: str) -> str:
             continue
         out.append(char)
     return "".join(out)
-
-
-#: ASCII characters with a meaning in TeX or BibTeX, spelled to print literally (braces too: BibTeX counts them).
-LITERAL_SPELLINGS = {
-    "\\": r"\textbackslash{}",
-    "{": r"\textbraceleft{}",
-    "}": r"\textbraceright{}",
-    "$": r"\$",
-    "&": r"\&",
-    "#": r"\#",
-    "^": r"\textasciicircum{}",
-    "_": r"\_",
-    "%": r"\%",
-    "~": r"\textasciitilde{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-}
-_LITERAL = dict(LITERAL_SPELLINGS)
-_LITERAL.update(
-    {
-        char: r"\textasciicircum{}\textasciicircum{}" + _LITERAL.get(chr(ord(char) ^ 64), chr(ord(char) ^ 64))
-        for char in _CONTROL_CHARS_SET
-    }
-)
-# In a value that is rewritten anyway, the characters that would stop the document compiling
-# (a parameter or alignment character, a comment that could hide a closing brace) print too.
-_RENDERED = re.compile(_TOKEN.pattern + "|[#&%_]", re.S)
-
-
-def _literal(text: str, math: bool) -> str:
-    printed = "".join(_LITERAL.get(char, char) for char in text)
-    return r"\mbox{" + printed + "}" if math else printed
-
-
-def render_inert(
-    value: str,
-    offences: list[Offence] | None = None,
-    policy: LatexPolicy | None = None,
-    preamble: bool = False,
-    specials: bool = True,
-) -> str:
-    """``value`` with every offence written to print literally; a value without one is kept byte for byte.
-
-    Braces are kept as they are (BibTeX counts them); in math mode the literal
-    text goes in an ``\\mbox``. With ``specials`` (a value TeX typesets), the characters
-    that would stop the document print too, and math left open prints its dollar signs.
-    """
-    offences = find_offences(value, policy, preamble) if offences is None else offences
-    if not offences:
-        return value
-    starts = {o.start: o for o in offences}
-    math = ""
-    for match in _TOKEN.finditer(value):
-        if match.group()[0] == "$":
-            math = _math_after(math, match.group())
-    math_closes = not math
-    pieces: list[str] = []
-    last = 0
-    for match in _RENDERED.finditer(value):
-        if match.start() < last:
-            continue
-        token = match.group()
-        offence = starts.get(match.start())
-        if offence is not None:
-            literal = value[offence.start : offence.end]
-        elif token[0] == "$" and math_closes:
-            math = _math_after(math, token)
-            continue
-        elif not specials:
-            continue
-        elif token in ("#", "&", "%", "$", "$$") or token in _CONTROL_CHARS_SET or (token in ("_", "^") and not math):
-            literal = token
-        else:
-            continue
-        pieces.append(value[last : match.start()])
-        pieces.append(_literal(literal, bool(math)))
-        last = match.start() + len(literal)
-    pieces.append(value[last:])
-    rendered = "".join(pieces)
-    if find_offences(rendered, policy, preamble):  # cannot happen; should it, nothing may stay active
-        return "".join(char if char in "{}" else _LITERAL.get(char, char) for char in value)
-    return rendered
 
 
 def describe(offences: list[Offence], value: str, limit: int = 4) -> str:
