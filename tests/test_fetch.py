@@ -8,7 +8,8 @@ import tracemalloc
 import pytest
 from loopback import TLS_CERT, FakeServices, serve, stream, trickle
 
-from surveytool.analysis.resolve.http import HttpClient, HttpError, HttpSettings, _retry_after, _same_service
+from surveytool.analysis.resolve.http import HttpClient, HttpError, HttpSettings, _same_service
+from surveytool.analysis.resolve.http_connection import retry_after as _retry_after
 
 
 class FakeTime:

@@ -13,18 +13,22 @@ rerun asks the network nothing. Only the standard library is used.
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import http.client
-import math
 import socket
 import threading
 import time
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 
+from surveytool.analysis.resolve.http_connection import (
+    Retry,
+    connector,
+    cut_connection,
+    lookup_addresses,
+    proxy_for,
+    retry_after,
+)
 from surveytool.analysis.resolve.response_cache import ResponseCache
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -129,7 +133,7 @@ class HttpClient:
             deadline = self._deadline(service)
             try:
                 return self._follow(url, deadline)
-            except _Retry as retry:
+            except Retry as retry:
                 if attempt == self.settings.retries:
                     tries = f"{attempt + 1} attempt{'s' if attempt else ''}"
                     raise HttpError(f"{retry.reason} after {tries}") from None
@@ -187,21 +191,21 @@ class HttpClient:
         connection_class = http.client.HTTPSConnection if secure else http.client.HTTPConnection
         remaining = deadline - self._clock()
         if remaining <= 0:
-            raise _Retry(f"no answer within {self.settings.timeout:g} s", None)
+            raise Retry(f"no answer within {self.settings.timeout:g} s", None)
         try:
             port = parts.port or (443 if secure else 80)
         except ValueError:
             raise HttpError(f"not a valid address: {url!r}") from None
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         headers = {"User-Agent": self.settings.user_agent, "Accept": "*/*"}
-        proxy = _proxy_for(parts.scheme, parts.hostname)
+        proxy = proxy_for(parts.scheme, parts.hostname)
         if proxy is None:
             connection = connection_class(parts.hostname, port, timeout=min(self.settings.timeout, remaining))
-            addresses = self._addresses(parts.hostname, port, deadline)
+            addresses = lookup_addresses(self._resolve, parts.hostname, port, deadline, self._clock, self.settings.timeout)
         else:  # as urllib would: an http request names the whole URL, https goes through a tunnel
             proxy_host, proxy_port, credentials = proxy
             connection = connection_class(proxy_host, proxy_port, timeout=min(self.settings.timeout, remaining))
-            addresses = self._addresses(proxy_host, proxy_port, deadline)
+            addresses = lookup_addresses(self._resolve, proxy_host, proxy_port, deadline, self._clock, self.settings.timeout)
             proxy_headers = {"Proxy-Authorization": credentials} if credentials else {}
             if secure:
                 connection.set_tunnel(parts.hostname, port, headers=proxy_headers)
@@ -209,13 +213,13 @@ class HttpClient:
                 target = url
                 headers.update(proxy_headers)
         # The name is resolved already: the connection goes to those addresses (TLS still checks the name).
-        connection._create_connection = _connector(addresses, deadline, self._clock)  # type: ignore[attr-defined]
+        connection._create_connection = connector(addresses, deadline, self._clock)  # type: ignore[attr-defined]
         remaining = deadline - self._clock()
         if remaining <= 0:
-            raise _Retry(f"no answer within {self.settings.timeout:g} s", None)
+            raise Retry(f"no answer within {self.settings.timeout:g} s", None)
         # Socket timeouts bound each read; the watchdog bounds the whole request.
         cut = threading.Event()
-        watchdog = threading.Timer(remaining, _cut_connection, (connection, cut))
+        watchdog = threading.Timer(remaining, cut_connection, (connection, cut))
         watchdog.daemon = True
         watchdog.start()
         try:
@@ -230,37 +234,14 @@ class HttpClient:
             raise HttpError(f"not a valid address ({error})") from None
         except (OSError, http.client.HTTPException) as error:
             if cut.is_set() or isinstance(error, TimeoutError):
-                raise _Retry(f"no answer within {self.settings.timeout:g} s", None) from None
-            raise _Retry(f"no answer ({getattr(error, 'reason', None) or error or type(error).__name__})", None) from None
+                raise Retry(f"no answer within {self.settings.timeout:g} s", None) from None
+            raise Retry(f"no answer ({getattr(error, 'reason', None) or error or type(error).__name__})", None) from None
         finally:
             watchdog.cancel()
             connection.close()
         if answer.status in RETRY_STATUSES:
-            raise _Retry(f"HTTP {answer.status}", _retry_after(answer.getheader("Retry-After")))
+            raise Retry(f"HTTP {answer.status}", retry_after(answer.getheader("Retry-After")))
         return answer.status, answer.getheader("Location") or "", body.decode("utf-8", errors="replace")
-
-    def _addresses(self, host: str, port: int, deadline: float) -> list[tuple]:
-        """``host``'s addresses, looked up in a thread of its own so that a resolver that hangs costs no more
-        than the request's deadline (getaddrinfo takes no timeout; a thread still waiting is left to end)."""
-        found: dict[str, object] = {}
-        done = threading.Event()
-
-        def lookup() -> None:
-            try:
-                found["addresses"] = self._resolve(host, port, 0, socket.SOCK_STREAM)
-            except (OSError, UnicodeError) as error:
-                found["error"] = error
-            finally:
-                done.set()
-
-        threading.Thread(target=lookup, name=f"resolve {host}", daemon=True).start()
-        if not done.wait(max(0.0, deadline - self._clock())):
-            raise _Retry(f"no answer within {self.settings.timeout:g} s (looking up {host} took too long)", None)
-        if "error" in found:
-            error = found["error"]
-            reason = getattr(error, "strerror", None) or error
-            raise _Retry(f"no answer (the name {host} cannot be resolved: {reason})", None)
-        return list(found["addresses"])  # type: ignore[call-overload]
 
     def _read_bounded(self, answer: http.client.HTTPResponse) -> bytes:
         limit = self.settings.max_bytes
@@ -279,60 +260,6 @@ class HttpClient:
             chunks.append(chunk)
 
 
-def _connector(addresses: list[tuple], deadline: float, clock):
-    """socket.create_connection for http.client, over addresses looked up already, within ``deadline``."""
-
-    def create_connection(address, timeout=None, source_address=None, *more):
-        error: OSError | None = None
-        for family, kind, proto, _, where in addresses:
-            remaining = deadline - clock()
-            if remaining <= 0:
-                raise TimeoutError("the request's deadline passed while connecting")
-            sock = socket.socket(family, kind, proto)
-            try:
-                sock.settimeout(remaining if timeout is None else min(timeout, remaining))
-                if source_address:
-                    sock.bind(source_address)
-                sock.connect(where)
-                return sock
-            except OSError as problem:
-                error = problem
-                sock.close()
-        raise error or OSError(f"no address for {address[0]}")
-
-    return create_connection
-
-
-def _cut_connection(connection: http.client.HTTPConnection, cut: threading.Event) -> None:
-    """Called at the deadline: a blocked read returns at once and the request fails."""
-    cut.set()
-    sock = connection.sock
-    if sock is not None:
-        # The plain socket's shutdown: a TLS socket's own would unwrap it under the reading thread.
-        with contextlib.suppress(OSError):  # already closed: nothing left to cut
-            socket.socket.shutdown(sock, socket.SHUT_RDWR)
-
-
-def _proxy_for(scheme: str, host: str) -> tuple[str, int, str] | None:
-    """The proxy the environment names for ``scheme`` (http_proxy, https_proxy, no_proxy), if any:
-    its host, port and Basic credentials (empty if none)."""
-    proxy = urllib.request.getproxies().get(scheme)
-    if not proxy or urllib.request.proxy_bypass(host):
-        return None
-    parts = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
-    try:
-        port = parts.port or 80
-    except ValueError:
-        return None
-    if not parts.hostname:
-        return None
-    credentials = ""
-    if parts.username is not None:
-        user_pass = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
-        credentials = "Basic " + base64.b64encode(user_pass.encode()).decode("ascii")
-    return parts.hostname, port, credentials
-
-
 def _same_service(origin: str, target: str) -> bool:
     """A redirect stays on the service's own host, and goes to https or exactly where the service is."""
     before, after = urllib.parse.urlsplit(origin), urllib.parse.urlsplit(target)
@@ -344,24 +271,4 @@ def _same_service(origin: str, target: str) -> bool:
         return False
     return after.scheme == "https" or (after.scheme == before.scheme and same_port)
 
-
-class _Retry(Exception):
-    def __init__(self, reason: str, after: float | None):
-        super().__init__(reason)
-        self.reason = reason
-        self.after = after
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header: a number of seconds or an HTTP date; None if it is neither."""
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            seconds = parsedate_to_datetime(value).timestamp() - time.time()
-        except (TypeError, ValueError, OverflowError, IndexError):
-            return None
-    return max(seconds, 0.0) if math.isfinite(seconds) else None
 
