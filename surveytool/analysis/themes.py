@@ -23,11 +23,11 @@ in key order first, and every tie is broken by key, word or position.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from surveytool.analysis.theme_names import distinct_names, name_terms, slug
 from surveytool.analysis.theme_terms import (
     centroid,
     display_term,
@@ -44,7 +44,6 @@ TITLE_WEIGHT = 2.0
 _MAX_ITERATIONS = 30
 _SEED_CANDIDATES = 150
 _SKETCH_TERMS = 40
-_NAME_TERMS = 5
 #: A name's first term in a fifth of the section's papers or more is qualified by the second.
 _WIDESPREAD = 5
 #: A theme needs this many papers: one paper is an outlier, not a theme.
@@ -289,16 +288,16 @@ def _themes(
     used: set[str] = set()
     for group in sorted(set(assignment)):
         members = [i for i, a in enumerate(assignment) if a == group]
-        terms = _name_terms(Counter(t for i in members for t in vectors[i]), len(members), having, n)
-        ident = _slug(terms[:1]) if terms else "other"
+        terms = name_terms(Counter(t for i in members for t in vectors[i]), len(members), having, n, MIN_THEME_SIZE)
+        ident = slug(terms[:1]) if terms else "other"
         for extra in range(2, len(terms) + 1):
             if ident not in used:
                 break
-            ident = _slug(terms[:extra])
+            ident = slug(terms[:extra])
         while ident in used:
             ident += "-x"
         used.add(ident)
-        shown = _distinct(display_term(t, surface) for t in terms)
+        shown = distinct_names(display_term(t, surface) for t in terms)
         name = shown[0] if shown else "Other"
         if shown and having[terms[0]] * _WIDESPREAD >= n:  # "Neural networks" alone says little here
             first = set(shown[0].lower().split())
@@ -309,47 +308,3 @@ def _themes(
         members.sort(key=lambda i: (ordered[i].year is None, ordered[i].year or 0, ordered[i].key))
         themes.append(Theme(ident, name, shown, tuple(ordered[i].key for i in members)))
     return tuple(sorted(themes, key=lambda t: (-len(t.keys), t.id)))
-
-
-def _name_terms(inside: Counter[str], size: int, having: Counter[str], n: int) -> list[str]:
-    """A theme's terms, most telling first: common in the theme, rarer outside, pairs before their words.
-
-    A term must be in two of the theme's papers and in at most three quarters
-    of the section's (a section's own common word names no theme). A word gives way to
-    a pair holding it that covers half its papers: "time series" names better
-    than "time".
-    """
-
-    def telling(t: str) -> float:  # how common in the theme, how much of the term is here, how rare in the section
-        return inside[t] / size * inside[t] / having[t] * math.log(n / having[t])
-
-    candidates = [t for t in inside if inside[t] >= MIN_THEME_SIZE and having[t] * 4 <= n * 3 and telling(t) > 0]
-    ranked = sorted(candidates, key=lambda t: (-telling(t), t))
-    pairs: dict[str, list[str]] = {}  # word -> the pairs holding it, most telling first
-    for t in ranked:
-        if " " in t:
-            for word in t.split():
-                pairs.setdefault(word, []).append(t)
-    terms: list[str] = []
-    for t in ranked:
-        if " " not in t:
-            t = next((p for p in pairs.get(t, ()) if inside[p] * 2 >= inside[t]), t)
-        if t not in terms and not any(" " in u and t in u.split() for u in terms):
-            terms.append(t)
-            if len(terms) == _NAME_TERMS:
-                break
-    return terms
-
-
-def _distinct(shown: Iterable[str]) -> tuple[str, ...]:
-    """Displayed terms without one whose words an earlier one holds: "non IID data" twice, "IID data" after it."""
-    kept: list[str] = []
-    for display in shown:
-        words = set(display.lower().split())
-        if not any(words <= set(k.lower().split()) for k in kept):
-            kept.append(display)
-    return tuple(kept)
-
-
-def _slug(terms: Sequence[str]) -> str:
-    return "-".join(re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-") for t in terms)
