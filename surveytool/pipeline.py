@@ -18,7 +18,7 @@ from surveytool.analysis.key_fates import key_findings
 from surveytool.analysis.keys import assign_keys, load_pins
 from surveytool.analysis.merge import IdentityCache, merge_records
 from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, resolve_papers
-from surveytool.analysis.tagging.learned import Exemplar, user_exemplars
+from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.bibtex.reader import read_bibtex

@@ -96,3 +96,8 @@ def test_no_two_modules_import_each_other_in_a_circle():
             visit(node)
     assert circles == []
 
+
+
+def test_no_module_is_much_over_three_hundred_lines():
+    long = {name: n for name, path in MODULES.items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > 330}
+    assert long == {}

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from conftest import run_cli
-from surveytool.analysis.tagging.learned import paper_features
+from surveytool.analysis.tagging.features import paper_features
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.config import load_tag_settings
@@ -85,7 +85,7 @@ def test_the_users_own_tags_teach_the_tagger_their_sections():
     untagged = entry("Spiking Neuromorphic Chips for Event-Driven Training", key="new")
     before = Tagger(TAXONOMY).tag(untagged)
     assert not before or before[0].section != "hardware-systems" or before[0].score < 0.5
-    from surveytool.analysis.tagging.learned import user_exemplars
+    from surveytool.analysis.tagging.exemplars import user_exemplars
 
     mine = [entry(title, key, ("hardware-systems",)) for key, title in SPIKING]
     [after, *_] = Tagger(TAXONOMY, user_exemplars(mine, TAXONOMY)).tag(untagged)

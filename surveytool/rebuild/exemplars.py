@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from surveytool.analysis.tagging.learned import Exemplar
+from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.rebuild.memo import code_stamp
 from surveytool.rebuild.sealed import read_sealed, write_sealed
 from surveytool.regular_files import Unusable

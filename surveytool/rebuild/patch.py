@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from surveytool.analysis.keys import identity_of, load_pins, read_lock_text
 from surveytool.analysis.merge import identities
-from surveytool.analysis.tagging.learned import user_exemplars
+from surveytool.analysis.tagging.exemplars import user_exemplars
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.bibtex.fields import bibtex_entry, macros_of
 from surveytool.digest import digest_text

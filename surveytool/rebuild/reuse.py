@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from surveytool.analysis.merge import IdentityCache
-from surveytool.analysis.tagging.learned import Exemplar
+from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.model import Finding, Paper, Taxonomy
 from surveytool.pipeline import Options, Stage, Survey, analyse, silent_stage

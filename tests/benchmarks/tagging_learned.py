@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tagging_accuracy  # noqa: E402
 
-from surveytool.analysis.tagging.learned import Exemplar, corpus_path, read_corpus, user_exemplars  # noqa: E402
+from surveytool.analysis.tagging.exemplars import Exemplar, corpus_path, read_corpus, user_exemplars  # noqa: E402
 from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger  # noqa: E402
 from surveytool.model import Origin, Paper, SourceLocation, Taxonomy, frozen_mapping  # noqa: E402
 from surveytool.pipeline import Options, options_taxonomy  # noqa: E402

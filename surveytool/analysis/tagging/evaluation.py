@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from surveytool.analysis.tagging.learned import user_exemplars
+from surveytool.analysis.tagging.exemplars import user_exemplars
 from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger, explicit_tags
 from surveytool.model import Paper, Taxonomy
 

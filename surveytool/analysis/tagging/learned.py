@@ -14,128 +14,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
-from typing import NamedTuple
 
+from surveytool.analysis.tagging.exemplars import SETTINGS, Exemplar, Settings, corpus_exemplars, taxonomy_exemplars
+from surveytool.analysis.tagging.features import features, stem
 from surveytool.digest import digest_text
-from surveytool.model import Paper, Taxonomy
-from surveytool.resources import bundled_dir
-from surveytool.text.normalize import normalize
-
-_STOPWORDS = frozenset(
-    "a an and are as at be by for from in into is it its of on or our over the their this to towards toward via "
-    "we with without using use based new study studies can how what when which why do does not than that these "
-    "those through at vs versus".split()
-)
-_SUFFIXES = (
-    "izations",
-    "ization",
-    "isation",
-    "izing",
-    "ising",
-    "ized",
-    "ised",
-    "izes",
-    "ises",
-    "ism",
-    "isms",
-    "ities",
-    "ity",
-    "ings",
-    "ing",
-    "ers",
-    "er",
-    "ed",
-    "es",
-    "s",
-)
-#: Words of a long text that count: the opening says what a paper is about.
-BODY_WORDS = 60
-
-
-def stem(word: str) -> str:
-    """A crude suffix stripper: ``parallelism``, ``parallelization``, ``parallel`` -> ``parallel``."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
-_TOKENS: dict[str, str] = {}  # word -> its feature ("" for a stopword): words repeat across entries
-
-
-def _token(word: str) -> str:
-    token = _TOKENS.get(word)
-    if token is None:
-        token = _TOKENS[word] = "" if word in _STOPWORDS or len(word) < 2 else stem(word)
-    return token
-
-
-def _words(text: str, limit: int | None = None) -> list[str]:
-    if not text:
-        return []
-    words = normalize(text).split()
-    if limit is not None:
-        words = words[:limit]
-    tokens = _TOKENS
-    found = [tokens[w] if w in tokens else _token(w) for w in words]
-    return [t for t in found if t]
-
-
-def features(title: str, body: str = "") -> frozenset[str]:
-    """The words (stemmed) and adjacent word pairs of a title and of the opening of a body text."""
-    return _features(_words(title), body)
-
-
-def _features(title_words: list[str], body: str) -> frozenset[str]:
-    found = set(title_words)
-    found.update([f"{a}_{b}" for a, b in zip(title_words, title_words[1:], strict=False)])
-    if body:
-        words = _words(body, BODY_WORDS)
-        found.update(words)
-        found.update([f"{a}_{b}" for a, b in zip(words, words[1:], strict=False)])
-    return frozenset(found)
-
-
-def paper_features(paper: Paper) -> tuple[frozenset[str], list[str]]:
-    """``features`` of a paper's text, and its title's words (which ``CentroidModel.vector`` may split)."""
-    title, body = paper_text(paper)
-    title_words = _words(title)
-    return _features(title_words, body), title_words
-
-
-def paper_text(paper: Paper) -> tuple[str, str]:
-    """(title, body) of a paper: the body is its abstract or snippet, keywords and venue."""
-    fields = paper.fields
-    keywords = fields.get("keywords")
-    # The abstract alone when there are no keywords: the same string the rules normalized (a cache hit).
-    body = f"{fields.get('abstract', '')} {keywords}" if keywords else fields.get("abstract", "")
-    return fields.get("title", ""), body
-
-
-class Exemplar(NamedTuple):
-    """A tagged paper the model learns from."""
-
-    key: str
-    title: str
-    body: str
-    sections: tuple[str, ...]  # primary first
-    weight: float
-    origin: str  # "user", "corpus" or "taxonomy"
-
-
-@dataclass(frozen=True)
-class Settings:
-    """How much each kind of exemplar counts; tuned on the corpus's train split."""
-
-    user_weight: float = 4.0  # a user's tagged entry counts this many corpus rows
-    taxonomy_weight: float = 2.0
-    secondary_weight: float = 0.25  # a secondary tag of an exemplar, relative to its primary
-
-
-SETTINGS = Settings()
+from surveytool.model import Taxonomy
 
 
 class CentroidModel:
@@ -278,84 +161,18 @@ def softmax(scores: Sequence[float]) -> list[float]:
 # --- where exemplars come from ---------------------------------------------------------------
 
 
-def corpus_path() -> Path:
-    return bundled_dir("seeds") / "labelled" / "corpus.tsv"
 
 
-class CorpusRow(NamedTuple):
-    title: str
-    year: str
-    venue: str
-    sections: tuple[str, ...]
-    split: str
-    provenance: str
 
 
-def read_corpus(path: Path | None = None) -> list[CorpusRow]:
-    """The labelled corpus's rows (header skipped); nothing when it is not installed."""
-    path = path or corpus_path()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
-    rows = []
-    for line in lines[1:]:
-        parts = line.split("\t")
-        if len(parts) < 6 or not parts[0].strip():
-            continue
-        sections = tuple(s.strip() for s in parts[3].split(",") if s.strip())
-        rows.append(
-            CorpusRow(
-                parts[0].strip(), parts[1].strip(), parts[2].strip(), sections, parts[4].strip(), parts[5].strip()
-            )
-        )
-    return rows
 
 
-@lru_cache(maxsize=4)
-def _corpus_exemplars(path: str, section_ids: tuple[str, ...]) -> tuple[Exemplar, ...]:
-    rows = read_corpus(Path(path))
-    known = set(section_ids)
-    used = {s for r in rows for s in r.sections}
-    if not rows or not used <= known:
-        return ()  # a taxonomy of its own: the corpus's labels mean nothing there
-    return tuple(
-        Exemplar(f"corpus:{n + 2}", r.title, "", r.sections, 1.0, "corpus")
-        for n, r in enumerate(rows)
-        if r.split == "train"
-    )
 
 
-def corpus_exemplars(taxonomy: Taxonomy, path: Path | None = None) -> tuple[Exemplar, ...]:
-    """The corpus's train split, when every section it labels is one of ``taxonomy``'s."""
-    return _corpus_exemplars(str(path or corpus_path()), taxonomy.section_ids)
 
 
-def taxonomy_exemplars(taxonomy: Taxonomy, settings: Settings = SETTINGS) -> tuple[Exemplar, ...]:
-    """Each section's title, description, aliases and vocabulary as one document."""
-    exemplars = []
-    for section in taxonomy.sections:
-        phrases = [k.replace("*", "") for k in section.keywords]
-        body = " ".join([section.description, *section.aliases, *phrases])
-        exemplars.append(
-            Exemplar(f"taxonomy:{section.id}", section.title, body, (section.id,), settings.taxonomy_weight, "taxonomy")
-        )
-    return tuple(exemplars)
 
 
-def user_exemplars(papers: Iterable[Paper], taxonomy: Taxonomy, settings: Settings = SETTINGS) -> tuple[Exemplar, ...]:
-    """The entries the user tagged (their tags as section ids), in key order."""
-    from surveytool.analysis.taxonomy import canonical_section
-
-    exemplars = []
-    for paper in papers:
-        if not paper.explicit_tags:
-            continue
-        sections = tuple(dict.fromkeys(s for s in (canonical_section(t, taxonomy) for t in paper.explicit_tags) if s))
-        title, body = paper_text(paper)
-        if sections and (title or body):
-            exemplars.append(Exemplar(paper.key, title, body, sections, settings.user_weight, "user"))
-    return tuple(sorted(exemplars, key=lambda e: (e.key, e.title, e.sections)))
 
 
 def train(

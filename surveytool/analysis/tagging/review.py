@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from surveytool.analysis.tagging.learned import Exemplar, features, paper_text, user_exemplars
+from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
+from surveytool.analysis.tagging.features import features, paper_text
 from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.model import Finding, Paper, Severity, Tag, Taxonomy
 

@@ -18,7 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from surveytool.analysis.tagging.learned import Exemplar, paper_features, softmax, train
+from surveytool.analysis.tagging.exemplars import Exemplar
+from surveytool.analysis.tagging.features import paper_features
+from surveytool.analysis.tagging.learned import softmax, train
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher
 from surveytool.analysis.taxonomy import canonical_section, suggest_section
 from surveytool.model import Finding, Paper, Role, Severity, Tag, Taxonomy

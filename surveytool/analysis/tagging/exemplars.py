@@ -1,0 +1,116 @@
+"""Tagged papers the learned tagger learns from: the user's own tagged entries, the bundled corpus, the taxonomy's text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple
+
+from surveytool.analysis.tagging.features import paper_text
+from surveytool.model import Paper, Taxonomy
+from surveytool.resources import bundled_dir
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How much each kind of exemplar counts; tuned on the corpus's train split."""
+
+    user_weight: float = 4.0  # a user's tagged entry counts this many corpus rows
+    taxonomy_weight: float = 2.0
+    secondary_weight: float = 0.25  # a secondary tag of an exemplar, relative to its primary
+
+
+SETTINGS = Settings()
+
+
+class Exemplar(NamedTuple):
+    """A tagged paper the model learns from."""
+
+    key: str
+    title: str
+    body: str
+    sections: tuple[str, ...]  # primary first
+    weight: float
+    origin: str  # "user", "corpus" or "taxonomy"
+
+
+def corpus_path() -> Path:
+    return bundled_dir("seeds") / "labelled" / "corpus.tsv"
+
+
+class CorpusRow(NamedTuple):
+    title: str
+    year: str
+    venue: str
+    sections: tuple[str, ...]
+    split: str
+    provenance: str
+
+
+def read_corpus(path: Path | None = None) -> list[CorpusRow]:
+    """The labelled corpus's rows (header skipped); nothing when it is not installed."""
+    path = path or corpus_path()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    rows = []
+    for line in lines[1:]:
+        parts = line.split("\t")
+        if len(parts) < 6 or not parts[0].strip():
+            continue
+        sections = tuple(s.strip() for s in parts[3].split(",") if s.strip())
+        rows.append(
+            CorpusRow(
+                parts[0].strip(), parts[1].strip(), parts[2].strip(), sections, parts[4].strip(), parts[5].strip()
+            )
+        )
+    return rows
+
+
+@lru_cache(maxsize=4)
+def _corpus_exemplars(path: str, section_ids: tuple[str, ...]) -> tuple[Exemplar, ...]:
+    rows = read_corpus(Path(path))
+    known = set(section_ids)
+    used = {s for r in rows for s in r.sections}
+    if not rows or not used <= known:
+        return ()  # a taxonomy of its own: the corpus's labels mean nothing there
+    return tuple(
+        Exemplar(f"corpus:{n + 2}", r.title, "", r.sections, 1.0, "corpus")
+        for n, r in enumerate(rows)
+        if r.split == "train"
+    )
+
+
+def corpus_exemplars(taxonomy: Taxonomy, path: Path | None = None) -> tuple[Exemplar, ...]:
+    """The corpus's train split, when every section it labels is one of ``taxonomy``'s."""
+    return _corpus_exemplars(str(path or corpus_path()), taxonomy.section_ids)
+
+
+def taxonomy_exemplars(taxonomy: Taxonomy, settings: Settings = SETTINGS) -> tuple[Exemplar, ...]:
+    """Each section's title, description, aliases and vocabulary as one document."""
+    exemplars = []
+    for section in taxonomy.sections:
+        phrases = [k.replace("*", "") for k in section.keywords]
+        body = " ".join([section.description, *section.aliases, *phrases])
+        exemplars.append(
+            Exemplar(f"taxonomy:{section.id}", section.title, body, (section.id,), settings.taxonomy_weight, "taxonomy")
+        )
+    return tuple(exemplars)
+
+
+def user_exemplars(papers: Iterable[Paper], taxonomy: Taxonomy, settings: Settings = SETTINGS) -> tuple[Exemplar, ...]:
+    """The entries the user tagged (their tags as section ids), in key order."""
+    from surveytool.analysis.taxonomy import canonical_section
+
+    exemplars = []
+    for paper in papers:
+        if not paper.explicit_tags:
+            continue
+        sections = tuple(dict.fromkeys(s for s in (canonical_section(t, taxonomy) for t in paper.explicit_tags) if s))
+        title, body = paper_text(paper)
+        if sections and (title or body):
+            exemplars.append(Exemplar(paper.key, title, body, sections, settings.user_weight, "user"))
+    return tuple(sorted(exemplars, key=lambda e: (e.key, e.title, e.sections)))
