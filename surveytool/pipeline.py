@@ -125,8 +125,8 @@ def collector_paused() -> Iterator[None]:
 
     A run allocates a million or so long-lived objects (blocks, fields, papers)
     and makes almost no garbage cycles, but the collector walks all of them
-    again and again: a fifth of a build of 16k entries, a third of reading 8x
-    that. Reference counting frees memory as usual meanwhile.
+    again and again, a large share of a big build. Reference counting frees
+    memory as usual meanwhile.
     """
     was_enabled = gc.isenabled()
     gc.disable()

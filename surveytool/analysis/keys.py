@@ -191,7 +191,7 @@ def load_pins(path: Path) -> dict[str, str]:
 
 
 # Encodes one string with json's C encoder; asking json.dumps for indentation switches to its
-# pure-Python encoder, twice as slow on the 16k pins of a large bibliography.
+# pure-Python encoder, much slower on the pins of a large bibliography.
 _JSON_STRING = json.JSONEncoder(ensure_ascii=False).encode
 
 

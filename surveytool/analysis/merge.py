@@ -25,7 +25,7 @@ from surveytool.text.normalize import abstract_similarity, normalize, opening_wo
 # Enough words to tell two abstracts apart; fewer and a shared opening could merge them.
 _SNIPPET_WORDS = 30
 _MIN_TITLE_WORDS = 3
-#: Two snippets at least this similar (see textnorm.abstract_similarity) are one paper.
+#: Two snippets at least this similar (see text.normalize.abstract_similarity) are one paper.
 NEAR_DUPLICATE = 0.9
 _NEAR_WORDS = 60
 _NEAR_CANDIDATES = 3

@@ -19,7 +19,7 @@ def bibtex_pieces(entries: Iterable[str], blocks: Iterable[RawBlock] = ()) -> li
     The layout is bibtexparser's writer with indent "  ", no value column, a
     trailing comma and one blank line between blocks. It is written here
     because that writer first builds a Library (key checks, a Field object per
-    value) only to join strings: a fifth of the time of `bib` on 16k entries.
+    value) only to join strings, a large share of the time of `bib`.
     """
     pieces = [_block_text(block) + "\n" for block in _coalesce_comments(blocks)]
     pieces.extend(entry + "\n" for entry in entries)  # one blank line after each
@@ -33,7 +33,7 @@ def bibtex_pieces(entries: Iterable[str], blocks: Iterable[RawBlock] = ()) -> li
 
 
 def entry_text(entry_type: str, key: str, fields: Iterable[tuple[str, str]]) -> str:
-    """One entry from ``[(field, raw value), ...]``; values must already be valid BibTeX (see ``bibliography.py``)."""
+    """One entry from ``[(field, raw value), ...]``; values must already be valid BibTeX (see ``fields.py``)."""
     body = "".join(f"  {name} = {_tidy_value(value)},\n" for name, value in fields)
     return f"@{entry_type}{{{key},\n{body}}}\n"
 

@@ -85,8 +85,8 @@ def rewrite_entries(text: str, display: str, papers: Sequence[Paper], edit: Entr
         replacements.append((start, end, replacement))
         # The line where the entry was found: a reader's line may be off after unusual blocks.
         edits.append(Edit(paper.key, bisect_right(offsets, start), change[1]))
-    # Joined once: splicing each replacement into the whole text copied it once per edit, which
-    # took minutes when every entry of a 16k-entry file got its tags.
+    # Joined once: splicing each replacement into the whole text would copy it once per edit,
+    # quadratic when every entry of a large file gets its tags.
     source = text if exact is None else exact
     pieces: list[str] = []
     last = 0

@@ -1,7 +1,7 @@
 """Cached template fragments: ``%% fragment KEY`` ... ``%% endfragment`` renders its body once per key.
 
-A chapter of 16k papers is 32k small fragments (a paragraph and a table row
-each), and a rebuild after one edit changes two of them. With the fragments
+A chapter is two small fragments per paper (a paragraph and a table row), and
+a rebuild after one edit changes two of them. With the fragments
 of the last build (a ``FragmentStore``: the build's memo), a body is rendered only for a key it has
 not seen. The key must hold everything the body prints (the bundled templates
 give a paper's ``paragraph_key`` and a table row); the template texts stamp

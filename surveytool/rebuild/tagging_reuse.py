@@ -81,7 +81,7 @@ class ReusingTagger:
         known = [memo.get(key) for key in keys] if memo is not None else [None] * len(papers)
         todo = [i for i, stored in enumerate(known) if stored is None and texts[i] not in ahead]
         computed = dict(zip(todo, self._tag_many([papers[i] for i in todo]), strict=True))
-        decoded: dict[tuple, tuple[Tag, ...]] = {}  # a few thousand distinct tag lists among 16k entries
+        decoded: dict[tuple, tuple[Tag, ...]] = {}  # far fewer distinct tag lists than entries
 
         def from_plain(plain: tuple) -> tuple[Tag, ...]:
             found = decoded.get(plain)

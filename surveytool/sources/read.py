@@ -35,7 +35,7 @@ BibReader = Callable[[str, str, str], BibDocument]
 
 
 def read_text(path: Path, display: str, allow_empty: bool = False) -> tuple[str, list[Finding]]:
-    """The text of a source file, decoded as ``textfile.py`` says, with a warning when it is not UTF-8."""
+    """The text of a source file, decoded as ``text/file_encoding.py`` says, with a warning when it is not UTF-8."""
     decoded, findings = read_text_file(path, display, allow_empty)
     return decoded.text, findings
 

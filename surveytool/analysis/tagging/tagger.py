@@ -2,7 +2,7 @@
 
 Two kinds of evidence, blended per section: the taxonomy's weighted field
 vocabulary (rules), matched in the title, abstract, venue and keywords, and a
-TF-IDF centroid model (``learned_tagger.py``) trained on the user's tagged entries,
+TF-IDF centroid model (``learned.py``) trained on the user's tagged entries,
 the bundled labelled corpus and the taxonomy's text. Rules are precise where a
 phrase fires; the model knows the field's words where none does. The blend's
 softmax is the primary tag's confidence; below a threshold the entry gets no
