@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import DATA
+from helpers import BENCHMARKS, DATA
 
-HARNESS = Path(__file__).resolve().parent / "benchmarks" / "bench.py"
+HARNESS = BENCHMARKS / "bench.py"
 
 
 def test_harness_measures_commands_stages_scales_and_rebuilds(tmp_path: Path):

@@ -2,11 +2,9 @@
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
-
-from conftest import GOLDEN, run_cli
+from helpers import GOLDEN, ROOT, run_cli
 
 OUTPUTS = ("references.bib", "related_work.tex", "main.tex", "entries.json", "surveytool.lock.json")
 
@@ -77,7 +75,7 @@ def test_added_list_changes_no_existing_key(tmp_path, seeds_build):
                      "for training large language models across many accelerators in a cluster of machines…\n", encoding="utf-8")
     out = tmp_path / "out"
     shutil.copytree(seeds_build, out)
-    seeds = sorted(Path(__file__).resolve().parents[1].glob("seeds/*.txt"))
+    seeds = sorted(ROOT.glob("seeds/*.txt"))
     run_cli("build", *map(str, seeds), str(extra), "--out", str(out), check=True)
     before = {e["abstract"] or e["title"]: e["key"] for e in json.loads((seeds_build / "entries.json").read_text())}
     after = {e["abstract"] or e["title"]: e["key"] for e in json.loads((out / "entries.json").read_text())}

@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from conftest import compile_latex, requires_latex, run_cli
+from helpers import compile_latex, requires_latex, run_cli
 
 
 def assert_clean_log(folder):

@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, run_cli
 
-from conftest import ROOT, run_cli
 from surveytool.build import DraftOptions, build
 from surveytool.errors import OutputError, TaxonomyError, TemplateError
 from surveytool.options import CACHE_FOLDER, LOCK_FILE

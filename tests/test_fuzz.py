@@ -27,10 +27,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from surveytool.analysis.taxonomy import load_taxonomy  # noqa: E402
@@ -317,7 +317,7 @@ def test_mutated_inputs_give_no_traceback_and_no_hang(target):
 
 
 def test_json_nested_past_the_recursion_limit_is_refused_in_one_line(tmp_path):
-    from conftest import run_cli
+    from helpers import run_cli
 
     source = tmp_path / "deep.json"
     source.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
@@ -329,7 +329,7 @@ def test_json_nested_past_the_recursion_limit_is_refused_in_one_line(tmp_path):
 
 
 def test_toml_nested_past_the_recursion_limit_is_refused_in_one_line(tmp_path):
-    from conftest import run_cli
+    from helpers import run_cli
 
     taxonomy = tmp_path / "taxonomy.toml"
     taxonomy.write_text(

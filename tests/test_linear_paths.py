@@ -8,16 +8,15 @@ import importlib.util
 import json
 import sys
 import time
-from pathlib import Path
 
 import pytest
+from helpers import BENCHMARKS, run_cli
 
-from conftest import run_cli
 from surveytool.bibtex.values import value_to_text
 from surveytool.sources.read import read_source
 from surveytool.text.citations import citations
 
-HARNESS = Path(__file__).resolve().parent / "benchmarks" / "pathological.py"
+HARNESS = BENCHMARKS / "pathological.py"
 spec = importlib.util.spec_from_file_location("pathological", HARNESS)
 pathological = sys.modules["pathological"] = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(pathological)

@@ -5,7 +5,7 @@ import subprocess
 import sys
 import zipfile
 
-from conftest import ROOT
+from helpers import ROOT
 
 
 def test_wheel_carries_templates_and_seeds_and_builds_from_anywhere(tmp_path):

@@ -12,9 +12,9 @@ from pathlib import Path
 from unittest.mock import ANY
 
 import pytest
+from helpers import CORPUS, TRICKY, library
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_incremental import CORPUS, TRICKY, _library
 
 from surveytool import build as outputs
 from surveytool import parallel as forked
@@ -169,16 +169,16 @@ def test_any_text_reads_the_same_shared_or_whole(shared, lines: list[str]):
 
 def test_tagging_ahead_gives_the_tags_of_tagging_afterwards(shared):
     taxonomy = load_taxonomy(default_taxonomy())
-    library = read_bibtex(_library(40), "x.bib").papers
-    papers = merge_duplicates([*library, library[3]])  # a paper read twice: tagged once
+    read = read_bibtex(library(40), "x.bib").papers
+    papers = merge_duplicates([*read, read[3]])  # a paper read twice: tagged once
     # Merging or resolving can change a paper's text after the child tagged it as read.
     changed = [p if i % 5 else replace(p, fields=frozen_mapping({**p.fields, "title": "Changed after reading"}))
                for i, p in enumerate(papers)]
     expected = tag_papers(changed, taxonomy)  # few: one process
     tagger = Tagger(taxonomy)
-    with shared(ReusingTagger(tagger).tag_beside, library) as ahead:
+    with shared(ReusingTagger(tagger).tag_beside, read) as ahead:
         known = ahead.result()
-    assert len(known) == len({text_of(p) for p in library})  # every text read: the child's end and this process's
+    assert len(known) == len({text_of(p) for p in read})  # every text read: the child's end and this process's
     reusing = ReusingTagger(tagger)
     assert shared(tag_papers, changed, taxonomy, tagger, tag_all=lambda todo: reusing.tag_all(todo, known)) == expected
     memo = Memo({})
@@ -190,14 +190,14 @@ def test_tagging_ahead_gives_the_tags_of_tagging_afterwards(shared):
 
 
 def test_a_shared_bibliography_is_written_as_a_whole_one(shared):
-    papers = read_bibtex(_library(25), "x.bib").papers
+    papers = read_bibtex(library(25), "x.bib").papers
     whole = render_bibliography(papers)
     assert shared(render_bibliography, papers) == whole
     assert shared(render_bibliography, papers, in_one_process=True) == whole
 
 
 def test_shared_entries_json_is_made_as_a_whole_one(shared):
-    papers = read_bibtex(_library(25), "x.bib").papers
+    papers = read_bibtex(library(25), "x.bib").papers
     whole = entries_json(papers)
     assert shared(entries_json, papers) == whole
     assert shared(entries_json, papers, in_one_process=True) == whole
@@ -205,7 +205,7 @@ def test_shared_entries_json_is_made_as_a_whole_one(shared):
 
 def test_a_shared_build_writes_what_a_build_in_one_part_writes(tmp_path: Path, shared):
     source = tmp_path / "library.bib"
-    source.write_text(_library(30), encoding="utf-8")
+    source.write_text(library(30), encoding="utf-8")
     for name in ("shared", "whole"):
         (tmp_path / name).mkdir()
     together = shared(build, Options(sources=(source,)), tmp_path / "shared").survey
@@ -219,13 +219,13 @@ def test_a_shared_build_writes_what_a_build_in_one_part_writes(tmp_path: Path, s
 
 def test_a_refused_shared_build_leaves_the_folder_as_it_was(tmp_path: Path, shared):
     source = tmp_path / "library.bib"
-    source.write_text(_library(30), encoding="utf-8")
+    source.write_text(library(30), encoding="utf-8")
     out = tmp_path / "out"
     shared(build, Options(sources=(source,)), out)
     main = out / "main.tex"
     main.write_text(main.read_text(encoding="utf-8").replace("\\begin{document}", "\\begin{document}\nMine."), encoding="utf-8")
     before = {path.name: path.read_bytes() for path in out.iterdir()}
-    source.write_text(_library(31), encoding="utf-8")  # a .bib and entries.json that would differ
+    source.write_text(library(31), encoding="utf-8")  # a .bib and entries.json that would differ
     with pytest.raises(OutputError, match="edited outside its notes regions"):
         shared(build, Options(sources=(source,)), out)
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
@@ -236,7 +236,7 @@ def test_a_shared_patched_build_leaves_the_data_files_and_the_snapshot_to_the_ch
     here = []
     monkeypatch.setattr(outputs, "save_snapshot", lambda *args: here.append(args) or save_snapshot(*args))
     source = tmp_path / "library.bib"
-    source.write_text(_library(30), encoding="utf-8")
+    source.write_text(library(30), encoding="utf-8")
     out, fresh = tmp_path / "out", tmp_path / "fresh"
     first = shared(build, Options(sources=(source,), build_cache=out / CACHE_FOLDER), out)
     assert first.summary.reused["bibtex"] == (0, 31) and here == [(out / CACHE_FOLDER, ANY)]  # in full: saved here
@@ -253,7 +253,7 @@ def test_a_shared_patched_build_leaves_the_data_files_and_the_snapshot_to_the_ch
 
 def test_a_refused_shared_patched_build_leaves_the_folder_as_it_was(tmp_path: Path, shared):
     source = tmp_path / "library.bib"
-    source.write_text(_library(30), encoding="utf-8")
+    source.write_text(library(30), encoding="utf-8")
     out, fresh = tmp_path / "out", tmp_path / "fresh"
     options = Options(sources=(source,), build_cache=out / CACHE_FOLDER)
     shared(build, options, out)

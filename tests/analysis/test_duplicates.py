@@ -12,10 +12,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import BENCH, DATA, requires_latex, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, requires_latex, run_cli
 from surveytool.analysis.merge import merge_records
 from surveytool.maintain import write_bib
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
@@ -317,7 +317,7 @@ def test_every_key_of_any_bib_is_written_or_named_in_a_message(tmp_path, entries
     account_for_keys(source, tmp_path / "out.bib", merge)
 
 
-_BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
+_BENCH = BENCH
 REAL_FILES = sorted((DATA / "corpus" / "biber").glob("*.bib")) + sorted(_BENCH.glob("*.bib"))
 
 

@@ -1,8 +1,8 @@
 import re
 
 import pytest
+from helpers import ROOT
 
-from conftest import ROOT
 from surveytool.analysis.taxonomy import canonical_section, load_taxonomy, parse_taxonomy
 from surveytool.errors import TaxonomyError
 from surveytool.resources import default_taxonomy

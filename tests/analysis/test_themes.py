@@ -9,8 +9,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-from conftest import ROOT
 from surveytool.analysis.theme_terms import STOP_WORDS
 from surveytool.analysis.themes import Theme, ThemeInput, find_themes, theme_region_name
 

@@ -3,14 +3,12 @@
 from pathlib import Path
 
 import pytest
+from helpers import BENCH, CORPUS, DATA, IN_CI
 
-from conftest import DATA, IN_CI
 from surveytool.analysis.keys import assign_keys
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.sources.read import read_source
-
-CORPUS = sorted((DATA / "corpus" / "biber").glob("*.bib"))
 
 
 def test_corpus_is_there():
@@ -44,7 +42,7 @@ def test_non_utf8_files_are_read_with_a_warning():
     assert any(f.check == "encoding" for f in result.findings)
 
 
-BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
+BENCH = BENCH
 
 
 # CI has shared/ beside the checkout: there the test must run (and fail if the files are missing).

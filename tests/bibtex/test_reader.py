@@ -44,7 +44,7 @@ def test_broken_blocks_are_reported_with_line_and_kept():
     checks = {(f.check, f.location.line) for f in document.findings}
     assert ("bibtex-syntax", 14) in checks
     assert ("duplicate-field", 15) in checks
-    # A key used twice is reported once keys are given, naming the new key (tests/test_duplicates.py).
+    # A key used twice is reported once keys are given, naming the new key (tests/analysis/test_duplicates.py).
     assert [p.key for p in document.papers] == ["knuth1984", "knuth1984"]  # the second one is kept, not dropped
     failed = [b.text for b in document.blocks if b.kind == "failed"]
     assert any("unbalanced" in t for t in failed) and any("twice" in t for t in failed)

@@ -3,10 +3,10 @@
 from pathlib import Path
 
 import pytest
+from helpers import BENCH, CORPUS, IN_CI
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, IN_CI
 from surveytool.bibtex import chunks as bibtex_chunks
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.bibtex.scan import scan_plain_entry
@@ -120,8 +120,7 @@ def test_any_text_reads_the_same_with_and_without_the_fast_path(text: str, monke
     assert fast == slow
 
 
-CORPUS = sorted((DATA / "corpus" / "biber").glob("*.bib"))
-BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
+BENCH = BENCH
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)

@@ -4,8 +4,7 @@ import shutil
 import subprocess
 
 import pytest
-
-from conftest import HAVE_LATEX, IN_CI, run_cli
+from helpers import HAVE_LATEX, IN_CI, run_cli
 
 MY_BIB = """% my library
 @string{icml = "International Conference on Machine Learning"}

@@ -3,8 +3,8 @@
 import json
 
 import pytest
+from helpers import ROOT, run_cli
 
-from conftest import ROOT, run_cli
 from surveytool.analysis.checks import REGISTRY
 from surveytool.text.citations import citations
 

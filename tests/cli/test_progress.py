@@ -6,8 +6,7 @@ import subprocess
 import sys
 
 import pytest
-
-from conftest import run_cli
+from helpers import run_cli
 
 
 def _on_a_terminal(*args: str, cwd) -> tuple[int, bytes, bytes]:

@@ -9,14 +9,14 @@ import stat
 from pathlib import Path
 
 import pytest
+from helpers import DATA, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from conftest import run_cli
 from surveytool.cli.app import app
 
-CORPUS = Path(__file__).parent / "data" / "corpus" / "biber"
+CORPUS = DATA / "corpus" / "biber"
 ENTRY = (
     "@article{{{key},{nl}  title = {{{title}}},{nl}  author = {{{author}}},{nl}  journal = {{J}},{nl}  year = 2020,{nl}"
     "  sections = {{{tags}}}{nl}}}{nl}"

@@ -3,8 +3,8 @@
 import json
 
 import pytest
+from helpers import HAVE_LATEX, IN_CI, run_cli
 
-from conftest import HAVE_LATEX, IN_CI, run_cli
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.output.export import to_markdown

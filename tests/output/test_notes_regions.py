@@ -1,6 +1,7 @@
 """The author's prose survives rebuilds; hand edits elsewhere are never overwritten silently."""
 
-from conftest import ROOT, run_cli
+from helpers import ROOT, run_cli
+
 from surveytool.output.notes_regions import carry_over, edited_outside_regions, regions, stamp
 
 GENERATED = """\\section{A}

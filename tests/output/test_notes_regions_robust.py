@@ -8,8 +8,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from helpers import compile_latex, requires_latex, run_cli
 
-from conftest import compile_latex, requires_latex, run_cli
 from surveytool import build as outputs
 from surveytool.analysis.taxonomy import parse_taxonomy
 from surveytool.build import build

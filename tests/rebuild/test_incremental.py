@@ -7,35 +7,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import CORPUS, ENTRY, SEEDS_TAXONOMY, TRICKY, library, outputs, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, run_cli
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.build import build
 from surveytool.pipeline import Options
 from surveytool.rebuild.bib_reading import ReusingBibReader
 from surveytool.rebuild.memo import BuildCache, Memo
-
-CORPUS = sorted((DATA / "corpus" / "biber").glob("*.bib"))
-
-# Every way a block can end: closed, unclosed before the next block, at the end of the file;
-# macros used before and after their definition, keys used twice, comments between blocks.
-TRICKY = (
-    "Free text before any block.\n"
-    "@string{ acm = {ACM Press} }\n"
-    "@article{closed, title = {Closed \\\\\n  with a line ending in a backslash}, publisher = acm # { NY}}\n"
-    "% a comment line\n"
-    "@book{unclosed, title = {Never closed,\n"
-    "  year = 2001\n"
-    "@misc(paren, title = \"In (parentheses)\", note = {mid-line @misc{x, y} text})\n"
-    "@STRING{acm = {Second definition}}\n"
-    "@article{closed, title = {Same key again}}\n"
-    "  @inproceedings{indented, title = {Indented start}, booktitle = later}\r\n"
-    "@string{later = {Defined after use}}\n"
-    "@comment{an explicit comment}\n"
-    "@article{last, title = {Cut off at the end of the file"
-)
 
 
 def _memo_of(text: str, path: str) -> Memo:
@@ -74,34 +54,14 @@ def test_a_changed_macro_rereads_the_entries_that_might_use_it():
     assert {p.key: p.fields.get("booktitle") for p in again.papers}["indented"] == "Defined differently"
 
 
-ENTRY = """@inproceedings{{{key},
-  title = {{{title}}},
-  author = {{{author}}},
-  booktitle = venue,
-  year = {{{year}}},
-  abstract = {{{abstract}}},
-}}
-"""
-TOPICS = [
-    ("Pipeline parallelism for training giant models", "micro-batch pipeline stages across devices"),
-    ("Mixture of experts with sparse routing", "a gating network routes tokens to experts"),
-    ("Zero redundancy optimizer states", "partition optimizer states and gradients across data-parallel ranks"),
-    ("Scaling laws for language models", "loss falls as a power law in compute and data"),
-    ("Activation recomputation to save memory", "recompute activations in the backward pass"),
-]
 
 
-def _library(count: int) -> str:
-    entries = []
-    for i in range(count):
-        title, abstract = TOPICS[i % len(TOPICS)]
-        entries.append(ENTRY.format(key=f"paper{i}", title=f"{title}, part {i}", author=f"Author{i}, Ada and Other, Bo",
-                                    year=2015 + i % 9, abstract=f"We study {abstract}. Variant {i}."))
-    return "@string{venue = {Proceedings of Things}}\n\n" + "\n".join(entries)
 
 
-def _outputs(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+
+
 
 
 EDITS = {
@@ -119,7 +79,7 @@ EDITS = {
 @pytest.mark.parametrize("edit", EDITS)
 def test_a_rebuild_after_an_edit_writes_what_a_fresh_build_writes(tmp_path: Path, edit: str):
     source = tmp_path / "library.bib"
-    source.write_text(_library(30), encoding="utf-8")
+    source.write_text(library(30), encoding="utf-8")
     reused, fresh = tmp_path / "reused", tmp_path / "fresh"
     options = Options(sources=(source,), build_cache=reused / ".surveytool-cache")
     first = build(options, reused).survey
@@ -130,7 +90,7 @@ def test_a_rebuild_after_an_edit_writes_what_a_fresh_build_writes(tmp_path: Path
     shutil.copy(reused / "surveytool.lock.json", fresh)  # the same pinned keys as the rebuild has
     second = build(options, reused).survey
     expected = build(Options(sources=(source,)), fresh).survey
-    assert _outputs(reused) == _outputs(fresh)
+    assert outputs(reused) == outputs(fresh)
     assert second.papers == expected.papers and second.findings == expected.findings
     hits, misses = second.reused["bibtex"]
     assert hits >= 28 and misses <= 3 if edit != "macro" else misses == 31
@@ -140,7 +100,7 @@ def test_a_rebuild_after_an_edit_writes_what_a_fresh_build_writes(tmp_path: Path
 
 def test_a_taxonomy_change_retags_and_a_second_run_reuses_everything(tmp_path: Path):
     source = tmp_path / "library.bib"
-    source.write_text(_library(12), encoding="utf-8")
+    source.write_text(library(12), encoding="utf-8")
     out = tmp_path / "out"
     options = Options(sources=(source,), build_cache=out / ".surveytool-cache")
     assert build(options, out).summary.reused == {"bibtex": (0, 13), "fragments": (0, 24), "tags": (0, 12)}
@@ -148,7 +108,7 @@ def test_a_taxonomy_change_retags_and_a_second_run_reuses_everything(tmp_path: P
     assert again.reused == {"entries": (12, 0), "fragments": (24, 0)}  # a paragraph and a row per paper
 
     taxonomy = tmp_path / "taxonomy.toml"
-    taxonomy.write_text((Path(__file__).parents[1] / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+    taxonomy.write_text(SEEDS_TAXONOMY.read_text(encoding="utf-8")
                         .replace('"gating network*" = 4', '"gating network*" = 0.5'), encoding="utf-8")
     retagged = build(Options(sources=(source,), taxonomy=taxonomy, build_cache=out / ".surveytool-cache"), out).survey
     assert retagged.reused["tags"] == (0, 12)  # another taxonomy: built in full
@@ -182,7 +142,7 @@ def test_saving_keeps_only_what_the_run_used(tmp_path: Path):
 
 def test_the_cli_says_what_it_reused_and_can_be_told_not_to(tmp_path: Path):
     source = tmp_path / "library.bib"
-    source.write_text(_library(5), encoding="utf-8")
+    source.write_text(library(5), encoding="utf-8")
     run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
     # A comment between entries is a kept block: no patch, a build in full that reuses what it can.
     source.write_text(source.read_text(encoding="utf-8").replace("@inproceedings{paper2,", "% a note\n@inproceedings{paper2,"),
@@ -199,12 +159,12 @@ def test_the_cli_says_what_it_reused_and_can_be_told_not_to(tmp_path: Path):
     shutil.copy(tmp_path / "out" / "surveytool.lock.json", tmp_path / "plain")  # the same pinned keys
     run_cli("build", str(source), "--out", "plain", "--no-reuse", cwd=tmp_path, check=True)
     assert not (tmp_path / "plain" / ".surveytool-cache").exists()
-    assert _outputs(tmp_path / "plain") == _outputs(tmp_path / "out")
+    assert outputs(tmp_path / "plain") == outputs(tmp_path / "out")
 
 
 def test_a_build_leaves_the_cycle_collector_as_it_found_it(tmp_path: Path):
     source = tmp_path / "library.bib"
-    source.write_text(_library(3) + "@article{broken, title = {never closed\n", encoding="utf-8")
+    source.write_text(library(3) + "@article{broken, title = {never closed\n", encoding="utf-8")
     assert gc.isenabled()
     build(Options(sources=(source,)), tmp_path / "on")
     assert gc.isenabled()
@@ -242,7 +202,7 @@ def test_a_cache_whose_keys_stay_but_values_change_is_saved(tmp_path: Path):
     # Swapping two definitions of one macro changes what every entry reads (the first wins)
     # but not the chunks' texts: the same keys, all with new values.
     first, second = "@string{venue = {First}}\n\n", "@string{venue = {Second}}\n\n"
-    entries = _library(4)[_library(4).index("@inproceedings"):]
+    entries = library(4)[library(4).index("@inproceedings"):]
     middle = entries.index("@inproceedings{paper2,")
     source = tmp_path / "library.bib"
     source.write_text(first + entries[:middle] + second + entries[middle:], encoding="utf-8")

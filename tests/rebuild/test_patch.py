@@ -6,9 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import SEEDS_TAXONOMY, TOPICS, outputs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_incremental import TOPICS, _outputs
 
 from surveytool.build import BuildResult, build
 from surveytool.errors import OutputError
@@ -48,7 +48,7 @@ def _rebuild(source: Path | tuple[Path, ...], out: Path, fresh: Path, **options)
         shutil.copy(out / "surveytool.lock.json", fresh)
     result = build(Options(sources=sources, build_cache=out / CACHE_FOLDER, **options), out)
     expected = build(Options(sources=sources, **options), fresh).summary
-    assert _outputs(out) == _outputs(fresh)
+    assert outputs(out) == outputs(fresh)
     assert (result.summary.findings, result.summary.entries, result.summary.resolved, result.summary.sections) == \
         (expected.findings, expected.entries, expected.resolved, expected.sections)
     return result
@@ -137,7 +137,7 @@ def test_another_taxonomy_or_option_is_built_in_full(library, tmp_path):
     source, out, fresh = library
     assert _patched(_rebuild(source, out, fresh, tags_field="keywords")) is None
     taxonomy = tmp_path / "taxonomy.toml"
-    taxonomy.write_text((Path(__file__).parents[1] / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+    taxonomy.write_text(SEEDS_TAXONOMY.read_text(encoding="utf-8")
                         .replace('"gating network*" = 4', '"gating network*" = 0.5'), encoding="utf-8")
     assert _patched(_rebuild(source, out, fresh, taxonomy=taxonomy)) is None
 

@@ -3,41 +3,12 @@
 import json
 from urllib.parse import unquote
 
-from conftest import run_cli
+from helpers import MESSY_BIB, ZOTERO_ITEMS, run_cli
+
 from surveytool.sources.read import read_source
 
 # As Zotero's "Export Library... > CSL JSON" writes it with Better BibTeX installed.
-ZOTERO_ITEMS = [
-    {
-        "id": "http://zotero.org/users/4711/items/Q8ZP3D2K",
-        "citation-key": "fedus2022switch",
-        "type": "article-journal",
-        "title": "Switch Transformers: scaling to trillion parameter models with <i>simple</i> and "
-                 "efficient sparsity in CO<sub>2</sub> and x<sup>2</sup> of <span class=\"nocase\">iPhone</span>s",
-        "container-title": "Journal of Machine Learning Research",
-        "author": [{"literal": "Google Research"}, {"family": "Fedus", "given": "William"},
-                   {"family": "Smith", "given": "John", "suffix": "Jr."}],
-        "issued": {"date-parts": [["2022", "6", "1"]]},
-        "URL": "http://arxiv.org/abs/2101.03961",
-    },
-    {
-        "id": "http://zotero.org/users/4711/items/ZZ9QW8E1",
-        "type": "report",
-        "title": "A tech report with <b>bold</b> claims",
-        "author": [{"family": "Le Cun"}],
-        "issued": {"raw": "2019-11"},
-        "number": "arXiv:1911.00001v2",
-    },
-    {
-        "id": "vaswani2017attention",
-        "type": "paper-conference",
-        "title": "Attention is all you need",
-        "container-title": "Advances in Neural Information Processing Systems",
-        "author": [{"family": "Vaswani", "given": "Ashish"}],
-        "issued": {"date-parts": [[2017]]},
-        "archive_location": "arXiv:1706.03762",
-    },
-]
+
 
 
 def test_zotero_csl_json_keeps_citation_keys_names_markup_months_and_arxiv_ids(tmp_path):
@@ -80,18 +51,7 @@ def test_unbalanced_or_unknown_tags_in_csl_text_stay_text(tmp_path):
 
 
 # A .bib as JabRef or a hand-kept file has it: a corporate author, a suffix, a particle, accents, math.
-MESSY_BIB = r"""@article{fontaine2020alpha,
-  author = {{Microsoft Research} and Smith, Jr., John and de la Fontaine, Jean and J{\"o}rg M{\"u}ller},
-  title = {The $\alpha$-{VAE} at $\mathcal{O}(n)$ cost, for \$5},
-  journal = {Journal of {$\beta$} Things},
-  year = {2020},
-  month = may,
-  url = {https://example.org/fontaine2020},
-  eprint = {2104.14830},
-  doi = {10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O},
-  sections = {surveys,moe},
-}
-"""
+
 
 
 def test_csl_json_export_splits_names_as_bibtex_does_and_prints_math_as_text(tmp_path):

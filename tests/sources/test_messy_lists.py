@@ -2,7 +2,8 @@
 
 import json
 
-from conftest import DATA, run_cli
+from helpers import DATA, run_cli
+
 from surveytool.analysis.merge import merge_duplicates
 from surveytool.sources.read import read_source
 

@@ -2,9 +2,7 @@
 
 import json
 
-from test_csl_edges import MESSY_BIB, ZOTERO_ITEMS
-
-from conftest import run_cli
+from helpers import MESSY_BIB, ZOTERO_ITEMS, run_cli
 
 # No header, no blank line before the entry, a comment first: nothing a list reader would call BibTeX by its look.
 PIPED_BIB = "% exported by JabRef\n" + MESSY_BIB

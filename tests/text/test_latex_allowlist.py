@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import DATA, compile_latex, requires_latex, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import compile_latex, requires_latex, run_cli
 from surveytool.bibtex.fields import encode_field
 from surveytool.bibtex.values import safe_bibtex_value
 from surveytool.output.latexmk import paranoid_environment
@@ -19,7 +19,7 @@ from surveytool.text.latex_allowlist import LatexPolicy, decode_carets, find_off
 from surveytool.text.latex_commands import MATH_COMMANDS, NEVER_ALLOWED, TEXT_COMMANDS
 from surveytool.text.latex_inert import render_inert
 
-HOSTILE = Path(__file__).parent / "data" / "hostile"
+HOSTILE = DATA / "hostile"
 SECRET = "TOPSECRET-8d1f"
 FIELD_TRICKS = (
     "caret5c",

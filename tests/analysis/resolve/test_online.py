@@ -5,9 +5,9 @@ import sqlite3
 import time
 
 import pytest
+from helpers import DATA, run_cli
 from loopback import FakeServices, refusing_port, serve, stream, trickle
 
-from conftest import DATA, run_cli
 from surveytool.pipeline import Options, analyse
 
 RECORDED = DATA / "online"

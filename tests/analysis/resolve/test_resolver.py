@@ -1,6 +1,7 @@
 from pathlib import Path
 
-from conftest import DATA
+from helpers import DATA
+
 from surveytool.analysis.resolve.resolver import ACCEPT, REPORT, CatalogResolver, resolve_papers, score_match
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.pipeline import Options, analyse, load_resolvers

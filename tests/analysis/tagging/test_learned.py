@@ -4,8 +4,8 @@
 import json
 
 import pytest
+from helpers import run_cli
 
-from conftest import run_cli
 from surveytool.analysis.tagging.features import paper_features
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy

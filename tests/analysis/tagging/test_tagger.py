@@ -1,6 +1,7 @@
 import subprocess
 import sys
-from pathlib import Path
+
+from helpers import BENCHMARKS
 
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
@@ -8,7 +9,7 @@ from surveytool.model import Origin, Paper, Role, SourceLocation, frozen_mapping
 from surveytool.resources import default_taxonomy
 
 TAXONOMY = load_taxonomy(default_taxonomy())
-BENCHMARK = Path(__file__).resolve().parent / "benchmarks" / "tagging_accuracy.py"
+BENCHMARK = BENCHMARKS / "tagging_accuracy.py"
 
 
 def entry(abstract="", title="", tags=(), origin=Origin.SNIPPET):

@@ -1,0 +1,137 @@
+"""What many tests share: the project's folders, running the CLI and latexmk as a user would, and sample inputs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parent / "data"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+BENCHMARKS = Path(__file__).resolve().parent / "benchmarks"
+#: The large real .bib files beside the checkout (../shared/bench); CI has them.
+BENCH = ROOT.parent / "shared" / "bench"
+SEEDS_TAXONOMY = ROOT / "seeds" / "taxonomy.toml"
+CORPUS = sorted((DATA / "corpus" / "biber").glob("*.bib"))
+IN_CI = os.environ.get("CI", "").lower() == "true"
+HAVE_LATEX = shutil.which("latexmk") is not None and shutil.which("pdflatex") is not None
+
+# In CI a missing TeX installation is a failure, never a silent skip.
+requires_latex = pytest.mark.skipif(not HAVE_LATEX and not IN_CI, reason="latexmk/pdflatex not installed")
+
+
+def run_cli(*args: str, cwd: Path | None = None, check: bool = False, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m surveytool`` as a user would, in a separate process (``stdin``: text piped in)."""
+    result = subprocess.run([sys.executable, "-m", "surveytool", *args], cwd=cwd, capture_output=True, text=True,
+                            input=stdin)
+    if check and result.returncode != 0:
+        raise AssertionError(f"surveytool {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
+    return result
+
+
+def compile_latex(folder: Path, *extra: str) -> subprocess.CompletedProcess:
+    if not HAVE_LATEX:
+        pytest.fail("latexmk and pdflatex are required (install TeX Live: see .ci/run)")
+    return subprocess.run(["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", *extra, "main.tex"],
+                          cwd=folder, capture_output=True, text=True, errors="replace", timeout=300)
+
+
+# Every way a block can end: closed, unclosed before the next block, at the end of the file;
+# macros used before and after their definition, keys used twice, comments between blocks.
+TRICKY = (
+    "Free text before any block.\n"
+    "@string{ acm = {ACM Press} }\n"
+    "@article{closed, title = {Closed \\\\\n  with a line ending in a backslash}, publisher = acm # { NY}}\n"
+    "% a comment line\n"
+    "@book{unclosed, title = {Never closed,\n"
+    "  year = 2001\n"
+    "@misc(paren, title = \"In (parentheses)\", note = {mid-line @misc{x, y} text})\n"
+    "@STRING{acm = {Second definition}}\n"
+    "@article{closed, title = {Same key again}}\n"
+    "  @inproceedings{indented, title = {Indented start}, booktitle = later}\r\n"
+    "@string{later = {Defined after use}}\n"
+    "@comment{an explicit comment}\n"
+    "@article{last, title = {Cut off at the end of the file"
+)
+
+ENTRY = """@inproceedings{{{key},
+  title = {{{title}}},
+  author = {{{author}}},
+  booktitle = venue,
+  year = {{{year}}},
+  abstract = {{{abstract}}},
+}}
+"""
+
+TOPICS = [
+    ("Pipeline parallelism for training giant models", "micro-batch pipeline stages across devices"),
+    ("Mixture of experts with sparse routing", "a gating network routes tokens to experts"),
+    ("Zero redundancy optimizer states", "partition optimizer states and gradients across data-parallel ranks"),
+    ("Scaling laws for language models", "loss falls as a power law in compute and data"),
+    ("Activation recomputation to save memory", "recompute activations in the backward pass"),
+]
+
+
+def library(count: int) -> str:
+    entries = []
+    for i in range(count):
+        title, abstract = TOPICS[i % len(TOPICS)]
+        entries.append(ENTRY.format(key=f"paper{i}", title=f"{title}, part {i}", author=f"Author{i}, Ada and Other, Bo",
+                                    year=2015 + i % 9, abstract=f"We study {abstract}. Variant {i}."))
+    return "@string{venue = {Proceedings of Things}}\n\n" + "\n".join(entries)
+
+
+def outputs(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+# A Zotero export and a .bib written the way the wild writes them (the CSL-JSON and stdin tests).
+ZOTERO_ITEMS = [
+    {
+        "id": "http://zotero.org/users/4711/items/Q8ZP3D2K",
+        "citation-key": "fedus2022switch",
+        "type": "article-journal",
+        "title": "Switch Transformers: scaling to trillion parameter models with <i>simple</i> and "
+                 "efficient sparsity in CO<sub>2</sub> and x<sup>2</sup> of <span class=\"nocase\">iPhone</span>s",
+        "container-title": "Journal of Machine Learning Research",
+        "author": [{"literal": "Google Research"}, {"family": "Fedus", "given": "William"},
+                   {"family": "Smith", "given": "John", "suffix": "Jr."}],
+        "issued": {"date-parts": [["2022", "6", "1"]]},
+        "URL": "http://arxiv.org/abs/2101.03961",
+    },
+    {
+        "id": "http://zotero.org/users/4711/items/ZZ9QW8E1",
+        "type": "report",
+        "title": "A tech report with <b>bold</b> claims",
+        "author": [{"family": "Le Cun"}],
+        "issued": {"raw": "2019-11"},
+        "number": "arXiv:1911.00001v2",
+    },
+    {
+        "id": "vaswani2017attention",
+        "type": "paper-conference",
+        "title": "Attention is all you need",
+        "container-title": "Advances in Neural Information Processing Systems",
+        "author": [{"family": "Vaswani", "given": "Ashish"}],
+        "issued": {"date-parts": [[2017]]},
+        "archive_location": "arXiv:1706.03762",
+    },
+]
+
+MESSY_BIB = r"""@article{fontaine2020alpha,
+  author = {{Microsoft Research} and Smith, Jr., John and de la Fontaine, Jean and J{\"o}rg M{\"u}ller},
+  title = {The $\alpha$-{VAE} at $\mathcal{O}(n)$ cost, for \$5},
+  journal = {Journal of {$\beta$} Things},
+  year = {2020},
+  month = may,
+  url = {https://example.org/fontaine2020},
+  eprint = {2104.14830},
+  doi = {10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O},
+  sections = {surveys,moe},
+}
+"""
