@@ -149,6 +149,22 @@ def test_an_insertion_above_two_entries_of_one_work_is_patched_and_their_finding
     assert f"({source}:{_line_of(source, 'paper3')})" in after and f"({source}:{_line_of(source, 'again')})" in after
 
 
+def test_an_insertion_above_an_at_string_defined_twice_is_patched_and_its_finding_names_the_new_line(library):
+    source, out, fresh = library
+    text = source.read_text(encoding="utf-8")
+    source.write_text(_entry("first", "Sequence parallelism of long contexts", 2023) + "\n" + text
+                      + "\n@string{venue = {Proceedings of Others}}\n", encoding="utf-8")
+    assert _patched(_rebuild(source, out, fresh)) is None  # a macro changed
+    source.write_text(_entry("added", "Tensor parallelism of transformer layers", 2022) + "\n" + source.read_text(
+        encoding="utf-8"), encoding="utf-8")
+    result = _rebuild(source, out, fresh)
+    assert _patched(result) == (9, 1)
+    [finding] = [f for f in result.summary.findings if f.check == "duplicate-key"]
+    lines = source.read_text(encoding="utf-8").splitlines()
+    assert f"(first at {source}:{lines.index(PRELUDE.strip()) + 1})" in finding.message
+    assert finding.location.line == len(lines)
+
+
 def test_a_key_that_reads_like_a_place_in_a_finding_is_built_in_full(library, monkeypatch):
     _, out, fresh = library
     monkeypatch.chdir(out.parent)

@@ -463,9 +463,11 @@ def _assemble(documents: list[BibDocument]) -> BibDocument:
 
 
 def _duplicate_string(name: str, first_line: int, where: SourceLocation) -> Finding:
+    first = SourceLocation(where.path, first_line)
     return Finding("duplicate-key", Severity.WARNING,
-                   f"@string '{name}' is defined again here (first on line {first_line}); surveytool uses the first "
-                   "definition and writes this one back as it is", where, "delete or rename one of the definitions", key=name)
+                   f"@string '{name}' is defined again here (first at {first}); surveytool uses the first "
+                   "definition and writes this one back as it is", where, "delete or rename one of the definitions", name,
+                   (first,))
 
 
 def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str, str]) -> list[Finding]:
