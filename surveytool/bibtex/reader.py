@@ -27,8 +27,10 @@ from surveytool.bibtex.scan import scan_plain_entry
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
     bibtex_value_offences,
+    macros_with_commands,
     split_tags,
     string_block_value,
+    uses_any,
     value_to_text,
 )
 from surveytool.bibtex.writer import tidy_text
@@ -472,6 +474,13 @@ def _duplicate_string(name: str, first_line: int, where: SourceLocation) -> Find
 
 def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str, str]) -> list[Finding]:
     """Fields whose LaTeX, as TeX reads it (macros expanded, ``#`` parts joined, ``^^`` decoded), leaves the allowlist."""
+    values = paper.latex_fields.values()
+    joined = "".join(values)
+    if "\\" not in joined and "^" not in joined:
+        # Joined pieces without a backslash or a caret make none: only a macro holding one could bring a command.
+        with_commands = macros_with_commands(strings)
+        if not with_commands or not any(uses_any(value, with_commands) for value in values):
+            return []
     found = []
     for name, value in sorted(paper.latex_fields.items()):
         tex, offences = bibtex_value_offences(value, strings)

@@ -168,6 +168,16 @@ _MEMO_SIZE = 1 << 16
 _tables: dict[int, tuple[Mapping[str, str], frozenset[str], dict]] = {}
 
 
+def macros_with_commands(strings: Mapping[str, str]) -> frozenset[str]:
+    """The macros of ``strings`` whose expansion may hold a backslash or a caret."""
+    return _table_state(strings)[0]
+
+
+def uses_any(value: str, names: frozenset[str]) -> bool:
+    """Whether a raw value uses one of the macros ``names`` (lower case)."""
+    return (value[:1] not in '{"' or "#" in value) and any(name in names for name in macro_names(value))
+
+
 def _table_state(strings: Mapping[str, str]) -> tuple[frozenset[str], dict]:
     state = _tables.get(id(strings))
     if state is None:
