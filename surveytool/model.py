@@ -137,6 +137,9 @@ class Finding:
     location: SourceLocation | None = None
     hint: str = ""
     key: str = ""
+    # The places the message names besides ``location``, each printed as "path:line", in the order it names them;
+    # None when unsaid. A patched rebuild renumbers them when an edit above moves their lines.
+    places: tuple[SourceLocation, ...] | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         where = f"{self.location}: " if self.location else ""

@@ -37,17 +37,18 @@ def _fate(
     paper = owner.get(where)
     if paper is None:
         message = f"entry '{key}' is missing from the output"
-        return Finding("duplicate-key", Severity.ERROR, message, where, "report this as a bug of surveytool", key)
+        return Finding("duplicate-key", Severity.ERROR, message, where, "report this as a bug of surveytool", key, ())
     if paper.key == key:
         if first == where:
             return None
         if owner.get(first) is paper:
             message = f"entry key '{key}' is used again here by an identical copy of the entry at {first}; {_WRITTEN} leave this copy out"
-            return Finding("duplicate-key", Severity.WARNING, message, where, "delete the copy", key)
+            return Finding("duplicate-key", Severity.WARNING, message, where, "delete the copy", key, (first,))
         message = f"entry key '{key}' is used again here; \\cite{{{key}}} means this entry"
         if first in owner:
             message += f", the entry at {first} is written as '{owner[first].key}'"
-        return Finding("duplicate-key", Severity.WARNING, message, where, "give each entry its own key", key)
+        places = (first,) if first in owner else ()
+        return Finding("duplicate-key", Severity.WARNING, message, where, "give each entry its own key", key, places)
     if key in paper.aliases:
         why = "the CSL-JSON item matches that entry" if item else "--merge-duplicates"
         message = f"'{key}' is merged into '{paper.key}' ({why}): cite '{paper.key}' instead"
@@ -55,7 +56,7 @@ def _fate(
             f"with --dialect biblatex '{key}' stays citable as an ids alias; "
             f"`surveytool rekey --tex FILE` rewrites \\cite{{{key}}} to \\cite{{{paper.key}}}"
         )
-        return Finding("duplicate-entry", Severity.WARNING, message, where, hint, key)
+        return Finding("duplicate-entry", Severity.WARNING, message, where, hint, key, ())
     if runs_in_tex(key):
         message = f"entry key '{key}' holds a TeX command, which would run wherever BibTeX copies the key; " \
                   f"{_WRITTEN} write this entry under the new key '{paper.key}'"
@@ -71,4 +72,5 @@ def _fate(
         where,
         f"give each entry its own key, or cite this one as '{paper.key}'",
         key,
+        (first,) if first != where else (),
     )

@@ -122,6 +122,7 @@ class PairwiseGroups:
                 min(b.sources),
                 "delete one and cite the other, or merge them with --merge-duplicates",
                 b.key,
+                (min(b.sources), min(a.sources)),
             )
         )
 
@@ -139,6 +140,7 @@ class PairwiseGroups:
                 min(b.sources),
                 "one of them probably carries a wrong id or a copied abstract; check both",
                 b.key,
+                (min(b.sources), min(a.sources)),
             )
         )
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 
-from surveytool.bibtex.values import MONTH_MACROS, macro_names, safe_bibtex_value, string_block_value
+from surveytool.bibtex.values import MONTH_MACROS, safe_bibtex_value, string_block_value, uses_any
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
 from surveytool.text.latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex
@@ -98,7 +98,7 @@ def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str]) -> str
         return encode_field(name, text)
     written = safe_bibtex_value(original, macros)
     if written is original and isinstance(macros, WrittenMacros) and macros.redefined \
-            and macros.redefined.keys() & set(macro_names(original)):
+            and uses_any(original, macros.redefined):
         written = safe_bibtex_value(original, macros.as_first_defined())  # and as the first definitions read
     return written
 

@@ -16,8 +16,10 @@ from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
     bibtex_value_offences,
+    macros_with_commands,
     split_tags,
     string_block_value,
+    uses_any,
     value_to_text,
 )
 from surveytool.bibtex.writer import tidy_text
@@ -148,13 +150,22 @@ def assemble(documents: list[BibDocument]) -> BibDocument:
 
 
 def _duplicate_string(name: str, first_line: int, where: SourceLocation) -> Finding:
+    first = SourceLocation(where.path, first_line)
     return Finding("duplicate-key", Severity.WARNING,
-                   f"@string '{name}' is defined again here (first on line {first_line}); surveytool uses the first "
-                   "definition and writes this one back as it is", where, "delete or rename one of the definitions", key=name)
+                   f"@string '{name}' is defined again here (first at {first}); surveytool uses the first "
+                   "definition and writes this one back as it is", where, "delete or rename one of the definitions", name,
+                   (first,))
 
 
 def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str, str]) -> list[Finding]:
     """Fields whose LaTeX, as TeX reads it (macros expanded, ``#`` parts joined, ``^^`` decoded), leaves the allowlist."""
+    values = paper.latex_fields.values()
+    joined = "".join(values)
+    if "\\" not in joined and "^" not in joined:
+        # Joined pieces without a backslash or a caret make none: only a macro holding one could bring a command.
+        with_commands = macros_with_commands(strings)
+        if not with_commands or not any(uses_any(value, with_commands) for value in values):
+            return []
     found = []
     for name, value in sorted(paper.latex_fields.items()):
         tex, offences = bibtex_value_offences(value, strings)

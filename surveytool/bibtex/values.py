@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 
 from surveytool.model import RawBlock, frozen_mapping
 from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
@@ -30,10 +30,14 @@ def _strip_enclosing(value: str) -> str:
     return value
 
 
+_DELIMITER = re.compile(r'[{}"#]')
+
+
 def _split_concatenation(value: str) -> list[str]:
     """The parts of ``a # "b" # {c}``; ``#`` inside braces or quotes is text."""
     parts, depth, in_quotes, start = [], 0, False, 0
-    for i, char in enumerate(value):
+    for match in _DELIMITER.finditer(value):  # only the characters that matter, not every one of a long abstract
+        i, char = match.start(), match.group()
         if char == "{":
             depth += 1
         elif char == "}":
@@ -166,6 +170,16 @@ _NONE: list[Offence] = []
 _MEMO_SIZE = 1 << 16
 # Per @string table (a run uses a few): the names whose expansion may hold a command, and the values read.
 _tables: dict[int, tuple[Mapping[str, str], frozenset[str], dict]] = {}
+
+
+def macros_with_commands(strings: Mapping[str, str]) -> frozenset[str]:
+    """The macros of ``strings`` whose expansion may hold a backslash or a caret."""
+    return _table_state(strings)[0]
+
+
+def uses_any(value: str, names: Container[str]) -> bool:
+    """Whether a raw value uses one of the macros ``names`` (lower case)."""
+    return (value[:1] not in '{"' or "#" in value) and any(name in names for name in macro_names(value))
 
 
 def _table_state(strings: Mapping[str, str]) -> tuple[frozenset[str], dict]:

@@ -18,6 +18,7 @@ A test compares the two on random edits.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -38,7 +39,7 @@ from surveytool.pipeline import Options, catalog_paths, finding_order, options_t
 from surveytool.rebuild.bib_reading import ChunkRun
 from surveytool.rebuild.changes import Move, changed_chunks, moved_line, moved_source
 from surveytool.rebuild.exemplars import stored_exemplars
-from surveytool.rebuild.memo import BuildCache, finding_from_plain, finding_to_plain
+from surveytool.rebuild.memo import BuildCache
 from surveytool.rebuild.sealed import MAX_CACHE_FILE
 from surveytool.rebuild.snapshot import (
     EntryRecord,
@@ -46,6 +47,8 @@ from surveytool.rebuild.snapshot import (
     Snapshot,
     SourceLayout,
     content_digest,
+    finding_from_record,
+    finding_record,
     load_snapshot,
 )
 from surveytool.rebuild.trace import claims_of
@@ -140,9 +143,13 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
 
     pins = dict(load_pins(options.lock_file)) if options.lock_file else {}
     news: list[_Added] = []
-    findings = [(c, _moved_finding(f, moves)) for c, f in snapshot.findings if c not in removed]
-    if moves and any(f[0] in _NAMING_OTHER_LINES for _, f in findings):
-        return None  # their messages name where the other entry is, which only a full build says anew
+    findings = []
+    for chunk, kept in snapshot.findings:
+        if chunk not in removed:
+            moved = _moved_finding(kept, moves)
+            if moved is None:
+                return None  # its message names a line it does not say which: a full build says it anew
+            findings.append((chunk, moved))
     for run, index, macros in added:
         document = run.read(index, macros)
         if len(document.papers) != 1 or document.blocks:
@@ -157,7 +164,7 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
         claim_counts.update(claims)
         pins.setdefault(identity, paper.key)  # its own key, as keys.assign_keys gives it
         news.append(_Added(paper, run.keys[index], found, claims))
-        findings.extend((run.keys[index], finding_to_plain(f)) for f in document.findings)
+        findings.extend((run.keys[index], finding_record(f)) for f in document.findings)
 
     taxonomy = options_taxonomy(options)
     # The tagger learns from the user's tagged entries: an edit to one of them may move the tags of every other.
@@ -168,7 +175,7 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
     tagged, tag_findings = tag_papers([new.paper for new in news], taxonomy, Tagger(taxonomy, exemplars),
                                       threshold=tag_threshold(options.config))
     chunk_of_key = {new.paper.key: new.chunk for new in news}
-    findings.extend((chunk_of_key.get(f.key or "", ""), finding_to_plain(f)) for f in tag_findings)
+    findings.extend((chunk_of_key.get(f.key or "", ""), finding_record(f)) for f in tag_findings)
     # The @string definitions the .bib is written with, as a full build gathers them from every source.
     macros = macros_of(definition for layout in layouts for definition in layout.macros)
     spliced = _splice(snapshot, {r.key for r in gone}, list(zip(tagged, news, strict=True)), moves, old_bib, old_json,
@@ -178,7 +185,7 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
     bibliography, entries, records, views = spliced
     patched = replace(snapshot, sources=layouts, records=records, findings=tuple(findings))
     return Patched(patched, bibliography, entries, views,
-                   tuple(sorted((finding_from_plain(f) for _, f in findings), key=finding_order)), dict(sorted(pins.items())),
+                   tuple(sorted((finding_from_record(f) for _, f in findings), key=finding_order)), dict(sorted(pins.items())),
                    taxonomy, len(news))
 
 
@@ -223,11 +230,40 @@ def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added
 _NAMING_OTHER_LINES = frozenset({"duplicate-entry", "duplicate-key", "suspicious-duplicate-id"})
 
 
-def _moved_finding(plain: tuple, moves: Sequence[Move]) -> tuple:
-    check, severity, message, where, hint, key = plain
-    if where is None or not moves:
-        return plain
-    return check, severity, message, (where[0], moved_line(where[0], where[1], moves)), hint, key
+def _moved_finding(record: tuple, moves: Sequence[Move]) -> tuple | None:
+    """A ``finding_record`` with its location and the places its message names moved; None if it names places unsaid."""
+    check, severity, message, where, hint, key, places = record
+    if not moves:
+        return record
+    if places is None and check in _NAMING_OTHER_LINES:
+        return None
+    if where is not None:
+        where = (where[0], moved_line(where[0], where[1], moves))
+    if places:
+        moved = tuple((path, moved_line(path, line, moves)) for path, line in places)
+        if moved != places:
+            message = _renumbered(message, places, moved)
+            if message is None:
+                return None
+            places = moved
+    return check, severity, message, where, hint, key, places
+
+
+def _renumbered(message: str, places: Sequence[tuple[str, int]], moved: Sequence[tuple[str, int]]) -> str | None:
+    """``message`` with each of ``places`` ("path:line", in order) printed at its ``moved`` line.
+
+    None when the message holds "path:line" text of those paths other than the places (a key or DOI may):
+    which one to renumber is then not known.
+    """
+    paths = sorted({path for path, _ in places}, key=len, reverse=True)
+    found = list(re.finditer("(?:" + "|".join(map(re.escape, paths)) + ")(?::[0-9]+)", message))
+    if [m.group() for m in found] != [f"{path}:{line}" for path, line in places]:
+        return None
+    pieces, at = [], 0
+    for match, (path, line) in zip(found, moved, strict=True):
+        pieces += [message[at:match.start()], f"{path}:{line}"]
+        at = match.end()
+    return "".join([*pieces, message[at:]])
 
 
 _JSON_SOURCES = '"sources": '  # a key: inside a JSON string its quotes would be escaped

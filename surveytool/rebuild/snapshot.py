@@ -19,13 +19,13 @@ import contextlib
 import hashlib
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from surveytool.model import Finding, Paper, SourceLocation
 from surveytool.rebuild.bib_reading import ChunkLayout
-from surveytool.rebuild.memo import CACHE_CHECK, BuildCache, code_stamp, finding_to_plain
+from surveytool.rebuild.memo import CACHE_CHECK, BuildCache, code_stamp, finding_from_plain, finding_to_plain
 
 if TYPE_CHECKING:
     from surveytool.output.chapter_view import PaperView
@@ -61,7 +61,7 @@ class Snapshot:
     environment: str  # digest of everything but the .bib texts that the outputs depend on (patch.environment_digest)
     sources: tuple[SourceLayout, ...]
     records: tuple[EntryRecord, ...]  # in key order, as the .bib and entries.json list them
-    findings: tuple[tuple[str, tuple], ...]  # (digest of the chunk it is about or "", finding as plain data)
+    findings: tuple[tuple[str, tuple], ...]  # (digest of the chunk it is about or "", finding_record)
     bib_head: int  # bytes of the .bib before its first entry (kept blocks)
     head_unencodable: tuple[str, ...]
     written: tuple[str, ...]  # content digests of the .bib and entries.json written (content_digest)
@@ -175,7 +175,21 @@ def source_layouts(displays: Iterable[str], layouts: Iterable[ChunkLayout | None
 
 
 def findings_plain(layouts: dict[str, SourceLayout], findings: Iterable[Finding]) -> tuple[tuple[str, tuple], ...]:
-    return tuple((finding_chunk(layouts, f), finding_to_plain(f)) for f in findings)
+    return tuple((finding_chunk(layouts, f), finding_record(f)) for f in findings)
+
+
+def finding_record(finding: Finding) -> tuple:
+    """A finding as plain data with the places its message names, which a patch renumbers when their lines move."""
+    places = None if finding.places is None else tuple((where.path, where.line) for where in finding.places)
+    return (*finding_to_plain(finding), places)
+
+
+def finding_from_record(data: tuple) -> Finding:
+    *plain, places = data
+    finding = finding_from_plain(tuple(plain))
+    if places is None:
+        return finding
+    return replace(finding, places=tuple(SourceLocation(path, line) for path, line in places))
 
 
 def save_snapshot(folder: Path, snapshot: Snapshot) -> None:

@@ -129,6 +129,57 @@ def test_what_a_patch_cannot_give_is_built_in_full(library, edit):
     assert _patched(_rebuild(source, out, fresh)) == (len(_outputs_keys(out)) - 1, 1)
 
 
+def _duplicate_messages(result: BuildResult) -> list[str]:
+    return [f.message for f in result.summary.findings if f.check == "duplicate-entry"]
+
+
+def test_an_insertion_above_two_entries_of_one_work_is_patched_and_their_finding_names_their_new_lines(library):
+    source, out, fresh = library
+    _edit(source, "@inproceedings{paper5,", _entry("again", "Scaling laws for language models, part 3", 2018)
+          + "\n@inproceedings{paper5,")
+    result = _rebuild(source, out, fresh)
+    assert _patched(result) is None  # it shares paper3's identity
+    [before] = _duplicate_messages(result)
+    assert f"({source}:{_line_of(source, 'paper3')})" in before
+    _edit(source, "@inproceedings{paper1,", _entry("added", "Sequence parallelism of long contexts", 2023)
+          + "\n@inproceedings{paper1,")
+    result = _rebuild(source, out, fresh)  # the same findings as a build in full
+    assert _patched(result) == (9, 1)
+    [after] = _duplicate_messages(result)
+    assert f"({source}:{_line_of(source, 'paper3')})" in after and f"({source}:{_line_of(source, 'again')})" in after
+
+
+def test_an_insertion_above_an_at_string_defined_twice_is_patched_and_its_finding_names_the_new_line(library):
+    source, out, fresh = library
+    text = source.read_text(encoding="utf-8")
+    source.write_text(_entry("first", "Sequence parallelism of long contexts", 2023) + "\n" + text
+                      + "\n@string{venue = {Proceedings of Others}}\n", encoding="utf-8")
+    assert _patched(_rebuild(source, out, fresh)) is None  # a macro changed
+    source.write_text(_entry("added", "Tensor parallelism of transformer layers", 2022) + "\n" + source.read_text(
+        encoding="utf-8"), encoding="utf-8")
+    result = _rebuild(source, out, fresh)
+    assert _patched(result) == (9, 1)
+    [finding] = [f for f in result.summary.findings if f.check == "duplicate-key"]
+    lines = source.read_text(encoding="utf-8").splitlines()
+    assert f"(first at {source}:{lines.index(PRELUDE.strip()) + 1})" in finding.message
+    assert finding.location.line == len(lines)
+
+
+def test_a_key_that_reads_like_a_place_in_a_finding_is_built_in_full(library, monkeypatch):
+    _, out, fresh = library
+    monkeypatch.chdir(out.parent)
+    source = Path("library.bib")  # shown as given: the key below then reads like one of its places
+    _edit(source, "@inproceedings{paper5,", _entry("library.bib:40", "Scaling laws for language models, part 3", 2018)
+          + "\n@inproceedings{paper5,")
+    [message] = _duplicate_messages(_rebuild(source, out, fresh))
+    assert "'library.bib:40' (library.bib:" in message
+    _edit(source, "@inproceedings{paper1,", _entry("added", "Sequence parallelism of long contexts", 2023)
+          + "\n@inproceedings{paper1,")
+    assert _patched(_rebuild(source, out, fresh)) is None
+    _edit(source, "part 6}", "part six}")  # nothing moved: patched again
+    assert _patched(_rebuild(source, out, fresh)) == (9, 1)
+
+
 def _outputs_keys(out: Path) -> list[str]:
     return [line for line in (out / "references.bib").read_text(encoding="utf-8").splitlines() if line.startswith("@inproc")]
 

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from surveytool.bibtex.fields import encode_field
+from surveytool.bibtex.reader import read_bibtex
 from surveytool.bibtex.values import safe_bibtex_value
 from surveytool.output.latexmk import paranoid_environment
 from surveytool.text.latex import UNKNOWN_CHAR_MACRO, encode_bibtex_value, escape_text
@@ -397,3 +398,21 @@ def test_a_key_that_holds_a_command_is_written_under_a_new_key_and_the_message_n
     again = run_cli("bib", "shared.bib", "-o", "out.bib", cwd=tmp_path)
     assert re.findall(r"^@\w+\{([^,]*),", (tmp_path / "out.bib").read_text(encoding="utf-8"), re.M) == keys
     assert again.returncode == result.returncode
+
+
+# Values, and whether TeX would read a command outside the allowlist in them (macros below).
+_FIELD_VALUES = [
+    ("{plain}", False), ('"quoted"', False), ("clean", False), ("jan", False), ("2020", False), ("{x} # clean", False),
+    ("{\\relax}", False), ("evil", True), (" evil", True), ("clean # evil", True), ("{a} # deep", True),
+    ("{a^} # {^5cinput}", True), ("{\\input{x}}", True), ("{^^5cinput}", True),
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(_FIELD_VALUES), min_size=1, max_size=5))
+def test_a_field_is_reported_exactly_when_tex_would_read_a_command_outside_the_allowlist_in_it(fields):
+    strings = '@string{clean = "Plain"}\n@string{evil = "\\input{x}"}\n@string{deep = clean # evil}\n'
+    entry = "@misc{k,\n" + "".join(f"  f{i} = {value},\n" for i, (value, _) in enumerate(fields)) + "}\n"
+    findings = read_bibtex(strings + entry, "x.bib").findings
+    reported = {m.group(1) for f in findings if (m := re.match(r"field '(\w+)' of 'k'", f.message))}
+    assert reported == {f"f{i}" for i, (_, dangerous) in enumerate(fields) if dangerous}
