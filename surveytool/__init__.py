@@ -33,10 +33,24 @@ if TYPE_CHECKING:  # the same names, typed for library users and checkers; at ru
     from surveytool.pipeline import analyse as analyse
 
 _API = {
-    "Options": "options", "Survey": "pipeline", "analyse": "pipeline", "DraftOptions": "options",
-    "build": "build", "draft_chapter": "build", "render_outputs": "build", "entries_json": "output.entries_json",
-    "write_bib": "maintain", "update_bib": "maintain", "check_sources": "maintain", "Paper": "model", "Tag": "model", "Finding": "model", "Taxonomy": "model",
-    "SourceLocation": "model", "SurveyToolError": "errors", "load_taxonomy": "analysis.taxonomy",
+    "Options": "options",
+    "Survey": "pipeline",
+    "analyse": "pipeline",
+    "DraftOptions": "options",
+    "build": "build",
+    "draft_chapter": "build",
+    "render_outputs": "build",
+    "entries_json": "output.entries_json",
+    "write_bib": "maintain",
+    "update_bib": "maintain",
+    "check_sources": "maintain",
+    "Paper": "model",
+    "Tag": "model",
+    "Finding": "model",
+    "Taxonomy": "model",
+    "SourceLocation": "model",
+    "SurveyToolError": "errors",
+    "load_taxonomy": "analysis.taxonomy",
 }
 __all__ = ["__version__", *_API]
 

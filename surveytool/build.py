@@ -4,28 +4,26 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from surveytool.analysis.keys import dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
+from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError
 from surveytool.model import Finding, Taxonomy
 from surveytool.options import LOCK_FILE, BuildLayout, DraftOptions
 from surveytool.output.chapter_view import (
     PaperView,
-    one_paragraph,
     paper_view,
-    publication_trend,
-    summary_rows,
-    view_groups,
 )
 from surveytool.output.entries_json import entries_json, entries_json_pieces
 from surveytool.output.files import StagedFiles, fill_reserved, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
+from surveytool.output.latex_files import chapter_context, render_main
 from surveytool.output.prose import ProseDrafts, keep_prose
-from surveytool.output.render import LEVELS, make_environment, render_template
+from surveytool.output.render import make_environment, render_template
 from surveytool.output.staletemp import remove_stale_temporaries
 from surveytool.parallel import map_each, run_beside, worth_sharing
 from surveytool.pipeline import (
@@ -65,76 +63,32 @@ BUILD_STAGES = (*ANALYSIS_STAGES, "rendering")
 def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage) -> dict[str, str]:
     """File name -> text of every output of a build (``build`` writes them without holding them all at once)."""
     with stage("rendering"):
-        bibliography = render_bibliography(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect)
+        bibliography = render_bibliography(
+            survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect
+        )
         env, context = _latex_context([paper_view(p) for p in survey.papers], survey.taxonomy, draft)
         chapter = render_template(env, "related_work.tex.j2", context)
         return {
             f"{draft.bibliography}.bib": bibliography,
             f"{draft.chapter_file}.tex": chapter,
-            "main.tex": _render_main(env, context, unencodable_chars(bibliography)),
+            "main.tex": render_main(env, context, unencodable_chars(bibliography)),
             "entries.json": entries_json(survey.papers),
         }
 
 
-def _latex_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftOptions,
-                   memos: BuildCache | None = None) -> tuple[jinja2.Environment, dict[str, Any]]:
+def _latex_context(
+    views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftOptions, memos: BuildCache | None = None
+) -> tuple[jinja2.Environment, dict[str, Any]]:
     env = make_environment(draft.templates)
     if memos is not None and memos.folder is not None:
         # Paragraphs and table rows of the last build (fragments.py).
         cast(Any, env).fragment_memo = memos.memo("fragments", depends_on=templates_digest(env))
-    groups = view_groups(views, taxonomy)
-    return env, {
-        "title": one_paragraph(taxonomy.title),
-        "levels": LEVELS[draft.level],
-        "groups": groups,
-        "rows": summary_rows(groups, taxonomy),
-        "trend": publication_trend(groups),
-        "figure": draft.figure,
-        "table": draft.table,
-        "plot": draft.plot,
-        "document_class": "report" if draft.level == "chapter" else "article",
-        "chapter_file": draft.chapter_file,
-        "bibliography": draft.bibliography,
-    }
+    return env, chapter_context(views, taxonomy, draft)
 
 
-def _render_main(env: jinja2.Environment, context: dict[str, Any], fallbacks: list[str]) -> str:
-    # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
-    # prints each as a visible [U+XXXX] marker instead of stopping with an error.
-    return render_template(env, "main.tex.j2", {**context, "unicode_fallbacks": fallbacks})
-
-
-@dataclass(frozen=True)
-class BuildSummary:
-    """What the CLI says of a build."""
-
-    entries: int
-    resolved: int
-    sections: Counter  # primary section id ("unclassified" for none) -> papers
-    findings: tuple[Finding, ...]
-    reused: dict[str, tuple[int, int]]  # what was reused from the last build -> (reused, done anew)
-    taxonomy: Taxonomy
-
-
-class BuildResult:
-    """A build's summary and notes, and its survey: after a patched build (patch.py) analysed on first use."""
-
-    def __init__(self, summary: BuildSummary, notes: tuple[str, ...], survey: Survey | None = None,
-                 options: Options | None = None):
-        self.summary = summary
-        self.notes = notes  # what happened to the author's prose and files, for the user
-        self._survey = survey
-        self._options = options
-
-    @property
-    def survey(self) -> Survey:
-        if self._survey is None:
-            assert self._options is not None
-            self._survey = analyse_reusing(self._options)
-        return self._survey
-
-
-def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage) -> BuildResult:
+def build(
+    options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage
+) -> BuildResult:
     """The whole flow: analyse the sources and write every output into ``out_dir``.
 
     With a build cache, a rebuild after a few entries changed patches the last build (patch.py).
@@ -164,18 +118,37 @@ def build(options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(),
     memos.save()
     if trace is not None and options.build_cache is not None:
         stamps = file_digests(layout.bibliography, layout.entries)
-        snapshot = None if written is None else take_snapshot(
-            survey, trace, [display for _, display in source_paths(options)], views, written, stamps,
-            environment_digest(options, draft.dialect, lock_text))
+        snapshot = (
+            None
+            if written is None
+            else take_snapshot(
+                survey,
+                trace,
+                [display for _, display in source_paths(options)],
+                views,
+                written,
+                stamps,
+                environment_digest(options, draft.dialect, lock_text),
+            )
+        )
         if snapshot is None:
             forget_snapshot(options.build_cache)
         else:
             save_snapshot(options.build_cache, snapshot)
     reused = {**survey.reused, **memos.stats()}
     findings = _with_cache_findings(survey.findings, memos)
-    return BuildResult(BuildSummary(len(survey.papers), sum(p.resolved for p in survey.papers), survey.section_counts(),
-                                    findings, reused, survey.taxonomy), tuple(notes),
-                       replace(survey, reused=reused, findings=findings))
+    return BuildResult(
+        BuildSummary(
+            len(survey.papers),
+            sum(p.resolved for p in survey.papers),
+            survey.section_counts(),
+            findings,
+            reused,
+            survey.taxonomy,
+        ),
+        tuple(notes),
+        replace(survey, reused=reused, findings=findings),
+    )
 
 
 def _refuse_links_out_of(layout: BuildLayout) -> None:
@@ -188,15 +161,20 @@ def _refuse_links_out_of(layout: BuildLayout) -> None:
     for path in (*layout.written(), layout.lock):
         target = written_at(path)
         if target != path and not target.is_relative_to(folder):
-            raise OutputError(f"is a link to {target}, outside the out folder; a build does not write through it",
-                              path=str(path), hint="remove the link, or build into the folder it points to")
+            raise OutputError(
+                f"is a link to {target}, outside the out folder; a build does not write through it",
+                path=str(path),
+                hint="remove the link, or build into the folder it points to",
+            )
 
 
 def _remove_leftovers(options: Options, layout: BuildLayout) -> None:
     """Temporary files of this build's outputs that killed builds left, and compiled templates earlier versions kept."""
     names = [path.name for path in layout.written()]
     remove_stale_temporaries(layout.out, names)
-    for path in layout.written():  # an output linked to a file elsewhere is written (and may have been killed) beside it
+    for (
+        path
+    ) in layout.written():  # an output linked to a file elsewhere is written (and may have been killed) beside it
         target = written_at(path)
         if target != path:
             remove_stale_temporaries(target.parent, [target.name])
@@ -213,8 +191,9 @@ def _with_cache_findings(findings: Sequence[Finding], memos: BuildCache) -> tupl
     return tuple(sorted(dict.fromkeys([*findings, *memos.discarded]), key=finding_order))
 
 
-def _build_patched(options: Options, layout: BuildLayout, draft: DraftOptions, stage: Stage, memos: BuildCache,
-                   notes: list[str]) -> BuildResult | None:
+def _build_patched(
+    options: Options, layout: BuildLayout, draft: DraftOptions, stage: Stage, memos: BuildCache, notes: list[str]
+) -> BuildResult | None:
     """The build done by patching the last one, or None (nothing written) when that cannot give the right result."""
     cache = options.build_cache
     if cache is None:
@@ -234,17 +213,23 @@ def _build_patched(options: Options, layout: BuildLayout, draft: DraftOptions, s
             fill_reserved(records_file, patched.entries_json, records_path)
             # The snapshot describes the files by their content, before they are moved into place. Should
             # the build stop before that, the files it describes are not there and the next build runs in full.
-            save_snapshot(cache, replace(
-                patched.snapshot, environment=environment_digest(options, draft.dialect, lock_text),
-                written=(content_digest(patched.bibliography), content_digest(patched.entries_json))))
+            save_snapshot(
+                cache,
+                replace(
+                    patched.snapshot,
+                    environment=environment_digest(options, draft.dialect, lock_text),
+                    written=(content_digest(patched.bibliography), content_digest(patched.entries_json)),
+                ),
+            )
             return True
 
         def chapter() -> None:
             env, context = _latex_context(patched.views, patched.taxonomy, draft, memos)
             path = layout.chapter
-            staged.write(path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes,
-                                           drafts))
-            main = _render_main(env, context, patched.unencodable)
+            staged.write(
+                path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
+            )
+            main = render_main(env, context, patched.unencodable)
             staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
 
         if not worth_sharing(len(patched.views)):
@@ -258,13 +243,26 @@ def _build_patched(options: Options, layout: BuildLayout, draft: DraftOptions, s
     memos.save()
     views = patched.views
     reused = {"entries": (len(views) - patched.changed, patched.changed), **memos.stats()}
-    summary = BuildSummary(len(views), sum(v.resolved for v in views), Counter(v.primary for v in views),
-                           _with_cache_findings(patched.findings, memos), reused, patched.taxonomy)
+    summary = BuildSummary(
+        len(views),
+        sum(v.resolved for v in views),
+        Counter(v.primary for v in views),
+        _with_cache_findings(patched.findings, memos),
+        reused,
+        patched.taxonomy,
+    )
     return BuildResult(summary, tuple(notes), options=options)
 
 
-def _write_outputs(survey: Survey, draft: DraftOptions, layout: BuildLayout, staged: StagedFiles, notes: list[str],
-                   memos: BuildCache, drafts: ProseDrafts) -> tuple[list[PaperView], DataFilesLayout | None]:
+def _write_outputs(
+    survey: Survey,
+    draft: DraftOptions,
+    layout: BuildLayout,
+    staged: StagedFiles,
+    notes: list[str],
+    memos: BuildCache,
+    drafts: ProseDrafts,
+) -> tuple[list[PaperView], DataFilesLayout | None]:
     """Every output into ``staged``; the chapter's views and where each entry's text sits in the data files.
 
     The .bib and entries.json are written here, after the LaTeX, not by a forked child meanwhile:
@@ -275,10 +273,13 @@ def _write_outputs(survey: Survey, draft: DraftOptions, layout: BuildLayout, sta
     env, context = _latex_context(views, survey.taxonomy, draft, memos)
     path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
-    staged.write(path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts))
+    staged.write(
+        path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
+    )
     # Written in pieces, one after the other: these are the largest texts of a build.
-    pieces = bibliography_pieces(survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect,
-                                 map_each=map_each)
+    pieces = bibliography_pieces(
+        survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect, map_each=map_each
+    )
     staged.write(layout.bibliography, pieces)
     fallbacks = unencodable_chars(*pieces)
     # Where each entry's text went, for the next build to patch (only kept with a build cache).
@@ -288,20 +289,22 @@ def _write_outputs(survey: Survey, draft: DraftOptions, layout: BuildLayout, sta
     staged.write(layout.entries, records)
     written = data_files_layout(bibliography, records)
     del records
-    main = _render_main(env, context, fallbacks)
+    main = render_main(env, context, fallbacks)
     staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
     return views, written
 
 
-def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOptions(),
-                  stage: Stage = silent_stage) -> BuildResult:
+def draft_chapter(
+    options: Options, output: Path, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage
+) -> BuildResult:
     """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it)."""
     lock = options.lock_file or output.parent / LOCK_FILE
     with collector_paused():
         survey = analyse_reusing(replace(options, lock_file=lock), stage)
         with stage("rendering"):
-            env, context = _latex_context([paper_view(p) for p in survey.papers], survey.taxonomy,
-                                          replace(draft, chapter_file=output.stem))
+            env, context = _latex_context(
+                [paper_view(p) for p in survey.papers], survey.taxonomy, replace(draft, chapter_file=output.stem)
+            )
             chapter = render_template(env, "related_work.tex.j2", context)
     notes: list[str] = []
     drafts = ProseDrafts()
@@ -309,6 +312,12 @@ def draft_chapter(options: Options, output: Path, draft: DraftOptions = DraftOpt
     drafts.refuse_if_saved_meanwhile()
     write_atomically(output, text)
     write_atomically(lock, dump_pins(survey.pins))
-    summary = BuildSummary(len(survey.papers), sum(p.resolved for p in survey.papers), survey.section_counts(),
-                           survey.findings, survey.reused, survey.taxonomy)
+    summary = BuildSummary(
+        len(survey.papers),
+        sum(p.resolved for p in survey.papers),
+        survey.section_counts(),
+        survey.findings,
+        survey.reused,
+        survey.taxonomy,
+    )
     return BuildResult(summary, tuple(notes), survey)

@@ -1,21 +1,21 @@
 """Optional settings file (surveytool.toml): contact address, online services and their URLs.
 
-    [online]
-    contact = "you@example.org"          # sent in the User-Agent, as the services ask
-    services = ["openalex", "crossref", "arxiv"]
-    openalex_url = "https://api.openalex.org"
-    crossref_url = "https://api.crossref.org"
-    arxiv_url = "https://export.arxiv.org"
-    timeout = 10                          # seconds per request, the whole answer included
-    retries = 3
-    min_interval = 0.2                    # seconds between two requests to one service
-    budget = 600                          # seconds of network time for the whole run
-    give_up_after = 3                     # failures in a row before a service is skipped
-    max_wait = 30                         # a longer Retry-After skips the service
-    max_bytes = 4000000                   # a larger answer is refused
+[online]
+contact = "you@example.org"          # sent in the User-Agent, as the services ask
+services = ["openalex", "crossref", "arxiv"]
+openalex_url = "https://api.openalex.org"
+crossref_url = "https://api.crossref.org"
+arxiv_url = "https://export.arxiv.org"
+timeout = 10                          # seconds per request, the whole answer included
+retries = 3
+min_interval = 0.2                    # seconds between two requests to one service
+budget = 600                          # seconds of network time for the whole run
+give_up_after = 3                     # failures in a row before a service is skipped
+max_wait = 30                         # a longer Retry-After skips the service
+max_bytes = 4000000                   # a larger answer is refused
 
-    [latex]
-    allow = ["\\\\mycmd"]                   # commands your .bib values may use besides the built-in allowlist
+[latex]
+allow = ["\\\\mycmd"]                   # commands your .bib values may use besides the built-in allowlist
 """
 
 from __future__ import annotations
@@ -67,16 +67,23 @@ def _load(path: Path) -> dict:
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", path=str(path), hint="save the settings file as UTF-8") from None
     except OSError as error:
-        raise InputError(f"cannot read the config file ({error.strerror or error})", path=str(path),
-                         hint="check the path given with --config") from None
+        raise InputError(
+            f"cannot read the config file ({error.strerror or error})",
+            path=str(path),
+            hint="check the path given with --config",
+        ) from None
 
 
 def _table(path: Path, name: str) -> dict:
     """The ``[name]`` table of the settings file (empty if absent)."""
     table = _load(path).get(name, {})
     if not isinstance(table, dict):
-        raise InputError(f"{name} must be a table", path=str(path), line=_line_of(path, "", name),
-                         hint=f"write [{name}] on a line of its own, the settings below it")
+        raise InputError(
+            f"{name} must be a table",
+            path=str(path),
+            line=_line_of(path, "", name),
+            hint=f"write [{name}] on a line of its own, the settings below it",
+        )
     return table
 
 
@@ -85,7 +92,9 @@ def load_check_settings(path: Path | None) -> CheckSettings:
     table = _table(path, "check") if path else {}
     unknown = sorted(set(table) - {"disable", "thin"})
     if unknown:
-        raise InputError(f"unknown setting(s) in [check]: {', '.join(unknown)}", path=str(path), hint="known: disable, thin")
+        raise InputError(
+            f"unknown setting(s) in [check]: {', '.join(unknown)}", path=str(path), hint="known: disable, thin"
+        )
     disable = table.get("disable", [])
     if not isinstance(disable, list) or not all(isinstance(d, str) for d in disable):
         raise _wrong(path, "check", "disable", disable, "a list of check names", 'disable = ["thin-section"]')
@@ -119,17 +128,26 @@ def load_online_settings(path: Path | None) -> OnlineSettings:
     known = {f.name: f.type for f in fields(OnlineSettings)}
     unknown = sorted(set(table) - set(known))
     if unknown:
-        raise InputError(f"unknown setting(s) in [online]: {', '.join(unknown)}", path=str(path),
-                         hint="known: " + ", ".join(known))
+        raise InputError(
+            f"unknown setting(s) in [online]: {', '.join(unknown)}", path=str(path), hint="known: " + ", ".join(known)
+        )
     values = dict(table)
     if "services" in values:
         if not isinstance(values["services"], list):
-            raise _wrong(path, "online", "services", values["services"], "a list of service names",
-                         'services = ["openalex", "crossref", "arxiv"]')
+            raise _wrong(
+                path,
+                "online",
+                "services",
+                values["services"],
+                "a list of service names",
+                'services = ["openalex", "crossref", "arxiv"]',
+            )
         services = tuple(values["services"])
         bad = [s for s in services if s not in SERVICES]
         if bad:
-            raise InputError(f"unknown service(s): {', '.join(map(str, bad))}", path=str(path), hint="use " + ", ".join(SERVICES))
+            raise InputError(
+                f"unknown service(s): {', '.join(map(str, bad))}", path=str(path), hint="use " + ", ".join(SERVICES)
+            )
         values["services"] = services
     _check_online_types(path, values)
     return OnlineSettings(**values)
@@ -146,11 +164,16 @@ _ONLINE_RULES = {
     "max_wait": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "max_wait = 30"),
     "max_bytes": (lambda v: _is_int(v) and v >= 1024, "a whole number of bytes, 1024 or more", "max_bytes = 4000000"),
     # Sent in a header: HTTP headers are ASCII, and a line break would start a header of its own.
-    "contact": (lambda v: isinstance(v, str) and v.isascii() and v.isprintable(), "one line of printable ASCII text",
-                'contact = "you@example.org"'),
+    "contact": (
+        lambda v: isinstance(v, str) and v.isascii() and v.isprintable(),
+        "one line of printable ASCII text",
+        'contact = "you@example.org"',
+    ),
     "services": (lambda v: all(isinstance(s, str) for s in v), "a list of service names", 'services = ["openalex"]'),
-    **{name: (lambda v: _is_web_address(v), "an http:// or https:// address", f'{name} = "https://..."')
-       for name in ("openalex_url", "crossref_url", "arxiv_url")},
+    **{
+        name: (lambda v: _is_web_address(v), "an http:// or https:// address", f'{name} = "https://..."')
+        for name in ("openalex_url", "crossref_url", "arxiv_url")
+    },
 }
 
 
@@ -179,8 +202,12 @@ def _is_web_address(value: object) -> bool:
 def _wrong(path: Path | None, table: str, name: str, value: object, expected: str, example: str) -> InputError:
     """A one-line error naming the setting, its line, what it must be and an example."""
     shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-    return InputError(f"[{table}] {name} must be {expected}, not {shown}", path=str(path) if path else None,
-                      line=_line_of(path, table, name), hint=example)
+    return InputError(
+        f"[{table}] {name} must be {expected}, not {shown}",
+        path=str(path) if path else None,
+        line=_line_of(path, table, name),
+        hint=example,
+    )
 
 
 def _line_of(path: Path | None, table: str, name: str) -> int | None:
@@ -199,6 +226,8 @@ def _line_of(path: Path | None, table: str, name: str) -> int | None:
         elif current == table and stripped.split("=")[0].strip().strip('"') == name:
             return number
     return None
+
+
 _ALLOWABLE_NAME = re.compile(r"\\?(?:[A-Za-z@]+|[^A-Za-z@\s])")
 
 
@@ -213,15 +242,23 @@ def load_latex_allow(path: Path | None) -> tuple[str, ...]:
         raise InputError("[latex] allow must be a list of command names", path=str(path), hint='allow = ["\\\\mycmd"]')
     refused = sorted(n for n in names if n.removeprefix("\\") in NEVER_ALLOWED)
     if refused:
-        raise InputError(f"[latex] allow names commands that read or write files, run programs or build other commands: "
-                         f"{', '.join(refused)}", path=str(path), hint="remove them; no setting can allow them")
+        raise InputError(
+            f"[latex] allow names commands that read or write files, run programs or build other commands: "
+            f"{', '.join(refused)}",
+            path=str(path),
+            hint="remove them; no setting can allow them",
+        )
     return tuple(names)
+
+
 def load_merge_duplicates(path: Path | None) -> bool:
     """The [duplicates] table's ``merge``: whether bib, build and parse merge your own duplicate entries."""
     table = _load(path).get("duplicates", {}) if path else {}
     unknown = sorted(set(table) - {"merge"})
     if unknown:
-        raise InputError(f"unknown setting(s) in [duplicates]: {', '.join(unknown)}", path=str(path), hint="known: merge")
+        raise InputError(
+            f"unknown setting(s) in [duplicates]: {', '.join(unknown)}", path=str(path), hint="known: merge"
+        )
     merge = table.get("merge", False)
     if not isinstance(merge, bool):
         raise InputError("[duplicates] merge must be true or false", path=str(path), hint="merge = true")

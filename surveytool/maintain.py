@@ -38,8 +38,9 @@ def lock_beside(path: Path) -> Path:
 BIB_STAGES = (*ANALYSIS_STAGES, "writing .bib")
 
 
-def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key",
-              stage: Stage = silent_stage) -> Survey:
+def write_bib(
+    options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key", stage: Stage = silent_stage
+) -> Survey:
     """Analyse the sources and write one .bib file (keys pinned beside it); ``-`` writes it to standard output."""
     to_stdout = str(output) == "-"
     # Printed, the .bib has no folder to pin keys in: a lock named by the options is still read and kept.
@@ -48,8 +49,9 @@ def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order:
         survey = analyse_reusing(replace(options, lock_file=lock), stage)
         with stage("writing .bib"):
             papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
-            pieces = bibliography_pieces(papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True,
-                                         map_each=map_each)
+            pieces = bibliography_pieces(
+                papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True, map_each=map_each
+            )
     if to_stdout:
         sys.stdout.writelines(pieces)
     else:
@@ -59,15 +61,17 @@ def write_bib(options: Options, output: Path, *, dialect: str = "bibtex", order:
     return survey
 
 
-def update_bib(options: Options, target: Path, *, dialect: str = "bibtex",
-               stage: Stage = silent_stage) -> tuple[Survey, list[Edit]]:
+def update_bib(
+    options: Options, target: Path, *, dialect: str = "bibtex", stage: Stage = silent_stage
+) -> tuple[Survey, list[Edit]]:
     """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries."""
     sources = options.sources if target in options.sources else (target, *options.sources)
     lock = options.lock_file or lock_beside(target)
     survey = analyse_reusing(replace(options, sources=sources, lock_file=lock), stage)
     original, _ = read_text_file(target, str(target), allow_empty=True)
-    text, edits = update_bib_in_place(original.text, str(target), survey.papers, survey.taxonomy, survey.tags_field,
-                                      dialect, original.exact_text)
+    text, edits = update_bib_in_place(
+        original.text, str(target), survey.papers, survey.taxonomy, survey.tags_field, dialect, original.exact_text
+    )
     if text != original.exact_text:
         write_in_place(target, original.encode(text))
     write_atomically(lock, dump_pins(survey.pins))
@@ -80,8 +84,16 @@ class CheckResult:
     fixes: tuple[str, ...]  # "path:line: key: what changed"
 
 
-def check_sources(options: Options, tex_files: Sequence[Path], selected: Sequence[str], *, fix: bool = False,
-                  dialect: str = "bibtex", thin: int = 2, stage: Stage = silent_stage) -> CheckResult:
+def check_sources(
+    options: Options,
+    tex_files: Sequence[Path],
+    selected: Sequence[str],
+    *,
+    fix: bool = False,
+    dialect: str = "bibtex",
+    thin: int = 2,
+    stage: Stage = silent_stage,
+) -> CheckResult:
     """Run the selected checks; with ``fix``, first rewrite what is unambiguous in the .bib sources.
 
     ``stage`` sees the stages of the first analysis (ANALYSIS_STAGES); the one after fixes runs unseen.
@@ -97,8 +109,9 @@ def check_sources(options: Options, tex_files: Sequence[Path], selected: Sequenc
             if path.suffix.lower() not in (".bib", ".bibtex"):
                 continue
             original, _ = read_text_file(path, display, allow_empty=True)
-            fixed, edits = fix_entries(original.text, display, survey.papers, survey.taxonomy, survey.tags_field,
-                                       original.exact_text)
+            fixed, edits = fix_entries(
+                original.text, display, survey.papers, survey.taxonomy, survey.tags_field, original.exact_text
+            )
             if fixed != original.exact_text:
                 write_in_place(path, original.encode(fixed))
                 fixes.extend(f"{display}:{e.line}: {e.key}: {e.what}" for e in edits)

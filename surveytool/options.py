@@ -27,7 +27,9 @@ class Options:
     config: Path | None = None
     cache: Path | None = None  # where online answers are kept; default beside the outputs
     build_cache: Path | None = None  # folder of the per-entry memos that make rebuilds fast (rebuild/); None: none
-    merge_duplicates: bool = False  # also merge the user's own keyed entries that are one work (absorbed keys become aliases)
+    merge_duplicates: bool = (
+        False  # also merge the user's own keyed entries that are one work (absorbed keys become aliases)
+    )
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,15 @@ class BuildLayout:
 
     @classmethod
     def of(cls, out: Path, draft: DraftOptions = DraftOptions(), lock: Path | None = None) -> BuildLayout:
-        return cls(out, out / f"{draft.bibliography}.bib", out / f"{draft.chapter_file}.tex", out / "main.tex",
-                   out / "entries.json", lock or out / LOCK_FILE, out / CACHE_FOLDER)
+        return cls(
+            out,
+            out / f"{draft.bibliography}.bib",
+            out / f"{draft.chapter_file}.tex",
+            out / "main.tex",
+            out / "entries.json",
+            lock or out / LOCK_FILE,
+            out / CACHE_FOLDER,
+        )
 
     @property
     def generated_tex(self) -> tuple[Path, Path]:
@@ -67,5 +76,11 @@ class BuildLayout:
 
     def written(self) -> list[Path]:
         """Every file a build writes (and the backups it may leave), for the removal of a killed build's temporaries."""
-        return [self.bibliography, self.chapter, self.chapter.with_name(self.chapter.name + ".bak"), self.main,
-                self.main.with_name("main.tex.bak"), self.entries]
+        return [
+            self.bibliography,
+            self.chapter,
+            self.chapter.with_name(self.chapter.name + ".bak"),
+            self.main,
+            self.main.with_name("main.tex.bak"),
+            self.entries,
+        ]

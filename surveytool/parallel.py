@@ -149,8 +149,12 @@ def run_beside(background: Callable[[], Any], foreground: Callable[[], T]) -> tu
     return result, value if value is not None else background()
 
 
-def map_beside(function: Callable[[T], R], items: Sequence[T], to_plain: Callable[[R], Any] | None = None,
-               from_plain: Callable[[Any], R] | None = None) -> list[R]:
+def map_beside(
+    function: Callable[[T], R],
+    items: Sequence[T],
+    to_plain: Callable[[R], Any] | None = None,
+    from_plain: Callable[[Any], R] | None = None,
+) -> list[R]:
     """``[function(item) for item in items]``, shared with a forked child (``FromBothEnds``).
 
     Results cross from the child as plain data: ``to_plain`` and ``from_plain``
@@ -176,8 +180,13 @@ class FromBothEnds(Generic[T, R]):
     #: Items per step: each side checks the other's progress this often.
     BATCH = 32
 
-    def __init__(self, function: Callable[[T], R], items: Sequence[T], to_plain: Callable[[R], Any] | None = None,
-                 from_plain: Callable[[Any], R] | None = None):
+    def __init__(
+        self,
+        function: Callable[[T], R],
+        items: Sequence[T],
+        to_plain: Callable[[R], Any] | None = None,
+        from_plain: Callable[[Any], R] | None = None,
+    ):
         self._function = function
         self._items = items
         self._from_plain = from_plain
@@ -197,7 +206,7 @@ class FromBothEnds(Generic[T, R]):
     def _front(self, encode: Callable[[R], Any]) -> list:
         done: list = []
         while (end := min(len(done) + self.BATCH, self._read(4))) > len(done):
-            done.extend(encode(self._function(item)) for item in self._items[len(done):end])
+            done.extend(encode(self._function(item)) for item in self._items[len(done) : end])
             self._publish(0, len(done))
         return done
 
@@ -212,7 +221,7 @@ class FromBothEnds(Generic[T, R]):
         front = self._pending.result() or []
         front = front[:start]
         decoded = front if self._from_plain is None else [self._from_plain(plain) for plain in front]
-        gap = [self._function(item) for item in self._items[len(front):start]]  # what a failed child left
+        gap = [self._function(item) for item in self._items[len(front) : start]]  # what a failed child left
         return [*decoded, *gap, *(result for part in reversed(back) for result in part)]
 
     def __enter__(self) -> FromBothEnds:

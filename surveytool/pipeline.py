@@ -80,12 +80,23 @@ def load_resolvers(options: Options) -> list[Resolver]:
         from surveytool.config import load_online_settings
 
         settings = load_online_settings(options.config)
-        agent = f"surveytool/{__version__} (mailto:{settings.contact})" if settings.contact else f"surveytool/{__version__}"
-        client = HttpClient(HttpSettings(agent, settings.timeout, settings.retries, settings.backoff,
-                                         min_interval=settings.min_interval, max_wait=settings.max_wait,
-                                         max_bytes=settings.max_bytes, budget=settings.budget,
-                                         give_up_after=settings.give_up_after),
-                            ResponseCache(options.cache or DEFAULT_CACHE, settings.max_bytes))
+        agent = (
+            f"surveytool/{__version__} (mailto:{settings.contact})" if settings.contact else f"surveytool/{__version__}"
+        )
+        client = HttpClient(
+            HttpSettings(
+                agent,
+                settings.timeout,
+                settings.retries,
+                settings.backoff,
+                min_interval=settings.min_interval,
+                max_wait=settings.max_wait,
+                max_bytes=settings.max_bytes,
+                budget=settings.budget,
+                give_up_after=settings.give_up_after,
+            ),
+            ResponseCache(options.cache or DEFAULT_CACHE, settings.max_bytes),
+        )
         resolvers.extend(online_resolvers(settings, client))
     return resolvers
 
@@ -95,12 +106,24 @@ def _resolver_findings(resolvers: Sequence[Resolver]) -> list[Finding]:
     findings = []
     for resolver in resolvers:
         for paper, error in getattr(resolver, "errors", ()):
-            findings.append(Finding("resolver-error", Severity.WARNING, f"{error.service} gave no usable answer: {error.message}",
-                                    min(paper.sources), "rerun later; answers already received are cached", paper.key))
-    caches = {id(cache): cache for r in resolvers if (cache := getattr(getattr(r, "client", None), "cache", None)) is not None}
+            findings.append(
+                Finding(
+                    "resolver-error",
+                    Severity.WARNING,
+                    f"{error.service} gave no usable answer: {error.message}",
+                    min(paper.sources),
+                    "rerun later; answers already received are cached",
+                    paper.key,
+                )
+            )
+    caches = {
+        id(cache): cache for r in resolvers if (cache := getattr(getattr(r, "client", None), "cache", None)) is not None
+    }
     for cache in caches.values():
-        findings += [Finding("online-cache", Severity.INFO, problem, None, "nothing to do: those answers were asked again")
-                     for problem in cache.problems()]
+        findings += [
+            Finding("online-cache", Severity.INFO, problem, None, "nothing to do: those answers were asked again")
+            for problem in cache.problems()
+        ]
     return findings
 
 
@@ -149,11 +172,18 @@ class Reuse(Protocol):
 
     def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> AbstractContextManager[Any]: ...
 
-    def tag(self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any,
-            threshold: float) -> tuple[list[Paper], list[Finding]]: ...
+    def tag(
+        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float
+    ) -> tuple[list[Paper], list[Finding]]: ...
 
-    def record(self, displays: Sequence[str], read: ReadResult, keyed: Sequence[tuple[Paper, Paper]],
-               identities: IdentityCache, pins: dict[str, str]) -> None: ...
+    def record(
+        self,
+        displays: Sequence[str],
+        read: ReadResult,
+        keyed: Sequence[tuple[Paper, Paper]],
+        identities: IdentityCache,
+        pins: dict[str, str],
+    ) -> None: ...
 
     def finish(self) -> tuple[list[Finding], dict[str, tuple[int, int]]]: ...
 
@@ -170,12 +200,19 @@ class NoReuse:
     def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> Iterator[None]:
         yield None
 
-    def tag(self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any,
-            threshold: float) -> tuple[list[Paper], list[Finding]]:
+    def tag(
+        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float
+    ) -> tuple[list[Paper], list[Finding]]:
         return tag_papers(papers, taxonomy, tagger, threshold=threshold)
 
-    def record(self, displays: Sequence[str], read: ReadResult, keyed: Sequence[tuple[Paper, Paper]],
-               identities: IdentityCache, pins: dict[str, str]) -> None:
+    def record(
+        self,
+        displays: Sequence[str],
+        read: ReadResult,
+        keyed: Sequence[tuple[Paper, Paper]],
+        identities: IdentityCache,
+        pins: dict[str, str],
+    ) -> None:
         pass
 
     def finish(self) -> tuple[list[Finding], dict[str, tuple[int, int]]]:
@@ -224,9 +261,10 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
     reuse.record([display for _, display in sources], read, list(zip(unkeyed, papers, strict=True)), identities, pins)
     reuse_findings, reused = reuse.finish()
     papers = sorted(papers, key=lambda p: p.key)
-    findings = sorted([*read.findings, *merge_findings, *resolve_findings, *override_findings, *tag_findings,
-                       *reuse_findings],
-                      key=finding_order)
+    findings = sorted(
+        [*read.findings, *merge_findings, *resolve_findings, *override_findings, *tag_findings, *reuse_findings],
+        key=finding_order,
+    )
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, reused)
 
 

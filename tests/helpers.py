@@ -25,10 +25,13 @@ HAVE_LATEX = shutil.which("latexmk") is not None and shutil.which("pdflatex") is
 requires_latex = pytest.mark.skipif(not HAVE_LATEX and not IN_CI, reason="latexmk/pdflatex not installed")
 
 
-def run_cli(*args: str, cwd: Path | None = None, check: bool = False, stdin: str | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str, cwd: Path | None = None, check: bool = False, stdin: str | None = None
+) -> subprocess.CompletedProcess:
     """Run ``python -m surveytool`` as a user would, in a separate process (``stdin``: text piped in)."""
-    result = subprocess.run([sys.executable, "-m", "surveytool", *args], cwd=cwd, capture_output=True, text=True,
-                            input=stdin)
+    result = subprocess.run(
+        [sys.executable, "-m", "surveytool", *args], cwd=cwd, capture_output=True, text=True, input=stdin
+    )
     if check and result.returncode != 0:
         raise AssertionError(f"surveytool {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
     return result
@@ -37,8 +40,14 @@ def run_cli(*args: str, cwd: Path | None = None, check: bool = False, stdin: str
 def compile_latex(folder: Path, *extra: str) -> subprocess.CompletedProcess:
     if not HAVE_LATEX:
         pytest.fail("latexmk and pdflatex are required (install TeX Live: see .ci/run)")
-    return subprocess.run(["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", *extra, "main.tex"],
-                          cwd=folder, capture_output=True, text=True, errors="replace", timeout=300)
+    return subprocess.run(
+        ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", *extra, "main.tex"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=300,
+    )
 
 
 # Every way a block can end: closed, unclosed before the next block, at the end of the file;
@@ -50,7 +59,7 @@ TRICKY = (
     "% a comment line\n"
     "@book{unclosed, title = {Never closed,\n"
     "  year = 2001\n"
-    "@misc(paren, title = \"In (parentheses)\", note = {mid-line @misc{x, y} text})\n"
+    '@misc(paren, title = "In (parentheses)", note = {mid-line @misc{x, y} text})\n'
     "@STRING{acm = {Second definition}}\n"
     "@article{closed, title = {Same key again}}\n"
     "  @inproceedings{indented, title = {Indented start}, booktitle = later}\r\n"
@@ -81,8 +90,15 @@ def library(count: int) -> str:
     entries = []
     for i in range(count):
         title, abstract = TOPICS[i % len(TOPICS)]
-        entries.append(ENTRY.format(key=f"paper{i}", title=f"{title}, part {i}", author=f"Author{i}, Ada and Other, Bo",
-                                    year=2015 + i % 9, abstract=f"We study {abstract}. Variant {i}."))
+        entries.append(
+            ENTRY.format(
+                key=f"paper{i}",
+                title=f"{title}, part {i}",
+                author=f"Author{i}, Ada and Other, Bo",
+                year=2015 + i % 9,
+                abstract=f"We study {abstract}. Variant {i}.",
+            )
+        )
     return "@string{venue = {Proceedings of Things}}\n\n" + "\n".join(entries)
 
 
@@ -97,10 +113,13 @@ ZOTERO_ITEMS = [
         "citation-key": "fedus2022switch",
         "type": "article-journal",
         "title": "Switch Transformers: scaling to trillion parameter models with <i>simple</i> and "
-                 "efficient sparsity in CO<sub>2</sub> and x<sup>2</sup> of <span class=\"nocase\">iPhone</span>s",
+        'efficient sparsity in CO<sub>2</sub> and x<sup>2</sup> of <span class="nocase">iPhone</span>s',
         "container-title": "Journal of Machine Learning Research",
-        "author": [{"literal": "Google Research"}, {"family": "Fedus", "given": "William"},
-                   {"family": "Smith", "given": "John", "suffix": "Jr."}],
+        "author": [
+            {"literal": "Google Research"},
+            {"family": "Fedus", "given": "William"},
+            {"family": "Smith", "given": "John", "suffix": "Jr."},
+        ],
         "issued": {"date-parts": [["2022", "6", "1"]]},
         "URL": "http://arxiv.org/abs/2101.03961",
     },

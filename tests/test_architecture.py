@@ -10,8 +10,17 @@ PACKAGE = Path(__file__).resolve().parent.parent / "surveytool"
 #: Folder -> what its modules never import: the core reads, analyses and writes as if every run
 #: were the first; memos, snapshots and forked children stay behind the reuse seam.
 NEVER_IMPORTS = {
-    "text": ("surveytool.sources", "surveytool.bibtex", "surveytool.analysis", "surveytool.output",
-             "surveytool.rebuild", "surveytool.cli", "surveytool.parallel", "surveytool.pipeline", "surveytool.build"),
+    "text": (
+        "surveytool.sources",
+        "surveytool.bibtex",
+        "surveytool.analysis",
+        "surveytool.output",
+        "surveytool.rebuild",
+        "surveytool.cli",
+        "surveytool.parallel",
+        "surveytool.pipeline",
+        "surveytool.build",
+    ),
     "sources": ("surveytool.rebuild", "surveytool.parallel", "surveytool.cli", "surveytool.build"),
     "bibtex": ("surveytool.rebuild", "surveytool.parallel", "surveytool.cli", "surveytool.build"),
     "analysis": ("surveytool.rebuild", "surveytool.parallel", "surveytool.cli", "surveytool.build"),
@@ -48,9 +57,12 @@ def test_core_folders_never_import_the_rebuild_machinery_or_the_commands():
         folder = name.split(".")[1] if name.count(".") >= 1 else ""
         for imported in _imports(path, top_level_only=False):
             for forbidden in NEVER_IMPORTS.get(folder, ()):
-                if (imported == forbidden or imported.startswith(forbidden + ".")) and \
-                        (name, imported.rsplit(".", 1)[0] if imported not in MODULES else imported) not in KNOWN_EXCEPTIONS \
-                        and (name, imported) not in KNOWN_EXCEPTIONS:
+                if (
+                    (imported == forbidden or imported.startswith(forbidden + "."))
+                    and (name, imported.rsplit(".", 1)[0] if imported not in MODULES else imported)
+                    not in KNOWN_EXCEPTIONS
+                    and (name, imported) not in KNOWN_EXCEPTIONS
+                ):
                     broken.append(f"{name} imports {imported}")
     assert broken == []
 
@@ -61,8 +73,10 @@ def test_every_known_exception_is_still_needed():
 
 
 def test_no_two_modules_import_each_other_in_a_circle():
-    graph = {name: {i for i in _imports(path, top_level_only=True) if i in MODULES and i != name}
-             for name, path in MODULES.items()}
+    graph = {
+        name: {i for i in _imports(path, top_level_only=True) if i in MODULES and i != name}
+        for name, path in MODULES.items()
+    }
     # Tarjan's strongly connected components: any component of more than one module is a circle.
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -97,7 +111,8 @@ def test_no_two_modules_import_each_other_in_a_circle():
     assert circles == []
 
 
-
 def test_no_module_is_much_over_three_hundred_lines():
-    long = {name: n for name, path in MODULES.items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > 330}
+    long = {
+        name: n for name, path in MODULES.items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > 330
+    }
     assert long == {}

@@ -13,12 +13,36 @@ HARNESS = BENCHMARKS / "bench.py"
 
 def test_harness_measures_commands_stages_scales_and_rebuilds(tmp_path: Path):
     shutil.copy(DATA / "corpus" / "biber" / "examples.bib", tmp_path / "medium-refdb.bib")
-    result = subprocess.run([sys.executable, str(HARNESS), "--bench-dir", str(tmp_path), "--files", "medium",
-                             "--scales", "1", "2", "--repeat", "1", "--rebuilds"],
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(HARNESS),
+            "--bench-dir",
+            str(tmp_path),
+            "--files",
+            "medium",
+            "--scales",
+            "1",
+            "2",
+            "--repeat",
+            "1",
+            "--rebuilds",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
-    for command in ("bibtexparser parse+write", "surveytool bib", "surveytool tag", "surveytool build", "surveytool bib --in-place"):
-        assert re.search(rf"\| 2x \| {re.escape(command)} \| [\d.]+ \| [\d.]+ \| [\d.]+ \| \d+ \|", result.stdout), command
+    for command in (
+        "bibtexparser parse+write",
+        "surveytool bib",
+        "surveytool tag",
+        "surveytool build",
+        "surveytool bib --in-place",
+    ):
+        assert re.search(rf"\| 2x \| {re.escape(command)} \| [\d.]+ \| [\d.]+ \| [\d.]+ \| \d+ \|", result.stdout), (
+            command
+        )
     for step in ("rebuild, nothing changed", "rebuild after editing one title", "rebuild after inserting one entry"):
         assert re.search(rf"\| {step} \| [\d.]+ \| [\d.]+ \|", result.stdout), step
     assert "stage time per copy, relative to 1x" in result.stdout
@@ -27,7 +51,11 @@ def test_harness_measures_commands_stages_scales_and_rebuilds(tmp_path: Path):
 
 
 def test_harness_says_where_the_files_are_missing(tmp_path: Path):
-    result = subprocess.run([sys.executable, str(HARNESS), "--bench-dir", str(tmp_path), "--files", "medium"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, str(HARNESS), "--bench-dir", str(tmp_path), "--files", "medium"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert "medium-refdb.bib: not found" in result.stderr

@@ -71,8 +71,11 @@ def test_existing_output_folder_is_updated_in_place(tmp_path):
 
 def test_added_list_changes_no_existing_key(tmp_path, seeds_build):
     extra = tmp_path / "extra.txt"
-    extra.write_text("Related papers: Another Anchor Paper Title Here\n\nWe study pipeline parallelism with micro-batches "
-                     "for training large language models across many accelerators in a cluster of machines…\n", encoding="utf-8")
+    extra.write_text(
+        "Related papers: Another Anchor Paper Title Here\n\nWe study pipeline parallelism with micro-batches "
+        "for training large language models across many accelerators in a cluster of machines…\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "out"
     shutil.copytree(seeds_build, out)
     seeds = sorted(ROOT.glob("seeds/*.txt"))
@@ -83,12 +86,15 @@ def test_added_list_changes_no_existing_key(tmp_path, seeds_build):
     assert all(after[text] == key for text, key in before.items())
 
 
-@pytest.mark.parametrize("args, words", [
-    (["build", "missing.txt"], "missing.txt: error: no such file"),
-    (["build", "--taxonomy", "nope.toml"], "nope.toml: error: no such taxonomy file"),
-    (["build", "--no-such-option"], "No such option"),
-    (["build", "--level", "part"], "--level"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["build", "missing.txt"], "missing.txt: error: no such file"),
+        (["build", "--taxonomy", "nope.toml"], "nope.toml: error: no such taxonomy file"),
+        (["build", "--no-such-option"], "No such option"),
+        (["build", "--level", "part"], "--level"),
+    ],
+)
 def test_bad_usage_exits_2_with_one_clear_line(tmp_path, args, words):
     result = run_cli(*args, "--out", str(tmp_path / "o"), cwd=tmp_path)
     assert result.returncode == 2
@@ -113,10 +119,14 @@ def test_empty_and_binary_sources_are_clear_errors(tmp_path):
 
 
 def test_findings_at_error_level_exit_1_and_strict_makes_warnings_fatal(tmp_path):
-    (tmp_path / "bad.bib").write_text("@article{a, title = {Pipeline parallelism}, sections = {pipeline-parallel}}\n"
-                                      "@article{b, title = {x}, sections = {moe-typo}}\n")
+    (tmp_path / "bad.bib").write_text(
+        "@article{a, title = {Pipeline parallelism}, sections = {pipeline-parallel}}\n"
+        "@article{b, title = {x}, sections = {moe-typo}}\n"
+    )
     assert run_cli("build", "bad.bib", "--out", "o", cwd=tmp_path).returncode == 1
-    (tmp_path / "ok.txt").write_text("Related papers: x\n\nSome snippet about gradient compression for all-reduce in clusters of GPUs…\n")
+    (tmp_path / "ok.txt").write_text(
+        "Related papers: x\n\nSome snippet about gradient compression for all-reduce in clusters of GPUs…\n"
+    )
     assert run_cli("build", "ok.txt", "--out", "o", cwd=tmp_path).returncode == 0
     assert run_cli("build", "ok.txt", "--out", "o", "--strict", cwd=tmp_path).returncode == 1
 

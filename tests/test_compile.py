@@ -26,7 +26,9 @@ def test_seeds_chapter_compiles_without_errors_or_undefined_citations(seeds_buil
     result = compile_latex(folder)
     assert result.returncode == 0, result.stdout[-3000:]
     assert_clean_log(folder)
-    text = subprocess.run(["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=folder, capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=folder, capture_output=True, text=True, check=True
+    ).stdout
     for title in ("Data Parallelism and State Sharding", "Large-Scale Graph Neural Network Training", "References"):
         assert title in text
     assert "Lepikhin et al." in text and "Unresolved entry" in text
@@ -44,14 +46,17 @@ def test_hostile_snippets_print_literally_and_execute_nothing(tmp_path):
         f"We \\immediate\\write18{{touch {marker}}} train models with pipeline parallelism and micro-batches \\input{{/etc/hostname}} "
         "using 50% less memory & more {braces} }} unbalanced…\n\n"
         "A snippet with ^^5c and \\catcode`\\@=11 \\def\\x{y} \\openout3=pwned.tex on gradient compression…\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     out = tmp_path / "out"
     run_cli("build", str(hostile), "--out", str(out), check=True)
     result = compile_latex(out, "-shell-escape")
     assert result.returncode == 0, result.stdout[-3000:]
     assert not marker.exists()
     assert_clean_log(out)
-    text = subprocess.run(["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True
+    ).stdout
     assert "root:" not in text  # /etc/passwd was not read
     assert "\\immediate\\write18" in text.replace("\n", "")  # printed literally
     assert not (out / "pwned.tex").exists()
@@ -62,18 +67,24 @@ def test_hostile_snippets_print_literally_and_execute_nothing(tmp_path):
 @requires_latex
 def test_non_ascii_text_compiles_with_the_default_engine(tmp_path):
     names = tmp_path / "names.bib"
-    names.write_text("@article{muller2020,\n  author = {Jürgen Müller and Søren Ørsted and 王小明 and Zoë Ça},\n"
-                     "  title = {Naïve “quoted” résumé — ½ of GPUs: 中文 and emoji 🚀},\n  journal = {Ångström Letters},\n"
-                     "  year = {2020},\n  sections = {hardware-systems},\n}\n", encoding="utf-8")
+    names.write_text(
+        "@article{muller2020,\n  author = {Jürgen Müller and Søren Ørsted and 王小明 and Zoë Ça},\n"
+        "  title = {Naïve “quoted” résumé — ½ of GPUs: 中文 and emoji 🚀},\n  journal = {Ångström Letters},\n"
+        "  year = {2020},\n  sections = {hardware-systems},\n}\n",
+        encoding="utf-8",
+    )
     snippets = tmp_path / "list.txt"
-    snippets.write_text("相关论文：分布式训练\n\nŁukasz’s “mixture-of-experts” routing — naïve but fast, 中文 too…\n", encoding="utf-8")
+    snippets.write_text(
+        "相关论文：分布式训练\n\nŁukasz’s “mixture-of-experts” routing — naïve but fast, 中文 too…\n", encoding="utf-8"
+    )
     out = tmp_path / "out"
     run_cli("build", str(names), str(snippets), "--out", str(out), check=True)
     result = compile_latex(out)
     assert result.returncode == 0, result.stdout[-3000:]
     assert_clean_log(out)
-    text = subprocess.run(["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True,
-                          check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True
+    ).stdout
     for expected in ("Müller", "Ørsted", "Naïve", "résumé", "Ångström", "Łukasz", "[U+4E2D]"):
         assert expected in text, expected
 
@@ -86,25 +97,33 @@ def test_a_hostile_bib_is_defused_in_the_generated_bibliography(tmp_path):
     hostile.write_text(
         '@preamble{"\\newcommand{\\noopsort}[1]{} \\immediate\\write18{touch ' + str(marker) + '}"}\n'
         "@article{evil2020,\n  author = {Eve Mallory},\n  title = {{\\noopsort{a}}Pipeline parallelism \\input{/etc/passwd}},\n"
-        "  journal = {J. \\immediate\\write18{touch " + str(marker) + "}},\n  year = {2020},\n  sections = {pipeline-parallel},\n}\n",
-        encoding="utf-8")
+        "  journal = {J. \\immediate\\write18{touch "
+        + str(marker)
+        + "}},\n  year = {2020},\n  sections = {pipeline-parallel},\n}\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "out"
     result = run_cli("build", str(hostile), "--out", str(out))
     assert result.returncode == 1 and "[dangerous-macro]" in result.stderr  # reported...
     compiled = compile_latex(out, "-shell-escape")
     assert compiled.returncode == 0, compiled.stdout[-3000:]
     assert not marker.exists()  # ...and inert in what surveytool wrote
-    text = subprocess.run(["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True,
-                          check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True
+    ).stdout
     assert "root:" not in text and "\\input" in text
-    assert "\\newcommand{\\noopsort}" in (out / "references.bib").read_text(encoding="utf-8")  # the preamble still works
+    assert "\\newcommand{\\noopsort}" in (out / "references.bib").read_text(
+        encoding="utf-8"
+    )  # the preamble still works
 
 
 @requires_latex
 def test_a_flat_taxonomy_without_groups_compiles_with_sections_at_the_top_level(tmp_path):
     flat = tmp_path / "flat.toml"
-    flat.write_text('title = "Flat"\n[[sections]]\nid = "pipes"\ntitle = "Pipelines"\n[sections.keywords]\n"pipeline*" = 3\n'
-                    '[[sections]]\nid = "rest"\ntitle = "Everything Else"\n[sections.keywords]\n"training" = 1\n')
+    flat.write_text(
+        'title = "Flat"\n[[sections]]\nid = "pipes"\ntitle = "Pipelines"\n[sections.keywords]\n"pipeline*" = 3\n'
+        '[[sections]]\nid = "rest"\ntitle = "Everything Else"\n[sections.keywords]\n"training" = 1\n'
+    )
     out = tmp_path / "out"
     run_cli("build", "--taxonomy", str(flat), "--out", str(out))
     chapter = (out / "related_work.tex").read_text(encoding="utf-8")

@@ -622,8 +622,18 @@ DOUBLING = "%% set ns = namespace(s='ab')\n%% for i in range(40)\n%% set ns.s = 
         ("\\VAR{'%*d' % (999999999, 1)}\n", 1, "a number argument over 1,000,000"),
         ("%% set s = 'x' * 4000000\n\\VAR{([s] * 1000)|join|length}\n", 2, "more than 2 GB of memory"),
     ],
-    ids=["string-times", "list-times", "power", "concat-doubling", "str-method", "filter", "format-filter",
-         "str-format", "percent-star", "join-of-large-values"],
+    ids=[
+        "string-times",
+        "list-times",
+        "power",
+        "concat-doubling",
+        "str-method",
+        "filter",
+        "format-filter",
+        "str-format",
+        "percent-star",
+        "join-of-large-values",
+    ],
 )
 def test_a_template_asking_for_a_huge_value_fails_fast_in_one_line_with_exit_2(
     tmp_path: Path, chapter: str, line: int, words: str
@@ -671,10 +681,16 @@ def test_a_template_that_is_not_a_regular_file_is_refused_not_passed_over(tmp_pa
         os.mkfifo(template)
     else:
         template.symlink_to("/dev/zero")
-    result = subprocess.run([sys.executable, "-m", "surveytool", "build", "--out", str(tmp_path / "out"),
-                             "--templates", str(folder)], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "surveytool", "build", "--out", str(tmp_path / "out"), "--templates", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
-    assert result.stderr.splitlines() == [f"{template}: error: template is not a regular file (save the template as a file)"]
+    assert result.stderr.splitlines() == [
+        f"{template}: error: template is not a regular file (save the template as a file)"
+    ]
 
 
 def test_the_render_budget_leaves_no_timer_behind(tmp_path: Path):
@@ -736,8 +752,9 @@ def test_an_output_turned_into_a_link_to_dev_zero_is_replaced_by_the_next_build(
 
 
 @pytest.mark.parametrize("name", ["references.bib", "entries.json", "related_work.tex"])
-def test_an_output_that_is_a_link_to_a_file_in_the_out_folder_is_written_through_and_stays_a_link(tmp_path: Path,
-                                                                                                 name: str):
+def test_an_output_that_is_a_link_to_a_file_in_the_out_folder_is_written_through_and_stays_a_link(
+    tmp_path: Path, name: str
+):
     source, out = tmp_path / "library.bib", tmp_path / "out"
     source.write_bytes(library().encode("utf-8"))
     build_in(source, out)
@@ -797,8 +814,12 @@ def test_an_input_that_is_a_device_or_fifo_is_refused_at_once_in_one_line(tmp_pa
     if option == "--config":
         args.append("--online")  # the online settings are what reads it
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "surveytool", "build", "--out", str(tmp_path / "out"), *args],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "surveytool", "build", "--out", str(tmp_path / "out"), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2, result.stderr
     assert time.monotonic() - started < 30
     (line,) = result.stderr.strip().splitlines()
@@ -819,8 +840,12 @@ def test_a_settings_file_far_larger_than_any_is_refused_by_its_size_before_it_is
 
 def test_taxonomy_validate_refuses_a_fifo_in_one_line(tmp_path: Path):
     path = _non_regular("fifo", tmp_path)
-    result = subprocess.run([sys.executable, "-m", "surveytool", "taxonomy", "validate", str(path)],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "surveytool", "taxonomy", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and "not a regular file" in result.stderr
 
 

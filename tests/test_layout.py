@@ -11,12 +11,15 @@ NOT_MIRRORED = {"data", "golden", "benchmarks", "__pycache__"}
 
 
 def _folders(top, skip=frozenset()):
-    return {p.relative_to(top).as_posix() for p in top.rglob("*") if p.is_dir() and not set(p.relative_to(top).parts) & skip}
+    return {
+        p.relative_to(top).as_posix() for p in top.rglob("*") if p.is_dir() and not set(p.relative_to(top).parts) & skip
+    }
 
 
 def test_every_package_folder_has_a_folder_of_tests_holding_tests():
-    missing = sorted(folder for folder in _folders(PACKAGE, {"__pycache__"})
-                     if not list((TESTS / folder).glob("test_*.py")))
+    missing = sorted(
+        folder for folder in _folders(PACKAGE, {"__pycache__"}) if not list((TESTS / folder).glob("test_*.py"))
+    )
     assert missing == []
 
 

@@ -37,7 +37,9 @@ from surveytool.rebuild.tagging_reuse import ReusingTagger
 from surveytool.resources import default_taxonomy
 
 # CI runs on Linux, where this file never skips.
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="surveytool forks only on Linux and the BSDs")
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "fork") or sys.platform == "darwin", reason="surveytool forks only on Linux and the BSDs"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -51,12 +53,14 @@ def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
 def shared(monkeypatch: pytest.MonkeyPatch):
     """Call a function with every read, tagging and writing shared with a forked child, however small
     (``in_one_process=True``: shared the same way, but as where there is no fork: all done here)."""
+
     def call(function, *args, in_one_process: bool = False, **kwargs):
         with monkeypatch.context() as patch:
             patch.setattr(forked, "SHARE_FROM_ENTRIES", 0)
             if in_one_process:
                 patch.setenv(JOBS_VARIABLE, "1")
             return function(*args, **kwargs)
+
     return call
 
 
@@ -172,8 +176,10 @@ def test_tagging_ahead_gives_the_tags_of_tagging_afterwards(shared):
     read = read_bibtex(library(40), "x.bib").papers
     papers = merge_duplicates([*read, read[3]])  # a paper read twice: tagged once
     # Merging or resolving can change a paper's text after the child tagged it as read.
-    changed = [p if i % 5 else replace(p, fields=frozen_mapping({**p.fields, "title": "Changed after reading"}))
-               for i, p in enumerate(papers)]
+    changed = [
+        p if i % 5 else replace(p, fields=frozen_mapping({**p.fields, "title": "Changed after reading"}))
+        for i, p in enumerate(papers)
+    ]
     expected = tag_papers(changed, taxonomy)  # few: one process
     tagger = Tagger(taxonomy)
     with shared(ReusingTagger(tagger).tag_beside, read) as ahead:
@@ -183,8 +189,9 @@ def test_tagging_ahead_gives_the_tags_of_tagging_afterwards(shared):
     assert shared(tag_papers, changed, taxonomy, tagger, tag_all=lambda todo: reusing.tag_all(todo, known)) == expected
     memo = Memo({})
     remembering = ReusingTagger(tagger, memo)
-    assert shared(tag_papers, changed, taxonomy, tagger,
-                  tag_all=lambda todo: remembering.tag_all(todo, known)) == expected
+    assert (
+        shared(tag_papers, changed, taxonomy, tagger, tag_all=lambda todo: remembering.tag_all(todo, known)) == expected
+    )
     assert memo.misses == len(changed)  # every tag stored, whoever computed it
     assert shared(tag_papers, changed, taxonomy, in_one_process=True) == expected
 
@@ -211,10 +218,14 @@ def test_a_shared_build_writes_what_a_build_in_one_part_writes(tmp_path: Path, s
     together = shared(build, Options(sources=(source,)), tmp_path / "shared").survey
     whole = build(Options(sources=(source,)), tmp_path / "whole").survey
     assert together.papers == whole.papers and together.findings == whole.findings
-    assert sorted(p.name for p in (tmp_path / "shared").rglob("*")) == sorted(p.name for p in (tmp_path / "whole").rglob("*"))
+    assert sorted(p.name for p in (tmp_path / "shared").rglob("*")) == sorted(
+        p.name for p in (tmp_path / "whole").rglob("*")
+    )
     for path in sorted((tmp_path / "whole").rglob("*")):
         if path.is_file():
-            assert (tmp_path / "shared" / path.relative_to(tmp_path / "whole")).read_bytes() == path.read_bytes(), path.name
+            assert (tmp_path / "shared" / path.relative_to(tmp_path / "whole")).read_bytes() == path.read_bytes(), (
+                path.name
+            )
 
 
 def test_a_refused_shared_build_leaves_the_folder_as_it_was(tmp_path: Path, shared):
@@ -223,7 +234,9 @@ def test_a_refused_shared_build_leaves_the_folder_as_it_was(tmp_path: Path, shar
     out = tmp_path / "out"
     shared(build, Options(sources=(source,)), out)
     main = out / "main.tex"
-    main.write_text(main.read_text(encoding="utf-8").replace("\\begin{document}", "\\begin{document}\nMine."), encoding="utf-8")
+    main.write_text(
+        main.read_text(encoding="utf-8").replace("\\begin{document}", "\\begin{document}\nMine."), encoding="utf-8"
+    )
     before = {path.name: path.read_bytes() for path in out.iterdir()}
     source.write_text(library(31), encoding="utf-8")  # a .bib and entries.json that would differ
     with pytest.raises(OutputError, match="edited outside its notes regions"):
@@ -231,7 +244,9 @@ def test_a_refused_shared_build_leaves_the_folder_as_it_was(tmp_path: Path, shar
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
 
 
-def test_a_shared_patched_build_leaves_the_data_files_and_the_snapshot_to_the_child(tmp_path: Path, shared, monkeypatch):
+def test_a_shared_patched_build_leaves_the_data_files_and_the_snapshot_to_the_child(
+    tmp_path: Path, shared, monkeypatch
+):
     # The child's answer crosses as marshal data: one it cannot send would be computed again here.
     here = []
     monkeypatch.setattr(outputs, "save_snapshot", lambda *args: here.append(args) or save_snapshot(*args))
@@ -247,8 +262,10 @@ def test_a_shared_patched_build_leaves_the_data_files_and_the_snapshot_to_the_ch
     fresh.mkdir()
     shutil.copy(out / "surveytool.lock.json", fresh)
     build(Options(sources=(source,)), fresh)
-    assert all((out / name).read_bytes() == (fresh / name).read_bytes()
-               for name in ("references.bib", "entries.json", "related_work.tex", "main.tex"))
+    assert all(
+        (out / name).read_bytes() == (fresh / name).read_bytes()
+        for name in ("references.bib", "entries.json", "related_work.tex", "main.tex")
+    )
 
 
 def test_a_refused_shared_patched_build_leaves_the_folder_as_it_was(tmp_path: Path, shared):
@@ -270,8 +287,10 @@ def test_a_refused_shared_patched_build_leaves_the_folder_as_it_was(tmp_path: Pa
     shutil.copy(out / "surveytool.lock.json", fresh)
     shared(build, options, out)
     build(Options(sources=(source,)), fresh)
-    assert all((out / name).read_bytes() == (fresh / name).read_bytes()
-               for name in ("references.bib", "entries.json", "related_work.tex", "main.tex", "surveytool.lock.json"))
+    assert all(
+        (out / name).read_bytes() == (fresh / name).read_bytes()
+        for name in ("references.bib", "entries.json", "related_work.tex", "main.tex", "surveytool.lock.json")
+    )
 
 
 def test_a_child_does_its_part_alone():

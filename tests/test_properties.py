@@ -15,7 +15,9 @@ from surveytool.text.normalize import normalize, opening_words, strip_truncation
 # Words with LaTeX specials, accents, typographic marks and characters with no LaTeX spelling.
 WORD = st.text(alphabet=st.sampled_from(list("abcXYZ019&%$#_{}~^\\<>|-:'\"éüñßçøÅ–—“”’…中文")), min_size=1, max_size=8)
 TEXT = st.lists(WORD, min_size=1, max_size=8).map(" ".join)
-NAME = st.tuples(st.sampled_from(["Ann", "Zoë", "J.", "Ólafur"]), st.sampled_from(["Lee", "Müller", "O'Neil", "van Dam"]))
+NAME = st.tuples(
+    st.sampled_from(["Ann", "Zoë", "J.", "Ólafur"]), st.sampled_from(["Lee", "Müller", "O'Neil", "van Dam"])
+)
 
 
 @st.composite
@@ -24,10 +26,18 @@ def papers(draw):
     result = []
     for index in range(count):
         authors = draw(st.lists(NAME, min_size=1, max_size=3))
-        fields = {"title": f"{draw(TEXT)} {index}", "author": " and ".join(f"{g} {f}" for g, f in authors),
-                  "year": str(draw(st.integers(1990, 2030))), "abstract": draw(TEXT)}
-        result.append(replace(Paper(Origin.SNIPPET, (SourceLocation("l.txt", index + 1),), frozen_mapping(fields)),
-                              resolution=Resolution("catalog", "k", "abstract", 1.0)))
+        fields = {
+            "title": f"{draw(TEXT)} {index}",
+            "author": " and ".join(f"{g} {f}" for g, f in authors),
+            "year": str(draw(st.integers(1990, 2030))),
+            "abstract": draw(TEXT),
+        }
+        result.append(
+            replace(
+                Paper(Origin.SNIPPET, (SourceLocation("l.txt", index + 1),), frozen_mapping(fields)),
+                resolution=Resolution("catalog", "k", "abstract", 1.0),
+            )
+        )
     return result
 
 
@@ -57,8 +67,14 @@ def test_titles_names_and_abstracts_read_back_as_the_same_text(generated):
 @settings(max_examples=100, deadline=None)
 @given(papers(), papers(), st.data())
 def test_keys_are_stable_under_insertion_and_removal(first, extra, data):
-    moved = [replace(p, sources=(SourceLocation("m.txt", 100 + i),),
-                     fields=frozen_mapping({**p.fields, "title": p.fields["title"] + " new"})) for i, p in enumerate(extra)]
+    moved = [
+        replace(
+            p,
+            sources=(SourceLocation("m.txt", 100 + i),),
+            fields=frozen_mapping({**p.fields, "title": p.fields["title"] + " new"}),
+        )
+        for i, p in enumerate(extra)
+    ]
     before, pins = assign_keys(first)
     kept = [p for p in first if data.draw(st.booleans())]
     after, _ = assign_keys(kept + moved, pins)
@@ -71,8 +87,30 @@ def test_keys_are_stable_under_insertion_and_removal(first, extra, data):
 
 # Pieces of abstracts: accents precomposed and combining, quotes that separate words, ligatures,
 # characters that fold to two, ellipses that mark a cut, and runs long enough to be cut early.
-PIECE = st.sampled_from(["word", "Émile", "nai\u0308ve", "don’t", "e\u0301", "—", "...", "…", " ", "  ", "\n",
-                         "$x_1$", "ﬁne", "İ", "ß", "中文", "x" * 40, "a", "-", "''"])
+PIECE = st.sampled_from(
+    [
+        "word",
+        "Émile",
+        "nai\u0308ve",
+        "don’t",
+        "e\u0301",
+        "—",
+        "...",
+        "…",
+        " ",
+        "  ",
+        "\n",
+        "$x_1$",
+        "ﬁne",
+        "İ",
+        "ß",
+        "中文",
+        "x" * 40,
+        "a",
+        "-",
+        "''",
+    ]
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -87,9 +125,11 @@ def test_the_opening_words_of_a_text_are_those_of_the_whole_text_normalized(text
 @settings(max_examples=300, deadline=None)
 @given(pins=st.dictionaries(st.text(), st.text(), max_size=8))
 @example(pins={})
-@example(pins={"doi:10.1/x": "smith2020", "title:ü \\ \"q\"": "m\u00fcller\u20282021\U0001f600"})
+@example(pins={"doi:10.1/x": "smith2020", 'title:ü \\ "q"': "m\u00fcller\u20282021\U0001f600"})
 def test_the_lock_file_is_what_json_writes_with_indentation_and_reads_back(pins: dict[str, str], tmp_path_factory):
-    expected = json.dumps({"version": LOCK_VERSION, "keys": dict(sorted(pins.items()))}, indent=2, ensure_ascii=False) + "\n"
+    expected = (
+        json.dumps({"version": LOCK_VERSION, "keys": dict(sorted(pins.items()))}, indent=2, ensure_ascii=False) + "\n"
+    )
     assert dump_pins(pins) == expected
     path = tmp_path_factory.mktemp("lock") / "surveytool.lock.json"
     path.write_text(dump_pins(pins), encoding="utf-8")

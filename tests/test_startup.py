@@ -32,8 +32,13 @@ _ENTRY = "@article{vaswani2017, title={Attention Is All You Need}, author={Vaswa
 
 def _imported(tmp_path, *args: str) -> set[str]:
     report = tmp_path / "modules.json"
-    subprocess.run([sys.executable, "-c", _PROBE, str(report), *args], cwd=tmp_path, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-c", _PROBE, str(report), *args],
+        cwd=tmp_path,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return set(json.loads(report.read_text()))
 
 
@@ -43,13 +48,16 @@ def test_help_imports_neither_parsers_nor_templates(tmp_path):
     assert imported.isdisjoint({"bibtexparser", "pylatexenc", "jinja2", *_NETWORK, *_NEVER})
 
 
-@pytest.mark.parametrize("args", [
-    ("check",),  # the bundled seeds
-    ("bib", "mine.bib", "-o", "out.bib"),
-    ("tag", "mine.bib"),
-    ("parse", "mine.bib", "--json"),
-    ("resolve", "mine.bib", "--json"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check",),  # the bundled seeds
+        ("bib", "mine.bib", "-o", "out.bib"),
+        ("tag", "mine.bib"),
+        ("parse", "mine.bib", "--json"),
+        ("resolve", "mine.bib", "--json"),
+    ],
+)
 def test_analysing_commands_import_no_templates_or_network_clients(tmp_path, args):
     (tmp_path / "mine.bib").write_text(_ENTRY, encoding="utf-8")
     imported = _imported(tmp_path, *args)

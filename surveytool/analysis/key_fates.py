@@ -58,8 +58,10 @@ def _fate(
         )
         return Finding("duplicate-entry", Severity.WARNING, message, where, hint, key, ())
     if runs_in_tex(key):
-        message = f"entry key '{key}' holds a TeX command, which would run wherever BibTeX copies the key; " \
-                  f"{_WRITTEN} write this entry under the new key '{paper.key}'"
+        message = (
+            f"entry key '{key}' holds a TeX command, which would run wherever BibTeX copies the key; "
+            f"{_WRITTEN} write this entry under the new key '{paper.key}'"
+        )
         return Finding("unusable-key", Severity.ERROR, message, where, f"cite this entry as '{paper.key}'", key)
     holder = f"the entry at {first} keeps it" if first != where else "another entry holds it"
     message = (

@@ -101,8 +101,11 @@ def runs_in_tex(key: str) -> bool:
     return "\\" in key or "^^" in key
 
 
-def assign_keys(papers: Sequence[Paper], pins: Mapping[str, str] | None = None,
-                identities_of: Callable[[Paper], list[str]] = identities) -> tuple[list[Paper], dict[str, str]]:
+def assign_keys(
+    papers: Sequence[Paper],
+    pins: Mapping[str, str] | None = None,
+    identities_of: Callable[[Paper], list[str]] = identities,
+) -> tuple[list[Paper], dict[str, str]]:
     """Give every paper a unique key; keys in ``pins`` and user keys are kept as they are.
 
     Returns the papers with keys and the pins to save (old pins plus new keys).
@@ -174,19 +177,25 @@ def load_pins(path: Path) -> dict[str, str]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise InputError(f"key lock file is not valid JSON: {error.msg}", path=str(path), line=error.lineno,
-                         hint=_LOCK_HINT) from None
+        raise InputError(
+            f"key lock file is not valid JSON: {error.msg}", path=str(path), line=error.lineno, hint=_LOCK_HINT
+        ) from None
     except (ValueError, RecursionError):  # a number of thousands of digits, arrays nested thousands deep
-        raise InputError("key lock file holds a value too large or too deep to read", path=str(path),
-                         hint=_LOCK_HINT) from None
+        raise InputError(
+            "key lock file holds a value too large or too deep to read", path=str(path), hint=_LOCK_HINT
+        ) from None
     keys = data.get("keys", {}) if isinstance(data, dict) else None
     if not isinstance(keys, dict):
         raise InputError('key lock file has no "keys" object', path=str(path), hint=_LOCK_HINT)
     for identity, key in keys.items():
         if not isinstance(key, str):
             line = text.count("\n", 0, max(text.find(_JSON_STRING(identity)), 0)) + 1
-            raise InputError(f"key lock file pins {_JSON_STRING(identity)} to {json.dumps(key)[:40]}, which is not a citation key",
-                             path=str(path), line=line, hint=_LOCK_HINT)
+            raise InputError(
+                f"key lock file pins {_JSON_STRING(identity)} to {json.dumps(key)[:40]}, which is not a citation key",
+                path=str(path),
+                line=line,
+                hint=_LOCK_HINT,
+            )
     return keys
 
 

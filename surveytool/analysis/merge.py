@@ -70,8 +70,9 @@ def short_title_identity(paper: Paper, normalized_title: str) -> str:
     year = paper.fields.get("year", "")[:4]
     if not year.isdigit() or not paper.authors:
         return ""
-    surnames = ",".join(normalize(name.split(",")[0] if "," in name else (name.split() or [""])[-1])
-                        for name in paper.authors)
+    surnames = ",".join(
+        normalize(name.split(",")[0] if "," in name else (name.split() or [""])[-1]) for name in paper.authors
+    )
     return f"short:{normalized_title}|{surnames}|{year}"
 
 
@@ -102,14 +103,22 @@ def snippet_fingerprint(paper: Paper) -> str | None:
     return hashlib.sha1(" ".join(words).encode()).hexdigest()[:12]
 
 
-def merge_duplicates(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities,
-                     *, merge_user_entries: bool = False) -> list[Paper]:
+def merge_duplicates(
+    papers: Sequence[Paper],
+    identities_of: Callable[[Paper], list[str]] = identities,
+    *,
+    merge_user_entries: bool = False,
+) -> list[Paper]:
     """One paper per work, in the order of each work's first appearance (see ``merge_records``)."""
     return merge_records(papers, identities_of, merge_user_entries=merge_user_entries)[0]
 
 
-def merge_records(papers: Sequence[Paper], identities_of: Callable[[Paper], list[str]] = identities,
-                  *, merge_user_entries: bool = False) -> tuple[list[Paper], list[Finding]]:
+def merge_records(
+    papers: Sequence[Paper],
+    identities_of: Callable[[Paper], list[str]] = identities,
+    *,
+    merge_user_entries: bool = False,
+) -> tuple[list[Paper], list[Finding]]:
     """One paper per work, and findings about records that look alike but were kept apart.
 
     Records sharing an identity are candidates; they merge only when nothing
@@ -135,8 +144,10 @@ def merge_records(papers: Sequence[Paper], identities_of: Callable[[Paper], list
                     groups.consider(other, index, identity)
             others.append(index)
     _union_near_duplicate_abstracts(papers, groups)
-    merged = [merge_group([papers[i] for i in members]) if len(members) > 1 else papers[members[0]]
-              for members in groups.in_order()]
+    merged = [
+        merge_group([papers[i] for i in members]) if len(members) > 1 else papers[members[0]]
+        for members in groups.in_order()
+    ]
     return merged, groups.findings
 
 
@@ -155,19 +166,30 @@ def _union_near_duplicate_abstracts(papers: Sequence[Paper], groups: PairwiseGro
             for shingle in shingles(words[index]):
                 postings[shingle].append(index)
     for index, own in words.items():
-        shared = Counter(other for s in shingles(own) if len(postings[s]) <= _MAX_POSTINGS
-                         for other in postings[s] if other > index)
+        shared = Counter(
+            other for s in shingles(own) if len(postings[s]) <= _MAX_POSTINGS for other in postings[s] if other > index
+        )
         for other, count in shared.most_common(_NEAR_CANDIDATES):
-            if count >= _MIN_SHARED_SHINGLES and groups.find(other) != groups.find(index) \
-                    and abstract_similarity(own, words[other]) >= NEAR_DUPLICATE:
+            if (
+                count >= _MIN_SHARED_SHINGLES
+                and groups.find(other) != groups.find(index)
+                and abstract_similarity(own, words[other]) >= NEAR_DUPLICATE
+            ):
                 groups.consider(index, other, "snippet:near")
 
 
 def merge_group(group: Iterable[Paper]) -> Paper:
     """Several records of one work as one paper: the best metadata, every source and key."""
     # The published version (a venue) is preferred to its preprint, then the first read.
-    ranked = sorted(group, key=lambda p: (_ORIGIN_RANK[p.origin], p.resolution is None,
-                                          not (p.fields.get("booktitle") or p.fields.get("journal")), min(p.sources)))
+    ranked = sorted(
+        group,
+        key=lambda p: (
+            _ORIGIN_RANK[p.origin],
+            p.resolution is None,
+            not (p.fields.get("booktitle") or p.fields.get("journal")),
+            min(p.sources),
+        ),
+    )
     best = ranked[0]
     fields = dict(best.fields)
     latex = dict(best.latex_fields)
@@ -198,4 +220,3 @@ def merge_group(group: Iterable[Paper]) -> Paper:
         explicit_tags=explicit,
         aliases=tuple(sorted(keys - {key})),
     )
-

@@ -32,7 +32,9 @@ def load_taxonomy(path: Path, display: str | None = None) -> Taxonomy:
     try:
         text = read_user_file(path, display, SETTINGS_LIMIT, TaxonomyError, "taxonomy file").decode("utf-8-sig")
     except FileNotFoundError:
-        raise TaxonomyError("no such taxonomy file", path=display, hint="check the path given with --taxonomy") from None
+        raise TaxonomyError(
+            "no such taxonomy file", path=display, hint="check the path given with --taxonomy"
+        ) from None
     except (OSError, UnicodeDecodeError) as error:
         raise TaxonomyError(f"cannot be read ({error})", path=display, hint="save it as UTF-8 TOML") from None
     return parse_taxonomy(text, display)
@@ -44,11 +46,18 @@ def parse_taxonomy(text: str, display: str = "<taxonomy>") -> Taxonomy:
     except tomllib.TOMLDecodeError as error:
         match = _TOML_POSITION.search(str(error))
         message = _TOML_POSITION.sub("", str(error)).strip()
-        raise TaxonomyError(f"not valid TOML: {message}", path=display, line=int(match.group(1)) if match else None,
-                            hint="see https://toml.io for the syntax") from None
+        raise TaxonomyError(
+            f"not valid TOML: {message}",
+            path=display,
+            line=int(match.group(1)) if match else None,
+            hint="see https://toml.io for the syntax",
+        ) from None
     except RecursionError:  # tomllib reads nested arrays and inline tables recursively
-        raise TaxonomyError("not valid TOML: arrays or tables nested too deeply", path=display,
-                            hint="a taxonomy needs no nesting deeper than [sections.keywords]") from None
+        raise TaxonomyError(
+            "not valid TOML: arrays or tables nested too deeply",
+            path=display,
+            hint="a taxonomy needs no nesting deeper than [sections.keywords]",
+        ) from None
     return _Validator(text, display).build(data)
 
 
@@ -90,15 +99,26 @@ class _Validator:
     def build(self, data: Mapping[str, Any]) -> Taxonomy:
         for key in data:
             if key not in _TOP_KEYS:
-                self.fail(f"unknown key '{key}'", self.top_line(key), _did_you_mean(key, _TOP_KEYS, "allowed: " + ", ".join(sorted(_TOP_KEYS))))
+                self.fail(
+                    f"unknown key '{key}'",
+                    self.top_line(key),
+                    _did_you_mean(key, _TOP_KEYS, "allowed: " + ", ".join(sorted(_TOP_KEYS))),
+                )
         groups = [self._group(i, g) for i, g in enumerate(self._tables(data, "groups"))]
         sections = [self._section(i, s) for i, s in enumerate(self._tables(data, "sections"))]
         if not sections:
-            self.fail("the taxonomy has no [[sections]]", None, "add at least one [[sections]] table with an id and a title")
+            self.fail(
+                "the taxonomy has no [[sections]]", None, "add at least one [[sections]] table with an id and a title"
+            )
         self._check_ids(groups, sections)
         self._check_parents(groups, sections)
         self._check_aliases(sections)
-        return Taxonomy(str(data.get("title", "Related Work")), tuple(self._ordered(groups, sections)), tuple(sections), self.display)
+        return Taxonomy(
+            str(data.get("title", "Related Work")),
+            tuple(self._ordered(groups, sections)),
+            tuple(sections),
+            self.display,
+        )
 
     def _tables(self, data: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
         tables = data.get(name, [])
@@ -109,34 +129,59 @@ class _Validator:
     def _common(self, table: str, index: int, raw: Mapping[str, Any], allowed: set[str]) -> tuple[str, str]:
         for key in raw:
             if key not in allowed:
-                self.fail(f"unknown key '{key}' in [[{table}]]", self.line_of(table, index, key),
-                          _did_you_mean(key, allowed, "allowed: " + ", ".join(sorted(allowed))))
+                self.fail(
+                    f"unknown key '{key}' in [[{table}]]",
+                    self.line_of(table, index, key),
+                    _did_you_mean(key, allowed, "allowed: " + ", ".join(sorted(allowed))),
+                )
         for key in ("id", "title"):
             if not isinstance(raw.get(key), str) or not raw[key].strip():
-                self.fail(f"[[{table}]] needs a non-empty string '{key}'", self.line_of(table, index), f"add {key} = \"...\"")
+                self.fail(
+                    f"[[{table}]] needs a non-empty string '{key}'", self.line_of(table, index), f'add {key} = "..."'
+                )
         if not _ID.match(raw["id"]):
-            self.fail(f"id '{raw['id']}' is not lowercase-with-hyphens", self.line_of(table, index, "id"), "use ids like 'data-parallel'")
+            self.fail(
+                f"id '{raw['id']}' is not lowercase-with-hyphens",
+                self.line_of(table, index, "id"),
+                "use ids like 'data-parallel'",
+            )
         if raw["id"] in GENERATED_IDS:
-            self.fail(f"id '{raw['id']}' is the chapter's own (its notes region and label would be taken twice)",
-                      self.line_of(table, index, "id"), f"choose another id; reserved: {', '.join(GENERATED_IDS)}")
+            self.fail(
+                f"id '{raw['id']}' is the chapter's own (its notes region and label would be taken twice)",
+                self.line_of(table, index, "id"),
+                f"choose another id; reserved: {', '.join(GENERATED_IDS)}",
+            )
         return raw["id"], raw["title"]
 
     def _group(self, index: int, raw: Mapping[str, Any]) -> Group:
         group_id, title = self._common("groups", index, raw, _GROUP_KEYS)
-        return Group(group_id, title, (), parent=str(raw.get("parent", "")), line=self.line_of("groups", index, "id") or 0)
+        return Group(
+            group_id, title, (), parent=str(raw.get("parent", "")), line=self.line_of("groups", index, "id") or 0
+        )
 
     def _section(self, index: int, raw: Mapping[str, Any]) -> Section:
         section_id, title = self._common("sections", index, raw, _SECTION_KEYS)
         aliases = raw.get("aliases", [])
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
-            self.fail("aliases must be a list of strings", self.line_of("sections", index, "aliases"), 'write aliases = ["MoE", "mixture of experts"]')
+            self.fail(
+                "aliases must be a list of strings",
+                self.line_of("sections", index, "aliases"),
+                'write aliases = ["MoE", "mixture of experts"]',
+            )
         keywords = raw.get("keywords", {})
         if not isinstance(keywords, dict) or not all(_finite_number(w) for w in keywords.values()):
-            self.fail(f"keywords must map phrases to numeric weights from -{MAX_WEIGHT:.0f} to {MAX_WEIGHT:.0f}",
-                      self.line_of("sections", index, "keywords"), '"pipeline parallel*" = 5')
+            self.fail(
+                f"keywords must map phrases to numeric weights from -{MAX_WEIGHT:.0f} to {MAX_WEIGHT:.0f}",
+                self.line_of("sections", index, "keywords"),
+                '"pipeline parallel*" = 5',
+            )
         return Section(
-            section_id, title, str(raw.get("parent", "")), str(raw.get("description", "")).strip(),
-            tuple(aliases), frozen_mapping({str(k): float(v) for k, v in keywords.items()}),
+            section_id,
+            title,
+            str(raw.get("parent", "")),
+            str(raw.get("description", "")).strip(),
+            tuple(aliases),
+            frozen_mapping({str(k): float(v) for k, v in keywords.items()}),
             line=self.line_of("sections", index, "id") or 0,
         )
 
@@ -145,7 +190,11 @@ class _Validator:
         nodes: list[Group | Section] = [*groups, *sections]
         for node in nodes:
             if node.id in seen:
-                self.fail(f"duplicate id '{node.id}' (first defined on line {seen[node.id]})", node.line, "give every group and section its own id")
+                self.fail(
+                    f"duplicate id '{node.id}' (first defined on line {seen[node.id]})",
+                    node.line,
+                    "give every group and section its own id",
+                )
             seen[node.id] = node.line
 
     def _check_parents(self, groups: list[Group], sections: list[Section]) -> None:
@@ -156,15 +205,22 @@ class _Validator:
             if parent and parent not in group_ids:
                 table = "groups" if isinstance(node, Group) else "sections"
                 index = groups.index(node) if isinstance(node, Group) else sections.index(node)
-                self.fail(f"'{node.id}' names unknown parent '{parent}'", self.line_of(table, index, "parent"),
-                          _did_you_mean(parent, group_ids, "parents must be group ids"))
+                self.fail(
+                    f"'{node.id}' names unknown parent '{parent}'",
+                    self.line_of(table, index, "parent"),
+                    _did_you_mean(parent, group_ids, "parents must be group ids"),
+                )
         # Each group's chain of parents is walked once: a walk stops at a group already known to lead to a root.
         rooted: set[str] = set()
         for group in groups:
             chain, on_chain, current = [group.id], {group.id}, group
             while current.parent and current.id not in rooted:
                 if current.parent in on_chain:
-                    self.fail(f"groups form a cycle: {' -> '.join(chain + [current.parent])}", group.line, "remove one of these parent links")
+                    self.fail(
+                        f"groups form a cycle: {' -> '.join(chain + [current.parent])}",
+                        group.line,
+                        "remove one of these parent links",
+                    )
                 chain.append(current.parent)
                 on_chain.add(current.parent)
                 current = group_ids[current.parent]
@@ -176,8 +232,11 @@ class _Validator:
             for alias in section.aliases:
                 claimed = owner.setdefault(normalize(alias), section.id)
                 if claimed != section.id:
-                    self.fail(f"alias '{alias}' of '{section.id}' is already a name of '{claimed}'",
-                              self.line_of("sections", index, "aliases"), "an alias must lead to one section only")
+                    self.fail(
+                        f"alias '{alias}' of '{section.id}' is already a name of '{claimed}'",
+                        self.line_of("sections", index, "aliases"),
+                        "an alias must lead to one section only",
+                    )
 
     @staticmethod
     def _ordered(groups: list[Group], sections: list[Section]) -> list[Group]:

@@ -85,22 +85,6 @@ def theme_region_name(section_id: str, theme: Theme) -> str:
     return f"{section_id}/theme-{theme.id}"
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 def find_themes(papers: Sequence[ThemeInput], *, min_papers: int = 7, max_themes: int = 5) -> tuple[Theme, ...]:
     """Group a section's papers into 2..``max_themes`` themes, largest first (then by id).
 

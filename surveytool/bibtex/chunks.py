@@ -89,7 +89,7 @@ def comment_end(text: str, start: int) -> int | None:
     opener = text[opening.end() - 1]
     closer = "}" if opener == "{" else ")"
     depth = 1
-    for match in re.finditer(re.escape(opener) + "|" + re.escape(closer), text[opening.end():]):
+    for match in re.finditer(re.escape(opener) + "|" + re.escape(closer), text[opening.end() :]):
         depth += 1 if match.group() == opener else -1
         if depth == 0:
             return opening.end() + match.end()
@@ -125,8 +125,8 @@ def parse_chunks(text: str, chunks: list[Chunk], wanted: list[int]) -> dict[int,
     """
     found: dict[int, list[tuple[int, model.Block]]] = {i: [] for i in wanted}
     for first, last in _runs(wanted):
-        run = chunks[first:last + 1]
-        run_text = text[run[0].start:run[-1].end]
+        run = chunks[first : last + 1]
+        run_text = text[run[0].start : run[-1].end]
         if run[-1].follower:
             run_text += run[-1].follower
         with quiet_bibtexparser():
@@ -164,13 +164,13 @@ def scan_chunk(text: str, chunk: Chunk) -> list[tuple[int, model.Block]] | None:
     Lines are relative to the chunk's first, counted as bibtexparser counts them.
     Fields get no start line: nothing here uses one.
     """
-    source = text[chunk.start:chunk.end]
+    source = text[chunk.start : chunk.end]
     block: model.Block
     closed_at = comment_end(source, 0)
     if closed_at is not None:
         raw = source[:closed_at].strip()
         opening = _COMMENT_START.match(raw)
-        block, end = model.ExplicitComment(raw[opening.end():-1], raw=raw), closed_at  # type: ignore[union-attr]
+        block, end = model.ExplicitComment(raw[opening.end() : -1], raw=raw), closed_at  # type: ignore[union-attr]
     else:
         entry = scan_plain_entry(source)
         if entry is None:
@@ -192,5 +192,8 @@ def scan_chunk(text: str, chunk: Chunk) -> list[tuple[int, model.Block]] | None:
 
 def string_chunks(text: str, chunks: list[Chunk], indices: list[int]) -> list[int]:
     """The chunks among ``indices`` that may define a macro (a superset: reading one early is harmless)."""
-    return [i for i in indices if STRING_START.search(text, chunks[i].start, chunks[i].end)
-            and comment_end(text, chunks[i].start) is None]
+    return [
+        i
+        for i in indices
+        if STRING_START.search(text, chunks[i].start, chunks[i].end) and comment_end(text, chunks[i].start) is None
+    ]

@@ -15,10 +15,38 @@ from surveytool.text.latex import block_offences, encode_bibtex_title, encode_bi
 DIALECTS = ("bibtex", "biblatex")
 
 FIELD_ORDER = (
-    "author", "editor", "title", "booktitle", "journal", "journaltitle", "year", "date", "month",
-    "volume", "number", "pages", "publisher", "address", "institution", "school", "organization",
-    "howpublished", "series", "edition", "doi", "eprint", "archiveprefix", "eprinttype",
-    "primaryclass", "url", "urldate", "ids", "key", "note", "abstract", "keywords",
+    "author",
+    "editor",
+    "title",
+    "booktitle",
+    "journal",
+    "journaltitle",
+    "year",
+    "date",
+    "month",
+    "volume",
+    "number",
+    "pages",
+    "publisher",
+    "address",
+    "institution",
+    "school",
+    "organization",
+    "howpublished",
+    "series",
+    "edition",
+    "doi",
+    "eprint",
+    "archiveprefix",
+    "eprinttype",
+    "primaryclass",
+    "url",
+    "urldate",
+    "ids",
+    "key",
+    "note",
+    "abstract",
+    "keywords",
 )
 _ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
 # Values copied verbatim: identifiers whose characters mean nothing to BibTeX styles.
@@ -97,14 +125,19 @@ def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str]) -> str
     if original is None:
         return encode_field(name, text)
     written = safe_bibtex_value(original, macros)
-    if written is original and isinstance(macros, WrittenMacros) and macros.redefined \
-            and uses_any(original, macros.redefined):
+    if (
+        written is original
+        and isinstance(macros, WrittenMacros)
+        and macros.redefined
+        and uses_any(original, macros.redefined)
+    ):
         written = safe_bibtex_value(original, macros.as_first_defined())  # and as the first definitions read
     return written
 
 
-def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex",
-                  macros: Mapping[str, str] = frozen_mapping()) -> list[tuple[str, str]]:
+def bibtex_fields(
+    paper: Paper, tags_field: str = "sections", dialect: str = "bibtex", macros: Mapping[str, str] = frozen_mapping()
+) -> list[tuple[str, str]]:
     """The fields of ``paper`` in canonical order, as raw BibTeX values."""
     # Empty fields the user wrote are kept; empty ones from elsewhere are not written.
     values = {name: text for name, text in paper.fields.items() if text or name in paper.latex_fields}
@@ -114,7 +147,9 @@ def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bi
         values.setdefault("year", "n.d.")
         where = ", ".join(str(s) for s in paper.sources)
         what = "snippet" if paper.abstract else "title"
-        values.setdefault("note", f"surveytool: unresolved {what} from {where}; identify the paper and complete this entry")
+        values.setdefault(
+            "note", f"surveytool: unresolved {what} from {where}; identify the paper and complete this entry"
+        )
     if paper.explicit_tags:
         # The user's tags: variants written as ids, tags naming no section kept as they wrote them.
         given = [t.section for t in paper.tags if t.explicit] + list(paper.unknown_tags)
@@ -125,7 +160,11 @@ def bibtex_fields(paper: Paper, tags_field: str = "sections", dialect: str = "bi
         _to_biblatex(values, paper.aliases)
     rendered = []
     for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
-        raw = _value(paper, name, values[name], macros) if name != tags_field else safe_bibtex_value("{" + values[name] + "}")
+        raw = (
+            _value(paper, name, values[name], macros)
+            if name != tags_field
+            else safe_bibtex_value("{" + values[name] + "}")
+        )
         rendered.append((name, raw))
     return rendered
 
@@ -155,8 +194,9 @@ def sort_papers(papers: Iterable[Paper], order: str = "key", section_ids: Sequen
     return sorted(papers, key=lambda p: p.key)
 
 
-def bibtex_entry(paper: Paper, tags_field: str = "sections", dialect: str = "bibtex",
-                 macros: Mapping[str, str] = frozen_mapping()) -> str:
+def bibtex_entry(
+    paper: Paper, tags_field: str = "sections", dialect: str = "bibtex", macros: Mapping[str, str] = frozen_mapping()
+) -> str:
     """One entry's text in the .bib (``bibliography_pieces`` adds a blank line after it).
 
     ``macros`` are the @string definitions written with it, as TeX will read the
@@ -235,7 +275,7 @@ def macros_of(definitions: Iterable[tuple[str, str]]) -> WrittenMacros:
 
 def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
     if block.kind == "preamble":
-        value = block.text[len("@preamble{"):-1]
+        value = block.text[len("@preamble{") : -1]
         written = safe_bibtex_value(value, macros, preamble=True)
         return block.text if written is value else "@preamble{" + written + "}"
     if block.kind in ("comment", "failed"):

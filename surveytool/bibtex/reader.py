@@ -48,11 +48,18 @@ def read_bibtex(text: str, path: str, tags_field: str = "sections") -> BibDocume
     return assemble([document for _, document in read_chunks(text, chunks, every, early, path, table, tags_field)])
 
 
-def read_chunks(text: str, chunks: list[Chunk], indices: list[int], early: dict[int, list], path: str,
-                 table: Mapping[str, str], tags_field: str) -> Iterator[tuple[int, BibDocument]]:
+def read_chunks(
+    text: str,
+    chunks: list[Chunk],
+    indices: list[int],
+    early: dict[int, list],
+    path: str,
+    table: Mapping[str, str],
+    tags_field: str,
+) -> Iterator[tuple[int, BibDocument]]:
     """The documents of the chunks at ``indices``, parsed a bounded run at a time (``early``: parsed already)."""
     for first in range(0, len(indices), RUN_LENGTH):
-        run = indices[first:first + RUN_LENGTH]
+        run = indices[first : first + RUN_LENGTH]
         to_read = [i for i in run if i not in early]
         scanned = {i: blocks for i in to_read if (blocks := scan_chunk(text, chunks[i])) is not None}
         parsed = parse_chunks(text, chunks, [i for i in to_read if i not in scanned])
@@ -77,8 +84,14 @@ def macro_table(definitions: Iterable[tuple[str, str]]) -> dict[str, str]:
     return table
 
 
-def _read_chunk(blocks: list[tuple[int, model.Block]], text: str, chunk: Chunk, path: str,
-                strings: Mapping[str, str], tags_field: str) -> BibDocument:
+def _read_chunk(
+    blocks: list[tuple[int, model.Block]],
+    text: str,
+    chunk: Chunk,
+    path: str,
+    strings: Mapping[str, str],
+    tags_field: str,
+) -> BibDocument:
     papers: list[Paper] = []
     kept: list[RawBlock] = []
     findings: list[Finding] = []
@@ -92,36 +105,56 @@ def _read_chunk(blocks: list[tuple[int, model.Block]], text: str, chunk: Chunk, 
             papers.append(_entry_to_paper(block, where, strings, tags_field))
             findings.extend(_dangerous_fields(papers[-1], where, strings))
             if not usable_key(block.key):
-                findings.append(Finding("unusable-key", Severity.ERROR, f"key '{block.key}' cannot be used in \\cite",
-                                        where, "rename it with letters, digits and - _ : . / only", block.key))
+                findings.append(
+                    Finding(
+                        "unusable-key",
+                        Severity.ERROR,
+                        f"key '{block.key}' cannot be used in \\cite",
+                        where,
+                        "rename it with letters, digits and - _ : . / only",
+                        block.key,
+                    )
+                )
         elif isinstance(block, model.String):
             kept.append(RawBlock("string", f"@string{{{block.key} = {block.value}}}", where, block.key))
         elif isinstance(block, model.Preamble):
             kept.append(RawBlock("preamble", f"@preamble{{{block.value}}}", where))
         elif isinstance(block, model.ExplicitComment):
             # As written: its case (@Comment) and its last newline (JabRef's metadata) are the user's.
-            raw = block.raw.strip() if block.raw and block.raw.lstrip().startswith("@") else f"@comment{{{block.comment}}}"
+            raw = (
+                block.raw.strip()
+                if block.raw and block.raw.lstrip().startswith("@")
+                else f"@comment{{{block.comment}}}"
+            )
             kept.append(RawBlock("comment", raw, where))
         elif isinstance(block, model.ImplicitComment):
             if block.comment.strip():
                 kept.append(RawBlock("comment", tidy_text(block.comment), where))
         elif isinstance(block, model.ParsingFailedBlock):
-            lines = lines if lines is not None else text[chunk.start:chunk.end].splitlines(keepends=True)
+            lines = lines if lines is not None else text[chunk.start : chunk.end].splitlines(keepends=True)
             region, swallowed = _failed_region(blocks, index, lines)
             absorbed.update(swallowed)
             if isinstance(block, model.DuplicateFieldKeyBlock):
-                findings.append(Finding(
-                    "duplicate-field", Severity.ERROR,
-                    f"entry has the field(s) {', '.join(sorted(block.duplicate_keys))} twice; it is kept verbatim",
-                    where, "delete one of the repeated fields",
-                ))
+                findings.append(
+                    Finding(
+                        "duplicate-field",
+                        Severity.ERROR,
+                        f"entry has the field(s) {', '.join(sorted(block.duplicate_keys))} twice; it is kept verbatim",
+                        where,
+                        "delete one of the repeated fields",
+                    )
+                )
             else:
                 reason = getattr(block.error, "abort_reason", None) or str(block.error)
-                findings.append(Finding(
-                    "bibtex-syntax", Severity.ERROR,
-                    f"this block could not be parsed: {reason.strip()}; it is kept verbatim in the output",
-                    where, "check for an unbalanced brace or a missing comma",
-                ))
+                findings.append(
+                    Finding(
+                        "bibtex-syntax",
+                        Severity.ERROR,
+                        f"this block could not be parsed: {reason.strip()}; it is kept verbatim in the output",
+                        where,
+                        "check for an unbalanced brace or a missing comma",
+                    )
+                )
             kept.append(RawBlock("failed", region, where))
     for raw_block in kept:
         findings.extend(_dangerous_block(raw_block, strings))
@@ -151,10 +184,16 @@ def assemble(documents: list[BibDocument]) -> BibDocument:
 
 def _duplicate_string(name: str, first_line: int, where: SourceLocation) -> Finding:
     first = SourceLocation(where.path, first_line)
-    return Finding("duplicate-key", Severity.WARNING,
-                   f"@string '{name}' is defined again here (first at {first}); surveytool uses the first "
-                   "definition and writes this one back as it is", where, "delete or rename one of the definitions", name,
-                   (first,))
+    return Finding(
+        "duplicate-key",
+        Severity.WARNING,
+        f"@string '{name}' is defined again here (first at {first}); surveytool uses the first "
+        "definition and writes this one back as it is",
+        where,
+        "delete or rename one of the definitions",
+        name,
+        (first,),
+    )
 
 
 def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str, str]) -> list[Finding]:
@@ -170,20 +209,29 @@ def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str,
     for name, value in sorted(paper.latex_fields.items()):
         tex, offences = bibtex_value_offences(value, strings)
         if offences:
-            found.append(Finding("dangerous-macro", Severity.ERROR,
-                                 f"field '{name}' of '{paper.key}' has LaTeX outside the allowlist: {describe_offences(offences, tex)}",
-                                 where, _ALLOW_HINT, paper.key))
+            found.append(
+                Finding(
+                    "dangerous-macro",
+                    Severity.ERROR,
+                    f"field '{name}' of '{paper.key}' has LaTeX outside the allowlist: {describe_offences(offences, tex)}",
+                    where,
+                    _ALLOW_HINT,
+                    paper.key,
+                )
+            )
     return found
 
 
-_ALLOW_HINT = ("written to print literally; delete it, or if you trust it allow the command in surveytool.toml: "
-               "[latex] allow = [\"\\\\name\"]")
+_ALLOW_HINT = (
+    "written to print literally; delete it, or if you trust it allow the command in surveytool.toml: "
+    '[latex] allow = ["\\\\name"]'
+)
 
 
 def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Finding]:
     """A @preamble (as TeX reads it), or a @comment or failed block, whose inside BibTeX still reads."""
     if block.kind == "preamble":
-        tex, offences = bibtex_value_offences(block.text[len("@preamble{"):-1], strings, preamble=True)
+        tex, offences = bibtex_value_offences(block.text[len("@preamble{") : -1], strings, preamble=True)
         what = "@preamble"
     elif block.kind == "string":
         tex, offences = bibtex_value_offences(string_block_value(block), strings)
@@ -196,8 +244,15 @@ def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Findin
         return []
     if not offences:
         return []
-    return [Finding("dangerous-macro", Severity.ERROR, f"{what} has LaTeX outside the allowlist: {describe_offences(offences, tex)}",
-                    block.location, _ALLOW_HINT)]
+    return [
+        Finding(
+            "dangerous-macro",
+            Severity.ERROR,
+            f"{what} has LaTeX outside the allowlist: {describe_offences(offences, tex)}",
+            block.location,
+            _ALLOW_HINT,
+        )
+    ]
 
 
 def _failed_region(blocks: list[tuple[int, model.Block]], index: int, lines: list[str]) -> tuple[str, list[int]]:

@@ -32,7 +32,9 @@ for _ in range(3):
 _QUOTED = r'"(?:[^"]++|(?<=\\)")*+(?<!\{)"'
 # name = value, then the comma or brace that ends it (an "=" after a backslash is no delimiter either).
 # Possessive quantifiers: no backtracking, linear time.
-_FIELD = re.compile(r'([^{}",=]*+)(?<!\\)=((?:[^{}",]++|(?<=\\)[{}",]|\{' + _IN_BRACES + r"\}|" + _QUOTED + r")*+)([,}])")
+_FIELD = re.compile(
+    r'([^{}",=]*+)(?<!\\)=((?:[^{}",]++|(?<=\\)[{}",]|\{' + _IN_BRACES + r"\}|" + _QUOTED + r")*+)([,}])"
+)
 _ENTRY_END = re.compile(r"\s*+\}")
 
 
@@ -71,4 +73,4 @@ def scan_plain_entry(text: str) -> PlainEntry | None:
         position = field.end()
         if field.group(3) == "}":
             break
-    return PlainEntry(head[1:].strip(), start.group(2).strip(), fields, text[start.start(1):position], position)
+    return PlainEntry(head[1:].strip(), start.group(2).strip(), fields, text[start.start(1) : position], position)

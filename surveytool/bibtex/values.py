@@ -53,8 +53,21 @@ def _split_concatenation(value: str) -> list[str]:
 
 #: Fields shown to readers, decoded exactly (pylatexenc where the quick decoder is unsure).
 #: Other fields (abstracts, notes, ...) are only matched or written back as they were.
-EXACTLY_DECODED = frozenset({"title", "author", "editor", "booktitle", "journal", "series", "publisher",
-                             "institution", "school", "organization", "howpublished"})
+EXACTLY_DECODED = frozenset(
+    {
+        "title",
+        "author",
+        "editor",
+        "booktitle",
+        "journal",
+        "series",
+        "publisher",
+        "institution",
+        "school",
+        "organization",
+        "howpublished",
+    }
+)
 
 
 #: ``\noopsort{key}`` (and its ``\noop`` spelling) only steers BibTeX's sorting: it prints nothing.
@@ -141,14 +154,19 @@ def macro_names(value: str) -> list[str]:
     return [part.lower() for part in parts if part[:1] not in ("{", '"') and not part.isdigit()]
 
 
-def bibtex_value_offences(value: str, strings: Mapping[str, str] = frozen_mapping(),
-                          preamble: bool = False) -> tuple[str, list[Offence]]:
+def bibtex_value_offences(
+    value: str, strings: Mapping[str, str] = frozen_mapping(), preamble: bool = False
+) -> tuple[str, list[Offence]]:
     """(the value as TeX reads it, its tokens outside the LaTeX allowlist); ("", []) for most values, at once.
 
     ``preamble``: the value of a @preamble, which may define the commands the allowlist lets it define.
     """
-    if "\\" not in value and "^^" not in value and "#" not in value and (
-            value[:1] in '{"' or value.strip().lower() not in strings):
+    if (
+        "\\" not in value
+        and "^^" not in value
+        and "#" not in value
+        and (value[:1] in '{"' or value.strip().lower() not in strings)
+    ):
         return "", _NONE  # one piece, with no command in it and no macro of the file: most values
     with_commands, memo = _table_state(strings)
     if "\\" not in value and "^" not in value and not any(name in with_commands for name in macro_names(value)):
@@ -160,7 +178,10 @@ def bibtex_value_offences(value: str, strings: Mapping[str, str] = frozen_mappin
             tex = value_as_tex(value, strings)
             found = tex, latex_offences(tex, preamble=preamble)
         except ExpansionTooLarge:
-            found = value, [Offence(0, len(value), value, "its @string macros expand too far (in size, depth, or circles)")]
+            found = (
+                value,
+                [Offence(0, len(value), value, "its @string macros expand too far (in size, depth, or circles)")],
+            )
         if len(memo) < _MEMO_SIZE:
             memo[key] = found
     return found

@@ -47,8 +47,12 @@ def _coalesce_comments(blocks: Iterable[RawBlock]) -> list[RawBlock]:
     """Adjacent free-text comments as one block: that is how they read back, so writing is a fixed point."""
     merged: list[RawBlock] = []
     for block in blocks:
-        if merged and block.kind == "comment" == merged[-1].kind and not block.text.startswith("@") \
-                and not merged[-1].text.startswith("@"):
+        if (
+            merged
+            and block.kind == "comment" == merged[-1].kind
+            and not block.text.startswith("@")
+            and not merged[-1].text.startswith("@")
+        ):
             merged[-1] = RawBlock("comment", merged[-1].text + "\n\n" + block.text, merged[-1].location)
         else:
             merged.append(block)

@@ -32,11 +32,9 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """surveytool: related-paper lists and .bib files in, a tagged bibliography and a chapter out."""
-
 
 
 for command in (build, draft, export, parse, tag, bib, resolve, rekey, check):
@@ -44,8 +42,10 @@ for command in (build, draft, export, parse, tag, bib, resolve, rekey, check):
 app.add_typer(taxonomy_app, name="taxonomy")
 
 
-BUG_REPORT = ("surveytool: internal error (a bug in surveytool, not in your files): please report this "
-              "with the command and the traceback above on the project's issue tracker")
+BUG_REPORT = (
+    "surveytool: internal error (a bug in surveytool, not in your files): please report this "
+    "with the command and the traceback above on the project's issue tracker"
+)
 
 
 def main() -> None:

@@ -35,7 +35,10 @@ from surveytool.cli.options import (
 def bib(
     sources: SourcesArg = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="The .bib file to write (-: print it).")] = None,
-    in_place: Annotated[Path | None, typer.Option("--in-place", help="Update this .bib of yours: only changed tags and new entries are written.")] = None,
+    in_place: Annotated[
+        Path | None,
+        typer.Option("--in-place", help="Update this .bib of yours: only changed tags and new entries are written."),
+    ] = None,
     dialect: DialectOpt = "bibtex",
     sort: Annotated[str, typer.Option("--sort", help="key, or section (taxonomy order, then year).")] = "key",
     taxonomy: TaxonomyOpt = None,
@@ -61,11 +64,15 @@ def bib(
     if in_place is not None and str(in_place) == "-":
         raise typer.BadParameter("--in-place edits a file; print a new .bib with -o - instead", param_hint="--in-place")
     if in_place is not None and merge_duplicates:
-        raise typer.BadParameter("--in-place never removes your entries; merge into a new file with -o FILE",
-                                 param_hint="--merge-duplicates")
+        raise typer.BadParameter(
+            "--in-place never removes your entries; merge into a new file with -o FILE", param_hint="--merge-duplicates"
+        )
     options = make_options(sources, taxonomy, catalog, tags_field, overrides)
-    options = replace(options, merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)),
-                      source_kind=require_kind(kind))
+    options = replace(
+        options,
+        merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)),
+        source_kind=require_kind(kind),
+    )
     if in_place is not None:
         survey, edits = update_bib(options, in_place, dialect=dialect, stage=progress(quiet, ANALYSIS_STAGES))
         report(survey.findings, quiet)
@@ -80,14 +87,18 @@ def bib(
         report(survey.findings, quiet)
         if not quiet:
             printed = str(output) == "-"
-            typer.echo(f"{len(survey.papers)} entries written to {'standard output' if printed else output}", err=printed)
+            typer.echo(
+                f"{len(survey.papers)} entries written to {'standard output' if printed else output}", err=printed
+            )
     raise typer.Exit(exit_code(survey.findings, strict))
 
 
 def resolve(
     sources: SourcesArg = None,
     online: OnlineOpt = False,
-    explain: Annotated[bool, typer.Option("--explain", help="Show which source gave which fields, when, and how sure the match was.")] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show which source gave which fields, when, and how sure the match was.")
+    ] = False,
     as_json: JsonOpt = False,
     catalog: CatalogOpt = None,
     config: ConfigOpt = None,
@@ -101,7 +112,10 @@ def resolve(
     from surveytool.pipeline import ANALYSIS_STAGES
     from surveytool.rebuild.reuse import analyse_reusing
 
-    survey = analyse_reusing(make_options(sources, None, catalog, online=online, config=config, cache=cache), progress(quiet, ANALYSIS_STAGES))
+    survey = analyse_reusing(
+        make_options(sources, None, catalog, online=online, config=config, cache=cache),
+        progress(quiet, ANALYSIS_STAGES),
+    )
     report(survey.findings, quiet)
     typer.echo(entries_json(survey.papers) if as_json else resolution_report(survey.papers, explain), nl=False)
     raise typer.Exit(exit_code(survey.findings, strict))
@@ -109,7 +123,9 @@ def resolve(
 
 def rekey(
     sources: SourcesArg = None,
-    tex: Annotated[list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys to rewrite (repeatable).")] = None,
+    tex: Annotated[
+        list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys to rewrite (repeatable).")
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only print what would change.")] = False,
     catalog: CatalogOpt = None,
     tags_field: TagsFieldOpt = "sections",
@@ -124,8 +140,10 @@ def rekey(
 
     if not tex:
         raise typer.BadParameter("name the .tex files to rewrite", param_hint="--tex")
-    survey = analyse_reusing(replace(make_options(sources, None, catalog, tags_field), merge_duplicates=True),
-                     progress(quiet, ANALYSIS_STAGES))
+    survey = analyse_reusing(
+        replace(make_options(sources, None, catalog, tags_field), merge_duplicates=True),
+        progress(quiet, ANALYSIS_STAGES),
+    )
     renamed = replacements(survey.papers)
     total = 0
     for path in tex:

@@ -34,8 +34,12 @@ from surveytool.cli.options import (
     require_choice,
 )
 
-REUSED_WHAT = {"bibtex": ".bib blocks read", "tags": "entries tagged", "fragments": "chapter paragraphs and table rows",
-               "entries": "entries kept as they were (the others read and tagged again)"}
+REUSED_WHAT = {
+    "bibtex": ".bib blocks read",
+    "tags": "entries tagged",
+    "fragments": "chapter paragraphs and table rows",
+    "entries": "entries kept as they were (the others read and tagged again)",
+}
 
 
 def build(
@@ -55,9 +59,17 @@ def build(
     figure: FigureOpt = True,
     table: TableOpt = True,
     plot: PlotOpt = True,
-    pdf: Annotated[bool, typer.Option("--pdf", help="Then run latexmk in the output folder and report LaTeX errors in plain words.")] = False,
-    reuse: Annotated[bool, typer.Option("--reuse/--no-reuse", help="Reuse what the last build in --out read and tagged "
-                                        "(kept in OUT/.surveytool-cache, by content).")] = True,
+    pdf: Annotated[
+        bool,
+        typer.Option("--pdf", help="Then run latexmk in the output folder and report LaTeX errors in plain words."),
+    ] = False,
+    reuse: Annotated[
+        bool,
+        typer.Option(
+            "--reuse/--no-reuse",
+            help="Reuse what the last build in --out read and tagged (kept in OUT/.surveytool-cache, by content).",
+        ),
+    ] = True,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
     merge_duplicates: MergeDuplicatesOpt = False,
@@ -75,9 +87,14 @@ def build(
     require_choice(dialect, DIALECTS, "--dialect")
     options = make_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache)
     merge_duplicates = merge_duplicates or merge_setting(options.config)
-    result = run_build(replace(options, build_cache=BuildLayout.of(out).cache if reuse else None, merge_duplicates=merge_duplicates), out,
-                       DraftOptions(level=level, templates=templates, dialect=dialect, force=force,
-                                    figure=figure, table=table, plot=plot), progress(quiet, BUILD_STAGES))
+    result = run_build(
+        replace(options, build_cache=BuildLayout.of(out).cache if reuse else None, merge_duplicates=merge_duplicates),
+        out,
+        DraftOptions(
+            level=level, templates=templates, dialect=dialect, force=force, figure=figure, table=table, plot=plot
+        ),
+        progress(quiet, BUILD_STAGES),
+    )
     summary = result.summary
     report(summary.findings, quiet)
     for note in result.notes:
@@ -94,10 +111,18 @@ def build(
             typer.echo(f"wrote {pdf_report.pdf}")
     if not quiet:
         resolved = summary.resolved
-        typer.echo(f"{summary.entries} entries, {resolved} resolved, {summary.entries - resolved} unresolved; wrote {out}/")
+        typer.echo(
+            f"{summary.entries} entries, {resolved} resolved, {summary.entries - resolved} unresolved; wrote {out}/"
+        )
         if any(hits for hits, _ in summary.reused.values()):
-            typer.echo("reused from the last build: " + ", ".join(
-                f"{hits} of {hits + misses} {REUSED_WHAT.get(name, name)}" for name, (hits, misses) in summary.reused.items() if hits + misses))
+            typer.echo(
+                "reused from the last build: "
+                + ", ".join(
+                    f"{hits} of {hits + misses} {REUSED_WHAT.get(name, name)}"
+                    for name, (hits, misses) in summary.reused.items()
+                    if hits + misses
+                )
+            )
         counts = summary.sections
         for section in summary.taxonomy.sections:
             typer.echo(f"  {section.id:<20} {counts.get(section.id, 0):>4}")
@@ -108,7 +133,9 @@ def build(
 
 def draft(
     sources: SourcesArg = None,
-    output: Annotated[Path, typer.Option("--output", "-o", help="The chapter file to write.")] = Path("related_work.tex"),
+    output: Annotated[Path, typer.Option("--output", "-o", help="The chapter file to write.")] = Path(
+        "related_work.tex"
+    ),
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
     level: LevelOpt = "section",
@@ -126,9 +153,12 @@ def draft(
     from surveytool.output.render import LEVELS
 
     require_choice(level, LEVELS, "--level")
-    result = draft_chapter(make_options(sources, taxonomy, catalog, overrides=overrides), output,
-                           DraftOptions(level=level, templates=templates, force=force, figure=figure, table=table, plot=plot),
-                           progress(quiet, BUILD_STAGES))
+    result = draft_chapter(
+        make_options(sources, taxonomy, catalog, overrides=overrides),
+        output,
+        DraftOptions(level=level, templates=templates, force=force, figure=figure, table=table, plot=plot),
+        progress(quiet, BUILD_STAGES),
+    )
     report(result.summary.findings, quiet)
     for note in result.notes:
         typer.echo(note, err=True)

@@ -29,14 +29,23 @@ from surveytool.model import Finding
 
 def check(
     sources: SourcesArg = None,
-    tex: Annotated[list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys must exist (repeatable).")] = None,
+    tex: Annotated[
+        list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys must exist (repeatable).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as a JSON array.")] = False,
     strict: StrictOpt = False,
-    fix: Annotated[bool, typer.Option("--fix", help="Rewrite what is unambiguous (tag variants, title braces) in the .bib sources.")] = False,
+    fix: Annotated[
+        bool,
+        typer.Option("--fix", help="Rewrite what is unambiguous (tag variants, title braces) in the .bib sources."),
+    ] = False,
     explain: Annotated[str | None, typer.Option("--explain", help="Explain one check and exit.")] = None,
-    checks: Annotated[str | None, typer.Option("--checks", help="Comma-separated checks to run (default: all).")] = None,
+    checks: Annotated[
+        str | None, typer.Option("--checks", help="Comma-separated checks to run (default: all).")
+    ] = None,
     disable: Annotated[str | None, typer.Option("--disable", help="Comma-separated checks to skip.")] = None,
-    thin: Annotated[int | None, typer.Option("--thin", help="thin-section: fewer entries than this (default 2).")] = None,
+    thin: Annotated[
+        int | None, typer.Option("--thin", help="thin-section: fewer entries than this (default 2).")
+    ] = None,
     dialect: Annotated[str, typer.Option("--dialect", help="missing-field rules: bibtex or biblatex.")] = "bibtex",
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
@@ -55,9 +64,13 @@ def check(
     require_choice(dialect, DIALECTS, "--dialect")
     if explain is not None:
         if explain not in REGISTRY:
-            raise typer.BadParameter(f"unknown check {explain!r}; known: {', '.join(sorted(REGISTRY))}", param_hint="--explain")
+            raise typer.BadParameter(
+                f"unknown check {explain!r}; known: {', '.join(sorted(REGISTRY))}", param_hint="--explain"
+            )
         item = REGISTRY[explain]
-        typer.echo(f"{item.name} ({item.severity.value}{', fixable with --fix' if item.fixable else ''}): {item.summary}\n\n{item.explanation}")
+        typer.echo(
+            f"{item.name} ({item.severity.value}{', fixable with --fix' if item.fixable else ''}): {item.summary}\n\n{item.explanation}"
+        )
         raise typer.Exit(0)
     options = make_options(sources, taxonomy, catalog, tags_field, overrides, config=config)
     settings = load_check_settings(options.config)
@@ -65,9 +78,18 @@ def check(
     skipped = {c.strip() for c in (disable.split(",") if disable else settings.disable) if c.strip()}
     for name in [*names, *skipped]:
         if name not in REGISTRY:
-            raise typer.BadParameter(f"unknown check {name!r}; known: {', '.join(sorted(REGISTRY))}", param_hint="--checks/--disable")
-    result = check_sources(options, tex or [], [n for n in names if n not in skipped], fix=fix, dialect=dialect,
-                           thin=thin if thin is not None else settings.thin, stage=progress(quiet or as_json, ANALYSIS_STAGES))
+            raise typer.BadParameter(
+                f"unknown check {name!r}; known: {', '.join(sorted(REGISTRY))}", param_hint="--checks/--disable"
+            )
+    result = check_sources(
+        options,
+        tex or [],
+        [n for n in names if n not in skipped],
+        fix=fix,
+        dialect=dialect,
+        thin=thin if thin is not None else settings.thin,
+        stage=progress(quiet or as_json, ANALYSIS_STAGES),
+    )
     if as_json:
         typer.echo(json.dumps([_finding_record(f) for f in result.findings], indent=2, ensure_ascii=False))
     else:
@@ -81,9 +103,15 @@ def check(
 
 def _finding_record(finding: Finding) -> dict:
     where = finding.location
-    return {"check": finding.check, "severity": finding.severity.value, "message": finding.message,
-            "path": where.path if where else None, "line": where.line if where else None,
-            "hint": finding.hint or None, "key": finding.key or None}
+    return {
+        "check": finding.check,
+        "severity": finding.severity.value,
+        "message": finding.message,
+        "path": where.path if where else None,
+        "line": where.line if where else None,
+        "hint": finding.hint or None,
+        "key": finding.key or None,
+    }
 
 
 def _summary(findings) -> str:
@@ -91,5 +119,9 @@ def _summary(findings) -> str:
         return "no problems found"
     by_severity = Counter(f.severity.value for f in findings)
     by_check = Counter(f.check for f in findings)
-    counts = ", ".join(f"{by_severity[s]} {s}{'s' if by_severity[s] != 1 else ''}" for s in ("error", "warning", "info") if by_severity[s])
+    counts = ", ".join(
+        f"{by_severity[s]} {s}{'s' if by_severity[s] != 1 else ''}"
+        for s in ("error", "warning", "info")
+        if by_severity[s]
+    )
     return f"{counts}: " + ", ".join(f"{name} {count}" for name, count in sorted(by_check.items()))

@@ -14,28 +14,62 @@ if TYPE_CHECKING:
 
 from surveytool.model import Finding, Severity
 
-SourcesArg = Annotated[list[Path] | None, typer.Argument(help="Related-paper lists (.txt), .bib, id lists or CSL-JSON; - reads standard input. Default: the bundled seeds.", show_default=False)]
-KindOpt = Annotated[str | None, typer.Option("--kind", help="Read every source (standard input too) as: list, bib, ids or csl (CSL-JSON). Default: by name and content.")]
+SourcesArg = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        help="Related-paper lists (.txt), .bib, id lists or CSL-JSON; - reads standard input. Default: the bundled seeds.",
+        show_default=False,
+    ),
+]
+KindOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--kind",
+        help="Read every source (standard input too) as: list, bib, ids or csl (CSL-JSON). Default: by name and content.",
+    ),
+]
 TaxonomyOpt = Annotated[Path | None, typer.Option("--taxonomy", help="Taxonomy TOML file. Default: the bundled one.")]
-CatalogOpt = Annotated[list[Path] | None, typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")]
+CatalogOpt = Annotated[
+    list[Path] | None, typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")
+]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
-OverridesOpt = Annotated[Path | None, typer.Option("--overrides", help="TOML file of your own tags by key ([tags] key = [ids]).")]
-OnlineOpt = Annotated[bool, typer.Option("--online", help="Also ask OpenAlex, Crossref and arXiv (answers are cached).")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Settings file with an [online] table (default: ./surveytool.toml if present).")]
-CacheOpt = Annotated[Path | None, typer.Option("--cache", help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite generated .tex edited outside the notes regions (kept as .bak).")]
+OverridesOpt = Annotated[
+    Path | None, typer.Option("--overrides", help="TOML file of your own tags by key ([tags] key = [ids]).")
+]
+OnlineOpt = Annotated[
+    bool, typer.Option("--online", help="Also ask OpenAlex, Crossref and arXiv (answers are cached).")
+]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option("--config", help="Settings file with an [online] table (default: ./surveytool.toml if present)."),
+]
+CacheOpt = Annotated[
+    Path | None, typer.Option("--cache", help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).")
+]
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Overwrite generated .tex edited outside the notes regions (kept as .bak).")
+]
 FigureOpt = Annotated[bool, typer.Option("--figure/--no-figure", help="Include the taxonomy tree figure (forest).")]
 TableOpt = Annotated[bool, typer.Option("--table/--no-table", help="Include the summary table (longtable).")]
 PlotOpt = Annotated[bool, typer.Option("--plot/--no-plot", help="Include the papers-per-year plot (pgfplots).")]
 LevelOpt = Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")]
 # Not checked here: an unreadable folder is one line from render.make_environment, not a usage box.
-TemplatesOpt = Annotated[Path | None, typer.Option("--templates", readable=False,
-                                                   help="Folder of templates overriding the bundled ones.")]
+TemplatesOpt = Annotated[
+    Path | None, typer.Option("--templates", readable=False, help="Folder of templates overriding the bundled ones.")
+]
 DialectOpt = Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
-MergeDuplicatesOpt = Annotated[bool, typer.Option("--merge-duplicates", help="Also merge your own .bib entries that are one work; the first keeps its key, the others are named and stay citable as biblatex ids.")]
-TagsFieldOpt = Annotated[str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")]
+MergeDuplicatesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--merge-duplicates",
+        help="Also merge your own .bib entries that are one work; the first keeps its key, the others are named and stay citable as biblatex ids.",
+    ),
+]
+TagsFieldOpt = Annotated[
+    str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")
+]
 
 
 #: Bars shown by progress(): main() stops any still on screen before the process leaves, since it
@@ -59,8 +93,15 @@ def progress(quiet: bool, stages: Sequence[str] = ()):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
     task = bar.add_task(stages[0] if stages else "", total=len(stages) or None)
     _shown.append(bar)  # should a command stop before its last stage, stop_progress() still removes the bar
 
@@ -88,17 +129,32 @@ def use_latex_settings(config: Path | None) -> None:
     use_policy(load_latex_allow(config))
 
 
-def make_options(sources: Sequence[Path] | None, taxonomy: Path | None, catalog: Sequence[Path] | None,
-                 tags_field: str = "sections", overrides: Path | None = None, online: bool = False,
-                 config: Path | None = None, cache: Path | None = None) -> Options:
+def make_options(
+    sources: Sequence[Path] | None,
+    taxonomy: Path | None,
+    catalog: Sequence[Path] | None,
+    tags_field: str = "sections",
+    overrides: Path | None = None,
+    online: bool = False,
+    config: Path | None = None,
+    cache: Path | None = None,
+) -> Options:
     """The run's options from the command's, with ``surveytool.toml`` in the current folder as the default settings."""
     from surveytool.options import Options
 
     if config is None and Path("surveytool.toml").is_file():
         config = Path("surveytool.toml")
     use_latex_settings(config)
-    return Options(sources=tuple(sources or ()), taxonomy=taxonomy, catalogs=tuple(catalog or ()), tags_field=tags_field,
-                   overrides=overrides, online=online, config=config, cache=cache)
+    return Options(
+        sources=tuple(sources or ()),
+        taxonomy=taxonomy,
+        catalogs=tuple(catalog or ()),
+        tags_field=tags_field,
+        overrides=overrides,
+        online=online,
+        config=config,
+        cache=cache,
+    )
 
 
 def report(findings: list[Finding] | tuple[Finding, ...], quiet: bool) -> None:

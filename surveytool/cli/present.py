@@ -21,8 +21,15 @@ def entries_table(papers: Sequence[Paper]) -> str:
             label = paper.title or "(no title)"
         else:
             label = "[unresolved] " + (paper.abstract or paper.title or "")
-        rows.append((paper.key, paper.year or "", ",".join(paper.section_ids), _short(label, _TITLE_WIDTH),
-                     " ".join(str(s) for s in paper.sources)))
+        rows.append(
+            (
+                paper.key,
+                paper.year or "",
+                ",".join(paper.section_ids),
+                _short(label, _TITLE_WIDTH),
+                " ".join(str(s) for s in paper.sources),
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     return "\n".join("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows).rstrip() + "\n"
 
@@ -88,8 +95,10 @@ def resolution_report(papers: Sequence[Paper], explain: bool = False) -> str:
         assert r is not None  # the resolved papers
         lines.append(f"  {paper.key:<28} {r.source} ({r.method}, score {r.score:g})")
         if explain:
-            lines.append(f"      fields taken: {', '.join(r.fields) or '-'}; matched {r.matched_key}"
-                         + (f"; retrieved {r.retrieved}" if r.retrieved else ""))
+            lines.append(
+                f"      fields taken: {', '.join(r.fields) or '-'}; matched {r.matched_key}"
+                + (f"; retrieved {r.retrieved}" if r.retrieved else "")
+            )
             lines.append(f"      from {', '.join(str(s) for s in paper.sources)}")
     for paper in missing:
         text = paper.abstract or paper.title or ""

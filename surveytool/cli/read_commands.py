@@ -33,7 +33,9 @@ from surveytool.cli.options import (
 
 def export(
     sources: SourcesArg = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="markdown (an awesome-list README) or csl-json.")] = "markdown",
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="markdown (an awesome-list README) or csl-json.")
+    ] = "markdown",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default, or -: print).")] = None,
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
@@ -85,8 +87,12 @@ def parse(
     from surveytool.rebuild.reuse import analyse_reusing
 
     options = make_options(sources, None, catalog, tags_field, None, online, config, cache)
-    survey = analyse_reusing(replace(options, source_kind=require_kind(kind), merge_duplicates=merge_duplicates or merge_setting(options.config)),
-                     progress(quiet, ANALYSIS_STAGES))
+    survey = analyse_reusing(
+        replace(
+            options, source_kind=require_kind(kind), merge_duplicates=merge_duplicates or merge_setting(options.config)
+        ),
+        progress(quiet, ANALYSIS_STAGES),
+    )
     report(survey.findings, quiet)
     if as_json:
         typer.echo(entries_json(survey.papers), nl=False)
@@ -97,9 +103,17 @@ def parse(
 
 def tag(
     sources: SourcesArg = None,
-    explain: Annotated[bool, typer.Option("--explain", help="Show the evidence for every tag and the nearest tagged papers.")] = False,
-    evaluate: Annotated[bool, typer.Option("--evaluate", help="Cross-validate the tagger on the entries you tagged: "
-                                           "accuracy, per-section precision/recall, confusions.")] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show the evidence for every tag and the nearest tagged papers.")
+    ] = False,
+    evaluate: Annotated[
+        bool,
+        typer.Option(
+            "--evaluate",
+            help="Cross-validate the tagger on the entries you tagged: "
+            "accuracy, per-section precision/recall, confusions.",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,

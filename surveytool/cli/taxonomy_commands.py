@@ -19,7 +19,10 @@ taxonomy_app = typer.Typer(help="Show or validate a taxonomy.", invoke_without_c
 def taxonomy_show(
     ctx: typer.Context,
     taxonomy: TaxonomyOpt = None,
-    sources: Annotated[list[Path] | None, typer.Option("--sources", help="Count entries of these sources (default: the bundled seeds).")] = None,
+    sources: Annotated[
+        list[Path] | None,
+        typer.Option("--sources", help="Count entries of these sources (default: the bundled seeds)."),
+    ] = None,
 ) -> None:
     """Show the taxonomy tree with the number of entries whose primary section each is."""
     if ctx.invoked_subcommand is not None:

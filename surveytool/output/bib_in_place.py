@@ -35,8 +35,10 @@ def desired_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[str, ...]:
 @lru_cache(maxsize=8)
 def _field_pattern(field: str) -> re.Pattern:
     """``field = {value}`` or ``field = "value"`` in an entry's text (one level of nested braces)."""
-    return re.compile(rf"(^|[\s,]){re.escape(field)}(\s*=\s*)(\{{[^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*\}}|\"[^\"]*\"|[^\s,{{}}\"#]+)",
-                      re.IGNORECASE)
+    return re.compile(
+        rf"(^|[\s,]){re.escape(field)}(\s*=\s*)(\{{[^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*\}}|\"[^\"]*\"|[^\s,{{}}\"#]+)",
+        re.IGNORECASE,
+    )
 
 
 def _set_tags_field(raw: str, field: str, value: str) -> str:
@@ -48,19 +50,20 @@ def _set_tags_field(raw: str, field: str, value: str) -> str:
     header = re.match(r"\s*@\w+\s*[{(]\s*[^,\s]*\s*,", raw)
     if header is None:  # an entry with no fields: @misc{key}
         closing = raw.rstrip().rstrip("})")
-        return closing + f",{newline}  {field} = {{{value}}}{newline}" + raw[len(closing):].lstrip(",")
-    if raw[header.end():].startswith(("\n", "\r\n")):
-        indent = raw[header.end():].lstrip("\r\n")
+        return closing + f",{newline}  {field} = {{{value}}}{newline}" + raw[len(closing) :].lstrip(",")
+    if raw[header.end() :].startswith(("\n", "\r\n")):
+        indent = raw[header.end() :].lstrip("\r\n")
         indent = indent[: len(indent) - len(indent.lstrip(" \t"))] or "  "
-        return raw[: header.end()] + newline + indent + f"{field} = {{{value}}}," + raw[header.end():]
-    return raw[: header.end()] + f" {field} = {{{value}}}," + raw[header.end():]
+        return raw[: header.end()] + newline + indent + f"{field} = {{{value}}}," + raw[header.end() :]
+    return raw[: header.end()] + f" {field} = {{{value}}}," + raw[header.end() :]
 
 
 EntryEdit = Callable[[Paper], "tuple[str, str] | None"]  # paper -> (new entry text, what changed)
 
 
-def rewrite_entries(text: str, display: str, papers: Sequence[Paper], edit: EntryEdit,
-                    exact: str | None = None) -> tuple[str, list[Edit]]:
+def rewrite_entries(
+    text: str, display: str, papers: Sequence[Paper], edit: EntryEdit, exact: str | None = None
+) -> tuple[str, list[Edit]]:
     """``text`` with each entry read from it replaced by ``edit(paper)`` where that returns something.
 
     ``exact`` is the same text as the file's bytes decode to exactly (``TextFile.exact_text``, stray
@@ -97,10 +100,17 @@ def rewrite_entries(text: str, display: str, papers: Sequence[Paper], edit: Entr
     return "".join(pieces), sorted(edits, key=lambda e: e.line)
 
 
-def update_bib_in_place(text: str, display: str, papers: Sequence[Paper], taxonomy: Taxonomy,
-                        tags_field: str = "sections", dialect: str = "bibtex",
-                        exact: str | None = None) -> tuple[str, list[Edit]]:
+def update_bib_in_place(
+    text: str,
+    display: str,
+    papers: Sequence[Paper],
+    taxonomy: Taxonomy,
+    tags_field: str = "sections",
+    dialect: str = "bibtex",
+    exact: str | None = None,
+) -> tuple[str, list[Edit]]:
     """``text`` (the file ``display``) with changed tags rewritten and new entries appended (see ``rewrite_entries``)."""
+
     def retag(paper: Paper) -> tuple[str, str] | None:
         tags = desired_tags(paper, taxonomy)
         if tags == paper.explicit_tags or not tags:
@@ -120,9 +130,16 @@ def update_bib_in_place(text: str, display: str, papers: Sequence[Paper], taxono
     return text, edits
 
 
-def fix_entries(text: str, display: str, papers: Sequence[Paper], taxonomy: Taxonomy,
-                tags_field: str = "sections", exact: str | None = None) -> tuple[str, list[Edit]]:
+def fix_entries(
+    text: str,
+    display: str,
+    papers: Sequence[Paper],
+    taxonomy: Taxonomy,
+    tags_field: str = "sections",
+    exact: str | None = None,
+) -> tuple[str, list[Edit]]:
     """The unambiguous fixes of `check --fix`: tag variants to ids, braces for title capitals."""
+
     def fix(paper: Paper) -> tuple[str, str] | None:
         raw, done = paper.raw, []
         tags = desired_tags(paper, taxonomy) if paper.explicit_tags else paper.explicit_tags
@@ -134,7 +151,7 @@ def fix_entries(text: str, display: str, papers: Sequence[Paper], taxonomy: Taxo
         if title and _is_one_literal(title) and needs_title_protection(title):
             located = re.search(r"(^|[\s,])title\s*=\s*", raw, re.IGNORECASE)
             if located and raw.startswith(title, located.end()):
-                raw = raw[: located.end()] + protect_title_words(title) + raw[located.end() + len(title):]
+                raw = raw[: located.end()] + protect_title_words(title) + raw[located.end() + len(title) :]
                 done.append("braces around " + ", ".join(needs_title_protection(title)))
         return (raw, "; ".join(done)) if done else None
 
@@ -152,7 +169,7 @@ def _keep_exact_ends(raw: str, changed: str, exact: str) -> str:
     limit = min(len(raw), len(changed))
     prefix = next((i for i in range(limit) if raw[i] != changed[i]), limit)
     suffix = next((i for i in range(limit - prefix) if raw[-1 - i] != changed[-1 - i]), limit - prefix)
-    return exact[:prefix] + changed[prefix:len(changed) - suffix] + exact[len(raw) - suffix:]
+    return exact[:prefix] + changed[prefix : len(changed) - suffix] + exact[len(raw) - suffix :]
 
 
 def _is_one_literal(value: str) -> bool:

@@ -105,16 +105,36 @@ def view_groups(views: Sequence[PaperView], taxonomy: Taxonomy) -> list[GroupVie
         sections = []
         for section_id in group.sections:
             section = taxonomy.section(section_id)
-            sections.append(SectionView(section.id, one_paragraph(section.title), section.description,
-                                        tuple(primary[section.id]), tuple(related[section.id])))
+            sections.append(
+                SectionView(
+                    section.id,
+                    one_paragraph(section.title),
+                    section.description,
+                    tuple(primary[section.id]),
+                    tuple(related[section.id]),
+                )
+            )
         if sections:
             groups.append(GroupView(group.id, one_paragraph(group.title), tuple(sections)))
     grouped = {s.id for g in groups for s in g.sections}
     leftovers = tuple(v for v in views if v.primary not in grouped)
     if leftovers:
-        groups.append(GroupView(UNCLASSIFIED_GROUP, "To Place", (SectionView(
-            UNCLASSIFIED, "Papers to Place", "entries the tagger could not place with confidence (see the needs-review "
-            "findings, which name the likely sections); tag them and rebuild", leftovers, ()),)))
+        groups.append(
+            GroupView(
+                UNCLASSIFIED_GROUP,
+                "To Place",
+                (
+                    SectionView(
+                        UNCLASSIFIED,
+                        "Papers to Place",
+                        "entries the tagger could not place with confidence (see the needs-review "
+                        "findings, which name the likely sections); tag them and rebuild",
+                        leftovers,
+                        (),
+                    ),
+                ),
+            )
+        )
     return groups
 
 
@@ -134,8 +154,16 @@ def summary_rows(groups: Sequence[GroupView], taxonomy: Taxonomy) -> list[Summar
     for group in groups:
         for section in group.sections:
             for paper in section.papers:
-                rows.append(SummaryRow(paper.key, paper.year if paper.year[:4].isdigit() else "", paper.venue,
-                                       section.title, tuple(titles.get(s, s) for s in paper.see_also), paper.resolved))
+                rows.append(
+                    SummaryRow(
+                        paper.key,
+                        paper.year if paper.year[:4].isdigit() else "",
+                        paper.venue,
+                        section.title,
+                        tuple(titles.get(s, s) for s in paper.see_also),
+                        paper.resolved,
+                    )
+                )
     return rows
 
 

@@ -29,14 +29,25 @@ def entry_record(paper: Paper) -> dict:
         "eprint": paper.fields.get("eprint"),
         "aliases": list(paper.aliases),
         "tag_evidence": [
-            {"section": t.section, "role": t.role.value, "score": t.score, "evidence": list(t.evidence),
-             "explicit": t.explicit, "suggested": t.suggested}
+            {
+                "section": t.section,
+                "role": t.role.value,
+                "score": t.score,
+                "evidence": list(t.evidence),
+                "explicit": t.explicit,
+                "suggested": t.suggested,
+            }
             for t in paper.tags
         ],
-        "resolution": None if paper.resolution is None else {
-            "source": paper.resolution.source, "matched": paper.resolution.matched_key,
-            "method": paper.resolution.method, "score": paper.resolution.score,
-            "fields": list(paper.resolution.fields), "retrieved": paper.resolution.retrieved or None,
+        "resolution": None
+        if paper.resolution is None
+        else {
+            "source": paper.resolution.source,
+            "matched": paper.resolution.matched_key,
+            "method": paper.resolution.method,
+            "score": paper.resolution.score,
+            "fields": list(paper.resolution.fields),
+            "retrieved": paper.resolution.retrieved or None,
         },
     }
     return record

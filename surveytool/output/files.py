@@ -150,5 +150,9 @@ def _umask() -> int:
 
 def _cannot_write(path: Path, error: OSError) -> OutputError:
     full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-    hint = "free some space on its disk, or choose another folder with --out" if full else "check the output folder's permissions"
+    hint = (
+        "free some space on its disk, or choose another folder with --out"
+        if full
+        else "check the output folder's permissions"
+    )
     return OutputError(f"cannot be written ({error.strerror})", path=str(path), hint=hint)

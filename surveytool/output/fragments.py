@@ -54,8 +54,10 @@ class FragmentExtension(Extension):
         keep = nodes.Filter(nodes.Name(_TEXT, "load"), _KEEP, [place, key], [], None, None)
         is_missing = nodes.Test(nodes.Name(_FOUND, "load"), "none", [], [], None, None)
         render = [nodes.AssignBlock(nodes.Name(_TEXT, "store"), None, body), nodes.Output([keep])]
-        return [nodes.Assign(nodes.Name(_FOUND, "store"), lookup).set_lineno(lineno),
-                nodes.If(is_missing, render, [], [nodes.Output([nodes.Name(_FOUND, "load")])]).set_lineno(lineno)]
+        return [
+            nodes.Assign(nodes.Name(_FOUND, "store"), lookup).set_lineno(lineno),
+            nodes.If(is_missing, render, [], [nodes.Output([nodes.Name(_FOUND, "load")])]).set_lineno(lineno),
+        ]
 
     def _store(self) -> FragmentStore | None:
         return cast(Any, self.environment).fragment_memo  # set by environment.extend() above
@@ -88,6 +90,9 @@ def templates_digest(environment: Any) -> str:
             parts.extend((name, loader.get_source(environment, name)[0]))
         except (OSError, UnicodeDecodeError) as error:
             problem = "is not UTF-8" if isinstance(error, UnicodeDecodeError) else f"cannot be read ({error.strerror})"
-            raise TemplateError(f"template {problem}", path=getattr(error, "filename", None) or name,
-                                hint="check the files of the --templates folder") from None
+            raise TemplateError(
+                f"template {problem}",
+                path=getattr(error, "filename", None) or name,
+                hint="check the files of the --templates folder",
+            ) from None
     return digest_text(*parts)

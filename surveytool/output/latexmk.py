@@ -64,8 +64,15 @@ def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) 
     if shutil.which("latexmk") is None:
         return PdfReport(False, False, ("latexmk is not installed: install TeX Live to get a PDF",), None)
     engine = "-pdflatex=pdflatex -file-line-error -interaction=nonstopmode -halt-on-error %O %S"
-    result = subprocess.run(["latexmk", "-pdf", engine, tex_name], cwd=folder, env=paranoid_environment(),
-                            capture_output=True, text=True, errors="replace", timeout=timeout)
+    result = subprocess.run(
+        ["latexmk", "-pdf", engine, tex_name],
+        cwd=folder,
+        env=paranoid_environment(),
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=timeout,
+    )
     log_path = folder / (Path(tex_name).stem + ".log")
     log = log_path.read_text(encoding="latin-1") if log_path.exists() else result.stdout
     problems = explain_log(log, tex_name)

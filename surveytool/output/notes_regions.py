@@ -36,7 +36,7 @@ def _checksum_line(text: str) -> re.Match[str] | None:
 
 def _without_checksum(text: str) -> str:
     line = _checksum_line(text)
-    return text if line is None else text[:line.start()] + text[line.end():]
+    return text if line is None else text[: line.start()] + text[line.end() :]
 
 
 def _end_marker(region_id: str) -> str:
@@ -186,6 +186,8 @@ def carry_over(new_text: str, old_text: str) -> Merged:
             placed.add(region.id)
     new_text = _with_contents(new_text, new_regions, contents)
     if parked and ORPHANED not in placed:
-        new_text = new_text.rstrip("\n") + f"\n\n% surveytool: begin notes {ORPHANED}\n{parked}{_end_marker(ORPHANED)}\n"
+        new_text = (
+            new_text.rstrip("\n") + f"\n\n% surveytool: begin notes {ORPHANED}\n{parked}{_end_marker(ORPHANED)}\n"
+        )
     kept = tuple(r for r in old if r in placed and r != ORPHANED)
     return Merged(new_text, kept, tuple(o for o in orphans if o != ORPHANED))

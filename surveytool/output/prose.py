@@ -35,8 +35,11 @@ class ProseDrafts:
             if (None if data is None else hashlib.sha256(data).hexdigest()) != digest:
                 beside = path.with_name(path.name + ".new")
                 write_atomically(beside, new_text)
-                raise OutputError("was saved while the build ran; the build left your version in place and wrote nothing",
-                                  path=str(path), hint=f"its new draft is in {beside}: rebuild to merge your notes")
+                raise OutputError(
+                    "was saved while the build ran; the build left your version in place and wrote nothing",
+                    path=str(path),
+                    hint=f"its new draft is in {beside}: rebuild to merge your notes",
+                )
 
 
 def read_generated(path: Path) -> bytes | None:
@@ -46,8 +49,11 @@ def read_generated(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise OutputError(f"cannot be read ({error.strerror})", path=str(path),
-                          hint="check its permissions, or move it away to have it made anew") from None
+        raise OutputError(
+            f"cannot be read ({error.strerror})",
+            path=str(path),
+            hint="check its permissions, or move it away to have it made anew",
+        ) from None
 
 
 def keep_prose(path: Path, text: str, force: bool, notes: list[str], drafts: ProseDrafts) -> str:
@@ -67,9 +73,12 @@ def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[s
     old = saved.text
     if edited_outside_regions(old):
         if not force:
-            raise OutputError("was edited outside its notes regions; rebuilding would overwrite those edits",
-                              path=str(path), hint="move your text between the '% surveytool: begin/end notes' lines, "
-                                                   "or rerun with --force (the old file is kept as .bak)")
+            raise OutputError(
+                "was edited outside its notes regions; rebuilding would overwrite those edits",
+                path=str(path),
+                hint="move your text between the '% surveytool: begin/end notes' lines, "
+                "or rerun with --force (the old file is kept as .bak)",
+            )
         backup = path.with_name(path.name + ".bak")
         write_atomically(backup, data)
         notes.append(f"{path}: edited outside its notes regions; old version kept as {backup}")

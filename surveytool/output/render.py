@@ -73,8 +73,9 @@ class _UserTemplateLoader(jinja2.FileSystemLoader):
         if status is not None and not stat.S_ISREG(status.st_mode) and not stat.S_ISDIR(status.st_mode):
             raise TemplateError("template is not a regular file", path=filename, hint="save the template as a file")
         if status is not None and status.st_size > SETTINGS_LIMIT:
-            raise TemplateError(f"template is too large ({status.st_size:,} bytes)", path=filename,
-                                hint="is this the right file?")
+            raise TemplateError(
+                f"template is too large ({status.st_size:,} bytes)", path=filename, hint="is this the right file?"
+            )
         return super().get_source(environment, template)
 
 
@@ -87,13 +88,19 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
     if templates_dir is not None:
         if not templates_dir.is_dir():
-            raise TemplateError("no such templates folder", path=str(templates_dir),
-                                hint="give a folder holding some of the templates in templates/ to override them")
+            raise TemplateError(
+                "no such templates folder",
+                path=str(templates_dir),
+                hint="give a folder holding some of the templates in templates/ to override them",
+            )
         try:
             os.listdir(templates_dir)
         except OSError as error:
-            raise TemplateError(f"templates folder cannot be read ({error.strerror})", path=str(templates_dir),
-                                hint="check its permissions") from None
+            raise TemplateError(
+                f"templates folder cannot be read ({error.strerror})",
+                path=str(templates_dir),
+                hint="check its permissions",
+            ) from None
         loaders.append(_UserTemplateLoader(str(templates_dir)))
     loaders.append(jinja2.FileSystemLoader(str(bundled_dir("templates"))))
     kind = jinja2.Environment if templates_dir is None else BoundedSandbox
@@ -140,44 +147,78 @@ def render_template(env: jinja2.Environment, name: str, context: dict[str, Any])
         raise
     except TemplateTooSlow as error:
         path, line = _template_position(error.__traceback__, name, getattr(env, "user_templates", None))
-        raise TemplateError(f"template is too slow: {error}", path=path, line=line,
-                            hint="a loop that never ends, or loops nested too deep?") from None
+        raise TemplateError(
+            f"template is too slow: {error}",
+            path=path,
+            line=line,
+            hint="a loop that never ends, or loops nested too deep?",
+        ) from None
     except ValueTooLarge as error:
         path, line = _template_position(error.__traceback__, name, getattr(env, "user_templates", None))
-        raise TemplateError(f"template asks for too much: {error}", path=path, line=line,
-                            hint="a template prints the survey; it need not make values this large") from None
+        raise TemplateError(
+            f"template asks for too much: {error}",
+            path=path,
+            line=line,
+            hint="a template prints the survey; it need not make values this large",
+        ) from None
     except MemoryError:
         path, line = _template_position(sys.exc_info()[2], name, getattr(env, "user_templates", None))
-        raise TemplateError(f"template asks for too much: more than {RENDER_MEMORY >> 30} GB of memory", path=path,
-                            line=line, hint="a template prints the survey; it need not make values this large") from None
+        raise TemplateError(
+            f"template asks for too much: more than {RENDER_MEMORY >> 30} GB of memory",
+            path=path,
+            line=line,
+            hint="a template prints the survey; it need not make values this large",
+        ) from None
     except jinja2.TemplateSyntaxError as error:
-        raise TemplateError(f"template syntax: {error.message}", path=error.filename or name, line=error.lineno,
-                            hint="see the template variables and delimiters in the README") from None
+        raise TemplateError(
+            f"template syntax: {error.message}",
+            path=error.filename or name,
+            line=error.lineno,
+            hint="see the template variables and delimiters in the README",
+        ) from None
     except jinja2.UndefinedError as error:
         path, line = _template_position(error.__traceback__, name)
-        raise TemplateError(f"template uses an unknown variable: {error.message}", path=path, line=line,
-                            hint="see the template variables in the README") from None
+        raise TemplateError(
+            f"template uses an unknown variable: {error.message}",
+            path=path,
+            line=line,
+            hint="see the template variables in the README",
+        ) from None
     except SecurityError as error:
         path, line = _template_position(error.__traceback__, name)
-        raise TemplateError(f"template is not allowed to do this: {error}", path=path, line=line,
-                            hint="templates may print values and use filters, not reach Python's internals") from None
+        raise TemplateError(
+            f"template is not allowed to do this: {error}",
+            path=path,
+            line=line,
+            hint="templates may print values and use filters, not reach Python's internals",
+        ) from None
     except jinja2.TemplateNotFound as error:
         path, line = _template_position(error.__traceback__, name)
-        raise TemplateError(f"template not found: {error.name}", path=path, line=line,
-                            hint="name a template of the --templates folder or of templates/") from None
+        raise TemplateError(
+            f"template not found: {error.name}",
+            path=path,
+            line=line,
+            hint="name a template of the --templates folder or of templates/",
+        ) from None
     except UnicodeDecodeError as error:
-        raise TemplateError(f"template is not UTF-8 (byte {error.start})", path=_failed_file(error, name),
-                            hint="save it as UTF-8") from None
+        raise TemplateError(
+            f"template is not UTF-8 (byte {error.start})", path=_failed_file(error, name), hint="save it as UTF-8"
+        ) from None
     except OSError as error:
-        raise TemplateError(f"template cannot be read ({error.strerror})", path=error.filename or name,
-                            hint="check its permissions") from None
+        raise TemplateError(
+            f"template cannot be read ({error.strerror})", path=error.filename or name, hint="check its permissions"
+        ) from None
     except Exception as error:
         user = getattr(env, "user_templates", None)
         path, line = _template_position(error.__traceback__, name, user)
         if user is None or not os.path.abspath(path).startswith(user + os.sep):
             raise  # in surveytool's own templates or code: a bug
-        raise TemplateError(f"template failed: {type(error).__name__}: {_one_line(error)}", path=path, line=line,
-                            hint="fix the template; see the template variables in the README") from None
+        raise TemplateError(
+            f"template failed: {type(error).__name__}: {_one_line(error)}",
+            path=path,
+            line=line,
+            hint="fix the template; see the template variables in the README",
+        ) from None
 
 
 def _template_position(traceback: Any, name: str, folder: str | None = None) -> tuple[str, int | None]:

@@ -40,8 +40,6 @@ class ChunkLayout:
     lone_entries: tuple[bool, ...]  # whether the chunk gave one paper and nothing else to write
 
 
-
-
 #: This process's share of a shared read: the child also encodes its half, and this process decodes it.
 _OWN_SHARE = 0.55
 
@@ -82,9 +80,13 @@ class ReusingBibReader:
             documents.append(document)
         if memo is not None:
             self.layouts[path] = ChunkLayout(
-                text.encode("utf-8", "surrogatepass"), tuple(keys), tuple(c.start for c in chunks),
-                tuple(c.line for c in chunks), tuple(table.items()),
-                tuple(len(d.papers) == 1 and not d.blocks for d in documents))
+                text.encode("utf-8", "surrogatepass"),
+                tuple(keys),
+                tuple(c.start for c in chunks),
+                tuple(c.line for c in chunks),
+                tuple(table.items()),
+                tuple(len(d.papers) == 1 and not d.blocks for d in documents),
+            )
         return assemble(documents)
 
 
@@ -99,11 +101,14 @@ class ChunkRun:
         self.text, self.path, self.tags_field = text, path, tags_field
         follower = CHUNK_START.match(text, end)
         cut = cut_chunks(text[start:end])
-        self._chunks = [Chunk(c.start + start, c.end + start, c.line + first_line, c.parser_line, c.follower)
-                        for c in cut]
+        self._chunks = [
+            Chunk(c.start + start, c.end + start, c.line + first_line, c.parser_line, c.follower) for c in cut
+        ]
         if self._chunks:  # the last one is followed by the next chunk of the whole text
             last = self._chunks[-1]
-            self._chunks[-1] = Chunk(last.start, last.end, last.line, last.parser_line, follower.group() if follower else "")
+            self._chunks[-1] = Chunk(
+                last.start, last.end, last.line, last.parser_line, follower.group() if follower else ""
+            )
         self.keys = [chunk_key(text, chunk, path, tags_field) for chunk in self._chunks]
         self.starts = [chunk.start for chunk in self._chunks]
         self.lines = [chunk.line for chunk in self._chunks]
@@ -111,8 +116,10 @@ class ChunkRun:
     def holds_one_plain_entry(self, index: int) -> bool:
         """Whether the chunk is an entry (and free text) that no other chunk's reading depends on."""
         chunk = self._chunks[index]
-        return not STRING_START.search(self.text, chunk.start, chunk.end) \
-            and scan_plain_entry(self.text[chunk.start:chunk.end]) is not None
+        return (
+            not STRING_START.search(self.text, chunk.start, chunk.end)
+            and scan_plain_entry(self.text[chunk.start : chunk.end]) is not None
+        )
 
     def read(self, index: int, macros: Mapping[str, str]) -> BibDocument:
         """The document of a chunk that holds one plain entry, as reading the whole file gives it (``macros``: its table)."""
@@ -120,12 +127,20 @@ class ChunkRun:
         return document
 
 
-def _read_chunks_beside(text: str, chunks: list[Chunk], indices: list[int], early: dict[int, list],
-                        path: str, table: Mapping[str, str], tags_field: str) -> dict[int, tuple[BibDocument, tuple | None]]:
+def _read_chunks_beside(
+    text: str,
+    chunks: list[Chunk],
+    indices: list[int],
+    early: dict[int, list],
+    path: str,
+    table: Mapping[str, str],
+    tags_field: str,
+) -> dict[int, tuple[BibDocument, tuple | None]]:
     """Chunk index -> (its document, the same as plain data when it came from the child, else None).
 
     A large read is cut in two at a chunk boundary; a forked child reads the second part.
     """
+
     def read(part: list[int]) -> list[tuple[int, BibDocument]]:
         return list(read_chunks(text, chunks, part, early, path, table, tags_field))
 
@@ -136,8 +151,9 @@ def _read_chunks_beside(text: str, chunks: list[Chunk], indices: list[int], earl
     while cut < len(indices) - 1 and own < size * _OWN_SHARE:
         own += chunks[indices[cut]].end - chunks[indices[cut]].start
         cut += 1
-    mine, theirs = run_beside(lambda: [(i, _document_to_plain(d)) for i, d in read(indices[cut:])],
-                              lambda: read(indices[:cut]))
+    mine, theirs = run_beside(
+        lambda: [(i, _document_to_plain(d)) for i, d in read(indices[cut:])], lambda: read(indices[:cut])
+    )
     fresh: dict[int, tuple[BibDocument, tuple | None]] = {index: (document, None) for index, document in mine}
     for index, plain in theirs:
         fresh[index] = (_document_from_plain(plain, 0), plain)
@@ -145,19 +161,24 @@ def _read_chunks_beside(text: str, chunks: list[Chunk], indices: list[int], earl
 
 
 def chunk_key(text: str, chunk: Chunk, path: str, tags_field: str) -> str:
-    return digest_text(text[chunk.start:chunk.end], chunk.follower, path, tags_field, allowlist_digest())
+    return digest_text(text[chunk.start : chunk.end], chunk.follower, path, tags_field, allowlist_digest())
 
 
 def _document_to_plain(document: BibDocument) -> tuple:
-    return (tuple(read_paper_to_plain(p) for p in document.papers),
-            tuple((b.kind, b.text, location_to_plain(b.location), b.key) for b in document.blocks),
-            tuple(finding_to_plain(f) for f in document.findings))
+    return (
+        tuple(read_paper_to_plain(p) for p in document.papers),
+        tuple((b.kind, b.text, location_to_plain(b.location), b.key) for b in document.blocks),
+        tuple(finding_to_plain(f) for f in document.findings),
+    )
 
 
 def _document_from_plain(data: tuple, shift: int) -> BibDocument:
     """A chunk's document as cached, moved down ``shift`` lines (up if negative)."""
     papers, blocks, findings = data
-    return BibDocument(tuple(read_paper_from_plain(p, shift) for p in papers),
-                       tuple(RawBlock(kind, text, SourceLocation(where[0], where[1] + shift), key)
-                             for kind, text, where, key in blocks),
-                       tuple(finding_from_plain(f, shift) for f in findings))
+    return BibDocument(
+        tuple(read_paper_from_plain(p, shift) for p in papers),
+        tuple(
+            RawBlock(kind, text, SourceLocation(where[0], where[1] + shift), key) for kind, text, where, key in blocks
+        ),
+        tuple(finding_from_plain(f, shift) for f in findings),
+    )

@@ -22,8 +22,9 @@ from surveytool.sources.read import detect_kind, read_text
 MAX_CHANGED_CHUNKS = 64
 
 
-def changed_chunks(options: Options, old: Sequence[SourceLayout]) -> tuple[
-        tuple[SourceLayout, ...], set[str], list[tuple[ChunkRun, int, dict[str, str]]], list[Move]] | None:
+def changed_chunks(
+    options: Options, old: Sequence[SourceLayout]
+) -> tuple[tuple[SourceLayout, ...], set[str], list[tuple[ChunkRun, int, dict[str, str]]], list[Move]] | None:
     """Each source's new layout, the digests of the chunks gone, the chunks new (run, index, macros), the lines moved."""
     sources = source_paths(options)
     if len(sources) != len(old):
@@ -57,8 +58,9 @@ def changed_chunks(options: Options, old: Sequence[SourceLayout]) -> tuple[
     return tuple(layouts), removed, added, moves
 
 
-def _changes_in(before: SourceLayout, text: str, tags_field: str
-                ) -> tuple[SourceLayout, list[str], list[tuple[ChunkRun, int]], Move | None] | None:
+def _changes_in(
+    before: SourceLayout, text: str, tags_field: str
+) -> tuple[SourceLayout, list[str], list[tuple[ChunkRun, int]], Move | None] | None:
     """The file's new layout, its chunks gone and new, and how the lines below them moved.
 
     None if a changed chunk is not a lone plain entry. Only the chunks around
@@ -78,23 +80,35 @@ def _changes_in(before: SourceLayout, text: str, tags_field: str
     old_keys = before.chunks[first:end]
     same, old_stop, new_stop = _differing_run(old_keys, run.keys)
     lines_moved = text.count("\n", start, new_end) - old_text.count("\n", start, old_end)
-    below = before.lines[first + old_stop:end]
-    if run.lines[:same] != list(before.lines[first:first + same]) \
-            or run.lines[new_stop:] != [line + lines_moved for line in below]:
+    below = before.lines[first + old_stop : end]
+    if run.lines[:same] != list(before.lines[first : first + same]) or run.lines[new_stop:] != [
+        line + lines_moved for line in below
+    ]:
         return None
     gone = list(old_keys[same:old_stop])
     fresh = list(range(same, new_stop))
-    if any(not before.lone_entries[first + i] or before.chunks.count(old_keys[i]) != 1 for i in range(same, old_stop)) \
-            or any(not run.holds_one_plain_entry(i) or run.keys[i] in before.chunks or run.keys.count(run.keys[i]) != 1
-                   for i in fresh):
+    if any(
+        not before.lone_entries[first + i] or before.chunks.count(old_keys[i]) != 1 for i in range(same, old_stop)
+    ) or any(
+        not run.holds_one_plain_entry(i) or run.keys[i] in before.chunks or run.keys.count(run.keys[i]) != 1
+        for i in fresh
+    ):
         return None
-    lone = (*before.lone_entries[first:first + same], *(True for _ in fresh), *before.lone_entries[first + old_stop:end])
+    lone = (
+        *before.lone_entries[first : first + same],
+        *(True for _ in fresh),
+        *before.lone_entries[first + old_stop : end],
+    )
     shift = len(text) - len(old_text)
-    layout = SourceLayout(before.display, text.encode("utf-8", "surrogatepass"),
-                          (*before.chunks[:first], *run.keys, *before.chunks[end:]),
-                          (*before.starts[:first], *run.starts, *(s + shift for s in before.starts[end:])),
-                          (*before.lines[:first], *run.lines, *(line + lines_moved for line in before.lines[end:])),
-                          (*before.lone_entries[:first], *lone, *before.lone_entries[end:]), before.macros)
+    layout = SourceLayout(
+        before.display,
+        text.encode("utf-8", "surrogatepass"),
+        (*before.chunks[:first], *run.keys, *before.chunks[end:]),
+        (*before.starts[:first], *run.starts, *(s + shift for s in before.starts[end:])),
+        (*before.lines[:first], *run.lines, *(line + lines_moved for line in before.lines[end:])),
+        (*before.lone_entries[:first], *lone, *before.lone_entries[end:]),
+        before.macros,
+    )
     first_moved = before.lines[first + old_stop] + 1 if first + old_stop < count else None
     move = Move(before.display, first_moved, lines_moved) if lines_moved and first_moved is not None else None
     return layout, gone, [(run, i) for i in fresh], move
@@ -122,8 +136,9 @@ def changed_span(old: str, new: str) -> tuple[int, int]:
     """(length of the longest common prefix, of the longest common suffix not overlapping it)."""
     limit = min(len(old), len(new))
     prefix = _common_length(lambda lo, hi: old[lo:hi] == new[lo:hi], limit)
-    suffix = _common_length(lambda lo, hi: old[len(old) - hi:len(old) - lo] == new[len(new) - hi:len(new) - lo],
-                            limit - prefix)
+    suffix = _common_length(
+        lambda lo, hi: old[len(old) - hi : len(old) - lo] == new[len(new) - hi : len(new) - lo], limit - prefix
+    )
     return prefix, suffix
 
 

@@ -40,7 +40,9 @@ def code_stamp() -> str:
     from importlib import metadata  # only when a build cache is used
 
     hasher = hashlib.blake2b(digest_size=16)
-    hasher.update(f"{__version__}\0{sys.version}\0{marshal.version}\0".encode())  # the version too, should the sources be unreadable
+    hasher.update(
+        f"{__version__}\0{sys.version}\0{marshal.version}\0".encode()
+    )  # the version too, should the sources be unreadable
     package = Path(__file__).resolve().parent.parent
     for path in sorted(package.rglob("*.py")):
         hasher.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
@@ -149,8 +151,15 @@ class BuildCache:
         return not self._unusable
 
     def _discard(self, path: Path, reason: str) -> None:
-        self.discarded.append(Finding(CACHE_CHECK, Severity.INFO, f"{path}: {reason}; not used, the build does its work anew",
-                                      None, "nothing to do: the cache only makes rebuilds faster"))
+        self.discarded.append(
+            Finding(
+                CACHE_CHECK,
+                Severity.INFO,
+                f"{path}: {reason}; not used, the build does its work anew",
+                None,
+                "nothing to do: the cache only makes rebuilds faster",
+            )
+        )
 
     def save(self) -> None:
         """Write the memos this run changed."""
@@ -175,6 +184,7 @@ def forget_compiled_templates(folder: Path) -> None:
 # Codecs: records <-> plain data. Locations are stored as lines and moved on the way back,
 # so that a chunk read before still fits when lines were added or removed above it.
 
+
 def location_to_plain(where: SourceLocation | None) -> tuple | None:
     return None if where is None else (where.path, where.line)
 
@@ -184,7 +194,14 @@ def location_from_plain(data: tuple | None, shift: int = 0) -> SourceLocation | 
 
 
 def finding_to_plain(finding: Finding) -> tuple:
-    return (finding.check, finding.severity.value, finding.message, location_to_plain(finding.location), finding.hint, finding.key)
+    return (
+        finding.check,
+        finding.severity.value,
+        finding.message,
+        location_to_plain(finding.location),
+        finding.hint,
+        finding.key,
+    )
 
 
 def finding_from_plain(data: tuple, shift: int = 0) -> Finding:
@@ -194,14 +211,32 @@ def finding_from_plain(data: tuple, shift: int = 0) -> Finding:
 
 def read_paper_to_plain(paper: Paper) -> tuple:
     """A paper as a reader made it (no tags, resolution or aliases yet)."""
-    return (paper.origin.value, tuple(location_to_plain(s) for s in paper.sources), dict(paper.fields), paper.entry_type,
-            paper.key, dict(paper.latex_fields), paper.raw, paper.truncated, paper.explicit_tags)
+    return (
+        paper.origin.value,
+        tuple(location_to_plain(s) for s in paper.sources),
+        dict(paper.fields),
+        paper.entry_type,
+        paper.key,
+        dict(paper.latex_fields),
+        paper.raw,
+        paper.truncated,
+        paper.explicit_tags,
+    )
 
 
 def read_paper_from_plain(data: tuple, shift: int = 0) -> Paper:
     origin, sources, fields, entry_type, key, latex_fields, raw, truncated, explicit_tags = data
-    return Paper(Origin(origin), tuple(SourceLocation(path, line + shift) for path, line in sources), frozen_mapping(fields), entry_type,
-                 key, frozen_mapping(latex_fields), raw, truncated, explicit_tags=explicit_tags)
+    return Paper(
+        Origin(origin),
+        tuple(SourceLocation(path, line + shift) for path, line in sources),
+        frozen_mapping(fields),
+        entry_type,
+        key,
+        frozen_mapping(latex_fields),
+        raw,
+        truncated,
+        explicit_tags=explicit_tags,
+    )
 
 
 def tags_to_plain(tags: tuple[Tag, ...]) -> tuple:
@@ -209,5 +244,7 @@ def tags_to_plain(tags: tuple[Tag, ...]) -> tuple:
 
 
 def tags_from_plain(data: tuple) -> tuple[Tag, ...]:
-    return tuple(Tag(section, Role(role), score, evidence, explicit, suggested)
-                 for section, role, score, evidence, explicit, suggested in data)
+    return tuple(
+        Tag(section, Role(role), score, evidence, explicit, suggested)
+        for section, role, score, evidence, explicit, suggested in data
+    )

@@ -17,10 +17,8 @@ A test compares the two on random edits.
 
 from __future__ import annotations
 
-import json
-import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
@@ -37,9 +35,10 @@ from surveytool.output.chapter_view import PaperView, paper_view
 from surveytool.output.entries_json import entry_json
 from surveytool.pipeline import Options, catalog_paths, finding_order, options_taxonomy, tag_threshold
 from surveytool.rebuild.bib_reading import ChunkRun
-from surveytool.rebuild.changes import Move, changed_chunks, moved_line, moved_source
+from surveytool.rebuild.changes import Move, changed_chunks, moved_source
 from surveytool.rebuild.exemplars import stored_exemplars
 from surveytool.rebuild.memo import BuildCache
+from surveytool.rebuild.moves import moved_finding, moved_json
 from surveytool.rebuild.sealed import MAX_CACHE_FILE
 from surveytool.rebuild.snapshot import (
     EntryRecord,
@@ -78,18 +77,27 @@ class Patched:
 
 def environment_digest(options: Options, dialect: str, lock_text: str) -> str:
     """What the outputs depend on besides the .bib texts: options, taxonomy, catalogs and the key pins."""
+
     def text(path: Path) -> str:
         try:
             return path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return "\0missing"
 
-    return digest_text(repr(options), dialect, text(options.taxonomy or default_taxonomy()),
-                       text(options.config) if options.config else "",
-                       *(text(path) for path in catalog_paths(options)), lock_text, allowlist_digest())
+    return digest_text(
+        repr(options),
+        dialect,
+        text(options.taxonomy or default_taxonomy()),
+        text(options.config) if options.config else "",
+        *(text(path) for path in catalog_paths(options)),
+        lock_text,
+        allowlist_digest(),
+    )
 
 
-def patch_last_build(options: Options, bib_path: Path, json_path: Path, dialect: str, memos: BuildCache) -> Patched | None:
+def patch_last_build(
+    options: Options, bib_path: Path, json_path: Path, dialect: str, memos: BuildCache
+) -> Patched | None:
     """The last build patched to the sources as they are now, or None when only a full build gives the right result.
 
     ``memos`` is the build cache of ``options``: it says why a snapshot it holds is not used.
@@ -123,9 +131,17 @@ class _Added(NamedTuple):
     claims: tuple[str, ...]
 
 
-def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ...], removed: set[str],
-           added: list[tuple[ChunkRun, int, dict[str, str]]], moves: list[Move], old_bib: bytes, old_json: bytes,
-           dialect: str) -> Patched | None:
+def _patch(
+    options: Options,
+    snapshot: Snapshot,
+    layouts: tuple[SourceLayout, ...],
+    removed: set[str],
+    added: list[tuple[ChunkRun, int, dict[str, str]]],
+    moves: list[Move],
+    old_bib: bytes,
+    old_json: bytes,
+    dialect: str,
+) -> Patched | None:
     by_chunk = {r.chunk: r for r in snapshot.records if r.chunk} if removed else {}
     looked_up = [by_chunk.get(chunk) for chunk in removed]
     gone = [record for record in looked_up if record is not None]
@@ -146,7 +162,7 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
     findings = []
     for chunk, kept in snapshot.findings:
         if chunk not in removed:
-            moved = _moved_finding(kept, moves)
+            moved = moved_finding(kept, moves)
             if moved is None:
                 return None  # its message names a line it does not say which: a full build says it anew
             findings.append((chunk, moved))
@@ -169,29 +185,57 @@ def _patch(options: Options, snapshot: Snapshot, layouts: tuple[SourceLayout, ..
     taxonomy = options_taxonomy(options)
     # The tagger learns from the user's tagged entries: an edit to one of them may move the tags of every other.
     exemplars = stored_exemplars(options.build_cache) if options.build_cache else None
-    if (exemplars is None or user_exemplars([new.paper for new in news], taxonomy)
-            or {r.key for r in gone} & {e.key for e in exemplars}):
+    if (
+        exemplars is None
+        or user_exemplars([new.paper for new in news], taxonomy)
+        or {r.key for r in gone} & {e.key for e in exemplars}
+    ):
         return None
-    tagged, tag_findings = tag_papers([new.paper for new in news], taxonomy, Tagger(taxonomy, exemplars),
-                                      threshold=tag_threshold(options.config))
+    tagged, tag_findings = tag_papers(
+        [new.paper for new in news], taxonomy, Tagger(taxonomy, exemplars), threshold=tag_threshold(options.config)
+    )
     chunk_of_key = {new.paper.key: new.chunk for new in news}
     findings.extend((chunk_of_key.get(f.key or "", ""), finding_record(f)) for f in tag_findings)
     # The @string definitions the .bib is written with, as a full build gathers them from every source.
     macros = macros_of(definition for layout in layouts for definition in layout.macros)
-    spliced = _splice(snapshot, {r.key for r in gone}, list(zip(tagged, news, strict=True)), moves, old_bib, old_json,
-                      options.tags_field, dialect, macros)
+    spliced = _splice(
+        snapshot,
+        {r.key for r in gone},
+        list(zip(tagged, news, strict=True)),
+        moves,
+        old_bib,
+        old_json,
+        options.tags_field,
+        dialect,
+        macros,
+    )
     if spliced is None:
         return None
     bibliography, entries, records, views = spliced
     patched = replace(snapshot, sources=layouts, records=records, findings=tuple(findings))
-    return Patched(patched, bibliography, entries, views,
-                   tuple(sorted((finding_from_record(f) for _, f in findings), key=finding_order)), dict(sorted(pins.items())),
-                   taxonomy, len(news))
+    return Patched(
+        patched,
+        bibliography,
+        entries,
+        views,
+        tuple(sorted((finding_from_record(f) for _, f in findings), key=finding_order)),
+        dict(sorted(pins.items())),
+        taxonomy,
+        len(news),
+    )
 
 
-def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added]], moves: list[Move], old_bib: bytes,
-            old_json: bytes, tags_field: str, dialect: str, macros: Mapping[str, str]
-            ) -> tuple[bytes, bytes, tuple[EntryRecord, ...], tuple[PaperView, ...]] | None:
+def _splice(
+    snapshot: Snapshot,
+    gone: set[str],
+    tagged: list[tuple[Paper, _Added]],
+    moves: list[Move],
+    old_bib: bytes,
+    old_json: bytes,
+    tags_field: str,
+    dialect: str,
+    macros: Mapping[str, str],
+) -> tuple[bytes, bytes, tuple[EntryRecord, ...], tuple[PaperView, ...]] | None:
     """The .bib and entries.json with the entries ``gone`` (keys) cut out, the ``tagged`` ones put in and those
     below a change moved; the records and views of the entries they list. None if they are not the files of the snapshot."""
     bib = OutputSpans(old_bib + b"\n", snapshot.bib_head, {r.key: r.bib_length for r in snapshot.records})
@@ -207,7 +251,7 @@ def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added
         view = PaperView(*record.view)
         sources = tuple(moved_source(s, moves) for s in view.sources) if moves else view.sources
         if sources != view.sources:  # its entries.json object and chapter paragraph name its lines
-            line = _moved_json(objects.text(record.key)[:-2], moves) + b",\n"
+            line = moved_json(objects.text(record.key)[:-2], moves) + b",\n"
             new_json[record.key] = line
             view = view._replace(sources=sources)
             record = record._replace(view=tuple(view), json_length=len(line) - 2)
@@ -217,65 +261,30 @@ def _splice(snapshot: Snapshot, gone: set[str], tagged: list[tuple[Paper, _Added
         new_bib[paper.key] = text.encode("utf-8")
         new_json[paper.key] = entry_json(paper).encode("utf-8") + b",\n"
         view = paper_view(paper)
-        kept.append((EntryRecord(paper.key, new.chunk, new.identities, new.claims, len(new_bib[paper.key]),
-                                 len(new_json[paper.key]) - 2, tuple(view), tuple(unencodable_chars(text))), view))
+        kept.append(
+            (
+                EntryRecord(
+                    paper.key,
+                    new.chunk,
+                    new.identities,
+                    new.claims,
+                    len(new_bib[paper.key]),
+                    len(new_json[paper.key]) - 2,
+                    tuple(view),
+                    tuple(unencodable_chars(text)),
+                ),
+                view,
+            )
+        )
     kept.sort(key=lambda pair: pair[0].key)
     records = tuple(record for record, _ in kept)
     # The last entry of the .bib without its blank line; the last object of entries.json closing the list.
-    return (bib.respliced(records, new_bib)[:-1], objects.respliced(records, new_json)[:-2] + b"\n]\n", records,
-            tuple(view for _, view in kept))
+    return (
+        bib.respliced(records, new_bib)[:-1],
+        objects.respliced(records, new_json)[:-2] + b"\n]\n",
+        records,
+        tuple(view for _, view in kept),
+    )
 
 
 #: Checks whose messages name the place of a second entry (a duplicate's), besides their own location.
-_NAMING_OTHER_LINES = frozenset({"duplicate-entry", "duplicate-key", "suspicious-duplicate-id"})
-
-
-def _moved_finding(record: tuple, moves: Sequence[Move]) -> tuple | None:
-    """A ``finding_record`` with its location and the places its message names moved; None if it names places unsaid."""
-    check, severity, message, where, hint, key, places = record
-    if not moves:
-        return record
-    if places is None and check in _NAMING_OTHER_LINES:
-        return None
-    if where is not None:
-        where = (where[0], moved_line(where[0], where[1], moves))
-    if places:
-        moved = tuple((path, moved_line(path, line, moves)) for path, line in places)
-        if moved != places:
-            message = _renumbered(message, places, moved)
-            if message is None:
-                return None
-            places = moved
-    return check, severity, message, where, hint, key, places
-
-
-def _renumbered(message: str, places: Sequence[tuple[str, int]], moved: Sequence[tuple[str, int]]) -> str | None:
-    """``message`` with each of ``places`` ("path:line", in order) printed at its ``moved`` line.
-
-    None when the message holds "path:line" text of those paths other than the places (a key or DOI may):
-    which one to renumber is then not known.
-    """
-    paths = sorted({path for path, _ in places}, key=len, reverse=True)
-    found = list(re.finditer("(?:" + "|".join(map(re.escape, paths)) + ")(?::[0-9]+)", message))
-    if [m.group() for m in found] != [f"{path}:{line}" for path, line in places]:
-        return None
-    pieces, at = [], 0
-    for match, (path, line) in zip(found, moved, strict=True):
-        pieces += [message[at:match.start()], f"{path}:{line}"]
-        at = match.end()
-    return "".join([*pieces, message[at:]])
-
-
-_JSON_SOURCES = '"sources": '  # a key: inside a JSON string its quotes would be escaped
-
-
-def _moved_json(line: bytes, moves: Sequence[Move]) -> bytes:
-    """An entries.json object with the lines of its sources moved."""
-    text = line.decode("utf-8")
-    start = text.index(_JSON_SOURCES) + len(_JSON_SOURCES)
-    sources, end = _JSON_DECODER.raw_decode(text, start)
-    moved = json.dumps([moved_source(s, moves) for s in sources], ensure_ascii=False)
-    return (text[:start] + moved + text[end:]).encode("utf-8")
-
-
-_JSON_DECODER = json.JSONDecoder()

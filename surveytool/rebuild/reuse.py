@@ -35,20 +35,30 @@ class BuildReuse:
     def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> AbstractContextManager[Any]:
         return ReusingTagger(tagger, self.memos.memo("tags")).tag_beside(papers)
 
-    def tag(self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any,
-            threshold: float) -> tuple[list[Paper], list[Finding]]:
+    def tag(
+        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float
+    ) -> tuple[list[Paper], list[Finding]]:
         known = ahead.result()
         reusing = ReusingTagger(tagger, self.memos.memo("tags"))
-        return tag_papers(papers, taxonomy, tagger, tag_all=lambda todo: reusing.tag_all(todo, known),
-                          threshold=threshold)
+        return tag_papers(
+            papers, taxonomy, tagger, tag_all=lambda todo: reusing.tag_all(todo, known), threshold=threshold
+        )
 
-    def record(self, displays: Sequence[str], read: ReadResult, keyed: Sequence[tuple[Paper, Paper]],
-               identities: IdentityCache, pins: dict[str, str]) -> None:
+    def record(
+        self,
+        displays: Sequence[str],
+        read: ReadResult,
+        keyed: Sequence[tuple[Paper, Paper]],
+        identities: IdentityCache,
+        pins: dict[str, str],
+    ) -> None:
         if self.folder is None:
             return
-        self.trace = Trace(tuple(self.read_bib.layouts.get(display) for display in displays),
-                           not any(f.check == "encoding" for f in read.findings),
-                           entry_facts(read.papers, keyed, identities, pins))
+        self.trace = Trace(
+            tuple(self.read_bib.layouts.get(display) for display in displays),
+            not any(f.check == "encoding" for f in read.findings),
+            entry_facts(read.papers, keyed, identities, pins),
+        )
 
     def finish(self) -> tuple[list[Finding], dict[str, tuple[int, int]]]:
         self.memos.save()

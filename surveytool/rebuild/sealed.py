@@ -38,24 +38,6 @@ MAX_CACHE_FILE = 1 << 31
 IGNORE_TEXT = "# made by surveytool: its rebuild cache, safe to delete\n*\n"
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 def seal(value: Any, key: bytes, name: str) -> bytes:
     """``value`` (plain data) as the bytes of the cache file ``name`` (a file moved to another name fails its seal)."""
     payload = marshal.dumps(value)

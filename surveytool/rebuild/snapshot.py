@@ -108,8 +108,12 @@ def bibliography_layout(pieces: Sequence[str], entries: int, unencodable: Sequen
 
     # The last entry's blank line after it was dropped: the file ends in one newline.
     lengths = (*map(_size, bib_entries[:-1]), _size(bib_entries[-1]) + 1)
-    return (sum(map(_size, head)), lengths, tuple(map(found_in, bib_entries)),
-            tuple(sorted({c for piece in head for c in found_in(piece)})))
+    return (
+        sum(map(_size, head)),
+        lengths,
+        tuple(map(found_in, bib_entries)),
+        tuple(sorted({c for piece in head for c in found_in(piece)})),
+    )
 
 
 def data_files_layout(bibliography: tuple | None, json_pieces: Sequence[str]) -> DataFilesLayout | None:
@@ -127,8 +131,15 @@ def _size(piece: str) -> int:
     return len(piece) if piece.isascii() else len(piece.encode("utf-8"))
 
 
-def take_snapshot(survey: Survey, trace: Trace, displays: Sequence[str], views: Sequence[PaperView],
-                  written: DataFilesLayout, stamps: tuple[str, ...], environment: str) -> Snapshot | None:
+def take_snapshot(
+    survey: Survey,
+    trace: Trace,
+    displays: Sequence[str],
+    views: Sequence[PaperView],
+    written: DataFilesLayout,
+    stamps: tuple[str, ...],
+    environment: str,
+) -> Snapshot | None:
     """The snapshot of a build in full, or None when its sources are not all .bib files read with a memo."""
     layouts = source_layouts(displays, trace.layouts)
     if layouts is None or not trace.readable:
@@ -137,12 +148,28 @@ def take_snapshot(survey: Survey, trace: Trace, displays: Sequence[str], views: 
     records = []
     for index, paper in enumerate(survey.papers):
         facts = trace.facts[paper.key]
-        records.append(EntryRecord(paper.key, chunk_of(by_display, paper), facts.identities, facts.claims,
-                                   written.bib_lengths[index], written.json_lengths[index], tuple(views[index]),
-                                   written.unencodable[index]))
+        records.append(
+            EntryRecord(
+                paper.key,
+                chunk_of(by_display, paper),
+                facts.identities,
+                facts.claims,
+                written.bib_lengths[index],
+                written.json_lengths[index],
+                tuple(views[index]),
+                written.unencodable[index],
+            )
+        )
     findings = [f for f in survey.findings if f.check != CACHE_CHECK]
-    return Snapshot(environment, layouts, tuple(records), findings_plain(by_display, findings),
-                    written.bib_head, written.head_unencodable, stamps)
+    return Snapshot(
+        environment,
+        layouts,
+        tuple(records),
+        findings_plain(by_display, findings),
+        written.bib_head,
+        written.head_unencodable,
+        stamps,
+    )
 
 
 def chunk_of(layouts: dict[str, SourceLayout], paper: Paper) -> str:
@@ -169,8 +196,11 @@ def source_layouts(displays: Iterable[str], layouts: Iterable[ChunkLayout | None
     for display, layout in zip(displays, layouts, strict=True):
         if layout is None:
             return None
-        found.append(SourceLayout(display, layout.source, layout.keys, layout.starts, layout.lines, layout.lone_entries,
-                                  layout.macros))
+        found.append(
+            SourceLayout(
+                display, layout.source, layout.keys, layout.starts, layout.lines, layout.lone_entries, layout.macros
+            )
+        )
     return tuple(found)
 
 
@@ -194,9 +224,19 @@ def finding_from_record(data: tuple) -> Finding:
 
 def save_snapshot(folder: Path, snapshot: Snapshot) -> None:
     """Written whole or not at all; a snapshot that cannot be written only makes the next rebuild slower."""
-    BuildCache(folder).keep(SNAPSHOT_FILE, code_stamp(), (
-        snapshot.environment, tuple(tuple(s) for s in snapshot.sources), tuple(tuple(r) for r in snapshot.records),
-        snapshot.findings, snapshot.bib_head, snapshot.head_unencodable, snapshot.written))
+    BuildCache(folder).keep(
+        SNAPSHOT_FILE,
+        code_stamp(),
+        (
+            snapshot.environment,
+            tuple(tuple(s) for s in snapshot.sources),
+            tuple(tuple(r) for r in snapshot.records),
+            snapshot.findings,
+            snapshot.bib_head,
+            snapshot.head_unencodable,
+            snapshot.written,
+        ),
+    )
 
 
 def load_snapshot(memos: BuildCache) -> Snapshot | None:
@@ -206,8 +246,15 @@ def load_snapshot(memos: BuildCache) -> Snapshot | None:
         return None
     try:
         environment, sources, records, findings, bib_head, head_unencodable, written = data
-        return Snapshot(environment, tuple(SourceLayout(*s) for s in sources), tuple(EntryRecord(*r) for r in records),
-                        findings, bib_head, head_unencodable, written)
+        return Snapshot(
+            environment,
+            tuple(SourceLayout(*s) for s in sources),
+            tuple(EntryRecord(*r) for r in records),
+            findings,
+            bib_head,
+            head_unencodable,
+            written,
+        )
     except (ValueError, TypeError):
         return None
 
@@ -246,13 +293,13 @@ class OutputSpans:
         run = (0, self._head)
         for record in records:
             if record.key in replaced:
-                pieces.extend((self._text[run[0]:run[1]], replaced[record.key]))
+                pieces.extend((self._text[run[0] : run[1]], replaced[record.key]))
                 run = (0, 0)
                 continue
             start, end = self._spans[record.key]
             if start != run[1]:
-                pieces.append(self._text[run[0]:run[1]])
+                pieces.append(self._text[run[0] : run[1]])
                 run = (start, start)
             run = (run[0], end)
-        pieces.append(self._text[run[0]:run[1]])
+        pieces.append(self._text[run[0] : run[1]])
         return b"".join(pieces)

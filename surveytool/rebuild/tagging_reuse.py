@@ -46,8 +46,9 @@ class ReusingTagger:
         self.tagger = tagger
         self.memo = memo
         # What a memoized tag depends on besides the paper: the taxonomy and what the model learned from.
-        self.digest = digest_text(repr(tagger.taxonomy.sections), tagger.model.digest,
-                                  repr((LEARNED_WEIGHT, RULE_WEIGHT, RULE_CAP)))
+        self.digest = digest_text(
+            repr(tagger.taxonomy.sections), tagger.model.digest, repr((LEARNED_WEIGHT, RULE_WEIGHT, RULE_CAP))
+        )
         self._memo_keys: dict[tuple[str, ...], str] = {}
 
     def memo_key(self, text: tuple[str, ...]) -> str:
@@ -67,11 +68,13 @@ class ReusingTagger:
                 todo.setdefault(text, paper)
         if not worth_sharing(TAGGING_COST * len(todo)):
             return TagsAhead([], None)
-        return TagsAhead(list(todo), FromBothEnds(lambda paper: tags_to_plain(self.tagger.tag(paper)),
-                                                  list(todo.values())))
+        return TagsAhead(
+            list(todo), FromBothEnds(lambda paper: tags_to_plain(self.tagger.tag(paper)), list(todo.values()))
+        )
 
-    def tag_all(self, papers: Sequence[Paper],
-                ahead: Mapping[tuple[str, ...], tuple] | None = None) -> list[tuple[Tag, ...]]:
+    def tag_all(
+        self, papers: Sequence[Paper], ahead: Mapping[tuple[str, ...], tuple] | None = None
+    ) -> list[tuple[Tag, ...]]:
         """The tags of each paper, taken from the memo (the same text and tagger in an earlier run) or
         ``ahead`` (``tag_beside``'s result) where they have it."""
         memo = self.memo

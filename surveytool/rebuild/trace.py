@@ -24,8 +24,12 @@ class EntryFacts(NamedTuple):
     claims: tuple[str, ...]  # claims_of
 
 
-def entry_facts(read: Sequence[Paper], keyed: Sequence[tuple[Paper, Paper]], identities_of: Callable[[Paper], list[str]],
-                pins: Mapping[str, str]) -> dict[str, EntryFacts]:
+def entry_facts(
+    read: Sequence[Paper],
+    keyed: Sequence[tuple[Paper, Paper]],
+    identities_of: Callable[[Paper], list[str]],
+    pins: Mapping[str, str],
+) -> dict[str, EntryFacts]:
     """Each paper's facts by its key; ``keyed`` pairs each paper as keys were assigned to it with the paper as it ended."""
     from surveytool.analysis.keys import identity_of
 
@@ -44,7 +48,9 @@ def entry_facts(read: Sequence[Paper], keyed: Sequence[tuple[Paper, Paper]], ide
     return facts
 
 
-def claims_of(unkeyed: Paper, keyed: Paper, found: Sequence[str], identity: str, pins: Mapping[str, str]) -> tuple[str, ...]:
+def claims_of(
+    unkeyed: Paper, keyed: Paper, found: Sequence[str], identity: str, pins: Mapping[str, str]
+) -> tuple[str, ...]:
     """The keys a paper holds or would take in keys.assign_keys: the key it got, its own key, its pinned keys.
 
     ``unkeyed`` is the paper as keys were assigned to it, ``found`` and ``identity`` its identities there.

@@ -13,12 +13,22 @@ from surveytool.text.latex import encode_bibtex_value
 
 # CSL item types -> BibTeX entry types.
 _TYPES = {
-    "article-journal": "article", "article": "article", "paper-conference": "inproceedings",
-    "chapter": "incollection", "book": "book", "thesis": "phdthesis", "report": "techreport",
+    "article-journal": "article",
+    "article": "article",
+    "paper-conference": "inproceedings",
+    "chapter": "incollection",
+    "book": "book",
+    "thesis": "phdthesis",
+    "report": "techreport",
 }
 _TEXT_FIELDS = {
-    "abstract": "abstract", "DOI": "doi", "URL": "url", "volume": "volume",
-    "issue": "number", "page": "pages", "publisher": "publisher",
+    "abstract": "abstract",
+    "DOI": "doi",
+    "URL": "url",
+    "volume": "volume",
+    "issue": "number",
+    "page": "pages",
+    "publisher": "publisher",
 }
 # Where exports put an arXiv id: a URL, a report number ("arXiv:2104.14830"), an archive location.
 _ARXIV_PLACES = ("URL", "number", "archive_location", "archive-location")
@@ -98,8 +108,15 @@ def _items(data: Any) -> list[Any] | None:
 def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list[Finding]]:
     items = _items(data)
     if items is None:
-        return [], [Finding("csl-item", Severity.WARNING, "not an array of CSL-JSON items; nothing read",
-                            SourceLocation(display, 1), "export CSL-JSON from Zotero or pandoc")]
+        return [], [
+            Finding(
+                "csl-item",
+                Severity.WARNING,
+                "not an array of CSL-JSON items; nothing read",
+                SourceLocation(display, 1),
+                "export CSL-JSON from Zotero or pandoc",
+            )
+        ]
     papers: list[Paper] = []
     findings: list[Finding] = []
     id_lines = _id_lines(text)
@@ -107,14 +124,28 @@ def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list
         item_id = _scalar(item.get("id")) if isinstance(item, dict) else ""
         where = SourceLocation(display, id_lines.get(item_id, 1))
         if not isinstance(item, dict) or not (_text(item.get("title")) or _text(item.get("DOI"))):
-            findings.append(Finding("csl-item", Severity.WARNING, f"item {index + 1} has no title or DOI; skipped",
-                                    where, "export the item again with its metadata"))
+            findings.append(
+                Finding(
+                    "csl-item",
+                    Severity.WARNING,
+                    f"item {index + 1} has no title or DOI; skipped",
+                    where,
+                    "export the item again with its metadata",
+                )
+            )
             continue
         try:
             papers.append(_item_to_paper(item, where))
         except (AttributeError, TypeError, ValueError, IndexError, KeyError):
-            findings.append(Finding("csl-item", Severity.WARNING, f"item {index + 1} is not in the CSL-JSON shape; skipped",
-                                    where, "export it again from Zotero or pandoc"))
+            findings.append(
+                Finding(
+                    "csl-item",
+                    Severity.WARNING,
+                    f"item {index + 1} is not in the CSL-JSON shape; skipped",
+                    where,
+                    "export it again from Zotero or pandoc",
+                )
+            )
     return papers, findings
 
 
@@ -169,5 +200,11 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
         fields["month"] = month
     for name, value in _arxiv_fields(item).items():
         fields.setdefault(name, value)
-    return Paper(origin=Origin.CSL_JSON, sources=(where,), fields=frozen_mapping(fields), entry_type=kind,
-                 key=_key(item), latex_fields=frozen_mapping(latex))
+    return Paper(
+        origin=Origin.CSL_JSON,
+        sources=(where,),
+        fields=frozen_mapping(fields),
+        entry_type=kind,
+        key=_key(item),
+        latex_fields=frozen_mapping(latex),
+    )

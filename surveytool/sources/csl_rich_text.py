@@ -13,8 +13,14 @@ from dataclasses import dataclass
 from surveytool.text.latex import encode_bibtex_value, protect_title_words
 
 _TAG = re.compile(r"<(/?)(i|b|sub|sup|span|sc)((?:\s+[^<>]*)?)>", re.IGNORECASE)
-_COMMANDS = {"i": r"\textit", "b": r"\textbf", "sub": r"\textsubscript", "sup": r"\textsuperscript",
-             "sc": r"\textsc", "small-caps": r"\textsc"}
+_COMMANDS = {
+    "i": r"\textit",
+    "b": r"\textbf",
+    "sub": r"\textsubscript",
+    "sup": r"\textsuperscript",
+    "sc": r"\textsc",
+    "small-caps": r"\textsc",
+}
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """A tag overrides file: the author's own tags for entries they do not keep in a .bib.
 
-    # overrides.toml
-    [tags]
-    lepikhin2021gshard = ["moe", "model-parallel"]   # primary first
+# overrides.toml
+[tags]
+lepikhin2021gshard = ["moe", "model-parallel"]   # primary first
 """
 
 from __future__ import annotations
@@ -24,14 +24,20 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
         text = read_user_file(path, str(path), SETTINGS_LIMIT, what="overrides file").decode("utf-8-sig")
         data = tomllib.loads(text)
     except FileNotFoundError:
-        raise InputError("no such overrides file", path=str(path), hint="check the path given with --overrides") from None
+        raise InputError(
+            "no such overrides file", path=str(path), hint="check the path given with --overrides"
+        ) from None
     except tomllib.TOMLDecodeError as error:
-        raise InputError(f"not valid TOML: {error}", path=str(path), hint='write lines like key = ["moe"] under [tags]') from None
+        raise InputError(
+            f"not valid TOML: {error}", path=str(path), hint='write lines like key = ["moe"] under [tags]'
+        ) from None
     except UnicodeDecodeError:
         raise InputError("overrides file is not UTF-8 text", path=str(path), hint="save it as UTF-8") from None
     tags = data.get("tags", {})
     if set(data) - {"tags"} or not isinstance(tags, dict):
-        raise InputError("an overrides file has one table, [tags]", path=str(path), hint='key = ["section-id", ...] under [tags]')
+        raise InputError(
+            "an overrides file has one table, [tags]", path=str(path), hint='key = ["section-id", ...] under [tags]'
+        )
     lines: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         match = re.match(r'^\s*"?([^"=\s]+)"?\s*=', line)
@@ -41,14 +47,19 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
     for key, value in tags.items():
         values = [value] if isinstance(value, str) else value
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-            raise InputError(f"tags of '{key}' must be a list of section ids", path=str(path), line=lines.get(key),
-                             hint=f'{key} = ["moe", "model-parallel"]')
+            raise InputError(
+                f"tags of '{key}' must be a list of section ids",
+                path=str(path),
+                line=lines.get(key),
+                hint=f'{key} = ["moe", "model-parallel"]',
+            )
         result[key] = tuple(values)
     return result, lines
 
 
-def apply_overrides(papers: Sequence[Paper], overrides: Mapping[str, tuple[str, ...]], path: str,
-                    lines: Mapping[str, int]) -> tuple[list[Paper], list[Finding]]:
+def apply_overrides(
+    papers: Sequence[Paper], overrides: Mapping[str, tuple[str, ...]], path: str, lines: Mapping[str, int]
+) -> tuple[list[Paper], list[Finding]]:
     """Papers whose key (or an alias) is in ``overrides`` get those tags as explicit tags."""
     by_key: dict[str, int] = {}
     for index, paper in enumerate(papers):
@@ -58,8 +69,15 @@ def apply_overrides(papers: Sequence[Paper], overrides: Mapping[str, tuple[str, 
     findings = []
     for key, tags in sorted(overrides.items()):
         if key not in by_key:
-            findings.append(Finding("unknown-key", Severity.WARNING, f"overrides name '{key}', which is not an entry",
-                                    SourceLocation(path, lines.get(key, 1)), "check the key against references.bib"))
+            findings.append(
+                Finding(
+                    "unknown-key",
+                    Severity.WARNING,
+                    f"overrides name '{key}', which is not an entry",
+                    SourceLocation(path, lines.get(key, 1)),
+                    "check the key against references.bib",
+                )
+            )
             continue
         result[by_key[key]] = replace(result[by_key[key]], explicit_tags=tags)
     return result, findings

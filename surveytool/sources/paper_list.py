@@ -13,8 +13,9 @@ from dataclasses import dataclass
 # full-width) or a dash (hyphen, en or em dash) between them.
 # The title is taken whole and stripped afterwards: a lazy title before a trailing \s*$ rescans the rest
 # of the line at every space inside it.
-_HEADER = re.compile(r"^\s*(?:related\s+papers?|相关论文|相關論文)\s*(?:[:：]|\s[-–—]+\s|[–—]+)(?P<title>.*)$",
-                     re.IGNORECASE)
+_HEADER = re.compile(
+    r"^\s*(?:related\s+papers?|相关论文|相關論文)\s*(?:[:：]|\s[-–—]+\s|[–—]+)(?P<title>.*)$", re.IGNORECASE
+)
 # A list item's number: "1.", "2)", "(3)", "[4]" and a space.
 _ITEM_NUMBER = re.compile(r"^(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])\s+(?=\S)")
 _ELLIPSIS = ("…", "...")

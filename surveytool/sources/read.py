@@ -45,7 +45,9 @@ def read_text_file(path: Path, display: str, allow_empty: bool = False) -> tuple
     try:
         data = stdin_bytes() if is_stdin(path) else read_user_file(path, display, DOCUMENT_LIMIT)
     except FileNotFoundError:
-        raise InputError("no such file", path=display, hint="check the path, or run without sources to use the bundled seeds") from None
+        raise InputError(
+            "no such file", path=display, hint="check the path, or run without sources to use the bundled seeds"
+        ) from None
     decoded = decode_bytes(data)
     if "\x00" in decoded.text:
         raise InputError("is not a text file", path=display, hint="give a .txt, .bib, .ids or CSL-JSON file")
@@ -57,17 +59,26 @@ def read_text_file(path: Path, display: str, allow_empty: bool = False) -> tuple
 def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
     if decoded.stray_bytes:
         count = f"{decoded.stray_bytes} bytes that are" if decoded.stray_bytes > 1 else "a byte that is"
-        return [Finding(
-            "mixed-encoding", Severity.WARNING,
-            f"UTF-8 file with {count} not UTF-8 (the first here); read as Latin-1, kept as they are by in-place edits",
-            SourceLocation(display, decoded.odd_line), "retype the character on this line, or save the file as UTF-8",
-        )]
+        return [
+            Finding(
+                "mixed-encoding",
+                Severity.WARNING,
+                f"UTF-8 file with {count} not UTF-8 (the first here); read as Latin-1, kept as they are by in-place edits",
+                SourceLocation(display, decoded.odd_line),
+                "retype the character on this line, or save the file as UTF-8",
+            )
+        ]
     if decoded.encoding in ("latin-1", "gbk"):
         name = "Latin-1" if decoded.encoding == "latin-1" else "GBK"
-        return [Finding(
-            "encoding", Severity.WARNING, f"file is not valid UTF-8; read as {name} (in-place edits keep it {name})",
-            SourceLocation(display, decoded.odd_line), "save the file as UTF-8",
-        )]
+        return [
+            Finding(
+                "encoding",
+                Severity.WARNING,
+                f"file is not valid UTF-8; read as {name} (in-place edits keep it {name})",
+                SourceLocation(display, decoded.odd_line),
+                "save the file as UTF-8",
+            )
+        ]
     return []
 
 
@@ -78,16 +89,22 @@ def _keys_spelled_otherwise(papers: Iterable[Paper], decoded: TextFile) -> list[
     found = []
     for paper in papers:
         if paper.key and not paper.key.isascii():
-            as_bytes = b"".join(c.encode("latin-1" if decoded.encoding == "utf-8" and ord(c) < 0x100 else decoded.encoding,
-                                         "replace") for c in paper.key)
+            as_bytes = b"".join(
+                c.encode("latin-1" if decoded.encoding == "utf-8" and ord(c) < 0x100 else decoded.encoding, "replace")
+                for c in paper.key
+            )
             seen_as = as_bytes.decode("utf-8", "replace")
             # An error, shown even with --quiet: \cite{key} in a .tex of the file's encoding no longer matches.
-            found.append(Finding(
-                "key-encoding", Severity.ERROR,
-                f"entry key '{paper.key}' is read from bytes that are not UTF-8 (a UTF-8 tool sees '{seen_as}'); "
-                f"outputs, which are UTF-8, write it as '{paper.key}'",
-                paper.sources[0], "cite it as the outputs spell it, or make the key ASCII",
-            ))
+            found.append(
+                Finding(
+                    "key-encoding",
+                    Severity.ERROR,
+                    f"entry key '{paper.key}' is read from bytes that are not UTF-8 (a UTF-8 tool sees '{seen_as}'); "
+                    f"outputs, which are UTF-8, write it as '{paper.key}'",
+                    paper.sources[0],
+                    "cite it as the outputs spell it, or make the key ASCII",
+                )
+            )
     return found
 
 
@@ -116,8 +133,13 @@ def _is_identifier_list(text: str) -> bool:
     return bool(lines) and sum(parse_identifier(l) is not None for l in lines) * 2 >= len(lines)
 
 
-def read_source(path: Path, display: str | None = None, kind: str | None = None, tags_field: str = "sections",
-                read_bib: BibReader = read_bibtex) -> ReadResult:
+def read_source(
+    path: Path,
+    display: str | None = None,
+    kind: str | None = None,
+    tags_field: str = "sections",
+    read_bib: BibReader = read_bibtex,
+) -> ReadResult:
     display = display or str(path)
     kind = KIND_ALIASES.get(kind, kind) if kind else kind
     bib_suffix = _BY_SUFFIX.get(path.suffix.lower()) == "bib"
@@ -139,8 +161,12 @@ def read_source(path: Path, display: str | None = None, kind: str | None = None,
     return ReadResult(tuple(papers), (), tuple(findings + more))
 
 
-def read_sources(paths: Iterable[tuple[Path, str]], kind: str | None = None, tags_field: str = "sections",
-                 read_bib: BibReader = read_bibtex) -> ReadResult:
+def read_sources(
+    paths: Iterable[tuple[Path, str]],
+    kind: str | None = None,
+    tags_field: str = "sections",
+    read_bib: BibReader = read_bibtex,
+) -> ReadResult:
     papers: list[Paper] = []
     blocks: list[RawBlock] = []
     findings: list[Finding] = []
@@ -157,33 +183,53 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
     papers: list[Paper] = []
     findings: list[Finding] = []
     if document.anchor_title:
-        papers.append(Paper(
-            origin=Origin.ANCHOR,
-            sources=(SourceLocation(display, document.anchor_line),),
-            fields=frozen_mapping({"title": strip_ellipsis(document.anchor_title)}),
-            truncated=document.anchor_truncated,
-        ))
+        papers.append(
+            Paper(
+                origin=Origin.ANCHOR,
+                sources=(SourceLocation(display, document.anchor_line),),
+                fields=frozen_mapping({"title": strip_ellipsis(document.anchor_title)}),
+                truncated=document.anchor_truncated,
+            )
+        )
     else:
-        findings.append(Finding(
-            "list-header", Severity.INFO, "no 'Related papers: <title>' header; no anchor entry made",
-            SourceLocation(display, 1), "add the anchor paper's title as the first line if there is one",
-        ))
+        findings.append(
+            Finding(
+                "list-header",
+                Severity.INFO,
+                "no 'Related papers: <title>' header; no anchor entry made",
+                SourceLocation(display, 1),
+                "add the anchor paper's title as the first line if there is one",
+            )
+        )
     for paragraph in document.paragraphs:
-        papers.append(Paper(
-            origin=Origin.SNIPPET,
-            sources=(SourceLocation(display, paragraph.line),),
-            fields=frozen_mapping({"abstract": paragraph.text}),
-            truncated=paragraph.truncated,
-        ))
-    findings.extend(Finding(
-        "glued-snippets", Severity.WARNING, "this paragraph looks like several snippets run together (an ellipsis inside it)",
-        SourceLocation(display, line), "put a blank line between papers, or number them (1. 2. 3.)",
-    ) for line in document.suspect_lines)
+        papers.append(
+            Paper(
+                origin=Origin.SNIPPET,
+                sources=(SourceLocation(display, paragraph.line),),
+                fields=frozen_mapping({"abstract": paragraph.text}),
+                truncated=paragraph.truncated,
+            )
+        )
+    findings.extend(
+        Finding(
+            "glued-snippets",
+            Severity.WARNING,
+            "this paragraph looks like several snippets run together (an ellipsis inside it)",
+            SourceLocation(display, line),
+            "put a blank line between papers, or number them (1. 2. 3.)",
+        )
+        for line in document.suspect_lines
+    )
     if not document.paragraphs:
-        findings.append(Finding(
-            "empty-list", Severity.WARNING, "the list has no paragraphs",
-            SourceLocation(display, max(document.anchor_line, 1)), "separate paper snippets by blank lines",
-        ))
+        findings.append(
+            Finding(
+                "empty-list",
+                Severity.WARNING,
+                "the list has no paragraphs",
+                SourceLocation(display, max(document.anchor_line, 1)),
+                "separate paper snippets by blank lines",
+            )
+        )
     return papers, findings
 
 
@@ -197,10 +243,15 @@ def read_identifier_list(text: str, display: str) -> tuple[list[Paper], list[Fin
         where = SourceLocation(display, number)
         identifier = parse_identifier(content)
         if identifier is None:
-            findings.append(Finding(
-                "bad-identifier", Severity.ERROR, f"not a DOI or arXiv id: {content!r}", where,
-                "write one DOI (10.xxxx/...) or arXiv id (2104.14830, hep-th/9901001) per line",
-            ))
+            findings.append(
+                Finding(
+                    "bad-identifier",
+                    Severity.ERROR,
+                    f"not a DOI or arXiv id: {content!r}",
+                    where,
+                    "write one DOI (10.xxxx/...) or arXiv id (2104.14830, hep-th/9901001) per line",
+                )
+            )
             continue
         papers.append(Paper(origin=Origin.IDENTIFIER, sources=(where,), fields=frozen_mapping(identifier.fields())))
     return papers, findings
@@ -212,9 +263,16 @@ def read_csl_json(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise InputError(f"is not valid JSON ({error.msg})", path=display, line=error.lineno,
-                         hint="export CSL-JSON from Zotero or pandoc") from None
+        raise InputError(
+            f"is not valid JSON ({error.msg})",
+            path=display,
+            line=error.lineno,
+            hint="export CSL-JSON from Zotero or pandoc",
+        ) from None
     except RecursionError:  # the json module reads nested arrays and objects recursively
-        raise InputError("nests JSON arrays or objects too deeply to be CSL-JSON", path=display,
-                         hint="export CSL-JSON from Zotero or pandoc") from None
+        raise InputError(
+            "nests JSON arrays or objects too deeply to be CSL-JSON",
+            path=display,
+            hint="export CSL-JSON from Zotero or pandoc",
+        ) from None
     return csl_to_papers(data, display, text)

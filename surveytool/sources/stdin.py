@@ -25,8 +25,11 @@ def is_stdin(path: Path) -> bool:
 def stdin_bytes() -> bytes:
     """Everything piped in; read on first use and kept, so that each reader sees the same text."""
     if sys.stdin is None or sys.stdin.isatty():
-        raise InputError("reads standard input, but nothing is piped in", path=STDIN_NAME,
-                         hint="pipe a file in (surveytool bib - -o out.bib < refs.bib), or name the file")
+        raise InputError(
+            "reads standard input, but nothing is piped in",
+            path=STDIN_NAME,
+            hint="pipe a file in (surveytool bib - -o out.bib < refs.bib), or name the file",
+        )
     return sys.stdin.buffer.read()
 
 

@@ -88,15 +88,23 @@ def _encode_non_ascii(encode_char: Callable[[str], str], text: str) -> str:
 
 
 # Text macros our encoder writes that pylatexenc does not decode (or decodes to look-alikes).
-_EXTRA_TEXT_MACROS = {"textless": "<", "textgreater": ">", "textbar": "|", "textbraceleft": "{",
-                      "textbraceright": "}", "textasciicircum": "^", "textasciitilde": "~"}
+_EXTRA_TEXT_MACROS = {
+    "textless": "<",
+    "textgreater": ">",
+    "textbar": "|",
+    "textbraceleft": "{",
+    "textbraceright": "}",
+    "textasciicircum": "^",
+    "textasciitilde": "~",
+}
 
 
 @lru_cache(maxsize=1)
 def _decoder() -> LatexNodes2Text:
     context = get_default_latex_context_db()
     context.add_context_category(
-        "surveytool", prepend=True,
+        "surveytool",
+        prepend=True,
         macros=[MacroTextSpec(name, simplify_repl=text) for name, text in _EXTRA_TEXT_MACROS.items()],
     )
     return LatexNodes2Text(latex_context=context, math_mode="verbatim", strict_latex_spaces=True)
@@ -120,7 +128,9 @@ def block_offences(text: str, comment: bool = False) -> list[Offence]:
     return find_block_offences(text, comment=comment)
 
 
-def inert_latex(latex: str, offences: list[Offence] | None = None, preamble: bool = False, specials: bool = True) -> str:
+def inert_latex(
+    latex: str, offences: list[Offence] | None = None, preamble: bool = False, specials: bool = True
+) -> str:
     """``latex`` with every token outside the allowlist written to print literally; the rest byte for byte.
 
     ``specials``: also the characters that would stop the document (a value that TeX typesets).
@@ -240,7 +250,9 @@ def encode_bibtex_title(text: str) -> str:
         if parts and _needs_protection(parts.group("core")):
             pieces.append(
                 encode_bibtex_value(parts.group("lead"))
-                + "{" + encode_bibtex_value(parts.group("core")) + "}"
+                + "{"
+                + encode_bibtex_value(parts.group("core"))
+                + "}"
                 + encode_bibtex_value(parts.group("trail"))
             )
         else:
@@ -277,6 +289,7 @@ def _without_callers(function: Callable[[str], str], argument: str) -> str:
     until the cycle collector runs, and a run pauses it. A suspended
     generator's frame has no caller, so the chain stops here.
     """
+
     def body() -> Iterator[str]:
         yield function(argument)
 

@@ -14,23 +14,77 @@ import unicodedata
 NEEDS_DECODING = re.compile(r"[\\{}$~^_%&#]|[^\x00-\x7f]|--|``|''")
 _WHITESPACE = re.compile(r"\s+")
 
-_ACCENTS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", "=": "\u0304", ".": "\u0307",
-            "c": "\u0327", "u": "\u0306", "v": "\u030c", "H": "\u030b", "k": "\u0328", "r": "\u030a",
-            "d": "\u0323", "b": "\u0331"}
-_ACCENT = re.compile(r"\\([\"'`^~=.]|[cuvHkrdb](?=[\s{]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))")
-_SYMBOLS = {"textellipsis": "…", "ldots": "…", "dots": "…", "textendash": "–", "textemdash": "—",
-            "textquoteright": "’", "textquoteleft": "‘", "textquotedblleft": "“", "textquotedblright": "”",
-            "&": "&", "%": "%", "_": "_", "#": "#", "$": "$", "{": "{", "}": "}", "textbackslash": "\\",
-            "textbraceleft": "{", "textbraceright": "}", "textasciitilde": "~", "textasciicircum": "^",
-            "textless": "<", "textgreater": ">", "textbar": "|", "ss": "ß", "o": "ø", "O": "Ø", "aa": "å",
-            "AA": "Å", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ"}
+_ACCENTS = {
+    '"': "\u0308",
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "c": "\u0327",
+    "u": "\u0306",
+    "v": "\u030c",
+    "H": "\u030b",
+    "k": "\u0328",
+    "r": "\u030a",
+    "d": "\u0323",
+    "b": "\u0331",
+}
+_ACCENT = re.compile(
+    r"\\([\"'`^~=.]|[cuvHkrdb](?=[\s{]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))"
+)
+_SYMBOLS = {
+    "textellipsis": "…",
+    "ldots": "…",
+    "dots": "…",
+    "textendash": "–",
+    "textemdash": "—",
+    "textquoteright": "’",
+    "textquoteleft": "‘",
+    "textquotedblleft": "“",
+    "textquotedblright": "”",
+    "&": "&",
+    "%": "%",
+    "_": "_",
+    "#": "#",
+    "$": "$",
+    "{": "{",
+    "}": "}",
+    "textbackslash": "\\",
+    "textbraceleft": "{",
+    "textbraceright": "}",
+    "textasciitilde": "~",
+    "textasciicircum": "^",
+    "textless": "<",
+    "textgreater": ">",
+    "textbar": "|",
+    "ss": "ß",
+    "o": "ø",
+    "O": "Ø",
+    "aa": "å",
+    "AA": "Å",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "l": "ł",
+    "L": "Ł",
+    "i": "ı",
+    "j": "ȷ",
+}
 # One pass, so that a brace a command stands for is not then removed as markup.
 _COMMAND_OR_BRACE = re.compile(r"\\(?:([A-Za-z]+)\s*(?:\{\})?|([&%_#${}]))|[{}]")
 _TIE = re.compile(r"(?<!\\)~")
 
 
 _LIGATURES_IN = re.compile(r"---|--|``|''")
-_LIGATURE_MACROS = {"---": r"\textemdash{}", "--": r"\textendash{}", "``": r"\textquotedblleft{}", "''": r"\textquotedblright{}"}
+_LIGATURE_MACROS = {
+    "---": r"\textemdash{}",
+    "--": r"\textendash{}",
+    "``": r"\textquotedblleft{}",
+    "''": r"\textquotedblright{}",
+}
 
 
 def spell_ligatures(value: str) -> str:
@@ -39,11 +93,39 @@ def spell_ligatures(value: str) -> str:
 
 
 # Commands whose argument is plain text to keep: the command itself is dropped.
-_FORMATTING = frozenset([
-    "emph", "textbf", "textit", "texttt", "textsc", "textrm", "textsf", "textup", "textmd", "textnormal", "textsl",
-    "mbox", "hbox", "url", "protect", "relax", "bf", "it", "em", "rm", "sc", "tt", "sf", "sl", "normalfont",
-    "small", "footnotesize", "large", "Large",
-])
+_FORMATTING = frozenset(
+    [
+        "emph",
+        "textbf",
+        "textit",
+        "texttt",
+        "textsc",
+        "textrm",
+        "textsf",
+        "textup",
+        "textmd",
+        "textnormal",
+        "textsl",
+        "mbox",
+        "hbox",
+        "url",
+        "protect",
+        "relax",
+        "bf",
+        "it",
+        "em",
+        "rm",
+        "sc",
+        "tt",
+        "sf",
+        "sl",
+        "normalfont",
+        "small",
+        "footnotesize",
+        "large",
+        "Large",
+    ]
+)
 
 
 _MATH = re.compile(r"(?<!\\)\$[^$]*\$")
@@ -66,7 +148,9 @@ def quick_decode(value: str) -> tuple[str, bool]:
         return ""
 
     def text_part(part: str) -> str:
-        part = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], spell_ligatures(part))
+        part = _ACCENT.sub(
+            lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], spell_ligatures(part)
+        )
         return _COMMAND_OR_BRACE.sub(command, _TIE.sub(" ", part))
 
     pieces, last = [], 0

@@ -54,7 +54,7 @@ def opening_words(text: str, count: int) -> list[str]:
     last, which the cut may split.
     """
     text = strip_truncation(text)
-    prefix = text[:16 * (count + 2)]
+    prefix = text[: 16 * (count + 2)]
     if len(prefix) < len(text):
         words = normalize(prefix).split()
         if len(words) > count + 1:

@@ -15,7 +15,9 @@ SNIPPET = "Sharding a large machine learning model across multiple devices to ba
 
 def test_merging_a_preprint_and_its_published_version_on_request_keeps_venue_eprint_and_the_first_key():
     preprint = paper(1, key="pre", title="Deep Things", eprint="2104.14830v2", year="2021")
-    published = paper(9, key="pub", title="Deep Things", doi="10.1/X", eprint="arXiv:2104.14830", booktitle="ASRU", year="2021")
+    published = paper(
+        9, key="pub", title="Deep Things", doi="10.1/X", eprint="arXiv:2104.14830", booktitle="ASRU", year="2021"
+    )
     assert len(merge_duplicates([preprint, published])) == 2  # the user's own entries: reported, not merged
     [merged] = merge_duplicates([preprint, published], merge_user_entries=True)
     assert merged.fields["booktitle"] == "ASRU" and merged.fields["eprint"] == "arXiv:2104.14830"
@@ -33,8 +35,12 @@ def test_same_and_near_same_snippets_merge_and_a_shared_opening_does_not():
     one = paper(1, Origin.SNIPPET, abstract=SNIPPET)
     two = paper(5, Origin.SNIPPET, abstract=SNIPPET.replace("…", "..."))
     edited = paper(7, Origin.SNIPPET, abstract=SNIPPET.replace("Sharding", "Partitioning"))  # a near-exact copy
-    other = paper(9, Origin.SNIPPET, abstract="Sharding a large machine learning model across multiple devices is "
-                  "what we avoid: we train many small models independently and merge their weights afterwards…")
+    other = paper(
+        9,
+        Origin.SNIPPET,
+        abstract="Sharding a large machine learning model across multiple devices is "
+        "what we avoid: we train many small models independently and merge their weights afterwards…",
+    )
     merged = merge_duplicates([one, two, edited, other])
     assert len(merged) == 2 and len(merged[0].sources) == 3
 
@@ -47,8 +53,10 @@ def test_same_title_with_different_first_authors_is_not_merged():
 
 
 def resolved(line, title, author, year):
-    return replace(paper(line, Origin.SNIPPET, title=title, author=author, year=year, abstract=f"text {line} " * 10),
-                   resolution=Resolution("catalog", "k", "abstract", 1.0))
+    return replace(
+        paper(line, Origin.SNIPPET, title=title, author=author, year=year, abstract=f"text {line} " * 10),
+        resolution=Resolution("catalog", "k", "abstract", 1.0),
+    )
 
 
 def test_key_formula_and_collision_suffixes():
@@ -81,7 +89,6 @@ def test_unresolved_snippets_get_stable_fingerprint_keys():
     assert key_base(snippet).startswith("anon-sharding-")
 
 
-
 def test_identities_are_computed_once_per_paper_and_shared_by_merging_and_keys(monkeypatch):
     calls = []
     real = merge.identities
@@ -101,7 +108,10 @@ def test_a_renamed_duplicate_key_is_no_alias_and_absorbed_keys_are_never_given_t
     first = paper(1, key="k", title="The First Paper Here", author="Ann Lee")
     second = paper(5, key="k", title="Another Paper Entirely", author="Bo Chen")
     keyed, _ = assign_keys([first, second])
-    assert [(p.key, p.aliases) for p in keyed] == [("k", ()), ("kb", ())]  # 'k' is the first entry's, not an alias of 'kb'
+    assert [(p.key, p.aliases) for p in keyed] == [
+        ("k", ()),
+        ("kb", ()),
+    ]  # 'k' is the first entry's, not an alias of 'kb'
     merged = replace(paper(1, key="j", title="A Merged Work Here"), aliases=("m",))
     newcomer = paper(9, key="m", title="Unrelated Work Using That Key")
     keyed, _ = assign_keys([merged, newcomer])
@@ -114,9 +124,13 @@ def test_merge_findings_name_both_keys_their_places_and_the_shared_evidence():
     c = paper(9, key="c", title="A Different Paper Altogether", doi="10.1/x", author="Bo Chen", year="2021")
     merged, findings = merge_records([a, b, c])
     assert [p.key for p in merged] == ["a", "b", "c"]
-    assert [(f.check, f.key, f.location.line) for f in findings] == [("duplicate-entry", "b", 7), ("suspicious-duplicate-id", "c", 9)]
-    assert findings[0].message == ("'b' (x.bib:7) and 'a' (x.bib:1) look like the same work: the same DOI 10.1/x; "
-                                   "both are kept")
+    assert [(f.check, f.key, f.location.line) for f in findings] == [
+        ("duplicate-entry", "b", 7),
+        ("suspicious-duplicate-id", "c", 9),
+    ]
+    assert findings[0].message == (
+        "'b' (x.bib:7) and 'a' (x.bib:1) look like the same work: the same DOI 10.1/x; both are kept"
+    )
     assert "their titles differ" in findings[1].message
 
 
@@ -130,7 +144,9 @@ def test_a_key_two_different_entries_use_is_never_absorbed_by_a_requested_merge(
 
 def test_an_identical_copy_of_a_reported_duplicate_is_merged_and_not_reported_again():
     first = paper(1, key="Smith2009", title="Quantum somethings", author="Caroline JA Smith", year="2009")
-    variant = paper(5, key="Smith2009a", title="Quantum somethings", author="Caroline JA Smith", year="2009", booktitle="blah")
+    variant = paper(
+        5, key="Smith2009a", title="Quantum somethings", author="Caroline JA Smith", year="2009", booktitle="blah"
+    )
     copy = paper(9, key="Smith2009", title="Quantum somethings", author="Caroline JA Smith", year="2009")
     merged, findings = merge_records([first, variant, copy])
     assert [(p.key, [s.line for s in p.sources]) for p in merged] == [("Smith2009", [1, 9]), ("Smith2009a", [5])]
@@ -139,10 +155,17 @@ def test_an_identical_copy_of_a_reported_duplicate_is_merged_and_not_reported_ag
 
 def test_two_chapters_sharing_an_abstract_keep_their_keys_when_one_leaves():
     abstract = "Chapter abstracts in edited volumes are often the volume's blurb, shared word for word by every chapter"
-    chapters = [replace(Paper(Origin.SNIPPET, (SourceLocation("l.txt", n),),
-                              frozen_mapping({"title": title, "author": "Ann Lee", "year": "2020", "abstract": abstract})),
-                        resolution=Resolution("catalog", "volume", "abstract", 1.0))
-                for n, title in ((1, "Preface"), (2, "Preface II"))]
+    chapters = [
+        replace(
+            Paper(
+                Origin.SNIPPET,
+                (SourceLocation("l.txt", n),),
+                frozen_mapping({"title": title, "author": "Ann Lee", "year": "2020", "abstract": abstract}),
+            ),
+            resolution=Resolution("catalog", "volume", "abstract", 1.0),
+        )
+        for n, title in ((1, "Preface"), (2, "Preface II"))
+    ]
     first, pins = assign_keys(chapters)
     assert sorted(p.key for p in first) == ["lee2020preface", "lee2020prefaceb"]
     for leaving in range(2):

@@ -28,8 +28,21 @@ def test_default_taxonomy_has_the_public_section_ids_in_order():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = readme.split("## The default taxonomy", 1)[1].split("\n## ", 1)[0]
     documented = re.findall(r"\| `([a-z-]+)` \|", table)
-    expected = ["surveys", "data-parallel", "model-parallel", "pipeline-parallel", "moe", "memory", "communication",
-                "hardware-systems", "optimization", "decentralized", "embeddings-recsys", "gnn-training", "applications"]
+    expected = [
+        "surveys",
+        "data-parallel",
+        "model-parallel",
+        "pipeline-parallel",
+        "moe",
+        "memory",
+        "communication",
+        "hardware-systems",
+        "optimization",
+        "decentralized",
+        "embeddings-recsys",
+        "gnn-training",
+        "applications",
+    ]
     assert list(taxonomy.section_ids) == expected
     assert documented == expected  # the README lists them too
     assert all(section.keywords and section.description for section in taxonomy.sections)
@@ -43,14 +56,24 @@ def test_aliases_and_variants_map_to_ids():
     assert canonical_section("quantum", taxonomy) is None
 
 
-@pytest.mark.parametrize("change, line, words", [
-    (lambda t: t.replace('id = "b"', 'id = "a"'), 11, "duplicate id 'a'"),
-    (lambda t: t.replace('parent = "g"\ntitle = "B"', 'parent = "h"\ntitle = "B"'), 12, "unknown parent 'h'"),
-    (lambda t: t.replace('title = "B"', 'title = "B"\naliases = ["Alpha"]'), 14, "alias 'Alpha'"),
-    (lambda t: t.replace('title = "B"', 'titel = "B2"\ntitle = "B"'), 13, "unknown key 'titel'"),
-    (lambda t: t.replace('title = "G"', 'title = "G"\nparent = "g2"') + '[[groups]]\nid = "g2"\ntitle = "G2"\nparent = "g"\n', 3, "cycle"),
-    (lambda t: t.replace('title = "A"', 'title = "A'), 8, "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "change, line, words",
+    [
+        (lambda t: t.replace('id = "b"', 'id = "a"'), 11, "duplicate id 'a'"),
+        (lambda t: t.replace('parent = "g"\ntitle = "B"', 'parent = "h"\ntitle = "B"'), 12, "unknown parent 'h'"),
+        (lambda t: t.replace('title = "B"', 'title = "B"\naliases = ["Alpha"]'), 14, "alias 'Alpha'"),
+        (lambda t: t.replace('title = "B"', 'titel = "B2"\ntitle = "B"'), 13, "unknown key 'titel'"),
+        (
+            lambda t: (
+                t.replace('title = "G"', 'title = "G"\nparent = "g2"')
+                + '[[groups]]\nid = "g2"\ntitle = "G2"\nparent = "g"\n'
+            ),
+            3,
+            "cycle",
+        ),
+        (lambda t: t.replace('title = "A"', 'title = "A'), 8, "not valid TOML"),
+    ],
+)
 def test_malformed_taxonomies_name_the_line(change, line, words):
     with pytest.raises(TaxonomyError) as raised:
         parse_taxonomy(change(MINIMAL), "tax.toml")

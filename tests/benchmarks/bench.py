@@ -31,9 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BENCH = ROOT.parent / "shared" / "bench"
 FILES = {"medium": "medium-refdb.bib", "large": "large-merged.bib"}
-BASELINE = ("import bibtexparser, sys\n"
-            "library = bibtexparser.parse_file(sys.argv[1])\n"
-            "bibtexparser.write_string(library)\n")
+BASELINE = (
+    "import bibtexparser, sys\nlibrary = bibtexparser.parse_file(sys.argv[1])\nbibtexparser.write_string(library)\n"
+)
 _ENTRY_KEY = re.compile(r"(@(?!string|preamble|comment)\w+\s*[{(]\s*)([^,\s]+)(\s*,)", re.IGNORECASE)
 
 
@@ -47,6 +47,7 @@ def parallel_throughput() -> float:
     A virtual machine can show two CPUs and give one core's time: forking then only adds work,
     and any ratio against a single-process baseline changes with it.
     """
+
     def wall(processes: int) -> float:
         start = time.perf_counter()
         running = [subprocess.Popen([sys.executable, "-c", _SPIN]) for _ in range(processes)]
@@ -61,7 +62,9 @@ def scaled_copy(source: Path, copies: int, folder: Path) -> Path:
     if copies == 1:
         return source
     text = source.read_text(encoding="utf-8", errors="replace")
-    parts = [text] + [_ENTRY_KEY.sub(lambda m, n=n: f"{m.group(1)}{m.group(2)}__c{n}{m.group(3)}", text) for n in range(1, copies)]
+    parts = [text] + [
+        _ENTRY_KEY.sub(lambda m, n=n: f"{m.group(1)}{m.group(2)}__c{n}{m.group(3)}", text) for n in range(1, copies)
+    ]
     target = folder / f"{source.stem}-x{copies}.bib"
     target.write_text("\n".join(parts), encoding="utf-8")
     return target
@@ -78,7 +81,7 @@ def run(command: list[str]) -> tuple[float, float, float]:
         said = errors.read()
     # Exit 1 means findings at error level (the large file has broken blocks): still a full run.
     if os.waitstatus_to_exitcode(status) not in (0, 1) or "Traceback" in said:
-        trace = said[said.find("Traceback"):] if "Traceback" in said else said[-2000:]
+        trace = said[said.find("Traceback") :] if "Traceback" in said else said[-2000:]
         raise RuntimeError(f"{' '.join(command)} failed with {status}:\n{trace}")
     return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
@@ -132,12 +135,31 @@ def commands(path: Path, work: Path) -> dict[str, list[str]]:
         "surveytool tag": [*cli, "tag", str(path), "--json", "-q"],
         "surveytool build": [*cli, "build", str(path), "--out", str(work / "build"), "-q", "--force", "--no-reuse"],
         # Tags every entry of a fresh copy (the copy, about 10 ms, is timed too).
-        "surveytool bib --in-place": ["sh", "-c", 'cp "$1" "$2" && shift 2 && exec "$@"', "sh", str(path), str(work / "mine.bib"),
-                                      *cli, "bib", "--in-place", str(work / "mine.bib"), "-q"],
+        "surveytool bib --in-place": [
+            "sh",
+            "-c",
+            'cp "$1" "$2" && shift 2 && exec "$@"',
+            "sh",
+            str(path),
+            str(work / "mine.bib"),
+            *cli,
+            "bib",
+            "--in-place",
+            str(work / "mine.bib"),
+            "-q",
+        ],
     }
     tidy = os.environ.get("BIBTEX_TIDY")  # path to bibtex-tidy's bin/bibtex-tidy, if installed (npm)
     if tidy:
-        found["bibtex-tidy --duplicates --merge"] = ["node", tidy, str(path), "--duplicates", "--merge", "-o", str(work / "tidy.bib")]
+        found["bibtex-tidy --duplicates --merge"] = [
+            "node",
+            tidy,
+            str(path),
+            "--duplicates",
+            "--merge",
+            "-o",
+            str(work / "tidy.bib"),
+        ]
     return found
 
 
@@ -167,8 +189,15 @@ def measure(path: Path, repeat: int, work: Path) -> dict[str, tuple[float, float
     for name, command in todo.items():  # a run of its own: sampling would slow the timed runs
         sampled = peak_memory(command)
         memory[name] = [sampled] if sampled is not None else memory[name]
-    return {n: (statistics.median(seconds[n]), statistics.median(ratios[n]), statistics.median(cpu[n]), statistics.median(memory[n]))
-            for n in todo}
+    return {
+        n: (
+            statistics.median(seconds[n]),
+            statistics.median(ratios[n]),
+            statistics.median(cpu[n]),
+            statistics.median(memory[n]),
+        )
+        for n in todo
+    }
 
 
 _TITLE = re.compile(r"\btitle\s*=\s*[{\"]", re.IGNORECASE)
@@ -181,7 +210,7 @@ def _middle_title(text: str) -> re.Match | None:
 def edit_one_title(text: str) -> str:
     """The text with the title nearest the middle of the file changed (same number of lines)."""
     middle = _middle_title(text)
-    return text if middle is None else text[:middle.end()] + "Revised " + text[middle.end():]
+    return text if middle is None else text[: middle.end()] + "Revised " + text[middle.end() :]
 
 
 def insert_one_entry(text: str) -> str:
@@ -211,8 +240,10 @@ def rebuild_times(path: Path, repeat: int, work: Path) -> dict[str, tuple[float,
         steps["rebuild after inserting one entry"] = run(build)[0]
         for name, took in steps.items():
             rounds.setdefault(name, []).append((took, took / first))
-    return {name: (statistics.median(t for t, _ in values), statistics.median(r for _, r in values))
-            for name, values in rounds.items()}
+    return {
+        name: (statistics.median(t for t, _ in values), statistics.median(r for _, r in values))
+        for name, values in rounds.items()
+    }
 
 
 def stage_times(path: Path, work: Path) -> dict[str, float]:
@@ -288,8 +319,14 @@ def _run(args: argparse.Namespace) -> int:
                 base = scaling[0][1]
                 print("\nstage time per copy, relative to 1x (1.00 = linear):")
                 for copies, stages in scaling[1:]:
-                    print(f"  {copies}x: " + ", ".join(f"{s} {stages[s] / max(base[s], 1e-9) / copies:.2f}"
-                                                      for s in first_stages if base.get(s, 0) > 0.01))
+                    print(
+                        f"  {copies}x: "
+                        + ", ".join(
+                            f"{s} {stages[s] / max(base[s], 1e-9) / copies:.2f}"
+                            for s in first_stages
+                            if base.get(s, 0) > 0.01
+                        )
+                    )
     return 0
 
 

@@ -114,7 +114,9 @@ def _taxonomy_group_chain(size: int, folder: Path) -> Callable[[], object]:
         f'[[groups]]\nid = "group-{n}"\ntitle = "Group {n}"\n' + (f'parent = "group-{n - 1}"\n' if n else "") + "\n"
         for n in range(size)
     )
-    path = _write(folder, "chain.toml", f'{groups}[[sections]]\nid = "leaf"\ntitle = "Leaf"\nparent = "group-{size - 1}"\n')
+    path = _write(
+        folder, "chain.toml", f'{groups}[[sections]]\nid = "leaf"\ntitle = "Leaf"\nparent = "group-{size - 1}"\n'
+    )
     return lambda: load_taxonomy(path)
 
 
@@ -126,9 +128,15 @@ CASES = (
     Case("header-padded-inside", "paper list: header title padded with inner spaces", 40_000, _header_padded_inside),
     Case("csl-items", "CSL-JSON items (line of each item)", 8_000, _csl_items),
     Case("nested-braces", "braces nested around an unknown macro", 400, _nested_braces),
-    Case("taxonomy-sections", "taxonomy validation: sections (and a tenth as many groups), each line located", 4_000,
-         _taxonomy_sections),
-    Case("taxonomy-group-chain", "taxonomy validation: groups each the parent of the next", 1_000, _taxonomy_group_chain),
+    Case(
+        "taxonomy-sections",
+        "taxonomy validation: sections (and a tenth as many groups), each line located",
+        4_000,
+        _taxonomy_sections,
+    ),
+    Case(
+        "taxonomy-group-chain", "taxonomy validation: groups each the parent of the next", 1_000, _taxonomy_group_chain
+    ),
 )
 
 

@@ -77,8 +77,11 @@ def evaluate(snippets_only: bool) -> tuple[float, list, Counter, Counter, Counte
 def evaluate_holdout() -> tuple[float, list, Counter, Counter, Counter]:
     import tempfile
 
-    rows_in = [line.split("\t") for line in HOLDOUT.read_text(encoding="utf-8").splitlines()
-               if line.strip() and not line.startswith("#")]
+    rows_in = [
+        line.split("\t")
+        for line in HOLDOUT.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     with tempfile.TemporaryDirectory() as folder:
         listing = Path(folder) / "holdout.txt"
         listing.write_text("Related papers: held out\n\n" + "\n\n".join(r[2] for r in rows_in) + "\n", encoding="utf-8")

@@ -55,15 +55,20 @@ def test_real_group_bibliographies_round_trip_exactly(name):
     text = render_bibliography(papers, result.blocks)
     again = read_bibtex(text, "out.bib")
     # Values with LaTeX outside the allowlist are written to print it literally: their text changes, once.
-    inert = {p.key for p in papers if p.sources[0] in {f.location for f in result.findings if f.check == "dangerous-macro"}}
+    inert = {
+        p.key for p in papers if p.sources[0] in {f.location for f in result.findings if f.check == "dangerous-macro"}
+    }
     assert {p.key: dict(p.fields) for p in again.papers if p.key not in inert} == {
-        p.key: dict(p.fields) for p in papers if p.key not in inert}
+        p.key: dict(p.fields) for p in papers if p.key not in inert
+    }
     assert render_bibliography(again.papers, again.blocks) == text
 
 
 def test_a_block_that_fails_to_parse_is_kept_whole_with_the_text_the_parser_skipped():
-    text = ("@article{a,\n  % author = {commented},\n  % 12th Conference, Zurich, August 24--28, 2014\n"
-            "  title = {T},\n}\n\n@misc{b, title = {ok}}\n")
+    text = (
+        "@article{a,\n  % author = {commented},\n  % 12th Conference, Zurich, August 24--28, 2014\n"
+        "  title = {T},\n}\n\n@misc{b, title = {ok}}\n"
+    )
     document = read_bibtex(text, "x.bib")
     [failed] = [b for b in document.blocks if b.kind == "failed"]
     assert failed.text == text.split("\n\n@misc")[0].rstrip()

@@ -79,7 +79,9 @@ def test_a_pylatexenc_decode_leaves_no_cycle_through_the_readers_frames():
         document = read_bibtex(text, "refs.bib")
         gc.set_debug(gc.DEBUG_SAVEALL)
         gc.collect()
-        frames = {f"{Path(o.f_code.co_filename).name}:{o.f_code.co_name}" for o in gc.garbage if isinstance(o, FrameType)}
+        frames = {
+            f"{Path(o.f_code.co_filename).name}:{o.f_code.co_name}" for o in gc.garbage if isinstance(o, FrameType)
+        }
     finally:
         gc.set_debug(0)
         gc.garbage.clear()

@@ -23,36 +23,46 @@ def read_both(text: str, monkeypatch) -> tuple:
 
 
 def test_a_typical_entry_is_read_by_the_fast_path():
-    text = ('@InProceedings{smith2020,\n  title = {The {GPU} {Way {of {Training}}}},\n'
-            '  author = "Smith, J. and M{\\"u}ller, K.",\n  year = 2020,\n  month = jan # "~1",\n'
-            '  note = {50\\% \\{off\\}, a=b},\n}\n\nfree text after it\n')
+    text = (
+        "@InProceedings{smith2020,\n  title = {The {GPU} {Way {of {Training}}}},\n"
+        '  author = "Smith, J. and M{\\"u}ller, K.",\n  year = 2020,\n  month = jan # "~1",\n'
+        "  note = {50\\% \\{off\\}, a=b},\n}\n\nfree text after it\n"
+    )
     entry = scan_plain_entry(text)
     assert entry is not None
     assert (entry.entry_type, entry.key) == ("inproceedings", "smith2020")
-    assert entry.fields == [("title", "{The {GPU} {Way {of {Training}}}}"), ("author", '"Smith, J. and M{\\"u}ller, K."'),
-                            ("year", "2020"), ("month", 'jan # "~1"'), ("note", "{50\\% \\{off\\}, a=b}")]
-    assert entry.raw == text[:text.index("}\n\n") + 1]
-    assert text[entry.end:] == "\n\nfree text after it\n"
+    assert entry.fields == [
+        ("title", "{The {GPU} {Way {of {Training}}}}"),
+        ("author", '"Smith, J. and M{\\"u}ller, K."'),
+        ("year", "2020"),
+        ("month", 'jan # "~1"'),
+        ("note", "{50\\% \\{off\\}, a=b}"),
+    ]
+    assert entry.raw == text[: text.index("}\n\n") + 1]
+    assert text[entry.end :] == "\n\nfree text after it\n"
 
 
-@pytest.mark.parametrize("text", [
-    "@string{x = {y}}\n",  # other block types, even where they look like entries
-    "@String{x, y = {z}}\n",
-    "@comment{x, y = z}\n",
-    "@commentary{x, y = z}\n",
-    "@preamble{{x}}\n",
-    "@article(k, title = {t})\n",  # parenthesis delimiters
-    "@article{k}\n",  # no fields
-    "@article{k, title = {a}, title = {b}}\n",  # a duplicate field
-    "@article{k, title = {{{{{deep}}}}}}\n",  # nested deeper than four
-    "@article{k, title = {unclosed}\n",
-    "@article{k, title = {a} {b}, @misc{j, x = 1}\n",  # a block start inside
-    '@article{k, title = "a {"} b"}\n',  # bibtexparser's {"} inside quotes
-    "@article{k, title {a}}\n",  # no '='
-    "@article{k,\\=}\n",  # an '=' or a comma after a backslash is no delimiter
-    "@x{\\,}}\n",
-    "free text\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "@string{x = {y}}\n",  # other block types, even where they look like entries
+        "@String{x, y = {z}}\n",
+        "@comment{x, y = z}\n",
+        "@commentary{x, y = z}\n",
+        "@preamble{{x}}\n",
+        "@article(k, title = {t})\n",  # parenthesis delimiters
+        "@article{k}\n",  # no fields
+        "@article{k, title = {a}, title = {b}}\n",  # a duplicate field
+        "@article{k, title = {{{{{deep}}}}}}\n",  # nested deeper than four
+        "@article{k, title = {unclosed}\n",
+        "@article{k, title = {a} {b}, @misc{j, x = 1}\n",  # a block start inside
+        '@article{k, title = "a {"} b"}\n',  # bibtexparser's {"} inside quotes
+        "@article{k, title {a}}\n",  # no '='
+        "@article{k,\\=}\n",  # an '=' or a comma after a backslash is no delimiter
+        "@x{\\,}}\n",
+        "free text\n",
+    ],
+)
 def test_anything_not_plain_is_left_to_bibtexparser(text: str, monkeypatch):
     assert scan_plain_entry(text) is None
     fast, slow = read_both(text, monkeypatch)
@@ -60,8 +70,35 @@ def test_anything_not_plain_is_left_to_bibtexparser(text: str, monkeypatch):
 
 
 # Pieces that exercise each of bibtexparser's rules: delimiters, escapes, nesting, quotes, block starts.
-PIECE = st.sampled_from(["a", "B9", " ", "\n", "\t", "{", "}", '"', ",", "=", "#", "\\", "\\{", "\\}", '\\"', "\\,",
-                         '{"}', "@", "@x{", "(", ")", "%", "é", "\r\n", "\\\n"])
+PIECE = st.sampled_from(
+    [
+        "a",
+        "B9",
+        " ",
+        "\n",
+        "\t",
+        "{",
+        "}",
+        '"',
+        ",",
+        "=",
+        "#",
+        "\\",
+        "\\{",
+        "\\}",
+        '\\"',
+        "\\,",
+        '{"}',
+        "@",
+        "@x{",
+        "(",
+        ")",
+        "%",
+        "é",
+        "\r\n",
+        "\\\n",
+    ]
+)
 VALUE_TEXT = st.lists(PIECE, max_size=12).map("".join)
 
 
@@ -74,7 +111,9 @@ def values(draw, depth: int = 0):
         return '"' + draw(VALUE_TEXT) + '"'
     if kind == "concatenated":
         return draw(values(depth + 1)) + " # " + draw(values(depth + 1))
-    inner = draw(st.lists(st.one_of(VALUE_TEXT, values(depth + 1).map(lambda v: "{" + v.strip('{}"') + "}")), max_size=4))
+    inner = draw(
+        st.lists(st.one_of(VALUE_TEXT, values(depth + 1).map(lambda v: "{" + v.strip('{}"') + "}")), max_size=4)
+    )
     return "{" + "".join(inner) + "}"
 
 
@@ -95,23 +134,50 @@ def bibtex_files(draw):
     return text
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(text=bibtex_files())
 @example(text='@article{k0,\n  title = "a \\" b",\n  note = {x \\} y}}\n')
-@example(text='@article{k0, title = {a}\\\n}\n\nfree\n')
-@example(text='@article{k0, title = {{{{a\\}b}}}}, note = {{{{a}}}\\{}}}\n')
-@example(text='@article{k0,title = {a},}\r\n\r\n% after\r\n')
+@example(text="@article{k0, title = {a}\\\n}\n\nfree\n")
+@example(text="@article{k0, title = {{{{a\\}b}}}}, note = {{{{a}}}\\{}}}\n")
+@example(text="@article{k0,title = {a},}\r\n\r\n% after\r\n")
 def test_files_read_the_same_with_and_without_the_fast_path(text: str, monkeypatch):
     fast, slow = read_both(text, monkeypatch)
     assert fast == slow
 
 
 # Text with no structure at all, from the pieces bibtexparser's rules are about.
-RAW = st.lists(st.sampled_from(["@article{k,", "@misc{", " a = ", "{", "}", '"', ",", "=", "\\", "\n", "x", "#", "@",
-                                "(", ")", '{"}', "\\{", "\n@b{j,"]), max_size=40).map("".join)
+RAW = st.lists(
+    st.sampled_from(
+        [
+            "@article{k,",
+            "@misc{",
+            " a = ",
+            "{",
+            "}",
+            '"',
+            ",",
+            "=",
+            "\\",
+            "\n",
+            "x",
+            "#",
+            "@",
+            "(",
+            ")",
+            '{"}',
+            "\\{",
+            "\n@b{j,",
+        ]
+    ),
+    max_size=40,
+).map("".join)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(text=RAW)
 @example(text="@article{k,\\=}")
 @example(text="@article{k0,title ={\n@x{\\,}}\n")
@@ -136,5 +202,5 @@ def test_a_large_real_file_reads_the_same_and_mostly_through_the_fast_path(monke
     fast, slow = read_both(text, monkeypatch)
     assert fast == slow
     chunks = bibtex_chunks.cut_chunks(text)
-    scanned = sum(scan_plain_entry(text[c.start:c.end]) is not None for c in chunks)
+    scanned = sum(scan_plain_entry(text[c.start : c.end]) is not None for c in chunks)
     assert scanned > 0.8 * len(fast.papers)

@@ -33,8 +33,10 @@ def test_in_place_changes_only_tags_that_must_change_and_adds_new_entries(tmp_pa
     bib = tmp_path / "my.bib"
     bib.write_text(MY_BIB, encoding="utf-8")
     extra = tmp_path / "extra.txt"
-    extra.write_text("Related papers: Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer\n\n"
-                     "We study tensor parallelism for training trillion parameter language models across many GPUs in a cluster…\n")
+    extra.write_text(
+        "Related papers: Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer\n\n"
+        "We study tensor parallelism for training trillion parameter language models across many GPUs in a cluster…\n"
+    )
     result = run_cli("bib", "--in-place", "my.bib", "extra.txt", cwd=tmp_path)
     assert result.returncode == 1  # the typo tag is an error finding
     assert "my.bib:4: shazeer2017: tags MoE -> moe" in result.stdout
@@ -71,22 +73,32 @@ HAVE_BIBER = shutil.which("biber") is not None
 @pytest.mark.skipif(not HAVE_BIBER and not IN_CI, reason="biber not installed")
 def test_biber_validates_the_biblatex_dialect_of_the_seeds(tmp_path):
     run_cli("bib", "-o", str(tmp_path / "references.bib"), "--dialect", "biblatex", check=True)
-    (tmp_path / "all.tex").write_text("\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[backend=biber]{biblatex}\n"
-                                      "\\addbibresource{references.bib}\\begin{document}\\nocite{*}\\printbibliography\\end{document}\n")
+    (tmp_path / "all.tex").write_text(
+        "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[backend=biber]{biblatex}\n"
+        "\\addbibresource{references.bib}\\begin{document}\\nocite{*}\\printbibliography\\end{document}\n"
+    )
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "all.tex"], cwd=tmp_path, capture_output=True)
-    result = subprocess.run(["biber", "--validate-datamodel", "all"], cwd=tmp_path, capture_output=True, text=True, errors="replace")
+    result = subprocess.run(
+        ["biber", "--validate-datamodel", "all"], cwd=tmp_path, capture_output=True, text=True, errors="replace"
+    )
     assert result.returncode == 0, result.stdout
-    problems = [line for line in result.stdout.splitlines() if line.startswith(("WARN", "ERROR"))
-                and "Field 'sections' invalid" not in line  # our tags field, which biblatex ignores
-                and not ("Entry 'anon-" in line and "Missing mandatory field - one of 'date, year'" in line)]
+    problems = [
+        line
+        for line in result.stdout.splitlines()
+        if line.startswith(("WARN", "ERROR"))
+        and "Field 'sections' invalid" not in line  # our tags field, which biblatex ignores
+        and not ("Entry 'anon-" in line and "Missing mandatory field - one of 'date, year'" in line)
+    ]
     assert not problems, problems  # resolved entries have every field their type requires
 
 
 @pytest.mark.skipif(not HAVE_LATEX and not IN_CI, reason="bibtex not installed")
 def test_real_bibtex_processes_every_seed_entry_without_errors(seeds_build, tmp_path):
     shutil.copy(seeds_build / "references.bib", tmp_path / "references.bib")
-    (tmp_path / "all.tex").write_text("\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{natbib}\n"
-                                      "\\begin{document}\\nocite{*}\\bibliographystyle{plainnat}\\bibliography{references}\\end{document}\n")
+    (tmp_path / "all.tex").write_text(
+        "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{natbib}\n"
+        "\\begin{document}\\nocite{*}\\bibliographystyle{plainnat}\\bibliography{references}\\end{document}\n"
+    )
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "all.tex"], cwd=tmp_path, capture_output=True)
     result = subprocess.run(["bibtex", "all"], cwd=tmp_path, capture_output=True, text=True, errors="replace")
     assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
@@ -95,8 +107,9 @@ def test_real_bibtex_processes_every_seed_entry_without_errors(seeds_build, tmp_
 
 def test_bib_output_that_is_a_link_is_written_through_to_its_target_and_stays_a_link(tmp_path):
     source = tmp_path / "mine.bib"
-    source.write_text("@article{smith2020, title = {Linked outputs}, author = {Ann Smith}, year = 2020}\n",
-                      encoding="utf-8")
+    source.write_text(
+        "@article{smith2020, title = {Linked outputs}, author = {Ann Smith}, year = 2020}\n", encoding="utf-8"
+    )
     shared = tmp_path / "shared"
     shared.mkdir()
     target = shared / "refs.bib"

@@ -25,11 +25,19 @@ FAILING = {
     "no-section": ("@misc{x, title = {Lorem ipsum dolor}}\n", []),
     "empty-section": (CLEAN, []),
     "thin-section": (CLEAN, []),
-    "unresolved-entry": ("@misc{anon-x, title = {Unresolved snippet: We study…}, key = {Unresolved}, sections = {moe}}\n", []),
+    "unresolved-entry": (
+        "@misc{anon-x, title = {Unresolved snippet: We study…}, key = {Unresolved}, sections = {moe}}\n",
+        [],
+    ),
     "duplicate-entry": (CLEAN + CLEAN.replace("shazeer2017", "shazeer17"), []),
     "duplicate-key": (CLEAN + CLEAN.replace("Outrageously", "Another"), []),
-    "suspicious-duplicate-id": (CLEAN.replace("  year", "  doi = {10.1/x},\n  year")
-                                + CLEAN.replace("shazeer2017", "other").replace("Outrageously", "Another").replace("  year", "  doi = {10.1/x},\n  year"), []),
+    "suspicious-duplicate-id": (
+        CLEAN.replace("  year", "  doi = {10.1/x},\n  year")
+        + CLEAN.replace("shazeer2017", "other")
+        .replace("Outrageously", "Another")
+        .replace("  year", "  doi = {10.1/x},\n  year"),
+        [],
+    ),
     "duplicate-field": (CLEAN.replace("  year = 2017,", "  year = 2017,\n  year = 2018,"), []),
     "unusable-key": (CLEAN.replace("shazeer2017", "shazeer&2017"), []),
     "bibtex-syntax": (CLEAN + "@article{broken, title = {unbalanced\n" + CLEAN.replace("shazeer2017", "other"), []),
@@ -40,12 +48,20 @@ FAILING = {
     "cite-unused": (CLEAN, ["--tex", "other.tex"]),
     "taxonomy-invalid": (CLEAN, ["--taxonomy", "bad.toml"]),
     "needs-review": ("@misc{x, title = {Layer Normalization}}\n", []),
-    "tag-outlier": (CLEAN + CLEAN.replace("shazeer2017", "fedus2022").replace(
-        "Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer",
-        "Switch Transformers: Scaling to Trillion Parameter Models with Simple and Efficient Sparsity") + CLEAN.replace(
-        "shazeer2017", "lewis2021").replace("Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer",
-                                           "BASE Layers: Simplifying Training of Large, Sparse Mixture-of-Experts Models").replace(
-        "{moe}", "{gnn-training}"), []),
+    "tag-outlier": (
+        CLEAN
+        + CLEAN.replace("shazeer2017", "fedus2022").replace(
+            "Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer",
+            "Switch Transformers: Scaling to Trillion Parameter Models with Simple and Efficient Sparsity",
+        )
+        + CLEAN.replace("shazeer2017", "lewis2021")
+        .replace(
+            "Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer",
+            "BASE Layers: Simplifying Training of Large, Sparse Mixture-of-Experts Models",
+        )
+        .replace("{moe}", "{gnn-training}"),
+        [],
+    ),
     "ambiguous-match": (None, []),  # exercised in test_resolve (two catalog papers with one title)
     "encoding": (None, []),  # exercised in test_in_place (a Latin-1 file)
     "mixed-encoding": (None, []),  # exercised in test_in_place (one stray byte in UTF-8)
@@ -88,16 +104,25 @@ def test_each_check_fails_on_its_case_and_passes_on_a_clean_one(project, name):
 def test_json_findings_have_the_documented_fields(project):
     _, found = check(project, FAILING["unknown-tag"][0])
     finding = next(f for f in found if f["check"] == "unknown-tag")
-    assert finding == {"check": "unknown-tag", "severity": "error", "path": "refs.bib", "line": 1, "key": "shazeer2017",
-                       "message": "tag 'mixture-of-expert' is not a section of the taxonomy",
-                       "hint": "did you mean 'moe'?"}
+    assert finding == {
+        "check": "unknown-tag",
+        "severity": "error",
+        "path": "refs.bib",
+        "line": 1,
+        "key": "shazeer2017",
+        "message": "tag 'mixture-of-expert' is not a section of the taxonomy",
+        "hint": "did you mean 'moe'?",
+    }
 
 
 def test_text_output_exit_codes_and_strict(project):
     (project / "refs.bib").write_text(FAILING["unknown-tag"][0])
     failed = run_cli("check", "refs.bib", cwd=project)
     assert failed.returncode == 1
-    assert "refs.bib:1: error [unknown-tag] tag 'mixture-of-expert' is not a section of the taxonomy (did you mean 'moe'?)" in failed.stderr
+    assert (
+        "refs.bib:1: error [unknown-tag] tag 'mixture-of-expert' is not a section of the taxonomy (did you mean 'moe'?)"
+        in failed.stderr
+    )
     assert failed.stdout.startswith("1 error, ")
     (project / "refs.bib").write_text(FAILING["tag-variant"][0])
     assert run_cli("check", "refs.bib", "--checks", "tag-variant", cwd=project).returncode == 0
@@ -108,13 +133,20 @@ def test_text_output_exit_codes_and_strict(project):
 
 
 def test_fix_is_minimal_idempotent_and_leaves_nothing_it_fixed(project):
-    bib = CLEAN.replace("{moe}", "{MoE, Pipeline Parallelism}").replace("Layer", "Layer on GPUs") + \
-        "\n@misc{other,   title = {Keep   me  exactly}, sections = {comunication}}\n"
+    bib = (
+        CLEAN.replace("{moe}", "{MoE, Pipeline Parallelism}").replace("Layer", "Layer on GPUs")
+        + "\n@misc{other,   title = {Keep   me  exactly}, sections = {comunication}}\n"
+    )
     (project / "refs.bib").write_text(bib)
     fixed = run_cli("check", "refs.bib", "--fix", cwd=project)
-    assert "fixed refs.bib:1: shazeer2017: tags MoE,Pipeline Parallelism -> moe,pipeline-parallel; braces around GPUs" in fixed.stdout
+    assert (
+        "fixed refs.bib:1: shazeer2017: tags MoE,Pipeline Parallelism -> moe,pipeline-parallel; braces around GPUs"
+        in fixed.stdout
+    )
     after = (project / "refs.bib").read_text()
-    assert after == bib.replace("{MoE, Pipeline Parallelism}", "{moe,pipeline-parallel}").replace("on GPUs", "on {GPUs}")
+    assert after == bib.replace("{MoE, Pipeline Parallelism}", "{moe,pipeline-parallel}").replace(
+        "on GPUs", "on {GPUs}"
+    )
     again = run_cli("check", "refs.bib", "--fix", "--json", cwd=project)
     assert (project / "refs.bib").read_text() == after
     left = {f["check"] for f in json.loads(again.stdout)}
@@ -130,8 +162,10 @@ def test_explain_and_disable_from_config(project):
 
 
 def test_citation_parser_knows_natbib_and_biblatex_variants():
-    text = ("\\citet{a} \\citep*[e.g.][]{b, c} \\Citeauthor{d} \\parencite[12]{e} \\textcite{f}\n"
-            "\\cites[see][]{g}[p. 2]{h} \\autocite{i} \\nocite{j} % \\cite{commented}\n\\footcite{k}")
+    text = (
+        "\\citet{a} \\citep*[e.g.][]{b, c} \\Citeauthor{d} \\parencite[12]{e} \\textcite{f}\n"
+        "\\cites[see][]{g}[p. 2]{h} \\autocite{i} \\nocite{j} % \\cite{commented}\n\\footcite{k}"
+    )
     found, cites_all = citations(text)
     assert [c.key for c in found] == list("abcdefghijk") and not cites_all
     assert [c.line for c in found][-1] == 3

@@ -15,9 +15,20 @@ def test_parse_reads_id_lists_and_csl_json(tmp_path):
     ids = tmp_path / "ids.txt"
     ids.write_text("# my ids\n2104.14830v2\nhttps://doi.org/10.1145/3320060  # Ben-Nun\narXiv:2006.16668\nnot-an-id\n")
     csl = tmp_path / "zotero.json"
-    csl.write_text(json.dumps([{"id": "z1", "type": "paper-conference", "title": "Pipelined Training at Scale",
-                                "author": [{"family": "Ng", "given": "Ann"}], "issued": {"date-parts": [[2024]]},
-                                "container-title": "MLSys"}]))
+    csl.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "z1",
+                    "type": "paper-conference",
+                    "title": "Pipelined Training at Scale",
+                    "author": [{"family": "Ng", "given": "Ann"}],
+                    "issued": {"date-parts": [[2024]]},
+                    "container-title": "MLSys",
+                }
+            ]
+        )
+    )
     result = run_cli("parse", str(ids), str(csl), "--json", "--kind", "ids", cwd=tmp_path)
     assert result.returncode == 2 or result.returncode == 1  # forcing ids onto JSON is reported
     result = run_cli("parse", str(ids), str(csl), "--json", cwd=tmp_path)
@@ -52,7 +63,9 @@ def test_overrides_win_over_the_tagger(tmp_path):
 def test_taxonomy_tree_with_counts_and_validate(tmp_path):
     tree = run_cli("taxonomy", check=True).stdout
     assert "gnn-training: Large-Scale Graph Neural Network Training  (3)" in tree
-    assert run_cli("taxonomy", "validate", str(ROOT / "seeds" / "taxonomy.toml"), check=True).stdout.endswith("13 sections in 6 groups\n")
+    assert run_cli("taxonomy", "validate", str(ROOT / "seeds" / "taxonomy.toml"), check=True).stdout.endswith(
+        "13 sections in 6 groups\n"
+    )
     bad = tmp_path / "bad.toml"
     bad.write_text('[[sections]]\nid = "a"\ntitle = "A"\n[[sections]]\nid = "a"\ntitle = "B"\n')
     result = run_cli("taxonomy", "validate", str(bad))
@@ -66,8 +79,9 @@ def _registered_commands() -> list[str]:
     names = [command.name or command.callback.__name__ for command in app.registered_commands]
     for group in app.registered_groups:
         names.append(group.name)
-        names.extend(f"{group.name} {sub.name or sub.callback.__name__}"
-                     for sub in group.typer_instance.registered_commands)
+        names.extend(
+            f"{group.name} {sub.name or sub.callback.__name__}" for sub in group.typer_instance.registered_commands
+        )
     return names
 
 
@@ -82,22 +96,41 @@ def test_every_command_has_help_and_is_in_the_readme():
 
 
 def test_parse_reports_duplicates_and_prints_the_old_to_new_key_map_when_asked_to_merge(tmp_path):
-    (tmp_path / "a.bib").write_text("@misc{pre, title = {Deep Things Here}, eprint = {2104.14830v1}}\n"
-                                    "@inproceedings{pub, title = {Deep Things Here}, doi = {10.1/x}, eprint = {2104.14830}, "
-                                    "booktitle = {ASRU}}\n")
+    (tmp_path / "a.bib").write_text(
+        "@misc{pre, title = {Deep Things Here}, eprint = {2104.14830v1}}\n"
+        "@inproceedings{pub, title = {Deep Things Here}, doi = {10.1/x}, eprint = {2104.14830}, "
+        "booktitle = {ASRU}}\n"
+    )
     kept = run_cli("parse", "a.bib", cwd=tmp_path, check=True)
     assert "merged keys" not in kept.stdout  # your own entries: reported, never merged unasked
-    assert "a.bib:2: warning [duplicate-entry] 'pub' (a.bib:2) and 'pre' (a.bib:1) look like the same work" in kept.stderr
+    assert (
+        "a.bib:2: warning [duplicate-entry] 'pub' (a.bib:2) and 'pre' (a.bib:1) look like the same work" in kept.stderr
+    )
     result = run_cli("parse", "a.bib", "--merge-duplicates", cwd=tmp_path, check=True)
     assert "merged keys (1)" in result.stdout and "pub  ->  pre" in result.stdout  # the first entry's key stays
 
 
 def test_odd_csl_json_items_are_skipped_with_a_finding_and_bare_id_urls_are_read(tmp_path):
-    (tmp_path / "odd.json").write_text(json.dumps([
-        {"id": "a", "title": "Fine Paper Title Here", "issued": "2020", "author": "nobody"},
-        {"id": "b", "title": ["Listed Title Of A Paper"], "issued": {"raw": "2019-05"}, "container-title": ["J"]},
-        {"id": "c", "title": "Another Fine Title", "author": [{"family": "Ng"}], "issued": {"date-parts": [[2021, 1]]}},
-        "not an item"]))
+    (tmp_path / "odd.json").write_text(
+        json.dumps(
+            [
+                {"id": "a", "title": "Fine Paper Title Here", "issued": "2020", "author": "nobody"},
+                {
+                    "id": "b",
+                    "title": ["Listed Title Of A Paper"],
+                    "issued": {"raw": "2019-05"},
+                    "container-title": ["J"],
+                },
+                {
+                    "id": "c",
+                    "title": "Another Fine Title",
+                    "author": [{"family": "Ng"}],
+                    "issued": {"date-parts": [[2021, 1]]},
+                },
+                "not an item",
+            ]
+        )
+    )
     result = run_cli("parse", "odd.json", "--json", cwd=tmp_path)
     entries = {e["key"]: e for e in json.loads(result.stdout)}
     assert entries["b"]["title"] == "Listed Title Of A Paper" and entries["b"]["year"] == "2019"

@@ -12,8 +12,9 @@ from helpers import run_cli
 def _on_a_terminal(*args: str, cwd) -> tuple[int, bytes, bytes]:
     """(exit code, what the terminal showed on stderr, stdout) of a run whose stderr is a terminal."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "surveytool", *args],
-                               stdin=follower, stdout=subprocess.PIPE, stderr=follower, cwd=cwd)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "surveytool", *args], stdin=follower, stdout=subprocess.PIPE, stderr=follower, cwd=cwd
+    )
     os.close(follower)
     shown = b""
     while True:
@@ -43,20 +44,32 @@ def test_a_run_stopped_between_stages_takes_its_bar_down(tmp_path):
     # The overrides file is read between two stages, with the bar running; the process leaves
     # without the interpreter's exit handlers, so the CLI itself must stop the bar.
     (tmp_path / "overrides.toml").write_text("not toml [", encoding="utf-8")
-    returncode, shown, _ = _on_a_terminal("build", "--out", str(tmp_path / "t"), "--overrides", "overrides.toml", cwd=tmp_path)
+    returncode, shown, _ = _on_a_terminal(
+        "build", "--out", str(tmp_path / "t"), "--overrides", "overrides.toml", cwd=tmp_path
+    )
     assert returncode == 2
     assert b"overrides.toml" in shown
     hidden, restored = shown.rfind(b"\x1b[?25l"), shown.rfind(b"\x1b[?25h")
     assert hidden >= 0 and restored > hidden  # the cursor the bar hid is shown again
 
 
-@pytest.mark.parametrize(("command", "stages"), [
-    (["parse"], 5), (["tag"], 5), (["resolve"], 5), (["check"], 5), (["export", "-o", "list.md"], 5),
-    (["bib", "-o", "out.bib"], 6), (["bib", "--in-place", "mine.bib"], 5), (["draft", "-o", "chapter.tex"], 6),
-])
+@pytest.mark.parametrize(
+    ("command", "stages"),
+    [
+        (["parse"], 5),
+        (["tag"], 5),
+        (["resolve"], 5),
+        (["check"], 5),
+        (["export", "-o", "list.md"], 5),
+        (["bib", "-o", "out.bib"], 6),
+        (["bib", "--in-place", "mine.bib"], 5),
+        (["draft", "-o", "chapter.tex"], 6),
+    ],
+)
 def test_every_command_that_analyses_shows_its_stages_on_a_terminal(tmp_path, command: list[str], stages: int):
-    (tmp_path / "mine.bib").write_text("@article{a, title = {Pipeline parallelism for training}, year = 2020}\n",
-                                       encoding="utf-8")
+    (tmp_path / "mine.bib").write_text(
+        "@article{a, title = {Pipeline parallelism for training}, year = 2020}\n", encoding="utf-8"
+    )
     returncode, shown, _ = _on_a_terminal(*command, cwd=tmp_path)
     assert returncode in (0, 1)  # 1: findings at error level in the seeds' checks
     assert b"reading" in shown and f"{stages}/{stages}".encode() in shown

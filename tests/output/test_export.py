@@ -16,11 +16,20 @@ def test_markdown_lists_sections_with_links_and_stays_inert():
     result = run_cli("export", "--format", "markdown", check=True)
     text = result.stdout
     assert text.startswith("# Related Work on Large-Model Training\n")
-    assert "- [Mixture-of-Experts and Conditional Computation](#mixture-of-experts-and-conditional-computation) (2)" in text
-    assert "**GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding** (Lepikhin et al.)" in text
+    assert (
+        "- [Mixture-of-Experts and Conditional Computation](#mixture-of-experts-and-conditional-computation) (2)"
+        in text
+    )
+    assert (
+        "**GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding** (Lepikhin et al.)" in text
+    )
     assert "[arXiv](https://arxiv.org/abs/2006.16668)" in text and "[DOI](https://doi.org/10.1145/3320060)" in text
-    hostile = Paper(Origin.SNIPPET, (SourceLocation("h.txt", 3),),
-                    frozen_mapping({"abstract": "<script>alert(1)</script> | [link](javascript:x) *bold* `code`…"}), key="anon-x")
+    hostile = Paper(
+        Origin.SNIPPET,
+        (SourceLocation("h.txt", 3),),
+        frozen_mapping({"abstract": "<script>alert(1)</script> | [link](javascript:x) *bold* `code`…"}),
+        key="anon-x",
+    )
     md = to_markdown([hostile], load_taxonomy(default_taxonomy()))
     assert "\\<script\\>" in md and "\\[link\\]" in md and "\\|" in md and "\\*bold\\*" in md
 
@@ -31,7 +40,9 @@ def test_csl_json_reads_back_into_the_same_entries(tmp_path):
     items = json.loads((tmp_path / "refs.json").read_text(encoding="utf-8"))
     assert len(items) == 41
     gshard = next(i for i in items if i["id"] == "lepikhin2021gshard")
-    assert gshard["author"][0] == {"family": "Lepikhin", "given": "Dmitry"} and gshard["issued"] == {"date-parts": [[2021]]}
+    assert gshard["author"][0] == {"family": "Lepikhin", "given": "Dmitry"} and gshard["issued"] == {
+        "date-parts": [[2021]]
+    }
     back = {p.key: p for p in read_source(tmp_path / "refs.json", "refs.json").papers}
     assert back["lepikhin2021gshard"].title == gshard["title"]
     assert len(back) == 38  # the three unresolved snippets have no title to read back
@@ -46,7 +57,11 @@ def test_draft_writes_only_the_chapter_and_keeps_notes(tmp_path):
     assert "kept your notes in surveys" in again.stderr
     rebuilt = chapter.read_text(encoding="utf-8")
     assert "Mine.\n% surveytool: end notes surveys" in rebuilt
-    assert "forest" not in rebuilt and "pgfplots" not in rebuilt.replace("pgfplots, graphicx", "") and "longtable" in rebuilt
+    assert (
+        "forest" not in rebuilt
+        and "pgfplots" not in rebuilt.replace("pgfplots, graphicx", "")
+        and "longtable" in rebuilt
+    )
 
 
 def test_user_templates_override_bundled_ones(tmp_path):
@@ -70,10 +85,13 @@ def test_build_pdf_reports_latex_errors_in_plain_words(tmp_path):
     assert problem.startswith("broken/related_work.tex:") and "a command is not defined" in problem
 
 
-@pytest.mark.parametrize("template, words", [
-    ("line one\n\\VAR{nonexistent}\n", "tpl/summary_table.tex.j2:2: error: template uses an unknown variable"),
-    ("\\BLOCK{for x in}\n", "tpl/summary_table.tex.j2:1: error: template syntax:"),
-])
+@pytest.mark.parametrize(
+    "template, words",
+    [
+        ("line one\n\\VAR{nonexistent}\n", "tpl/summary_table.tex.j2:2: error: template uses an unknown variable"),
+        ("\\BLOCK{for x in}\n", "tpl/summary_table.tex.j2:1: error: template syntax:"),
+    ],
+)
 def test_a_broken_user_template_names_its_file_and_line(tmp_path, template, words):
     (tmp_path / "tpl").mkdir()
     (tmp_path / "tpl" / "summary_table.tex.j2").write_text(template)
@@ -83,7 +101,9 @@ def test_a_broken_user_template_names_its_file_and_line(tmp_path, template, word
 
 def test_missing_templates_folder_and_an_output_path_that_is_a_file(tmp_path):
     (tmp_path / "afile").write_text("x")
-    for args, words in ((["--templates", "nodir"], "nodir: error: no such templates folder"),
-                        (["--out", "afile"], "afile: error: is a file, not a folder")):
+    for args, words in (
+        (["--templates", "nodir"], "nodir: error: no such templates folder"),
+        (["--out", "afile"], "afile: error: is a file, not a folder"),
+    ):
         result = run_cli("build", *args, cwd=tmp_path)
         assert result.returncode == 2 and words in result.stderr

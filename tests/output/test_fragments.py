@@ -26,8 +26,11 @@ def test_fragments_from_a_memo_give_the_same_text_and_only_new_keys_are_rendered
     (tmp_path / "list.tex.j2").write_text(TEMPLATE, encoding="utf-8")
     items = [("tea & milk", 3), ("bread", 2), ("salt_50%", 1)]
     first = Memo({})
-    assert _render(tmp_path, items, first) == _render(tmp_path, items, None) == \
-        "tea \\& milk costs 3.\nbread costs 2.\nsalt\\_50\\% costs 1.\n"
+    assert (
+        _render(tmp_path, items, first)
+        == _render(tmp_path, items, None)
+        == "tea \\& milk costs 3.\nbread costs 2.\nsalt\\_50\\% costs 1.\n"
+    )
     assert (first.hits, first.misses) == (0, 3)
     changed = [items[0], ("bread", 5), items[2]]
     second = Memo(dict(first.used()))

@@ -47,8 +47,11 @@ def test_rebuild_keeps_prose_when_papers_are_added(tmp_path):
     text = text.replace("% surveytool: begin notes moe\n", "% surveytool: begin notes moe\n" + prose, 1)
     chapter.write_text(text, encoding="utf-8")
     extra = tmp_path / "extra.txt"
-    extra.write_text("Related papers: x\n\nWe route each token to a single expert in a sparsely activated mixture-of-experts "
-                     "transformer and balance the load of experts with an auxiliary loss during training…\n", encoding="utf-8")
+    extra.write_text(
+        "Related papers: x\n\nWe route each token to a single expert in a sparsely activated mixture-of-experts "
+        "transformer and balance the load of experts with an auxiliary loss during training…\n",
+        encoding="utf-8",
+    )
     seeds = [str(p) for p in sorted((ROOT / "seeds").glob("*.txt"))]
     result = run_cli("build", *seeds, str(extra), "--out", str(out))
     assert result.returncode == 0, result.stderr
@@ -78,8 +81,10 @@ def test_edits_outside_regions_are_refused_without_force_and_backed_up_with_it(t
 
 
 def test_markers_count_only_at_the_start_of_a_line():
-    text = ("x % surveytool: begin notes a\n% surveytool: end notes a\n"
-            "% surveytool: begin notes b\nmine\n% surveytool: end notes b\n")
+    text = (
+        "x % surveytool: begin notes a\n% surveytool: end notes a\n"
+        "% surveytool: begin notes b\nmine\n% surveytool: end notes b\n"
+    )
     assert regions(text) == {"b": "mine\n"}
     stamped = stamp(text)
     assert not edited_outside_regions(stamped)

@@ -278,17 +278,18 @@ def test_a_chapter_saved_with_windows_line_endings_or_a_mark_keeps_its_prose_and
     chapter = out / "related_work.tex"
     write_in_region(chapter, "unclassified", "Lorem is not classified yet.\nA second line.\n")
     chapter.write_bytes(bom + chapter.read_bytes().replace(b"\n", newline))
-    source.write_text(UNCLASSIFIABLE + UNCLASSIFIABLE.replace("lorem2020", "ipsum2021").replace("2020", "2021"),
-                      encoding="utf-8")
+    source.write_text(
+        UNCLASSIFIABLE + UNCLASSIFIABLE.replace("lorem2020", "ipsum2021").replace("2020", "2021"), encoding="utf-8"
+    )
     again = run_cli("build", str(source), "--out", str(out))
     assert again.returncode == 0, again.stderr
     data = chapter.read_bytes()
     assert data.startswith(bom + b"% surveytool: checksum ")
     assert b"ipsum2021" in data  # rebuilt, not left alone
-    lines = data[len(bom):].split(newline)
+    lines = data[len(bom) :].split(newline)
     assert not any(b"\r" in line or b"\n" in line for line in lines)  # every line ends as the author's did
     assert lines.count(b"Lorem is not classified yet.") == 1 and lines.count(b"A second line.") == 1
-    assert regions(data[len(bom):].decode("utf-8").replace(newline.decode(), "\n"))["unclassified"] == (
+    assert regions(data[len(bom) :].decode("utf-8").replace(newline.decode(), "\n"))["unclassified"] == (
         "Lorem is not classified yet.\nA second line.\n"
     )
     # And the next build takes its own output as it is: no edit outside the regions, nothing lost.

@@ -54,25 +54,31 @@ def test_a_changed_macro_rereads_the_entries_that_might_use_it():
     assert {p.key: p.fields.get("booktitle") for p in again.papers}["indented"] == "Defined differently"
 
 
-
-
-
-
-
-
-
-
-
-
 EDITS = {
     "title": lambda text: text.replace("part 7}", "part seven}"),
-    "added in the middle": lambda text: text.replace("@inproceedings{paper9,", ENTRY.format(
-        key="inserted", title="Tensor parallelism of transformer layers", author="New, Nia", year=2020,
-        abstract="split each layer's matrices across devices") + "\n@inproceedings{paper9,"),
-    "deleted": lambda text: text[:text.index("@inproceedings{paper3,")] + text[text.index("@inproceedings{paper4,"):],
+    "added in the middle": lambda text: text.replace(
+        "@inproceedings{paper9,",
+        ENTRY.format(
+            key="inserted",
+            title="Tensor parallelism of transformer layers",
+            author="New, Nia",
+            year=2020,
+            abstract="split each layer's matrices across devices",
+        )
+        + "\n@inproceedings{paper9,",
+    ),
+    "deleted": lambda text: text[: text.index("@inproceedings{paper3,")] + text[text.index("@inproceedings{paper4,") :],
     "macro": lambda text: text.replace("{Proceedings of Things}", "{Proceedings of Other Things}"),
-    "merged duplicate": lambda text: text + ENTRY.format(key="again", title="Pipeline parallelism for training giant models, part 0",
-                                                         author="Author0, Ada", year=2015, abstract="a preprint"),
+    "merged duplicate": lambda text: (
+        text
+        + ENTRY.format(
+            key="again",
+            title="Pipeline parallelism for training giant models, part 0",
+            author="Author0, Ada",
+            year=2015,
+            abstract="a preprint",
+        )
+    ),
 }
 
 
@@ -108,8 +114,10 @@ def test_a_taxonomy_change_retags_and_a_second_run_reuses_everything(tmp_path: P
     assert again.reused == {"entries": (12, 0), "fragments": (24, 0)}  # a paragraph and a row per paper
 
     taxonomy = tmp_path / "taxonomy.toml"
-    taxonomy.write_text(SEEDS_TAXONOMY.read_text(encoding="utf-8")
-                        .replace('"gating network*" = 4', '"gating network*" = 0.5'), encoding="utf-8")
+    taxonomy.write_text(
+        SEEDS_TAXONOMY.read_text(encoding="utf-8").replace('"gating network*" = 4', '"gating network*" = 0.5'),
+        encoding="utf-8",
+    )
     retagged = build(Options(sources=(source,), taxonomy=taxonomy, build_cache=out / ".surveytool-cache"), out).survey
     assert retagged.reused["tags"] == (0, 12)  # another taxonomy: built in full
     assert retagged.papers == build(Options(sources=(source,), taxonomy=taxonomy), tmp_path / "fresh").survey.papers
@@ -145,16 +153,22 @@ def test_the_cli_says_what_it_reused_and_can_be_told_not_to(tmp_path: Path):
     source.write_text(library(5), encoding="utf-8")
     run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
     # A comment between entries is a kept block: no patch, a build in full that reuses what it can.
-    source.write_text(source.read_text(encoding="utf-8").replace("@inproceedings{paper2,", "% a note\n@inproceedings{paper2,"),
-                      encoding="utf-8")
+    source.write_text(
+        source.read_text(encoding="utf-8").replace("@inproceedings{paper2,", "% a note\n@inproceedings{paper2,"),
+        encoding="utf-8",
+    )
     in_full = run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
     # The three entries below the note moved a line, and their paragraphs print their lines.
-    assert "reused from the last build: 5 of 6 .bib blocks read, 5 of 5 entries tagged, " \
-           "7 of 10 chapter paragraphs and table rows" in in_full.stdout
+    assert (
+        "reused from the last build: 5 of 6 .bib blocks read, 5 of 5 entries tagged, "
+        "7 of 10 chapter paragraphs and table rows" in in_full.stdout
+    )
     source.write_text(source.read_text(encoding="utf-8").replace("part 3}", "part three}"), encoding="utf-8")
     patched = run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
-    assert "reused from the last build: 4 of 5 entries kept as they were (the others read and tagged again), " \
-           "9 of 10 chapter paragraphs and table rows" in patched.stdout
+    assert (
+        "reused from the last build: 4 of 5 entries kept as they were (the others read and tagged again), "
+        "9 of 10 chapter paragraphs and table rows" in patched.stdout
+    )
     (tmp_path / "plain").mkdir()
     shutil.copy(tmp_path / "out" / "surveytool.lock.json", tmp_path / "plain")  # the same pinned keys
     run_cli("build", str(source), "--out", "plain", "--no-reuse", cwd=tmp_path, check=True)
@@ -178,11 +192,41 @@ def test_a_build_leaves_the_cycle_collector_as_it_found_it(tmp_path: Path):
 
 # Fragments of BibTeX, good and broken: block starts at and inside lines, unbalanced delimiters,
 # newlines after backslashes (which bibtexparser does not count), macros and concatenations.
-FRAGMENT = st.sampled_from([
-    "@article{", "@string{", "@STRING{m = {x}}", "@comment{", "@misc(", "@preamble{", "  @book{", "}", "{", ")", "(",
-    '"', ",", " = ", "\n", "\n", "\n", "\r\n", "\\\n", "\\\\", "\t@string(", " ", "k1", "k2", "title", "year = 2001", "m # {y}",
-    "abc", "é", "%", "@",
-])
+FRAGMENT = st.sampled_from(
+    [
+        "@article{",
+        "@string{",
+        "@STRING{m = {x}}",
+        "@comment{",
+        "@misc(",
+        "@preamble{",
+        "  @book{",
+        "}",
+        "{",
+        ")",
+        "(",
+        '"',
+        ",",
+        " = ",
+        "\n",
+        "\n",
+        "\n",
+        "\r\n",
+        "\\\n",
+        "\\\\",
+        "\t@string(",
+        " ",
+        "k1",
+        "k2",
+        "title",
+        "year = 2001",
+        "m # {y}",
+        "abc",
+        "é",
+        "%",
+        "@",
+    ]
+)
 BIBTEX = st.lists(FRAGMENT, max_size=40).map("".join)
 
 
@@ -191,7 +235,7 @@ BIBTEX = st.lists(FRAGMENT, max_size=40).map("".join)
 def test_any_text_read_with_another_texts_cache_reads_as_it_does_alone(before, insert, where, cut, drop):
     """The cache of one text, used to read an edit of it (text replaced, a chunk forgotten)."""
     where %= len(before) + 1
-    after = before[:where] + insert + before[where + cut:]
+    after = before[:where] + insert + before[where + cut :]
     stored = _memo_of(before, "x.bib").used()
     forgotten = drop % (len(stored) + 1)
     memo = Memo({key: value for index, (key, value) in enumerate(stored.items()) if index != forgotten})
@@ -202,7 +246,7 @@ def test_a_cache_whose_keys_stay_but_values_change_is_saved(tmp_path: Path):
     # Swapping two definitions of one macro changes what every entry reads (the first wins)
     # but not the chunks' texts: the same keys, all with new values.
     first, second = "@string{venue = {First}}\n\n", "@string{venue = {Second}}\n\n"
-    entries = library(4)[library(4).index("@inproceedings"):]
+    entries = library(4)[library(4).index("@inproceedings") :]
     middle = entries.index("@inproceedings{paper2,")
     source = tmp_path / "library.bib"
     source.write_text(first + entries[:middle] + second + entries[middle:], encoding="utf-8")

@@ -21,8 +21,13 @@ PRELUDE = "@string{venue = {Proceedings of Things}}\n\n"
 
 
 def _entry(key: str, title: str, year: int, abstract: str | None = None) -> str:
-    lines = [f"@inproceedings{{{key},", f"  title = {{{title}}},", "  author = {Author, Ada and Other, Bo},",
-             "  booktitle = venue,", f"  year = {{{year}}},"]
+    lines = [
+        f"@inproceedings{{{key},",
+        f"  title = {{{title}}},",
+        "  author = {Author, Ada and Other, Bo},",
+        "  booktitle = venue,",
+        f"  year = {{{year}}},",
+    ]
     if abstract:
         lines.append(f"  abstract = {{{abstract}}},")
     return "\n".join(lines) + "\n}\n"
@@ -30,8 +35,15 @@ def _entry(key: str, title: str, year: int, abstract: str | None = None) -> str:
 
 def _entries(count: int) -> list[str]:
     # Every other entry has an abstract: its paragraph prints its source lines beside the snippet.
-    return [_entry(f"paper{i}", f"{TOPICS[i % len(TOPICS)][0]}, part {i}", 2015 + i % 9,
-                   f"We study {TOPICS[i % len(TOPICS)][1]}. Variant {i}." if i % 2 else None) for i in range(count)]
+    return [
+        _entry(
+            f"paper{i}",
+            f"{TOPICS[i % len(TOPICS)][0]}, part {i}",
+            2015 + i % 9,
+            f"We study {TOPICS[i % len(TOPICS)][1]}. Variant {i}." if i % 2 else None,
+        )
+        for i in range(count)
+    ]
 
 
 def _text(entries: list[str]) -> str:
@@ -49,8 +61,12 @@ def _rebuild(source: Path | tuple[Path, ...], out: Path, fresh: Path, **options)
     result = build(Options(sources=sources, build_cache=out / CACHE_FOLDER, **options), out)
     expected = build(Options(sources=sources, **options), fresh).summary
     assert outputs(out) == outputs(fresh)
-    assert (result.summary.findings, result.summary.entries, result.summary.resolved, result.summary.sections) == \
-        (expected.findings, expected.entries, expected.resolved, expected.sections)
+    assert (result.summary.findings, result.summary.entries, result.summary.resolved, result.summary.sections) == (
+        expected.findings,
+        expected.entries,
+        expected.resolved,
+        expected.sections,
+    )
     return result
 
 
@@ -87,7 +103,9 @@ def test_entries_below_an_added_line_move_in_entries_json_and_the_chapter(librar
     source, out, fresh = library
     _edit(source, "@inproceedings{paper2,\n", "@inproceedings{paper2,\n  note = {one more line},\n")
     assert _patched(_rebuild(source, out, fresh)) == (7, 1)
-    assert '"sources": ["' + f"{source}:{_line_of(source, 'paper7')}" + '"]' in (out / "entries.json").read_text(encoding="utf-8")
+    assert '"sources": ["' + f"{source}:{_line_of(source, 'paper7')}" + '"]' in (out / "entries.json").read_text(
+        encoding="utf-8"
+    )
 
 
 def _line_of(source: Path, key: str) -> int:
@@ -96,27 +114,38 @@ def _line_of(source: Path, key: str) -> int:
 
 def test_entries_added_and_deleted_are_patched(library):
     source, out, fresh = library
-    _edit(source, "@inproceedings{paper4,", _entry("added", "Sequence parallelism of long contexts", 2023) + "\n@inproceedings{paper4,")
+    _edit(
+        source,
+        "@inproceedings{paper4,",
+        _entry("added", "Sequence parallelism of long contexts", 2023) + "\n@inproceedings{paper4,",
+    )
     assert _patched(_rebuild(source, out, fresh)) == (8, 1)
     text = source.read_text(encoding="utf-8")
     start = text.index("@inproceedings{paper6,")
-    source.write_text(text[:start] + text[text.index("@inproceedings{paper7,"):], encoding="utf-8")
+    source.write_text(text[:start] + text[text.index("@inproceedings{paper7,") :], encoding="utf-8")
     assert _patched(_rebuild(source, out, fresh)) == (8, 0)
     assert "paper6" not in (out / "references.bib").read_text(encoding="utf-8")
 
 
 CANNOT_PATCH = {
     # The new entry is the same work as paper3: they merge.
-    "duplicate": lambda source, out: _edit(source, "@inproceedings{paper4,", _entry(
-        "again", "Scaling laws for language models, part 3", 2018) + "\n@inproceedings{paper4,"),
+    "duplicate": lambda source, out: _edit(
+        source,
+        "@inproceedings{paper4,",
+        _entry("again", "Scaling laws for language models, part 3", 2018) + "\n@inproceedings{paper4,",
+    ),
     # Two entries with one key: one of them is given another.
     "key taken": lambda source, out: _edit(source, "@inproceedings{paper5,", "@inproceedings{paper1,"),
     "macro": lambda source, out: _edit(source, "{Proceedings of Things}", "{Proceedings of Other Things}"),
-    "comment between entries": lambda source, out: _edit(source, "@inproceedings{paper5,", "% a note\n@inproceedings{paper5,"),
+    "comment between entries": lambda source, out: _edit(
+        source, "@inproceedings{paper5,", "% a note\n@inproceedings{paper5,"
+    ),
     ".bib output edited": lambda source, out: (out / "references.bib").write_text(
-        (out / "references.bib").read_text(encoding="utf-8") + "% mine\n", encoding="utf-8"),
+        (out / "references.bib").read_text(encoding="utf-8") + "% mine\n", encoding="utf-8"
+    ),
     "lock file edited": lambda source, out: (out / "surveytool.lock.json").write_text(
-        (out / "surveytool.lock.json").read_text(encoding="utf-8").replace('"paper3"', '"renamed3"'), encoding="utf-8"),
+        (out / "surveytool.lock.json").read_text(encoding="utf-8").replace('"paper3"', '"renamed3"'), encoding="utf-8"
+    ),
 }
 
 
@@ -135,14 +164,20 @@ def _duplicate_messages(result: BuildResult) -> list[str]:
 
 def test_an_insertion_above_two_entries_of_one_work_is_patched_and_their_finding_names_their_new_lines(library):
     source, out, fresh = library
-    _edit(source, "@inproceedings{paper5,", _entry("again", "Scaling laws for language models, part 3", 2018)
-          + "\n@inproceedings{paper5,")
+    _edit(
+        source,
+        "@inproceedings{paper5,",
+        _entry("again", "Scaling laws for language models, part 3", 2018) + "\n@inproceedings{paper5,",
+    )
     result = _rebuild(source, out, fresh)
     assert _patched(result) is None  # it shares paper3's identity
     [before] = _duplicate_messages(result)
     assert f"({source}:{_line_of(source, 'paper3')})" in before
-    _edit(source, "@inproceedings{paper1,", _entry("added", "Sequence parallelism of long contexts", 2023)
-          + "\n@inproceedings{paper1,")
+    _edit(
+        source,
+        "@inproceedings{paper1,",
+        _entry("added", "Sequence parallelism of long contexts", 2023) + "\n@inproceedings{paper1,",
+    )
     result = _rebuild(source, out, fresh)  # the same findings as a build in full
     assert _patched(result) == (9, 1)
     [after] = _duplicate_messages(result)
@@ -152,11 +187,18 @@ def test_an_insertion_above_two_entries_of_one_work_is_patched_and_their_finding
 def test_an_insertion_above_an_at_string_defined_twice_is_patched_and_its_finding_names_the_new_line(library):
     source, out, fresh = library
     text = source.read_text(encoding="utf-8")
-    source.write_text(_entry("first", "Sequence parallelism of long contexts", 2023) + "\n" + text
-                      + "\n@string{venue = {Proceedings of Others}}\n", encoding="utf-8")
+    source.write_text(
+        _entry("first", "Sequence parallelism of long contexts", 2023)
+        + "\n"
+        + text
+        + "\n@string{venue = {Proceedings of Others}}\n",
+        encoding="utf-8",
+    )
     assert _patched(_rebuild(source, out, fresh)) is None  # a macro changed
-    source.write_text(_entry("added", "Tensor parallelism of transformer layers", 2022) + "\n" + source.read_text(
-        encoding="utf-8"), encoding="utf-8")
+    source.write_text(
+        _entry("added", "Tensor parallelism of transformer layers", 2022) + "\n" + source.read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
     result = _rebuild(source, out, fresh)
     assert _patched(result) == (9, 1)
     [finding] = [f for f in result.summary.findings if f.check == "duplicate-key"]
@@ -169,27 +211,37 @@ def test_a_key_that_reads_like_a_place_in_a_finding_is_built_in_full(library, mo
     _, out, fresh = library
     monkeypatch.chdir(out.parent)
     source = Path("library.bib")  # shown as given: the key below then reads like one of its places
-    _edit(source, "@inproceedings{paper5,", _entry("library.bib:40", "Scaling laws for language models, part 3", 2018)
-          + "\n@inproceedings{paper5,")
+    _edit(
+        source,
+        "@inproceedings{paper5,",
+        _entry("library.bib:40", "Scaling laws for language models, part 3", 2018) + "\n@inproceedings{paper5,",
+    )
     [message] = _duplicate_messages(_rebuild(source, out, fresh))
     assert "'library.bib:40' (library.bib:" in message
-    _edit(source, "@inproceedings{paper1,", _entry("added", "Sequence parallelism of long contexts", 2023)
-          + "\n@inproceedings{paper1,")
+    _edit(
+        source,
+        "@inproceedings{paper1,",
+        _entry("added", "Sequence parallelism of long contexts", 2023) + "\n@inproceedings{paper1,",
+    )
     assert _patched(_rebuild(source, out, fresh)) is None
     _edit(source, "part 6}", "part six}")  # nothing moved: patched again
     assert _patched(_rebuild(source, out, fresh)) == (9, 1)
 
 
 def _outputs_keys(out: Path) -> list[str]:
-    return [line for line in (out / "references.bib").read_text(encoding="utf-8").splitlines() if line.startswith("@inproc")]
+    return [
+        line for line in (out / "references.bib").read_text(encoding="utf-8").splitlines() if line.startswith("@inproc")
+    ]
 
 
 def test_another_taxonomy_or_option_is_built_in_full(library, tmp_path):
     source, out, fresh = library
     assert _patched(_rebuild(source, out, fresh, tags_field="keywords")) is None
     taxonomy = tmp_path / "taxonomy.toml"
-    taxonomy.write_text(SEEDS_TAXONOMY.read_text(encoding="utf-8")
-                        .replace('"gating network*" = 4', '"gating network*" = 0.5'), encoding="utf-8")
+    taxonomy.write_text(
+        SEEDS_TAXONOMY.read_text(encoding="utf-8").replace('"gating network*" = 4', '"gating network*" = 0.5'),
+        encoding="utf-8",
+    )
     assert _patched(_rebuild(source, out, fresh, taxonomy=taxonomy)) is None
 
 
@@ -201,8 +253,8 @@ def test_an_edit_in_one_of_two_files_is_patched_and_an_entry_can_move_between_th
     _edit(other, "Gradient compression", "Gradient sparsification")
     assert _patched(_rebuild((source, other), out, fresh)) == (8, 1)
     text = source.read_text(encoding="utf-8")
-    moved = text[text.index("@inproceedings{paper7,"):]
-    source.write_text(text[:text.index("@inproceedings{paper7,")], encoding="utf-8")
+    moved = text[text.index("@inproceedings{paper7,") :]
+    source.write_text(text[: text.index("@inproceedings{paper7,")], encoding="utf-8")
     other.write_text(other.read_text(encoding="utf-8") + "\n" + moved, encoding="utf-8")
     # Read again: the moved entry, and the entries before it in each file (a chunk's digest holds what follows it).
     assert _patched(_rebuild((source, other), out, fresh)) == (6, 3)
@@ -244,8 +296,9 @@ def test_a_build_that_cannot_leave_a_snapshot_removes_the_last_one(library):
     source, out, fresh = library
     assert (out / CACHE_FOLDER / SNAPSHOT_FILE).exists()
     listing = source.with_name("list.txt")
-    listing.write_text("Related papers of: An anchor paper\n\nWe study pipeline parallelism across many devices...\n",
-                       encoding="utf-8")
+    listing.write_text(
+        "Related papers of: An anchor paper\n\nWe study pipeline parallelism across many devices...\n", encoding="utf-8"
+    )
     build(Options(sources=(source, listing), build_cache=out / CACHE_FOLDER), out)
     assert not (out / CACHE_FOLDER / SNAPSHOT_FILE).exists()
 
@@ -274,7 +327,7 @@ def _apply(entries: list[str], edit: tuple[str, int, str], counter: int) -> None
         entries[index] = entries[index].replace(",\n", ",\n  note = {a line more},\n", 1)
     elif kind == "year":
         start = entries[index].index("year = {") + len("year = {")
-        entries[index] = entries[index][:start] + word + entries[index][entries[index].index("}", start):]
+        entries[index] = entries[index][:start] + word + entries[index][entries[index].index("}", start) :]
     elif kind == "abstract":
         lines = [line for line in entries[index].split("\n") if not line.startswith("  abstract")]
         if word:
@@ -286,7 +339,7 @@ def _apply(entries: list[str], edit: tuple[str, int, str], counter: int) -> None
     elif kind == "delete":
         del entries[index]
     elif kind == "key":
-        key = entries[index][len("@inproceedings{"):entries[index].index(",")]
+        key = entries[index][len("@inproceedings{") : entries[index].index(",")]
         entries[index] = entries[index].replace(key, word if word == "paper0" else f"{word}{counter}", 1)
     elif kind == "comment":
         entries[index] = "% a comment\n" + entries[index]
@@ -309,7 +362,7 @@ def test_a_rebuild_after_any_edits_gives_the_bytes_of_a_build_in_full(tmp_path_f
 @given(st.text("ab\n", max_size=12), st.text("ab\n", max_size=12))
 def test_the_changed_span_lies_between_the_longest_common_prefix_and_suffix(old, new):
     prefix, suffix = changed_span(old, new)
-    assert old[:prefix] == new[:prefix] and old[len(old) - suffix:] == new[len(new) - suffix:]
+    assert old[:prefix] == new[:prefix] and old[len(old) - suffix :] == new[len(new) - suffix :]
     assert prefix + suffix <= min(len(old), len(new))
     assert prefix == min(len(old), len(new)) or old[prefix] != new[prefix]  # no longer prefix
     if prefix + suffix < min(len(old), len(new)):

@@ -10,7 +10,6 @@ from surveytool.sources.read import read_source
 # As Zotero's "Export Library... > CSL JSON" writes it with Better BibTeX installed.
 
 
-
 def test_zotero_csl_json_keeps_citation_keys_names_markup_months_and_arxiv_ids(tmp_path):
     source = tmp_path / "My Library.json"
     source.write_text(json.dumps(ZOTERO_ITEMS, indent=2), encoding="utf-8")
@@ -18,7 +17,9 @@ def test_zotero_csl_json_keeps_citation_keys_names_markup_months_and_arxiv_ids(t
     switch, report, attention = papers["Switch T"], papers["A tech r"], papers["Attentio"]
     assert switch.key == "fedus2022switch" and attention.key == "vaswani2017attention"
     assert report.key == ""  # a Zotero URI is not a key: surveytool makes one
-    assert switch.fields["title"].startswith("Switch Transformers: scaling to trillion parameter models with simple and")
+    assert switch.fields["title"].startswith(
+        "Switch Transformers: scaling to trillion parameter models with simple and"
+    )
     assert "CO2 and x2 of iPhones" in switch.fields["title"]
     assert switch.fields["month"] == "6" and report.fields["month"] == "11" and "month" not in attention.fields
     assert switch.fields["eprint"] == "2101.03961" and report.fields["eprint"] == "1911.00001v2"
@@ -53,7 +54,6 @@ def test_unbalanced_or_unknown_tags_in_csl_text_stay_text(tmp_path):
 # A .bib as JabRef or a hand-kept file has it: a corporate author, a suffix, a particle, accents, math.
 
 
-
 def test_csl_json_export_splits_names_as_bibtex_does_and_prints_math_as_text(tmp_path):
     (tmp_path / "mine.bib").write_text(MESSY_BIB, encoding="utf-8")
     run_cli("export", "mine.bib", "-f", "csl-json", "-o", "out.json", cwd=tmp_path, check=True)
@@ -81,13 +81,20 @@ def test_markdown_link_of_a_doi_with_parentheses_and_angle_brackets_works(tmp_pa
     link = "https://doi.org/10.1002/%28SICI%291097-4571%28199806%2949:8%3C693::AID-ASI4%3E3.0.CO;2-O"
     assert f"[DOI]({link})" in text
     assert "(Microsoft Research et al.)" in text and "The α-VAE" in text
-    assert unquote(link.removeprefix("https://doi.org/")) == "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O"
+    assert (
+        unquote(link.removeprefix("https://doi.org/")) == "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O"
+    )
 
 
 def test_markup_in_csl_text_cannot_carry_a_command_or_unbalance_braces(tmp_path):
-    items = [{"id": "h1", "type": "article-journal",
-              "title": '<i>\\input{/etc/passwd}</i> <sub>}{</sub> <span class="nocase">\\write18{rm}</span>',
-              "author": [{"literal": "\\def\\x{y} Corp }{"}, {"family": "A}B", "given": "{C"}]}]
+    items = [
+        {
+            "id": "h1",
+            "type": "article-journal",
+            "title": '<i>\\input{/etc/passwd}</i> <sub>}{</sub> <span class="nocase">\\write18{rm}</span>',
+            "author": [{"literal": "\\def\\x{y} Corp }{"}, {"family": "A}B", "given": "{C"}],
+        }
+    ]
     (tmp_path / "h.json").write_text(json.dumps(items), encoding="utf-8")
     result = run_cli("bib", "h.json", "-o", "-", cwd=tmp_path, check=True)
     assert r"\textit{\textbackslash{}input\textbraceleft{}/etc/passwd\textbraceright{}}" in result.stdout

@@ -11,8 +11,11 @@ LISTS = DATA / "lists"
 
 
 def test_each_variant_reads_every_paragraph_with_its_line():
-    expected = {"crlf_bom_fullwidth.txt": (True, [3, 7, 9]), "cr_no_header.txt": (False, [1, 3]),
-                "wrapped_dupes.txt": (True, [5, 9])}
+    expected = {
+        "crlf_bom_fullwidth.txt": (True, [3, 7, 9]),
+        "cr_no_header.txt": (False, [1, 3]),
+        "wrapped_dupes.txt": (True, [5, 9]),
+    }
     for name, (has_anchor, lines) in expected.items():
         result = read_source(LISTS / name, name)
         snippets = [p for p in result.papers if p.origin.value == "snippet"]
@@ -45,11 +48,18 @@ def test_build_on_messy_lists_loses_nothing(tmp_path):
 
 def test_one_snippet_per_line_without_blank_lines_is_split_into_paragraphs(tmp_path):
     path = tmp_path / "dense.txt"
-    path.write_text("Related papers: X\nA first snippet about pipeline parallelism…\nA second one about expert routing…\n"
-                    "A third...\n\nA wrapped paragraph that\ncontinues on the next line…\n", encoding="utf-8")
+    path.write_text(
+        "Related papers: X\nA first snippet about pipeline parallelism…\nA second one about expert routing…\n"
+        "A third...\n\nA wrapped paragraph that\ncontinues on the next line…\n",
+        encoding="utf-8",
+    )
     snippets = [p for p in read_source(path, "dense.txt").papers if p.origin.value == "snippet"]
     assert [(p.sources[0].line, p.fields["abstract"][:8]) for p in snippets] == [
-        (2, "A first "), (3, "A second"), (4, "A third."), (6, "A wrappe")]
+        (2, "A first "),
+        (3, "A second"),
+        (4, "A third."),
+        (6, "A wrappe"),
+    ]
 
 
 def test_numbered_items_without_ellipsis_or_blank_lines_are_one_paper_each(tmp_path):
@@ -61,11 +71,16 @@ def test_numbered_items_without_ellipsis_or_blank_lines_are_one_paper_each(tmp_p
         "2. Megatron-LM splits each transformer layer across GPUs with intra-layer model parallelism.\n"
         "3. ZeRO removes the memory redundancy of data parallelism by partitioning optimizer states.\n"
         "4) Mesh-TensorFlow lets the user name the tensor dimensions to split.\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     result = read_source(path, "numbered.txt")
     snippets = [p for p in result.papers if p.origin.value == "snippet"]
     assert [(p.sources[0].line, p.fields["abstract"][:12]) for p in snippets] == [
-        (2, "GPipe trains"), (4, "Megatron-LM "), (5, "ZeRO removes"), (6, "Mesh-TensorF")]
+        (2, "GPipe trains"),
+        (4, "Megatron-LM "),
+        (5, "ZeRO removes"),
+        (6, "Mesh-TensorF"),
+    ]
     assert snippets[0].fields["abstract"].endswith("pipelining micro-batches across accelerators.")
     assert result.papers[0].fields["title"] == "Switch Transformers: Scaling to Trillion Parameter Models"
     assert not result.findings
@@ -73,21 +88,30 @@ def test_numbered_items_without_ellipsis_or_blank_lines_are_one_paper_each(tmp_p
 
 def test_a_wrapped_line_starting_with_a_number_out_of_sequence_stays_in_its_item(tmp_path):
     path = tmp_path / "wrapped.txt"
-    path.write_text("Related papers: X\n1. A model trained on\n7. billion tokens, the seventh of its kind.\n"
-                    "2. The next paper.\n", encoding="utf-8")
+    path.write_text(
+        "Related papers: X\n1. A model trained on\n7. billion tokens, the seventh of its kind.\n2. The next paper.\n",
+        encoding="utf-8",
+    )
     snippets = [p for p in read_source(path, "w.txt").papers if p.origin.value == "snippet"]
     assert [p.fields["abstract"] for p in snippets] == [
-        "A model trained on 7. billion tokens, the seventh of its kind.", "The next paper."]
+        "A model trained on 7. billion tokens, the seventh of its kind.",
+        "The next paper.",
+    ]
 
 
 def test_a_paragraph_that_runs_two_cut_off_snippets_together_is_reported(tmp_path):
     path = tmp_path / "glued.txt"
-    path.write_text("Related papers: X\n\nWe shard the experts across devices and route each...\n"
-                    "Pipeline parallelism splits the layers into stages and...\n\nA normal paragraph.\n",
-                    encoding="utf-8")
+    path.write_text(
+        "Related papers: X\n\nWe shard the experts across devices and route each...\n"
+        "Pipeline parallelism splits the layers into stages and...\n\nA normal paragraph.\n",
+        encoding="utf-8",
+    )
     # Every line cut off: one snippet per line, nothing to report.
     assert not read_source(path, "glued.txt").findings
-    path.write_text("Related papers: X\n\nWe shard the experts across devices and route each... Pipeline\n"
-                    "parallelism splits the layers into stages.\n", encoding="utf-8")
+    path.write_text(
+        "Related papers: X\n\nWe shard the experts across devices and route each... Pipeline\n"
+        "parallelism splits the layers into stages.\n",
+        encoding="utf-8",
+    )
     findings = read_source(path, "glued.txt").findings
     assert [(f.check, f.location.line) for f in findings] == [("glued-snippets", 3)]

@@ -7,7 +7,9 @@ def test_header_paragraphs_and_lines():
     assert document.anchor_title == "GShard: Scaling Giant Models with Conditional Comp…"
     assert document.anchor_line == 1 and document.anchor_truncated
     assert [(p.text, p.line, p.truncated) for p in document.paragraphs] == [
-        ("First snippet…", 3, True), ("Second one.", 6, False)]
+        ("First snippet…", 3, True),
+        ("Second one.", 6, False),
+    ]
 
 
 def test_header_variants():
@@ -25,7 +27,19 @@ def test_missing_header_keeps_every_paragraph():
 
 def test_bom_crlf_cr_and_whitespace_only_separators():
     for newline in ("\r\n", "\r", "\n"):
-        text = "\ufeffRelated papers: T" + newline + "  " + newline + "a b  " + newline + "c" + newline + " \t " + newline + "d"
+        text = (
+            "\ufeffRelated papers: T"
+            + newline
+            + "  "
+            + newline
+            + "a b  "
+            + newline
+            + "c"
+            + newline
+            + " \t "
+            + newline
+            + "d"
+        )
         document = parse_paper_list(text)
         assert document.anchor_title == "T"
         assert [(p.text, p.line) for p in document.paragraphs] == [("a b c", 3), ("d", 6)]
@@ -47,8 +61,13 @@ def test_ellipsis_helpers():
 
 
 def test_header_written_with_a_dash_or_any_case():
-    for header in ("Related papers - Title", "Related Papers — Title", "related papers – Title",
-                   "RELATED PAPERS: Title", "Related papers —Title"):
+    for header in (
+        "Related papers - Title",
+        "Related Papers — Title",
+        "related papers – Title",
+        "RELATED PAPERS: Title",
+        "Related papers —Title",
+    ):
         assert parse_paper_list(header + "\nText").anchor_title == "Title", header
         assert looks_like_paper_list(header)
     # A sentence that begins with the words is not a header.
@@ -56,11 +75,18 @@ def test_header_written_with_a_dash_or_any_case():
 
 
 def test_titles_one_per_line_are_one_paper_each_but_a_wrapped_abstract_is_one():
-    titles = parse_paper_list("Related papers: X\nAttention Is All You Need\nGShard: Scaling Giant Models\n"
-                              "Mixture-of-Experts with Expert Choice Routing\n")
+    titles = parse_paper_list(
+        "Related papers: X\nAttention Is All You Need\nGShard: Scaling Giant Models\n"
+        "Mixture-of-Experts with Expert Choice Routing\n"
+    )
     assert [(p.text, p.line) for p in titles.paragraphs] == [
-        ("Attention Is All You Need", 2), ("GShard: Scaling Giant Models", 3),
-        ("Mixture-of-Experts with Expert Choice Routing", 4)]
-    for wrapped in ("We shard the experts of\nGShard across devices.", "Large models are trained across\nGPUs and TPUs",
-                    "Pipelines keep devices busy. We\nShow how"):
+        ("Attention Is All You Need", 2),
+        ("GShard: Scaling Giant Models", 3),
+        ("Mixture-of-Experts with Expert Choice Routing", 4),
+    ]
+    for wrapped in (
+        "We shard the experts of\nGShard across devices.",
+        "Large models are trained across\nGPUs and TPUs",
+        "Pipelines keep devices busy. We\nShow how",
+    ):
         assert len(parse_paper_list("Related papers: X\n" + wrapped).paragraphs) == 1, wrapped

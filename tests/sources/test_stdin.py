@@ -11,7 +11,10 @@ PIPED_BIB = "% exported by JabRef\n" + MESSY_BIB
 def test_bibtex_piped_in_is_read_as_bibtex_and_printed_with_o_dash(tmp_path):
     result = run_cli("bib", "-", "-o", "-", cwd=tmp_path, stdin=PIPED_BIB)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("% exported by JabRef\n\n@article{fontaine2020alpha,\n") and "sections = {surveys,moe}," in result.stdout
+    assert (
+        result.stdout.startswith("% exported by JabRef\n\n@article{fontaine2020alpha,\n")
+        and "sections = {surveys,moe}," in result.stdout
+    )
     assert "1 entries written to standard output" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no file named "-", no lock file
 
@@ -25,10 +28,17 @@ def test_each_kind_of_source_on_stdin_is_told_apart_or_named_with_kind(tmp_path)
 
     ids = run_cli("parse", "--json", "-", cwd=tmp_path, stdin="10.1145/3320060\n2006.16668\n")
     assert [(e["origin"], e["key"]) for e in json.loads(ids.stdout)] == [
-        ("identifier", "bennun2019demystifying"), ("identifier", "lepikhin2021gshard")]
+        ("identifier", "bennun2019demystifying"),
+        ("identifier", "lepikhin2021gshard"),
+    ]
 
-    listed = run_cli("parse", "--json", "-", cwd=tmp_path,
-                     stdin="Related papers - GShard\n1. We route tokens to experts.\n2. We split layers into stages.\n")
+    listed = run_cli(
+        "parse",
+        "--json",
+        "-",
+        cwd=tmp_path,
+        stdin="Related papers - GShard\n1. We route tokens to experts.\n2. We split layers into stages.\n",
+    )
     assert sorted(s for e in json.loads(listed.stdout) for s in e["sources"]) == ["<stdin>:1", "<stdin>:2", "<stdin>:3"]
 
     # Text that looks like BibTeX is still a list when the user says so.
@@ -36,8 +46,9 @@ def test_each_kind_of_source_on_stdin_is_told_apart_or_named_with_kind(tmp_path)
     as_list = run_cli("parse", "--json", "--kind", "list", "-", cwd=tmp_path, stdin=text)
     assert as_list.returncode == 0, as_list.stderr
     assert [e["origin"] for e in json.loads(as_list.stdout)] == ["snippet"]
-    as_csl = run_cli("export", "-", "--kind", "csl", "-f", "csl-json", "-o", "-", cwd=tmp_path,
-                     stdin=json.dumps(ZOTERO_ITEMS))
+    as_csl = run_cli(
+        "export", "-", "--kind", "csl", "-f", "csl-json", "-o", "-", cwd=tmp_path, stdin=json.dumps(ZOTERO_ITEMS)
+    )
     assert as_csl.returncode == 0, as_csl.stderr
     assert "fedus2022switch" in {i["id"] for i in json.loads(as_csl.stdout)}
 
@@ -57,12 +68,22 @@ def test_nothing_piped_in_is_a_one_line_error(tmp_path):
 
 
 def test_a_list_numbered_with_brackets_or_quoting_an_entry_is_still_a_list(tmp_path):
-    numbered = run_cli("parse", "--json", "-", cwd=tmp_path,
-                       stdin="[1] We route each token to two experts.\n\n[2] We split the layers into stages.\n")
+    numbered = run_cli(
+        "parse",
+        "--json",
+        "-",
+        cwd=tmp_path,
+        stdin="[1] We route each token to two experts.\n\n[2] We split the layers into stages.\n",
+    )
     assert numbered.returncode == 0, numbered.stderr
     assert [e["origin"] for e in json.loads(numbered.stdout)] == ["snippet", "snippet"]
-    quoting = run_cli("parse", "--json", "-", cwd=tmp_path,
-                      stdin="Related papers: X\n\n@misc{a, title={Y}} is how one cites this routing paper.\n")
+    quoting = run_cli(
+        "parse",
+        "--json",
+        "-",
+        cwd=tmp_path,
+        stdin="Related papers: X\n\n@misc{a, title={Y}} is how one cites this routing paper.\n",
+    )
     assert {e["origin"] for e in json.loads(quoting.stdout)} == {"anchor", "snippet"}
 
 

@@ -12,8 +12,10 @@ from surveytool.text.latex_decode import quick_latex_to_text
 def test_specials_are_escaped_and_inert():
     escaped = escape_text(r"\immediate\write18{rm -rf ~} 50% & $x_1$ #1 ^ <a|b>")
     assert "\\immediate" not in escaped and "\\write18" not in escaped
-    assert escaped == (r"\textbackslash{}immediate\textbackslash{}write18\{rm -rf \textasciitilde{}\} 50\% \& "
-                       r"\$x\_1\$ \#1 \textasciicircum{} \textless{}a\textbar{}b\textgreater{}")
+    assert escaped == (
+        r"\textbackslash{}immediate\textbackslash{}write18\{rm -rf \textasciitilde{}\} 50\% \& "
+        r"\$x\_1\$ \#1 \textasciicircum{} \textless{}a\textbar{}b\textgreater{}"
+    )
 
 
 def test_markup_is_not_escaped_twice():
@@ -46,6 +48,11 @@ def test_latex_to_text_round_trips_what_we_encode():
 
 
 def test_quick_decoder_agrees_with_pylatexenc_on_common_markup():
-    for value in (r'M{\"u}ller and Caf\'e na{\"\i}ve', r"a cluster{\textellipsis}", r"50\% of A\_B \c{c}a",
-                  r"{GShard}: Scaling {GPUs}", r"\textbraceleft{}x\textbraceright{} \& R\&D"):
+    for value in (
+        r"M{\"u}ller and Caf\'e na{\"\i}ve",
+        r"a cluster{\textellipsis}",
+        r"50\% of A\_B \c{c}a",
+        r"{GShard}: Scaling {GPUs}",
+        r"\textbraceleft{}x\textbraceright{} \& R\&D",
+    ):
         assert quick_latex_to_text(value) == latex_to_text(value), value

@@ -402,9 +402,20 @@ def test_a_key_that_holds_a_command_is_written_under_a_new_key_and_the_message_n
 
 # Values, and whether TeX would read a command outside the allowlist in them (macros below).
 _FIELD_VALUES = [
-    ("{plain}", False), ('"quoted"', False), ("clean", False), ("jan", False), ("2020", False), ("{x} # clean", False),
-    ("{\\relax}", False), ("evil", True), (" evil", True), ("clean # evil", True), ("{a} # deep", True),
-    ("{a^} # {^5cinput}", True), ("{\\input{x}}", True), ("{^^5cinput}", True),
+    ("{plain}", False),
+    ('"quoted"', False),
+    ("clean", False),
+    ("jan", False),
+    ("2020", False),
+    ("{x} # clean", False),
+    ("{\\relax}", False),
+    ("evil", True),
+    (" evil", True),
+    ("clean # evil", True),
+    ("{a} # deep", True),
+    ("{a^} # {^5cinput}", True),
+    ("{\\input{x}}", True),
+    ("{^^5cinput}", True),
 ]
 
 

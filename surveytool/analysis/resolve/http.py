@@ -69,8 +69,14 @@ class ServiceSkipped(HttpError):
 
 
 class HttpClient:
-    def __init__(self, settings: HttpSettings, cache: ResponseCache | None = None, sleep=time.sleep, clock=time.monotonic,
-                 resolve=socket.getaddrinfo):
+    def __init__(
+        self,
+        settings: HttpSettings,
+        cache: ResponseCache | None = None,
+        sleep=time.sleep,
+        clock=time.monotonic,
+        resolve=socket.getaddrinfo,
+    ):
         self.settings = settings
         self.cache = cache
         self._sleep = sleep
@@ -177,8 +183,9 @@ class HttpClient:
                 return status, body
             target = urllib.parse.urljoin(current, location)
             if not _same_service(url, target):
-                raise HttpError(f"redirected to {urllib.parse.urlsplit(target).netloc or target!r}, "
-                                "another host; not followed")
+                raise HttpError(
+                    f"redirected to {urllib.parse.urlsplit(target).netloc or target!r}, another host; not followed"
+                )
             current = target
         raise HttpError(f"more than {_MAX_REDIRECTS} redirects")
 
@@ -201,11 +208,15 @@ class HttpClient:
         proxy = proxy_for(parts.scheme, parts.hostname)
         if proxy is None:
             connection = connection_class(parts.hostname, port, timeout=min(self.settings.timeout, remaining))
-            addresses = lookup_addresses(self._resolve, parts.hostname, port, deadline, self._clock, self.settings.timeout)
+            addresses = lookup_addresses(
+                self._resolve, parts.hostname, port, deadline, self._clock, self.settings.timeout
+            )
         else:  # as urllib would: an http request names the whole URL, https goes through a tunnel
             proxy_host, proxy_port, credentials = proxy
             connection = connection_class(proxy_host, proxy_port, timeout=min(self.settings.timeout, remaining))
-            addresses = lookup_addresses(self._resolve, proxy_host, proxy_port, deadline, self._clock, self.settings.timeout)
+            addresses = lookup_addresses(
+                self._resolve, proxy_host, proxy_port, deadline, self._clock, self.settings.timeout
+            )
             proxy_headers = {"Proxy-Authorization": credentials} if credentials else {}
             if secure:
                 connection.set_tunnel(parts.hostname, port, headers=proxy_headers)
@@ -235,7 +246,9 @@ class HttpClient:
         except (OSError, http.client.HTTPException) as error:
             if cut.is_set() or isinstance(error, TimeoutError):
                 raise Retry(f"no answer within {self.settings.timeout:g} s", None) from None
-            raise Retry(f"no answer ({getattr(error, 'reason', None) or error or type(error).__name__})", None) from None
+            raise Retry(
+                f"no answer ({getattr(error, 'reason', None) or error or type(error).__name__})", None
+            ) from None
         finally:
             watchdog.cancel()
             connection.close()
@@ -270,5 +283,3 @@ def _same_service(origin: str, target: str) -> bool:
     except ValueError:
         return False
     return after.scheme == "https" or (after.scheme == before.scheme and same_port)
-
-

@@ -24,7 +24,9 @@ Resolve = Callable[..., list]
 Clock = Callable[[], float]
 
 
-def lookup_addresses(resolve: Resolve, host: str, port: int, deadline: float, clock: Clock, timeout: float) -> list[tuple]:
+def lookup_addresses(
+    resolve: Resolve, host: str, port: int, deadline: float, clock: Clock, timeout: float
+) -> list[tuple]:
     """``host``'s addresses, looked up in a thread of its own so that a resolver that hangs costs no more
     than the request's deadline (getaddrinfo takes no timeout; a thread still waiting is left to end)."""
     found: dict[str, object] = {}

@@ -49,8 +49,11 @@ class _OnlineResolver:
         if not self._not_asked:
             return list(self._errors)
         count = len(self._not_asked)
-        summary = ServiceError(self.name, f"skipped for the rest of the run ({self._skip_reason}); "
-                                          f"{count} {'entry was' if count == 1 else 'entries were'} not looked up there")
+        summary = ServiceError(
+            self.name,
+            f"skipped for the rest of the run ({self._skip_reason}); "
+            f"{count} {'entry was' if count == 1 else 'entries were'} not looked up there",
+        )
         return [*self._errors, (self._not_asked[0], summary)]
 
     def lookup(self, paper: Paper) -> list[Candidate]:
@@ -114,8 +117,13 @@ def _found(fields: dict[str, str], entry_type: str) -> Paper:
         raise TypeError("a result without a text title")
     # One line per field: a blank line inside a title would end a paragraph in LaTeX and BibTeX.
     clean = {k: " ".join(v.split()) for k, v in fields.items() if isinstance(v, str) and v.strip()}
-    return Paper(Origin.IDENTIFIER, _NOWHERE, frozen_mapping(clean), entry_type=entry_type,
-                 key=clean.get("doi") or clean.get("eprint") or clean.get("title", "")[:40])
+    return Paper(
+        Origin.IDENTIFIER,
+        _NOWHERE,
+        frozen_mapping(clean),
+        entry_type=entry_type,
+        key=clean.get("doi") or clean.get("eprint") or clean.get("title", "")[:40],
+    )
 
 
 class OpenAlexResolver(_OnlineResolver):
@@ -138,14 +146,22 @@ class OpenAlexResolver(_OnlineResolver):
         return [self._paper(work) for work in works if isinstance(work, dict) and work.get("title")]
 
     def _paper(self, work: dict) -> Paper:
-        authors = [a["author"]["display_name"] for a in work.get("authorships", []) if a.get("author", {}).get("display_name")]
+        authors = [
+            a["author"]["display_name"] for a in work.get("authorships", []) if a.get("author", {}).get("display_name")
+        ]
         source = ((work.get("primary_location") or {}).get("source") or {}).get("display_name") or ""
         kind = self._TYPES.get(work.get("type", ""), "misc")
-        fields = {"title": work["title"], "author": " and ".join(authors), "year": str(work.get("publication_year") or ""),
-                  "doi": (work.get("doi") or "").replace("https://doi.org/", ""),
-                  "abstract": _inverted_abstract(work.get("abstract_inverted_index"))}
+        fields = {
+            "title": work["title"],
+            "author": " and ".join(authors),
+            "year": str(work.get("publication_year") or ""),
+            "doi": (work.get("doi") or "").replace("https://doi.org/", ""),
+            "abstract": _inverted_abstract(work.get("abstract_inverted_index")),
+        }
         if source:
-            fields["journal" if kind == "article" else "booktitle" if kind == "inproceedings" else "howpublished"] = source
+            fields["journal" if kind == "article" else "booktitle" if kind == "inproceedings" else "howpublished"] = (
+                source
+            )
         return _found(fields, kind)
 
 
@@ -161,16 +177,22 @@ class CrossrefResolver(_OnlineResolver):
     """api.crossref.org: by DOI, or a bibliographic query (titles, not snippets)."""
 
     name = "crossref"
-    _TYPES = {"journal-article": "article", "proceedings-article": "inproceedings", "book-chapter": "incollection",
-              "posted-content": "misc"}
+    _TYPES = {
+        "journal-article": "article",
+        "proceedings-article": "inproceedings",
+        "book-chapter": "incollection",
+        "posted-content": "misc",
+    }
 
     def urls(self, paper: Paper) -> Iterable[str]:
         mail = f"mailto={urllib.parse.quote(self.contact)}" if self.contact else ""
         if paper.fields.get("doi"):
             yield f"{self.base_url}/works/{urllib.parse.quote(paper.fields['doi'])}" + (f"?{mail}" if mail else "")
         if paper.title:
-            yield (f"{self.base_url}/works?query.bibliographic={urllib.parse.quote(_query_text(paper))}&rows={_ROWS}"
-                   + (f"&{mail}" if mail else ""))
+            yield (
+                f"{self.base_url}/works?query.bibliographic={urllib.parse.quote(_query_text(paper))}&rows={_ROWS}"
+                + (f"&{mail}" if mail else "")
+            )
 
     def parse(self, body: str) -> list[Paper]:
         message = json.loads(body)["message"]
@@ -178,15 +200,25 @@ class CrossrefResolver(_OnlineResolver):
         return [self._paper(item) for item in items if isinstance(item, dict) and item.get("title")]
 
     def _paper(self, item: dict) -> Paper:
-        authors = [f"{a.get('family', '')}, {a['given']}" if a.get("given") else a.get("family", "")
-                   for a in item.get("author", []) if a.get("family")]
+        authors = [
+            f"{a.get('family', '')}, {a['given']}" if a.get("given") else a.get("family", "")
+            for a in item.get("author", [])
+            if a.get("family")
+        ]
         parts = ((item.get("issued") or {}).get("date-parts") or [[None]])[0]
         kind = self._TYPES.get(item.get("type", ""), "misc")
         container = (item.get("container-title") or [""])[0]
-        fields = {"title": item["title"][0], "author": " and ".join(authors), "year": str(parts[0] or ""),
-                  "doi": item.get("DOI", ""), "volume": item.get("volume", ""), "number": item.get("issue", ""),
-                  "pages": item.get("page", ""), "publisher": item.get("publisher", ""),
-                  "abstract": item.get("abstract", "")}
+        fields = {
+            "title": item["title"][0],
+            "author": " and ".join(authors),
+            "year": str(parts[0] or ""),
+            "doi": item.get("DOI", ""),
+            "volume": item.get("volume", ""),
+            "number": item.get("issue", ""),
+            "pages": item.get("page", ""),
+            "publisher": item.get("publisher", ""),
+            "abstract": item.get("abstract", ""),
+        }
         if container:
             fields["journal" if kind == "article" else "booktitle"] = container
         return _found(fields, kind)
@@ -217,15 +249,24 @@ class ArxivResolver(_OnlineResolver):
 
         arxiv = normalize_arxiv(text(f"{self._ATOM}id")) or ""
         authors = [" ".join((a.findtext(f"{self._ATOM}name") or "").split()) for a in entry.iter(f"{self._ATOM}author")]
-        fields = {"title": text(f"{self._ATOM}title"), "author": " and ".join(a for a in authors if a),
-                  "year": text(f"{self._ATOM}published")[:4], "abstract": text(f"{self._ATOM}summary"),
-                  "eprint": arxiv, "archiveprefix": "arXiv" if arxiv else "",
-                  "doi": text(f"{self._ARXIV}doi"), "howpublished": f"arXiv preprint arXiv:{arxiv}" if arxiv else ""}
+        fields = {
+            "title": text(f"{self._ATOM}title"),
+            "author": " and ".join(a for a in authors if a),
+            "year": text(f"{self._ATOM}published")[:4],
+            "abstract": text(f"{self._ATOM}summary"),
+            "eprint": arxiv,
+            "archiveprefix": "arXiv" if arxiv else "",
+            "doi": text(f"{self._ARXIV}doi"),
+            "howpublished": f"arXiv preprint arXiv:{arxiv}" if arxiv else "",
+        }
         return _found(fields, "misc")
 
 
 def online_resolvers(settings, client: HttpClient) -> list[_OnlineResolver]:
     """The resolvers named in the settings, in their order."""
-    classes = {"openalex": (OpenAlexResolver, settings.openalex_url), "crossref": (CrossrefResolver, settings.crossref_url),
-               "arxiv": (ArxivResolver, settings.arxiv_url)}
+    classes = {
+        "openalex": (OpenAlexResolver, settings.openalex_url),
+        "crossref": (CrossrefResolver, settings.crossref_url),
+        "arxiv": (ArxivResolver, settings.arxiv_url),
+    }
     return [classes[name][0](client, classes[name][1], settings.contact) for name in settings.services]

@@ -33,8 +33,22 @@ _MIN_SNIPPET_COVERAGE = 0.8
 UNCONFIRMED = 0.8
 # Metadata fields a resolver may give; the snippet text itself stays the abstract.
 METADATA_FIELDS = (
-    "title", "author", "year", "month", "booktitle", "journal", "volume", "number", "pages",
-    "publisher", "howpublished", "doi", "eprint", "archiveprefix", "primaryclass", "url",
+    "title",
+    "author",
+    "year",
+    "month",
+    "booktitle",
+    "journal",
+    "volume",
+    "number",
+    "pages",
+    "publisher",
+    "howpublished",
+    "doi",
+    "eprint",
+    "archiveprefix",
+    "primaryclass",
+    "url",
 )
 
 
@@ -190,12 +204,16 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
     title_score = 0.0
     method = ""
     if query.title and found.title:
-        asked, known = normalize(strip_truncation(query.title) if query.truncated else query.title), normalize(found.title)
+        asked, known = (
+            normalize(strip_truncation(query.title) if query.truncated else query.title),
+            normalize(found.title),
+        )
         if query.truncated:
             if len(asked) >= _MIN_PREFIX_CHARS and len(asked.split()) >= 3 and known.startswith(asked):
                 title_score, method = 0.9 + 0.1 * len(asked) / len(known), "title-prefix"
-                long_enough = (len(asked.split()) >= _UNCONFIRMED_PREFIX_WORDS
-                               and len(asked) >= _UNCONFIRMED_PREFIX_SHARE * len(known))
+                long_enough = len(asked.split()) >= _UNCONFIRMED_PREFIX_WORDS and len(
+                    asked
+                ) >= _UNCONFIRMED_PREFIX_SHARE * len(known)
                 if not long_enough and not _confirmed(query, found):
                     title_score = min(title_score, UNCONFIRMED)
         elif asked == known:
@@ -245,10 +263,10 @@ def apply_candidate(paper: Paper, candidate: Candidate) -> Paper:
     if "abstract" not in fields and candidate.paper.abstract:
         fields["abstract"] = candidate.paper.abstract
         taken.append("abstract")
-    resolution = Resolution(candidate.source, candidate.label, candidate.method, candidate.score, tuple(taken),
-                            candidate.retrieved)
-    return replace(paper, fields=frozen_mapping(fields), entry_type=candidate.paper.entry_type,
-                   resolution=resolution)
+    resolution = Resolution(
+        candidate.source, candidate.label, candidate.method, candidate.score, tuple(taken), candidate.retrieved
+    )
+    return replace(paper, fields=frozen_mapping(fields), entry_type=candidate.paper.entry_type, resolution=resolution)
 
 
 def resolve_papers(papers: Sequence[Paper], resolvers: Sequence[Resolver]) -> tuple[list[Paper], list[Finding]]:
@@ -276,8 +294,11 @@ def _resolve_one(paper: Paper, resolvers: Sequence[Resolver]) -> tuple[Paper, Fi
         if len(strong) > 1:
             names = ", ".join(f"{c.label} ({c.score:.2f})" for c in strong[:5])
             return paper, Finding(
-                "ambiguous-match", Severity.WARNING, f"several papers match equally well: {names}; none was taken",
-                min(paper.sources), "add the DOI or arXiv id of the right one to a .bib or id list",
+                "ambiguous-match",
+                Severity.WARNING,
+                f"several papers match equally well: {names}; none was taken",
+                min(paper.sources),
+                "add the DOI or arXiv id of the right one to a .bib or id list",
             )
         weak.extend(c for c in candidates if c.score >= REPORT)
     hint = "add its DOI or arXiv id, or run with --online"
@@ -285,5 +306,10 @@ def _resolve_one(paper: Paper, resolvers: Sequence[Resolver]) -> tuple[Paper, Fi
         best = sorted(weak, key=lambda c: -c.score)[:3]
         hint = "closest: " + ", ".join(f"{c.label} ({c.score:.2f})" for c in best) + "; " + hint
     what = "snippet" if paper.origin is Origin.SNIPPET else paper.origin.value
-    return paper, Finding("unresolved-entry", Severity.WARNING, f"{what} could not be matched to a paper; kept as a placeholder",
-                          min(paper.sources), hint)
+    return paper, Finding(
+        "unresolved-entry",
+        Severity.WARNING,
+        f"{what} could not be matched to a paper; kept as a placeholder",
+        min(paper.sources),
+        hint,
+    )

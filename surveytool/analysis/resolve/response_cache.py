@@ -74,8 +74,11 @@ class ResponseCache:
         self._db = self._open()
 
     def _unusable(self, error: object) -> InputError:
-        return InputError(f"cannot use the online answer cache: {error}", path=str(self.path),
-                          hint="delete the file, or choose another with --cache")
+        return InputError(
+            f"cannot use the online answer cache: {error}",
+            path=str(self.path),
+            hint="delete the file, or choose another with --cache",
+        )
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -171,8 +174,10 @@ class ResponseCache:
         refused = []
         if self.refused:
             count = f"{self.refused} cached answer{'s' if self.refused > 1 else ''}"
-            refused.append(f"{self.path}: {count} failed {'their' if self.refused > 1 else 'its'} checksum "
-                           "(edited, damaged or written by another user or version); asked again")
+            refused.append(
+                f"{self.path}: {count} failed {'their' if self.refused > 1 else 'its'} checksum "
+                "(edited, damaged or written by another user or version); asked again"
+            )
         return [*self.notes, *refused]
 
     def close(self) -> None:

@@ -161,20 +161,6 @@ def softmax(scores: Sequence[float]) -> list[float]:
 # --- where exemplars come from ---------------------------------------------------------------
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 def train(
     taxonomy: Taxonomy,
     users: Sequence[Exemplar] = (),

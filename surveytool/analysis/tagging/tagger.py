@@ -79,7 +79,9 @@ class Blend(NamedTuple):
 class Tagger:
     """The taxonomy's vocabulary compiled once into a phrase matcher, and a model learned from tagged exemplars."""
 
-    def __init__(self, taxonomy: Taxonomy, exemplars: Sequence[Exemplar] = (), corpus: Sequence[Exemplar] | None = None):
+    def __init__(
+        self, taxonomy: Taxonomy, exemplars: Sequence[Exemplar] = (), corpus: Sequence[Exemplar] | None = None
+    ):
         """``exemplars``: the user's tagged entries; ``corpus``: labelled papers instead of the bundled corpus."""
         self.taxonomy = taxonomy
         self.order = {s.id: i for i, s in enumerate(taxonomy.sections)}
@@ -110,7 +112,7 @@ class Tagger:
                 seen.add(phrase.text)
                 for section_id, weight in self.weights[phrase.text]:
                     totals[section_id] += weight * field_weight
-                    evidence[section_id].append(f"{field}: \"{matched}\"")
+                    evidence[section_id].append(f'{field}: "{matched}"')
         return {s: (round(totals[s], 3), evidence[s]) for s in totals}
 
     def blend(self, paper: Paper, leave_out: int | None = None) -> Blend | None:
@@ -138,8 +140,10 @@ class Tagger:
         ranked = blend.ranked()
         best, second = sections[ranked[0]], sections[ranked[1]] if len(ranked) > 1 else None
         rule_score, rule_evidence = scores.get(best, (0.0, []))
-        evidence = [*rule_evidence, f"rules: score {rule_score:g}; learned: {blend.learned[ranked[0]]:.2f}; "
-                                    f"blend: {confidence[ranked[0]]:.2f}"]
+        evidence = [
+            *rule_evidence,
+            f"rules: score {rule_score:g}; learned: {blend.learned[ranked[0]]:.2f}; blend: {confidence[ranked[0]]:.2f}",
+        ]
         if second is not None:
             evidence.append(f"{RUNNER_UP}{second} {confidence[ranked[1]]:.2f}")
         sure = blend.sureness(ranked[0])
@@ -164,7 +168,7 @@ def candidates(tags: Sequence[Tag]) -> list[str]:
     """The best two sections of a computed primary tag."""
     primary = tags[0]
     found = [primary.section]
-    found += [line[len(RUNNER_UP):].rsplit(" ", 1)[0] for line in primary.evidence if line.startswith(RUNNER_UP)]
+    found += [line[len(RUNNER_UP) :].rsplit(" ", 1)[0] for line in primary.evidence if line.startswith(RUNNER_UP)]
     return found
 
 
@@ -179,12 +183,28 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
         if section_id is None:
             unknown.append(raw)
             guess = suggest_section(raw, taxonomy)
-            findings.append(Finding("unknown-tag", Severity.ERROR, f"tag '{raw}' is not a section of the taxonomy", where,
-                                    f"did you mean '{guess}'?" if guess else "see `surveytool taxonomy` for the section ids", paper.key))
+            findings.append(
+                Finding(
+                    "unknown-tag",
+                    Severity.ERROR,
+                    f"tag '{raw}' is not a section of the taxonomy",
+                    where,
+                    f"did you mean '{guess}'?" if guess else "see `surveytool taxonomy` for the section ids",
+                    paper.key,
+                )
+            )
             continue
         if section_id != raw:
-            findings.append(Finding("tag-variant", Severity.WARNING, f"tag '{raw}' is written differently from its section id '{section_id}'",
-                                    where, f"write '{section_id}'; surveytool check --fix does this", paper.key))
+            findings.append(
+                Finding(
+                    "tag-variant",
+                    Severity.WARNING,
+                    f"tag '{raw}' is written differently from its section id '{section_id}'",
+                    where,
+                    f"write '{section_id}'; surveytool check --fix does this",
+                    paper.key,
+                )
+            )
         if all(t.section != section_id for t in tags):
             role = Role.PRIMARY if not tags else Role.SECONDARY
             tags.append(Tag(section_id, role, 1.0, (f"given by the user as '{raw}'",), explicit=True))
@@ -196,8 +216,14 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
 TagAll = Callable[[Sequence[Paper]], list[tuple[Tag, ...]]]
 
 
-def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | None = None, *,
-               tag_all: TagAll | None = None, threshold: float = DEFAULT_THRESHOLD) -> tuple[list[Paper], list[Finding]]:
+def tag_papers(
+    papers: Sequence[Paper],
+    taxonomy: Taxonomy,
+    tagger: Tagger | None = None,
+    *,
+    tag_all: TagAll | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> tuple[list[Paper], list[Finding]]:
     """Every paper with tags: the user's when given, the tagger's (through ``tag_all``) otherwise.
 
     A computed primary tag less sure than ``threshold`` is not given: the entry gets no section and a
@@ -217,8 +243,16 @@ def tag_papers(papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger | Non
                 findings.append(needs_review(paper, tags))
                 tags = ()
             elif not tags and not paper.explicit_tags:  # unknown tags the user gave are reported as unknown-tag
-                findings.append(Finding("no-section", Severity.WARNING, "no section could be chosen for this entry",
-                                        min(paper.sources), "add a sections field naming its section", paper.key))
+                findings.append(
+                    Finding(
+                        "no-section",
+                        Severity.WARNING,
+                        "no section could be chosen for this entry",
+                        min(paper.sources),
+                        "add a sections field naming its section",
+                        paper.key,
+                    )
+                )
         tagged.append(replace(paper, tags=tags, unknown_tags=unknown))
     return tagged, findings
 
@@ -227,7 +261,12 @@ def needs_review(paper: Paper, tags: Sequence[Tag]) -> Finding:
     """An entry left for the user to place: the tagger's best section was not sure enough."""
     named = " or ".join(f"'{section_id}'" for section_id in candidates(tags))
     best = tags[0].section
-    return Finding("needs-review", Severity.WARNING,
-                   f"no section given to '{paper.key}': the tagger is not sure whether it belongs in {named} "
-                   f"(confidence {tags[0].score:.2f})",
-                   min(paper.sources), f"add a tags field, e.g. sections = {{{best}}}", paper.key)
+    return Finding(
+        "needs-review",
+        Severity.WARNING,
+        f"no section given to '{paper.key}': the tagger is not sure whether it belongs in {named} "
+        f"(confidence {tags[0].score:.2f})",
+        min(paper.sources),
+        f"add a tags field, e.g. sections = {{{best}}}",
+        paper.key,
+    )

@@ -43,7 +43,9 @@ class PhraseMatcher:
             (self._prefix if is_prefix else self._exact)[word].append(index)
         self._max_prefix = max((len(w) for w in self._prefix), default=0)
         # A phrase's words when none is a prefix: compared with a slice of the text's words at once.
-        self._exact_words = [None if any(p for _, p in phrase.words) else [w for w, _ in phrase.words] for phrase in self.phrases]
+        self._exact_words = [
+            None if any(p for _, p in phrase.words) else [w for w, _ in phrase.words] for phrase in self.phrases
+        ]
         self._cache: dict[str, list[int]] = {}  # word -> candidates; words repeat across entries
 
     def _candidates(self, word: str) -> list[int]:
@@ -61,7 +63,7 @@ class PhraseMatcher:
             return False
         exact = self._exact_words[index]
         if exact is not None:
-            return words[start:start + len(exact)] == exact
+            return words[start : start + len(exact)] == exact
         for offset, (word, is_prefix) in enumerate(phrase.words):
             actual = words[start + offset]
             if not (actual.startswith(word) if is_prefix else actual == word):

@@ -47,16 +47,19 @@ def test_retry_after_that_is_not_a_finite_number_of_seconds_is_ignored():
     assert _retry_after("Mon, 99 Foo 99999 99:99:99 GMT") is None
 
 
-@pytest.mark.parametrize("target, allowed", [
-    ("https://api.example.org/works/2", True),  # same host, upgraded to https
-    ("http://api.example.org/works/2", True),  # same host, port and scheme
-    ("http://API.example.org/works/2", True),
-    ("http://api.example.org:8080/works/2", False),  # another port of the same host: another server
-    ("https://evil.example/works", False),
-    ("http://api.example.org.evil.example/works", False),
-    ("ftp://api.example.org/works", False),
-    ("http:///works", False),
-])
+@pytest.mark.parametrize(
+    "target, allowed",
+    [
+        ("https://api.example.org/works/2", True),  # same host, upgraded to https
+        ("http://api.example.org/works/2", True),  # same host, port and scheme
+        ("http://API.example.org/works/2", True),
+        ("http://api.example.org:8080/works/2", False),  # another port of the same host: another server
+        ("https://evil.example/works", False),
+        ("http://api.example.org.evil.example/works", False),
+        ("ftp://api.example.org/works", False),
+        ("http:///works", False),
+    ],
+)
 def test_a_redirect_is_followed_only_within_the_service_host(target, allowed):
     assert _same_service("http://api.example.org/works?search=x", target) is allowed
 
@@ -154,7 +157,10 @@ def test_a_trickle_over_tls_ends_at_the_deadline_too(monkeypatch):
 
 def test_an_https_answer_is_read_and_a_redirect_to_the_same_https_host_is_followed(monkeypatch):
     monkeypatch.setenv("SSL_CERT_FILE", str(TLS_CERT))
-    Hostile.routes = {"/works": [(302, {"Location": "/v2/works"}, "", 0)], "/v2/works": [(200, {}, '{"results": []}', 0)]}
+    Hostile.routes = {
+        "/works": [(302, {"Location": "/v2/works"}, "", 0)],
+        "/v2/works": [(200, {}, '{"results": []}', 0)],
+    }
     with serve(Hostile, tls=True) as base:
         answer = HttpClient(HttpSettings("t", retries=0, min_interval=0)).get(f"{base}/works")
     assert answer.status == 200 and answer.body == '{"results": []}' and Hostile.seen == ["/works", "/v2/works"]
@@ -181,8 +187,9 @@ def test_a_resolver_that_hangs_costs_no_more_than_the_request_deadline():
         released.wait(30)  # a DNS server that never answers
         raise OSError("too late")
 
-    client = HttpClient(HttpSettings("surveytool-tests", retries=0, min_interval=0, timeout=1),
-                        resolve=hanging_resolver)
+    client = HttpClient(
+        HttpSettings("surveytool-tests", retries=0, min_interval=0, timeout=1), resolve=hanging_resolver
+    )
     start = time.monotonic()
     with pytest.raises(HttpError, match=r"no answer within 1 s \(looking up api.example.org took too long\)"):
         client.get("http://api.example.org/works")
@@ -203,15 +210,17 @@ def test_the_looked_up_address_is_the_one_connected_to_and_tls_still_checks_the_
     Hostile.routes = {"/works": [(200, {"Content-Type": "application/json"}, "{}", 0)]}
     with serve(Hostile) as base:
         port = base.rsplit(":", 1)[1]
-        client = HttpClient(HttpSettings("surveytool-tests", retries=0, min_interval=0, timeout=2),
-                            resolve=loopback_resolver)
+        client = HttpClient(
+            HttpSettings("surveytool-tests", retries=0, min_interval=0, timeout=2), resolve=loopback_resolver
+        )
         assert client.get(f"http://service.example:{port}/works").body == "{}"
     assert asked == ["service.example"]
     monkeypatch.setenv("SSL_CERT_FILE", str(TLS_CERT))
     with serve(Hostile, tls=True) as base:
         port = base.rsplit(":", 1)[1]
-        client = HttpClient(HttpSettings("surveytool-tests", retries=0, min_interval=0, timeout=2),
-                            resolve=loopback_resolver)
+        client = HttpClient(
+            HttpSettings("surveytool-tests", retries=0, min_interval=0, timeout=2), resolve=loopback_resolver
+        )
         Hostile.seen = []
         with pytest.raises(HttpError, match="CERTIFICATE_VERIFY_FAILED"):
             client.get(f"https://service.example:{port}/works")  # the test certificate is for 127.0.0.1 only

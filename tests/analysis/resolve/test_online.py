@@ -11,8 +11,10 @@ from loopback import FakeServices, refusing_port, serve, stream, trickle
 from surveytool.pipeline import Options, analyse
 
 RECORDED = DATA / "online"
-SNIPPET = ("Pipeline parallelism is one of the key components for large-scale distributed training, yet its efficiency "
-           "suffers from pipeline bubbles which were deemed inevitable. In this work…")
+SNIPPET = (
+    "Pipeline parallelism is one of the key components for large-scale distributed training, yet its efficiency "
+    "suffers from pipeline bubbles which were deemed inevitable. In this work…"
+)
 
 
 @pytest.fixture
@@ -25,8 +27,16 @@ def services(tmp_path):
 
 def write_config(tmp_path, base, **settings):
     """surveytool.toml pointing every service at ``base``, with test-sized timeouts unless overridden."""
-    values = {"contact": '"tests@example.org"', "openalex_url": f'"{base}/openalex"', "crossref_url": f'"{base}/crossref"',
-              "arxiv_url": f'"{base}/arxiv"', "timeout": 0.5, "retries": 1, "backoff": 0.01, "min_interval": 0}
+    values = {
+        "contact": '"tests@example.org"',
+        "openalex_url": f'"{base}/openalex"',
+        "crossref_url": f'"{base}/crossref"',
+        "arxiv_url": f'"{base}/arxiv"',
+        "timeout": 0.5,
+        "retries": 1,
+        "backoff": 0.01,
+        "min_interval": 0,
+    }
     values.update(settings)
     config = tmp_path / "surveytool.toml"
     config.write_text("[online]\n" + "".join(f"{name} = {value}\n" for name, value in values.items()))
@@ -38,8 +48,11 @@ def ok(name, delay=0.0):
 
 
 def analyse_online(tmp_path, config, *files):
-    return analyse(Options(sources=tuple(files), online=True, config=config, cache=tmp_path / "cache.sqlite",
-                           bundled_catalog=False))
+    return analyse(
+        Options(
+            sources=tuple(files), online=True, config=config, cache=tmp_path / "cache.sqlite", bundled_catalog=False
+        )
+    )
 
 
 def write_list(tmp_path, text=SNIPPET):
@@ -66,19 +79,24 @@ def test_snippet_is_resolved_to_the_right_result_and_a_rerun_uses_only_the_cache
 
 def test_429_with_retry_after_is_waited_out(services, tmp_path):
     handler, config = services
-    handler.routes = {"/openalex/works?search=": [(429, {"Retry-After": "1"}, "slow down", 0), ok("openalex_search.json")]}
+    handler.routes = {
+        "/openalex/works?search=": [(429, {"Retry-After": "1"}, "slow down", 0), ok("openalex_search.json")]
+    }
     start = time.monotonic()
     [paper] = analyse_online(tmp_path, config, write_list(tmp_path)).papers
     assert time.monotonic() - start >= 0.9
     assert paper.resolved and len(handler.seen) == 2
 
 
-@pytest.mark.parametrize("answer, words", [
-    ((500, {}, "internal error", 0), "HTTP 500 after 2 attempts"),
-    ((200, {}, "{not json", 0), "malformed answer"),
-    ((200, {}, '{"results": [{"title": 7}]}', 0), "malformed answer"),
-    (ok("openalex_search.json", delay=1.0), "no answer"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ((500, {}, "internal error", 0), "HTTP 500 after 2 attempts"),
+        ((200, {}, "{not json", 0), "malformed answer"),
+        ((200, {}, '{"results": [{"title": 7}]}', 0), "malformed answer"),
+        (ok("openalex_search.json", delay=1.0), "no answer"),
+    ],
+)
 def test_service_failures_become_findings_and_the_run_goes_on(services, tmp_path, answer, words):
     handler, config = services
     handler.routes = {"/openalex/works?search=": [answer]}
@@ -104,14 +122,19 @@ def test_an_answer_for_another_paper_is_never_taken(services, tmp_path):
 
 def test_doi_through_crossref_and_arxiv_id_through_arxiv(services, tmp_path):
     handler, config = services
-    handler.routes = {"/crossref/works/10.1145": [ok("crossref_work.json")],
-                      "/arxiv/api/query?id_list=1909.08053": [(200, {}, (RECORDED / "arxiv_entry.xml").read_text(), 0)]}
+    handler.routes = {
+        "/crossref/works/10.1145": [ok("crossref_work.json")],
+        "/arxiv/api/query?id_list=1909.08053": [(200, {}, (RECORDED / "arxiv_entry.xml").read_text(), 0)],
+    }
     ids = tmp_path / "ids.txt"
     ids.write_text("10.1145/3458817.3476209\narXiv:1909.08053v2\n")
     survey = analyse_online(tmp_path, config, ids)
     by_source = {p.resolution.source: p for p in survey.papers}
     crossref, arxiv = by_source["crossref"], by_source["arxiv"]
-    assert crossref.fields["author"] == "Narayanan, Deepak and Shoeybi, Mohammad" and crossref.entry_type == "inproceedings"
+    assert (
+        crossref.fields["author"] == "Narayanan, Deepak and Shoeybi, Mohammad"
+        and crossref.entry_type == "inproceedings"
+    )
     assert crossref.fields["booktitle"].startswith("Proceedings of the International Conference for High Performance")
     assert arxiv.title == "Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism"
     assert arxiv.fields["eprint"] == "1909.08053v2" and arxiv.year == "2019"
@@ -119,8 +142,10 @@ def test_doi_through_crossref_and_arxiv_id_through_arxiv(services, tmp_path):
 
 def test_network_down_is_a_finding_not_a_crash(tmp_path):
     config = tmp_path / "surveytool.toml"
-    config.write_text('[online]\nopenalex_url = "http://127.0.0.1:9"\ncrossref_url = "http://127.0.0.1:9"\n'
-                      'arxiv_url = "http://127.0.0.1:9"\ntimeout = 0.5\nretries = 0\nmin_interval = 0\n')
+    config.write_text(
+        '[online]\nopenalex_url = "http://127.0.0.1:9"\ncrossref_url = "http://127.0.0.1:9"\n'
+        'arxiv_url = "http://127.0.0.1:9"\ntimeout = 0.5\nretries = 0\nmin_interval = 0\n'
+    )
     survey = analyse_online(tmp_path, config, write_list(tmp_path))
     assert not survey.papers[0].resolved
     assert any(f.check == "resolver-error" and "no answer" in f.message for f in survey.findings)
@@ -133,7 +158,9 @@ def test_resolve_command_explains_provenance(services, tmp_path):
     result = run_cli("resolve", "list.txt", "--online", "--explain", "--cache", "c.sqlite", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "openalex (abstract, score 1)" in result.stdout and "retrieved 20" in result.stdout
-    entries = json.loads(run_cli("resolve", "list.txt", "--online", "--json", "--cache", "c.sqlite", cwd=tmp_path).stdout)
+    entries = json.loads(
+        run_cli("resolve", "list.txt", "--online", "--json", "--cache", "c.sqlite", cwd=tmp_path).stdout
+    )
     assert entries[0]["resolution"]["source"] == "openalex" and entries[0]["resolution"]["retrieved"]
 
 
@@ -160,11 +187,14 @@ def crossref_with(**changes):
     return (200, {"Content-Type": "application/json"}, json.dumps(work), 0)
 
 
-@pytest.mark.parametrize("answer, error", [
-    (crossref_with(issued={"date-parts": [[]]}), "IndexError"),
-    ((200, {}, "[" * 200_000 + "]" * 200_000, 0), "RecursionError"),
-    ((200, {}, '{"message": {"items": [{"title": ["x"], "author": "not a list"}]}}', 0), "AttributeError"),
-])
+@pytest.mark.parametrize(
+    "answer, error",
+    [
+        (crossref_with(issued={"date-parts": [[]]}), "IndexError"),
+        ((200, {}, "[" * 200_000 + "]" * 200_000, 0), "RecursionError"),
+        ((200, {}, '{"message": {"items": [{"title": ["x"], "author": "not a list"}]}}', 0), "AttributeError"),
+    ],
+)
 def test_a_hostile_answer_is_a_finding_for_that_lookup_and_is_not_cached(services, tmp_path, answer, error):
     handler, config = services
     handler.routes = {"/crossref/works/10.1145": [answer]}
@@ -237,22 +267,29 @@ def test_an_answer_cache_of_a_version_that_sealed_nothing_is_asked_again(service
     with sqlite3.connect(tmp_path / "cache.sqlite") as db:
         rows = db.execute("SELECT url, status, body, fetched_at FROM responses").fetchall()
         db.execute("DROP TABLE responses")
-        db.execute("CREATE TABLE responses (url TEXT PRIMARY KEY, status INTEGER NOT NULL, body TEXT NOT NULL,"
-                    " fetched_at TEXT NOT NULL)")
+        db.execute(
+            "CREATE TABLE responses (url TEXT PRIMARY KEY, status INTEGER NOT NULL, body TEXT NOT NULL,"
+            " fetched_at TEXT NOT NULL)"
+        )
         db.executemany("INSERT INTO responses VALUES (?, ?, ?, ?)", rows)
     survey = analyse_online(tmp_path, config, write_list(tmp_path))
     assert len(handler.seen) == 2 and len(cache_notes(survey)) == 1 and survey.papers[0].resolved
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped-header"])
-def test_an_answer_cache_sqlite_cannot_read_is_set_aside_with_one_finding_and_the_run_goes_on(services, tmp_path, damage):
+def test_an_answer_cache_sqlite_cannot_read_is_set_aside_with_one_finding_and_the_run_goes_on(
+    services, tmp_path, damage
+):
     handler, config = services
     handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
     cache = tmp_path / "cache.sqlite"
     analyse_online(tmp_path, config, write_list(tmp_path))
     data = cache.read_bytes()
-    spoiled = {"garbage": b"not a database at all" * 100, "truncated": data[:200],
-               "flipped-header": b"SQLite format 2\0" + data[16:]}[damage]
+    spoiled = {
+        "garbage": b"not a database at all" * 100,
+        "truncated": data[:200],
+        "flipped-header": b"SQLite format 2\0" + data[16:],
+    }[damage]
     cache.write_bytes(spoiled)
     survey = analyse_online(tmp_path, config, write_list(tmp_path))
     assert survey.papers[0].title == "Zero Bubble Pipeline Parallelism" and len(handler.seen) == 2
@@ -277,7 +314,9 @@ def test_the_cli_says_in_one_info_line_that_the_answer_cache_was_set_aside(servi
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "soon"])
 def test_a_retry_after_that_is_no_number_of_seconds_falls_back_to_the_backoff(services, tmp_path, value):
     handler, config = services
-    handler.routes = {"/openalex/works?search=": [(429, {"Retry-After": value}, "slow down", 0), ok("openalex_search.json")]}
+    handler.routes = {
+        "/openalex/works?search=": [(429, {"Retry-After": value}, "slow down", 0), ok("openalex_search.json")]
+    }
     start = time.monotonic()
     [paper] = analyse_online(tmp_path, config, write_list(tmp_path)).papers
     assert paper.resolved and len(handler.seen) == 2
@@ -286,14 +325,18 @@ def test_a_retry_after_that_is_no_number_of_seconds_falls_back_to_the_backoff(se
 
 def many_snippets(tmp_path, count):
     """``count`` different snippets, none of which merges with another."""
-    paragraphs = [f"Snippet number {i} studies " + " ".join(f"topic{i}x{j}" for j in range(30)) + "…" for i in range(count)]
+    paragraphs = [
+        f"Snippet number {i} studies " + " ".join(f"topic{i}x{j}" for j in range(30)) + "…" for i in range(count)
+    ]
     path = tmp_path / "many.txt"
     path.write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
     return path
 
 
 def skip_findings(survey):
-    return [f for f in survey.findings if f.check == "resolver-error" and "skipped for the rest of the run" in f.message]
+    return [
+        f for f in survey.findings if f.check == "resolver-error" and "skipped for the rest of the run" in f.message
+    ]
 
 
 def test_a_long_retry_after_skips_the_service_for_the_rest_of_the_run_with_one_finding(services, tmp_path):
@@ -304,7 +347,9 @@ def test_a_long_retry_after_skips_the_service_for_the_rest_of_the_run_with_one_f
     assert time.monotonic() - start < 5
     assert len(handler.seen) == 1
     [finding] = skip_findings(survey)
-    assert "it asked to wait 3600 s (HTTP 429)" in finding.message and "20 entries were not looked up" in finding.message
+    assert (
+        "it asked to wait 3600 s (HTTP 429)" in finding.message and "20 entries were not looked up" in finding.message
+    )
     assert cached_urls(tmp_path) == []
 
 
@@ -336,8 +381,10 @@ def test_a_refusing_service_is_given_up_at_once_not_retried_for_every_entry(tmp_
     survey = analyse_online(tmp_path, config, many_snippets(tmp_path, 50))
     assert time.monotonic() - start < 5  # before: 7 s of backoff per entry
     [finding] = skip_findings(survey)
-    assert finding.message.startswith("openalex gave no usable answer: skipped for the rest of the run "
-                                      "(3 failures in a row, the last: no answer (connection refused)); 47 entries")
+    assert finding.message.startswith(
+        "openalex gave no usable answer: skipped for the rest of the run "
+        "(3 failures in a row, the last: no answer (connection refused)); 47 entries"
+    )
 
 
 def test_the_run_budget_ends_all_lookups_and_says_so(services, tmp_path):
@@ -400,21 +447,26 @@ def test_a_redirect_to_an_address_that_cannot_be_sent_is_a_finding(services, tmp
 
 def test_a_redirect_within_the_service_is_followed(services, tmp_path):
     handler, config = services
-    handler.routes = {"/openalex/works?search=": [(301, {"Location": "/openalex/v2/works"}, "", 0)],
-                      "/openalex/v2/works": [ok("openalex_search.json")]}
+    handler.routes = {
+        "/openalex/works?search=": [(301, {"Location": "/openalex/v2/works"}, "", 0)],
+        "/openalex/v2/works": [ok("openalex_search.json")],
+    }
     [paper] = analyse_online(tmp_path, config, write_list(tmp_path)).papers
     assert paper.resolved and handler.seen[-1] == "/openalex/v2/works"
 
 
-@pytest.mark.parametrize("setting, message", [
-    ('timeout = "abc"', "[online] timeout must be a number of seconds above 0, not 'abc' (timeout = 10)"),
-    ("retries = -1", "[online] retries must be a whole number from 0 to 20, not -1 (retries = 3)"),
-    ('contact = "me@example.org\\r\\nX-Injected: 1"', "[online] contact must be one line of printable ASCII text"),
-    ('contact = "张伟 <zw@example.org>"', "[online] contact must be one line of printable ASCII text"),
-    ("budget = nan", "[online] budget must be a number of seconds above 0, not nan"),
-    ('openalex_url = "file:///etc/passwd"', "[online] openalex_url must be an http:// or https:// address"),
-    ('services = "openalex"', "[online] services must be a list of service names"),
-])
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ('timeout = "abc"', "[online] timeout must be a number of seconds above 0, not 'abc' (timeout = 10)"),
+        ("retries = -1", "[online] retries must be a whole number from 0 to 20, not -1 (retries = 3)"),
+        ('contact = "me@example.org\\r\\nX-Injected: 1"', "[online] contact must be one line of printable ASCII text"),
+        ('contact = "张伟 <zw@example.org>"', "[online] contact must be one line of printable ASCII text"),
+        ("budget = nan", "[online] budget must be a number of seconds above 0, not nan"),
+        ('openalex_url = "file:///etc/passwd"', "[online] openalex_url must be an http:// or https:// address"),
+        ('services = "openalex"', "[online] services must be a list of service names"),
+    ],
+)
 def test_a_wrong_typed_online_setting_is_one_line_with_file_line_and_hint(tmp_path, setting, message):
     (tmp_path / "surveytool.toml").write_text(f"# settings\n[online]\nmin_interval = 0\n{setting}\n")
     write_list(tmp_path)
@@ -429,8 +481,11 @@ def openalex_answer(*works):
 
 def test_an_answer_that_echoes_the_snippet_opening_is_not_taken_as_the_paper(services, tmp_path):
     handler, config = services
-    echo = {"title": "Whatever You Asked", "type": "article",
-            "abstract_inverted_index": {word: [i] for i, word in enumerate(SNIPPET.split()[:16])}}
+    echo = {
+        "title": "Whatever You Asked",
+        "type": "article",
+        "abstract_inverted_index": {word: [i] for i, word in enumerate(SNIPPET.split()[:16])},
+    }
     handler.routes = {"/openalex/works?search=": [openalex_answer(echo)]}
     [paper] = analyse_online(tmp_path, config, write_list(tmp_path)).papers
     assert not paper.resolved
@@ -438,8 +493,12 @@ def test_an_answer_that_echoes_the_snippet_opening_is_not_taken_as_the_paper(ser
 
 def test_a_truncated_title_is_not_resolved_to_the_lone_result_that_starts_with_it(services, tmp_path):
     handler, config = services
-    lone = {"title": "Attention Is All You in Speech Separation", "type": "article", "publication_year": 2021,
-            "authorships": [{"author": {"display_name": "Cem Subakan"}}]}
+    lone = {
+        "title": "Attention Is All You in Speech Separation",
+        "type": "article",
+        "publication_year": 2021,
+        "authorships": [{"author": {"display_name": "Cem Subakan"}}],
+    }
     handler.routes = {"/openalex/works?search=": [openalex_answer(lone)]}
     listing = tmp_path / "list.txt"
     listing.write_text(f"Related papers: Attention Is All You…\n\n{SNIPPET}\n", encoding="utf-8")
@@ -450,18 +509,28 @@ def test_a_truncated_title_is_not_resolved_to_the_lone_result_that_starts_with_i
 
 def test_line_breaks_in_an_online_title_become_single_spaces(services, tmp_path):
     handler, config = services
-    handler.routes = {"/crossref/works/10.1145": [crossref_with(title=["Efficient large-scale language model\n\n training "
-                                                                       "on GPU clusters\r\nusing megatron-LM"])]}
+    handler.routes = {
+        "/crossref/works/10.1145": [
+            crossref_with(
+                title=["Efficient large-scale language model\n\n training on GPU clusters\r\nusing megatron-LM"]
+            )
+        ]
+    }
     [paper] = analyse_online(tmp_path, config, write_ids(tmp_path, "10.1145/3458817.3476209")).papers
     assert paper.title == "Efficient large-scale language model training on GPU clusters using megatron-LM"
 
 
-@pytest.mark.parametrize("setting, message", [
-    ('thin = "x"', "[check] thin must be a whole number of papers, 0 or more, not 'x' (thin = 2)"),
-    ("thin = true", "[check] thin must be a whole number of papers, 0 or more, not True (thin = 2)"),
-    ('disable = "thin-section"', "[check] disable must be a list of check names, not 'thin-section' "
-                                 '(disable = ["thin-section"])'),
-])
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ('thin = "x"', "[check] thin must be a whole number of papers, 0 or more, not 'x' (thin = 2)"),
+        ("thin = true", "[check] thin must be a whole number of papers, 0 or more, not True (thin = 2)"),
+        (
+            'disable = "thin-section"',
+            "[check] disable must be a list of check names, not 'thin-section' (disable = [\"thin-section\"])",
+        ),
+    ],
+)
 def test_a_wrong_typed_check_setting_is_one_line_with_file_line_and_hint(tmp_path, setting, message):
     (tmp_path / "surveytool.toml").write_text(f"[check]\n{setting}\n")
     write_list(tmp_path)
@@ -476,4 +545,7 @@ def test_an_answer_cache_path_that_is_a_folder_is_one_line_and_exit_2(tmp_path):
     write_list(tmp_path)
     result = run_cli("resolve", "list.txt", "--online", "--cache", "c.sqlite", cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.startswith("c.sqlite: error: cannot use the online answer cache") and len(result.stderr.splitlines()) == 1
+    assert (
+        result.stderr.startswith("c.sqlite: error: cannot use the online answer cache")
+        and len(result.stderr.splitlines()) == 1
+    )

@@ -8,8 +8,12 @@ from surveytool.pipeline import Options, analyse, load_resolvers
 
 
 def snippet(text, origin=Origin.SNIPPET, truncated=True, **fields):
-    return Paper(origin=origin, sources=(SourceLocation("l.txt", 3),), fields=frozen_mapping(fields or {"abstract": text}),
-                 truncated=truncated)
+    return Paper(
+        origin=origin,
+        sources=(SourceLocation("l.txt", 3),),
+        fields=frozen_mapping(fields or {"abstract": text}),
+        truncated=truncated,
+    )
 
 
 def seed_labels():
@@ -53,17 +57,21 @@ def catalog():
 
 
 def test_a_snippet_sharing_only_its_opening_words_is_not_matched():
-    text = ("Large language models (LLMs) have shown great potential in natural language processing and content "
-            "generation. We study how instruction tuning data quality affects the downstream robustness of small models…")
+    text = (
+        "Large language models (LLMs) have shown great potential in natural language processing and content "
+        "generation. We study how instruction tuning data quality affects the downstream robustness of small models…"
+    )
     [result], findings = resolve_papers([snippet(text)], catalog())
     assert result.resolution is None
     assert findings[0].check == "unresolved-entry"
 
 
 def test_near_exact_copy_of_a_catalog_snippet_is_matched():
-    text = ("Codistillation has been proposed as a mechanism to share knowledge among concurrently trained models by "
-            "encouraging them to represent the same function through an auxiliary loss. This contrasts with the more "
-            "commonly used fully synchronous…")
+    text = (
+        "Codistillation has been proposed as a mechanism to share knowledge among concurrently trained models by "
+        "encouraging them to represent the same function through an auxiliary loss. This contrasts with the more "
+        "commonly used fully synchronous…"
+    )
     [result], _ = resolve_papers([snippet(text)], catalog())
     assert result.resolution.matched_key == "sodhani2020closer"
     assert result.fields["title"] == "A Closer Look at Codistillation for Distributed Training"
@@ -75,7 +83,11 @@ def test_truncated_title_and_identifiers():
     by_doi = snippet("", Origin.IDENTIFIER, truncated=False, doi="10.1145/3320060")
     by_arxiv = snippet("", Origin.IDENTIFIER, truncated=False, eprint="2104.14830", archiveprefix="arXiv")
     results, findings = resolve_papers([anchor, by_doi, by_arxiv], catalog())
-    assert [r.resolution.matched_key for r in results] == ["lepikhin2021gshard", "bennun2019demystifying", "li2021scaling"]
+    assert [r.resolution.matched_key for r in results] == [
+        "lepikhin2021gshard",
+        "bennun2019demystifying",
+        "li2021scaling",
+    ]
     assert not findings
 
 
@@ -96,8 +108,11 @@ def test_two_equally_good_candidates_are_ambiguous_and_neither_is_taken():
 
 def test_papers_absent_from_the_catalog_are_never_matched_to_a_catalog_paper(tmp_path):
     """27 snippets of other well-known papers in the same field: none may take a seed paper's metadata."""
-    rows = [line.split("\t") for line in (DATA / "holdout-snippets.tsv").read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.startswith("#")]
+    rows = [
+        line.split("\t")
+        for line in (DATA / "holdout-snippets.tsv").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     listing = tmp_path / "other.txt"
     listing.write_text("\n\n".join(text for _, _, text in rows) + "\n", encoding="utf-8")
     survey = analyse(Options(sources=(listing,)))
@@ -106,13 +121,17 @@ def test_papers_absent_from_the_catalog_are_never_matched_to_a_catalog_paper(tmp
 
 
 def found(title, **fields):
-    return Paper(Origin.IDENTIFIER, (SourceLocation("online", 0),), frozen_mapping({"title": title, **fields}), key=title[:20])
+    return Paper(
+        Origin.IDENTIFIER, (SourceLocation("online", 0),), frozen_mapping({"title": title, **fields}), key=title[:20]
+    )
 
 
 def test_an_abstract_that_only_echoes_the_snippet_opening_without_authors_or_year_is_not_taken():
-    text = ("Mixture of experts layers route each token to a few experts, so that the parameter count grows without "
-            "the compute per token; we show that the routing collapses unless the load is balanced across experts by "
-            "an auxiliary loss and the capacity…")
+    text = (
+        "Mixture of experts layers route each token to a few experts, so that the parameter count grows without "
+        "the compute per token; we show that the routing collapses unless the load is balanced across experts by "
+        "an auxiliary loss and the capacity…"
+    )
     echo = found("Some Paper", abstract=" ".join(text.split()[:16]))
     score, _ = score_match(snippet(text), echo)
     assert REPORT <= score < ACCEPT
@@ -150,12 +169,16 @@ def test_a_list_of_exact_titles_one_per_line_resolves_against_catalog_titles(tmp
         "Demystifying Parallel and Distributed Deep Learning: An In-Depth Concurrency Analysis\n"
         "Whale: efficient giant model training over heterogeneous GPUs\n"
         "GLaM: Efficient Scaling of Language Models with Mixture-of-Experts\n"
-        "Faster Training of Diffusion Models and Improved...\n", encoding="utf-8")
+        "Faster Training of Diffusion Models and Improved...\n",
+        encoding="utf-8",
+    )
     survey = analyse(Options(sources=(listing,)))
     by_line = {p.sources[0].line: p for p in survey.papers}
     assert {line: (p.resolution.matched_key if p.resolution else None) for line, p in by_line.items()} == {
         1: None,  # "GShard" alone: too short a title to take
-        2: "bennun2019demystifying", 3: "jia2022whale", 4: "du2022glam",
+        2: "bennun2019demystifying",
+        3: "jia2022whale",
+        4: "du2022glam",
         5: None,  # a cut-off title, too short a share of the found one, with no author or year to confirm it
     }
     whale = by_line[3]
@@ -170,6 +193,7 @@ def test_a_title_line_that_is_no_catalog_title_is_not_matched_by_its_words():
     twin = dict(title="Same Title of Two Papers Here Too", abstract="w " * 5)
     a = Paper(Origin.BIBTEX, (SourceLocation("c.bib", 1),), frozen_mapping({**twin, "author": "A B"}), key="a")
     b = Paper(Origin.BIBTEX, (SourceLocation("c.bib", 5),), frozen_mapping({**twin, "author": "C D"}), key="b")
-    [result], [finding] = resolve_papers([snippet("Same title of two papers here too", truncated=False)],
-                                         [CatalogResolver([a, b])])
+    [result], [finding] = resolve_papers(
+        [snippet("Same title of two papers here too", truncated=False)], [CatalogResolver([a, b])]
+    )
     assert result.resolution is None and finding.check == "ambiguous-match"

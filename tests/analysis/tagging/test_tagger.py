@@ -20,7 +20,10 @@ def entry(abstract="", title="", tags=(), origin=Origin.SNIPPET):
 def test_primary_and_secondary_with_evidence():
     paper = entry("We propose pipeline parallelism with micro-batches and activation recomputation to cut memory.")
     [tagged], findings = tag_papers([paper], TAXONOMY)
-    assert [(t.section, t.role) for t in tagged.tags][:2] == [("pipeline-parallel", Role.PRIMARY), ("memory", Role.SECONDARY)]
+    assert [(t.section, t.role) for t in tagged.tags][:2] == [
+        ("pipeline-parallel", Role.PRIMARY),
+        ("memory", Role.SECONDARY),
+    ]
     assert any("pipeline parallelism" in e for e in tagged.tags[0].evidence)
     assert not findings
 
@@ -31,7 +34,9 @@ def test_title_counts_more_than_abstract():
 
 
 def test_explicit_tags_win_and_variants_and_typos_are_findings():
-    paper = entry("pipeline parallelism with micro batches", tags=("MoE", "comunication", "memory"), origin=Origin.BIBTEX)
+    paper = entry(
+        "pipeline parallelism with micro batches", tags=("MoE", "comunication", "memory"), origin=Origin.BIBTEX
+    )
     [tagged], findings = tag_papers([paper], TAXONOMY)
     assert [t.section for t in tagged.tags] == ["moe", "memory"]
     assert all(t.explicit for t in tagged.tags)
@@ -45,7 +50,9 @@ def test_text_no_rule_matches_gets_a_learned_tag_marked_as_a_suggestion_or_nothi
     assert learned.suggested and learned.section in TAXONOMY.section_ids and learned.evidence
     assert Tagger(TAXONOMY).tag(entry("Lorem ipsum dolor sit amet.")) == ()
     [by_rules, *_] = Tagger(TAXONOMY).tag(entry("Scheduling clusters for recommendation workloads is hard, they say."))
-    assert not by_rules.suggested and any(e.startswith("title: ") or e.startswith("abstract: ") for e in by_rules.evidence)
+    assert not by_rules.suggested and any(
+        e.startswith("title: ") or e.startswith("abstract: ") for e in by_rules.evidence
+    )
 
 
 def test_tagging_is_deterministic():
@@ -63,8 +70,12 @@ def test_primary_accuracy_on_the_seed_development_set():
 def test_tags_naming_no_section_are_written_back_as_the_user_wrote_them():
     from surveytool.bibtex.fields import bibtex_fields
 
-    paper = entry("pipeline parallelism with micro batches", title="A Title", tags=("MoE", "Computer Science - ML"),
-                  origin=Origin.BIBTEX)
+    paper = entry(
+        "pipeline parallelism with micro batches",
+        title="A Title",
+        tags=("MoE", "Computer Science - ML"),
+        origin=Origin.BIBTEX,
+    )
     [tagged], _ = tag_papers([paper], TAXONOMY)
     assert tagged.unknown_tags == ("Computer Science - ML",)
     assert dict(bibtex_fields(tagged))["sections"] == "{moe,Computer Science - ML}"

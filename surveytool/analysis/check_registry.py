@@ -1,0 +1,182 @@
+"""The registry of named consistency checks: each check a function from a run's results to findings.
+
+Some checks report what earlier stages found (unknown tags, duplicate keys,
+unresolved entries); the rest look at the whole bibliography here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from surveytool.model import Finding, Paper, Severity, Taxonomy
+
+CheckFunction = Callable[["CheckContext"], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    severity: Severity
+    summary: str
+    explanation: str
+    fixable: bool
+    run: CheckFunction | None  # None: reported by an earlier stage under this name
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    papers: Sequence[Paper]
+    taxonomy: Taxonomy | None
+    tex_files: Sequence[tuple[str, str]] = ()  # (path, text)
+    dialect: str = "bibtex"
+    thin: int = 2
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def register(name: str, severity: Severity, summary: str, explanation: str, fixable: bool = False):
+    def decorate(function: CheckFunction | None) -> CheckFunction | None:
+        REGISTRY[name] = Check(name, severity, summary, explanation, fixable, function)
+        return function
+
+    return decorate
+
+
+def _staged(name: str, severity: Severity, summary: str, explanation: str, fixable: bool = False) -> None:
+    register(name, severity, summary, explanation, fixable)(None)
+
+
+_staged(
+    "unknown-tag",
+    Severity.ERROR,
+    "a tag that is not a section of the taxonomy",
+    "A tag in the tags field (or an overrides file) names no section id, title or alias. The message gives the "
+    "closest section id. Tags are never dropped: fix the tag or add an alias to the taxonomy.",
+)
+_staged(
+    "tag-variant",
+    Severity.WARNING,
+    "a tag written differently from its section id",
+    "'MoE', 'Mixture of Experts' or 'data_parallel' mean a section but are not its id. --fix rewrites them to the id.",
+    fixable=True,
+)
+_staged(
+    "no-section",
+    Severity.WARNING,
+    "the tagger found no section for an entry",
+    "Nothing in the entry's title, abstract, venue or keywords matched the taxonomy, and no similar section was "
+    "found. Give it a tag yourself.",
+)
+_staged(
+    "ambiguous-match",
+    Severity.WARNING,
+    "several papers matched equally well",
+    "No metadata was taken because two or more candidates scored the same. The message lists them.",
+)
+_staged(
+    "duplicate-key",
+    Severity.WARNING,
+    "an entry key used twice in a .bib",
+    "BibTeX uses the first of them, and so does surveytool: bib -o and build write a later entry under the same "
+    "key under a new key, which the message names, or leave it out when it is an identical copy (the message "
+    "says so); bib --in-place leaves your entries as they are. "
+    "An @string defined twice keeps its first definition. Rename one of them.",
+)
+_staged("duplicate-field", Severity.ERROR, "an entry with the same field twice", "BibTeX keeps only one value.")
+_staged(
+    "unusable-key",
+    Severity.ERROR,
+    "an entry key LaTeX cannot cite",
+    "BibTeX accepts keys with &, $, ^, ~, # or %, but \\cite breaks on them. The chapter shows such an entry "
+    "as a note instead of a citation. Rename the key.",
+)
+_staged(
+    "bibtex-syntax",
+    Severity.ERROR,
+    "a block that could not be parsed",
+    "The block is kept verbatim in the output. The message gives the parser's reason.",
+)
+_staged(
+    "encoding",
+    Severity.WARNING,
+    "a source file that is not UTF-8",
+    "It was read as GBK or Latin-1 (the message says which). In-place edits keep that encoding; other outputs are UTF-8.",
+)
+_staged(
+    "key-encoding",
+    Severity.ERROR,
+    "a non-ASCII key read from a file that is not UTF-8",
+    "The outputs are UTF-8, so the key is written with other bytes than it was read with: a \\cite of it in a "
+    ".tex file of the old encoding no longer matches. The message gives both spellings.",
+)
+_staged(
+    "mixed-encoding",
+    Severity.WARNING,
+    "a UTF-8 file with bytes that are not UTF-8",
+    "Each such byte was read as a Latin-1 character; in-place edits write it back as the same byte. The message "
+    "names the line of the first one: retype that character or save the file as UTF-8.",
+)
+_staged(
+    "taxonomy-invalid",
+    Severity.ERROR,
+    "the taxonomy file is malformed",
+    "Duplicate ids, unknown parents, cycles, aliases claimed twice, unknown keys or TOML syntax: the message "
+    "names the line. Tag checks need a valid taxonomy and are skipped until it is fixed.",
+)
+
+
+_staged(
+    "needs-review",
+    Severity.WARNING,
+    "an entry the tagger was not sure enough to place",
+    "The tagger's best section had a confidence below the threshold ([tag] threshold in surveytool.toml, "
+    "default 0.5), so the entry was given no section: the chapter lists it under 'To place' and `bib --in-place` "
+    "writes no tag for it. The message names the two best candidates. Give it a tags field yourself.",
+)
+
+
+_staged(
+    "dangerous-macro",
+    Severity.ERROR,
+    "LaTeX outside the allowlist in a .bib value, @preamble or @string",
+    "Bibliographies get shared, and TeX can read files or run programs from a field. Values are read as TeX "
+    "reads them (after @string expansion, # concatenation and ^^ decoding) and may hold only text, braces, "
+    "accents and special characters, text formatting (\\emph, \\textbf, ...), \\url and \\href to http(s) "
+    "addresses, and math with a math allowlist (README: 'LaTeX in .bib values'). Anything else (\\input, "
+    "\\write18, ^^5c, \\csname, a macro a @preamble defines, ...) is reported when the .bib is read and "
+    'written to print literally. Allow a command you trust in surveytool.toml: [latex] allow = ["\\\\mycmd"].',
+)
+_staged(
+    "duplicate-entry",
+    Severity.WARNING,
+    "two entries of your .bib for the same work",
+    "Two keyed entries share a DOI, an arXiv id, a title (with compatible first author and year), a short title "
+    "with the same authors and year, or an abstract, and nothing they both state disagrees. Both are written: "
+    "your keys may be cited. The message names both keys, where each is and what they share. Delete one, or "
+    "merge them with --merge-duplicates (bib, build): the first entry keeps its key and every absorbed key is "
+    "named in a message and stays citable (biblatex ids; `surveytool rekey --tex FILE` rewrites \\cite keys).",
+)
+_staged(
+    "suspicious-duplicate-id",
+    Severity.WARNING,
+    "records sharing an id or abstract but not one work",
+    "Two records share a DOI, an arXiv id or the opening of their abstract, but their (non-arXiv) DOIs, titles, "
+    "or volume, issue, pages or year in the same venue differ: book chapters carrying the book's blurb, "
+    "publisher boilerplate, an eprint copied by mistake. They are kept apart; one of them probably has a wrong id.",
+)
+
+
+def run_checks(context: CheckContext, staged: Sequence[Finding], selected: Iterable[str]) -> list[Finding]:
+    """Findings of the selected checks: those earlier stages made, and those computed here."""
+    chosen = set(selected)
+    findings = [f for f in staged if f.check in chosen or f.check not in REGISTRY]
+    for name in sorted(chosen):
+        check = REGISTRY[name]
+        if check.run is not None:
+            findings.extend(check.run(context))
+    return sorted(
+        findings,
+        key=lambda f: (f.location.path if f.location else "", f.location.line if f.location else 0, f.check, f.message),
+    )

@@ -1,0 +1,134 @@
+"""Checks of the entries themselves and of the citations in .tex files: placeholders, missing fields, titles, keys."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from surveytool.analysis.check_registry import CheckContext, register
+from surveytool.bibtex.fields import REQUIRED_FIELDS
+from surveytool.model import Finding, Origin, Severity, SourceLocation
+from surveytool.text.citations import citations
+from surveytool.text.latex import needs_title_protection
+
+
+@register(
+    "unresolved-entry",
+    Severity.WARNING,
+    "an entry without real metadata",
+    "A snippet or id that no catalog or service could match to a paper stays a placeholder (title "
+    "'Unresolved snippet: ...', key field 'Unresolved'), also after it was written to a .bib and read "
+    "back. Add its DOI or arXiv id, or use --online.",
+)
+def _placeholders(context: CheckContext) -> Iterable[Finding]:
+    for paper in context.papers:
+        if paper.origin is Origin.BIBTEX and (
+            paper.fields.get("key") == "Unresolved"
+            or (paper.title or "").startswith(("Unresolved snippet:", "Unresolved title:"))
+        ):
+            yield Finding(
+                "unresolved-entry",
+                Severity.WARNING,
+                f"'{paper.key}' is a placeholder for an unidentified paper",
+                min(paper.sources),
+                "identify the paper and complete the entry",
+                paper.key,
+            )
+
+
+@register(
+    "missing-field",
+    Severity.WARNING,
+    "an entry without a field its type requires",
+    "Required fields per entry type, for BibTeX (article: author, title, journal, year; inproceedings: "
+    "author, title, booktitle, year; ...) or biblatex with --dialect biblatex (journaltitle, date). "
+    "Unresolved placeholders are reported as unresolved-entry instead.",
+)
+def _missing(context: CheckContext) -> Iterable[Finding]:
+    required = REQUIRED_FIELDS[context.dialect]
+    for paper in context.papers:
+        if not paper.resolved:
+            continue
+        needed = required.get(paper.entry_type, ())
+        absent = [n.replace("|", " or ") for n in needed if not any(paper.fields.get(a) for a in n.split("|"))]
+        if absent:
+            yield Finding(
+                "missing-field",
+                Severity.WARNING,
+                f"@{paper.entry_type} '{paper.key}' has no {', '.join(absent)}",
+                min(paper.sources),
+                "complete the entry, or change its type",
+                paper.key,
+            )
+
+
+@register(
+    "title-case-unprotected",
+    Severity.WARNING,
+    "capitals a BibTeX style would lowercase",
+    "Styles that lowercase titles turn 'GShard' into 'gshard'. Words with capitals after their first letter "
+    "need braces: {GShard}, {GPUs}. --fix adds them around those words only.",
+    fixable=True,
+)
+def _title_case(context: CheckContext) -> Iterable[Finding]:
+    for paper in context.papers:
+        raw = paper.latex_fields.get("title")
+        if raw:
+            words = needs_title_protection(raw)
+            if words:
+                yield Finding(
+                    "title-case-unprotected",
+                    Severity.WARNING,
+                    f"title of '{paper.key}' has unprotected capitals: {', '.join(words)}",
+                    min(paper.sources),
+                    "surveytool check --fix adds braces around them",
+                    paper.key,
+                )
+
+
+@register(
+    "cite-undefined",
+    Severity.ERROR,
+    "a \\cite of a key that is not in the bibliography",
+    "Keys cited in the --tex files (every \\cite variant of LaTeX, natbib and biblatex, several keys, optional "
+    "arguments) must be entries or aliases of entries.",
+)
+def _cite_undefined(context: CheckContext) -> Iterable[Finding]:
+    # A key merged into another entry is one of its aliases, and known: a cite of it is no error.
+    known = {p.key for p in context.papers} | {a for p in context.papers for a in p.aliases}
+    for path, text in context.tex_files:
+        for citation in citations(text)[0]:
+            if citation.key not in known:
+                yield Finding(
+                    "cite-undefined",
+                    Severity.ERROR,
+                    f"\\cite of '{citation.key}', which is not in the bibliography",
+                    SourceLocation(path, citation.line),
+                    "check the key, or add the entry",
+                )
+
+
+@register(
+    "cite-unused",
+    Severity.INFO,
+    "an entry that no --tex file cites",
+    "Only reported when --tex files are given and none of them has \\nocite{*}.",
+)
+def _cite_unused(context: CheckContext) -> Iterable[Finding]:
+    if not context.tex_files:
+        return
+    cited: set[str] = set()
+    for _path, text in context.tex_files:
+        found, cites_all = citations(text)
+        if cites_all:
+            return
+        cited.update(c.key for c in found)
+    for paper in context.papers:
+        if paper.key not in cited and not cited.intersection(paper.aliases):
+            yield Finding(
+                "cite-unused",
+                Severity.INFO,
+                f"'{paper.key}' is never cited",
+                min(paper.sources),
+                "cite it or remove it",
+                paper.key,
+            )

@@ -1,0 +1,93 @@
+"""Checks of the taxonomy's coverage and of the tags: sections left empty or thin, entries untagged or misplaced."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from surveytool.analysis.check_registry import CheckContext, register
+from surveytool.model import Finding, Origin, Section, Severity, SourceLocation
+
+
+@register(
+    "tag-outlier",
+    Severity.WARNING,
+    "a tag of yours that the tagger, trained without it, rejects",
+    "For each entry you tagged, the tagger learns from all your other tagged entries (and the bundled corpus) "
+    "and tags it again. When it is sure of another section (0.8 or more), gives yours under 0.1, and the "
+    "entry's nearest tagged papers all sit elsewhere, the tag is reported with the likely section. A deliberate "
+    "tag can stay: this only points at tags worth a second look.",
+)
+def _tag_outliers(context: CheckContext) -> Iterable[Finding]:
+    if context.taxonomy is None:
+        return ()
+    from surveytool.analysis.tagging.review import tag_outliers
+
+    return tag_outliers(context.papers, context.taxonomy)
+
+
+@register(
+    "untagged-entry",
+    Severity.WARNING,
+    "a .bib entry with no tags",
+    "Entries of your .bib need a tags field (default 'sections') to be placed in the chapter on purpose. "
+    "The hint shows the tagger's guess; `surveytool bib --in-place` writes it for you.",
+)
+def _untagged(context: CheckContext) -> Iterable[Finding]:
+    for paper in context.papers:
+        if paper.origin is Origin.BIBTEX and not paper.explicit_tags:
+            guess = paper.primary_section
+            yield Finding(
+                "untagged-entry",
+                Severity.WARNING,
+                f"entry '{paper.key}' has no tags",
+                min(paper.sources),
+                f"the tagger suggests '{guess}'" if guess else "add a tags field",
+                paper.key,
+            )
+
+
+def _sections_with_counts(context: CheckContext) -> Iterable[tuple[Section, int, SourceLocation]]:
+    """Each taxonomy section with the number of entries whose primary section it is, and where it is defined."""
+    if context.taxonomy is None:
+        return
+    counts = Counter(p.primary_section for p in context.papers if p.primary_section)
+    for section in context.taxonomy.sections:
+        yield section, counts.get(section.id, 0), SourceLocation(context.taxonomy.path, section.line)
+
+
+@register(
+    "empty-section",
+    Severity.WARNING,
+    "a taxonomy section with no entries",
+    "No entry has this section as its primary one, so the chapter's section will be empty.",
+)
+def _empty(context: CheckContext) -> Iterable[Finding]:
+    for section, count, where in _sections_with_counts(context):
+        if count == 0:
+            yield Finding(
+                "empty-section",
+                Severity.WARNING,
+                f"section '{section.id}' has no entries",
+                where,
+                "add papers or merge the section into another",
+            )
+
+
+@register(
+    "thin-section",
+    Severity.INFO,
+    "a section with fewer entries than the threshold",
+    "Sections with fewer than --thin N entries (default 2) read thin in a survey; consider merging them.",
+)
+def _thin(context: CheckContext) -> Iterable[Finding]:
+    for section, count, where in _sections_with_counts(context):
+        if 0 < count < context.thin:
+            noun = "entry" if count == 1 else "entries"
+            yield Finding(
+                "thin-section",
+                Severity.INFO,
+                f"section '{section.id}' has {count} {noun}",
+                where,
+                f"fewer than {context.thin}",
+            )

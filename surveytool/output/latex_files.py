@@ -1,0 +1,38 @@
+"""The context the chapter's templates render from, and main.tex around it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from surveytool.model import Taxonomy
+from surveytool.options import DraftOptions
+from surveytool.output.chapter_view import PaperView, one_paragraph, publication_trend, summary_rows, view_groups
+from surveytool.output.render import LEVELS, render_template
+
+if TYPE_CHECKING:
+    import jinja2
+
+
+def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftOptions) -> dict[str, Any]:
+    """What related_work.tex.j2 and main.tex.j2 are rendered with."""
+    groups = view_groups(views, taxonomy)
+    return {
+        "title": one_paragraph(taxonomy.title),
+        "levels": LEVELS[draft.level],
+        "groups": groups,
+        "rows": summary_rows(groups, taxonomy),
+        "trend": publication_trend(groups),
+        "figure": draft.figure,
+        "table": draft.table,
+        "plot": draft.plot,
+        "document_class": "report" if draft.level == "chapter" else "article",
+        "chapter_file": draft.chapter_file,
+        "bibliography": draft.bibliography,
+    }
+
+
+def render_main(env: jinja2.Environment, context: dict[str, Any], fallbacks: list[str]) -> str:
+    # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
+    # prints each as a visible [U+XXXX] marker instead of stopping with an error.
+    return render_template(env, "main.tex.j2", {**context, "unicode_fallbacks": fallbacks})
