@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from surveytool.analysis.coverage import discussed, read_prose
 from surveytool.analysis.keys import dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
 from surveytool.build_result import BuildResult, BuildSummary
@@ -145,10 +146,21 @@ def build(
             findings,
             reused,
             survey.taxonomy,
+            _discussed(layout.chapter, survey.taxonomy),
         ),
         tuple(notes),
         replace(survey, reused=reused, findings=findings),
     )
+
+
+def _discussed(chapter: Path, taxonomy: Taxonomy) -> tuple[int, int] | None:
+    """How many of the chapter's papers the author's notes cite (the summary's coverage line)."""
+    try:
+        text = chapter.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    prose = read_prose(str(chapter), text, taxonomy.section_ids)
+    return None if prose is None else discussed(prose)
 
 
 def _refuse_links_out_of(layout: BuildLayout) -> None:
@@ -250,6 +262,7 @@ def _build_patched(
         _with_cache_findings(patched.findings, memos),
         reused,
         patched.taxonomy,
+        _discussed(layout.chapter, patched.taxonomy),
     )
     return BuildResult(summary, tuple(notes), options=options)
 

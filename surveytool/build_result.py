@@ -21,6 +21,7 @@ class BuildSummary:
     findings: tuple[Finding, ...]
     reused: dict[str, tuple[int, int]]  # what was reused from the last build -> (reused, done anew)
     taxonomy: Taxonomy
+    discussed: tuple[int, int] | None = None  # (papers your notes cite, papers the chapter cites)
 
 
 class BuildResult:

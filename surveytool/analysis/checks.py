@@ -7,7 +7,7 @@ entries); the others look at the whole bibliography (``entry_checks.py``, ``sect
 from __future__ import annotations
 
 # Importing a module of checks registers them.
-from surveytool.analysis import entry_checks, section_checks  # noqa: F401
+from surveytool.analysis import coverage, entry_checks, section_checks  # noqa: F401
 from surveytool.analysis.check_registry import REGISTRY, Check, CheckContext, register, run_checks
 
 __all__ = ["REGISTRY", "Check", "CheckContext", "register", "run_checks"]

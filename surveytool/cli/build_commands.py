@@ -123,6 +123,9 @@ def build(
                     if hits + misses
                 )
             )
+        if summary.discussed is not None:
+            cited, total = summary.discussed
+            typer.echo(f"{cited} of {total} papers discussed in your notes (check --tex {out}/related_work.tex: which)")
         counts = summary.sections
         for section in summary.taxonomy.sections:
             typer.echo(f"  {section.id:<20} {counts.get(section.id, 0):>4}")

@@ -75,6 +75,11 @@ def _regions(text: str) -> list[_Region]:
     return found
 
 
+def region_spans(text: str) -> list[tuple[str, int, int]]:
+    """Each region's id and the offsets of its text (between its marker lines), in order."""
+    return [(region.id, region.start, region.end) for region in _regions(text)]
+
+
 def regions(text: str) -> dict[str, str]:
     """Region id -> the text between its markers (empty when the author wrote nothing). The texts of
     regions that share an id are joined: none is lost."""
