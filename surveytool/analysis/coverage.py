@@ -8,7 +8,7 @@ the taxonomy would not look for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from surveytool.analysis.check_registry import CheckContext, register
@@ -31,22 +31,20 @@ class ChapterProse:
     path: str
     cited: tuple[NotesCitation, ...]
     section_lines: dict[str, int]  # section id -> line of its notes region's begin marker
-    stub_keys: frozenset[str]  # keys cited outside the notes regions (the generated stubs)
 
 
 def read_prose(path: str, text: str, section_ids: Iterable[str]) -> ChapterProse | None:
-    """The notes of a generated chapter, or None when ``text`` has no notes regions (not a generated chapter)."""
+    """The notes of a generated chapter, or None when ``text`` has no notes regions (not a generated chapter).
+
+    Only the regions are read: the generated text around them cites every paper anyway.
+    """
     spans = region_spans(text)
     if not spans:
         return None
     sections = set(section_ids)
     cited: list[NotesCitation] = []
     section_lines: dict[str, int] = {}
-    outside: list[str] = []
-    last = 0
     for region_id, start, end in spans:
-        outside.append(text[last:start])
-        last = end
         section = region_id.split("/", 1)[0]  # a theme's region: <section>/theme-<id>
         section = section if section in sections else ""
         first_line = text.count("\n", 0, start)  # the begin marker's line, 1-based
@@ -54,15 +52,13 @@ def read_prose(path: str, text: str, section_ids: Iterable[str]) -> ChapterProse
             section_lines.setdefault(section, first_line)
         found, _ = citations(text[start:end])
         cited.extend(NotesCitation(c.key, section, SourceLocation(path, first_line + c.line)) for c in found)
-    outside.append(text[last:])
-    stub_keys = frozenset(c.key for c in citations("".join(outside))[0])
-    return ChapterProse(path, tuple(cited), section_lines, stub_keys)
+    return ChapterProse(path, tuple(cited), section_lines)
 
 
-def discussed(prose: ChapterProse) -> tuple[int, int]:
-    """(papers cited in the notes, papers the chapter cites at all): the build's summary line."""
+def discussed(prose: ChapterProse, keys: Collection[str]) -> tuple[int, int]:
+    """(papers of ``keys`` cited in the notes, all papers): the build's summary line."""
     in_notes = {c.key for c in prose.cited}
-    return len(in_notes & prose.stub_keys), len(prose.stub_keys)
+    return sum(key in in_notes for key in keys), len(keys)
 
 
 def _chapters(context: CheckContext) -> list[ChapterProse]:
