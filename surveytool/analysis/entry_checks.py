@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
-from surveytool.bibtex.fields import REQUIRED_FIELDS
+from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_title
 from surveytool.model import Finding, Origin, Severity, SourceLocation
 from surveytool.text.citations import citations
 from surveytool.text.latex import needs_title_protection
@@ -22,8 +22,7 @@ from surveytool.text.latex import needs_title_protection
 def _placeholders(context: CheckContext) -> Iterable[Finding]:
     for paper in context.papers:
         if paper.origin is Origin.BIBTEX and (
-            paper.fields.get("key") == "Unresolved"
-            or (paper.title or "").startswith(("Unresolved snippet:", "Unresolved title:"))
+            paper.fields.get("key") == "Unresolved" or is_placeholder_title(paper.title or "")
         ):
             yield Finding(
                 "unresolved-entry",

@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from surveytool.analysis.merge import first_author_surname, identities, snippet_fingerprint
+from surveytool.analysis.agreement import first_author_surname
+from surveytool.analysis.merge import identities, snippet_fingerprint
 from surveytool.errors import InputError
 from surveytool.model import Origin, Paper
 from surveytool.regular_files import Unusable, read_regular

@@ -14,9 +14,6 @@ import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
-from surveytool.analysis.merge_evidence import (
-    first_author_surname as first_author_surname,  # where keys and resolve look for it
-)
 from surveytool.analysis.merge_groups import PairwiseGroups
 from surveytool.model import Finding, Origin, Paper, frozen_mapping
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from surveytool.analysis.agreement import agree
 from surveytool.model import Paper
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_doi
 from surveytool.text.normalize import normalize, strip_truncation
@@ -53,21 +54,9 @@ class Facts:
         )
 
 
-def first_author_surname(paper: Paper) -> str:
-    if not paper.authors:
-        return ""
-    name = paper.authors[0]
-    surname = name.split(",")[0] if "," in name else name.split()[-1] if name.split() else ""
-    return normalize(surname).replace(" ", "")
-
-
 def compatible_for_title(a: Paper, b: Paper) -> bool:
     """Same title is the same work only if first authors and years do not disagree."""
-    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
-    if surname_a and surname_b and surname_a != surname_b:
-        return False
-    year_a, year_b = a.fields.get("year", ""), b.fields.get("year", "")
-    return not (year_a[:4].isdigit() and year_b[:4].isdigit() and abs(int(year_a[:4]) - int(year_b[:4])) > 2)
+    return agree(a, b)
 
 
 def _titles_differ(a: Facts, b: Facts) -> bool:

@@ -81,6 +81,12 @@ _MONTH_NUMBERS = {str(i): macro for i, macro in enumerate(MONTH_MACROS, start=1)
 _MONTH_NAMES = {name.lower(): macro for macro, name in MONTH_MACROS.items()}
 _PAGE_RANGE = re.compile(r"^\s*([\w:.]+)\s*(?:-+|–|—)\s*([\w:.]+)\s*$")
 _PLACEHOLDER_WORDS = 12
+#: How a placeholder title starts: the checks recognise one by it, also in a .bib written before.
+PLACEHOLDER_PREFIXES = ("Unresolved snippet:", "Unresolved title:")
+
+
+def is_placeholder_title(title: str) -> bool:
+    return title.startswith(PLACEHOLDER_PREFIXES)
 
 
 def placeholder_title(paper: Paper) -> str:
@@ -88,8 +94,8 @@ def placeholder_title(paper: Paper) -> str:
     if paper.abstract:
         words = paper.abstract.split()
         opening = " ".join(words[:_PLACEHOLDER_WORDS]).rstrip(".,;:…")
-        return f"Unresolved snippet: {opening}…"
-    return f"Unresolved title: {paper.title or ''}{'…' if paper.truncated else ''}"
+        return f"{PLACEHOLDER_PREFIXES[0]} {opening}…"
+    return f"{PLACEHOLDER_PREFIXES[1]} {paper.title or ''}{'…' if paper.truncated else ''}"
 
 
 def _month_value(text: str) -> str:

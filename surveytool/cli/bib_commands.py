@@ -67,7 +67,7 @@ def bib(
         raise typer.BadParameter(
             "--in-place never removes your entries; merge into a new file with -o FILE", param_hint="--merge-duplicates"
         )
-    options = make_options(sources, taxonomy, catalog, tags_field, overrides)
+    options = make_options(sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides)
     options = replace(
         options,
         merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)),
@@ -113,7 +113,7 @@ def resolve(
     from surveytool.rebuild.reuse import analyse_reusing
 
     survey = analyse_reusing(
-        make_options(sources, None, catalog, online=online, config=config, cache=cache),
+        make_options(sources, catalog=catalog, online=online, config=config, cache=cache),
         progress(quiet, ANALYSIS_STAGES),
     )
     report(survey.findings, quiet)
@@ -141,7 +141,7 @@ def rekey(
     if not tex:
         raise typer.BadParameter("name the .tex files to rewrite", param_hint="--tex")
     survey = analyse_reusing(
-        replace(make_options(sources, None, catalog, tags_field), merge_duplicates=True),
+        replace(make_options(sources, catalog=catalog, tags_field=tags_field), merge_duplicates=True),
         progress(quiet, ANALYSIS_STAGES),
     )
     renamed = replacements(survey.papers)

@@ -85,7 +85,16 @@ def build(
 
     require_choice(level, LEVELS, "--level")
     require_choice(dialect, DIALECTS, "--dialect")
-    options = make_options(sources, taxonomy, catalog, tags_field, overrides, online, config, cache)
+    options = make_options(
+        sources,
+        taxonomy=taxonomy,
+        catalog=catalog,
+        tags_field=tags_field,
+        overrides=overrides,
+        online=online,
+        config=config,
+        cache=cache,
+    )
     merge_duplicates = merge_duplicates or merge_setting(options.config)
     result = run_build(
         replace(options, build_cache=BuildLayout.of(out).cache if reuse else None, merge_duplicates=merge_duplicates),
@@ -157,7 +166,7 @@ def draft(
 
     require_choice(level, LEVELS, "--level")
     result = draft_chapter(
-        make_options(sources, taxonomy, catalog, overrides=overrides),
+        make_options(sources, taxonomy=taxonomy, catalog=catalog, overrides=overrides),
         output,
         DraftOptions(level=level, templates=templates, force=force, figure=figure, table=table, plot=plot),
         progress(quiet, BUILD_STAGES),

@@ -72,7 +72,9 @@ def check(
             f"{item.name} ({item.severity.value}{', fixable with --fix' if item.fixable else ''}): {item.summary}\n\n{item.explanation}"
         )
         raise typer.Exit(0)
-    options = make_options(sources, taxonomy, catalog, tags_field, overrides, config=config)
+    options = make_options(
+        sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides, config=config
+    )
     settings = load_check_settings(options.config)
     names = [c.strip() for c in (checks.split(",") if checks else REGISTRY) if c.strip()]
     skipped = {c.strip() for c in (disable.split(",") if disable else settings.disable) if c.strip()}

@@ -131,8 +131,9 @@ def use_latex_settings(config: Path | None) -> None:
 
 def make_options(
     sources: Sequence[Path] | None,
-    taxonomy: Path | None,
-    catalog: Sequence[Path] | None,
+    *,
+    taxonomy: Path | None = None,
+    catalog: Sequence[Path] | None = None,
     tags_field: str = "sections",
     overrides: Path | None = None,
     online: bool = False,

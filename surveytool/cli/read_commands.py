@@ -53,7 +53,9 @@ def export(
 
     require_choice(format, FORMATS, "--format")
     output = None if str(output) == "-" else output
-    options = replace(make_options(sources, taxonomy, catalog, overrides=overrides), source_kind=require_kind(kind))
+    options = replace(
+        make_options(sources, taxonomy=taxonomy, catalog=catalog, overrides=overrides), source_kind=require_kind(kind)
+    )
     survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet=True if output is None else quiet)
     text = to_markdown(survey.papers, survey.taxonomy) if format == "markdown" else to_csl_json(survey.papers)
@@ -86,7 +88,7 @@ def parse(
     from surveytool.pipeline import ANALYSIS_STAGES
     from surveytool.rebuild.reuse import analyse_reusing
 
-    options = make_options(sources, None, catalog, tags_field, None, online, config, cache)
+    options = make_options(sources, catalog=catalog, tags_field=tags_field, online=online, config=config, cache=cache)
     survey = analyse_reusing(
         replace(
             options, source_kind=require_kind(kind), merge_duplicates=merge_duplicates or merge_setting(options.config)
@@ -129,7 +131,9 @@ def tag(
     from surveytool.pipeline import ANALYSIS_STAGES, tag_threshold
     from surveytool.rebuild.reuse import analyse_reusing
 
-    options = make_options(sources, taxonomy, catalog, tags_field, overrides, config=config)
+    options = make_options(
+        sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides, config=config
+    )
     survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     if evaluate:

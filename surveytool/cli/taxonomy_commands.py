@@ -30,7 +30,7 @@ def taxonomy_show(
     from surveytool.cli.present import taxonomy_tree
     from surveytool.rebuild.reuse import analyse_reusing
 
-    survey = analyse_reusing(make_options(sources, taxonomy, None))
+    survey = analyse_reusing(make_options(sources, taxonomy=taxonomy))
     typer.echo(taxonomy_tree(survey.taxonomy, survey.section_counts()), nl=False)
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Protocol
 
-from surveytool.analysis.merge import first_author_surname, identities
+from surveytool.analysis.agreement import agree, confirmed, first_author_surname
+from surveytool.analysis.merge import identities
 from surveytool.model import Finding, Origin, Paper, Resolution, Severity, frozen_mapping
 from surveytool.text.normalize import abstract_similarity, normalize, shingles, strip_truncation
 
@@ -160,23 +161,6 @@ def title_query(paper: Paper) -> Paper | None:
     return replace(paper, fields=frozen_mapping({**fields, "title": title}))
 
 
-def _authors_agree(a: Paper, b: Paper) -> bool:
-    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
-    return not surname_a or not surname_b or surname_a == surname_b
-
-
-def _years_agree(a: Paper, b: Paper) -> bool:
-    year_a, year_b = (a.year or "")[:4], (b.year or "")[:4]
-    return not (year_a.isdigit() and year_b.isdigit()) or abs(int(year_a) - int(year_b)) <= 2
-
-
-def _confirmed(a: Paper, b: Paper) -> bool:
-    """Evidence independent of the text compared: both name the same first author, or both give a year that agrees."""
-    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
-    year_a, year_b = (a.year or "")[:4], (b.year or "")[:4]
-    return bool(surname_a and surname_a == surname_b) or (year_a.isdigit() and year_b.isdigit() and _years_agree(a, b))
-
-
 def _is_record(paper: Paper) -> bool:
     """Whether ``paper`` carries bibliographic data of its own, not just text that may echo the query."""
     return bool(first_author_surname(paper)) or (paper.year or "")[:4].isdigit()
@@ -199,7 +183,7 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
     a shared DOI or arXiv id, the title (exact, near-exact, or the prefix a
     truncated title is of) or the snippet against the abstract decides.
     """
-    if not _authors_agree(query, found) or not _years_agree(query, found):
+    if not agree(query, found):
         return 0.0, "disagrees"
     title_score = 0.0
     method = ""
@@ -214,7 +198,7 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
                 long_enough = len(asked.split()) >= _UNCONFIRMED_PREFIX_WORDS and len(
                     asked
                 ) >= _UNCONFIRMED_PREFIX_SHARE * len(known)
-                if not long_enough and not _confirmed(query, found):
+                if not long_enough and not confirmed(query, found):
                     title_score = min(title_score, UNCONFIRMED)
         elif asked == known:
             title_score, method = 1.0, "title"
@@ -235,7 +219,7 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
         # The comparison covers only the shorter text: a found abstract that is a mere opening of the
         # snippet, or that comes without authors or year, needs a confirming author or year.
         covered = min(len(known_words), len(asked_words)) >= _MIN_SNIPPET_COVERAGE * len(asked_words)
-        if not (covered and _is_record(found)) and not _confirmed(query, found):
+        if not (covered and _is_record(found)) and not confirmed(query, found):
             abstract_score = min(abstract_score, UNCONFIRMED)
     if abstract_score > title_score:
         return round(abstract_score, 4), "abstract"
