@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from surveytool.analysis.coverage import discussed, read_prose
+from surveytool.analysis.coverage import chapter_coverage
 from surveytool.analysis.keys import dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
 from surveytool.build_result import BuildResult, BuildSummary
@@ -146,21 +146,11 @@ def build(
             findings,
             reused,
             survey.taxonomy,
-            _discussed(layout.chapter, survey.taxonomy, [p.key for p in survey.papers]),
+            chapter_coverage(layout.chapter, survey.taxonomy.section_ids, [p.key for p in survey.papers]),
         ),
         tuple(notes),
         replace(survey, reused=reused, findings=findings),
     )
-
-
-def _discussed(chapter: Path, taxonomy: Taxonomy, keys: Collection[str]) -> tuple[int, int] | None:
-    """How many of the chapter's papers the author's notes cite (the summary's coverage line)."""
-    try:
-        text = chapter.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    prose = read_prose(str(chapter), text, taxonomy.section_ids)
-    return None if prose is None else discussed(prose, keys)
 
 
 def _refuse_links_out_of(layout: BuildLayout) -> None:
@@ -262,7 +252,7 @@ def _build_patched(
         _with_cache_findings(patched.findings, memos),
         reused,
         patched.taxonomy,
-        _discussed(layout.chapter, patched.taxonomy, [v.key for v in views]),
+        chapter_coverage(layout.chapter, patched.taxonomy.section_ids, [v.key for v in views]),
     )
     return BuildResult(summary, tuple(notes), options=options)
 

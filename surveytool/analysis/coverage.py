@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.model import Finding, Paper, Severity, SourceLocation
@@ -59,6 +60,16 @@ def discussed(prose: ChapterProse, keys: Collection[str]) -> tuple[int, int]:
     """(papers of ``keys`` cited in the notes, all papers): the build's summary line."""
     in_notes = {c.key for c in prose.cited}
     return sum(key in in_notes for key in keys), len(keys)
+
+
+def chapter_coverage(chapter: Path, section_ids: Iterable[str], keys: Collection[str]) -> tuple[int, int] | None:
+    """How many of ``keys`` the notes of the chapter file cite (a build's summary line); None without a chapter."""
+    try:
+        text = chapter.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    prose = read_prose(str(chapter), text, section_ids)
+    return None if prose is None else discussed(prose, keys)
 
 
 def _chapters(context: CheckContext) -> list[ChapterProse]:

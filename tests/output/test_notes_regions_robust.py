@@ -151,14 +151,14 @@ def test_a_chapter_saved_while_the_build_runs_is_left_in_place_with_the_new_draf
     write_in_region(chapter, "introduction", "Read by the build.\n")
     saved = chapter.read_text(encoding="utf-8").replace("Read by the build.", "Saved by the editor meanwhile.")
     before = {path.name: path.read_bytes() for path in out.iterdir() if path.is_file() and path != chapter}
-    render_main = outputs._render_main
+    render_main = outputs.render_main
 
     def editor_saves_meanwhile(*args):
         # The chapter has been read and merged by now; the editor saves before the build moves its files in.
         chapter.write_text(saved, encoding="utf-8")
         return render_main(*args)
 
-    monkeypatch.setattr(outputs, "_render_main", editor_saves_meanwhile)
+    monkeypatch.setattr(outputs, "render_main", editor_saves_meanwhile)
     with pytest.raises(OutputError) as refused:
         build(options, out)
     assert patches == ([] if patched else [None])  # a patched rebuild refused from inside the patch
@@ -175,7 +175,7 @@ def test_a_chapter_saved_while_the_build_runs_is_left_in_place_with_the_new_draf
         if path.is_file() and path.suffix != ".new" and path != chapter
     } == before
     assert not list(out.glob(".*.tmp"))
-    monkeypatch.setattr(outputs, "_render_main", render_main)
+    monkeypatch.setattr(outputs, "render_main", render_main)
     build(options, out)  # after a refused patch, in full: the snapshot describes files never moved in
     assert regions(chapter.read_text(encoding="utf-8"))["introduction"] == "Saved by the editor meanwhile.\n"
 
