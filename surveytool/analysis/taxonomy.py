@@ -256,8 +256,19 @@ def _did_you_mean(word: str, options, fallback: str) -> str:
     return f"did you mean '{close[0]}'?" if close else fallback
 
 
+#: Each taxonomy's lookup, made once: tags are looked up for every entry of a run.
+_LOOKUPS: dict[int, tuple[Taxonomy, dict[str, str]]] = {}
+
+
 def section_lookup(taxonomy: Taxonomy) -> dict[str, str]:
     """Normalized ids, titles and aliases -> section id."""
+    made = _LOOKUPS.get(id(taxonomy))
+    if made is None or made[0] is not taxonomy:  # an id is reused only after its taxonomy is gone
+        made = _LOOKUPS[id(taxonomy)] = (taxonomy, _lookup_of(taxonomy))
+    return made[1]
+
+
+def _lookup_of(taxonomy: Taxonomy) -> dict[str, str]:
     lookup: dict[str, str] = {}
     for section in taxonomy.sections:
         for name in (section.id, section.title, *section.aliases):
