@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import suppress
+from typing import Annotated
 
 import typer
 
@@ -29,11 +30,26 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Help text is plain: with rich markup, "[online]" and "[tags]" would vanish as style tags.
+    rich_markup_mode=None,
 )
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from surveytool import __version__
+
+        typer.echo(f"surveytool {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
     """surveytool: related-paper lists and .bib files in, a tagged bibliography and a chapter out."""
 
 

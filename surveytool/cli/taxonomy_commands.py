@@ -12,7 +12,9 @@ from surveytool.cli.options import (
     make_options,
 )
 
-taxonomy_app = typer.Typer(help="Show or validate a taxonomy.", invoke_without_command=True, no_args_is_help=False)
+taxonomy_app = typer.Typer(
+    help="Show or validate a taxonomy.", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None
+)
 
 
 @taxonomy_app.callback()

@@ -140,3 +140,15 @@ def test_odd_csl_json_items_are_skipped_with_a_finding_and_bare_id_urls_are_read
     (tmp_path / "ids.txt").write_text("arxiv.org/abs/2104.14830\ndoi.org/10.1145/3320060\n")
     entries = json.loads(run_cli("parse", "ids.txt", "--json", cwd=tmp_path, check=True).stdout)
     assert {e["key"] for e in entries} == {"li2021scaling", "bennun2019demystifying"}
+
+
+def test_version_prints_the_package_version():
+    from surveytool import __version__
+
+    result = run_cli("--version", check=True)
+    assert result.stdout == f"surveytool {__version__}\n"
+
+
+def test_option_help_keeps_its_brackets():
+    result = run_cli("build", "--help", check=True)
+    assert "[online]" in " ".join(result.stdout.split())  # --config: an [online] table, not a style tag
