@@ -263,7 +263,7 @@ _LOOKUPS: dict[int, tuple[Taxonomy, dict[str, str]]] = {}
 def section_lookup(taxonomy: Taxonomy) -> dict[str, str]:
     """Normalized ids, titles and aliases -> section id."""
     made = _LOOKUPS.get(id(taxonomy))
-    if made is None or made[0] is not taxonomy:  # an id is reused only after its taxonomy is gone
+    if made is None or made[0] is not taxonomy:  # kept with its taxonomy, so its id is never another's
         made = _LOOKUPS[id(taxonomy)] = (taxonomy, _lookup_of(taxonomy))
     return made[1]
 
