@@ -3,7 +3,7 @@
 The key is a digest of the request (model and prompt, see ``llm_client.answer_key``); the value is
 the answer's text as the model gave it, checked again on every use (so a bibliography that
 lost a key drops the sentences citing it). The file is sealed like the rebuild cache
-(``rebuild/sealed.py``): one this user's surveytool did not write is never read.
+(``sealed.py``): one this user's surveytool did not write is never read.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from surveytool.drafting.llm_client import MAX_CONTENT_CHARS
-from surveytool.rebuild.sealed import read_sealed, write_sealed
 from surveytool.regular_files import Unusable
+from surveytool.sealed import read_sealed, write_sealed
 
 CACHE_NAME = "llm-answers"
 
