@@ -26,6 +26,7 @@ from surveytool.cli.options import (
     TagsFieldOpt,
     TaxonomyOpt,
     TemplatesOpt,
+    ThemesOpt,
     exit_code,
     make_options,
     merge_setting,
@@ -59,6 +60,7 @@ def build(
     figure: FigureOpt = True,
     table: TableOpt = True,
     plot: PlotOpt = True,
+    themes: ThemesOpt = True,
     pdf: Annotated[
         bool,
         typer.Option("--pdf", help="Then run latexmk in the output folder and report LaTeX errors in plain words."),
@@ -100,7 +102,14 @@ def build(
         replace(options, build_cache=BuildLayout.of(out).cache if reuse else None, merge_duplicates=merge_duplicates),
         out,
         DraftOptions(
-            level=level, templates=templates, dialect=dialect, force=force, figure=figure, table=table, plot=plot
+            level=level,
+            templates=templates,
+            dialect=dialect,
+            force=force,
+            figure=figure,
+            table=table,
+            plot=plot,
+            themes=themes,
         ),
         progress(quiet, BUILD_STAGES),
     )
@@ -157,6 +166,7 @@ def draft(
     figure: FigureOpt = True,
     table: TableOpt = True,
     plot: PlotOpt = True,
+    themes: ThemesOpt = True,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -168,7 +178,9 @@ def draft(
     result = draft_chapter(
         make_options(sources, taxonomy=taxonomy, catalog=catalog, overrides=overrides),
         output,
-        DraftOptions(level=level, templates=templates, force=force, figure=figure, table=table, plot=plot),
+        DraftOptions(
+            level=level, templates=templates, force=force, figure=figure, table=table, plot=plot, themes=themes
+        ),
         progress(quiet, BUILD_STAGES),
     )
     report(result.summary.findings, quiet)

@@ -9,6 +9,7 @@ from surveytool.model import Taxonomy
 from surveytool.options import DraftOptions
 from surveytool.output.chapter_view import PaperView, one_paragraph, publication_trend, summary_rows, view_groups
 from surveytool.output.render import LEVELS, render_template
+from surveytool.output.section_themes import with_themes
 
 if TYPE_CHECKING:
     import jinja2
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
 def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftOptions) -> dict[str, Any]:
     """What related_work.tex.j2 and main.tex.j2 are rendered with."""
     groups = view_groups(views, taxonomy)
+    if draft.themes:
+        groups = with_themes(groups)
     return {
         "title": one_paragraph(taxonomy.title),
         "levels": LEVELS[draft.level],
