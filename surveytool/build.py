@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -15,10 +15,7 @@ from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError
 from surveytool.model import Finding, Taxonomy
 from surveytool.options import LOCK_FILE, BuildLayout, DraftOptions
-from surveytool.output.chapter_view import (
-    PaperView,
-    paper_view,
-)
+from surveytool.output.chapter_view import GroupView, PaperView, paper_view
 from surveytool.output.entries_json import entries_json, entries_json_pieces
 from surveytool.output.files import StagedFiles, fill_reserved, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
@@ -298,9 +295,14 @@ def _write_outputs(
 
 
 def draft_chapter(
-    options: Options, output: Path, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage
+    options: Options,
+    output: Path,
+    draft: DraftOptions = DraftOptions(),
+    stage: Stage = silent_stage,
+    suggest: Callable[[list[GroupView]], list[GroupView]] | None = None,
 ) -> BuildResult:
-    """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it)."""
+    """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it);
+    ``suggest`` adds suggested paragraphs to the chapter's groups (drafting/suggestions.py)."""
     lock = options.lock_file or output.parent / LOCK_FILE
     with collector_paused():
         survey = analyse_reusing(replace(options, lock_file=lock), stage)
@@ -308,6 +310,8 @@ def draft_chapter(
             env, context = _latex_context(
                 [paper_view(p) for p in survey.papers], survey.taxonomy, replace(draft, chapter_file=output.stem)
             )
+            if suggest is not None:
+                context["groups"] = suggest(context["groups"])
             chapter = render_template(env, "related_work.tex.j2", context)
     notes: list[str] = []
     drafts = ProseDrafts()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -34,6 +34,9 @@ from surveytool.cli.options import (
     report,
     require_choice,
 )
+
+if TYPE_CHECKING:
+    from surveytool.drafting.suggestions import Suggester
 
 REUSED_WHAT = {
     "bibtex": ".bib blocks read",
@@ -167,6 +170,15 @@ def draft(
     table: TableOpt = True,
     plot: PlotOpt = True,
     themes: ThemesOpt = True,
+    llm: Annotated[
+        bool,
+        typer.Option(
+            "--llm",
+            help="Ask the chat model of surveytool.toml [llm] for a suggested paragraph per theme, citing only "
+            "that theme's papers; nothing is sent anywhere without it.",
+        ),
+    ] = False,
+    config: ConfigOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -175,17 +187,40 @@ def draft(
     from surveytool.output.render import LEVELS
 
     require_choice(level, LEVELS, "--level")
+    options = make_options(sources, taxonomy=taxonomy, catalog=catalog, overrides=overrides, config=config)
+    suggester = chapter_suggester(options.config, output, llm)
     result = draft_chapter(
-        make_options(sources, taxonomy=taxonomy, catalog=catalog, overrides=overrides),
+        options,
         output,
         DraftOptions(
             level=level, templates=templates, force=force, figure=figure, table=table, plot=plot, themes=themes
         ),
         progress(quiet, BUILD_STAGES),
+        suggester,
     )
-    report(result.summary.findings, quiet)
-    for note in result.notes:
-        typer.echo(note, err=True)
+    findings = [*result.summary.findings, *suggester.findings()]
+    report(findings, quiet)
+    for note in [*result.notes, suggester.save()]:
+        if note:
+            typer.echo(note, err=True)
     if not quiet:
         typer.echo(f"wrote {output} ({result.summary.entries} entries cited)")
-    raise typer.Exit(exit_code(result.summary.findings, strict))
+        if suggester.summary():
+            typer.echo(suggester.summary())
+    raise typer.Exit(exit_code(findings, strict))
+
+
+def chapter_suggester(config: Path | None, output: Path, ask: bool) -> Suggester:
+    """Suggestions from the answers cached beside ``output``; from the model too when ``ask`` (draft --llm)."""
+    import os
+
+    from surveytool.config import load_llm_settings
+    from surveytool.drafting.llm_client import LlmClient
+    from surveytool.drafting.suggestions import Suggester
+    from surveytool.options import CACHE_FOLDER
+
+    settings = load_llm_settings(config)
+    if ask and config is None:
+        raise typer.BadParameter("needs an [llm] table in surveytool.toml, or --config FILE", param_hint="--llm")
+    client = LlmClient(settings, os.environ, path=config) if ask else None
+    return Suggester.for_chapter(settings, output.parent / CACHE_FOLDER, client)
