@@ -32,6 +32,7 @@ def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: Draft
         "document_class": "report" if draft.level == "chapter" else "article",
         "chapter_file": draft.chapter_file,
         "bibliography": draft.bibliography,
+        "dialect": draft.dialect,
     }
 
 
