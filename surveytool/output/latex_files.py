@@ -15,6 +15,11 @@ if TYPE_CHECKING:
     import jinja2
 
 
+#: Citations a section shows in the taxonomy figure; past it, the number of papers, so that the tree of the
+#: default taxonomy stays legible on one page.
+FIGURE_CITES = 8
+
+
 def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftOptions) -> dict[str, Any]:
     """What related_work.tex.j2 and main.tex.j2 are rendered with."""
     groups = view_groups(views, taxonomy)
@@ -27,6 +32,7 @@ def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: Draft
         "rows": summary_rows(groups, taxonomy),
         "trend": publication_trend(groups),
         "figure": draft.figure,
+        "figure_cites": FIGURE_CITES,
         "table": draft.table,
         "plot": draft.plot,
         "document_class": "report" if draft.level == "chapter" else "article",
