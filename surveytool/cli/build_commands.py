@@ -157,7 +157,7 @@ def build(
 
 def draft(
     sources: SourcesArg = None,
-    output: Annotated[Path, typer.Option("--output", "-o", help="The chapter file to write.")] = Path(
+    output: Annotated[Path, typer.Option("--output", "-o", help="The chapter file to write ('-': print it).")] = Path(
         "related_work.tex"
     ),
     taxonomy: TaxonomyOpt = None,
@@ -183,7 +183,8 @@ def draft(
     quiet: QuietOpt = False,
 ) -> None:
     """Write only the related-work chapter; your notes in it survive."""
-    from surveytool.build import BUILD_STAGES, DraftOptions, draft_chapter
+    from surveytool.build import BUILD_STAGES, DraftOptions
+    from surveytool.draft import STDOUT, draft_chapter
     from surveytool.output.render import LEVELS
 
     require_choice(level, LEVELS, "--level")
@@ -203,10 +204,11 @@ def draft(
     for note in [*result.notes, suggester.save()]:
         if note:
             typer.echo(note, err=True)
-    if not quiet:
-        typer.echo(f"wrote {output} ({result.summary.entries} entries cited)")
+    if not quiet:  # beside the chapter on stdout, the summary goes to stderr
+        where = "the chapter" if output == STDOUT else output
+        typer.echo(f"wrote {where} ({result.summary.entries} entries cited)", err=output == STDOUT)
         if suggester.summary():
-            typer.echo(suggester.summary())
+            typer.echo(suggester.summary(), err=output == STDOUT)
     raise typer.Exit(exit_code(findings, strict))
 
 
@@ -223,4 +225,6 @@ def chapter_suggester(config: Path | None, output: Path, ask: bool) -> Suggester
     if ask and config is None:
         raise typer.BadParameter("needs an [llm] table in surveytool.toml, or --config FILE", param_hint="--llm")
     client = LlmClient(settings, os.environ, path=config) if ask else None
-    return Suggester.for_chapter(settings, output.parent / CACHE_FOLDER, client)
+    # -o - writes nothing to disk: the answers are kept for this run only.
+    folder = None if output == Path("-") else output.parent / CACHE_FOLDER
+    return Suggester.for_chapter(settings, folder, client)
