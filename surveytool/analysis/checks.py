@@ -9,5 +9,6 @@ from __future__ import annotations
 # Importing a module of checks registers them.
 from surveytool.analysis import coverage, entry_checks, section_checks  # noqa: F401
 from surveytool.analysis.check_registry import REGISTRY, Check, CheckContext, register, run_checks
+from surveytool.analysis.section_checks import COVERAGE_CHECKS
 
-__all__ = ["REGISTRY", "Check", "CheckContext", "register", "run_checks"]
+__all__ = ["COVERAGE_CHECKS", "REGISTRY", "Check", "CheckContext", "register", "run_checks"]

@@ -125,7 +125,7 @@ def test_text_output_exit_codes_and_strict(project):
         "refs.bib:1: error [unknown-tag] tag 'mixture-of-expert' is not a section of the taxonomy (did you mean 'moe'?)"
         in failed.stderr
     )
-    assert failed.stdout.startswith("1 error, ")
+    assert failed.stdout == "1 error: unknown-tag 1\n"  # nothing else: the taxonomy's coverage is not asked
     (project / "refs.bib").write_text(FAILING["tag-variant"][0])
     assert run_cli("check", "refs.bib", "--checks", "tag-variant", cwd=project).returncode == 0
     assert run_cli("check", "refs.bib", "--checks", "tag-variant", "--strict", cwd=project).returncode == 1
@@ -177,3 +177,31 @@ def test_citation_parser_knows_natbib_and_biblatex_variants():
 def test_pre_commit_hook_is_declared():
     hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert "id: surveytool-check" in hooks and "entry: surveytool check" in hooks and "files: \\.bib$" in hooks
+
+
+UNPLACEABLE = CLEAN.replace("  sections = {moe},\n", "") + (
+    "@misc{lorem, title = {Lorem ipsum dolor}, author = {Ann Bee}, year = 2020}\n"
+    "@misc{layernorm, title = {Layer Normalization}, author = {Ann Bee}, year = 2016}\n"
+)
+
+
+def test_an_entry_the_tagger_cannot_place_is_reported_once(project):
+    _, found = check(project, UNPLACEABLE)
+    tagging = [(f["key"], f["check"]) for f in found if f["check"] in ("untagged-entry", "no-section", "needs-review")]
+    assert sorted(tagging) == [
+        ("layernorm", "needs-review"),
+        ("lorem", "no-section"),
+        ("shazeer2017", "untagged-entry"),
+    ]
+    # Asked alone, untagged-entry still names every entry without tags.
+    _, alone = check(project, UNPLACEABLE, "--checks", "untagged-entry")
+    assert sorted(f["key"] for f in alone) == ["layernorm", "lorem", "shazeer2017"]
+
+
+def test_section_coverage_is_checked_only_when_asked(project):
+    _, plain = check(project, CLEAN)
+    assert not {f["check"] for f in plain} & {"empty-section", "thin-section"}
+    _, covered = check(project, CLEAN, "--coverage")
+    empty = {f["message"] for f in covered if f["check"] == "empty-section"}
+    assert "section 'memory' has no entries" in empty
+    assert "section 'moe' has 1 entry" in {f["message"] for f in covered if f["check"] == "thin-section"}
