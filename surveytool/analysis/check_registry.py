@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from surveytool.model import Finding, Paper, Severity, Taxonomy
+from surveytool.text.tex_inputs import AuxCitation
 
 CheckFunction = Callable[["CheckContext"], Iterable[Finding]]
 
@@ -28,9 +29,10 @@ class Check:
 class CheckContext:
     papers: Sequence[Paper]
     taxonomy: Taxonomy | None
-    tex_files: Sequence[tuple[str, str]] = ()  # (path, text)
+    tex_files: Sequence[tuple[str, str]] = ()  # (path, text): the --tex files and the files they input
     dialect: str = "bibtex"
     thin: int = 2
+    aux_citations: Sequence[AuxCitation] = ()  # what the --tex documents' .aux files record
 
 
 REGISTRY: dict[str, Check] = {}
