@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from surveytool.regular_files import Unusable, read_regular
+
 _SHOWN = 5
 
 # BibTeX: "I was expecting a `,' or a `}'---line 9 of file references.bib", then " : " lines around the spot;
@@ -40,10 +42,18 @@ class BblEntry:
     text: str
 
 
-def _read(path: Path) -> str:
+_READ_LIMIT = 256 * 1024 * 1024
+
+
+def _read(folder: Path, name: str) -> str:
+    """A file TeX, BibTeX or biber left in ``folder`` (Latin-1: every byte reads), or "" when there is none
+    or it is not a regular file inside the folder: a planted link must not make a report print another file."""
+    path = folder / name
     try:
-        return path.read_text(encoding="latin-1") if path.is_file() else ""
-    except OSError:
+        if not path.resolve().is_relative_to(folder.resolve()):
+            return ""
+        return read_regular(path, _READ_LIMIT, follow=True).decode("latin-1")
+    except (OSError, Unusable):
         return ""
 
 
@@ -99,10 +109,7 @@ def _entry_place(folder: Path, bib_files: Sequence[str], key: str) -> str:
     """``references.bib:8``: where the entry ``key`` starts, in the first of ``bib_files`` that has it."""
     start = re.compile(r"^[ \t]*@[ \t]*\w+[ \t]*[{(][ \t]*" + re.escape(key) + r"\s*,", re.M)
     for name in bib_files:
-        path = folder / name
-        if not path.resolve().is_relative_to(folder.resolve()):
-            continue  # only the build's own files: a .bib elsewhere is not this report's to open
-        text = _read(path)
+        text = _read(folder, name)  # only the build's own files: a .bib elsewhere is not this report's to open
         match = start.search(text)
         if match:
             return f"{name}:{text.count(chr(10), 0, match.start()) + 1}"
@@ -172,6 +179,8 @@ def tex_errors(log: str, tex_name: str, bbl: Sequence[BblEntry]) -> list[TexErro
         error = _TEX_ERROR.match(line)
         if error is None or error["message"].lstrip().startswith("==>"):
             continue  # "==> Fatal error occurred" only follows the real error
+        if found and error["message"].startswith("Emergency stop"):
+            continue  # nor does TeX's stop after it
         file, number = error["file"], error["line"]
         context = [c for c in lines[index + 1 : index + 12] if c.strip()]
         if number is None:  # "! ..." names no place: the context's "l.NN" line does
@@ -198,7 +207,7 @@ def _mentions(text: str, macro: str) -> bool:
 def root_causes(folder: Path, tex_name: str = "main.tex") -> list[str]:
     """What to fix first after a failed run in ``folder``, as ``file:line: what happened`` lines."""
     stem = Path(tex_name).stem
-    log, blg, bbl_text, aux = (_read(folder / f"{stem}.{suffix}") for suffix in ("log", "blg", "bbl", "aux"))
+    log, blg, bbl_text, aux = (_read(folder, f"{stem}.{suffix}") for suffix in ("log", "blg", "bbl", "aux"))
     bbl = bbl_entries(bbl_text)
     bib_files = _bib_files(folder, aux, blg)
     causes: list[str] = []
@@ -208,9 +217,11 @@ def root_causes(folder: Path, tex_name: str = "main.tex") -> list[str]:
     if all(error.where.split(":")[0].endswith(".bbl") for error in latex):
         errors, missing = bibliography_errors(blg, f"{stem}.blg")
         causes += errors[:_SHOWN]
-    for error in latex[:_SHOWN]:
+    # An error is a cause worth leading with when it says more than the summary: the command, the entry.
+    named = [error for error in latex if error.keys or error.message.endswith(" is not defined")]
+    for error in named[:_SHOWN]:
         note = _entry_note(folder, bib_files, error.keys)
-        if not note and error.message.endswith(" is not defined"):
+        if not error.keys:
             note = " (a package is missing, or the document or a template uses a command of its own)"
         causes.append(f"{error.where}: {error.message}{note}")
     if missing:

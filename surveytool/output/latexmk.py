@@ -9,10 +9,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from surveytool.output.latex_log import root_causes
+from surveytool.output.latex_log import root_causes, tex_errors
 
-# With -file-line-error, TeX writes errors as "./related_work.tex:267: LaTeX Error: ...".
-_ERROR = re.compile(r"^(?:\./)?(?P<file>[^\s:]+\.(?:tex|sty|cls|bbl)):(?P<line>\d+): (?P<message>.+)$", re.M)
 _SHOWN_UNDEFINED = 5
 _FILE_NOT_FOUND = re.compile(r"File `(?P<file>[^']+)' not found")
 # LaTeX quotes the key as `key', biblatex as 'key'.
@@ -30,16 +28,14 @@ class PdfReport:
 def explain_log(log: str, tex_name: str = "main.tex") -> list[str]:
     """Errors as ``file:line: what happened``; undefined citations only when nothing else failed."""
     problems = []
-    for match in _ERROR.finditer(log):
-        message = match.group("message").strip()
-        if message.startswith("==>"):
-            continue  # TeX's "Fatal error occurred" after the real error
+    for error in tex_errors(log, tex_name, ()):
+        message = error.message
         missing = _FILE_NOT_FOUND.search(message)
         if missing:
             message = f"the LaTeX package or file {missing.group('file')} is not installed (install it with your TeX distribution)"
-        elif message.startswith("Undefined control sequence"):
-            message = "a command is not defined (a package is missing, or a template uses a command of its own)"
-        problems.append(f"{match.group('file')}:{match.group('line')}: {message}")
+        elif message.endswith(" is not defined") or message.startswith("Undefined control sequence"):
+            message = f"{message.removesuffix('.')} (a package is missing, or a template uses a command of its own)"
+        problems.append(f"{error.where}: {message}")
     if problems:
         return problems  # undefined citations after a fatal error are only its consequence
     undefined = sorted(set(_UNDEFINED.findall(log)))

@@ -90,6 +90,16 @@ def test_an_undefined_command_in_the_document_is_named_and_an_old_blg_is_not_bla
     )
 
 
+def test_an_error_the_summary_already_explains_is_left_to_its_words(tmp_path):
+    main = NATBIB.replace("\\begin{document}", "\\usepackage{nosuchpackageanywhere}\n\\begin{document}")
+    report = _compile(tmp_path / "doc", main, GOOD, "\\citet{good}.")
+    # LaTeX reads the line after \\usepackage (for an optional date) before it stops: TeX's l.NN is that line.
+    assert report.problems == (
+        "main.tex:4: the LaTeX package or file nosuchpackageanywhere.sty is not installed (install it with your "
+        "TeX distribution)",
+    )
+
+
 def test_a_clean_document_reports_nothing(tmp_path):
     report = _compile(tmp_path / "doc", NATBIB, GOOD, "\\citet{good}.")
     assert report.ok and report.problems == () and report.pdf is not None
