@@ -135,6 +135,8 @@ def bibliography_errors(blg: str, blg_name: str = "main.blg") -> tuple[list[str]
     lines = blg.splitlines()
     source = ""
     for index, line in enumerate(lines):
+        if line.startswith("---") and index:  # the message was long enough to take a line of its own
+            line = lines[index - 1] + line
         if bibtex := _BIBTEX_ERROR.match(line):
             where = f"{bibtex['file']}:{bibtex['line']}" if bibtex["line"] else bibtex["file"]
             context = [c[3:].strip() for c in lines[index + 1 : index + 3] if c.startswith(" : ")]

@@ -130,7 +130,10 @@ def test_blg_lines_of_bibtex_and_biber():
         "I couldn't open style file nostyle.bst\n---line 3 of file main.aux\n"
     )
     assert bibliography_errors(bibtex) == (
-        ['references.bib:17: BibTeX: Repeated entry (near ",")'],
+        [
+            'references.bib:17: BibTeX: Repeated entry (near ",")',
+            "main.aux:3: BibTeX: I couldn't open style file nostyle.bst",
+        ],
         ["nowhere"],
     )
     biber = (
