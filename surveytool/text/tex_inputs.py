@@ -114,12 +114,14 @@ def _shown(main_shown: str, folder: Path, path: Path) -> str:
     return os.path.normpath(os.path.join(os.path.dirname(main_shown), os.path.relpath(path, folder)))
 
 
-def _candidates(base: Path, item: TexInput) -> list[Path]:
-    """The files TeX would try for ``item``, in order: ``.tex`` appended first (only that for ``\\include``)."""
+def _candidates(bases: list[Path], item: TexInput) -> list[Path]:
+    """The files TeX would try for ``item``, in order: in each folder of ``bases``, ``.tex`` appended first."""
     name = item.name
     if item.command in ("include", "includefrom", "subincludefrom"):
-        return [base / (name + ".tex")]
-    return [base / name] if name.endswith(".tex") else [base / (name + ".tex"), base / name]
+        tries = [name + ".tex", name] if name.endswith(".tex") else [name + ".tex"]
+    else:
+        tries = [name] if name.endswith(".tex") else [name + ".tex", name]
+    return [base / tried for base in dict.fromkeys(bases) for tried in tries]
 
 
 def _warning(message: str, where: SourceLocation, hint: str) -> Finding:
@@ -141,7 +143,7 @@ class _Walk:
         resolved = path.resolve()
         return resolved if resolved.is_relative_to(self.folder) else None
 
-    def target(self, base: Path, item: TexInput, where: SourceLocation) -> Path | None:
+    def target(self, bases: list[Path], item: TexInput, where: SourceLocation) -> Path | None:
         """The file ``item`` reads, or None (with a finding when the document has a problem)."""
         if "\\" in item.name or "\\" in item.directory:
             self.findings.append(
@@ -152,7 +154,7 @@ class _Walk:
                 )
             )
             return None
-        candidates = _candidates(base, item)
+        candidates = _candidates(bases, item)
         written = f"\\{item.command}{{{item.directory + '}{' if item.directory else ''}{item.name}}}"
         for candidate in candidates:
             resolved = self.inside(candidate)
@@ -192,12 +194,14 @@ class _Walk:
                 continue
             where = SourceLocation(shown, item.line)
             if item.command in _TWO_ARGUMENTS:
-                inner_base = (base if item.command in _RELATIVE_TO_CURRENT else self.folder) / item.directory
-            else:
-                inner_base = base
-            target = self.target(inner_base, item, where)
+                bases = [(base if item.command in _RELATIVE_TO_CURRENT else self.folder) / item.directory]
+            else:  # inside an imported file the import's folder comes first, then TeX's own (the main file's)
+                bases = [base, self.folder]
+            target = self.target(bases, item, where)
             if target is None:
                 continue
+            # The import package, and subfiles through it, read a file's own inputs relative to its folder.
+            inner_base = target.parent if item.command == "subfile" else bases[0]
             if any(target == frame[0] for frame in stack):
                 chain = " -> ".join([*(frame[1] for frame in stack), _shown(self.main_shown, self.folder, target)])
                 self.findings.append(_warning(f"\\{item.command} cycle: {chain}", where, "remove one of the inputs"))

@@ -195,3 +195,18 @@ def test_the_aux_of_the_main_file_and_of_included_chapters_are_read_when_present
     ]
     (tmp_path / "paper" / "main.aux").unlink()
     assert read_document(main, "main.tex", main.read_text(), _read).aux == ()
+
+
+def test_a_subfiles_inputs_are_read_from_its_folder_first_then_from_the_main_files(tmp_path):
+    document = _document(
+        tmp_path,
+        {
+            "main.tex": "\\subfile{chapters/one}\n\\include{chapters/two.tex}\n",
+            "chapters/one.tex": "\\documentclass[../main.tex]{subfiles}\n\\input{table}\n\\input{shared}\n",
+            "chapters/table.tex": "\\cite{beside}\n",
+            "shared.tex": "\\cite{from-main-folder}\n",
+            "chapters/two.tex": "\\cite{two}\n",
+        },
+    )
+    assert [key for _, key, _ in _cited(document)] == ["beside", "from-main-folder", "two"]
+    assert document.findings == ()
