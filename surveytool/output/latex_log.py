@@ -9,6 +9,7 @@ is named (TeX puts it at the end of the first line of the error's context), and 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,9 +88,12 @@ def bbl_entries(bbl: str) -> list[BblEntry]:
         if key:
             starts.append((match.start(), key))
     entries = []
+    line, counted_to = 1, 0
     for index, (start, key) in enumerate(starts):
         end = starts[index + 1][0] if index + 1 < len(starts) else len(bbl)
-        entries.append(BblEntry(key, bbl.count("\n", 0, start) + 1, bbl[start:end]))
+        line += bbl.count("\n", counted_to, start)
+        counted_to = start
+        entries.append(BblEntry(key, line, bbl[start:end]))
     return entries
 
 
@@ -168,16 +172,19 @@ class TexError:
 
 
 def _entry_at(bbl: Sequence[BblEntry], line: int) -> tuple[str, ...]:
-    """The key of the .bbl entry that holds ``line``: the last one starting at or before it."""
-    before = [entry.key for entry in bbl if entry.line <= line]
-    return tuple(before[-1:])
+    """The key of the .bbl entry that holds ``line``: the last one starting at or before it (``bbl`` is in order)."""
+    index = bisect_right(bbl, line, key=lambda entry: entry.line)
+    return (bbl[index - 1].key,) if index else ()
 
 
-def tex_errors(log: str, tex_name: str, bbl: Sequence[BblEntry]) -> list[TexError]:
-    """TeX's errors in order, with the undefined command's name and the .bbl entries they come from."""
+def tex_errors(log: str, tex_name: str, bbl: Sequence[BblEntry], limit: int | None = None) -> list[TexError]:
+    """TeX's errors in order (the first ``limit``), with the undefined command's name and the .bbl entries
+    they come from."""
     found: list[TexError] = []
     lines = log.splitlines()
     for index, line in enumerate(lines):
+        if len(found) == limit:
+            break
         error = _TEX_ERROR.match(line)
         if error is None or error["message"].lstrip().startswith("==>"):
             continue  # "==> Fatal error occurred" only follows the real error
@@ -213,7 +220,7 @@ def root_causes(folder: Path, tex_name: str = "main.tex") -> list[str]:
     bbl = bbl_entries(bbl_text)
     bib_files = _bib_files(folder, aux, blg)
     causes: list[str] = []
-    latex = tex_errors(log, tex_name, bbl)
+    latex = tex_errors(log, tex_name, bbl, _SHOWN)  # -halt-on-error leaves one; a log from elsewhere may hold many
     missing: list[str] = []
     # With -halt-on-error a LaTeX error outside the .bbl stops the run before BibTeX: the .blg is an old run's.
     if all(error.where.split(":")[0].endswith(".bbl") for error in latex):

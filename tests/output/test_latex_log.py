@@ -6,9 +6,10 @@ Each document here is compiled with the real latexmk, as `build --pdf` compiles 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
-from surveytool.output.latex_log import bbl_entries, bibliography_errors, tex_errors
+from surveytool.output.latex_log import bbl_entries, bibliography_errors, root_causes, tex_errors
 from surveytool.output.latexmk import compile_pdf
 
 NATBIB = """\\documentclass{article}
@@ -146,3 +147,21 @@ def test_blg_lines_of_bibtex_and_biber():
         ["refs.bib:4: biber: syntax error: found x", "paper.blg: biber: Cannot find 'other.bib'!"],
         ["ghost"],
     )
+
+
+def test_a_log_with_many_errors_and_a_long_bbl_is_read_in_linear_time(tmp_path):
+    count = 20_000
+    (tmp_path / "main.bbl").write_text(
+        "".join(f"\\bibitem{{k{i}}}\nText \\cmd{chr(97 + i % 26)}.\n" for i in range(count))
+    )
+    (tmp_path / "main.log").write_text(
+        "".join(
+            f"./main.bbl:{2 * i + 2}: Undefined control sequence.\nl.{2 * i + 2} Text \\cmd{chr(97 + i % 26)}\n"
+            for i in range(count)
+        )
+    )
+    start = time.perf_counter()
+    causes = root_causes(tmp_path)
+    assert time.perf_counter() - start < 8.0
+    assert causes[0] == "main.bbl:2: \\cmda is not defined (it comes from the entry 'k0')"
+    assert len(causes) == 5
