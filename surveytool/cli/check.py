@@ -30,7 +30,11 @@ from surveytool.model import Finding
 def check(
     sources: SourcesArg = None,
     tex: Annotated[
-        list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys must exist (repeatable).")
+        list[Path] | None,
+        typer.Option(
+            "--tex",
+            help="A .tex file whose \\cite keys must exist, with the files it inputs and its .aux (repeatable).",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as a JSON array.")] = False,
     strict: StrictOpt = False,
