@@ -36,6 +36,7 @@ class CompletedBib:
     text: str  # the completed text, as ``original.exact_text`` is (``original.encode`` gives the bytes)
     readable_text: str  # the same, as ``original.text`` is: for showing a diff
     changes: tuple[EntryChange, ...]
+    notes: tuple[tuple[int, str, str], ...]  # (line, key, note): found but not written
     findings: tuple[Finding, ...]
 
     @property
@@ -98,4 +99,5 @@ def complete_bib(options: Options, target: Path, overwrite: Collection[str] = ()
     text, edits = rewrite_entries(original.text, display, read.papers, edit, original.exact_text)
     readable, _ = rewrite_entries(original.text, display, read.papers, edit)
     changes = tuple(EntryChange(e.line, e.key, change) for e in edits for change in completions[int(e.what)].changes)
-    return CompletedBib(original, text, readable, changes, tuple(dict.fromkeys(findings)))
+    notes = tuple((e.line, e.key, note) for e in edits for note in completions[int(e.what)].notes)
+    return CompletedBib(original, text, readable, changes, notes, tuple(dict.fromkeys(findings)))

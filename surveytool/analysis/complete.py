@@ -46,6 +46,9 @@ class FieldChange:
 
     def __str__(self) -> str:
         what = f"added {self.name} = {self.new}" if not self.old else f"{self.name} {self.old} -> {self.new}"
+        if " -> " in self.name:  # a field that takes another's place
+            before, after = self.name.split(" -> ")
+            what = f"{before} = {self.old} -> {after} = {self.new}"
         return f"{what} ({self.source} {self.record})"
 
 
@@ -56,6 +59,7 @@ class Completion:
     changes: tuple[FieldChange, ...]
     entry_type: str | None = None  # the published version's type, when a preprint is upgraded
     renamed: tuple[str, str] | None = None  # (field that named the preprint server, venue field in its place)
+    notes: tuple[str, ...] = ()  # what was found but not written, and how to have it written
 
 
 # A value found, and where: (value, source, record).
@@ -184,6 +188,7 @@ def complete_entry(
     findings: list[Finding] = []
     chosen: Candidate | None = None
     taken: dict[str, _Taken] = {}
+    notes: list[str] = []
     for resolver in resolvers:
         candidate, finding = _pick(paper, query, resolver.lookup(query))
         findings += [finding] if finding else []
@@ -192,6 +197,12 @@ def complete_entry(
         if chosen is None and not upgrading and _family(candidate.paper.entry_type) != _family(paper.entry_type):
             continue  # a conference paper's record for a journal article: another version
         chosen = chosen or candidate
+        published_year = candidate.paper.year or ""
+        if upgrading and not wanted("year") and published_year != (paper.year or published_year) and not notes:
+            notes.append(
+                f"year {paper.year} kept; the published version's is {published_year} "
+                f"({candidate.source} {candidate.label}); --overwrite year takes it"
+            )
         venue = VENUE_FIELD[chosen.paper.entry_type if upgrading else paper.entry_type]
         other = "booktitle" if venue == "journal" else "journal"
         for name in COMPLETED_FIELDS:
@@ -205,7 +216,8 @@ def complete_entry(
             taken[name] = (value, candidate.source, candidate.label)
         if all(n in taken or not wanted(n) for n in COMPLETED_FIELDS if n != other):
             break
-    return _completion(paper, chosen, taken, upgrading, marker), findings
+    completion = _completion(paper, chosen, taken, upgrading, marker)
+    return (replace(completion, notes=tuple(notes)) if completion else None), findings
 
 
 def _completion(
@@ -227,13 +239,14 @@ def _completion(
             if marker != venue:
                 taken.pop(marker, None)
             value, source, record = taken[venue]
-            changes.append(FieldChange(f"{marker} -> {venue}", _written(paper, marker), value, source, record))
+            name = marker if marker == venue else f"{marker} -> {venue}"
+            changes.append(FieldChange(name, _written(paper, marker), value, source, record))
         arxiv = arxiv_id(paper)
         if arxiv and not normalize_arxiv(paper.fields.get("eprint", "")):
             # The preprint's own id, kept beside the published version's fields.
-            taken["eprint"] = (arxiv, "entry", f"its {marker or 'fields'}")
+            taken["eprint"] = (arxiv, "from the entry's", marker or "fields")
             if not has_field(paper, "archiveprefix"):
-                taken["archiveprefix"] = ("arXiv", "entry", f"its {marker or 'fields'}")
+                taken["archiveprefix"] = ("arXiv", "from the entry's", marker or "fields")
     for name, (value, source, record) in taken.items():
         if not (renamed and name == renamed[1]):
             changes.append(FieldChange(name, _written(paper, name), value, source, record))

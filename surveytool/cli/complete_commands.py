@@ -63,6 +63,8 @@ def complete(
     if not quiet:
         for entry in done.changes:
             typer.echo(f"{bib}:{entry.line}: {entry.key}: {entry.change}", err=to_stdout)
+        for line, key, note in done.notes:
+            typer.echo(f"{bib}:{line}: {key}: note: {note}", err=to_stdout)
     changed = done.text != done.original.exact_text
     if not writes:
         typer.echo(done.diff(str(bib)), nl=False)

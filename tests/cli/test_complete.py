@@ -59,9 +59,11 @@ def test_a_google_scholar_preprint_is_upgraded_in_place_keeping_its_arxiv_id(ser
     assert "journal" not in text  # never an @inproceedings with a journal as well as a booktitle
     out = result.stdout
     assert "my.bib:2: huang2018gpipe: type article -> inproceedings (semantic_scholar c18663fe" in out
-    assert "journal -> booktitle arXiv preprint arXiv:1811.06965 -> Neural Information Processing Systems" in out
+    assert "journal = arXiv preprint arXiv:1811.06965 -> booktitle = Neural Information Processing Systems" in out
     assert "added pages = 103-112 (dblp conf/nips/HuangCBFCCLNLWC19)" in out  # the first version that had them
-    assert "added eprint = 1811.06965 (entry its journal)" in out
+    assert "added eprint = 1811.06965 (from the entry's journal)" in out
+    # The year the user wrote stays (the preprint's); the published one is named, with how to take it.
+    assert "note: year 2018 kept; the published version's is 2019 (dblp conf/nips/HuangCBFCCLNLWC19)" in out
     again = complete(tmp_path, "my.bib", "--online", "--in-place")
     assert "0 change(s) made" in again.stdout and bib.read_text(encoding="utf-8") == text
 
