@@ -29,7 +29,7 @@ VENUE_FIELD = {
     "conference": "booktitle",
 }
 # Fields that, on a preprint, name the preprint server where a venue would stand.
-_MARKER_FIELDS = ("journal", "howpublished", "booktitle")
+_MARKER_FIELDS = ("journal", "journaltitle", "howpublished", "booktitle")
 _SERVER = re.compile(r"^(arxiv|corr|biorxiv|medrxiv|ssrn)\b|\bpreprint\b|\be prints?\b")
 _ARXIV_IN_TEXT = re.compile(
     r"arxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?", re.IGNORECASE
@@ -66,8 +66,21 @@ class Completion:
 _Taken = tuple[str, str, str]
 
 
+# biblatex's names for the same fields.
+_SAME_AS = {"journal": ("journaltitle",), "year": ("date",)}
+# Fields a crossref or xdata parent gives its children: never added to a child.
+_INHERITED = frozenset({"journal", "booktitle", "year", "volume", "publisher"})
+# DBLP's volume for an arXiv copy in CoRR: the preprint's, not a publication's.
+_CORR_VOLUME = re.compile(r"^abs/")
+
+
+def _is(name: str, field: str | None) -> bool:
+    """Whether ``field`` is ``name`` or biblatex's name for it."""
+    return field is not None and (field == name or field in _SAME_AS.get(name, ()))
+
+
 def has_field(paper: Paper, name: str) -> bool:
-    return bool(paper.fields.get(name, "").strip())
+    return any(paper.fields.get(n, "").strip() for n in (name, *_SAME_AS.get(name, ())))
 
 
 def _written(paper: Paper, name: str) -> str:
@@ -80,7 +93,7 @@ def _written(paper: Paper, name: str) -> str:
 
 def preprint_marker(paper: Paper) -> str | None:
     """The field that names a preprint server as the entry's venue (Google Scholar's ``journal = {arXiv preprint ...}``)."""
-    return next((f for f in _MARKER_FIELDS if has_field(paper, f) and _SERVER.search(normalize(paper.fields[f]))), None)
+    return next((f for f in _MARKER_FIELDS if _SERVER.search(normalize(paper.fields.get(f, "")))), None)
 
 
 def arxiv_id(paper: Paper) -> str | None:
@@ -94,7 +107,7 @@ def arxiv_id(paper: Paper) -> str | None:
 
 def is_preprint(paper: Paper) -> bool:
     """An arXiv id and no venue but a preprint server's name."""
-    venues = [f for f in ("journal", "booktitle") if has_field(paper, f)]
+    venues = [f for f in ("journal", "journaltitle", "booktitle") if paper.fields.get(f, "").strip()]
     marker = preprint_marker(paper)
     return bool(arxiv_id(paper) or marker) and all(f == marker for f in venues)
 
@@ -127,10 +140,17 @@ def same_version(a: Paper, b: Paper) -> bool:
     )
 
 
-def _pick(paper: Paper, query: Paper, candidates: Sequence[Candidate]) -> tuple[Candidate | None, Finding | None]:
-    """The one published record among ``candidates`` that is surely ``query``'s paper, or why there is none."""
+def _pick(
+    paper: Paper, query: Paper, candidates: Sequence[Candidate], family: str
+) -> tuple[Candidate | None, Finding | None]:
+    """The one published record among ``candidates`` that is surely ``query``'s paper, of the ``family`` of
+    venue (any, when empty), or why there is none."""
     published = [
-        c for c in candidates if acceptable(query, c) and not is_preprint(c.paper) and _family(c.paper.entry_type)
+        c
+        for c in candidates
+        if acceptable(query, c)
+        and not is_preprint(c.paper)
+        and _family(c.paper.entry_type) in ((family,) if family else ("journal", "booktitle"))
     ]
     where = min(paper.sources)
     if published and all(same_version(published[0].paper, c.paper) for c in published[1:]):
@@ -177,10 +197,16 @@ def complete_entry(
     marker = preprint_marker(paper) if upgrading else None
     preprint_doi = bool(arxiv_id_of_doi(paper.fields.get("doi", "")))
 
+    corr_volume = bool(_CORR_VOLUME.match(paper.fields.get("volume", "")))
+
     def wanted(name: str) -> bool:
+        if name in _INHERITED and ("crossref" in paper.fields or "xdata" in paper.fields):
+            return False
         if name in overwrite or not has_field(paper, name):
             return True
-        return upgrading and (name == marker or (name == "doi" and preprint_doi))
+        return upgrading and (
+            _is(name, marker) or (name == "doi" and preprint_doi) or (name == "volume" and corr_volume)
+        )
 
     if not upgrading and not any(wanted(n) for n in COMPLETED_FIELDS):
         return None, []
@@ -190,12 +216,10 @@ def complete_entry(
     taken: dict[str, _Taken] = {}
     notes: list[str] = []
     for resolver in resolvers:
-        candidate, finding = _pick(paper, query, resolver.lookup(query))
+        candidate, finding = _pick(paper, query, resolver.lookup(query), "" if upgrading else _family(paper.entry_type))
         findings += [finding] if finding else []
         if candidate is None or (chosen is not None and not same_version(chosen.paper, candidate.paper)):
             continue
-        if chosen is None and not upgrading and _family(candidate.paper.entry_type) != _family(paper.entry_type):
-            continue  # a conference paper's record for a journal article: another version
         chosen = chosen or candidate
         published_year = candidate.paper.year or ""
         if upgrading and not wanted("year") and published_year != (paper.year or published_year) and not notes:
@@ -209,14 +233,17 @@ def complete_entry(
             value = candidate.paper.fields.get(name, "")
             if name == other or name in taken or not value or not wanted(name):
                 continue
-            if name == venue and has_field(paper, other) and other != marker:
+            if name == venue and has_field(paper, other) and not _is(other, marker):
                 continue  # never an entry with both a journal and a booktitle
-            if has_field(paper, name) and name != marker and normalize(paper.fields[name]) == normalize(value):
-                continue
+            written = paper.fields.get(name, "")
+            if has_field(paper, name) and not _is(name, marker) and normalize(written) in ("", normalize(value)):
+                continue  # the same value, or one written under biblatex's name for it
             taken[name] = (value, candidate.source, candidate.label)
         if all(n in taken or not wanted(n) for n in COMPLETED_FIELDS if n != other):
             break
     completion = _completion(paper, chosen, taken, upgrading, marker)
+    if completion and completion.entry_type and corr_volume and "volume" not in taken:
+        notes.append(f"volume {paper.fields['volume']} is the arXiv copy's (CoRR), not the published version's")
     return (replace(completion, notes=tuple(notes)) if completion else None), findings
 
 

@@ -125,11 +125,16 @@ def edit_fields(
     if spans is None:
         return None
     by_name = {span.name: span for span in spans}
-    pending = dict(values)
+    # New names in the case the entry writes its names in (TITLE = ..., as some exports do).
+    upper = bool(spans) and all(raw[s.start : s.start + len(s.name)].isupper() for s in spans)
+    pending = {name.upper() if upper else name: value for name, value in values}
+    by_name.update({name.upper(): span for name, span in by_name.items()} if upper else {})
+    if renamed is not None and upper:
+        renamed = (renamed[0], renamed[1].upper())
     replacements: list[tuple[int, int, str]] = []
     if renamed is not None and renamed[0] in by_name and renamed[1] in pending:
         old = by_name[renamed[0]]
-        between = raw[old.start + len(raw[old.start : old.value_start].split("=")[0]) : old.value_start]
+        between = raw[old.start + len(old.name) : old.value_start]
         replacements.append((old.start, old.end, renamed[1] + between + pending.pop(renamed[1])))
     for name in list(pending):
         if name in by_name:
