@@ -12,7 +12,7 @@ from surveytool.cli.options import CacheOpt, CatalogOpt, ConfigOpt, QuietOpt, St
 
 
 def complete(
-    bib: Annotated[Path, typer.Argument(help="Your .bib file.", show_default=False)],
+    bib: Annotated[Path, typer.Argument(help="Your .bib file.", show_default=False, metavar="FILE.bib")],
     online: Annotated[
         bool,
         typer.Option("--online", help="Also ask Semantic Scholar, DBLP, Crossref and OpenAlex (answers are cached)."),
