@@ -1,10 +1,11 @@
 """`surveytool complete`: a user's own entries completed from catalogs and services, byte for byte elsewhere."""
 
 import json
+import re
 
 import pytest
 from helpers import DATA, run_cli
-from loopback import FakeServices, serve
+from loopback import FakeServices, refusing_port, serve
 
 RECORDED = DATA / "online"
 
@@ -182,3 +183,18 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path, args, words):
     (tmp_path / "my.bib").write_text("@misc{a, title = {A}}\n")
     result = run_cli("complete", *args, cwd=tmp_path)
     assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_service_that_refuses_is_one_warning_and_the_others_still_complete(services, tmp_path):
+    services.routes = {"/semantic_scholar/graph/v1/paper/arXiv:1811.06965": [recorded("semantic_scholar_paper.json")]}
+    config = tmp_path / "surveytool.toml"
+    dead = f"http://127.0.0.1:{refusing_port()}"
+    config.write_text(re.sub(r'dblp_url = "[^"]*"', f'dblp_url = "{dead}"', config.read_text()))
+    bib = tmp_path / "my.bib"
+    bib.write_text(SCHOLAR_PREPRINT, encoding="utf-8")
+    result = complete(tmp_path, "my.bib", "--online", "--in-place")
+    assert result.returncode == 0, result.stderr
+    assert "booktitle={Neural Information Processing Systems}" in bib.read_text(encoding="utf-8")
+    assert "pages" not in bib.read_text(encoding="utf-8")  # only DBLP had them
+    warnings = [line for line in result.stderr.splitlines() if "[resolver-error] dblp" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("my.bib:2: warning")
