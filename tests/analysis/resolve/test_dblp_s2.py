@@ -1,5 +1,6 @@
 """DBLP and Semantic Scholar against a real HTTP server on 127.0.0.1 serving their recorded answer formats."""
 
+import re
 import urllib.parse
 
 import pytest
@@ -13,6 +14,14 @@ from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 
 RECORDED = DATA / "online"
 GPIPE = "GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism"
+
+
+# A DBLP answer with one hit and one author: DBLP then writes an object where a list would be.
+ONE_HIT = (
+    '{"result":{"hits":{"@total":"1","hit":{"info":{"authors":{"author":{"@pid":"1/2","text":"Ada Lovelace"}},'
+    '"title":"Notes on the Analytical Engine.","venue":"Sci. Mem.","year":"1843","type":"Journal Articles",'
+    '"volume":"3","pages":"666-731","key":"journals/x/Lovelace43"}}}}}'
+)
 
 
 @pytest.fixture
@@ -51,12 +60,7 @@ def test_dblp_search_gives_the_conference_record_and_the_corr_copy_as_a_preprint
 
 
 def test_dblp_answer_with_one_hit_and_one_author_is_read_as_a_list_of_one(base):
-    one = (
-        '{"result":{"hits":{"@total":"1","hit":{"info":{"authors":{"author":{"@pid":"1/2","text":"Ada Lovelace"}},'
-        '"title":"Notes on the Analytical Engine.","venue":"Sci. Mem.","year":"1843","type":"Journal Articles",'
-        '"volume":"3","pages":"666-731","key":"journals/x/Lovelace43"}}}}}'
-    )
-    FakeServices.routes = {"/dblp/search/publ/api?q=": [(200, {}, one, 0)]}
+    FakeServices.routes = {"/dblp/search/publ/api?q=": [(200, {}, ONE_HIT, 0)]}
     [candidate] = DblpResolver(client(), f"{base}/dblp").lookup(entry(title="Notes on the Analytical Engine"))
     assert candidate.paper.fields["journal"] == "Sci. Mem." and candidate.paper.authors == ("Ada Lovelace",)
     assert candidate.paper.fields["volume"] == "3" and candidate.method == "title"
@@ -105,3 +109,37 @@ def test_a_semantic_scholar_404_for_an_arxiv_id_falls_back_to_the_title_search(b
     resolver.lookup(entry(title=GPIPE, eprint="1811.06965"))
     assert [path.split("?")[0].rsplit("/", 1)[-1] for path in FakeServices.seen] == ["arXiv:1811.06965", "search"]
     assert resolver.errors == []
+
+
+def test_resolution_asks_dblp_when_the_settings_name_it(base, tmp_path):
+    FakeServices.routes = {"/dblp/search/publ/api?q=": [(200, {}, ONE_HIT, 0)]}
+    config = tmp_path / "surveytool.toml"
+    config.write_text(f'[online]\nservices = ["dblp"]\ndblp_url = "{base}/dblp"\nretries = 0\nmin_interval = 0\n')
+    titles = tmp_path / "list.txt"
+    titles.write_text("Related papers: Notes on the Analytical Engine\n")
+    from surveytool.pipeline import Options, analyse
+
+    survey = analyse(
+        Options(sources=(titles,), online=True, config=config, cache=tmp_path / "c.sqlite", bundled_catalog=False)
+    )
+    [paper] = survey.papers
+    assert paper.resolution is not None and paper.resolution.source == "dblp"
+    assert paper.resolution.matched_key == "journals/x/Lovelace43" and paper.fields["pages"] == "666-731"
+
+
+@pytest.mark.parametrize(
+    "setting, words",
+    [
+        ('complete_services = ["scholar"]', "unknown service(s): scholar"),
+        ('complete_services = "dblp"', "[online] complete_services must be a list of service names"),
+        ('semantic_scholar_url = "ftp://x"', "[online] semantic_scholar_url must be an http:// or https:// address"),
+    ],
+)
+def test_a_wrong_setting_for_the_new_services_is_one_line(tmp_path, setting, words):
+    from surveytool.config import load_online_settings
+    from surveytool.errors import InputError
+
+    config = tmp_path / "surveytool.toml"
+    config.write_text(f"[online]\n{setting}\n")
+    with pytest.raises(InputError, match=re.escape(words)):
+        load_online_settings(config)
