@@ -221,8 +221,10 @@ def complete_entry(
         if candidate is None or (chosen is not None and not same_version(chosen.paper, candidate.paper)):
             continue
         chosen = chosen or candidate
-        published_year = candidate.paper.year or ""
-        if upgrading and not wanted("year") and published_year != (paper.year or published_year) and not notes:
+        # A service that dates a work by its first version (often the preprint) gives no year to write.
+        first_dated = getattr(resolver, "dates_first_version", False)
+        published_year = "" if first_dated else candidate.paper.year or ""
+        if upgrading and not wanted("year") and paper.year and published_year not in ("", paper.year) and not notes:
             notes.append(
                 f"year {paper.year} kept; the published version's is {published_year} "
                 f"({candidate.source} {candidate.label}); --overwrite year takes it"
@@ -231,7 +233,7 @@ def complete_entry(
         other = "booktitle" if venue == "journal" else "journal"
         for name in COMPLETED_FIELDS:
             value = candidate.paper.fields.get(name, "")
-            if name == other or name in taken or not value or not wanted(name):
+            if name == other or name in taken or not value or not wanted(name) or (name == "year" and first_dated):
                 continue
             if name == venue and has_field(paper, other) and not _is(other, marker):
                 continue  # never an entry with both a journal and a booktitle

@@ -132,7 +132,7 @@ def edit_fields(
     if renamed is not None and upper:
         renamed = (renamed[0], renamed[1].upper())
     replacements: list[tuple[int, int, str]] = []
-    if renamed is not None and renamed[0] in by_name and renamed[1] in pending:
+    if renamed is not None and renamed[0] != renamed[1] and renamed[0] in by_name and renamed[1] in pending:
         old = by_name[renamed[0]]
         between = raw[old.start + len(old.name) : old.value_start]
         replacements.append((old.start, old.end, renamed[1] + between + pending.pop(renamed[1])))

@@ -198,3 +198,19 @@ def test_a_service_that_refuses_is_one_warning_and_the_others_still_complete(ser
     assert "pages" not in bib.read_text(encoding="utf-8")  # only DBLP had them
     warnings = [line for line in result.stderr.splitlines() if "[resolver-error] dblp" in line]
     assert len(warnings) == 1 and warnings[0].startswith("my.bib:2: warning")
+
+
+def test_semantic_scholars_year_of_the_first_version_is_not_written(services, tmp_path):
+    services.routes = {"/semantic_scholar/graph/v1/paper/arXiv:1811.06965": [recorded("semantic_scholar_paper.json")]}
+    written = (
+        "@inproceedings{gpipe, title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},"
+        " author = {Huang, Yanping}, eprint = {1811.06965}}\n"
+    )
+    bib = tmp_path / "my.bib"
+    bib.write_text(written, encoding="utf-8")
+    result = complete(tmp_path, "my.bib", "--online", "--in-place")
+    assert result.returncode == 0, result.stderr
+    # Its record says 2018, the preprint's year, for the NeurIPS 2019 paper: the venue is taken, the year is not.
+    assert bib.read_text(encoding="utf-8") == written.replace(
+        "eprint = {1811.06965}}", "eprint = {1811.06965}, booktitle = {Neural Information Processing Systems}}"
+    )

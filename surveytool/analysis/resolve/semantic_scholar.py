@@ -26,6 +26,8 @@ class SemanticScholarResolver(_OnlineResolver):
     """api.semanticscholar.org: /paper/arXiv:ID, /paper/DOI:doi, then /paper/search by title."""
 
     name = "semantic_scholar"
+    # Its year is the first version's (an arXiv preprint's, for a paper published a year later).
+    dates_first_version = True
 
     def urls(self, paper: Paper) -> Iterable[str]:
         arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
