@@ -106,11 +106,8 @@ def format_fields(rendered: list[tuple[str, str]], fmt: BibFormat) -> list[tuple
         if fmt.drop_all_caps and name in _PROSE_FIELDS:
             raw = _title_cased(raw)
         if fmt.curly is not None or fmt.numeric:
-            raw = (
-                " # ".join(_delimited(part, fmt) for part in split_concatenation(raw))
-                if "#" in raw
-                else _delimited(raw, fmt)
-            )
+            parts = [raw] if _enclosed(raw) is not None else split_concatenation(raw)
+            raw = " # ".join(_delimited(part, fmt) for part in parts)
         out.append((name, raw))
     if fmt.sort_fields:
         rank = {name: i for i, name in enumerate(fmt.sort_fields)}
@@ -119,14 +116,25 @@ def format_fields(rendered: list[tuple[str, str]], fmt: BibFormat) -> list[tuple
 
 
 def _is_empty(raw: str) -> bool:
-    stripped = raw.strip()
-    return stripped[:1] in ("{", '"') and "#" not in stripped and not stripped[1:-1].strip()
+    text = _enclosed(raw.strip())
+    return text is not None and not text.strip()
 
 
 def _enclosed(raw: str) -> str | None:
-    """The text inside a value that is one braced or quoted group; None for a number, macro or concatenation."""
-    if len(raw) >= 2 and raw[0] in '{"' and "#" not in raw:
-        return raw[1:-1]
+    """The text inside a value that is one braced or quoted group; None for a number, macro, concatenation
+    or a value with text after its group (as some files have)."""
+    if len(raw) < 2 or raw[0] not in '{"':
+        return None
+    depth = 0
+    for i, char in enumerate(raw):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == '"' and i and depth == 0 and raw[0] == '"':
+            return raw[1:-1] if i == len(raw) - 1 else None
+        if depth == 0 and raw[0] == "{":
+            return raw[1:-1] if i == len(raw) - 1 else None
     return None
 
 
@@ -230,7 +238,12 @@ def field_lines(fields_: Iterable[tuple[str, str]], fmt: BibFormat) -> str:
     lines = []
     for name, value in fields_:
         head = f"{fmt.indent}{name.ljust(fmt.align - 1)} = "
-        if fmt.wrap and name not in VERBATIM_FIELDS and len(head) + len(value) + 1 > fmt.wrap:
+        if (
+            fmt.wrap
+            and name not in VERBATIM_FIELDS
+            and len(head) + len(value) + 1 > fmt.wrap
+            and _enclosed(value) is not None
+        ):
             value = _wrapped(value, len(head.expandtabs()), fmt.wrap)
         lines.append(f"{head}{value},\n")
     return "".join(lines)
@@ -244,7 +257,7 @@ def _wrapped(value: str, column: int, width: int) -> str:
 
     BibTeX and TeX read a line break as the space it replaces; continuation lines start one past the
     value's opening delimiter. A control space (``\\ ``) is never broken: TeX would read the next line's
-    indent after it.
+    indent after it; nor a space before ``@``: a line starting with ``@word{`` reads as a new entry.
     """
     pad = " " * (column + 1)
     pieces, at, last = [], column, 0  # at: the column the next character is written in
@@ -254,7 +267,12 @@ def _wrapped(value: str, column: int, width: int) -> str:
         at = at + len(word) if "\n" not in word else len(word) - word.rfind("\n") - 1
         following = value.find(" ", match.end())
         following_length = (len(value) if following < 0 else following) - match.end()
-        if at + 1 + following_length > width and at > len(pad) and not word.endswith("\\"):
+        if (
+            at + 1 + following_length > width
+            and at > len(pad)
+            and not word.endswith("\\")
+            and value[match.end() : match.end() + 1] != "@"
+        ):
             pieces.append("\n" + pad)
             at = len(pad)
         else:
