@@ -80,6 +80,7 @@ def build(
     from surveytool.bibtex.fields import DIALECTS
     from surveytool.build import BUILD_STAGES, DraftOptions
     from surveytool.build import build as run_build
+    from surveytool.config import load_bib_format
     from surveytool.options import BuildLayout
     from surveytool.output.render import LEVELS
 
@@ -100,7 +101,14 @@ def build(
         replace(options, build_cache=BuildLayout.of(out).cache if reuse else None, merge_duplicates=merge_duplicates),
         out,
         DraftOptions(
-            level=level, templates=templates, dialect=dialect, force=force, figure=figure, table=table, plot=plot
+            level=level,
+            templates=templates,
+            dialect=dialect,
+            force=force,
+            figure=figure,
+            table=table,
+            plot=plot,
+            bib_format=load_bib_format(options.config),  # [bib] only: the flags are bib's
         ),
         progress(quiet, BUILD_STAGES),
     )

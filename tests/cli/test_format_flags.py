@@ -4,7 +4,7 @@ import subprocess
 
 import bibtexparser
 import pytest
-from helpers import HAVE_LATEX, IN_CI, run_cli
+from helpers import HAVE_LATEX, IN_CI, compile_latex, requires_latex, run_cli
 
 MINE = """@inproceedings{shazeer2017,
   title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},
@@ -133,3 +133,19 @@ def test_real_bibtex_reads_a_bib_written_with_every_option(mine):
     bbl = " ".join((mine / "all.bbl").read_text(encoding="utf-8").split())  # bibtex breaks its own lines
     assert bbl.count("\\bibitem") == 2
     assert "Noam Shazeer et~al." in bbl and "March 2017" in bbl  # one author kept, the month macro expanded
+
+
+@requires_latex
+def test_build_writes_references_bib_in_the_bib_table_layout_and_it_compiles(mine):
+    (mine / "surveytool.toml").write_text(
+        '[bib]\nalign = 14\nmonths = true\nmax_authors = 1\nwrap = 50\nomit = ["abstract", "file"]\n',
+        encoding="utf-8",
+    )
+    result = run_cli("build", "mine.bib", "--out", "out", cwd=mine)
+    assert result.returncode == 0, result.stderr
+    text = (mine / "out" / "references.bib").read_text(encoding="utf-8")
+    assert "  month         = mar,\n" in text and "abstract" not in text
+    assert "{Noam Shazeer and others}" in text
+    compiled = compile_latex(mine / "out")
+    assert compiled.returncode == 0, compiled.stdout[-3000:]
+    assert "error message" not in (mine / "out" / "main.blg").read_text(encoding="latin-1")
