@@ -4,7 +4,7 @@ import subprocess
 
 import bibtexparser
 import pytest
-from helpers import HAVE_LATEX, IN_CI, compile_latex, requires_latex, run_cli
+from helpers import HAVE_LATEX, IN_CI, ROOT, compile_latex, requires_latex, run_cli
 
 MINE = """@inproceedings{shazeer2017,
   title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},
@@ -149,3 +149,17 @@ def test_build_writes_references_bib_in_the_bib_table_layout_and_it_compiles(min
     compiled = compile_latex(mine / "out")
     assert compiled.returncode == 0, compiled.stdout[-3000:]
     assert "error message" not in (mine / "out" / "main.blg").read_text(encoding="latin-1")
+
+
+def test_the_readme_example_and_bib_table_work_as_written(mine):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Formatting the `.bib`") :]
+    command = next(line for line in section.splitlines() if line.startswith("surveytool bib "))
+    table = section[section.index("```toml\n") + len("```toml\n") : section.index("```\n\n", section.index("```toml"))]
+    (mine / "surveytool.toml").write_text(table, encoding="utf-8")
+    args = command.split()[1:]
+    args[args.index("refs.bib")] = "mine.bib"
+    result = run_cli(*args, cwd=mine)
+    assert result.returncode == 0, result.stderr
+    text = (mine / "references.bib").read_text(encoding="utf-8")
+    assert "  month         = mar,\n" in text and "abstract" not in text
