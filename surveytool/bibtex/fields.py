@@ -168,7 +168,7 @@ def bibtex_fields(
             else safe_bibtex_value("{" + values[name] + "}")
         )
         rendered.append((name, raw))
-    return rendered if fmt == STANDARD else format_fields(rendered, fmt)
+    return rendered if fmt is STANDARD else format_fields(rendered, fmt)
 
 
 def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:

@@ -90,7 +90,8 @@ def bib_format(settings: Mapping[str, object], base: BibFormat = STANDARD) -> Bi
         elif name in ("omit", "sort_fields"):
             value = tuple(str(v).lower() for v in value)  # type: ignore[attr-defined]
         values[name] = value
-    return BibFormat(**{**{f.name: getattr(base, f.name) for f in fields(BibFormat)}, **values})
+    chosen = BibFormat(**{**{f.name: getattr(base, f.name) for f in fields(BibFormat)}, **values})
+    return STANDARD if chosen == STANDARD else chosen  # the writers test for STANDARD by identity
 
 
 def format_fields(rendered: list[tuple[str, str]], fmt: BibFormat) -> list[tuple[str, str]]:
@@ -104,10 +105,13 @@ def format_fields(rendered: list[tuple[str, str]], fmt: BibFormat) -> list[tuple
         if fmt.max_authors and name == "author":
             raw = _truncated_names(raw, fmt.max_authors)
         if fmt.drop_all_caps and name in _PROSE_FIELDS:
-            raw = _title_cased(raw)
+            raw = _title_cased(raw, name in ("author", "editor"))
         if fmt.curly is not None or fmt.numeric:
-            parts = [raw] if _enclosed(raw) is not None else split_concatenation(raw)
-            raw = " # ".join(_delimited(part, fmt) for part in parts)
+            text = _enclosed(raw)
+            if text is not None:
+                raw = _delimited(raw, text, fmt)
+            else:
+                raw = " # ".join(_delimited(part, _enclosed(part), fmt) for part in split_concatenation(raw))
         out.append((name, raw))
     if fmt.sort_fields:
         rank = {name: i for i, name in enumerate(fmt.sort_fields)}
@@ -125,17 +129,22 @@ def _enclosed(raw: str) -> str | None:
     or a value with text after its group (as some files have)."""
     if len(raw) < 2 or raw[0] not in '{"':
         return None
+    quoted = raw[0] == '"'
     depth = 0
-    for i, char in enumerate(raw):
+    # Only the delimiters, not every character of a long abstract.
+    for match in (_DELIMITERS if quoted else _BRACES).finditer(raw, 1 if quoted else 0):
+        char = match.group()
         if char == "{":
             depth += 1
         elif char == "}":
             depth -= 1
-        elif char == '"' and i and depth == 0 and raw[0] == '"':
-            return raw[1:-1] if i == len(raw) - 1 else None
-        if depth == 0 and raw[0] == "{":
-            return raw[1:-1] if i == len(raw) - 1 else None
+        if depth == 0 and (char == '"' or not quoted):  # the group closes here
+            return raw[1:-1] if match.start() == len(raw) - 1 else None
     return None
+
+
+_BRACES = re.compile(r"[{}]")
+_DELIMITERS = re.compile(r'[{}"]')
 
 
 def _as_month(raw: str) -> str:
@@ -183,37 +192,63 @@ def _depths(text: str) -> list[int]:
     return out
 
 
-_CONTROL_WORD = re.compile(r"\\(?:[A-Za-z]+|.)")
-_WORD = re.compile(r"[^\W\d_]+")
+_CONTROL_SEQUENCE = re.compile(r"\\(?:[A-Za-z]+|.)")
 
 
-def _title_cased(raw: str) -> str:
-    """An ALL-CAPITAL value in title case; braced groups inside it (protected words, command arguments) as they are."""
+def _title_cased(raw: str, names: bool = False) -> str:
+    """An ALL-CAPITAL value in title case; braced groups inside it (protected words, command arguments) as they are.
+
+    In a list of ``names``, "and" stays lower case also after an initial's full stop.
+    """
     text = _enclosed(raw)
-    if text is None:
-        return raw
+    if text is None or (not text.isupper() and "\\" not in text and "{" not in text):
+        return raw  # only a command or a braced group can hide lower case from isupper()
     depths = _depths(text)
-    commands = {i for m in _CONTROL_WORD.finditer(text) for i in range(m.start(), m.end())}
+    commands = {i for m in _CONTROL_SEQUENCE.finditer(text) for i in range(m.start(), m.end())}
     plain = [i for i, c in enumerate(text) if depths[i] == 0 and i not in commands and c.isalpha()]
     if len(plain) < 2 or any(text[i].islower() for i in plain) or not any(text[i].isupper() for i in plain):
         return raw
     chars = list(text)
-    first = True
-    for match in _WORD.finditer(text):
-        letters = [i for i in range(match.start(), match.end()) if depths[i] == 0 and i not in commands]
+    for n, (capital, letters) in enumerate(_words(text, depths, commands)):
         if not letters:
             continue
-        word = "".join(text[i] for i in letters).lower()
-        small = not first and word in _SMALL_WORDS
-        for n, i in enumerate(letters):
-            chars[i] = text[i].lower() if small or n else text[i].upper()
-        first = False
+        after_stop = not names and text[: letters[0]].rstrip()[-1:] in (":", ".", "?", "!")  # "Panic: A Guide"
+        small = n > 0 and not after_stop and "".join(text[i] for i in letters).lower() in _SMALL_WORDS
+        for k, i in enumerate(letters):
+            chars[i] = text[i].upper() if capital and not small and k == 0 else text[i].lower()
     return raw[0] + "".join(chars) + raw[-1]
 
 
-def _delimited(part: str, fmt: BibFormat) -> str:
-    """One part of a value in the delimiters ``fmt`` asks for: braces, quotes, or bare for a number."""
-    text = _enclosed(part)
+def _words(text: str, depths: list[int], commands: set[int]) -> list[tuple[bool, list[int]]]:
+    """Each word of ``text`` as (whether it starts with a letter of its own, the indexes of those letters).
+
+    An accent (``SCHR\\"ODINGER``), a group's braces or an apostrophe does not end a word; a word that
+    starts in a braced group (``{\\"O}STERREICH``) has no capital of its own.
+    """
+    words: list[tuple[bool, list[int]]] = []
+    in_word = False
+    for i, char in enumerate(text):
+        if char in "{}" or (i in commands and depths[i] == 0):
+            continue
+        if depths[i] > 0:
+            if char.isspace():
+                in_word = False
+            elif not in_word:
+                words.append((False, []))
+                in_word = True
+        elif char.isalpha():
+            if not in_word:
+                words.append((True, []))
+                in_word = True
+            words[-1][1].append(i)
+        else:
+            in_word = in_word and char in "'\u2019"
+    return words
+
+
+def _delimited(part: str, text: str | None, fmt: BibFormat) -> str:
+    """One part of a value (``text`` inside its delimiters, if any) in the delimiters ``fmt`` asks for: braces,
+    quotes, or bare for a number."""
     if fmt.numeric and (text if text is not None else part).isdigit():
         return text if text is not None else part
     if text is None:

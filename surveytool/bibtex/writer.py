@@ -35,7 +35,7 @@ def bibtex_pieces(entries: Iterable[str], blocks: Iterable[RawBlock] = ()) -> li
 
 def entry_text(entry_type: str, key: str, fields: Iterable[tuple[str, str]], fmt: BibFormat = STANDARD) -> str:
     """One entry from ``[(field, raw value), ...]``; values must already be valid BibTeX (see ``fields.py``)."""
-    if fmt == STANDARD:
+    if fmt is STANDARD:
         body = "".join(f"  {name} = {_tidy_value(value)},\n" for name, value in fields)
     else:
         body = field_lines(((name, _tidy_value(value)) for name, value in fields), fmt)

@@ -63,6 +63,8 @@ def test_the_standard_format_is_the_layout_written_before_and_an_empty_table_kee
     assert bib_format({}) == STANDARD
     document = read_bibtex(LIBRARY, "lib.bib")
     assert written(STANDARD) == render_bibliography(document.papers, document.blocks)
+    assert written(BibFormat()) == written(STANDARD)  # a default made elsewhere takes the general path
+    assert bib_format({"space": 2}) is STANDARD
     assert "  author = {Noam Shazeer and" in written(STANDARD)
 
 
@@ -169,11 +171,19 @@ def test_drop_all_caps_title_cases_capital_text_and_keeps_protected_words_and_mi
         fields["huang2019"]["title"] == "GPipe: Efficient Training of Giant Neural Networks Using PIPELINE Parallelism"
     )
     assert fields["shazeer2017"]["title"] == plain(written(STANDARD))["shazeer2017"]["title"]
-    shouting = LIBRARY.replace('Huang, Yanping and Schr\\"odinger, Erwin', "HUANG, YANPING AND SMITH, JOHN")
-    assert shouting != LIBRARY
-    assert plain(written(bib_format({"drop_all_caps": True}), shouting))["huang2019"]["author"] == (
-        "Huang, Yanping and Smith, John"
+    shouting = LIBRARY.replace('Huang, Yanping and Schr\\"odinger, Erwin', 'HUANG, Y. AND SCHR\\"ODINGER, E.')
+    shouting = shouting.replace('Neural " # "Information Processing', 'NEURAL " # "INFORMATION PROCESSING')
+    shouting = shouting.replace("Outrageously Large Neural Networks: The", '{\\"O}UTRAGEOUSLY LARGE NEURAL NETWORKS: A')
+    shouting = shouting.replace("Sparsely-Gated Mixture-of-Experts Layer", "SPARSELY-GATED MIXTURE-OF-EXPERTS LAYER")
+    assert shouting.count("NEURAL") == 3
+    text = written(bib_format({"drop_all_caps": True}), shouting)
+    assert field_line(text, "huang2019", "author") == '  author = {Huang, Y. and Schr\\"odinger, E.},'
+    assert field_line(text, "shazeer2017", "title") == (
+        '  title = {{\\"O}utrageously Large Neural Networks: A Sparsely-Gated Mixture-of-Experts Layer},'
     )
+    assert (
+        field_line(text, "huang2019", "journal") == '  journal = "NEURAL " # "INFORMATION PROCESSING",'
+    )  # a concatenation: as written
 
 
 def test_every_option_at_once_writes_a_bib_that_bibtexparser_reads_whole():
