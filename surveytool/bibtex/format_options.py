@@ -255,17 +255,10 @@ def _delimited(part: str, text: str | None, fmt: BibFormat) -> str:
         return "{" + part + "}" if fmt.curly and part.isdigit() else part  # macros stay names
     if fmt.curly is True and part[0] == '"':
         return "{" + text + "}"
-    if fmt.curly is False and part[0] == "{" and not _quote_at_depth_zero(text):
+    # A quote inside, even in braces, is left in braces: bibtexparser would end the value there.
+    if fmt.curly is False and part[0] == "{" and '"' not in text:
         return '"' + text + '"'
     return part
-
-
-def _quote_at_depth_zero(text: str) -> bool:
-    """A ``"`` outside braces would end a quoted value (``Schr\\"odinger`` stays in braces)."""
-    if '"' not in text:
-        return False
-    depths = _depths(text)
-    return any(c == '"' and depths[i] == 0 for i, c in enumerate(text))
 
 
 def field_lines(fields_: Iterable[tuple[str, str]], fmt: BibFormat) -> str:

@@ -5,6 +5,8 @@ from pathlib import Path
 import bibtexparser
 import pytest
 from helpers import CORPUS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from surveytool.analysis.keys import assign_keys
 from surveytool.bibtex.fields import render_bibliography
@@ -223,3 +225,53 @@ def test_layout_options_keep_every_field_of_real_bib_files(path: Path):
     for fmt in LAYOUTS:
         text = render_bibliography(papers, result.blocks, fmt=fmt)
         assert plain(text) == standard, fmt
+
+
+# Values with what a layout could break: braces, quotes, accents, control spaces, @, %, # and long runs of words.
+_PIECES = st.recursive(
+    st.text(alphabet='abcXYZ  "@#%~-,.:', max_size=12) | st.sampled_from(['\\"o', "\\ ", "\\&", "naïve"]),
+    lambda inner: st.lists(inner, max_size=4).map(lambda parts: "{" + "".join(parts) + "}"),
+    max_leaves=12,
+)
+_VALUES = st.lists(_PIECES, min_size=1, max_size=8).map(lambda parts: "{" + " ".join(parts) + "}")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(title=_VALUES, note=_VALUES, fmt=st.sampled_from(LAYOUTS + [BibFormat(curly=False, align=20, wrap=20)]))
+def test_a_layout_never_changes_what_a_value_reads_as(title, note, fmt):
+    source = f"@misc{{k, title = {title}, note = {note}, year = {{2020}}}}\n"
+    document = read_bibtex(source, "lib.bib")
+    if not document.papers:
+        return  # not an entry bibtexparser reads (the reader reports it): nothing to lay out
+    standard = render_bibliography(document.papers, document.blocks)
+    text = render_bibliography(document.papers, document.blocks, fmt=fmt)
+    assert plain(text) == plain(standard)
+    assert bibtexparser.parse_string(text).failed_blocks == []
+
+
+EVERYTHING = bib_format(
+    {
+        "sort_fields": True,
+        "tab": True,
+        "align": 14,
+        "numeric": True,
+        "months": True,
+        "remove_empty_fields": True,
+        "max_authors": 1,
+        "wrap": 24,
+        "drop_all_caps": True,
+    }
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(title=_VALUES, author=_VALUES, month=_VALUES, curly=st.sampled_from([True, False, None]))
+def test_every_option_keeps_an_entry_valid_bibtex(title, author, month, curly):
+    source = f"@misc{{k, title = {title}, author = {author} # {{ and X}}, month = {month}, year = 2020}}\n"
+    document = read_bibtex(source, "lib.bib")
+    if not document.papers:
+        return
+    fmt = bib_format({"curly": curly}, EVERYTHING) if curly is not None else EVERYTHING
+    text = render_bibliography(document.papers, document.blocks, fmt=fmt)
+    assert bibtexparser.parse_string(text).failed_blocks == []
+    assert list(plain(text)) == ["k"]
