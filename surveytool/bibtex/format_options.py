@@ -158,8 +158,8 @@ _NAME_SEPARATOR = re.compile(r"\s+and\s+", re.IGNORECASE)
 
 def _truncated_names(raw: str, keep: int) -> str:
     text = _enclosed(raw)
-    if text is None:
-        return raw
+    if text is None or len(_NAME_SEPARATOR.findall(text)) < keep:
+        return raw  # at most ``keep`` names, braced ones or not
     names = _split_at_depth_zero(text, _NAME_SEPARATOR)
     if names and names[-1].strip().lower() == "others":
         names.pop()
