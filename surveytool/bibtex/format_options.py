@@ -1,6 +1,6 @@
 """How a written .bib is laid out: bibtex-tidy's formatting options where they overlap, and what each does.
 
-The defaults are the one layout every .bib was written in before: each option changes only what it names.
+The defaults are the standard layout, and each option changes only what it names.
 Every change keeps a value valid BibTeX that TeX reads the same way, unless the option is about what
 it reads (omitted fields, truncated authors, title case, month macros).
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 
 from surveytool.bibtex.values import EXACTLY_DECODED, VERBATIM_FIELDS, month_macro, split_concatenation
 
-#: bibtex-tidy's field order for ``--sort-fields`` given without a list.
+#: bibtex-tidy's own field order: ``--sort-fields bibtex-tidy``, ``sort_fields = true``.
 TIDY_FIELD_ORDER = tuple(
     "title shorttitle author year month day journal booktitle location on publisher address series volume number "
     "pages doi isbn issn url urldate copyright category note metadata".split()
