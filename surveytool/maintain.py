@@ -85,8 +85,17 @@ def update_bib(
     lock = options.lock_file or lock_beside(target)
     survey = analyse_reusing(replace(options, sources=sources, lock_file=lock), stage)
     original, _ = read_text_file(target, str(target), allow_empty=True)
+    # The tags of an added entry are kept whatever is omitted: without them the next run would add them back.
+    keep_tags = replace(fmt, omit=tuple(n for n in fmt.omit if n != survey.tags_field)) if fmt.omit else fmt
     text, edits = update_bib_in_place(
-        original.text, str(target), survey.papers, survey.taxonomy, survey.tags_field, dialect, original.exact_text, fmt
+        original.text,
+        str(target),
+        survey.papers,
+        survey.taxonomy,
+        survey.tags_field,
+        dialect,
+        original.exact_text,
+        keep_tags,
     )
     if text != original.exact_text:
         write_in_place(target, original.encode(text))

@@ -98,16 +98,25 @@ def test_a_wrong_flag_value_is_bad_usage(mine):
 
 def test_in_place_lays_out_the_new_entries_as_asked_and_leaves_the_users_own(mine):
     (mine / "extra.bib").write_text(
-        "@misc{zhang2023, title = {A NEW ENTRY}, author = {Zhang, Wei}, year = {2023}, month = {5}, note = {x}}\n",
+        "@misc{zhang2023, title = {MICRO-BATCH PIPELINE PARALLELISM FOR GIANT MODELS}, author = {Zhang, Wei},\n"
+        "  year = {2023}, month = {5}, note = {x},\n"
+        "  abstract = {We split the layers into pipeline stages across devices and feed micro-batches.}}\n",
         encoding="utf-8",
     )
-    result = run_cli("bib", "--in-place", "mine.bib", "extra.bib", "--months", "--tab", "--drop-all-caps", cwd=mine)
+    result = run_cli(
+        "bib", "--in-place", "mine.bib", "extra.bib", "--months", "--tab", "--drop-all-caps", "--omit", "note,sections",
+        cwd=mine,
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     text = (mine / "mine.bib").read_text(encoding="utf-8")
     assert text.startswith(MINE)  # the user's entries, byte for byte
     added = text[len(MINE) :]
-    assert "\ttitle = {A New Entry},\n" in added and "\tmonth = may,\n" in added
-    assert parsed(text)["zhang2023"]["month"] == "may"
+    assert "\ttitle = {Micro-Batch Pipeline Parallelism for Giant Models},\n" in added and "\tmonth = may,\n" in added
+    added_fields = parsed(text)["zhang2023"]
+    assert added_fields["month"] == "may" and "note" not in added_fields
+    assert "sections" in added_fields  # omitted, the tags would come back as an edit on the next run
+    again = run_cli("bib", "--in-place", "mine.bib", "--omit", "note,sections", cwd=mine)
+    assert "0 change(s)" in again.stdout and (mine / "mine.bib").read_text(encoding="utf-8") == text
 
 
 def test_help_lists_the_formatting_options():
