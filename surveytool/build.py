@@ -62,7 +62,7 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: 
     """File name -> text of every output of a build (``build`` writes them without holding them all at once)."""
     with stage("rendering"):
         bibliography = render_bibliography(
-            survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect
+            survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect, fmt=draft.bib_format
         )
         env, context = latex_context([paper_view(p) for p in survey.papers], survey.taxonomy, draft)
         chapter = render_template(env, "related_work.tex.j2", context)
@@ -126,7 +126,7 @@ def build(
                 views,
                 written,
                 stamps,
-                environment_digest(options, draft.dialect, lock_text),
+                environment_digest(options, draft.dialect, lock_text, draft.bib_format),
             )
         )
         if snapshot is None:
@@ -199,7 +199,7 @@ def _build_patched(
         return None
     bib_path, records_path = layout.bibliography, layout.entries
     with stage("reading"):
-        patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos)
+        patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos, draft.bib_format)
     if patched is None:
         return None
     lock_text = dump_pins(patched.pins)
@@ -216,7 +216,7 @@ def _build_patched(
                 cache,
                 replace(
                     patched.snapshot,
-                    environment=environment_digest(options, draft.dialect, lock_text),
+                    environment=environment_digest(options, draft.dialect, lock_text, draft.bib_format),
                     written=(content_digest(patched.bibliography), content_digest(patched.entries_json)),
                 ),
             )
@@ -278,7 +278,12 @@ def _write_outputs(
     )
     # Written in pieces, one after the other: these are the largest texts of a build.
     pieces = bibliography_pieces(
-        survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect, map_each=map_each
+        survey.papers,
+        survey.blocks,
+        tags_field=survey.tags_field,
+        dialect=draft.dialect,
+        map_each=map_each,
+        fmt=draft.bib_format,
     )
     staged.write(layout.bibliography, pieces)
     fallbacks = unencodable_chars(*pieces)

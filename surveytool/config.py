@@ -24,6 +24,9 @@ api_key_env = "OPENAI_API_KEY"        # the variable holding the key; the key it
 
 [latex]
 allow = ["\\\\mycmd"]                   # commands your .bib values may use besides the built-in allowlist
+
+[bib]
+omit = ["abstract", "file"]           # the layout of a written .bib (format_options.py has them all)
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 from surveytool.text.latex_commands import NEVER_ALLOWED
 
 if TYPE_CHECKING:
+    from surveytool.bibtex.format_options import BibFormat
     from surveytool.drafting.llm_client import LlmSettings
 
 SERVICES = ("openalex", "crossref", "arxiv", "dblp", "semantic_scholar")
@@ -289,3 +293,23 @@ def load_merge_duplicates(path: Path | None) -> bool:
     if not isinstance(merge, bool):
         raise InputError("[duplicates] merge must be true or false", path=str(path), hint="merge = true")
     return merge
+
+
+def load_bib_format(path: Path | None) -> BibFormat:
+    """The [bib] table: how `bib` (and `build`'s .bib) lays out the entries; the standard layout without one."""
+    from surveytool.bibtex.format_options import SETTING_RULES, STANDARD, bib_format
+
+    table = _table(path, "bib") if path else {}
+    unknown = sorted(set(table) - set(SETTING_RULES))
+    if unknown:
+        raise InputError(
+            f"unknown setting(s) in [bib]: {', '.join(unknown)}",
+            path=str(path),
+            line=_line_of(path, "bib", unknown[0]),
+            hint="known: " + ", ".join(SETTING_RULES),
+        )
+    for name, value in table.items():
+        accepts, expected, example = SETTING_RULES[name]
+        if not accepts(value):
+            raise _wrong(path, "bib", name, value, expected, example)
+    return bib_format(table) if table else STANDARD

@@ -11,6 +11,7 @@ from pathlib import Path
 from surveytool.analysis.checks import CheckContext, run_checks
 from surveytool.analysis.keys import dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, sort_papers
+from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.errors import InputError, TaxonomyError
 from surveytool.model import Finding, Severity, SourceLocation
 from surveytool.options import LOCK_FILE
@@ -41,7 +42,13 @@ BIB_STAGES = (*ANALYSIS_STAGES, "writing .bib")
 
 
 def write_bib(
-    options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key", stage: Stage = silent_stage
+    options: Options,
+    output: Path,
+    *,
+    dialect: str = "bibtex",
+    order: str = "key",
+    stage: Stage = silent_stage,
+    fmt: BibFormat = STANDARD,
 ) -> Survey:
     """Analyse the sources and write one .bib file (keys pinned beside it); ``-`` writes it to standard output."""
     to_stdout = str(output) == "-"
@@ -52,7 +59,13 @@ def write_bib(
         with stage("writing .bib"):
             papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
             pieces = bibliography_pieces(
-                papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True, map_each=map_each
+                papers,
+                survey.blocks,
+                tags_field=survey.tags_field,
+                dialect=dialect,
+                presorted=True,
+                map_each=map_each,
+                fmt=fmt,
             )
     if to_stdout:
         sys.stdout.writelines(pieces)
@@ -64,15 +77,25 @@ def write_bib(
 
 
 def update_bib(
-    options: Options, target: Path, *, dialect: str = "bibtex", stage: Stage = silent_stage
+    options: Options, target: Path, *, dialect: str = "bibtex", stage: Stage = silent_stage, fmt: BibFormat = STANDARD
 ) -> tuple[Survey, list[Edit]]:
-    """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries."""
+    """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries
+    (laid out as ``fmt`` asks: the user's own entries keep theirs)."""
     sources = options.sources if target in options.sources else (target, *options.sources)
     lock = options.lock_file or lock_beside(target)
     survey = analyse_reusing(replace(options, sources=sources, lock_file=lock), stage)
     original, _ = read_text_file(target, str(target), allow_empty=True)
+    # The tags of an added entry are kept whatever is omitted: without them the next run would add them back.
+    keep_tags = replace(fmt, omit=tuple(n for n in fmt.omit if n != survey.tags_field)) if fmt.omit else fmt
     text, edits = update_bib_in_place(
-        original.text, str(target), survey.papers, survey.taxonomy, survey.tags_field, dialect, original.exact_text
+        original.text,
+        str(target),
+        survey.papers,
+        survey.taxonomy,
+        survey.tags_field,
+        dialect,
+        original.exact_text,
+        keep_tags,
     )
     if text != original.exact_text:
         write_in_place(target, original.encode(text))

@@ -85,6 +85,7 @@ def build(
     from surveytool.bibtex.fields import DIALECTS
     from surveytool.build import BUILD_STAGES, DraftOptions
     from surveytool.build import build as run_build
+    from surveytool.config import load_bib_format
     from surveytool.options import BuildLayout
     from surveytool.output.render import LEVELS
 
@@ -113,6 +114,7 @@ def build(
             table=table,
             plot=plot,
             themes=themes,
+            bib_format=load_bib_format(options.config),  # [bib] only: the flags are bib's
         ),
         progress(quiet, BUILD_STAGES),
     )
