@@ -16,6 +16,9 @@ max_bytes = 4000000                   # a larger answer is refused
 
 [latex]
 allow = ["\\\\mycmd"]                   # commands your .bib values may use besides the built-in allowlist
+
+[keys]
+formula = "auth.lower + year + shorttitle(1).lower"   # keys of new entries (analysis/key_formula.py)
 """
 
 from __future__ import annotations
@@ -263,3 +266,33 @@ def load_merge_duplicates(path: Path | None) -> bool:
     if not isinstance(merge, bool):
         raise InputError("[duplicates] merge must be true or false", path=str(path), hint="merge = true")
     return merge
+
+
+def load_key_formula(path: Path | None) -> str | None:
+    """The [keys] table's ``formula``, checked: the key formula new entries get their keys by (None: the default)."""
+    from surveytool.analysis.key_formula import KeyFormulaError, compile_formula
+
+    table = _table(path, "keys") if path else {}
+    unknown = sorted(set(table) - {"formula"})
+    if unknown:
+        raise InputError(
+            f"unknown setting(s) in [keys]: {', '.join(unknown)}",
+            path=str(path),
+            line=_line_of(path, "keys", unknown[0]),
+            hint="known: formula",
+        )
+    if "formula" not in table:
+        return None
+    formula = table["formula"]
+    if not isinstance(formula, str):
+        raise _wrong(path, "keys", "formula", formula, "a quoted formula", _FORMULA_EXAMPLE)
+    try:
+        compile_formula(formula)
+    except KeyFormulaError as error:
+        raise InputError(
+            f"[keys] formula: {error}", path=str(path), line=_line_of(path, "keys", "formula"), hint=_FORMULA_EXAMPLE
+        ) from None
+    return formula
+
+
+_FORMULA_EXAMPLE = "formula = 'auth.lower + year + shorttitle(1).lower'; see Keys in the README"

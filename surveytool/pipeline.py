@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from surveytool import __version__
 from surveytool.analysis.key_fates import key_findings
+from surveytool.analysis.key_formula import DEFAULT, KeyFormula, KeyFormulaError, compile_formula
 from surveytool.analysis.keys import assign_keys, load_pins
 from surveytool.analysis.merge import IdentityCache, merge_records
 from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, resolve_papers
@@ -22,6 +23,7 @@ from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.bibtex.reader import read_bibtex
+from surveytool.errors import InputError
 from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
 from surveytool.options import Options
 from surveytool.resources import default_catalog, default_taxonomy, seed_lists
@@ -227,6 +229,7 @@ def analyse(options: Options = Options(), stage: Stage = silent_stage, reuse: Re
 
 def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
     taxonomy = options_taxonomy(options)
+    formula = key_formula(options)  # a formula that cannot be read stops the run before any work
     sources = source_paths(options)
     with stage("reading"):
         read = read_sources(sources, options.source_kind, options.tags_field, reuse.read_bib)
@@ -250,7 +253,7 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
         with stage("keys"):
             pins = load_pins(options.lock_file) if options.lock_file else {}
             unkeyed = papers
-            papers, pins = assign_keys(papers, pins, identities)
+            papers, pins = assign_keys(papers, pins, identities, formula)
             merge_findings += key_findings(read.papers, papers)
         override_findings: list[Finding] = []
         if options.overrides:
@@ -266,6 +269,19 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
         key=finding_order,
     )
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, reused)
+
+
+def key_formula(options: Options) -> KeyFormula:
+    """The formula new entries get their keys by: --key-formula, else [keys] formula of the settings file, else the default."""
+    from surveytool.config import load_key_formula
+
+    if options.key_formula is None:
+        text = load_key_formula(options.config)  # checked there, the message naming its line
+        return compile_formula(text) if text else DEFAULT
+    try:
+        return compile_formula(options.key_formula)
+    except KeyFormulaError as error:
+        raise InputError(f"--key-formula: {error}", hint="see Keys in the README") from None
 
 
 def tag_threshold(config: Path | None) -> float:

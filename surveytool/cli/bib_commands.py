@@ -13,6 +13,7 @@ from surveytool.cli.options import (
     ConfigOpt,
     DialectOpt,
     JsonOpt,
+    KeyFormulaOpt,
     KindOpt,
     MergeDuplicatesOpt,
     OnlineOpt,
@@ -49,6 +50,7 @@ def bib(
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
     merge_duplicates: MergeDuplicatesOpt = False,
+    key_formula: KeyFormulaOpt = None,
 ) -> None:
     """Write a clean, stable .bib (-o FILE), or update your own in place (--in-place FILE)."""
     from dataclasses import replace
@@ -67,7 +69,14 @@ def bib(
         raise typer.BadParameter(
             "--in-place never removes your entries; merge into a new file with -o FILE", param_hint="--merge-duplicates"
         )
-    options = make_options(sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides)
+    options = make_options(
+        sources,
+        taxonomy=taxonomy,
+        catalog=catalog,
+        tags_field=tags_field,
+        overrides=overrides,
+        key_formula=key_formula,
+    )
     options = replace(
         options,
         merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)),

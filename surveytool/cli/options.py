@@ -67,6 +67,14 @@ MergeDuplicatesOpt = Annotated[
         help="Also merge your own .bib entries that are one work; the first keeps its key, the others are named and stay citable as biblatex ids.",
     ),
 ]
+KeyFormulaOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--key-formula",
+        help="Keys of new entries, e.g. 'auth.lower + year + shorttitle(1).lower' (default: [keys] formula of the settings file). Keys given before stay.",
+        show_default=False,
+    ),
+]
 TagsFieldOpt = Annotated[
     str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")
 ]
@@ -139,6 +147,7 @@ def make_options(
     online: bool = False,
     config: Path | None = None,
     cache: Path | None = None,
+    key_formula: str | None = None,
 ) -> Options:
     """The run's options from the command's, with ``surveytool.toml`` in the current folder as the default settings."""
     from surveytool.options import Options
@@ -155,6 +164,7 @@ def make_options(
         online=online,
         config=config,
         cache=cache,
+        key_formula=key_formula,
     )
 
 
