@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from surveytool import __version__
 from surveytool.analysis.key_fates import key_findings
-from surveytool.analysis.key_formula import DEFAULT, KeyFormula, KeyFormulaError, compile_formula
+from surveytool.analysis.key_formula import DEFAULT, KeyFormula, compile_formula, formula_option
 from surveytool.analysis.keys import assign_keys, load_pins
 from surveytool.analysis.merge import IdentityCache, merge_records
 from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, resolve_papers
@@ -23,7 +23,6 @@ from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.bibtex.reader import read_bibtex
-from surveytool.errors import InputError
 from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
 from surveytool.options import Options
 from surveytool.resources import default_catalog, default_taxonomy, seed_lists
@@ -278,10 +277,7 @@ def key_formula(options: Options) -> KeyFormula:
     if options.key_formula is None:
         text = load_key_formula(options.config)  # checked there, the message naming its line
         return compile_formula(text) if text else DEFAULT
-    try:
-        return compile_formula(options.key_formula)
-    except KeyFormulaError as error:
-        raise InputError(f"--key-formula: {error}", hint="see Keys in the README") from None
+    return formula_option(options.key_formula)
 
 
 def tag_threshold(config: Path | None) -> float:

@@ -15,86 +15,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from surveytool.analysis.key_authors import author_names, surname
+from surveytool.errors import InputError
 from surveytool.model import Paper
-from surveytool.text.latex_decode import quick_latex_to_text
 from surveytool.text.transliterate import significant_words, to_ascii, words
 
 #: The formula keys were always given by: surname, year, first significant title word.
 DEFAULT_FORMULA = 'auth.lower.or("anon") + year.or("nd") + shorttitle(1).lower.truncate(20)'
 
 KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_:.\-]")
-# East Asian names put the family name first (张伟, 김민수); written with a comma they say which it is.
-_EAST_ASIAN = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 
 
 class KeyFormulaError(ValueError):
     """A formula that cannot be read: the message says what and at which column."""
-
-
-# Authors ------------------------------------------------------------------------------------------------
-
-
-def _split_top_level(value: str) -> list[str]:
-    """A BibTeX name list split at each ``and`` outside braces."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(value):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth = max(depth - 1, 0)
-        elif depth == 0 and char.isspace():
-            match = _AND.match(value, index)
-            if match and index >= start:
-                parts.append(value[start:index])
-                start = match.end()
-    parts.append(value[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _one_group(value: str) -> bool:
-    """Whether ``value`` is one brace group from its first character to its last."""
-    if not (value.startswith("{") and value.endswith("}")):
-        return False
-    depth = 0
-    for index, char in enumerate(value):
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if depth == 0:
-            return index == len(value) - 1
-    return False
-
-
-def author_names(paper: Paper) -> tuple[list[tuple[str, bool]], bool]:
-    """(name, is it a corporate name) of each author, and whether the list ends in ``others``.
-
-    A name written as one brace group (``{Microsoft Research}``) is a corporate name, kept whole;
-    only the LaTeX as read tells it apart, the decoded text has lost the braces.
-    """
-    latex = paper.latex_fields.get("author", "").strip()
-    if latex[:1] == '"' and latex[-1:] == '"' or _one_group(latex):
-        latex = latex[1:-1]
-    elif latex:
-        latex = ""  # a macro or a concatenation: the decoded text says as much as can be said
-    names = [(name, False) for name in paper.authors]
-    if "{" in latex:
-        parts = _split_top_level(latex)
-        if any(_one_group(part) for part in parts):
-            names = [(quick_latex_to_text(p[1:-1] if _one_group(p) else p), _one_group(p)) for p in parts]
-    etal = bool(names) and not names[-1][1] and names[-1][0].strip().lower() == "others"
-    return (names[:-1] if etal else names), etal
-
-
-def surname(name: str, corporate: bool = False) -> str:
-    """The family name as one word: ``van der Berg, Jan`` -> ``vanderBerg``, ``{Microsoft Research}`` whole."""
-    if corporate:
-        family = name
-    elif "," in name:
-        family = name.split(",")[0]
-    elif _EAST_ASIAN.search(name):
-        family = name.split()[0] if name.split() else ""
-    else:
-        family = name.split()[-1] if name.split() else ""
-    return "".join(words(family))
 
 
 # The language -------------------------------------------------------------------------------------------
@@ -316,6 +249,14 @@ def _arguments(name: str, params: _Params, given: Sequence[tuple[str, str, int]]
     if name == "auth" and args[1] == 0:
         raise KeyFormulaError(f"auth's m at column {column} counts authors from 1: auth(0, 2) is the second's surname")
     return tuple(args)
+
+
+def formula_option(text: str) -> KeyFormula:
+    """The formula given with --key-formula; an InputError says what is wrong in it."""
+    try:
+        return compile_formula(text)
+    except KeyFormulaError as error:
+        raise InputError(f"--key-formula: {error}", hint="see Keys in the README") from None
 
 
 @lru_cache(maxsize=64)

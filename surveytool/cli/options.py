@@ -155,6 +155,10 @@ def make_options(
     if config is None and Path("surveytool.toml").is_file():
         config = Path("surveytool.toml")
     use_latex_settings(config)
+    if key_formula is not None:
+        from surveytool.analysis.key_formula import formula_option
+
+        formula_option(key_formula)  # a formula that cannot be read stops the command before it writes
     return Options(
         sources=tuple(sources or ()),
         taxonomy=taxonomy,
