@@ -42,22 +42,25 @@ def _one_group(value: str) -> bool:
     return False
 
 
+def names_with_corporate(latex: str) -> list[str]:
+    """The names of a raw BibTeX author value if one of them is a corporate name (one brace group), else none."""
+    latex = latex.strip()
+    if not (latex[:1] == '"' and latex[-1:] == '"' or _one_group(latex)):
+        return []  # a macro or a concatenation: the decoded text says as much as can be said
+    parts = _split_top_level(latex[1:-1]) if "{" in latex[1:-1] else []
+    return parts if any(_one_group(part) for part in parts) else []
+
+
 def author_names(paper: Paper) -> tuple[list[tuple[str, bool]], bool]:
     """(name, is it a corporate name) of each author, and whether the list ends in ``others``.
 
     A name written as one brace group (``{Microsoft Research}``) is a corporate name, kept whole;
     only the LaTeX as read tells it apart, the decoded text has lost the braces.
     """
-    latex = paper.latex_fields.get("author", "").strip()
-    if latex[:1] == '"' and latex[-1:] == '"' or _one_group(latex):
-        latex = latex[1:-1]
-    elif latex:
-        latex = ""  # a macro or a concatenation: the decoded text says as much as can be said
     names = [(name, False) for name in paper.authors]
-    if "{" in latex:
-        parts = _split_top_level(latex)
-        if any(_one_group(part) for part in parts):
-            names = [(quick_latex_to_text(p[1:-1] if _one_group(p) else p), _one_group(p)) for p in parts]
+    parts = names_with_corporate(paper.latex_fields.get("author", ""))
+    if parts:
+        names = [(quick_latex_to_text(p[1:-1] if _one_group(p) else p), _one_group(p)) for p in parts]
     etal = bool(names) and not names[-1][1] and names[-1][0].strip().lower() == "others"
     return (names[:-1] if etal else names), etal
 

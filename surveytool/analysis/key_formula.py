@@ -18,7 +18,7 @@ from functools import lru_cache
 from surveytool.analysis.key_authors import author_names, surname
 from surveytool.errors import InputError
 from surveytool.model import Paper
-from surveytool.text.transliterate import significant_words, to_ascii, words
+from surveytool.text.transliterate import STOPWORDS, significant_words, to_ascii, words
 
 #: The formula keys were always given by: surname, year, first significant title word.
 DEFAULT_FORMULA = 'auth.lower.or("anon") + year.or("nd") + shorttitle(1).lower.truncate(20)'
@@ -123,7 +123,7 @@ def _truncate(value: str, n: int) -> str:
 _FILTERS: dict[str, tuple[_Params, Callable[..., str]]] = {
     "lower": ((), str.lower),
     "upper": ((), str.upper),
-    "abbr": ((), lambda value: "".join(word[:1] for word in value.split())),
+    "abbr": ((), lambda value: "".join(w[:1] for w in value.split() if w.lower() not in STOPWORDS)),
     "truncate": ((("n", int, None),), _truncate),
     "condense": ((("sep", str, ""),), lambda value, sep: sep.join(value.split())),
     "or": ((("text", str, None),), lambda value, text: value if value.strip() else to_ascii(text)),

@@ -192,6 +192,7 @@ CATALOG = """@inproceedings{c1, title = {Sparse Mixture Routing for Giant Models
   author = {{\\O}ster, Lars and Ga{\\ss}ner, Jens}, year = {2020}, booktitle = {NeurIPS}}
 @inproceedings{c2, title = {Graph Sampling Without Replacement}, author = {张 伟 and Li, Mu}, year = {2022}}
 @inproceedings{c3, title = {Pipeline Parallel Training at Scale}, author = {{\\L}ukasz, Jan}, year = {2019}}
+@techreport{c4, title = {Federated Averaging Revisited at Scale}, author = {{Microsoft Research} and Li, Mu}, year = {2021}}
 """
 LIST = "1. Sparse Mixture Routing for Giant Models\n2. Graph Sampling Without Replacement\n"
 
@@ -260,3 +261,11 @@ def test_csl_json_items_without_a_key_take_the_formula_with_literal_names_whole(
     (tmp_path / "items.json").write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
     result = run_cli("bib", "items.json", "-o", "-", "--key-formula", "auth.lower + year", cwd=tmp_path, check=True)
     assert _keys(result.stdout) == ["googleresearch2022", "oster2020"]
+
+
+def test_a_paper_resolved_from_a_catalog_keeps_its_corporate_author_whole_in_key_and_bib(tmp_path):
+    (tmp_path / "catalog.bib").write_text(CATALOG, encoding="utf-8")
+    (tmp_path / "list.txt").write_text("1. Federated Averaging Revisited at Scale\n", encoding="utf-8")
+    result = run_cli("bib", "list.txt", "--catalog", "catalog.bib", "-o", "-", cwd=tmp_path, check=True)
+    assert _keys(result.stdout) == ["microsoftresearch2021federated"]
+    assert "author = {{Microsoft Research} and Li, Mu}," in result.stdout  # still one name for BibTeX
