@@ -11,6 +11,9 @@ from surveytool.text.transliterate import words
 # East Asian names put the family name first (张伟, 김민수); written with a comma they say which it is.
 _EAST_ASIAN = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+# Where a corporate name can start: the value's first name, or a name after "and".
+_GROUP_START = re.compile(r"^[{\"]\s*\{|\sand\s+\{", re.IGNORECASE)
+_BRACE = re.compile(r"[{}]")
 
 
 def _split_top_level(value: str) -> list[str]:
@@ -35,17 +38,17 @@ def _one_group(value: str) -> bool:
     if not (value.startswith("{") and value.endswith("}")):
         return False
     depth = 0
-    for index, char in enumerate(value):
-        depth += {"{": 1, "}": -1}.get(char, 0)
+    for brace in _BRACE.finditer(value):
+        depth += 1 if brace.group() == "{" else -1
         if depth == 0:
-            return index == len(value) - 1
+            return brace.end() == len(value)
     return False
 
 
 def names_with_corporate(latex: str) -> list[str]:
     """The names of a raw BibTeX author value if one of them is a corporate name (one brace group), else none."""
     latex = latex.strip()
-    if not (latex[:1] == '"' and latex[-1:] == '"' or _one_group(latex)):
+    if not _GROUP_START.search(latex) or not (latex[:1] == '"' and latex[-1:] == '"' or _one_group(latex)):
         return []  # a macro or a concatenation: the decoded text says as much as can be said
     parts = _split_top_level(latex[1:-1]) if "{" in latex[1:-1] else []
     return parts if any(_one_group(part) for part in parts) else []

@@ -111,6 +111,8 @@ _FIELDS: dict[str, tuple[_Params, Callable[..., str]]] = {
 
 def _truncate(value: str, n: int) -> str:
     """The first ``n`` letters and digits; the spaces between words are not counted."""
+    if len(value) <= n:
+        return value
     kept, count = [], 0
     for char in value:
         if count == n:

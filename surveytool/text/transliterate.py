@@ -14,6 +14,7 @@ STOPWORDS = frozenset(
     "its into over under we our this that it be new can".split()
 )
 _GREEK = "\u00b5\u0370-\u03ff\u1f00-\u1fff"
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
 _LONE_GREEK = re.compile(f"(?<![{_GREEK}])[{_GREEK}](?![{_GREEK}])")
 
 
@@ -46,7 +47,7 @@ def to_ascii(text: str) -> str:
 
 def _words(text: str) -> Iterator[str]:
     for token in text.split():
-        word = "".join(c for c in to_ascii(token) if c.isalnum())
+        word = _NOT_ALNUM.sub("", to_ascii(token))
         if word:
             yield word
 
