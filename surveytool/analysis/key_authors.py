@@ -71,11 +71,17 @@ def author_names(paper: Paper) -> tuple[list[tuple[str, bool]], bool]:
 def surname(name: str, corporate: bool = False) -> str:
     """The family name as one word: ``van der Berg, Jan`` -> ``vanderBerg``, ``{Microsoft Research}`` whole."""
     if corporate:
-        family = name
-    elif "," in name:
-        family = name.split(",")[0]
-    elif _EAST_ASIAN.search(name):
-        family = name.split()[0] if name.split() else ""
-    else:
-        family = name.split()[-1] if name.split() else ""
-    return "".join(words(family))
+        return "".join(words(name))
+    if "," in name:
+        family = "".join(words(name.split(",")[0]))
+        if family:
+            return family
+    # A word without letters is no name ("Wei Zhang 0001", DBLP's way to tell two people apart).
+    named = [w for w in name.replace(",", " ").split() if any(c.isalpha() for c in w)]
+    if _EAST_ASIAN.search(name):
+        named.reverse()
+    for word in reversed(named):
+        family = "".join(words(word))
+        if family:
+            return family
+    return "".join(words(name))

@@ -26,11 +26,17 @@ def _char_ascii(char: str) -> str:
         return folded
     from anyascii import anyascii  # only for text the fold cannot spell: most runs never load its tables
 
-    return anyascii(char)
+    spelled = anyascii(char)
+    if unicodedata.category(char).startswith("L") and not any(c.isalnum() for c in spelled):
+        return f"u{ord(char):x}"  # a letter with no spelling (a rare ideograph) still tells keys apart
+    return spelled
 
 
 def _letter_name(match: re.Match) -> str:
-    parts = unicodedata.name(unicodedata.normalize("NFKC", match.group()), "").split()  # the micro sign is mu
+    char = "\u03bc" if match.group() == "\u00b5" else match.group()  # the micro sign is mu
+    if not unicodedata.category(char).startswith("L"):
+        return "".join(_char_ascii(c) for c in char)  # an accent or a mark standing alone
+    parts = unicodedata.name(char, "").split()
     named = parts[parts.index("LETTER") + 1 :] if "LETTER" in parts else parts[1:2]
     word = "".join(p for p in itertools.takewhile(lambda p: p != "WITH", named) if p != "FINAL").lower()
     return word.capitalize() if "CAPITAL" in parts else word

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from dataclasses import replace
 
 import pytest
 from helpers import run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from surveytool.analysis.key_formula import DEFAULT, KeyFormulaError, compile_formula
 from surveytool.analysis.keys import assign_keys, key_base
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.text.transliterate import to_ascii
+
+KEY_CHARACTERS = re.compile(r"[A-Za-z0-9_:.\-]+")
 
 
 def item(line: int = 1, latex_author: str | None = None, **fields: str) -> Paper:
@@ -57,10 +63,20 @@ def test_the_default_formula_gives_the_keys_it_always_gave():
         ("Wang, 伟", "wang2020sparse"),  # a comma says which part is the family name
         ("김민수", "gimminsu2020sparse"),
         ("Παπαδόπουλος, Νίκος", "papadopoylos2020sparse"),
+        ("Wei Zhang 0001", "zhang2020sparse"),  # DBLP's number tells two people apart: it is no name
+        ("\U00030554", "u305542020sparse"),  # an ideograph with no spelling still gives a key by its code point
     ],
 )
 def test_names_are_transliterated_never_dropped_or_anonymous(author, key):
     assert key_base(item(author=author, title="Sparse Routing", year="2020")) == key
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12))
+def test_any_name_gives_a_key_bibtex_can_hold_and_one_with_a_letter_is_never_anonymous(name):
+    key = key_base(item(author=name, title="T", year="2020"))
+    assert KEY_CHARACTERS.fullmatch(key)
+    assert key.startswith("anon") <= (not any(unicodedata.category(c).startswith("L") for c in name) or name == "anon")
 
 
 def test_latex_accents_latin1_and_braces_in_a_bib_give_the_same_letters():
