@@ -266,6 +266,11 @@ def compile_formula(text: str) -> KeyFormula:
     """The formula ``text``, read once; KeyFormulaError says what is wrong and where."""
     if not text.strip():
         raise KeyFormulaError("the formula is empty")
+    if text.lstrip().startswith("["):
+        # The pattern syntax of JabRef and of Better BibTeX before version 6: say what to write instead.
+        raise KeyFormulaError(
+            "[field:filter] patterns are not read here: write auth.lower + year for [auth:lower][year]"
+        )
     return KeyFormula(text, _Parser(text).formula())
 
 

@@ -171,6 +171,7 @@ def test_alternatives_give_the_first_key_that_is_not_empty():
         ("auth year", "expected the end at column 6, found 'year'"),
         ("auth(x)", "expected a number or a quoted text at column 6, found 'x'"),
         ("year |", "expected a field at column 7, found the end"),
+        ("[auth:lower][year]", "write auth.lower + year for [auth:lower][year]"),
     ],
 )
 def test_a_formula_that_cannot_be_read_says_what_and_where(formula, message):
