@@ -14,6 +14,11 @@ give_up_after = 3                     # failures in a row before a service is sk
 max_wait = 30                         # a longer Retry-After skips the service
 max_bytes = 4000000                   # a larger answer is refused
 
+[llm]                                 # draft --llm: an OpenAI-compatible chat endpoint (llama.cpp, vLLM, Ollama...)
+base_url = "http://127.0.0.1:8080/v1"
+model = "llama-3.1-8b-instruct"
+api_key_env = "OPENAI_API_KEY"        # the variable holding the key; the key itself is never written here
+
 [latex]
 allow = ["\\\\mycmd"]                   # commands your .bib values may use besides the built-in allowlist
 
@@ -29,10 +34,14 @@ import tomllib
 import urllib.parse
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from surveytool.errors import InputError, SurveyToolError
 from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 from surveytool.text.latex_commands import NEVER_ALLOWED
+
+if TYPE_CHECKING:
+    from surveytool.drafting.llm_client import LlmSettings
 
 SERVICES = ("openalex", "crossref", "arxiv")
 
@@ -232,6 +241,15 @@ def _line_of(path: Path | None, table: str, name: str) -> int | None:
 
 
 _ALLOWABLE_NAME = re.compile(r"\\?(?:[A-Za-z@]+|[^A-Za-z@\s])")
+
+
+def load_llm_settings(path: Path | None) -> LlmSettings:
+    """The [llm] table of ``path`` (defaults without one): where draft --llm asks, and how."""
+    from surveytool.drafting.llm_client import LlmSettings, llm_settings_from_table
+
+    if path is None:
+        return LlmSettings()
+    return llm_settings_from_table(_load(path).get("llm", {}), path, lambda name: _line_of(path, "llm", name))
 
 
 def load_latex_allow(path: Path | None) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -10,7 +11,7 @@ from pathlib import Path
 from surveytool.analysis.checks import CheckContext, run_checks
 from surveytool.analysis.keys import dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, sort_papers
-from surveytool.errors import TaxonomyError
+from surveytool.errors import InputError, TaxonomyError
 from surveytool.model import Finding, Severity, SourceLocation
 from surveytool.options import LOCK_FILE
 from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
@@ -27,6 +28,7 @@ from surveytool.pipeline import (
 )
 from surveytool.rebuild.reuse import analyse_reusing
 from surveytool.sources.read import read_text, read_text_file
+from surveytool.text.tex_inputs import AuxCitation, Unreadable, read_document
 
 
 def lock_beside(path: Path) -> Path:
@@ -117,6 +119,31 @@ def check_sources(
                 fixes.extend(f"{display}:{e.line}: {e.key}: {e.what}" for e in edits)
         if fixes:
             survey = analyse_reusing(options)  # report what is left after the fixes
-    tex = [(str(p), read_text(p, str(p))[0]) for p in tex_files]
-    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin)
-    return CheckResult(tuple(run_checks(context, survey.findings, selected)), tuple(fixes))
+    tex, aux, problems = read_tex_documents(tex_files)
+    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, aux)
+    return CheckResult(tuple(run_checks(context, [*survey.findings, *problems], selected)), tuple(fixes))
+
+
+def _read_input(path: Path, shown: str) -> str:
+    """A file a document inputs: a problem with it is the document's, reported on the line that names it."""
+    try:
+        return read_text(path, shown, allow_empty=True)[0]
+    except InputError as problem:
+        raise Unreadable(problem.message) from None
+
+
+def read_tex_documents(
+    mains: Sequence[Path],
+) -> tuple[list[tuple[str, str]], list[AuxCitation], list[Finding]]:
+    """The files of each --tex document (each read once, however many documents input it), their .aux
+    citations and what could not be followed. A main file that cannot be read stops the run (InputError)."""
+    files: dict[str, str] = {}
+    aux: dict[AuxCitation, None] = {}  # in order, each once: two documents can share an .aux
+    problems: dict[Finding, None] = {}
+    for main in mains:
+        document = read_document(main, str(main), read_text(main, str(main))[0], _read_input)
+        for shown, text in document.files:
+            files.setdefault(os.path.normpath(shown), text)
+        aux.update(dict.fromkeys(document.aux))
+        problems.update(dict.fromkeys(document.findings))
+    return list(files.items()), list(aux), list(problems)

@@ -43,6 +43,7 @@ class DraftOptions:
     figure: bool = True  # the taxonomy tree (forest)
     table: bool = True  # the summary table (longtable)
     plot: bool = True  # papers per year (pgfplots)
+    themes: bool = True  # a large section's papers under \paragraph headings by theme
     force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
 
 

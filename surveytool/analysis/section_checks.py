@@ -8,6 +8,10 @@ from collections.abc import Iterable
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.model import Finding, Origin, Section, Severity, SourceLocation
 
+#: Checks of the taxonomy's coverage: a question for a build or `check --coverage`, noise on a plain .bib
+#: (a user's file rarely fills every section of a taxonomy it did not choose).
+COVERAGE_CHECKS = ("empty-section", "thin-section")
+
 
 @register(
     "tag-outlier",

@@ -39,7 +39,6 @@ from surveytool.rebuild.changes import Move, changed_chunks, moved_source
 from surveytool.rebuild.exemplars import stored_exemplars
 from surveytool.rebuild.memo import BuildCache
 from surveytool.rebuild.moves import moved_finding, moved_json
-from surveytool.rebuild.sealed import MAX_CACHE_FILE
 from surveytool.rebuild.snapshot import (
     EntryRecord,
     OutputSpans,
@@ -53,6 +52,7 @@ from surveytool.rebuild.snapshot import (
 from surveytool.rebuild.trace import claims_of
 from surveytool.regular_files import Unusable, read_regular
 from surveytool.resources import default_taxonomy
+from surveytool.sealed import MAX_CACHE_FILE
 from surveytool.text.latex import unencodable_chars
 from surveytool.text.latex_allowlist import allowlist_digest
 
