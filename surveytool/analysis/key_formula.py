@@ -128,6 +128,9 @@ _FILTERS: dict[str, tuple[_Params, Callable[..., str]]] = {
     "abbr": ((), lambda value: "".join(w[:1] for w in value.split() if w.lower() not in STOPWORDS)),
     "truncate": ((("n", int, None),), _truncate),
     "condense": ((("sep", str, ""),), lambda value, sep: sep.join(value.split())),
+    # Better BibTeX's; every key is spelled in ASCII in the end, so they only matter before truncate or abbr.
+    "ascii": ((), to_ascii),
+    "fold": ((), to_ascii),
     "or": ((("text", str, None),), lambda value, text: value if value.strip() else to_ascii(text)),
 }
 

@@ -139,6 +139,7 @@ def test_fields_and_filters_of_the_language():
     assert key("venue.abbr.lower") == "nips"
     assert key('"Øß:" + year') == "Oss:2017"  # quoted text is transliterated too
     assert key('"a b,c{d}"') == "abcd"  # what a key cannot hold is left out
+    assert key('auth(0, 3).fold.lower + "." + auth(0, 3).ascii') == "oster.Oster"  # Better BibTeX's, accepted
     assert compile_formula("authEtAl").key(item(author="Lee, A and Kim, B")) == "LeeKim"
     assert compile_formula("authors(1)").key(item(author="Lee, A and others")) == "LeeEtAl"
 
@@ -265,7 +266,7 @@ def test_a_wrong_key_formula_option_stops_build_before_it_writes(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         "error: --key-formula: expected a filter at column 6, found 'lowercase' "
-        "(known: lower, upper, abbr, truncate, condense, or) (see Keys in the README)"
+        "(known: lower, upper, abbr, truncate, condense, ascii, fold, or) (see Keys in the README)"
     ]
     assert not (tmp_path / "out").exists()
 
@@ -286,3 +287,11 @@ def test_a_paper_resolved_from_a_catalog_keeps_its_corporate_author_whole_in_key
     result = run_cli("bib", "list.txt", "--catalog", "catalog.bib", "-o", "-", cwd=tmp_path, check=True)
     assert _keys(result.stdout) == ["microsoftresearch2021federated"]
     assert "author = {{Microsoft Research} and Li, Mu}," in result.stdout  # still one name for BibTeX
+
+
+def test_a_latin1_encoded_catalog_gives_transliterated_keys(tmp_path):
+    entry = "@inproceedings{c1,\n title = {Sparse Mixture Routing for Giant Models}, author = {\u00d8ster, Lars and Ga\u00dfner, J}, year = 2020}\n"
+    (tmp_path / "catalog.bib").write_bytes(entry.encode("latin-1"))
+    (tmp_path / "list.txt").write_text("1. Sparse Mixture Routing for Giant Models\n", encoding="utf-8")
+    result = run_cli("bib", "list.txt", "--catalog", "catalog.bib", "-o", "-", cwd=tmp_path, check=True)
+    assert _keys(result.stdout) == ["oster2020sparse"]
