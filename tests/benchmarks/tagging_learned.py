@@ -151,7 +151,7 @@ def cross_validated_signals(folds: int = 5) -> list[tuple[tuple[float, ...], boo
     return found
 
 
-def fit_confidence(samples: list[tuple[tuple[float, ...], bool]], steps: int = 3000, rate: float = 0.5) -> list[float]:
+def fit_confidence(samples: list[tuple[tuple[float, ...], bool]], steps: int = 3000, rate: float = 2.0) -> list[float]:
     """Logistic regression (bias first) of rightness on the signals, by plain gradient descent: deterministic."""
     weights = [0.0] * (len(samples[0][0]) + 1)
     for _ in range(steps):

@@ -19,7 +19,9 @@ class Settings:
 
     user_weight: float = 4.0  # a user's tagged entry counts this many corpus rows
     taxonomy_weight: float = 2.0
+    taxonomy_weight_alone: float = 16.0  # with no corpus the taxonomy's own text is most of what is known
     secondary_weight: float = 0.25  # a secondary tag of an exemplar, relative to its primary
+    complement_weight: float = 10.0  # the complement model's scores beside the centroids' cosines
 
 
 SETTINGS = Settings()
@@ -89,15 +91,14 @@ def corpus_exemplars(taxonomy: Taxonomy, path: Path | None = None) -> tuple[Exem
     return _corpus_exemplars(str(path or corpus_path()), taxonomy.section_ids)
 
 
-def taxonomy_exemplars(taxonomy: Taxonomy, settings: Settings = SETTINGS) -> tuple[Exemplar, ...]:
-    """Each section's title, description, aliases and vocabulary as one document."""
+def taxonomy_exemplars(taxonomy: Taxonomy, settings: Settings = SETTINGS, alone: bool = False) -> tuple[Exemplar, ...]:
+    """Each section's title, description, aliases and vocabulary as one document (``alone``: no corpus applies)."""
+    weight = settings.taxonomy_weight_alone if alone else settings.taxonomy_weight
     exemplars = []
     for section in taxonomy.sections:
         phrases = [k.replace("*", "") for k in section.keywords]
         body = " ".join([section.description, *section.aliases, *phrases])
-        exemplars.append(
-            Exemplar(f"taxonomy:{section.id}", section.title, body, (section.id,), settings.taxonomy_weight, "taxonomy")
-        )
+        exemplars.append(Exemplar(f"taxonomy:{section.id}", section.title, body, (section.id,), weight, "taxonomy"))
     return tuple(exemplars)
 
 

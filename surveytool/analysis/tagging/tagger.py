@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from surveytool.analysis.tagging.exemplars import Exemplar
-from surveytool.analysis.tagging.features import paper_features
+from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher
 from surveytool.analysis.taxonomy import canonical_section, suggest_section
@@ -33,11 +33,15 @@ MIN_SECONDARY_SCORE = 2.5
 MAX_SECONDARIES = 2
 #: The blend of the learned model's log posterior and the rules' score (capped), per section.
 LEARNED_WEIGHT = 10.0
-RULE_WEIGHT = 2.0
+RULE_WEIGHT = 1.0
+#: The same for an entry with an abstract or keywords: the model learned from titles, and phrases found in a
+#: longer text are more evidence than in a title alone.
+BODY_LEARNED_WEIGHT = 1.0
+BODY_RULE_WEIGHT = 5.0
 RULE_CAP = 30.0
 #: Bias and weights of ``Blend.signals`` in the logistic function that turns them into a confidence:
-#: fitted by tests/benchmarks/tagging_learned.py --fit-confidence (cross-validation on the corpus's train split).
-CONFIDENCE_WEIGHTS = (-0.46, 1.77)
+#: fitted by tests/benchmarks/tagging_cv.py --fit-confidence (cross-validation on the corpus's train split).
+CONFIDENCE_WEIGHTS = (-0.62, -1.86, 3.38, 1.06)
 #: Below this confidence a computed primary tag is not given: the entry is left for the user to place.
 DEFAULT_THRESHOLD = 0.5
 RUNNER_UP = "runner-up: "
@@ -57,8 +61,11 @@ class Blend(NamedTuple):
     confidence: list[float]  # the blend's probabilities
 
     def signals(self, index: int) -> tuple[float, ...]:
-        """What says how likely the section at ``index`` is right: its share of the blend."""
-        return (self.confidence[index],)
+        """What says how likely the section at ``index`` is right: its share of the blend, its lead over the rest
+        and whether a phrase of its vocabulary was found."""
+        others = max((c for i, c in enumerate(self.confidence) if i != index), default=0.0)
+        fired = 1.0 if self.sections[index] in self.rules else 0.0
+        return (self.confidence[index], self.confidence[index] - others, fired)
 
     def sureness(self, index: int) -> float:
         """The probability that the section at ``index`` is right: ``signals`` weighed as fitted on the corpus."""
@@ -125,10 +132,12 @@ class Tagger:
         query = self.model.vector(*paper_features(paper))
         if not scores and not query:
             return None
-        learned = [LEARNED_WEIGHT * cosine for cosine in self.model.log_scores(query, leave_out)]
+        body = paper_text(paper)[1]
+        learned_weight, rule_weight = (BODY_LEARNED_WEIGHT, BODY_RULE_WEIGHT) if body else (LEARNED_WEIGHT, RULE_WEIGHT)
+        learned = [learned_weight * score for score in self.model.log_scores(query, leave_out)]
         blended = list(learned)
         for section_id, (score, _) in scores.items():
-            blended[self.order[section_id]] += RULE_WEIGHT * rule_strength(score)
+            blended[self.order[section_id]] += rule_weight * rule_strength(score)
         return Blend(self.model.sections, scores, learned, softmax(blended))
 
     def tag(self, paper: Paper) -> tuple[Tag, ...]:

@@ -84,12 +84,13 @@ def test_the_threshold_is_read_from_the_tag_table_of_the_settings_file(tmp_path)
 def test_the_users_own_tags_teach_the_tagger_their_sections():
     untagged = entry("Spiking Neuromorphic Chips for Event-Driven Training", key="new")
     before = Tagger(TAXONOMY).tag(untagged)
-    assert not before or before[0].section != "hardware-systems" or before[0].score < 0.5
+    assert not before or before[0].section != "applications" or before[0].score < 0.5
     from surveytool.analysis.tagging.exemplars import user_exemplars
 
-    mine = [entry(title, key, ("hardware-systems",)) for key, title in SPIKING]
+    # This user files neuromorphic hardware under applications, not where the corpus would put it.
+    mine = [entry(title, key, ("applications",)) for key, title in SPIKING]
     [after, *_] = Tagger(TAXONOMY, user_exemplars(mine, TAXONOMY)).tag(untagged)
-    assert after.section == "hardware-systems" and after.score >= 0.5
+    assert after.section == "applications" and after.score >= 0.5
 
 
 def test_bib_in_place_never_writes_a_tag_the_tagger_is_not_sure_of(tmp_path):

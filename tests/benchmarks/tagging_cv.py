@@ -1,0 +1,137 @@
+"""Cross-validation of the learned tagger on the corpus's train split: what tuning looks at.
+
+Run on its own: python tests/benchmarks/tagging_cv.py [--folds 5] [--json]
+
+The dev split (tagging_learned.py) is measured once, after tuning; this script never reads it.
+Per fold, the tagger is trained on the other folds and measured on the held-out titles:
+- plain: the bundled taxonomy and the other folds as corpus;
+- 30% tagged: 30% of the held-out fold given as the user's tags, measured on the other 70%;
+- stripped + 30% tagged: a taxonomy without keywords and with ids of its own (no corpus applies),
+  with the same 30% of tags;
+and the seed lists (the regression test's figure). Calibration bins pool the plain folds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import tagging_accuracy  # noqa: E402
+from tagging_learned import BINS, SEED, TAGGED_SHARE, fit_confidence, stripped, with_tags  # noqa: E402
+
+from surveytool.analysis.tagging.exemplars import Exemplar, corpus_path, read_corpus, user_exemplars  # noqa: E402
+from surveytool.analysis.tagging.tagger import Tagger  # noqa: E402
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping  # noqa: E402
+from surveytool.pipeline import Options, options_taxonomy  # noqa: E402
+
+
+def paper(n: int, title: str) -> Paper:
+    return Paper(
+        Origin.BIBTEX, (SourceLocation("train.bib", n + 1),), frozen_mapping({"title": title}), key=f"t{n:04d}"
+    )
+
+
+def folds(count: int) -> tuple[list, list[list[int]]]:
+    rows = [r for r in read_corpus(corpus_path()) if r.split == "train"]
+    order = list(range(len(rows)))
+    random.Random(SEED).shuffle(order)
+    return rows, [sorted(order[fold::count]) for fold in range(count)]
+
+
+SIGNALS: list[tuple[tuple[float, ...], bool]] = []  # (Blend.signals of the best section, right), every case
+
+
+def outcomes(tagger: Tagger, cases: list[tuple[Paper, str]]) -> list[tuple[float, bool, str, str]]:
+    found = []
+    for case, label in cases:
+        blend = tagger.blend(case)
+        if blend is not None:
+            best = blend.ranked()[0]
+            SIGNALS.append((blend.signals(best), blend.sections[best] == label))
+        tags = tagger.tag(case)
+        best = tags[0].section if tags else ""
+        found.append((tags[0].score if tags else 0.0, best == label, label, best))
+    return found
+
+
+def summary(found: list[tuple[float, bool, str, str]]) -> dict:
+    bins = []
+    for low, high in zip(BINS, BINS[1:], strict=False):
+        inside = [right for confidence, right, *_ in found if low <= confidence < high]
+        if inside:
+            bins.append((low, len(inside), round(sum(inside) / len(inside), 3)))
+    return {
+        "entries": len(found),
+        "primary": round(sum(r for _, r, *_ in found) / (len(found) or 1), 3),
+        "calibration": bins,
+    }
+
+
+def run(count: int) -> dict:
+    taxonomy = options_taxonomy(Options())
+    plain = stripped(taxonomy)
+    rows, held_out = folds(count)
+    results: dict[str, list] = {"plain": [], "30% tagged": [], "stripped + 30% tagged": []}
+    for held in held_out:
+        inside = set(held)
+        corpus = [
+            Exemplar(f"corpus:{n}", r.title, "", r.sections, 1.0, "corpus")
+            for n, r in enumerate(rows)
+            if n not in inside
+        ]
+        cases = [(paper(n, rows[n].title), rows[n].sections[0]) for n in held]
+        results["plain"] += outcomes(Tagger(taxonomy, corpus=corpus), cases)
+        order = list(range(len(cases)))
+        random.Random(SEED).shuffle(order)
+        chosen = set(order[: round(TAGGED_SHARE * len(cases))])
+        tagged = [c for i, c in enumerate(cases) if i in chosen]
+        rest = [c for i, c in enumerate(cases) if i not in chosen]
+        users = user_exemplars(with_tags(tagged), taxonomy)
+        results["30% tagged"] += outcomes(Tagger(taxonomy, users, corpus=corpus), rest)
+        mine = user_exemplars(with_tags(tagged, plain[1]), plain[0])
+        results["stripped + 30% tagged"] += outcomes(
+            Tagger(plain[0], mine), [(p, plain[1][label]) for p, label in rest]
+        )
+    figures: dict = {name: summary(found) for name, found in results.items()}
+    figures["seeds (given)"] = round(tagging_accuracy.evaluate(snippets_only=False)[0], 3)
+    confusions: dict[str, int] = {}
+    for _, right, label, best in results["plain"]:
+        if not right:
+            confusions[f"{label} -> {best}"] = confusions.get(f"{label} -> {best}", 0) + 1
+    figures["plain confusions"] = dict(sorted(confusions.items(), key=lambda item: -item[1])[:15])
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--fit-confidence",
+        action="store_true",
+        help="fit tagging.CONFIDENCE_WEIGHTS on every cross-validated case (all three situations) and print them",
+    )
+    args = parser.parse_args()
+    figures = run(args.folds)
+    if args.fit_confidence:
+        print("CONFIDENCE_WEIGHTS =", tuple(fit_confidence(SIGNALS)))
+        return 0
+    if args.json:
+        print(json.dumps(figures, indent=1))
+        return 0
+    for name, value in figures.items():
+        if isinstance(value, dict) and "primary" in value:
+            print(f"{name:<24} primary {value['primary']:.3f} ({value['entries']} entries)")
+            print("  calibration: " + "  ".join(f"{low:.1f}: {n} @ {acc:.2f}" for low, n, acc in value["calibration"]))
+        else:
+            print(f"{name:<24} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
