@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 from pathlib import Path
@@ -22,10 +23,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tagging_accuracy  # noqa: E402
-from tagging_learned import BINS, SEED, TAGGED_SHARE, fit_confidence, stripped, with_tags  # noqa: E402
+from tagging_learned import BINS, SEED, TAGGED_SHARE, stripped, with_tags  # noqa: E402
 
-from surveytool.analysis.tagging.exemplars import Exemplar, corpus_path, read_corpus, user_exemplars  # noqa: E402
-from surveytool.analysis.tagging.tagger import Tagger  # noqa: E402
+from surveytool.analysis.tagging import calibration  # noqa: E402
+from surveytool.analysis.tagging.exemplars import (  # noqa: E402
+    OUT_OF_SCOPE,
+    Exemplar,
+    corpus_path,
+    read_corpus,
+    user_exemplars,
+)
+from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger  # noqa: E402
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping  # noqa: E402
 from surveytool.pipeline import Options, options_taxonomy  # noqa: E402
 
@@ -60,14 +68,18 @@ def outcomes(tagger: Tagger, cases: list[tuple[Paper, str]]) -> list[tuple[float
 
 
 def summary(found: list[tuple[float, bool, str, str]]) -> dict:
+    """Primary accuracy on the field's papers; calibration over every case; how many out-of-scope papers were left."""
+    field = [right for _, right, label, _ in found if label != OUT_OF_SCOPE]
+    outside = [confidence < DEFAULT_THRESHOLD for confidence, _, label, _ in found if label == OUT_OF_SCOPE]
     bins = []
     for low, high in zip(BINS, BINS[1:], strict=False):
         inside = [right for confidence, right, *_ in found if low <= confidence < high]
         if inside:
             bins.append((low, len(inside), round(sum(inside) / len(inside), 3)))
     return {
-        "entries": len(found),
-        "primary": round(sum(r for _, r, *_ in found) / (len(found) or 1), 3),
+        "entries": len(field),
+        "primary": round(sum(field) / (len(field) or 1), 3),
+        "out-of-scope left to place": f"{sum(outside)}/{len(outside)}",
         "calibration": bins,
     }
 
@@ -84,8 +96,9 @@ def run(count: int) -> dict:
             for n, r in enumerate(rows)
             if n not in inside
         ]
-        cases = [(paper(n, rows[n].title), rows[n].sections[0]) for n in held]
-        results["plain"] += outcomes(Tagger(taxonomy, corpus=corpus), cases)
+        every = [(paper(n, rows[n].title), rows[n].sections[0]) for n in held]
+        results["plain"] += outcomes(Tagger(taxonomy, corpus=corpus), every)
+        cases = [(p, label) for p, label in every if label != OUT_OF_SCOPE]  # a user tags papers of the field
         order = list(range(len(cases)))
         random.Random(SEED).shuffle(order)
         chosen = set(order[: round(TAGGED_SHARE * len(cases))])
@@ -107,6 +120,34 @@ def run(count: int) -> dict:
     return figures
 
 
+def fit_logistic(samples: list[tuple[tuple[float, ...], bool]], steps: int = 3000, rate: float = 2.0) -> list[float]:
+    """Logistic regression (bias first) of rightness on the signals, by plain gradient descent: deterministic."""
+    weights = [0.0] * (len(samples[0][0]) + 1)
+    for _ in range(steps):
+        gradient = [0.0] * len(weights)
+        for signals, right in samples:
+            z = weights[0] + sum(w * x for w, x in zip(weights[1:], signals, strict=True))
+            error = 1.0 / (1.0 + math.exp(-z)) - float(right)
+            gradient[0] += error
+            for i, x in enumerate(signals, start=1):
+                gradient[i] += error * x
+        weights = [w - rate * g / len(samples) for w, g in zip(weights, gradient, strict=True)]
+    return [round(w, 2) for w in weights]
+
+
+def fit_isotonic(pairs: list[tuple[float, bool]], group: int = 100) -> list[tuple[float, float]]:
+    """Knots of a monotone map from a score to the share right: pool-adjacent-violators over groups of scores."""
+    pairs = sorted(pairs)
+    blocks = []  # [mean score, share right, weight]
+    for start in range(0, len(pairs), group):
+        chunk = pairs[start : start + group]
+        blocks.append([sum(p for p, _ in chunk) / len(chunk), sum(r for _, r in chunk) / len(chunk), len(chunk)])
+        while len(blocks) > 1 and blocks[-2][1] >= blocks[-1][1]:
+            (x1, y1, n1), (x2, y2, n2) = blocks[-2], blocks.pop()
+            blocks[-1] = [(x1 * n1 + x2 * n2) / (n1 + n2), (y1 * n1 + y2 * n2) / (n1 + n2), n1 + n2]
+    return [(round(x, 3), round(y, 3)) for x, y, _ in blocks]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--folds", type=int, default=5)
@@ -119,14 +160,18 @@ def main() -> int:
     args = parser.parse_args()
     figures = run(args.folds)
     if args.fit_confidence:
-        print("CONFIDENCE_WEIGHTS =", tuple(fit_confidence(SIGNALS)))
+        weights = fit_logistic(SIGNALS)
+        knots = fit_isotonic([(calibration.logistic(s, weights), right) for s, right in SIGNALS])
+        print("CONFIDENCE_WEIGHTS =", tuple(weights))
+        print("CONFIDENCE_KNOTS =", tuple(knots))
         return 0
     if args.json:
         print(json.dumps(figures, indent=1))
         return 0
     for name, value in figures.items():
         if isinstance(value, dict) and "primary" in value:
-            print(f"{name:<24} primary {value['primary']:.3f} ({value['entries']} entries)")
+            left = value["out-of-scope left to place"]
+            print(f"{name:<24} primary {value['primary']:.3f} ({value['entries']} entries; out of scope left {left})")
             print("  calibration: " + "  ".join(f"{low:.1f}: {n} @ {acc:.2f}" for low, n, acc in value["calibration"]))
         else:
             print(f"{name:<24} {value}")

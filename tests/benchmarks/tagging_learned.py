@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 from dataclasses import replace
@@ -31,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tagging_accuracy  # noqa: E402
 
-from surveytool.analysis.tagging.exemplars import Exemplar, corpus_path, read_corpus, user_exemplars  # noqa: E402
+from surveytool.analysis.tagging.exemplars import corpus_path, read_corpus, user_exemplars  # noqa: E402
 from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger  # noqa: E402
 from surveytool.model import Origin, Paper, SourceLocation, Taxonomy, frozen_mapping  # noqa: E402
 from surveytool.pipeline import Options, options_taxonomy  # noqa: E402
@@ -127,57 +126,10 @@ def run() -> dict:
     return results
 
 
-def cross_validated_signals(folds: int = 5) -> list[tuple[tuple[float, ...], bool]]:
-    """(``Blend.signals`` of the best section, whether it is right) for every train-split title, by k-fold."""
-    taxonomy = options_taxonomy(Options())
-    rows = [r for r in read_corpus(corpus_path()) if r.split == "train"]
-    order = list(range(len(rows)))
-    random.Random(SEED).shuffle(order)
-    found = []
-    for fold in range(folds):
-        held = set(order[fold::folds])
-        corpus = [
-            Exemplar(f"corpus:{n}", r.title, "", r.sections, 1.0, "corpus") for n, r in enumerate(rows) if n not in held
-        ]
-        tagger = Tagger(taxonomy, corpus=corpus)
-        for n in sorted(held):
-            paper = Paper(
-                Origin.BIBTEX, (SourceLocation("train.bib", n + 1),), frozen_mapping({"title": rows[n].title})
-            )
-            blend = tagger.blend(paper)
-            if blend is not None:
-                best = blend.ranked()[0]
-                found.append((blend.signals(best), blend.sections[best] == rows[n].sections[0]))
-    return found
-
-
-def fit_confidence(samples: list[tuple[tuple[float, ...], bool]], steps: int = 3000, rate: float = 2.0) -> list[float]:
-    """Logistic regression (bias first) of rightness on the signals, by plain gradient descent: deterministic."""
-    weights = [0.0] * (len(samples[0][0]) + 1)
-    for _ in range(steps):
-        gradient = [0.0] * len(weights)
-        for signals, right in samples:
-            z = weights[0] + sum(w * x for w, x in zip(weights[1:], signals, strict=True))
-            error = 1.0 / (1.0 + math.exp(-z)) - float(right)
-            gradient[0] += error
-            for i, x in enumerate(signals, start=1):
-                gradient[i] += error * x
-        weights = [w - rate * g / len(samples) for w, g in zip(weights, gradient, strict=True)]
-    return [round(w, 2) for w in weights]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument(
-        "--fit-confidence",
-        action="store_true",
-        help="fit tagging.CONFIDENCE_WEIGHTS on the train split (k-fold) and print them",
-    )
     args = parser.parse_args()
-    if args.fit_confidence:
-        print("CONFIDENCE_WEIGHTS =", tuple(fit_confidence(cross_validated_signals())))
-        return 0
     results = run()
     if args.json:
         print(json.dumps(results, indent=1))

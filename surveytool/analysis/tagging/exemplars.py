@@ -21,10 +21,15 @@ class Settings:
     taxonomy_weight: float = 2.0
     taxonomy_weight_alone: float = 16.0  # with no corpus the taxonomy's own text is most of what is known
     secondary_weight: float = 0.25  # a secondary tag of an exemplar, relative to its primary
-    complement_weight: float = 10.0  # the complement model's scores beside the centroids' cosines
+    complement_weight: float = 5.0  # the complement model's scores beside the centroids' cosines
 
 
 SETTINGS = Settings()
+
+
+#: The corpus label of papers that belong in no section of the default taxonomy (deep learning at large):
+#: the learned model's background class, so that such a paper is left to place rather than forced in.
+OUT_OF_SCOPE = "out-of-scope"
 
 
 class Exemplar(NamedTuple):
@@ -75,7 +80,7 @@ def read_corpus(path: Path | None = None) -> list[CorpusRow]:
 @lru_cache(maxsize=4)
 def _corpus_exemplars(path: str, section_ids: tuple[str, ...]) -> tuple[Exemplar, ...]:
     rows = read_corpus(Path(path))
-    known = set(section_ids)
+    known = {*section_ids, OUT_OF_SCOPE}
     used = {s for r in rows for s in r.sections}
     if not rows or not used <= known:
         return ()  # a taxonomy of its own: the corpus's labels mean nothing there

@@ -16,7 +16,14 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from surveytool.analysis.tagging.complement import ComplementModel
-from surveytool.analysis.tagging.exemplars import SETTINGS, Exemplar, Settings, corpus_exemplars, taxonomy_exemplars
+from surveytool.analysis.tagging.exemplars import (
+    OUT_OF_SCOPE,
+    SETTINGS,
+    Exemplar,
+    Settings,
+    corpus_exemplars,
+    taxonomy_exemplars,
+)
 from surveytool.analysis.tagging.features import features, stem
 from surveytool.digest import digest_text
 from surveytool.model import Taxonomy
@@ -178,10 +185,14 @@ def train(
     settings: Settings = SETTINGS,
     corpus: Sequence[Exemplar] | None = None,
 ) -> CentroidModel:
-    """The model for ``taxonomy``: the user's exemplars, the bundled corpus where it applies, the taxonomy's text."""
+    """The model for ``taxonomy``: the user's exemplars, the bundled corpus where it applies, the taxonomy's text.
+
+    When the corpus has papers out of the field's scope, they form one more column after the taxonomy's sections.
+    """
     corpus = corpus_exemplars(taxonomy) if corpus is None else corpus
     described = taxonomy_exemplars(taxonomy, settings, alone=not corpus)
-    return CentroidModel(taxonomy.section_ids, [*users, *corpus, *described], settings)
+    background = (OUT_OF_SCOPE,) if any(e.sections[:1] == (OUT_OF_SCOPE,) for e in corpus) else ()
+    return CentroidModel((*taxonomy.section_ids, *background), [*users, *corpus, *described], settings)
 
 
 def posterior(model: CentroidModel, found: frozenset[str]) -> Mapping[str, float]:

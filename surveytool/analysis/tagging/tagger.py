@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
+from surveytool.analysis.tagging import calibration
+from surveytool.analysis.tagging.calibration import calibrated
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
@@ -39,12 +41,15 @@ RULE_WEIGHT = 1.0
 BODY_LEARNED_WEIGHT = 1.0
 BODY_RULE_WEIGHT = 5.0
 RULE_CAP = 30.0
-#: Bias and weights of ``Blend.signals`` in the logistic function that turns them into a confidence:
-#: fitted by tests/benchmarks/tagging_cv.py --fit-confidence (cross-validation on the corpus's train split).
-CONFIDENCE_WEIGHTS = (-0.62, -1.86, 3.38, 1.06)
 #: Below this confidence a computed primary tag is not given: the entry is left for the user to place.
 DEFAULT_THRESHOLD = 0.5
 RUNNER_UP = "runner-up: "
+
+
+def blend_settings() -> tuple[object, ...]:
+    """Everything besides the model that a computed tag depends on: a memo of tags is keyed on it."""
+    weights = (LEARNED_WEIGHT, RULE_WEIGHT, BODY_LEARNED_WEIGHT, BODY_RULE_WEIGHT, RULE_CAP, DEFAULT_THRESHOLD)
+    return (*weights, calibration.CONFIDENCE_WEIGHTS, calibration.CONFIDENCE_KNOTS)
 
 
 def text_of(paper: Paper) -> tuple[str, ...]:
@@ -59,19 +64,25 @@ class Blend(NamedTuple):
     rules: dict[str, tuple[float, list[str]]]  # section -> (score, evidence phrases), where a rule fired
     learned_logits: list[float]  # the model's, before the softmax
     confidence: list[float]  # the blend's probabilities
+    support: float = 1.0  # 1 when the model learned from a labelled corpus, 0 when only from the taxonomy and user
+    body: bool = False  # the entry has an abstract or keywords, not only a title
+    background: float = 0.0  # the probability that the paper is out of the field's scope (no section at all)
 
     def signals(self, index: int) -> tuple[float, ...]:
         """What says how likely the section at ``index`` is right: its share of the blend, its lead over the rest
-        and whether a phrase of its vocabulary was found."""
-        others = max((c for i, c in enumerate(self.confidence) if i != index), default=0.0)
+        (the background included), whether a phrase of its vocabulary was found and whether a corpus taught
+        the model."""
+        others = max([c for i, c in enumerate(self.confidence) if i != index] + [self.background])
         fired = 1.0 if self.sections[index] in self.rules else 0.0
-        return (self.confidence[index], self.confidence[index] - others, fired)
+        return (self.confidence[index], self.confidence[index] - others, fired, self.support)
 
     def sureness(self, index: int) -> float:
-        """The probability that the section at ``index`` is right: ``signals`` weighed as fitted on the corpus."""
-        bias, *weights = CONFIDENCE_WEIGHTS
-        z = bias + sum(w * x for w, x in zip(weights, self.signals(index), strict=True))
-        return 1.0 / (1.0 + math.exp(-z))
+        """The probability that the section at ``index`` is right (``calibration.py``).
+
+        Calibration was fitted on titles (the corpus has no abstracts); with a longer text the blend's own
+        share stands, phrases found in an abstract being the evidence the rules were written for.
+        """
+        return self.confidence[index] if self.body else calibrated(self.signals(index))
 
     @property
     def learned(self) -> list[float]:
@@ -99,6 +110,7 @@ class Tagger:
         self.weights = {phrase: tuple(sections) for phrase, sections in by_phrase.items()}
         self.matcher = PhraseMatcher(sorted(by_phrase))
         self.model = train(taxonomy, exemplars, corpus=corpus)
+        self.support = 1.0 if any(e.origin == "corpus" for e in self.model.exemplars) else 0.0
 
     def tag_each(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
         """``tag(paper)`` for each paper, in this process."""
@@ -138,7 +150,17 @@ class Tagger:
         blended = list(learned)
         for section_id, (score, _) in scores.items():
             blended[self.order[section_id]] += rule_weight * rule_strength(score)
-        return Blend(self.model.sections, scores, learned, softmax(blended))
+        shares = softmax(blended)
+        count = len(self.order)  # the model's columns after the taxonomy's sections are its background
+        return Blend(
+            self.model.sections[:count],
+            scores,
+            learned[:count],
+            shares[:count],
+            self.support,
+            bool(body),
+            sum(shares[count:]),
+        )
 
     def tag(self, paper: Paper) -> tuple[Tag, ...]:
         """The primary tag (score: its confidence) and rule-backed secondaries; () when nothing in the text is known."""
