@@ -59,8 +59,8 @@ def outcomes(tagger: Tagger, cases: list[tuple[Paper, str]]) -> list[tuple[float
     for case, label in cases:
         blend = tagger.blend(case)
         if blend is not None:
-            best = blend.ranked()[0]
-            SIGNALS.append((blend.signals(best), blend.sections[best] == label))
+            top = blend.ranked()[0]
+            SIGNALS.append((blend.signals(top), blend.sections[top] == label))
         tags = tagger.tag(case)
         best = tags[0].section if tags else ""
         found.append((tags[0].score if tags else 0.0, best == label, label, best))

@@ -111,7 +111,7 @@ def run() -> dict:
     cases = dev_papers()
     tagged, rest = split_tagged(cases)
     plain = stripped(taxonomy)
-    results = {
+    results: dict[str, object] = {
         "dev": measure(Tagger(taxonomy), cases),
         "dev + 30% tagged": measure(Tagger(taxonomy, user_exemplars(with_tags(tagged), taxonomy)), rest),
         "stripped + 30% tagged": measure(
