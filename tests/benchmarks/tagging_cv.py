@@ -6,8 +6,9 @@ The dev split (tagging_learned.py) is measured once, after tuning; this script n
 Per fold, the tagger is trained on the other folds and measured on the held-out titles:
 - plain: the bundled taxonomy and the other folds as corpus;
 - 30% tagged: 30% of the held-out fold given as the user's tags, measured on the other 70%;
-- stripped + 30% tagged: a taxonomy without keywords and with ids of its own (no corpus applies),
-  with the same 30% of tags;
+- stripped + 30% tagged: a taxonomy without keywords and with ids of its own, with the same 30% of
+  tags; its sections keep the default's titles, so the corpus's labels carry over (``transfer.py``);
+- no corpus + 30% tagged: the same taxonomy with no corpus at all, as for sections of the user's own words;
 and the seed lists (the regression test's figure). Calibration bins pool the plain folds.
 """
 
@@ -34,7 +35,8 @@ from surveytool.analysis.tagging.exemplars import (  # noqa: E402
     user_exemplars,
 )
 from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger  # noqa: E402
-from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping  # noqa: E402
+from surveytool.analysis.tagging.transfer import corpus_section_map  # noqa: E402
+from surveytool.model import Origin, Paper, SourceLocation, Taxonomy, frozen_mapping  # noqa: E402
 from surveytool.pipeline import Options, options_taxonomy  # noqa: E402
 
 
@@ -84,11 +86,27 @@ def summary(found: list[tuple[float, bool, str, str]]) -> dict:
     }
 
 
+def transferred(corpus: list[Exemplar], taxonomy: Taxonomy) -> list[Exemplar]:
+    """The fold's corpus as ``corpus_exemplars`` labels it for ``taxonomy`` (``transfer.py``)."""
+    mapping = corpus_section_map(taxonomy)
+    named = {**mapping, OUT_OF_SCOPE: OUT_OF_SCOPE}
+    return [
+        e._replace(sections=tuple(dict.fromkeys(named[s] for s in e.sections if s in named)))
+        for e in corpus
+        if mapping and e.sections[0] in named
+    ]
+
+
 def run(count: int) -> dict:
     taxonomy = options_taxonomy(Options())
     plain = stripped(taxonomy)
     rows, held_out = folds(count)
-    results: dict[str, list] = {"plain": [], "30% tagged": [], "stripped + 30% tagged": []}
+    results: dict[str, list] = {
+        "plain": [],
+        "30% tagged": [],
+        "stripped + 30% tagged": [],
+        "no corpus + 30% tagged": [],
+    }
     for held in held_out:
         inside = set(held)
         corpus = [
@@ -107,8 +125,10 @@ def run(count: int) -> dict:
         users = user_exemplars(with_tags(tagged), taxonomy)
         results["30% tagged"] += outcomes(Tagger(taxonomy, users, corpus=corpus), rest)
         mine = user_exemplars(with_tags(tagged, plain[1]), plain[0])
+        relabelled = [(p, plain[1][label]) for p, label in rest]
+        results["no corpus + 30% tagged"] += outcomes(Tagger(plain[0], mine, corpus=[]), relabelled)
         results["stripped + 30% tagged"] += outcomes(
-            Tagger(plain[0], mine), [(p, plain[1][label]) for p, label in rest]
+            Tagger(plain[0], mine, corpus=transferred(corpus, plain[0])), [(p, plain[1][label]) for p, label in rest]
         )
     figures: dict = {name: summary(found) for name, found in results.items()}
     figures["seeds (given)"] = round(tagging_accuracy.evaluate(snippets_only=False)[0], 3)

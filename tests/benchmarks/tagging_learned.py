@@ -6,8 +6,11 @@ Run on its own: python tests/benchmarks/tagging_learned.py [--json]
 - dev + 30% tagged: 30% of the dev entries (drawn with a fixed seed) given as the user's tags,
   measured on the other 70%;
 - stripped + 30% tagged: a taxonomy with titles and descriptions but no keyword vocabulary and
-  section ids of its own (so the bundled corpus does not apply: a user's first taxonomy), plus the
-  same 30% of tags;
+  section ids of its own, plus the same 30% of tags; its sections keep the default's titles, so the
+  corpus's labels carry over to them (``transfer.py``);
+- no corpus + 30% tagged: the same with no corpus at all, as for a taxonomy in the user's own words;
+- out of scope: the dev split's papers of deep learning at large (no section), and how many of them
+  were left to place rather than given a section;
 - seeds: the seed lists with catalog metadata (tagging_accuracy.py; the regression test holds it
   at 0.95 or more);
 - holdout: tests/data/holdout-snippets.tsv, snippets only.
@@ -30,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tagging_accuracy  # noqa: E402
 
-from surveytool.analysis.tagging.exemplars import corpus_path, read_corpus, user_exemplars  # noqa: E402
+from surveytool.analysis.tagging.exemplars import OUT_OF_SCOPE, corpus_path, read_corpus, user_exemplars  # noqa: E402
 from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger  # noqa: E402
 from surveytool.model import Origin, Paper, SourceLocation, Taxonomy, frozen_mapping  # noqa: E402
 from surveytool.pipeline import Options, options_taxonomy  # noqa: E402
@@ -40,9 +43,12 @@ TAGGED_SHARE = 0.3
 BINS = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01)
 
 
-def dev_papers() -> list[tuple[Paper, str]]:
-    """The dev split as untagged papers (title only), with their labelled primary section."""
-    rows = [r for r in read_corpus(corpus_path()) if r.split == "dev"]
+def dev_papers(out_of_scope: bool = False) -> list[tuple[Paper, str]]:
+    """The dev split as untagged papers (title only), with their labelled primary section: the field's papers,
+    or with ``out_of_scope`` those of deep learning at large."""
+    rows = [
+        r for r in read_corpus(corpus_path()) if r.split == "dev" and (r.sections[0] == OUT_OF_SCOPE) == out_of_scope
+    ]
     return [
         (
             Paper(
@@ -118,7 +124,15 @@ def run() -> dict:
             Tagger(plain[0], user_exemplars(with_tags(tagged, plain[1]), plain[0])),
             [(p, plain[1][label]) for p, label in rest],
         ),
+        "no corpus + 30% tagged": measure(
+            Tagger(plain[0], user_exemplars(with_tags(tagged, plain[1]), plain[0]), corpus=[]),
+            [(p, plain[1][label]) for p, label in rest],
+        ),
     }
+    default = Tagger(taxonomy)
+    outside = [default.tag(p) for p, _ in dev_papers(out_of_scope=True)]
+    left = sum(1 for tags in outside if not tags or tags[0].score < DEFAULT_THRESHOLD)
+    results["out of scope left to place"] = f"{left}/{len(outside)}"
     seeds, *_ = tagging_accuracy.evaluate(snippets_only=False)
     holdout, *_ = tagging_accuracy.evaluate_holdout()
     results["seeds (given)"] = round(seeds, 3)
@@ -135,8 +149,8 @@ def main() -> int:
         print(json.dumps(results, indent=1))
         return 0
     for name, figures in results.items():
-        if isinstance(figures, float):
-            print(f"{name:<26} {figures:.3f}")
+        if isinstance(figures, float | str):
+            print(f"{name:<26} {figures}")
             continue
         print(
             f"{name:<26} primary {figures['primary']:.3f}  given {figures['given']:.3f}  "

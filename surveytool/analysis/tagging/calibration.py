@@ -17,27 +17,30 @@ from collections.abc import Sequence
 
 #: Bias, then one weight per signal of ``Blend.signals``: its share of the blend, its lead over the
 #: runner-up, whether a phrase of its vocabulary was found, whether a labelled corpus applies.
-CONFIDENCE_WEIGHTS = (-2.9, 1.61, 2.35, -0.48, 1.41)
+CONFIDENCE_WEIGHTS = (-2.52, 0.92, 2.65, -0.41, 1.33)
 #: (logistic output, observed share right) knots of the isotonic map, by increasing output; linear between.
 CONFIDENCE_KNOTS: tuple[tuple[float, float], ...] = (
-    (0.085, 0.11),
-    (0.204, 0.3),
-    (0.271, 0.32),
-    (0.345, 0.37),
-    (0.462, 0.475),
-    (0.581, 0.49),
-    (0.685, 0.547),
-    (0.737, 0.66),
-    (0.742, 0.74),
-    (0.766, 0.755),
-    (0.849, 0.76),
-    (0.866, 0.82),
-    (0.873, 0.84),
-    (0.877, 0.87),
-    (0.879, 0.89),
-    (0.88, 0.922),
-    (0.888, 0.962),
-    (0.922, 1.0),
+    (0.091, 0.13),
+    (0.217, 0.3),
+    (0.282, 0.31),
+    (0.325, 0.37),
+    (0.38, 0.44),
+    (0.464, 0.46),
+    (0.55, 0.52),
+    (0.646, 0.537),
+    (0.724, 0.585),
+    (0.739, 0.72),
+    (0.741, 0.73),
+    (0.788, 0.756),
+    (0.867, 0.817),
+    (0.876, 0.9),
+    (0.877, 0.91),
+    (0.877, 0.917),
+    (0.89, 0.932),
+    (0.915, 0.96),
+    (0.915, 0.97),
+    (0.915, 0.98),
+    (0.915, 1.0),
 )
 
 

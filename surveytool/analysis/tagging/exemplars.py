@@ -78,22 +78,24 @@ def read_corpus(path: Path | None = None) -> list[CorpusRow]:
 
 
 @lru_cache(maxsize=4)
-def _corpus_exemplars(path: str, section_ids: tuple[str, ...]) -> tuple[Exemplar, ...]:
+def _corpus_exemplars(path: str, mapping: tuple[tuple[str, str], ...]) -> tuple[Exemplar, ...]:
     rows = read_corpus(Path(path))
-    known = {*section_ids, OUT_OF_SCOPE}
-    used = {s for r in rows for s in r.sections}
-    if not rows or not used <= known:
-        return ()  # a taxonomy of its own: the corpus's labels mean nothing there
-    return tuple(
-        Exemplar(f"corpus:{n + 2}", r.title, "", r.sections, 1.0, "corpus")
-        for n, r in enumerate(rows)
-        if r.split == "train"
-    )
+    named = {**dict(mapping), OUT_OF_SCOPE: OUT_OF_SCOPE}
+    exemplars = []
+    for n, row in enumerate(rows):
+        sections = tuple(dict.fromkeys(named[s] for s in row.sections if s in named))
+        if row.split == "train" and row.sections and row.sections[0] in named:
+            exemplars.append(Exemplar(f"corpus:{n + 2}", row.title, "", sections, 1.0, "corpus"))
+    return tuple(exemplars)
 
 
 def corpus_exemplars(taxonomy: Taxonomy, path: Path | None = None) -> tuple[Exemplar, ...]:
-    """The corpus's train split, when every section it labels is one of ``taxonomy``'s."""
-    return _corpus_exemplars(str(path or corpus_path()), taxonomy.section_ids)
+    """The corpus's train split, labelled with ``taxonomy``'s ids where its sections are the default's
+    (``transfer.py``); nothing when none is."""
+    from surveytool.analysis.tagging.transfer import corpus_section_map
+
+    mapping = corpus_section_map(taxonomy)
+    return _corpus_exemplars(str(path or corpus_path()), tuple(sorted(mapping.items()))) if mapping else ()
 
 
 def taxonomy_exemplars(taxonomy: Taxonomy, settings: Settings = SETTINGS, alone: bool = False) -> tuple[Exemplar, ...]:
