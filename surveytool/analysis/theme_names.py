@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 #: A theme's name is drawn from at most this many of its terms.
 NAME_TERMS = 5
@@ -14,7 +14,7 @@ GENERIC_WEIGHT = 0.3
 
 
 def name_terms(
-    inside: Counter[str],
+    inside: Mapping[str, float],
     size: int,
     having: Counter[str],
     n: int,

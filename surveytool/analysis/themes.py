@@ -42,6 +42,8 @@ from surveytool.text.normalize import strip_truncation
 #: Words of an abstract that count: the opening says what a paper is about, and snippets are cut anyway.
 ABSTRACT_WORDS = 60
 TITLE_WEIGHT = 2.0
+#: What a paper whose abstract (not title) holds a term adds to the term's claim to name its theme.
+ABSTRACT_NAMING = 0.5
 _MAX_ITERATIONS = 30
 _SEED_CANDIDATES = 150
 _SKETCH_TERMS = 40
@@ -134,7 +136,7 @@ def find_themes(papers: Sequence[ThemeInput], *, min_papers: int = 7, max_themes
         assignment = _cluster(vectors, _merge_closest(centroids, vectors, assignment))
     if best is None:
         return ()
-    return _themes(ordered, vectors, best[1], surface)
+    return _themes(ordered, vectors, best[1], surface, weights)
 
 
 def _cluster(vectors: list[dict[str, float]], seeds: list[dict[str, float]]) -> list[int] | None:
@@ -265,7 +267,11 @@ def _separation(vectors: list[dict[str, float]], assignment: list[int]) -> float
 
 
 def _themes(
-    ordered: list[ThemeInput], vectors: list[dict[str, float]], assignment: list[int], surface: dict[str, Counter[str]]
+    ordered: list[ThemeInput],
+    vectors: list[dict[str, float]],
+    assignment: list[int],
+    surface: dict[str, Counter[str]],
+    weights: list[dict[str, float]],
 ) -> tuple[Theme, ...]:
     n = len(ordered)
     having: Counter[str] = Counter(t for v in vectors for t in v)
@@ -273,7 +279,12 @@ def _themes(
     used: set[str] = set()
     for group in sorted(set(assignment)):
         members = [i for i, a in enumerate(assignment) if a == group]
-        inside = Counter(t for i in members for t in vectors[i])
+        # A title's words name a theme better than an abstract's: a term only in abstracts counts half.
+        inside: dict[str, float] = {}
+        for i in members:
+            for t in vectors[i]:
+                inside[t] = inside.get(t, 0.0) + (1.0 if weights[i][t] >= TITLE_WEIGHT else ABSTRACT_NAMING)
+
         terms = name_terms(inside, len(members), having, n, MIN_THEME_SIZE, field_generic_terms())
         ident = slug(terms[:1]) if terms else "other"
         for extra in range(2, len(terms) + 1):

@@ -8,6 +8,9 @@ from dataclasses import replace
 from surveytool.analysis.themes import ThemeInput, find_themes, theme_region_name
 from surveytool.output.chapter_view import UNCLASSIFIED, GroupView, PaperView, SectionView, ThemeView
 
+#: A section of this many papers or more is split into themes: two themes of three are the smallest structure.
+MIN_THEMED = 6
+
 
 def _year(view: PaperView) -> int | None:
     return int(view.year) if view.year.isdigit() else None
@@ -17,7 +20,9 @@ def section_themes(section: SectionView) -> tuple[ThemeView, ...]:
     """The section's themes in the order ``find_themes`` gives (largest first); () for a flat list."""
     if section.id == UNCLASSIFIED:  # papers no one placed share a section, not a topic
         return ()
-    found = find_themes([ThemeInput(v.key, v.title, v.snippet, _year(v)) for v in section.papers])
+    found = find_themes(
+        [ThemeInput(v.key, v.title, v.snippet, _year(v)) for v in section.papers], min_papers=MIN_THEMED
+    )
     by_key = {v.key: v for v in section.papers}
     return tuple(
         ThemeView(theme.id, theme.name, theme_region_name(section.id, theme), tuple(by_key[k] for k in theme.keys))
