@@ -110,7 +110,13 @@ def check_sources(
                 continue
             original, _ = read_text_file(path, display, allow_empty=True)
             fixed, edits = fix_entries(
-                original.text, display, survey.papers, survey.taxonomy, survey.tags_field, original.exact_text
+                original.text,
+                display,
+                survey.papers,
+                survey.taxonomy,
+                survey.tags_field,
+                original.exact_text,
+                frozenset(selected),
             )
             if fixed != original.exact_text:
                 write_in_place(path, original.encode(fixed))
@@ -118,5 +124,5 @@ def check_sources(
         if fixes:
             survey = analyse_reusing(options)  # report what is left after the fixes
     tex = [(str(p), read_text(p, str(p))[0]) for p in tex_files]
-    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin)
+    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, survey.blocks)
     return CheckResult(tuple(run_checks(context, survey.findings, selected)), tuple(fixes))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from surveytool.model import Finding, Paper, Severity, Taxonomy
+from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
 
 CheckFunction = Callable[["CheckContext"], Iterable[Finding]]
 
@@ -31,6 +31,7 @@ class CheckContext:
     tex_files: Sequence[tuple[str, str]] = ()  # (path, text)
     dialect: str = "bibtex"
     thin: int = 2
+    blocks: Sequence[RawBlock] = ()  # the sources' @string, @preamble and comment blocks
 
 
 REGISTRY: dict[str, Check] = {}

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
+from surveytool.analysis.crossref import by_key, inherited_fields
 from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_title
 from surveytool.model import Finding, Origin, Severity, SourceLocation
 from surveytool.text.citations import citations
@@ -40,15 +41,21 @@ def _placeholders(context: CheckContext) -> Iterable[Finding]:
     "an entry without a field its type requires",
     "Required fields per entry type, for BibTeX (article: author, title, journal, year; inproceedings: "
     "author, title, booktitle, year; ...) or biblatex with --dialect biblatex (journaltitle, date). "
-    "Unresolved placeholders are reported as unresolved-entry instead.",
+    "Unresolved placeholders are reported as unresolved-entry instead. A field an entry gets from its crossref "
+    "or xdata parent counts as its own (and a book or proceedings parent's title as its booktitle).",
 )
 def _missing(context: CheckContext) -> Iterable[Finding]:
     required = REQUIRED_FIELDS[context.dialect]
+    index = None
     for paper in context.papers:
         if not paper.resolved:
             continue
         needed = required.get(paper.entry_type, ())
-        absent = [n.replace("|", " or ") for n in needed if not any(paper.fields.get(a) for a in n.split("|"))]
+        have: Container[str] = {n for n, v in paper.fields.items() if v}
+        if "crossref" in paper.fields or "xdata" in paper.fields:
+            index = index if index is not None else by_key(context.papers)
+            have = inherited_fields(paper, index)
+        absent = [n.replace("|", " or ") for n in needed if not any(a in have for a in n.split("|"))]
         if absent:
             yield Finding(
                 "missing-field",

@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.model import Origin, Paper, Taxonomy
+from surveytool.output.field_fixes import fix_fields
 from surveytool.text.latex import needs_title_protection, protect_title_words
+
+#: The checks whose findings `check --fix` repairs.
+FIXABLE = frozenset(
+    {"tag-variant", "title-case-unprotected", "doi-malformed", "html-in-field", "empty-field", "stray-and"}
+)
 
 
 @dataclass(frozen=True)
@@ -137,22 +143,26 @@ def fix_entries(
     taxonomy: Taxonomy,
     tags_field: str = "sections",
     exact: str | None = None,
+    selected: Container[str] = FIXABLE,
 ) -> tuple[str, list[Edit]]:
-    """The unambiguous fixes of `check --fix`: tag variants to ids, braces for title capitals."""
+    """The unambiguous fixes of the ``selected`` checks (`check --fix`): tag variants to ids, braces for title
+    capitals, and the field fixes (``field_fixes.py``)."""
 
     def fix(paper: Paper) -> tuple[str, str] | None:
         raw, done = paper.raw, []
         tags = desired_tags(paper, taxonomy) if paper.explicit_tags else paper.explicit_tags
-        if tags != paper.explicit_tags:
+        if tags != paper.explicit_tags and "tag-variant" in selected:
             raw = _set_tags_field(raw, tags_field, ",".join(tags))
             done.append(f"tags {','.join(paper.explicit_tags)} -> {','.join(tags)}")
         title = paper.latex_fields.get("title")
         # Only a literal is braced: bracing a macro (`title = IWMM`) would turn it into text.
-        if title and _is_one_literal(title) and needs_title_protection(title):
+        if "title-case-unprotected" in selected and title and _is_one_literal(title) and needs_title_protection(title):
             located = re.search(r"(^|[\s,])title\s*=\s*", raw, re.IGNORECASE)
             if located and raw.startswith(title, located.end()):
                 raw = raw[: located.end()] + protect_title_words(title) + raw[located.end() + len(title) :]
                 done.append("braces around " + ", ".join(needs_title_protection(title)))
+        raw, fields_done = fix_fields(raw, selected)
+        done.extend(fields_done)
         return (raw, "; ".join(done)) if done else None
 
     return rewrite_entries(text, display, papers, fix, exact)
