@@ -51,11 +51,13 @@ def _missing(context: CheckContext) -> Iterable[Finding]:
         if not paper.resolved:
             continue
         needed = required.get(paper.entry_type, ())
-        have: Container[str] = {n for n, v in paper.fields.items() if v}
+        lent: Container[str] = ()
         if "crossref" in paper.fields or "xdata" in paper.fields:
             index = index if index is not None else by_key(context.papers)
-            have = inherited_fields(paper, index)
-        absent = [n.replace("|", " or ") for n in needed if not any(a in have for a in n.split("|"))]
+            lent = inherited_fields(paper, index)
+        absent = [
+            n.replace("|", " or ") for n in needed if not any(paper.fields.get(a) or a in lent for a in n.split("|"))
+        ]
         if absent:
             yield Finding(
                 "missing-field",

@@ -17,8 +17,12 @@ from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
 
 _DOI = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
 # What goes before a DOI when it is copied from a link or a reference list.
-_DOI_PREFIX = re.compile(r"(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+_DOI_PREFIX = re.compile(r"(?:https?://(?:(?:dx\.|www\.)?doi\.org|doi\.acm\.org)/|doi:\s*)", re.IGNORECASE)
 EMPTY_VALUE = re.compile(r"\{\s*\}|\"\s*\"")
+# Quick tests of an entry's whole text, passed by every entry with an empty value, or with a bare value
+# other than a number (a macro, or a "#" join); they save a loop over the fields of the rest.
+_EMPTY_IN_TEXT = re.compile(r"=\s*(?:\{\s*\}|\"\s*\")")
+_BARE_VALUE = re.compile(r"=\s*(?:[^\s{\"\d]|\d+[^\d\s,})])|#")
 # An entity outside LaTeX (``\&`` is LaTeX's ampersand), or a tag of the markup that reaches titles
 # from web pages and Zotero; a "<" in math (``$a<b$``) is no tag.
 _ENTITY = re.compile(r"(?<!\\)&(?:[a-z][a-z0-9]{1,7}|#\d{1,7}|#x[0-9a-f]{1,6});", re.IGNORECASE)
@@ -31,6 +35,10 @@ AMP_ENTITY = re.compile(r"(?<!\\)&amp;", re.IGNORECASE)
 #: Fields whose text is an address or a path: an ``&amp;`` there may be meant.
 VERBATIM_FIELDS = frozenset({"url", "doi", "file", "pdf", "eprint", "urldate", "ids", "crossref", "xdata"})
 NAME_FIELDS = ("author", "editor", "bookauthor", "translator")
+# An 'and' first, last, or with only space (and braces) before the next one.
+_STRAY_AND_HINT = re.compile(
+    r"^[\s{}\"]*and(?![^\s{}\"])|(?<![^\s{}\"])and[\s{}\"]*$|(?<!\S)and[\s{}]+and(?!\S)", re.IGNORECASE
+)
 _AND = re.compile(r"[{}]|(?<!\S)and(?!\S)", re.IGNORECASE)
 _MONTH_WORDS = frozenset([*MONTH_MACROS, *(m.lower() for m in MONTH_MACROS.values()), "sept"])
 #: Macros the standard BibTeX styles (plain, abbrv, alpha, unsrt) define besides the months.
@@ -51,6 +59,11 @@ def field_location(paper: Paper, field: str) -> SourceLocation:
     return start if span is None else SourceLocation(start.path, line_in(paper.raw, span.start, start.line))
 
 
+def _shown(field: str) -> str:
+    """A field's name for a message: the reader takes a "%" remark on the lines before it into its name."""
+    return field.rsplit("\n", 1)[-1].strip()
+
+
 def _finding(check: str, severity: Severity, message: str, paper: Paper, field: str, hint: str) -> Finding:
     return Finding(check, severity, message, field_location(paper, field), hint, paper.key)
 
@@ -66,7 +79,8 @@ def doi_prefix(inner: str) -> str | None:
     Severity.WARNING,
     "a doi field that is not a DOI",
     "A DOI is 10.NNNN/suffix, alone: styles and biblatex add the https://doi.org/ link themselves, so a link "
-    "in the field prints twice and breaks. --fix removes an https://doi.org/, dx.doi.org or doi: before a DOI.",
+    "in the field prints twice and breaks. --fix removes an https://doi.org/ (dx.doi.org, doi.acm.org) or doi: "
+    "before a DOI.",
     fixable=True,
 )
 def _doi(context: CheckContext) -> Iterable[Finding]:
@@ -143,6 +157,8 @@ def _undefined_strings(context: CheckContext) -> Iterable[Finding]:
     if context.dialect == "bibtex":
         known |= _STYLE_MACROS
     for paper in _entries(context):
+        if not _BARE_VALUE.search(paper.raw):
+            continue
         for field, value in paper.latex_fields.items():
             if value[:1] in '{"' and "#" not in value:
                 continue  # one literal: no macro (the common case, without splitting)
@@ -150,9 +166,9 @@ def _undefined_strings(context: CheckContext) -> Iterable[Finding]:
                 if name in known:
                     continue
                 if name[:1].isdigit():
-                    message = f"field '{field}' of '{paper.key}' is the bare '{name}': BibTeX reads a number or a macro"
+                    message = f"field '{_shown(field)}' of '{paper.key}' is the bare '{name}': BibTeX reads a number or a macro"
                 else:
-                    message = f"field '{field}' of '{paper.key}' uses @string '{name}', which no source defines"
+                    message = f"field '{_shown(field)}' of '{paper.key}' uses @string '{name}', which no source defines"
                 yield _finding(
                     "undefined-string", Severity.ERROR, message, paper, field, "define it, or brace the text: {...}"
                 )
@@ -169,6 +185,8 @@ def _undefined_strings(context: CheckContext) -> Iterable[Finding]:
 )
 def _html(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
+        if "&" not in paper.raw and "<" not in paper.raw:
+            continue
         for field, value in paper.latex_fields.items():
             if field in VERBATIM_FIELDS or ("&" not in value and "<" not in value):
                 continue
@@ -178,7 +196,7 @@ def _html(context: CheckContext) -> Iterable[Finding]:
                 yield _finding(
                     "html-in-field",
                     Severity.WARNING,
-                    f"field '{field}' of '{paper.key}' has HTML: {' '.join(found[:4])}",
+                    f"field '{_shown(field)}' of '{paper.key}' has HTML: {' '.join(found[:4])}",
                     paper,
                     field,
                     "surveytool check --fix writes &amp; as \\&"
@@ -197,16 +215,26 @@ def _html(context: CheckContext) -> Iterable[Finding]:
 )
 def _empty(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
+        if not _EMPTY_IN_TEXT.search(paper.raw):
+            continue
         for field, value in paper.latex_fields.items():
             if EMPTY_VALUE.fullmatch(value):
                 yield _finding(
                     "empty-field",
                     Severity.WARNING,
-                    f"field '{field}' of '{paper.key}' is empty",
+                    f"field '{_shown(field)}' of '{paper.key}' is empty",
                     paper,
                     field,
                     "surveytool check --fix removes it",
                 )
+
+
+def might_have_stray_and(inner: str) -> bool:
+    """A quick test that passes every name list ``stray_and_removals`` finds fault with (and few others).
+
+    ``inner`` may still have its delimiters.
+    """
+    return _STRAY_AND_HINT.search(inner) is not None
 
 
 def stray_and_removals(inner: str) -> tuple[list[str], list[tuple[int, int]]]:
@@ -264,8 +292,9 @@ def _merged_cuts(inner: str, cuts: list[tuple[int, int]]) -> list[tuple[int, int
 def _stray_and(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
         for field in NAME_FIELDS:
-            literal = literal_inner(paper.latex_fields.get(field, ""))
-            if literal is None or not re.search(r"(?i)(?:^|\s)and(?:\s|$)", literal[1]):
+            value = paper.latex_fields.get(field, "")
+            literal = literal_inner(value) if might_have_stray_and(value) else None
+            if literal is None:
                 continue
             problems, _cuts = stray_and_removals(literal[1])
             if problems:

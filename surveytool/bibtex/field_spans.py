@@ -2,9 +2,10 @@
 
 The reader keeps values, not offsets; checks and fixes that point at one field
 find it again in the entry's text (``Paper.raw``) with the delimiter rules the
-reader applies: inside braces only braces count (a brace after a backslash is
-text), inside quotes a quote at brace depth zero ends the string, ``#`` joins
-parts.
+reader applies (``scan.py``): inside braces only braces count and a brace after
+a backslash is text; inside quotes only a quote counts, unless a backslash or a
+``{`` is before it; ``#`` joins parts; a field's name is all up to its ``=``
+(a ``%`` line before it too, as the reader takes it).
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ class FieldSpan(NamedTuple):
         return raw[self.value_start : self.value_end]
 
 
-_HEADER = re.compile(r"\s*@\w+\s*[{(]\s*[^,\s{}()]*\s*,")
-_NAME = re.compile(r"[^\s=,{}\"#()]+")
+_HEADER = re.compile(r"\s*@\w*\s*[{(][^{}\",=]*,")
+_NAME = re.compile(r"[^{}\",=]+(?<![\s\\])")
 _WHITE = " \t\r\n"
 _BARE = re.compile(r"[^\s,#{}\"()]+")
 _BRACE = re.compile(r"(?<!\\)[{}]")
+_QUOTE_END = re.compile(r'(?<![\\{])"')
 
 
 def field_spans(raw: str) -> list[FieldSpan]:
@@ -49,7 +51,10 @@ def field_spans(raw: str) -> list[FieldSpan]:
         end = _value_end(raw, value_start)
         if end is None:
             return spans
-        spans.append(FieldSpan(name.group().lower(), name.start(), value_start, end))
+        # A name that spans lines has a "%" remark before it; the field starts on its own last line.
+        last_line = name.group().rfind("\n") + 1
+        start = _skip(raw, name.start() + last_line, _WHITE) if last_line else name.start()
+        spans.append(FieldSpan(name.group().lower(), start, value_start, end))
         position = end
 
 
@@ -76,19 +81,8 @@ def _part_end(raw: str, position: int) -> int | None:
     if opening == "{":
         return _group_end(raw, position)
     if opening == '"':
-        index = position + 1
-        while index < len(raw):
-            char = raw[index]
-            if char == "{":
-                end = _group_end(raw, index)
-                if end is None:
-                    return None
-                index = end
-                continue
-            if char == '"' and raw[index - 1] != "\\":
-                return index + 1
-            index += 1
-        return None
+        closing = _QUOTE_END.search(raw, position + 1)
+        return closing.end() if closing else None
     bare = _BARE.match(raw, position)
     return bare.end() if bare else None
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.model import Origin, Paper, Taxonomy
-from surveytool.output.field_fixes import fix_fields
+from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
 from surveytool.text.latex import needs_title_protection, protect_title_words
 
 #: The checks whose findings `check --fix` repairs.
@@ -161,8 +161,10 @@ def fix_entries(
             if located and raw.startswith(title, located.end()):
                 raw = raw[: located.end()] + protect_title_words(title) + raw[located.end() + len(title) :]
                 done.append("braces around " + ", ".join(needs_title_protection(title)))
-        raw, fields_done = fix_fields(raw, selected)
-        done.extend(fields_done)
+        ignore = (tags_field.lower(),)
+        if may_need_fixing(paper.latex_fields) and reads_alike(paper.raw, paper.latex_fields, ignore):
+            raw, fields_done = fix_fields(raw, selected, ignore)
+            done.extend(fields_done)
         return (raw, "; ".join(done)) if done else None
 
     return rewrite_entries(text, display, papers, fix, exact)

@@ -7,7 +7,7 @@ in the entry, its layout and line endings included, stays as it was.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Mapping
 
 from surveytool.analysis.field_checks import (
     AMP_ENTITY,
@@ -15,6 +15,7 @@ from surveytool.analysis.field_checks import (
     NAME_FIELDS,
     VERBATIM_FIELDS,
     doi_prefix,
+    might_have_stray_and,
     stray_and_removals,
 )
 from surveytool.bibtex.field_spans import FieldSpan, field_spans, literal_inner
@@ -22,12 +23,35 @@ from surveytool.bibtex.field_spans import FieldSpan, field_spans, literal_inner
 Cut = tuple[int, int, str]  # replace raw[start:end] with the text
 
 
-def fix_fields(raw: str, selected: Container[str]) -> tuple[str, list[str]]:
-    """``raw`` (an entry's text) with the selected checks' field fixes made, and what each one did."""
+def may_need_fixing(fields: Mapping[str, str]) -> bool:
+    """A quick test on an entry's values (``Paper.latex_fields``) that passes every entry ``fix_fields`` changes."""
+    for name, value in fields.items():
+        if (len(value) < 8 and EMPTY_VALUE.fullmatch(value)) or "&" in value:
+            return True
+        if name == "doi" and doi_prefix(value[1:-1]):
+            return True
+        if name in NAME_FIELDS and might_have_stray_and(value):
+            return True
+    return False
+
+
+def reads_alike(raw: str, fields: Mapping[str, str], ignore: Container[str] = ()) -> bool:
+    """Whether the fields found in ``raw`` are those the reader read (``fields``): only then is an edit of one
+    sure to touch the value a check judged. They differ where the reader takes a ``%`` line into a field."""
+    return {s.name: s.value(raw) for s in field_spans(raw) if s.name not in ignore} == dict(fields)
+
+
+def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) -> tuple[str, list[str]]:
+    """``raw`` (an entry's text) with the selected checks' field fixes made, and what each one did.
+
+    ``ignore``: fields (lower case) left alone, such as the tags field, which the checks do not look at.
+    """
     spans = field_spans(raw)
     cuts: list[Cut] = []
     done: list[str] = []
     for span in spans:
+        if span.name in ignore:
+            continue
         value = span.value(raw)
         literal = literal_inner(value)
         inner_start = span.value_start + (literal[0] if literal else 0)

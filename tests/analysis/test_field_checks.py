@@ -279,3 +279,22 @@ def test_fix_repairs_only_the_checks_asked_for(tmp_path):
     (tmp_path / "refs.bib").write_text(JABREF, encoding="utf-8")
     run_cli("check", "refs.bib", "--fix", "--checks", "empty-field", cwd=tmp_path)
     assert (tmp_path / "refs.bib").read_text(encoding="utf-8") == JABREF.replace("  note      = {},\n", "")
+
+
+def test_fix_leaves_the_tags_field_and_remarks_alone(tmp_path):
+    bib = (
+        "@article{a,\n  title = {T}, % a remark BibTeX reads as text\n  note = {},\n  sections = {},\n"
+        "  doi = {http://doi.acm.org/10.1145/54277.54278},\n}\n"
+    )
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    assert findings(tmp_path / "refs.bib", "empty-field") == [("empty-field", 3, "field 'note' of 'a' is empty")]
+    run_cli("check", "refs.bib", "--fix", "--checks", "empty-field,doi-malformed", cwd=tmp_path)
+    assert (tmp_path / "refs.bib").read_text(encoding="utf-8") == bib.replace("  note = {},\n", "").replace(
+        "http://doi.acm.org/", ""
+    )
+
+
+def test_title_capitals_inside_html_tags_are_left_to_html_in_field(tmp_path):
+    (tmp_path / "zotero.bib").write_text(ZOTERO.replace("<i>Trillion</i>", "<i>GShard</i>"), encoding="utf-8")
+    assert findings(tmp_path / "zotero.bib", "title-case-unprotected") == []
+    assert findings(tmp_path / "zotero.bib", "html-in-field")[0][2].endswith("has HTML: &amp; <i> </i>")
