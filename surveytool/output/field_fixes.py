@@ -76,7 +76,13 @@ def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) 
             cuts.extend((inner_start + start, inner_start + end, "") for start, end in removals)
             if removals:
                 done.append(f"{span.name}: {' and '.join(problems)} removed")
-    for start, end, text in sorted(cuts, reverse=True):
+    merged: list[Cut] = []
+    for start, end, text in sorted(cuts):
+        if merged and start < merged[-1][1]:  # two empty fields side by side: their removals meet at a comma
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]), merged[-1][2] + text)
+        else:
+            merged.append((start, end, text))
+    for start, end, text in reversed(merged):
         raw = raw[:start] + text + raw[end:]
     return raw, done
 

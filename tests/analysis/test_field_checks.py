@@ -5,13 +5,18 @@ hand-edited Latin-1 files with CRLF line ends write them."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from helpers import run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from surveytool.analysis.checks import REGISTRY, CheckContext, run_checks
 from surveytool.analysis.field_checks import stray_and_removals
 from surveytool.bibtex.reader import read_bibtex
+from surveytool.model import Taxonomy
+from surveytool.output.bib_in_place import fix_entries
 from surveytool.sources.read import read_text_file
 
 FIELD_CHECKS = (
@@ -298,3 +303,67 @@ def test_title_capitals_inside_html_tags_are_left_to_html_in_field(tmp_path):
     (tmp_path / "zotero.bib").write_text(ZOTERO.replace("<i>Trillion</i>", "<i>GShard</i>"), encoding="utf-8")
     assert findings(tmp_path / "zotero.bib", "title-case-unprotected") == []
     assert findings(tmp_path / "zotero.bib", "html-in-field")[0][2].endswith("has HTML: &amp; <i> </i>")
+
+
+_NAMES = st.lists(st.sampled_from(["Müller, Jürgen", "Ng, Andrew", "{Barnes and Noble}", "Ada Lovelace"]), min_size=1)
+_AND_SPLIT = re.compile(r"(?<!\S)and(?!\S)", re.IGNORECASE)
+
+
+@st.composite
+def _defective_entry(draw, key: str, nl: str) -> str:
+    names = draw(_NAMES)
+    joins = [draw(st.sampled_from([" and ", " and and ", f" and{nl}    and ", " AND "])) for _ in names[1:]]
+    author = draw(st.sampled_from(["", "and ", "and and "])) + "".join(
+        n + j for n, j in zip(names, [*joins, ""], strict=True)
+    )
+    author += draw(st.sampled_from(["", " and", " and and"]))
+    fields = [("author", author), ("title", draw(st.sampled_from(["Fish &amp; Chips", "A \\& B", "Plain"])))]
+    fields.append(
+        ("doi", draw(st.sampled_from(["10.1145/3458817", "https://doi.org/10.1145/1", "doi:10.1109/5.771073"])))
+    )
+    fields += [(name, "") for name in draw(st.lists(st.sampled_from(["note", "pages", "volume"]), unique=True))]
+    fields.append(("year", "2020"))
+    order = draw(st.permutations(fields))
+    quoted = draw(st.booleans())
+    values = [f'{n} = "{v}"' if quoted and "{" not in v else f"{n} = {{{v}}}" for n, v in order]
+    if draw(st.booleans()):
+        return f"@article{{{key}, " + ", ".join(values) + "}" + nl
+    return f"@article{{{key},{nl}" + "".join(f"  {v},{nl}" for v in values) + "}" + nl
+
+
+@st.composite
+def _defective_files(draw) -> str:
+    nl = draw(st.sampled_from(["\n", "\r\n"]))
+    count = draw(st.integers(1, 3))
+    return nl.join(draw(_defective_entry(f"k{i}", nl)) for i in range(count))
+
+
+def _expected_fields(fields: dict[str, str]) -> dict[str, str]:
+    """The fields an entry should read as once fixed: what --fix promises, in plain text."""
+    expected = {n: v for n, v in fields.items() if v.strip()}
+    expected["title"] = expected["title"].replace("&amp;", "&")
+    expected["doi"] = re.sub(r"^(https://doi\.org/|doi:)", "", expected["doi"])
+    return _names_joined(expected)
+
+
+def _names_joined(fields: dict[str, str]) -> dict[str, str]:
+    """``fields`` with the author list as its names joined by one lower-case 'and' (stray ones dropped)."""
+    names = [n.strip() for n in _AND_SPLIT.split(" ".join(fields["author"].split())) if n.strip()]
+    return {**fields, "author": " and ".join(names)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=_defective_files())
+def test_fixed_entries_read_as_the_fixes_promise_and_check_clean(text):
+    taxonomy = Taxonomy("t", (), ())
+    before = read_bibtex(text, "p.bib")
+    fixed, _ = fix_entries(text, "p.bib", before.papers, taxonomy, selected=frozenset(FIELD_CHECKS))
+    after = read_bibtex(fixed, "p.bib")
+    assert [p.key for p in after.papers] == [p.key for p in before.papers] and not after.findings
+    for old, new in zip(before.papers, after.papers, strict=True):
+        # Stray 'and's are gone (the checks below say so); the names and their order are kept.
+        assert _names_joined(dict(new.fields)) == _expected_fields(dict(old.fields)), (old.raw, new.raw)
+    context = CheckContext(after.papers, None, (), "bibtex", 2, after.blocks)
+    assert run_checks(context, (), FIELD_CHECKS) == []
+    again, _ = fix_entries(fixed, "p.bib", after.papers, taxonomy, selected=frozenset(FIELD_CHECKS))
+    assert again == fixed
