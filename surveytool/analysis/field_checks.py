@@ -59,6 +59,16 @@ def field_location(paper: Paper, field: str) -> SourceLocation:
     return start if span is None else SourceLocation(start.path, line_in(paper.raw, span.start, start.line))
 
 
+def _fields(paper: Paper) -> Iterator[tuple[str, str]]:
+    """The fields of an entry, but those commented out TeX-style (``% note = {}``), which the reader keeps."""
+    return ((name, value) for name, value in paper.latex_fields.items() if not commented_out(name))
+
+
+def commented_out(field: str) -> bool:
+    """Whether a field name as read is a field commented out TeX-style (BibTeX would read it still)."""
+    return _shown(field).startswith("%")
+
+
 def _shown(field: str) -> str:
     """A field's name for a message: the reader takes a "%" remark on the lines before it into its name."""
     return field.rsplit("\n", 1)[-1].strip()
@@ -159,7 +169,7 @@ def _undefined_strings(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
         if not _BARE_VALUE.search(paper.raw):
             continue
-        for field, value in paper.latex_fields.items():
+        for field, value in _fields(paper):
             if value[:1] in '{"' and "#" not in value:
                 continue  # one literal: no macro (the common case, without splitting)
             for name in macro_names(value):
@@ -187,7 +197,7 @@ def _html(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
         if "&" not in paper.raw and "<" not in paper.raw:
             continue
-        for field, value in paper.latex_fields.items():
+        for field, value in _fields(paper):
             if field in VERBATIM_FIELDS or ("&" not in value and "<" not in value):
                 continue
             found = list(dict.fromkeys(m.group() for m in (*_ENTITY.finditer(value), *_TAG.finditer(value))))
@@ -217,7 +227,7 @@ def _empty(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
         if not _EMPTY_IN_TEXT.search(paper.raw):
             continue
-        for field, value in paper.latex_fields.items():
+        for field, value in _fields(paper):
             if EMPTY_VALUE.fullmatch(value):
                 yield _finding(
                     "empty-field",

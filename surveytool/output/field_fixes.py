@@ -14,6 +14,7 @@ from surveytool.analysis.field_checks import (
     EMPTY_VALUE,
     NAME_FIELDS,
     VERBATIM_FIELDS,
+    commented_out,
     doi_prefix,
     might_have_stray_and,
     stray_and_removals,
@@ -50,7 +51,7 @@ def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) 
     cuts: list[Cut] = []
     done: list[str] = []
     for span in spans:
-        if span.name in ignore:
+        if span.name in ignore or commented_out(span.name):
             continue
         value = span.value(raw)
         literal = literal_inner(value)

@@ -367,3 +367,13 @@ def test_fixed_entries_read_as_the_fixes_promise_and_check_clean(text):
     assert run_checks(context, (), FIELD_CHECKS) == []
     again, _ = fix_entries(fixed, "p.bib", after.papers, taxonomy, selected=frozenset(FIELD_CHECKS))
     assert again == fixed
+
+
+def test_fields_commented_out_tex_style_are_not_checked(tmp_path):
+    bib = "@article{a,\n  title = {T},\n  % abstract = {a &lt; b},\n  % pages = {},\n  year = {2020},\n}\n"
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    assert findings(tmp_path / "refs.bib") == []
+    run_cli("check", "refs.bib", "--fix", "--checks", ",".join(FIELD_CHECKS), cwd=tmp_path)
+    assert (tmp_path / "refs.bib").read_text(encoding="utf-8") == bib
+    (tmp_path / "refs.bib").write_text(bib.replace("% pages", "pages"), encoding="utf-8")
+    assert findings(tmp_path / "refs.bib") == [("empty-field", 4, "field 'pages' of 'a' is empty")]
