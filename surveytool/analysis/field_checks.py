@@ -134,7 +134,8 @@ def _year(context: CheckContext) -> Iterable[Finding]:
     Severity.WARNING,
     "a month that is not a month",
     "A month is a macro (jan ... dec, unbraced), a number 1-12, or a month's name; 'jun # \"~15\"' is fine. "
-    "Anything else ('Juny', '13', '2020-05') is printed as it is and sorts nowhere.",
+    "Anything else ('Juny', '13', '2020-05') is printed as it is and sorts nowhere. With --dialect biblatex a "
+    "name in braces ({June}) is reported too: biber reads only a number or a macro.",
 )
 def _month(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
@@ -143,11 +144,13 @@ def _month(context: CheckContext) -> Iterable[Finding]:
         if not month or any(name in MONTH_MACROS for name in macro_names(raw)):
             continue
         word = month.lower().rstrip(".")
-        if word not in _MONTH_WORDS and not (word.isdigit() and 1 <= int(word) <= 12):
+        number = word.isdigit() and 1 <= int(word) <= 12
+        if not number and (word not in _MONTH_WORDS or context.dialect == "biblatex"):
+            what = "a month" if word not in _MONTH_WORDS else "a month biber reads"
             yield _finding(
                 "month-malformed",
                 Severity.WARNING,
-                f"month of '{paper.key}' is not a month: '{month}'",
+                f"month of '{paper.key}' is not {what}: '{month}'",
                 paper,
                 "month",
                 "write a macro (month = may) or a number 1-12",

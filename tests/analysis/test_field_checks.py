@@ -149,9 +149,11 @@ def test_values_people_write_correctly_pass_every_field_check(tmp_path):
     )
     (tmp_path / "good.bib").write_text(good, encoding="utf-8")
     assert findings(tmp_path / "good.bib") == []
-    # The standard BibTeX styles define cacm; biblatex does not.
+    # The standard BibTeX styles define cacm; biblatex does not, and biber reads no month's name.
     assert findings(tmp_path / "good.bib", dialect="biblatex") == [
-        ("undefined-string", 5, "field 'journal' of 'd' uses @string 'cacm', which no source defines")
+        ("month-malformed", 3, "month of 'b' is not a month biber reads: 'May'"),
+        ("month-malformed", 5, "month of 'd' is not a month biber reads: 'Sept.'"),
+        ("undefined-string", 5, "field 'journal' of 'd' uses @string 'cacm', which no source defines"),
     ]
 
 
