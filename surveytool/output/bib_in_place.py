@@ -10,6 +10,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from surveytool.analysis.taxonomy import canonical_section
@@ -174,14 +175,15 @@ def _keep_exact_ends(raw: str, changed: str, exact: str) -> str:
     """``changed`` (an edit of ``raw``) with the parts it shares with ``raw`` taken from ``exact``.
 
     ``exact`` is ``raw`` as the file's bytes decode exactly (stray bytes as surrogates): a stray byte
-    before or after the edited field stays that byte.
+    anywhere outside the edited characters stays that byte, also between two edits of one entry.
     """
     if exact == raw:
         return changed
-    limit = min(len(raw), len(changed))
-    prefix = next((i for i in range(limit) if raw[i] != changed[i]), limit)
-    suffix = next((i for i in range(limit - prefix) if raw[-1 - i] != changed[-1 - i]), limit - prefix)
-    return exact[:prefix] + changed[prefix : len(changed) - suffix] + exact[len(raw) - suffix :]
+    pieces = []
+    # Only a file with stray bytes gets here, and only for the entries that change.
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, raw, changed, autojunk=False).get_opcodes():
+        pieces.append(exact[i1:i2] if tag == "equal" else changed[j1:j2])
+    return "".join(pieces)
 
 
 def _is_one_literal(value: str) -> bool:

@@ -379,3 +379,15 @@ def test_fields_commented_out_tex_style_are_not_checked(tmp_path):
     assert (tmp_path / "refs.bib").read_text(encoding="utf-8") == bib
     (tmp_path / "refs.bib").write_text(bib.replace("% pages", "pages"), encoding="utf-8")
     assert findings(tmp_path / "refs.bib") == [("empty-field", 4, "field 'pages' of 'a' is empty")]
+
+
+def test_a_stray_latin1_byte_between_two_fixes_of_one_entry_stays_that_byte(tmp_path):
+    before = (
+        "@article{a,\n  author = {M\u00fcller, J. and and Ng, A.},\n  title = {Caf".encode()
+        + b"\xe9 &amp; Tea},\n  note = {},\n  year = {2020},\n}\n"
+    )
+    (tmp_path / "mixed.bib").write_bytes(before)
+    run_cli("check", "mixed.bib", "--fix", "--checks", ",".join(FIELD_CHECKS), cwd=tmp_path)
+    assert (tmp_path / "mixed.bib").read_bytes() == before.replace(b"and and", b"and").replace(
+        b"&amp;", b"\\&"
+    ).replace(b"  note = {},\n", b"")
