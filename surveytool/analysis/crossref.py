@@ -25,11 +25,16 @@ CONTAINERS = frozenset(
 )
 
 
+def named_parents(paper: Paper) -> list[tuple[str, str]]:
+    """(field, key as written) of each entry ``paper`` inherits from: its crossref, then its xdata entries."""
+    names = [("crossref", paper.fields.get("crossref", ""))]
+    names.extend(("xdata", n) for n in paper.fields.get("xdata", "").split(","))
+    return [(field, n.strip()) for field, n in names if n.strip()]
+
+
 def _named(paper: Paper) -> list[str]:
-    """The keys (lower case) ``paper`` inherits from: its crossref, then its xdata entries."""
-    names = [paper.fields.get("crossref", "")]
-    names.extend(paper.fields.get("xdata", "").split(","))
-    return [n.strip().lower() for n in names if n.strip()]
+    """The keys (lower case) ``paper`` inherits from."""
+    return [key.lower() for _, key in named_parents(paper)]
 
 
 def by_key(papers: Iterable[Paper]) -> dict[str, Paper]:

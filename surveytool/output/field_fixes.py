@@ -16,9 +16,8 @@ from surveytool.analysis.field_checks import (
     VERBATIM_FIELDS,
     commented_out,
     doi_prefix,
-    might_have_stray_and,
-    stray_and_removals,
 )
+from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
 from surveytool.bibtex.field_spans import FieldSpan, field_spans, literal_inner
 
 Cut = tuple[int, int, str]  # replace raw[start:end] with the text

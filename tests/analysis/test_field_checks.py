@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from surveytool.analysis.checks import REGISTRY, CheckContext, run_checks
-from surveytool.analysis.field_checks import stray_and_removals
+from surveytool.analysis.name_lists import stray_and_removals
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.model import Taxonomy
 from surveytool.output.bib_in_place import fix_entries
@@ -244,9 +244,12 @@ def test_a_crossref_child_without_a_parent_is_still_missing_its_fields(tmp_path)
     (tmp_path / "lost.bib").write_text(
         "@inproceedings{lost,\n  author = {A, B},\n  title = {T},\n  crossref = {nowhere},\n}\n", encoding="utf-8"
     )
-    assert findings(tmp_path / "lost.bib", "missing-field") == [
-        ("missing-field", 1, "@inproceedings 'lost' has no booktitle, year")
+    assert findings(tmp_path / "lost.bib", "missing-field", "crossref-undefined") == [
+        ("missing-field", 1, "@inproceedings 'lost' has no booktitle, year"),
+        ("crossref-undefined", 4, "crossref of 'lost' names 'nowhere', which is not in the bibliography"),
     ]
+    (tmp_path / "xref.bib").write_text(PROCEEDINGS, encoding="utf-8")
+    assert findings(tmp_path / "xref.bib", "crossref-undefined") == []  # SC20 is sc20, as BibTeX matches
 
 
 def test_check_fix_edits_only_the_bytes_at_fault_in_a_latin1_crlf_file(tmp_path):

@@ -49,6 +49,7 @@ FAILING = {
     "undefined-string": (CLEAN.replace("{ICLR}", "iclr"), []),
     "html-in-field": (CLEAN.replace("Networks:", "Networks &amp;"), []),
     "empty-field": (CLEAN.replace("  year", "  note = {},\n  year"), []),
+    "crossref-undefined": (CLEAN.replace("  year", "  crossref = {iclr2017},\n  year"), []),
     "stray-and": (CLEAN.replace("{Noam Shazeer}", "{Noam Shazeer and and Quoc Le}"), []),
     "dangerous-macro": (CLEAN.replace("{ICLR}", "{ICLR\\immediate\\write18{rm -rf ~}}"), []),
     "cite-undefined": (CLEAN, ["--tex", "paper.tex"]),
