@@ -179,8 +179,12 @@ def _keep_exact_ends(raw: str, changed: str, exact: str) -> str:
     """
     if exact == raw:
         return changed
+    limit = min(len(raw), len(changed))
+    prefix = next((i for i in range(limit) if raw[i] != changed[i]), limit)
+    suffix = next((i for i in range(limit - prefix) if raw[-1 - i] != changed[-1 - i]), limit - prefix)
+    if exact[prefix : len(raw) - suffix] == raw[prefix : len(raw) - suffix]:  # no stray byte between two edits
+        return exact[:prefix] + changed[prefix : len(changed) - suffix] + exact[len(raw) - suffix :]
     pieces = []
-    # Only a file with stray bytes gets here, and only for the entries that change.
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, raw, changed, autojunk=False).get_opcodes():
         pieces.append(exact[i1:i2] if tag == "equal" else changed[j1:j2])
     return "".join(pieces)
