@@ -15,8 +15,8 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:  # the same names, typed for library users and checkers; at run time they load on first use
     from surveytool.analysis.taxonomy import load_taxonomy as load_taxonomy
     from surveytool.build import build as build
-    from surveytool.build import draft_chapter as draft_chapter
     from surveytool.build import render_outputs as render_outputs
+    from surveytool.draft import draft_chapter as draft_chapter
     from surveytool.errors import SurveyToolError as SurveyToolError
     from surveytool.maintain import check_sources as check_sources
     from surveytool.maintain import update_bib as update_bib
@@ -38,7 +38,7 @@ _API = {
     "analyse": "pipeline",
     "DraftOptions": "options",
     "build": "build",
-    "draft_chapter": "build",
+    "draft_chapter": "draft",
     "render_outputs": "build",
     "entries_json": "output.entries_json",
     "write_bib": "maintain",

@@ -14,11 +14,8 @@ from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
 from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError
 from surveytool.model import Finding, Taxonomy
-from surveytool.options import LOCK_FILE, BuildLayout, DraftOptions
-from surveytool.output.chapter_view import (
-    PaperView,
-    paper_view,
-)
+from surveytool.options import BuildLayout, DraftOptions
+from surveytool.output.chapter_view import PaperView, paper_view
 from surveytool.output.entries_json import entries_json, entries_json_pieces
 from surveytool.output.files import StagedFiles, fill_reserved, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
@@ -40,7 +37,7 @@ from surveytool.pipeline import (
 )
 from surveytool.rebuild.memo import BuildCache, forget_compiled_templates
 from surveytool.rebuild.patch import environment_digest, patch_last_build
-from surveytool.rebuild.reuse import BuildReuse, analyse_reusing
+from surveytool.rebuild.reuse import BuildReuse
 from surveytool.rebuild.snapshot import (
     DataFilesLayout,
     bibliography_layout,
@@ -65,9 +62,9 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: 
     """File name -> text of every output of a build (``build`` writes them without holding them all at once)."""
     with stage("rendering"):
         bibliography = render_bibliography(
-            survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect
+            survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect, fmt=draft.bib_format
         )
-        env, context = _latex_context([paper_view(p) for p in survey.papers], survey.taxonomy, draft)
+        env, context = latex_context([paper_view(p) for p in survey.papers], survey.taxonomy, draft)
         chapter = render_template(env, "related_work.tex.j2", context)
         return {
             f"{draft.bibliography}.bib": bibliography,
@@ -77,7 +74,7 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: 
         }
 
 
-def _latex_context(
+def latex_context(
     views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftOptions, memos: BuildCache | None = None
 ) -> tuple[jinja2.Environment, dict[str, Any]]:
     env = make_environment(draft.templates)
@@ -129,7 +126,7 @@ def build(
                 views,
                 written,
                 stamps,
-                environment_digest(options, draft.dialect, lock_text),
+                environment_digest(options, draft.dialect, lock_text, draft.bib_format),
             )
         )
         if snapshot is None:
@@ -202,7 +199,7 @@ def _build_patched(
         return None
     bib_path, records_path = layout.bibliography, layout.entries
     with stage("reading"):
-        patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos)
+        patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos, draft.bib_format)
     if patched is None:
         return None
     lock_text = dump_pins(patched.pins)
@@ -219,14 +216,14 @@ def _build_patched(
                 cache,
                 replace(
                     patched.snapshot,
-                    environment=environment_digest(options, draft.dialect, lock_text),
+                    environment=environment_digest(options, draft.dialect, lock_text, draft.bib_format),
                     written=(content_digest(patched.bibliography), content_digest(patched.entries_json)),
                 ),
             )
             return True
 
         def chapter() -> None:
-            env, context = _latex_context(patched.views, patched.taxonomy, draft, memos)
+            env, context = latex_context(patched.views, patched.taxonomy, draft, memos)
             path = layout.chapter
             staged.write(
                 path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
@@ -273,7 +270,7 @@ def _write_outputs(
     fork is held twice (BENCHMARKS.md has the figures).
     """
     views = [paper_view(p) for p in survey.papers]
-    env, context = _latex_context(views, survey.taxonomy, draft, memos)
+    env, context = latex_context(views, survey.taxonomy, draft, memos)
     path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
     staged.write(
@@ -281,7 +278,12 @@ def _write_outputs(
     )
     # Written in pieces, one after the other: these are the largest texts of a build.
     pieces = bibliography_pieces(
-        survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect, map_each=map_each
+        survey.papers,
+        survey.blocks,
+        tags_field=survey.tags_field,
+        dialect=draft.dialect,
+        map_each=map_each,
+        fmt=draft.bib_format,
     )
     staged.write(layout.bibliography, pieces)
     fallbacks = unencodable_chars(*pieces)
@@ -295,32 +297,3 @@ def _write_outputs(
     main = render_main(env, context, fallbacks)
     staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
     return views, written
-
-
-def draft_chapter(
-    options: Options, output: Path, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage
-) -> BuildResult:
-    """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it)."""
-    lock = options.lock_file or output.parent / LOCK_FILE
-    with collector_paused():
-        survey = analyse_reusing(replace(options, lock_file=lock), stage)
-        with stage("rendering"):
-            env, context = _latex_context(
-                [paper_view(p) for p in survey.papers], survey.taxonomy, replace(draft, chapter_file=output.stem)
-            )
-            chapter = render_template(env, "related_work.tex.j2", context)
-    notes: list[str] = []
-    drafts = ProseDrafts()
-    text = keep_prose(output, chapter, draft.force, notes, drafts)
-    drafts.refuse_if_saved_meanwhile()
-    write_atomically(output, text)
-    write_atomically(lock, dump_pins(survey.pins))
-    summary = BuildSummary(
-        len(survey.papers),
-        sum(p.resolved for p in survey.papers),
-        survey.section_counts(),
-        survey.findings,
-        survey.reused,
-        survey.taxonomy,
-    )
-    return BuildResult(summary, tuple(notes), survey)

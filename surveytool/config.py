@@ -2,10 +2,13 @@
 
 [online]
 contact = "you@example.org"          # sent in the User-Agent, as the services ask
-services = ["openalex", "crossref", "arxiv"]
+services = ["openalex", "crossref", "arxiv"]  # also "dblp", "semantic_scholar"
+complete_services = ["semantic_scholar", "dblp", "crossref", "openalex"]  # asked by `complete`
 openalex_url = "https://api.openalex.org"
 crossref_url = "https://api.crossref.org"
 arxiv_url = "https://export.arxiv.org"
+dblp_url = "https://dblp.org"
+semantic_scholar_url = "https://api.semanticscholar.org"
 timeout = 10                          # seconds per request, the whole answer included
 retries = 3
 min_interval = 0.2                    # seconds between two requests to one service
@@ -14,8 +17,16 @@ give_up_after = 3                     # failures in a row before a service is sk
 max_wait = 30                         # a longer Retry-After skips the service
 max_bytes = 4000000                   # a larger answer is refused
 
+[llm]                                 # draft --llm: an OpenAI-compatible chat endpoint (llama.cpp, vLLM, Ollama...)
+base_url = "http://127.0.0.1:8080/v1"
+model = "llama-3.1-8b-instruct"
+api_key_env = "OPENAI_API_KEY"        # the variable holding the key; the key itself is never written here
+
 [latex]
 allow = ["\\\\mycmd"]                   # commands your .bib values may use besides the built-in allowlist
+
+[bib]
+omit = ["abstract", "file"]           # the layout of a written .bib (format_options.py has them all)
 """
 
 from __future__ import annotations
@@ -26,21 +37,31 @@ import tomllib
 import urllib.parse
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from surveytool.errors import InputError, SurveyToolError
 from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 from surveytool.text.latex_commands import NEVER_ALLOWED
 
-SERVICES = ("openalex", "crossref", "arxiv")
+if TYPE_CHECKING:
+    from surveytool.bibtex.format_options import BibFormat
+    from surveytool.drafting.llm_client import LlmSettings
+
+SERVICES = ("openalex", "crossref", "arxiv", "dblp", "semantic_scholar")
+#: The services `complete` asks, in order: those that know venues and pages first.
+COMPLETE_SERVICES = ("semantic_scholar", "dblp", "crossref", "openalex")
 
 
 @dataclass(frozen=True)
 class OnlineSettings:
     contact: str = ""
-    services: tuple[str, ...] = SERVICES
+    services: tuple[str, ...] = SERVICES[:3]
+    complete_services: tuple[str, ...] = COMPLETE_SERVICES
     openalex_url: str = "https://api.openalex.org"
     crossref_url: str = "https://api.crossref.org"
     arxiv_url: str = "https://export.arxiv.org"
+    dblp_url: str = "https://dblp.org"
+    semantic_scholar_url: str = "https://api.semanticscholar.org"
     timeout: float = 10.0
     retries: int = 3
     min_interval: float = 0.2
@@ -132,23 +153,20 @@ def load_online_settings(path: Path | None) -> OnlineSettings:
             f"unknown setting(s) in [online]: {', '.join(unknown)}", path=str(path), hint="known: " + ", ".join(known)
         )
     values = dict(table)
-    if "services" in values:
-        if not isinstance(values["services"], list):
+    for setting in ("services", "complete_services"):
+        if setting not in values:
+            continue
+        if not isinstance(values[setting], list):
             raise _wrong(
-                path,
-                "online",
-                "services",
-                values["services"],
-                "a list of service names",
-                'services = ["openalex", "crossref", "arxiv"]',
+                path, "online", setting, values[setting], "a list of service names", f'{setting} = ["openalex", "dblp"]'
             )
-        services = tuple(values["services"])
+        services = tuple(values[setting])
         bad = [s for s in services if s not in SERVICES]
         if bad:
             raise InputError(
                 f"unknown service(s): {', '.join(map(str, bad))}", path=str(path), hint="use " + ", ".join(SERVICES)
             )
-        values["services"] = services
+        values[setting] = services
     _check_online_types(path, values)
     return OnlineSettings(**values)
 
@@ -169,10 +187,13 @@ _ONLINE_RULES = {
         "one line of printable ASCII text",
         'contact = "you@example.org"',
     ),
-    "services": (lambda v: all(isinstance(s, str) for s in v), "a list of service names", 'services = ["openalex"]'),
+    **{
+        name: (lambda v: all(isinstance(s, str) for s in v), "a list of service names", f'{name} = ["openalex"]')
+        for name in ("services", "complete_services")
+    },
     **{
         name: (lambda v: _is_web_address(v), "an http:// or https:// address", f'{name} = "https://..."')
-        for name in ("openalex_url", "crossref_url", "arxiv_url")
+        for name in ("openalex_url", "crossref_url", "arxiv_url", "dblp_url", "semantic_scholar_url")
     },
 }
 
@@ -231,6 +252,15 @@ def _line_of(path: Path | None, table: str, name: str) -> int | None:
 _ALLOWABLE_NAME = re.compile(r"\\?(?:[A-Za-z@]+|[^A-Za-z@\s])")
 
 
+def load_llm_settings(path: Path | None) -> LlmSettings:
+    """The [llm] table of ``path`` (defaults without one): where draft --llm asks, and how."""
+    from surveytool.drafting.llm_client import LlmSettings, llm_settings_from_table
+
+    if path is None:
+        return LlmSettings()
+    return llm_settings_from_table(_load(path).get("llm", {}), path, lambda name: _line_of(path, "llm", name))
+
+
 def load_latex_allow(path: Path | None) -> tuple[str, ...]:
     """The [latex] table's ``allow``: command names (``\\mycmd``) .bib values may use besides the built-in allowlist."""
     table = _load(path).get("latex", {}) if path else {}
@@ -263,3 +293,23 @@ def load_merge_duplicates(path: Path | None) -> bool:
     if not isinstance(merge, bool):
         raise InputError("[duplicates] merge must be true or false", path=str(path), hint="merge = true")
     return merge
+
+
+def load_bib_format(path: Path | None) -> BibFormat:
+    """The [bib] table: how `bib` (and `build`'s .bib) lays out the entries; the standard layout without one."""
+    from surveytool.bibtex.format_options import SETTING_RULES, STANDARD, bib_format
+
+    table = _table(path, "bib") if path else {}
+    unknown = sorted(set(table) - set(SETTING_RULES))
+    if unknown:
+        raise InputError(
+            f"unknown setting(s) in [bib]: {', '.join(unknown)}",
+            path=str(path),
+            line=_line_of(path, "bib", unknown[0]),
+            hint="known: " + ", ".join(SETTING_RULES),
+        )
+    for name, value in table.items():
+        accepts, expected, example = SETTING_RULES[name]
+        if not accepts(value):
+            raise _wrong(path, "bib", name, value, expected, example)
+    return bib_format(table) if table else STANDARD

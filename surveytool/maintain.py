@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -10,7 +11,8 @@ from pathlib import Path
 from surveytool.analysis.checks import CheckContext, run_checks
 from surveytool.analysis.keys import dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, sort_papers
-from surveytool.errors import TaxonomyError
+from surveytool.bibtex.format_options import STANDARD, BibFormat
+from surveytool.errors import InputError, TaxonomyError
 from surveytool.model import Finding, Severity, SourceLocation
 from surveytool.options import LOCK_FILE
 from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
@@ -27,6 +29,7 @@ from surveytool.pipeline import (
 )
 from surveytool.rebuild.reuse import analyse_reusing
 from surveytool.sources.read import read_text, read_text_file
+from surveytool.text.tex_inputs import AuxCitation, Unreadable, read_document
 
 
 def lock_beside(path: Path) -> Path:
@@ -39,7 +42,13 @@ BIB_STAGES = (*ANALYSIS_STAGES, "writing .bib")
 
 
 def write_bib(
-    options: Options, output: Path, *, dialect: str = "bibtex", order: str = "key", stage: Stage = silent_stage
+    options: Options,
+    output: Path,
+    *,
+    dialect: str = "bibtex",
+    order: str = "key",
+    stage: Stage = silent_stage,
+    fmt: BibFormat = STANDARD,
 ) -> Survey:
     """Analyse the sources and write one .bib file (keys pinned beside it); ``-`` writes it to standard output."""
     to_stdout = str(output) == "-"
@@ -50,7 +59,13 @@ def write_bib(
         with stage("writing .bib"):
             papers = sort_papers(survey.papers, order, survey.taxonomy.section_ids)
             pieces = bibliography_pieces(
-                papers, survey.blocks, tags_field=survey.tags_field, dialect=dialect, presorted=True, map_each=map_each
+                papers,
+                survey.blocks,
+                tags_field=survey.tags_field,
+                dialect=dialect,
+                presorted=True,
+                map_each=map_each,
+                fmt=fmt,
             )
     if to_stdout:
         sys.stdout.writelines(pieces)
@@ -62,15 +77,25 @@ def write_bib(
 
 
 def update_bib(
-    options: Options, target: Path, *, dialect: str = "bibtex", stage: Stage = silent_stage
+    options: Options, target: Path, *, dialect: str = "bibtex", stage: Stage = silent_stage, fmt: BibFormat = STANDARD
 ) -> tuple[Survey, list[Edit]]:
-    """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries."""
+    """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries
+    (laid out as ``fmt`` asks: the user's own entries keep theirs)."""
     sources = options.sources if target in options.sources else (target, *options.sources)
     lock = options.lock_file or lock_beside(target)
     survey = analyse_reusing(replace(options, sources=sources, lock_file=lock), stage)
     original, _ = read_text_file(target, str(target), allow_empty=True)
+    # The tags of an added entry are kept whatever is omitted: without them the next run would add them back.
+    keep_tags = replace(fmt, omit=tuple(n for n in fmt.omit if n != survey.tags_field)) if fmt.omit else fmt
     text, edits = update_bib_in_place(
-        original.text, str(target), survey.papers, survey.taxonomy, survey.tags_field, dialect, original.exact_text
+        original.text,
+        str(target),
+        survey.papers,
+        survey.taxonomy,
+        survey.tags_field,
+        dialect,
+        original.exact_text,
+        keep_tags,
     )
     if text != original.exact_text:
         write_in_place(target, original.encode(text))
@@ -123,6 +148,31 @@ def check_sources(
                 fixes.extend(f"{display}:{e.line}: {e.key}: {e.what}" for e in edits)
         if fixes:
             survey = analyse_reusing(options)  # report what is left after the fixes
-    tex = [(str(p), read_text(p, str(p))[0]) for p in tex_files]
-    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, survey.blocks)
-    return CheckResult(tuple(run_checks(context, survey.findings, selected)), tuple(fixes))
+    tex, aux, problems = read_tex_documents(tex_files)
+    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, aux, survey.blocks)
+    return CheckResult(tuple(run_checks(context, [*survey.findings, *problems], selected)), tuple(fixes))
+
+
+def _read_input(path: Path, shown: str) -> str:
+    """A file a document inputs: a problem with it is the document's, reported on the line that names it."""
+    try:
+        return read_text(path, shown, allow_empty=True)[0]
+    except InputError as problem:
+        raise Unreadable(problem.message) from None
+
+
+def read_tex_documents(
+    mains: Sequence[Path],
+) -> tuple[list[tuple[str, str]], list[AuxCitation], list[Finding]]:
+    """The files of each --tex document (each read once, however many documents input it), their .aux
+    citations and what could not be followed. A main file that cannot be read stops the run (InputError)."""
+    files: dict[str, str] = {}
+    aux: dict[AuxCitation, None] = {}  # in order, each once: two documents can share an .aux
+    problems: dict[Finding, None] = {}
+    for main in mains:
+        document = read_document(main, str(main), read_text(main, str(main))[0], _read_input)
+        for shown, text in document.files:
+            files.setdefault(os.path.normpath(shown), text)
+        aux.update(dict.fromkeys(document.aux))
+        problems.update(dict.fromkeys(document.findings))
+    return list(files.items()), list(aux), list(problems)

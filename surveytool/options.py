@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from surveytool.bibtex.format_options import STANDARD, BibFormat
+
 #: Pins every key to the paper it was given to, beside the outputs (``analysis/keys.py``).
 LOCK_FILE = "surveytool.lock.json"
 #: The folder of a build's memos and snapshot, inside the out folder (``rebuild/``).
@@ -42,7 +44,9 @@ class DraftOptions:
     figure: bool = True  # the taxonomy tree (forest)
     table: bool = True  # the summary table (longtable)
     plot: bool = True  # papers per year (pgfplots)
+    themes: bool = True  # a large section's papers under \paragraph headings by theme
     force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
+    bib_format: BibFormat = STANDARD  # the .bib's layout: the [bib] table of surveytool.toml, if any
 
 
 @dataclass(frozen=True)

@@ -66,8 +66,9 @@ def options_taxonomy(options: Options) -> Taxonomy:
     return load_taxonomy(options.taxonomy or default_taxonomy(), None if options.taxonomy else "seeds/taxonomy.toml")
 
 
-def load_resolvers(options: Options) -> list[Resolver]:
-    """Catalogs first (the bundled one, then --catalog files), then online services if asked for."""
+def load_resolvers(options: Options, services: Sequence[str] | None = None) -> list[Resolver]:
+    """Catalogs first (the bundled one, then --catalog files), then online services if asked for (``services``:
+    which, by name; default: the settings' ``services``)."""
     resolvers: list[Resolver] = []
     for path in catalog_paths(options):
         display = "seeds/catalog.bib" if path == default_catalog() else str(path)
@@ -75,8 +76,8 @@ def load_resolvers(options: Options) -> list[Resolver]:
         resolvers.append(CatalogResolver(result.papers, f"catalog:{display}"))
     if options.online:
         from surveytool.analysis.resolve.http import HttpClient, HttpSettings
-        from surveytool.analysis.resolve.online import online_resolvers
         from surveytool.analysis.resolve.response_cache import ResponseCache
+        from surveytool.analysis.resolve.services import online_resolvers
         from surveytool.config import load_online_settings
 
         settings = load_online_settings(options.config)
@@ -97,7 +98,7 @@ def load_resolvers(options: Options) -> list[Resolver]:
             ),
             ResponseCache(options.cache or DEFAULT_CACHE, settings.max_bytes),
         )
-        resolvers.extend(online_resolvers(settings, client))
+        resolvers.extend(online_resolvers(settings, client, services))
     return resolvers
 
 

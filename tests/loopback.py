@@ -22,6 +22,7 @@ class FakeServices(BaseHTTPRequestHandler):
     routes: dict = {}
     seen: list = []
     headers_seen: list = []
+    bodies_seen: list = []
     protocol_version = "HTTP/1.0"
 
     def do_GET(self):
@@ -43,6 +44,12 @@ class FakeServices(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body.encode())
+
+    def do_POST(self):
+        # The body is read whole (the tests send small ones) and kept, then answered as a GET would be.
+        length = int(self.headers.get("Content-Length") or 0)
+        type(self).bodies_seen.append(self.rfile.read(length))
+        self.do_GET()
 
     def log_message(self, *args):
         pass

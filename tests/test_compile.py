@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from helpers import compile_latex, requires_latex, run_cli
+from helpers import ROOT, compile_latex, requires_latex, run_cli
 
 
 def assert_clean_log(folder):
@@ -133,3 +133,44 @@ def test_a_flat_taxonomy_without_groups_compiles_with_sections_at_the_top_level(
     assert_clean_log(out)
     tree = run_cli("taxonomy", "--taxonomy", str(flat), check=True).stdout
     assert tree.splitlines()[1].startswith("├── pipes: Pipelines")
+
+
+@requires_latex
+def test_the_biblatex_dialect_compiles_with_biber_and_every_citation_has_its_year(tmp_path):
+    names = tmp_path / "names.bib"
+    names.write_text(
+        "@article{muller2020,\n  author = {Jürgen Müller and Søren Ørsted and {Microsoft Research}},\n"
+        "  title = {Naïve résumé of $\\alpha$-balanced GPUs},\n  journal = {Ångström Letters},\n"
+        "  year = {2020},\n  month = mar,\n  sections = {hardware-systems},\n}\n",
+        encoding="utf-8",
+    )
+    seeds = sorted(str(p) for p in (ROOT / "seeds").glob("*.txt"))
+    out = tmp_path / "out"
+    run_cli(
+        "build",
+        "--dialect",
+        "biblatex",
+        "--out",
+        str(out),
+        "--catalog",
+        str(ROOT / "seeds" / "catalog.bib"),
+        str(names),
+        *seeds,
+        check=True,
+    )
+    main = (out / "main.tex").read_text(encoding="utf-8")
+    assert "{biblatex}" in main and "natbib}" not in main and "\\printbibliography" in main
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "biber" in result.stdout.lower() and (out / "main.bbl").is_file()
+    blg = (out / "main.blg").read_text(encoding="utf-8", errors="replace")
+    assert not re.search(r"\b(WARN|ERROR)\b", blg), re.findall(r".*(?:WARN|ERROR).*", blg)
+    log = (out / "main.log").read_text(encoding="latin-1")
+    assert not re.search(r"^! ", log, re.M)
+    assert "undefined" not in log.lower().replace("undefined references", ""), re.findall(r".*undefined.*", log)
+    text = subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True
+    ).stdout
+    assert re.search(r"Lepikhin et al\.\s+\(2021\)", text)
+    assert "Müller" in text and "Ångström" in text and "Microsoft Research" in text
+    assert "n.d." not in text  # no citation lost its year

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
+from surveytool.text.tex_inputs import AuxCitation
 
 CheckFunction = Callable[["CheckContext"], Iterable[Finding]]
 
@@ -28,9 +29,10 @@ class Check:
 class CheckContext:
     papers: Sequence[Paper]
     taxonomy: Taxonomy | None
-    tex_files: Sequence[tuple[str, str]] = ()  # (path, text)
+    tex_files: Sequence[tuple[str, str]] = ()  # (path, text): the --tex files and the files they input
     dialect: str = "bibtex"
     thin: int = 2
+    aux_citations: Sequence[AuxCitation] = ()  # what the --tex documents' .aux files record
     blocks: Sequence[RawBlock] = ()  # the sources' @string, @preamble and comment blocks
 
 
@@ -169,14 +171,28 @@ _staged(
 )
 
 
+#: A finding of the key's check says nothing new about an entry that one of the value's checks already
+#: reports: an entry the tagger could not place has no tags, and that finding's hint says how to add one.
+SUBSUMED_BY = {"untagged-entry": ("no-section", "needs-review")}
+
+
+def _once_per_entry(findings: list[Finding]) -> list[Finding]:
+    """``findings`` without those another finding about the same entry already covers (``SUBSUMED_BY``)."""
+    reported = {(f.check, f.key) for f in findings if f.key}
+    return [
+        f for f in findings if not (f.key and any((other, f.key) in reported for other in SUBSUMED_BY.get(f.check, ())))
+    ]
+
+
 def run_checks(context: CheckContext, staged: Sequence[Finding], selected: Iterable[str]) -> list[Finding]:
-    """Findings of the selected checks: those earlier stages made, and those computed here."""
+    """Findings of the selected checks: those earlier stages made, and those computed here, once per entry."""
     chosen = set(selected)
     findings = [f for f in staged if f.check in chosen or f.check not in REGISTRY]
     for name in sorted(chosen):
         check = REGISTRY[name]
         if check.run is not None:
             findings.extend(check.run(context))
+    findings = _once_per_entry(findings)
     return sorted(
         findings,
         key=lambda f: (f.location.path if f.location else "", f.location.line if f.location else 0, f.check, f.message),

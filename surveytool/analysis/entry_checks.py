@@ -1,4 +1,4 @@
-"""Checks of the entries themselves and of the citations in .tex files: placeholders, missing fields, titles, keys."""
+"""Checks of the entries themselves: placeholders, missing fields, titles, keys."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.crossref import by_key, inherited_fields, named_parents
 from surveytool.analysis.field_checks import field_location
 from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_title
-from surveytool.model import Finding, Origin, Severity, SourceLocation
-from surveytool.text.citations import citations
+from surveytool.model import Finding, Origin, Severity
 from surveytool.text.latex import needs_title_protection
 
 
@@ -118,52 +117,3 @@ def _title_case(context: CheckContext) -> Iterable[Finding]:
                     "surveytool check --fix adds braces around them",
                     paper.key,
                 )
-
-
-@register(
-    "cite-undefined",
-    Severity.ERROR,
-    "a \\cite of a key that is not in the bibliography",
-    "Keys cited in the --tex files (every \\cite variant of LaTeX, natbib and biblatex, several keys, optional "
-    "arguments) must be entries or aliases of entries.",
-)
-def _cite_undefined(context: CheckContext) -> Iterable[Finding]:
-    # A key merged into another entry is one of its aliases, and known: a cite of it is no error.
-    known = {p.key for p in context.papers} | {a for p in context.papers for a in p.aliases}
-    for path, text in context.tex_files:
-        for citation in citations(text)[0]:
-            if citation.key not in known:
-                yield Finding(
-                    "cite-undefined",
-                    Severity.ERROR,
-                    f"\\cite of '{citation.key}', which is not in the bibliography",
-                    SourceLocation(path, citation.line),
-                    "check the key, or add the entry",
-                )
-
-
-@register(
-    "cite-unused",
-    Severity.INFO,
-    "an entry that no --tex file cites",
-    "Only reported when --tex files are given and none of them has \\nocite{*}.",
-)
-def _cite_unused(context: CheckContext) -> Iterable[Finding]:
-    if not context.tex_files:
-        return
-    cited: set[str] = set()
-    for _path, text in context.tex_files:
-        found, cites_all = citations(text)
-        if cites_all:
-            return
-        cited.update(c.key for c in found)
-    for paper in context.papers:
-        if paper.key not in cited and not cited.intersection(paper.aliases):
-            yield Finding(
-                "cite-unused",
-                Severity.INFO,
-                f"'{paper.key}' is never cited",
-                min(paper.sources),
-                "cite it or remove it",
-                paper.key,
-            )

@@ -9,6 +9,10 @@ from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.crossref import LENDERS_ONLY, container_parents
 from surveytool.model import Finding, Origin, Section, Severity, SourceLocation
 
+#: Checks of the taxonomy's coverage: a question for a build or `check --coverage`, noise on a plain .bib
+#: (a user's file rarely fills every section of a taxonomy it did not choose).
+COVERAGE_CHECKS = ("empty-section", "thin-section")
+
 
 @register(
     "tag-outlier",

@@ -9,19 +9,29 @@ from collections.abc import Iterable, Sequence
 
 #: A theme's name is drawn from at most this many of its terms.
 NAME_TERMS = 5
+#: How much a term the whole field uses (theme_background.py) counts towards naming a theme.
+GENERIC_WEIGHT = 0.3
 
 
-def name_terms(inside: Counter[str], size: int, having: Counter[str], n: int, min_papers: int) -> list[str]:
+def name_terms(
+    inside: Counter[str],
+    size: int,
+    having: Counter[str],
+    n: int,
+    min_papers: int,
+    generic: frozenset[str] = frozenset(),
+) -> list[str]:
     """A theme's terms, most telling first: common in the theme, rarer outside, pairs before their words.
 
     A term must be in two of the theme's papers and in at most three quarters
     of the section's (a section's own common word names no theme). A word gives way to
     a pair holding it that covers half its papers: "time series" names better
-    than "time".
+    than "time". A term of ``generic`` (one the whole field uses: "deep learning") counts less.
     """
 
     def telling(t: str) -> float:  # how common in the theme, how much of the term is here, how rare in the section
-        return inside[t] / size * inside[t] / having[t] * math.log(n / having[t])
+        weight = GENERIC_WEIGHT if t in generic or all(w in generic for w in t.split()) else 1.0
+        return weight * inside[t] / size * inside[t] / having[t] * math.log(n / having[t])
 
     candidates = [t for t in inside if inside[t] >= min_papers and having[t] * 4 <= n * 3 and telling(t) > 0]
     ranked = sorted(candidates, key=lambda t: (-telling(t), t))

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from surveytool.analysis.theme_background import field_generic_terms
 from surveytool.analysis.theme_names import distinct_names, name_terms, slug
 from surveytool.analysis.theme_terms import (
     centroid,
@@ -272,7 +273,8 @@ def _themes(
     used: set[str] = set()
     for group in sorted(set(assignment)):
         members = [i for i, a in enumerate(assignment) if a == group]
-        terms = name_terms(Counter(t for i in members for t in vectors[i]), len(members), having, n, MIN_THEME_SIZE)
+        inside = Counter(t for i in members for t in vectors[i])
+        terms = name_terms(inside, len(members), having, n, MIN_THEME_SIZE, field_generic_terms())
         ident = slug(terms[:1]) if terms else "other"
         for extra in range(2, len(terms) + 1):
             if ident not in used:

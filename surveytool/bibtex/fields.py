@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 
-from surveytool.bibtex.values import MONTH_MACROS, safe_bibtex_value, string_block_value, uses_any
+from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
+from surveytool.bibtex.values import VERBATIM_FIELDS, month_macro, safe_bibtex_value, string_block_value, uses_any
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
 from surveytool.text.latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex
@@ -49,7 +50,6 @@ FIELD_ORDER = (
     "keywords",
 )
 _ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
-# Values copied verbatim: identifiers whose characters mean nothing to BibTeX styles.
 #: Fields each entry type needs, per dialect ("a|b": either will do). A biblatex .bib read back
 #: may still say year/journal, which biblatex accepts, so those count too.
 REQUIRED_FIELDS = {
@@ -76,9 +76,6 @@ REQUIRED_FIELDS = {
         "misc": ("author|editor", "title", "date|year"),
     },
 }
-_VERBATIM = frozenset({"doi", "url", "eprint", "archiveprefix", "eprinttype", "primaryclass", "urldate", "ids"})
-_MONTH_NUMBERS = {str(i): macro for i, macro in enumerate(MONTH_MACROS, start=1)}
-_MONTH_NAMES = {name.lower(): macro for macro, name in MONTH_MACROS.items()}
 _PAGE_RANGE = re.compile(r"^\s*([\w:.]+)\s*(?:-+|–|—)\s*([\w:.]+)\s*$")
 _PLACEHOLDER_WORDS = 12
 #: How a placeholder title starts: the checks recognise one by it, also in a .bib written before.
@@ -99,12 +96,7 @@ def placeholder_title(paper: Paper) -> str:
 
 
 def _month_value(text: str) -> str:
-    key = text.strip().lower().rstrip(".")
-    macro = _MONTH_NUMBERS.get(key) or _MONTH_NAMES.get(key) or (key if key in MONTH_MACROS else None)
-    if macro is None:
-        for name, candidate in _MONTH_NAMES.items():
-            if len(key) >= 3 and name.startswith(key):
-                macro = candidate
+    macro = month_macro(text)
     return macro if macro else "{" + encode_bibtex_value(text) + "}"
 
 
@@ -112,7 +104,7 @@ def encode_field(name: str, text: str) -> str:
     """A plain-text value as an enclosed BibTeX value for field ``name``."""
     if name == "month":
         return _month_value(text)
-    if name in _VERBATIM:  # kept as they are, but a command from a service or a CSL-JSON file prints literally
+    if name in VERBATIM_FIELDS:  # kept as they are, but a command from a service or a CSL-JSON file prints literally
         return safe_bibtex_value("{" + text.replace("{", "").replace("}", "") + "}")
     if name == "title" or name == "booktitle":
         return "{" + encode_bibtex_title(text) + "}"
@@ -142,9 +134,13 @@ def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str]) -> str
 
 
 def bibtex_fields(
-    paper: Paper, tags_field: str = "sections", dialect: str = "bibtex", macros: Mapping[str, str] = frozen_mapping()
+    paper: Paper,
+    tags_field: str = "sections",
+    dialect: str = "bibtex",
+    macros: Mapping[str, str] = frozen_mapping(),
+    fmt: BibFormat = STANDARD,
 ) -> list[tuple[str, str]]:
-    """The fields of ``paper`` in canonical order, as raw BibTeX values."""
+    """The fields of ``paper`` in canonical order (or ``fmt``'s), as raw BibTeX values."""
     # Empty fields the user wrote are kept; empty ones from elsewhere are not written.
     values = {name: text for name, text in paper.fields.items() if text or name in paper.latex_fields}
     if not paper.resolved:
@@ -172,7 +168,7 @@ def bibtex_fields(
             else safe_bibtex_value("{" + values[name] + "}")
         )
         rendered.append((name, raw))
-    return rendered
+    return rendered if fmt is STANDARD else format_fields(rendered, fmt)
 
 
 def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
@@ -201,14 +197,18 @@ def sort_papers(papers: Iterable[Paper], order: str = "key", section_ids: Sequen
 
 
 def bibtex_entry(
-    paper: Paper, tags_field: str = "sections", dialect: str = "bibtex", macros: Mapping[str, str] = frozen_mapping()
+    paper: Paper,
+    tags_field: str = "sections",
+    dialect: str = "bibtex",
+    macros: Mapping[str, str] = frozen_mapping(),
+    fmt: BibFormat = STANDARD,
 ) -> str:
     """One entry's text in the .bib (``bibliography_pieces`` adds a blank line after it).
 
     ``macros`` are the @string definitions written with it, as TeX will read the
     values that use them.
     """
-    return entry_text(paper.entry_type, paper.key, bibtex_fields(paper, tags_field, dialect, macros))
+    return entry_text(paper.entry_type, paper.key, bibtex_fields(paper, tags_field, dialect, macros, fmt), fmt)
 
 
 def render_bibliography(
@@ -218,9 +218,11 @@ def render_bibliography(
     tags_field: str = "sections",
     dialect: str = "bibtex",
     presorted: bool = False,
+    fmt: BibFormat = STANDARD,
 ) -> str:
     """The text of a .bib file: kept blocks first (macros before use), then entries (by key unless presorted)."""
-    return "".join(bibliography_pieces(papers, blocks, tags_field=tags_field, dialect=dialect, presorted=presorted))
+    pieces = bibliography_pieces(papers, blocks, tags_field=tags_field, dialect=dialect, presorted=presorted, fmt=fmt)
+    return "".join(pieces)
 
 
 def bibliography_pieces(
@@ -231,6 +233,7 @@ def bibliography_pieces(
     dialect: str = "bibtex",
     presorted: bool = False,
     map_each: MapEach | None = None,
+    fmt: BibFormat = STANDARD,
 ) -> list[str]:
     """``render_bibliography``'s text as pieces to write one after the other (``writer.bibtex_pieces``).
 
@@ -240,7 +243,7 @@ def bibliography_pieces(
         raise ValueError(f"unknown dialect {dialect!r}")
     ordered = list(papers) if presorted else sort_papers(papers)
     blocks = list(blocks)
-    entry = partial(bibtex_entry, tags_field=tags_field, dialect=dialect, macros=written_macros(blocks))
+    entry = partial(bibtex_entry, tags_field=tags_field, dialect=dialect, macros=written_macros(blocks), fmt=fmt)
     texts = map_each(entry, ordered) if map_each else [entry(p) for p in ordered]
     # Preambles, comments and broken blocks reach BibTeX too: the same allowlist applies to them.
     kept = [replace(b, text=_safe_block_text(b, entry.keywords["macros"])) for b in blocks]

@@ -17,6 +17,23 @@ MONTH_MACROS = {
 }
 
 
+#: Values copied verbatim: identifiers whose characters mean nothing to BibTeX styles.
+VERBATIM_FIELDS = frozenset({"doi", "url", "eprint", "archiveprefix", "eprinttype", "primaryclass", "urldate", "ids"})
+_MONTH_NUMBERS = {str(i): macro for i, macro in enumerate(MONTH_MACROS, start=1)}
+_MONTH_NAMES = {name.lower(): macro for macro, name in MONTH_MACROS.items()}
+
+
+def month_macro(text: str) -> str | None:
+    """The month macro (``mar``) for a plain month: ``3``, ``March``, ``Mar.``, ``mar``; None if it is none."""
+    key = text.strip().lower().rstrip(".")
+    macro = _MONTH_NUMBERS.get(key) or _MONTH_NAMES.get(key) or (key if key in MONTH_MACROS else None)
+    if macro is None:
+        for name, candidate in _MONTH_NAMES.items():
+            if len(key) >= 3 and name.startswith(key):
+                macro = candidate
+    return macro
+
+
 def split_tags(value: str) -> tuple[str, ...]:
     """Tags as users write them in a field: comma- or semicolon-separated."""
     return tuple(t.strip() for t in value.replace(";", ",").split(",") if t.strip())
@@ -33,7 +50,7 @@ def _strip_enclosing(value: str) -> str:
 _DELIMITER = re.compile(r'[{}"#]')
 
 
-def _split_concatenation(value: str) -> list[str]:
+def split_concatenation(value: str) -> list[str]:
     """The parts of ``a # "b" # {c}``; ``#`` inside braces or quotes is text."""
     parts, depth, in_quotes, start = [], 0, False, 0
     for match in _DELIMITER.finditer(value):  # only the characters that matter, not every one of a long abstract
@@ -82,7 +99,7 @@ def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping(), exa
     stripped = value.strip()
     if "#" not in stripped:  # one part: the common case
         return decode(_part_text(stripped, strings))
-    return decode("".join(_part_text(part, strings) for part in _split_concatenation(value)))
+    return decode("".join(_part_text(part, strings) for part in split_concatenation(value)))
 
 
 def _exactly_decoded(text: str) -> str:
@@ -127,7 +144,7 @@ def value_as_tex(value: str, strings: Mapping[str, str] = frozen_mapping()) -> s
 def _expand(value: str, strings: Mapping[str, str], expanded: dict[str, str], using: tuple[str, ...]) -> str:
     stripped = value.strip()
     pieces = []
-    for part in _split_concatenation(value) if "#" in stripped else [stripped]:
+    for part in split_concatenation(value) if "#" in stripped else [stripped]:
         name = part.lower()
         if part[:1] in ("{", '"'):
             pieces.append(_strip_enclosing(part))
@@ -150,7 +167,7 @@ def macro_names(value: str) -> list[str]:
     stripped = value.strip()
     if stripped[:1] in ("{", '"') and "#" not in stripped:
         return []
-    parts = _split_concatenation(value) if "#" in stripped else [stripped]
+    parts = split_concatenation(value) if "#" in stripped else [stripped]
     return [part.lower() for part in parts if part[:1] not in ("{", '"') and not part.isdigit()]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from surveytool.bibtex.format_options import STANDARD, BibFormat, field_lines
 from surveytool.model import RawBlock
 
 
@@ -32,9 +33,12 @@ def bibtex_pieces(entries: Iterable[str], blocks: Iterable[RawBlock] = ()) -> li
     return pieces
 
 
-def entry_text(entry_type: str, key: str, fields: Iterable[tuple[str, str]]) -> str:
+def entry_text(entry_type: str, key: str, fields: Iterable[tuple[str, str]], fmt: BibFormat = STANDARD) -> str:
     """One entry from ``[(field, raw value), ...]``; values must already be valid BibTeX (see ``fields.py``)."""
-    body = "".join(f"  {name} = {_tidy_value(value)},\n" for name, value in fields)
+    if fmt is STANDARD:
+        body = "".join(f"  {name} = {_tidy_value(value)},\n" for name, value in fields)
+    else:
+        body = field_lines(((name, _tidy_value(value)) for name, value in fields), fmt)
     return f"@{entry_type}{{{key},\n{body}}}\n"
 
 

@@ -17,6 +17,7 @@ import typer
 from surveytool.cli.bib_commands import bib, rekey, resolve
 from surveytool.cli.build_commands import build, draft
 from surveytool.cli.check import check
+from surveytool.cli.complete_commands import complete
 from surveytool.cli.options import (
     stop_progress,
 )
@@ -55,6 +56,7 @@ def _root(
 
 for command in (build, draft, export, parse, tag, bib, resolve, rekey, check):
     app.command()(command)
+app.command()(complete)
 app.add_typer(taxonomy_app, name="taxonomy")
 
 

@@ -7,6 +7,21 @@ from typing import Annotated
 
 import typer
 
+from surveytool.cli.format_flags import (
+    AlignOpt,
+    CurlyOpt,
+    DropAllCapsOpt,
+    MaxAuthorsOpt,
+    MonthsOpt,
+    NumericOpt,
+    OmitOpt,
+    RemoveEmptyOpt,
+    SortFieldsOpt,
+    SpaceOpt,
+    TabOpt,
+    WrapOpt,
+    chosen_format,
+)
 from surveytool.cli.options import (
     CacheOpt,
     CatalogOpt,
@@ -49,8 +64,21 @@ def bib(
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
     merge_duplicates: MergeDuplicatesOpt = False,
+    omit: OmitOpt = None,
+    sort_fields: SortFieldsOpt = None,
+    space: SpaceOpt = None,
+    tab: TabOpt = None,
+    align: AlignOpt = None,
+    curly: CurlyOpt = None,
+    numeric: NumericOpt = None,
+    months: MonthsOpt = None,
+    remove_empty_fields: RemoveEmptyOpt = None,
+    max_authors: MaxAuthorsOpt = None,
+    wrap: WrapOpt = None,
+    drop_all_caps: DropAllCapsOpt = None,
 ) -> None:
     """Write a clean, stable .bib (-o FILE), or update your own in place (--in-place FILE)."""
+    flags = dict(locals())  # the formatting flags are read by name (format_flags.chosen_format)
     from dataclasses import replace
 
     from surveytool.bibtex.fields import DIALECTS, SORT_ORDERS
@@ -73,8 +101,9 @@ def bib(
         merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)),
         source_kind=require_kind(kind),
     )
+    fmt = chosen_format(options.config, flags)
     if in_place is not None:
-        survey, edits = update_bib(options, in_place, dialect=dialect, stage=progress(quiet, ANALYSIS_STAGES))
+        survey, edits = update_bib(options, in_place, dialect=dialect, stage=progress(quiet, ANALYSIS_STAGES), fmt=fmt)
         report(survey.findings, quiet)
         if not quiet:
             for edit in edits:
@@ -83,7 +112,7 @@ def bib(
             typer.echo(f"{len(edits)} change(s) to {in_place}")
     else:
         assert output is not None  # exactly one of the two, checked above
-        survey = write_bib(options, output, dialect=dialect, order=sort, stage=progress(quiet, BIB_STAGES))
+        survey = write_bib(options, output, dialect=dialect, order=sort, stage=progress(quiet, BIB_STAGES), fmt=fmt)
         report(survey.findings, quiet)
         if not quiet:
             printed = str(output) == "-"

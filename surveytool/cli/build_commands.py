@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -26,6 +26,7 @@ from surveytool.cli.options import (
     TagsFieldOpt,
     TaxonomyOpt,
     TemplatesOpt,
+    ThemesOpt,
     exit_code,
     make_options,
     merge_setting,
@@ -33,6 +34,9 @@ from surveytool.cli.options import (
     report,
     require_choice,
 )
+
+if TYPE_CHECKING:
+    from surveytool.drafting.suggestions import Suggester
 
 REUSED_WHAT = {
     "bibtex": ".bib blocks read",
@@ -59,6 +63,7 @@ def build(
     figure: FigureOpt = True,
     table: TableOpt = True,
     plot: PlotOpt = True,
+    themes: ThemesOpt = True,
     pdf: Annotated[
         bool,
         typer.Option("--pdf", help="Then run latexmk in the output folder and report LaTeX errors in plain words."),
@@ -80,6 +85,7 @@ def build(
     from surveytool.bibtex.fields import DIALECTS
     from surveytool.build import BUILD_STAGES, DraftOptions
     from surveytool.build import build as run_build
+    from surveytool.config import load_bib_format
     from surveytool.options import BuildLayout
     from surveytool.output.render import LEVELS
 
@@ -100,7 +106,15 @@ def build(
         replace(options, build_cache=BuildLayout.of(out).cache if reuse else None, merge_duplicates=merge_duplicates),
         out,
         DraftOptions(
-            level=level, templates=templates, dialect=dialect, force=force, figure=figure, table=table, plot=plot
+            level=level,
+            templates=templates,
+            dialect=dialect,
+            force=force,
+            figure=figure,
+            table=table,
+            plot=plot,
+            themes=themes,
+            bib_format=load_bib_format(options.config),  # [bib] only: the flags are bib's
         ),
         progress(quiet, BUILD_STAGES),
     )
@@ -145,7 +159,7 @@ def build(
 
 def draft(
     sources: SourcesArg = None,
-    output: Annotated[Path, typer.Option("--output", "-o", help="The chapter file to write.")] = Path(
+    output: Annotated[Path, typer.Option("--output", "-o", help="The chapter file to write ('-': print it).")] = Path(
         "related_work.tex"
     ),
     taxonomy: TaxonomyOpt = None,
@@ -157,23 +171,62 @@ def draft(
     figure: FigureOpt = True,
     table: TableOpt = True,
     plot: PlotOpt = True,
+    themes: ThemesOpt = True,
+    llm: Annotated[
+        bool,
+        typer.Option(
+            "--llm",
+            help="Ask the chat model of surveytool.toml [llm] for a suggested paragraph per theme, citing only "
+            "that theme's papers; nothing is sent anywhere without it.",
+        ),
+    ] = False,
+    config: ConfigOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Write only the related-work chapter; your notes in it survive."""
-    from surveytool.build import BUILD_STAGES, DraftOptions, draft_chapter
+    from surveytool.build import BUILD_STAGES, DraftOptions
+    from surveytool.draft import STDOUT, draft_chapter
     from surveytool.output.render import LEVELS
 
     require_choice(level, LEVELS, "--level")
+    options = make_options(sources, taxonomy=taxonomy, catalog=catalog, overrides=overrides, config=config)
+    suggester = chapter_suggester(options.config, output, llm)
     result = draft_chapter(
-        make_options(sources, taxonomy=taxonomy, catalog=catalog, overrides=overrides),
+        options,
         output,
-        DraftOptions(level=level, templates=templates, force=force, figure=figure, table=table, plot=plot),
+        DraftOptions(
+            level=level, templates=templates, force=force, figure=figure, table=table, plot=plot, themes=themes
+        ),
         progress(quiet, BUILD_STAGES),
+        suggester,
     )
-    report(result.summary.findings, quiet)
-    for note in result.notes:
-        typer.echo(note, err=True)
-    if not quiet:
-        typer.echo(f"wrote {output} ({result.summary.entries} entries cited)")
-    raise typer.Exit(exit_code(result.summary.findings, strict))
+    findings = [*result.summary.findings, *suggester.findings()]
+    report(findings, quiet)
+    for note in [*result.notes, suggester.save()]:
+        if note:
+            typer.echo(note, err=True)
+    if not quiet:  # beside the chapter on stdout, the summary goes to stderr
+        where = "the chapter" if output == STDOUT else output
+        typer.echo(f"wrote {where} ({result.summary.entries} entries cited)", err=output == STDOUT)
+        if suggester.summary():
+            typer.echo(suggester.summary(), err=output == STDOUT)
+    raise typer.Exit(exit_code(findings, strict))
+
+
+def chapter_suggester(config: Path | None, output: Path, ask: bool) -> Suggester:
+    """Suggestions from the answers cached beside ``output``; from the model too when ``ask`` (draft --llm)."""
+    import os
+
+    from surveytool.config import load_llm_settings
+    from surveytool.drafting.llm_client import LlmClient
+    from surveytool.drafting.suggestions import Suggester
+    from surveytool.options import CACHE_FOLDER
+
+    settings = load_llm_settings(config)
+    if ask and config is None:
+        raise typer.BadParameter("needs an [llm] table in surveytool.toml, or --config FILE", param_hint="--llm")
+    client = LlmClient(settings, os.environ, path=config) if ask else None
+    # -o - writes nothing to disk: the answers are kept for this run only.
+    folder = None if output == Path("-") else output.parent / CACHE_FOLDER
+    return Suggester.for_chapter(settings, folder, client)

@@ -30,7 +30,11 @@ from surveytool.model import Finding
 def check(
     sources: SourcesArg = None,
     tex: Annotated[
-        list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys must exist (repeatable).")
+        list[Path] | None,
+        typer.Option(
+            "--tex",
+            help="A .tex file whose \\cite keys must exist, with the files it inputs and its .aux (repeatable).",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as a JSON array.")] = False,
     strict: StrictOpt = False,
@@ -51,6 +55,13 @@ def check(
         int | None, typer.Option("--thin", help="thin-section: fewer entries than this (default 2).")
     ] = None,
     dialect: Annotated[str, typer.Option("--dialect", help="missing-field rules: bibtex or biblatex.")] = "bibtex",
+    coverage: Annotated[
+        bool,
+        typer.Option(
+            "--coverage",
+            help="Also check the taxonomy's coverage (empty-section, thin-section); --checks names them too.",
+        ),
+    ] = False,
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
     overrides: OverridesOpt = None,
@@ -59,7 +70,7 @@ def check(
     quiet: QuietOpt = False,
 ) -> None:
     """Check tags, entries and citations for consistency; --fix repairs what is safe to repair."""
-    from surveytool.analysis.checks import REGISTRY
+    from surveytool.analysis.checks import COVERAGE_CHECKS, REGISTRY
     from surveytool.bibtex.fields import DIALECTS
     from surveytool.config import load_check_settings
     from surveytool.maintain import check_sources
@@ -80,7 +91,10 @@ def check(
         sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides, config=config
     )
     settings = load_check_settings(options.config)
-    names = [c.strip() for c in (checks.split(",") if checks else REGISTRY) if c.strip()]
+    if checks:
+        names = [c.strip() for c in checks.split(",") if c.strip()]
+    else:  # the taxonomy's coverage only when asked: on a plain .bib every section it leaves empty is noise
+        names = [c for c in REGISTRY if coverage or c not in COVERAGE_CHECKS]
     skipped = {c.strip() for c in (disable.split(",") if disable else settings.disable) if c.strip()}
     for name in [*names, *skipped]:
         if name not in REGISTRY:

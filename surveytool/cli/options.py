@@ -53,6 +53,13 @@ ForceOpt = Annotated[
 FigureOpt = Annotated[bool, typer.Option("--figure/--no-figure", help="Include the taxonomy tree figure (forest).")]
 TableOpt = Annotated[bool, typer.Option("--table/--no-table", help="Include the summary table (longtable).")]
 PlotOpt = Annotated[bool, typer.Option("--plot/--no-plot", help="Include the papers-per-year plot (pgfplots).")]
+ThemesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--themes/--no-themes",
+        help="Split a section of 7 or more papers into themes, each a \\paragraph with its own notes region.",
+    ),
+]
 LevelOpt = Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")]
 # Not checked here: an unreadable folder is one line from render.make_environment, not a usage box.
 TemplatesOpt = Annotated[

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.fields import render_bibliography
+from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.model import Origin, Paper, Taxonomy
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
 from surveytool.text.latex import needs_title_protection, protect_title_words
@@ -115,8 +116,10 @@ def update_bib_in_place(
     tags_field: str = "sections",
     dialect: str = "bibtex",
     exact: str | None = None,
+    fmt: BibFormat = STANDARD,
 ) -> tuple[str, list[Edit]]:
-    """``text`` (the file ``display``) with changed tags rewritten and new entries appended (see ``rewrite_entries``)."""
+    """``text`` (the file ``display``) with changed tags rewritten and new entries appended in ``fmt``'s layout
+    (see ``rewrite_entries``)."""
 
     def retag(paper: Paper) -> tuple[str, str] | None:
         tags = desired_tags(paper, taxonomy)
@@ -129,7 +132,7 @@ def update_bib_in_place(
     new = [p for p in papers if all(s.path != display for s in p.sources)]
     if new:
         newline = _newline_of(text)
-        appended = render_bibliography(new, (), tags_field=tags_field, dialect=dialect).replace("\n", newline)
+        appended = render_bibliography(new, (), tags_field=tags_field, dialect=dialect, fmt=fmt).replace("\n", newline)
         # The file's last bytes stay; a blank line separates the new entries from them.
         ending = "" if text.endswith(newline * 2) or not text else newline if text.endswith(newline) else newline * 2
         text = text + ending + appended

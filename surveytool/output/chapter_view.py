@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from surveytool.model import Paper, Role, Taxonomy
 from surveytool.output.notes_regions import ORPHANED
+from surveytool.text.latex import LatexMarkup
 
 UNCLASSIFIED = "unclassified"
 UNCLASSIFIED_GROUP = "unclassified-group"
@@ -37,12 +38,29 @@ class PaperView(NamedTuple):  # a tuple: the chapter's fragment memo keys by it 
 
 
 @dataclass(frozen=True)
+class ThemeView:
+    """A run of a section's papers under one heading; the untitled one (``name`` '') is the whole section."""
+
+    id: str
+    name: str
+    region: str  # its notes region ('' for the untitled one: the section's own region comes before it)
+    papers: tuple[PaperView, ...]
+    suggested: LatexMarkup = LatexMarkup("")  # from draft --llm, checked and escaped (drafting/grounded.py)
+
+
+@dataclass(frozen=True)
 class SectionView:
     id: str
     title: str
     scope: str
     papers: tuple[PaperView, ...]  # primary here
     related: tuple[PaperView, ...]  # secondary here
+    themes: tuple[ThemeView, ...] = ()  # empty: the papers are listed flat
+
+    @property
+    def blocks(self) -> tuple[ThemeView, ...]:
+        """What the chapter prints under the section: its themes, or one untitled run of all its papers."""
+        return self.themes or (ThemeView("", "", "", self.papers),)
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,22 @@ from surveytool.model import Taxonomy
 from surveytool.options import DraftOptions
 from surveytool.output.chapter_view import PaperView, one_paragraph, publication_trend, summary_rows, view_groups
 from surveytool.output.render import LEVELS, render_template
+from surveytool.output.section_themes import with_themes
 
 if TYPE_CHECKING:
     import jinja2
 
 
+#: Citations a section shows in the taxonomy figure; past it, the number of papers, so that the tree of the
+#: default taxonomy stays legible on one page.
+FIGURE_CITES = 8
+
+
 def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: DraftOptions) -> dict[str, Any]:
     """What related_work.tex.j2 and main.tex.j2 are rendered with."""
     groups = view_groups(views, taxonomy)
+    if draft.themes:
+        groups = with_themes(groups)
     return {
         "title": one_paragraph(taxonomy.title),
         "levels": LEVELS[draft.level],
@@ -24,11 +32,13 @@ def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: Draft
         "rows": summary_rows(groups, taxonomy),
         "trend": publication_trend(groups),
         "figure": draft.figure,
+        "figure_cites": FIGURE_CITES,
         "table": draft.table,
         "plot": draft.plot,
         "document_class": "report" if draft.level == "chapter" else "article",
         "chapter_file": draft.chapter_file,
         "bibliography": draft.bibliography,
+        "dialect": draft.dialect,
     }
 
 

@@ -9,11 +9,12 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-# With -file-line-error, TeX writes errors as "./related_work.tex:267: LaTeX Error: ...".
-_ERROR = re.compile(r"^(?:\./)?(?P<file>[^\s:]+\.(?:tex|sty|cls|bbl)):(?P<line>\d+): (?P<message>.+)$", re.M)
+from surveytool.output.latex_log import root_causes, tex_errors
+
 _SHOWN_UNDEFINED = 5
 _FILE_NOT_FOUND = re.compile(r"File `(?P<file>[^']+)' not found")
-_UNDEFINED = re.compile(r"(?:Citation|Reference) `(?P<key>[^']+)' on page \d+ undefined")
+# LaTeX quotes the key as `key', biblatex as 'key'.
+_UNDEFINED = re.compile(r"(?:Citation|Reference) [`'](?P<key>[^']+)' on page \d+ undefined")
 
 
 @dataclass(frozen=True)
@@ -27,16 +28,14 @@ class PdfReport:
 def explain_log(log: str, tex_name: str = "main.tex") -> list[str]:
     """Errors as ``file:line: what happened``; undefined citations only when nothing else failed."""
     problems = []
-    for match in _ERROR.finditer(log):
-        message = match.group("message").strip()
-        if message.startswith("==>"):
-            continue  # TeX's "Fatal error occurred" after the real error
+    for error in tex_errors(log, tex_name, ()):
+        message = error.message
         missing = _FILE_NOT_FOUND.search(message)
         if missing:
             message = f"the LaTeX package or file {missing.group('file')} is not installed (install it with your TeX distribution)"
-        elif message.startswith("Undefined control sequence"):
-            message = "a command is not defined (a package is missing, or a template uses a command of its own)"
-        problems.append(f"{match.group('file')}:{match.group('line')}: {message}")
+        elif message.endswith(" is not defined") or message.startswith("Undefined control sequence"):
+            message = f"{message.removesuffix('.')} (a package is missing, or a template uses a command of its own)"
+        problems.append(f"{error.where}: {message}")
     if problems:
         return problems  # undefined citations after a fatal error are only its consequence
     undefined = sorted(set(_UNDEFINED.findall(log)))
@@ -78,6 +77,22 @@ def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) 
     problems = explain_log(log, tex_name)
     pdf = folder / (Path(tex_name).stem + ".pdf")
     ok = result.returncode == 0 and not problems
+    if not ok:
+        problems = lead_with_causes(root_causes(folder, tex_name), problems, log, tex_name)
     if result.returncode != 0 and not problems:
         problems = [f"latexmk failed (exit {result.returncode}); see {log_path}"]
     return PdfReport(True, ok, tuple(problems), pdf if pdf.exists() else None)
+
+
+def lead_with_causes(causes: list[str], summary: list[str], log: str, tex_name: str = "main.tex") -> list[str]:
+    """The root causes first, then the summary without what they already say: an error at the same place,
+    and the undefined citations one by one (a bibliography error leaves them all undefined), counted instead."""
+    if not causes:
+        return summary
+    placed = {cause.split(": ", 1)[0] for cause in causes}
+    undefined = set(_UNDEFINED.findall(log))
+    rest = [line for line in summary if line.split(": ", 1)[0] not in placed | {tex_name}]
+    if undefined and any(line.startswith(f"{tex_name}: ") for line in summary):
+        noun = "citation or reference is" if len(undefined) == 1 else "citations or references are"
+        rest.append(f"{tex_name}: {len(undefined)} {noun} undefined; fix the problems above first")
+    return causes + rest

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from surveytool.errors import OutputError
 from surveytool.output.files import write_atomically
-from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, stamp
+from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, regions, stamp
+from surveytool.output.theme_regions import renamed_themes, with_renamed_regions
 
 
 class ProseDrafts:
@@ -82,7 +83,10 @@ def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[s
         backup = path.with_name(path.name + ".bak")
         write_atomically(backup, data)
         notes.append(f"{path}: edited outside its notes regions; old version kept as {backup}")
-    merged = carry_over(text, old)
+    renames = renamed_themes(old, text, {r for r, content in regions(old).items() if content.strip()})
+    merged = carry_over(text, with_renamed_regions(old, renames))
+    for was, now in sorted(renames.items()):
+        notes.append(f"{path}: the theme of your notes in {was} is now {now}; they moved with its papers")
     if merged.kept:
         notes.append(f"{path}: kept your notes in {', '.join(merged.kept)}")
     if merged.orphaned:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.rebuild.memo import code_stamp
-from surveytool.rebuild.sealed import read_sealed, write_sealed
 from surveytool.regular_files import Unusable
+from surveytool.sealed import read_sealed, write_sealed
 
 EXEMPLARS_FILE = "exemplars.marshal"
 

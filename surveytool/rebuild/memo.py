@@ -26,8 +26,8 @@ from typing import Any
 
 from surveytool import __version__
 from surveytool.model import Finding, Origin, Paper, Role, Severity, SourceLocation, Tag, frozen_mapping
-from surveytool.rebuild.sealed import prepare_folder, read_sealed, write_sealed
 from surveytool.regular_files import Unusable
+from surveytool.sealed import prepare_folder, read_sealed, write_sealed
 from surveytool.user_key import cache_key
 
 #: The check of the findings that say a cache file was not used: about this run only, never replayed.

@@ -28,6 +28,7 @@ from surveytool.analysis.merge import identities
 from surveytool.analysis.tagging.exemplars import user_exemplars
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.bibtex.fields import bibtex_entry, macros_of
+from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.digest import digest_text
 from surveytool.errors import SurveyToolError
 from surveytool.model import Finding, Paper, Taxonomy
@@ -39,7 +40,6 @@ from surveytool.rebuild.changes import Move, changed_chunks, moved_source
 from surveytool.rebuild.exemplars import stored_exemplars
 from surveytool.rebuild.memo import BuildCache
 from surveytool.rebuild.moves import moved_finding, moved_json
-from surveytool.rebuild.sealed import MAX_CACHE_FILE
 from surveytool.rebuild.snapshot import (
     EntryRecord,
     OutputSpans,
@@ -53,6 +53,7 @@ from surveytool.rebuild.snapshot import (
 from surveytool.rebuild.trace import claims_of
 from surveytool.regular_files import Unusable, read_regular
 from surveytool.resources import default_taxonomy
+from surveytool.sealed import MAX_CACHE_FILE
 from surveytool.text.latex import unencodable_chars
 from surveytool.text.latex_allowlist import allowlist_digest
 
@@ -75,8 +76,8 @@ class Patched:
         return sorted({*self.snapshot.head_unencodable, *(c for r in self.snapshot.records for c in r.unencodable)})
 
 
-def environment_digest(options: Options, dialect: str, lock_text: str) -> str:
-    """What the outputs depend on besides the .bib texts: options, taxonomy, catalogs and the key pins."""
+def environment_digest(options: Options, dialect: str, lock_text: str, fmt: BibFormat = STANDARD) -> str:
+    """What the outputs depend on besides the .bib texts: options, taxonomy, catalogs, the key pins, the .bib's layout."""
 
     def text(path: Path) -> str:
         try:
@@ -87,6 +88,7 @@ def environment_digest(options: Options, dialect: str, lock_text: str) -> str:
     return digest_text(
         repr(options),
         dialect,
+        repr(fmt),
         text(options.taxonomy or default_taxonomy()),
         text(options.config) if options.config else "",
         *(text(path) for path in catalog_paths(options)),
@@ -96,7 +98,7 @@ def environment_digest(options: Options, dialect: str, lock_text: str) -> str:
 
 
 def patch_last_build(
-    options: Options, bib_path: Path, json_path: Path, dialect: str, memos: BuildCache
+    options: Options, bib_path: Path, json_path: Path, dialect: str, memos: BuildCache, fmt: BibFormat = STANDARD
 ) -> Patched | None:
     """The last build patched to the sources as they are now, or None when only a full build gives the right result.
 
@@ -115,13 +117,13 @@ def patch_last_build(
         return None  # the build in full says what is wrong, or replaces them
     if (content_digest(old_bib), content_digest(old_json)) != snapshot.written:
         return None  # changed since the last build wrote them
-    if environment_digest(options, dialect, lock_text) != snapshot.environment:
+    if environment_digest(options, dialect, lock_text, fmt) != snapshot.environment:
         return None
     changes = changed_chunks(options, snapshot.sources)
     if changes is None:
         return None
     layouts, removed, added, moves = changes
-    return _patch(options, snapshot, layouts, removed, added, moves, old_bib, old_json, dialect)
+    return _patch(options, snapshot, layouts, removed, added, moves, old_bib, old_json, (dialect, fmt))
 
 
 class _Added(NamedTuple):
@@ -140,7 +142,7 @@ def _patch(
     moves: list[Move],
     old_bib: bytes,
     old_json: bytes,
-    dialect: str,
+    written_as: tuple[str, BibFormat],
 ) -> Patched | None:
     by_chunk = {r.chunk: r for r in snapshot.records if r.chunk} if removed else {}
     looked_up = [by_chunk.get(chunk) for chunk in removed]
@@ -206,7 +208,7 @@ def _patch(
         old_bib,
         old_json,
         options.tags_field,
-        dialect,
+        written_as,
         macros,
     )
     if spliced is None:
@@ -233,7 +235,7 @@ def _splice(
     old_bib: bytes,
     old_json: bytes,
     tags_field: str,
-    dialect: str,
+    written_as: tuple[str, BibFormat],
     macros: Mapping[str, str],
 ) -> tuple[bytes, bytes, tuple[EntryRecord, ...], tuple[PaperView, ...]] | None:
     """The .bib and entries.json with the entries ``gone`` (keys) cut out, the ``tagged`` ones put in and those
@@ -257,7 +259,7 @@ def _splice(
             record = record._replace(view=tuple(view), json_length=len(line) - 2)
         kept.append((record, view))
     for paper, new in tagged:
-        text = bibtex_entry(paper, tags_field, dialect, macros) + "\n"
+        text = bibtex_entry(paper, tags_field, written_as[0], macros, written_as[1]) + "\n"
         new_bib[paper.key] = text.encode("utf-8")
         new_json[paper.key] = entry_json(paper).encode("utf-8") + b",\n"
         view = paper_view(paper)

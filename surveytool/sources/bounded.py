@@ -40,10 +40,11 @@ def read_user_file(
         if problem.errno == errno.EISDIR:
             raise error(f"{what}is a directory, not a file", path=display, hint="name a file inside it") from None
         raise error(f"{what}cannot be read ({problem.strerror})", path=display, hint="check its permissions") from None
+    if stat.S_ISDIR(os.fstat(handle).st_mode):  # Linux opens a folder for reading; fdopen would then fail
+        os.close(handle)
+        raise error(f"{what}is a directory, not a file", path=display, hint="name the files inside it")
     with os.fdopen(handle, "rb") as stream:
         status = os.fstat(stream.fileno())
-        if stat.S_ISDIR(status.st_mode):
-            raise error(f"{what}is a directory, not a file", path=display, hint="name a file inside it")
         if not stat.S_ISREG(status.st_mode):
             raise error(
                 f"{what}is not a regular file (a device, FIFO or socket would be read without end)",

@@ -72,7 +72,7 @@ def _key_groups(text: str, position: int, finder: _Finder) -> tuple[list[tuple[i
     return (groups, position) if groups else None
 
 
-def _blank_comments(text: str) -> str:
+def blank_comments(text: str) -> str:
     """``text`` with each comment replaced by spaces: nothing in it is cited, and offsets and lines stay."""
     return _COMMENT.sub(lambda m: " " * len(m.group()), text)
 
@@ -99,7 +99,7 @@ def _cited_keys(text: str) -> Iterator[tuple[int, int, int]]:
 
 def citations(text: str) -> tuple[list[Citation], bool]:
     """Keys cited in ``text`` with their lines, and whether it has ``\\nocite{*}`` (cites everything)."""
-    text = _blank_comments(text)
+    text = blank_comments(text)
     found: list[Citation] = []
     cites_all = False
     line, counted_to = 1, 0
@@ -116,4 +116,4 @@ def citations(text: str) -> tuple[list[Citation], bool]:
 
 def cite_key_spans(text: str) -> list[tuple[int, int]]:
     """Where each key cited in ``text`` is (start, end offsets), outside comments: for rewriting keys in place."""
-    return [(start, end) for _, start, end in _cited_keys(_blank_comments(text)) if text[start:end] != "*"]
+    return [(start, end) for _, start, end in _cited_keys(blank_comments(text)) if text[start:end] != "*"]

@@ -210,3 +210,24 @@ def test_a_section_of_500_papers_with_abstracts_takes_well_under_a_second(sectio
         timings.append(time.process_time() - start)
     assert len(themes) >= 2
     assert min(timings) < 1.0, timings
+
+
+def test_words_the_whole_field_uses_are_generic_and_topic_words_are_not():
+    from surveytool.analysis.theme_background import field_generic_terms
+    from surveytool.analysis.theme_terms import stem
+
+    generic = field_generic_terms()
+    assert {stem("training"), stem("learning"), stem("model")} <= generic
+    assert not {stem("pipeline"), stem("experts"), stem("checkpointing"), stem("recommendation")} & generic
+
+
+def test_a_generic_word_names_a_theme_only_when_nothing_more_telling_is_shared():
+    papers = [
+        ThemeInput(f"s{i}", f"Deep learning training with pipeline schedules {w}", "", 2020 + i)
+        for i, w in enumerate(["one", "two", "three", "four"])
+    ] + [
+        ThemeInput(f"p{i}", f"Deep learning training with expert routing {w}", "", 2020 + i)
+        for i, w in enumerate(["five", "six", "seven", "eight"])
+    ]
+    names = " ".join(t.name.lower() for t in find_themes(papers))
+    assert "schedul" in names and "rout" in names and "deep learning" not in names

@@ -54,6 +54,7 @@ FAILING = {
     "dangerous-macro": (CLEAN.replace("{ICLR}", "{ICLR\\immediate\\write18{rm -rf ~}}"), []),
     "cite-undefined": (CLEAN, ["--tex", "paper.tex"]),
     "cite-unused": (CLEAN, ["--tex", "other.tex"]),
+    "tex-input": (CLEAN, ["--tex", "inputs.tex"]),
     "taxonomy-invalid": (CLEAN, ["--taxonomy", "bad.toml"]),
     "needs-review": ("@misc{x, title = {Layer Normalization}}\n", []),
     "tag-outlier": (
@@ -83,6 +84,7 @@ FAILING = {
 def project(tmp_path):
     (tmp_path / "paper.tex").write_text("\\citep[see][p.~2]{shazeer2017, missing2020}\n% \\cite{commented}\n")
     (tmp_path / "other.tex").write_text("\\textcite{somebody}\n")
+    (tmp_path / "inputs.tex").write_text("\\input{nowhere}\n")
     (tmp_path / "bad.toml").write_text('[[sections]]\nid = "a"\ntitle = "A"\ntitel = "typo"\n')
     return tmp_path
 
@@ -103,7 +105,7 @@ def test_each_check_fails_on_its_case_and_passes_on_a_clean_one(project, name):
     bib, args = FAILING[name]
     _, found = check(project, bib, *args, "--checks", name)
     assert [f["check"] for f in found if f["check"] == name], f"{name} did not fire"
-    clean_args = ["--tex", "clean.tex"] if name.startswith("cite-") else []
+    clean_args = ["--tex", "clean.tex"] if name.startswith("cite-") or name == "tex-input" else []
     (project / "clean.tex").write_text("\\citet{shazeer2017}\n")
     taxonomy = ["--taxonomy", str(project / "one.toml")] if name in ("empty-section", "thin-section") else []
     (project / "one.toml").write_text('[[sections]]\nid = "moe"\ntitle = "MoE"\n')
@@ -133,7 +135,7 @@ def test_text_output_exit_codes_and_strict(project):
         "refs.bib:1: error [unknown-tag] tag 'mixture-of-expert' is not a section of the taxonomy (did you mean 'moe'?)"
         in failed.stderr
     )
-    assert failed.stdout.startswith("1 error, ")
+    assert failed.stdout == "1 error: unknown-tag 1\n"  # nothing else: the taxonomy's coverage is not asked
     (project / "refs.bib").write_text(FAILING["tag-variant"][0])
     assert run_cli("check", "refs.bib", "--checks", "tag-variant", cwd=project).returncode == 0
     assert run_cli("check", "refs.bib", "--checks", "tag-variant", "--strict", cwd=project).returncode == 1
@@ -185,3 +187,55 @@ def test_citation_parser_knows_natbib_and_biblatex_variants():
 def test_pre_commit_hook_is_declared():
     hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert "id: surveytool-check" in hooks and "entry: surveytool check" in hooks and "files: \\.bib$" in hooks
+
+
+UNPLACEABLE = CLEAN.replace("  sections = {moe},\n", "") + (
+    "@misc{lorem, title = {Lorem ipsum dolor}, author = {Ann Bee}, year = 2020}\n"
+    "@misc{layernorm, title = {Layer Normalization}, author = {Ann Bee}, year = 2016}\n"
+)
+
+
+def test_an_entry_the_tagger_cannot_place_is_reported_once(project):
+    _, found = check(project, UNPLACEABLE)
+    tagging = [(f["key"], f["check"]) for f in found if f["check"] in ("untagged-entry", "no-section", "needs-review")]
+    assert sorted(tagging) == [
+        ("layernorm", "needs-review"),
+        ("lorem", "no-section"),
+        ("shazeer2017", "untagged-entry"),
+    ]
+    # Asked alone, untagged-entry still names every entry without tags.
+    _, alone = check(project, UNPLACEABLE, "--checks", "untagged-entry")
+    assert sorted(f["key"] for f in alone) == ["layernorm", "lorem", "shazeer2017"]
+
+
+def test_section_coverage_is_checked_only_when_asked(project):
+    _, plain = check(project, CLEAN)
+    assert not {f["check"] for f in plain} & {"empty-section", "thin-section"}
+    _, covered = check(project, CLEAN, "--coverage")
+    empty = {f["message"] for f in covered if f["check"] == "empty-section"}
+    assert "section 'memory' has no entries" in empty
+    assert "section 'moe' has 1 entry" in {f["message"] for f in covered if f["check"] == "thin-section"}
+
+
+def test_check_tex_follows_the_documents_inputs_and_reads_its_aux(project):
+    (project / "paper" / "sections").mkdir(parents=True)
+    (project / "paper" / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\input{sections/intro}\n\\include{sections/gone}\n"
+        "\\end{document}\n"
+    )
+    (project / "paper" / "sections" / "intro.tex").write_text("Text.\n\\citet{shazeer2017} and \\cite{ghost}.\n")
+    (project / "paper" / "main.aux").write_text("\\relax\n\\citation{shazeer2017}\n\\citation{viamacro}\n")
+    (project / "refs.bib").write_text(CLEAN + CLEAN.replace("shazeer2017", "unused").replace("Outrageously", "Else"))
+    result = run_cli(
+        "check", "refs.bib", "--tex", "paper/main.tex", "--checks", "cite-undefined,cite-unused,tex-input", cwd=project
+    )
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "paper/main.aux:3: error [cite-undefined] 'viamacro' is cited (the last LaTeX run recorded it) but is not in "
+        "the bibliography (check the key, or add the entry; compile again if the .aux is older than the document)",
+        "paper/main.tex:4: warning [tex-input] \\include{sections/gone}: no such file (paper/sections/gone.tex) "
+        "(check the name; the path is relative to the folder of the main file)",
+        "paper/sections/intro.tex:2: error [cite-undefined] \\cite of 'ghost', which is not in the bibliography "
+        "(check the key, or add the entry)",
+        "refs.bib:8: info [cite-unused] 'unused' is never cited (cite it or remove it)",
+    ]

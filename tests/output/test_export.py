@@ -82,7 +82,7 @@ def test_build_pdf_reports_latex_errors_in_plain_words(tmp_path):
     failed = run_cli("build", "--out", "broken", "--pdf", "--templates", "tpl", cwd=tmp_path)
     assert failed.returncode == 1
     [problem] = [line for line in failed.stderr.splitlines() if line.startswith("broken/")]
-    assert problem.startswith("broken/related_work.tex:") and "a command is not defined" in problem
+    assert problem.startswith("broken/related_work.tex:") and "\\undefinedcommandofmine is not defined" in problem
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,10 @@ from helpers import CORPUS, ENTRY, SEEDS_TAXONOMY, TRICKY, library, outputs, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from surveytool.bibtex.format_options import BibFormat
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.build import build
+from surveytool.options import DraftOptions
 from surveytool.pipeline import Options
 from surveytool.rebuild.bib_reading import ReusingBibReader
 from surveytool.rebuild.memo import BuildCache, Memo
@@ -258,3 +260,24 @@ def test_a_cache_whose_keys_stay_but_values_change_is_saved(tmp_path: Path):
     again = build(options, out).survey
     assert again.reused["bibtex"] == (6, 0)
     assert {p.fields["booktitle"] for p in again.papers} == {"Second"}
+
+
+def test_a_formatted_bib_is_patched_in_its_format_and_another_format_builds_in_full(tmp_path: Path):
+    source = tmp_path / "library.bib"
+    source.write_text(library(6), encoding="utf-8")
+    reused, fresh = tmp_path / "reused", tmp_path / "fresh"
+    options = Options(sources=(source,), build_cache=reused / ".surveytool-cache")
+    tidy = DraftOptions(bib_format=BibFormat(align=14, omit=("abstract",), wrap=40))
+    build(options, reused, tidy)
+    source.write_text(source.read_text(encoding="utf-8").replace("part 3}", "part three}"), encoding="utf-8")
+    patched = build(options, reused, tidy).summary
+    assert "entries" in patched.reused  # the last build was patched (patch.py)
+    fresh.mkdir()
+    shutil.copy(reused / "surveytool.lock.json", fresh)
+    build(Options(sources=(source,)), fresh, tidy)
+    assert outputs(reused) == outputs(fresh)
+    text = (reused / "references.bib").read_text(encoding="utf-8")
+    assert "three}" in text and "abstract" not in text and "\n  title         = {" in text
+    standard = build(options, reused).summary
+    assert "entries" not in standard.reused  # another layout: every entry written again
+    assert "\n  title = {" in (reused / "references.bib").read_text(encoding="utf-8")

@@ -61,6 +61,16 @@ def test_export_o_dash_prints_and_a_bad_kind_is_bad_usage(tmp_path):
     assert bad.returncode == 2 and "--kind" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_draft_o_dash_prints_the_chapter_and_writes_no_file(tmp_path):
+    (tmp_path / "mine.bib").write_text(MESSY_BIB, encoding="utf-8")
+    printed = run_cli("draft", "mine.bib", "-o", "-", cwd=tmp_path, check=True)
+    assert printed.stdout.startswith("% surveytool: checksum ") and "\\citet{" in printed.stdout
+    assert "wrote the chapter" in printed.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.bib"]
+    piped = run_cli("draft", "-", "-o", "-", cwd=tmp_path, stdin=MESSY_BIB, check=True)
+    assert piped.stdout == printed.stdout
+
+
 def test_nothing_piped_in_is_a_one_line_error(tmp_path):
     result = run_cli("parse", "-", cwd=tmp_path, stdin="")
     assert result.returncode == 2

@@ -19,6 +19,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from surveytool.analysis.resolve.http_connection import (
@@ -33,10 +34,14 @@ from surveytool.analysis.resolve.response_cache import ResponseCache
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+# The redirects that keep a POST a POST (the others turn it into a GET).
+_POST_REDIRECTS = frozenset({307, 308})
 # Answers worth keeping: the paper, or the service's word that there is none.
 CACHEABLE_STATUSES = frozenset({200, 404})
 _MAX_REDIRECTS = 5
 _READ_SIZE = 64 * 1024
+#: A POST's body and its extra headers.
+_Post = tuple[bytes, Mapping[str, str]]
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,25 @@ class HttpClient:
         fetched_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         return Response(status, body, fetched_at)
 
+    def post(self, url: str, data: bytes, headers: Mapping[str, str], service: str = "") -> Response:
+        """POST ``data`` to ``url`` under the same deadline, limits, retries and breaker as :meth:`get`.
+
+        Never cached here: the caller knows what the answer depends on. ``headers`` (a key, say) are sent on
+        redirects only as far as a redirect may go, the service's own host.
+        """
+        service = service or urllib.parse.urlsplit(url).netloc
+        reason = self.skipped(service)
+        if reason:
+            raise ServiceSkipped(reason)
+        try:
+            status, body = self._fetch_with_retries(url, service, (data, headers))
+        except ServiceSkipped:
+            raise
+        except HttpError as error:
+            self.record_failure(service, str(error))
+            raise
+        return Response(status, body, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
     def keep(self, url: str, response: Response, service: str = "") -> None:
         """Cache an answer the caller could use; an answer that failed to parse is never kept."""
         self._failures.pop(service or urllib.parse.urlsplit(url).netloc, None)
@@ -132,13 +156,13 @@ class HttpClient:
             return f"the run's time budget of {self.settings.budget:g} s is spent"
         return None
 
-    def _fetch_with_retries(self, url: str, service: str) -> tuple[int, str]:
+    def _fetch_with_retries(self, url: str, service: str, post: _Post | None = None) -> tuple[int, str]:
         delay = self.settings.backoff
         for attempt in range(self.settings.retries + 1):
             self._wait_for_turn(url)
             deadline = self._deadline(service)
             try:
-                return self._follow(url, deadline)
+                return self._follow(url, deadline, post)
             except Retry as retry:
                 if attempt == self.settings.retries:
                     tries = f"{attempt + 1} attempt{'s' if attempt else ''}"
@@ -174,13 +198,15 @@ class HttpClient:
                 self._sleep(wait)
         self._last_request[host] = self._clock()
 
-    def _follow(self, url: str, deadline: float) -> tuple[int, str]:
-        """GET ``url``, following redirects that stay on its host."""
+    def _follow(self, url: str, deadline: float, post: _Post | None = None) -> tuple[int, str]:
+        """GET ``url`` (or POST, with ``post``), following redirects that stay on its host."""
         current = url
         for _ in range(_MAX_REDIRECTS + 1):
-            status, location, body = self._exchange(current, deadline)
+            status, location, body = self._exchange(current, deadline, post)
             if status not in REDIRECT_STATUSES or not location:
                 return status, body
+            if post is not None and status not in _POST_REDIRECTS:
+                raise HttpError(f"HTTP {status} would turn the POST into a GET; not followed")
             target = urllib.parse.urljoin(current, location)
             if not _same_service(url, target):
                 raise HttpError(
@@ -189,7 +215,7 @@ class HttpClient:
             current = target
         raise HttpError(f"more than {_MAX_REDIRECTS} redirects")
 
-    def _exchange(self, url: str, deadline: float) -> tuple[int, str, str]:
+    def _exchange(self, url: str, deadline: float, post: _Post | None = None) -> tuple[int, str, str]:
         """One request: (status, Location header, body), within ``deadline`` and the size limit."""
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -204,7 +230,7 @@ class HttpClient:
         except ValueError:
             raise HttpError(f"not a valid address: {url!r}") from None
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        headers = {"User-Agent": self.settings.user_agent, "Accept": "*/*"}
+        headers = {"User-Agent": self.settings.user_agent, "Accept": "*/*", **(post[1] if post else {})}
         proxy = proxy_for(parts.scheme, parts.hostname)
         if proxy is None:
             connection = connection_class(parts.hostname, port, timeout=min(self.settings.timeout, remaining))
@@ -234,7 +260,10 @@ class HttpClient:
         watchdog.daemon = True
         watchdog.start()
         try:
-            connection.request("GET", target, headers=headers)
+            if post is None:
+                connection.request("GET", target, headers=headers)
+            else:
+                connection.request("POST", target, body=post[0], headers=headers)
             answer = connection.getresponse()
             body = self._read_bounded(answer)
             if cut.is_set():

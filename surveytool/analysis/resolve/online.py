@@ -260,13 +260,3 @@ class ArxivResolver(_OnlineResolver):
             "howpublished": f"arXiv preprint arXiv:{arxiv}" if arxiv else "",
         }
         return _found(fields, "misc")
-
-
-def online_resolvers(settings, client: HttpClient) -> list[_OnlineResolver]:
-    """The resolvers named in the settings, in their order."""
-    classes = {
-        "openalex": (OpenAlexResolver, settings.openalex_url),
-        "crossref": (CrossrefResolver, settings.crossref_url),
-        "arxiv": (ArxivResolver, settings.arxiv_url),
-    }
-    return [classes[name][0](client, classes[name][1], settings.contact) for name in settings.services]

@@ -2,7 +2,7 @@
 
 The file may come with a shared folder, or be damaged, so nothing read from it is trusted: every row
 carries an HMAC-SHA256 of its URL, status, time and body under this user's key (the one that seals
-the build cache, ``rebuild/sealed.py``). A row that fails it (edited, planted, written by another
+the build cache, ``sealed.py``). A row that fails it (edited, planted, written by another
 user or an earlier version) is deleted and asked for again, and one ``info`` finding says how many.
 A file SQLite cannot read as a database is set aside (renamed ``<name>.unreadable``) and a new
 one started. No answer larger than the bound is stored or read back.

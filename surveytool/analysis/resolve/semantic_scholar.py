@@ -1,0 +1,70 @@
+"""Semantic Scholar (api.semanticscholar.org/graph/v1): by arXiv id or DOI, or a title search.
+
+A record names its venue (``publicationVenue``: a conference or a journal) and the ids of the
+work, its arXiv id among them, so a preprint's published version is found by its arXiv id.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from collections.abc import Iterable
+from dataclasses import replace
+
+from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text
+from surveytool.model import Paper
+from surveytool.text.identifiers import normalize_arxiv
+
+_ROWS = 5
+FIELDS = "title,authors,year,venue,externalIds,publicationVenue,journal"
+_KINDS = {"conference": "inproceedings", "journal": "article"}
+# Venues that are preprint servers: a record there is the preprint, not a publication.
+_PREPRINT_VENUES = frozenset({"arxiv", "arxiv.org", "corr", "biorxiv", "medrxiv", "ssrn"})
+
+
+class SemanticScholarResolver(_OnlineResolver):
+    """api.semanticscholar.org: /paper/arXiv:ID, /paper/DOI:doi, then /paper/search by title."""
+
+    name = "semantic_scholar"
+    # Its year is the first version's (an arXiv preprint's, for a paper published a year later).
+    dates_first_version = True
+
+    def urls(self, paper: Paper) -> Iterable[str]:
+        arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
+        if arxiv:
+            yield f"{self.base_url}/graph/v1/paper/arXiv:{urllib.parse.quote(arxiv)}?fields={FIELDS}"
+        if paper.fields.get("doi"):
+            yield f"{self.base_url}/graph/v1/paper/DOI:{urllib.parse.quote(paper.fields['doi'])}?fields={FIELDS}"
+        text = _query_text(paper)
+        if text:
+            yield f"{self.base_url}/graph/v1/paper/search?query={urllib.parse.quote(text)}&fields={FIELDS}&limit={_ROWS}"
+
+    def parse(self, body: str) -> list[Paper]:
+        data = json.loads(body)
+        works = data.get("data", [data])
+        return [self._paper(work) for work in works if isinstance(work, dict) and work.get("title")]
+
+    def _paper(self, work: dict) -> Paper:
+        ids = work.get("externalIds") or {}
+        venue = work.get("publicationVenue") or {}
+        journal = work.get("journal") or {}
+        name = venue.get("name") or work.get("venue") or ""
+        preprint = name.lower() in _PREPRINT_VENUES or (journal.get("name") or "").lower() in _PREPRINT_VENUES
+        kind = "misc" if preprint or not name else _KINDS.get(venue.get("type", ""), "misc")
+        arxiv = normalize_arxiv(str(ids.get("ArXiv") or "")) or ""
+        fields = {
+            "title": work["title"],
+            "author": " and ".join(a["name"] for a in work.get("authors") or [] if a.get("name")),
+            "year": str(work.get("year") or ""),
+            "doi": str(ids.get("DOI") or ""),
+            "eprint": arxiv,
+            "archiveprefix": "arXiv" if arxiv else "",
+        }
+        if kind == "article":
+            fields.update(journal=name, volume=journal.get("volume", ""), pages=journal.get("pages", ""))
+        elif kind == "inproceedings":
+            fields["booktitle"] = name
+        elif preprint and arxiv:
+            fields["howpublished"] = f"arXiv preprint arXiv:{arxiv}"
+        paper = _found(fields, kind)
+        return replace(paper, key=str(work.get("paperId") or paper.key))

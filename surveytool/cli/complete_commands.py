@@ -1,0 +1,80 @@
+"""`complete`: fill the missing fields of your own .bib entries and upgrade preprints."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from surveytool.cli.options import CacheOpt, CatalogOpt, ConfigOpt, QuietOpt, StrictOpt, exit_code, make_options, report
+
+
+def complete(
+    bib: Annotated[Path, typer.Argument(help="Your .bib file.", show_default=False, metavar="FILE.bib")],
+    online: Annotated[
+        bool,
+        typer.Option("--online", help="Also ask Semantic Scholar, DBLP, Crossref and OpenAlex (answers are cached)."),
+    ] = False,
+    in_place: Annotated[bool, typer.Option("--in-place", help="Write the added fields into the file itself.")] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the completed .bib here (-: print it).")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print a unified diff and change nothing (also without -o/--in-place).")
+    ] = False,
+    overwrite: Annotated[
+        list[str] | None,
+        typer.Option("--overwrite", help="Fields you wrote that a found record may replace: FIELD,... (repeatable)."),
+    ] = None,
+    catalog: CatalogOpt = None,
+    config: ConfigOpt = None,
+    cache: CacheOpt = None,
+    strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Fill missing fields (doi, venue, pages, volume, publisher, year, url) of your entries and upgrade
+    arXiv preprints to their published version; each change is printed with its source."""
+    from surveytool.analysis.complete import COMPLETED_FIELDS
+    from surveytool.completion import complete_bib
+    from surveytool.output.files import write_atomically, write_in_place
+
+    if in_place and output is not None:
+        raise typer.BadParameter("give one of --in-place or -o FILE", param_hint="--in-place/-o")
+    if str(bib) == "-":
+        raise typer.BadParameter("complete reads and edits a file; name it", param_hint="BIB")
+    names = [n.strip().lower() for given in overwrite or () for n in given.split(",") if n.strip()]
+    unknown = [n for n in names if n not in COMPLETED_FIELDS]
+    if unknown:
+        raise typer.BadParameter(
+            f"{', '.join(unknown)} is not a field complete fills (those are {', '.join(COMPLETED_FIELDS)})",
+            param_hint="--overwrite",
+        )
+    if not bib.exists():
+        from surveytool.errors import InputError
+
+        raise InputError("no such file", path=str(bib), hint="name the .bib file to complete")
+    writes = (in_place or output is not None) and not dry_run
+    options = make_options(None, catalog=catalog, online=online, config=config, cache=cache)
+    done = complete_bib(options, bib, frozenset(names))
+    report(done.findings, quiet)
+    to_stdout = not writes or str(output) == "-"
+    if not quiet:
+        for entry in done.changes:
+            typer.echo(f"{bib}:{entry.line}: {entry.key}: {entry.change}", err=to_stdout)
+        for line, key, note in done.notes:
+            typer.echo(f"{bib}:{line}: {key}: note: {note}", err=to_stdout)
+    changed = done.text != done.original.exact_text
+    if not writes:
+        typer.echo(done.diff(str(bib)), nl=False)
+    elif str(output) == "-":
+        sys.stdout.buffer.write(done.original.encode(done.text))
+    elif output is not None:
+        write_atomically(output, done.original.encode(done.text))
+    elif changed:
+        write_in_place(bib, done.original.encode(done.text))
+    if not quiet:
+        verb = "made" if writes else "to make (nothing written)"
+        typer.echo(f"{len(done.changes)} change(s) {verb} in {done.entries} entr(ies) of {bib}", err=to_stdout)
+    raise typer.Exit(exit_code(done.findings, strict))

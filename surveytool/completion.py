@@ -1,0 +1,103 @@
+"""`complete`: a user's .bib with missing fields filled and preprints upgraded, edited field by field.
+
+The entries are read as they are (no merging, no keys, no tags), each is completed on its own
+(``analysis/complete.py``), and only the fields added or changed are written into the file's text:
+every other byte stays as it was.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+from surveytool.analysis.complete import Completion, FieldChange, complete_entry
+from surveytool.bibtex.fields import encode_field
+from surveytool.model import Finding, Paper, Severity
+from surveytool.options import Options
+from surveytool.output.bib_entry_edits import edit_fields
+from surveytool.output.bib_in_place import rewrite_entries
+from surveytool.pipeline import _resolver_findings, load_resolvers
+from surveytool.sources.read import read_source, read_text_file
+from surveytool.text.file_encoding import TextFile
+
+
+@dataclass(frozen=True)
+class EntryChange:
+    line: int
+    key: str
+    change: FieldChange
+
+
+@dataclass(frozen=True)
+class CompletedBib:
+    original: TextFile
+    text: str  # the completed text, as ``original.exact_text`` is (``original.encode`` gives the bytes)
+    readable_text: str  # the same, as ``original.text`` is: for showing a diff
+    changes: tuple[EntryChange, ...]
+    notes: tuple[tuple[int, str, str], ...]  # (line, key, note): found but not written
+    findings: tuple[Finding, ...]
+
+    @property
+    def entries(self) -> int:
+        return len({(c.line, c.key) for c in self.changes})
+
+    def diff(self, display: str) -> str:
+        """A unified diff from the file to its completed text."""
+        lines = difflib.unified_diff(
+            self.original.text.splitlines(keepends=True),
+            self.readable_text.splitlines(keepends=True),
+            f"a/{display}",
+            f"b/{display}",
+        )
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _edited(completion: Completion) -> str | None:
+    values = [(name, encode_field(name, value)) for name, value in completion.values]
+    return edit_fields(completion.paper.raw, values, completion.renamed, completion.entry_type)
+
+
+def complete_bib(options: Options, target: Path, overwrite: Collection[str] = ()) -> CompletedBib:
+    """``target`` completed from the catalogs of ``options`` and, with ``options.online``, the services
+    named by ``complete_services`` in its settings."""
+    display = str(target)
+    read = read_source(target, display, "bib", options.tags_field)
+    services = None
+    if options.online:
+        from surveytool.config import load_online_settings
+
+        services = load_online_settings(options.config).complete_services
+    resolvers = load_resolvers(options, services)
+    findings = list(read.findings)
+    completions: dict[int, Completion] = {}
+    for paper in read.papers:
+        completion, more = complete_entry(paper, resolvers, overwrite)
+        findings += more
+        if completion is not None:
+            completions[id(paper)] = completion
+    findings += _resolver_findings(resolvers)
+
+    def edit(paper: Paper) -> tuple[str, str] | None:
+        completion = completions.get(id(paper))
+        edited = _edited(completion) if completion else None
+        if completion and edited is None:
+            findings.append(
+                Finding(
+                    "not-completed",
+                    Severity.WARNING,
+                    "the entry's text could not be read field by field, so nothing was written into it",
+                    min(paper.sources),
+                    "write it as @type{key, name = {value}, ...}",
+                    paper.key,
+                )
+            )
+        return (edited, str(id(paper))) if edited is not None else None
+
+    original, _ = read_text_file(target, display, allow_empty=True)
+    text, edits = rewrite_entries(original.text, display, read.papers, edit, original.exact_text)
+    readable, _ = rewrite_entries(original.text, display, read.papers, edit)
+    changes = tuple(EntryChange(e.line, e.key, change) for e in edits for change in completions[int(e.what)].changes)
+    notes = tuple((e.line, e.key, note) for e in edits for note in completions[int(e.what)].notes)
+    return CompletedBib(original, text, readable, changes, notes, tuple(dict.fromkeys(findings)))

@@ -1,0 +1,66 @@
+"""`draft`: only the related-work chapter, into a file (the author's notes carried over) or onto stdout."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from surveytool.analysis.keys import dump_pins
+from surveytool.build import latex_context
+from surveytool.build_result import BuildResult, BuildSummary
+from surveytool.options import LOCK_FILE, DraftOptions
+from surveytool.output.chapter_view import GroupView, paper_view
+from surveytool.output.files import write_atomically
+from surveytool.output.notes_regions import stamp
+from surveytool.output.prose import ProseDrafts, keep_prose
+from surveytool.output.render import render_template
+from surveytool.pipeline import Options, Stage, collector_paused, silent_stage
+from surveytool.rebuild.reuse import analyse_reusing
+
+#: ``-o -``: the chapter goes to standard output, and no lock file is written.
+STDOUT = Path("-")
+
+
+def draft_chapter(
+    options: Options,
+    output: Path,
+    draft: DraftOptions = DraftOptions(),
+    stage: Stage = silent_stage,
+    suggest: Callable[[list[GroupView]], list[GroupView]] | None = None,
+) -> BuildResult:
+    """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it),
+    or printed when ``output`` is ``-``; ``suggest`` adds suggested paragraphs (drafting/suggestions.py)."""
+    to_stdout = output == STDOUT
+    lock = options.lock_file or (None if to_stdout else output.parent / LOCK_FILE)
+    with collector_paused():
+        survey = analyse_reusing(replace(options, lock_file=lock), stage)
+        with stage("rendering"):
+            chapter_file = "related_work" if to_stdout else output.stem
+            env, context = latex_context(
+                [paper_view(p) for p in survey.papers], survey.taxonomy, replace(draft, chapter_file=chapter_file)
+            )
+            if suggest is not None:
+                context["groups"] = suggest(context["groups"])
+            chapter = render_template(env, "related_work.tex.j2", context)
+    notes: list[str] = []
+    if to_stdout:
+        sys.stdout.write(stamp(chapter))
+        sys.stdout.flush()
+    else:
+        drafts = ProseDrafts()
+        text = keep_prose(output, chapter, draft.force, notes, drafts)
+        drafts.refuse_if_saved_meanwhile()
+        write_atomically(output, text)
+    if lock is not None:
+        write_atomically(lock, dump_pins(survey.pins))
+    summary = BuildSummary(
+        len(survey.papers),
+        sum(p.resolved for p in survey.papers),
+        survey.section_counts(),
+        survey.findings,
+        survey.reused,
+        survey.taxonomy,
+    )
+    return BuildResult(summary, tuple(notes), survey)

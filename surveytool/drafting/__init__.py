@@ -1,0 +1,1 @@
+"""Grounded drafting: paragraphs asked of a language model, kept only where every citation is one of the given papers."""

@@ -1,0 +1,69 @@
+"""The model's answers, kept by content in one sealed file, so that a rebuild drafts the same text offline.
+
+The key is a digest of the request (model and prompt, see ``llm_client.answer_key``); the value is
+the answer's text as the model gave it, checked again on every use (so a bibliography that
+lost a key drops the sentences citing it). The file is sealed like the rebuild cache
+(``sealed.py``): one this user's surveytool did not write is never read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from surveytool.drafting.llm_client import MAX_CONTENT_CHARS
+from surveytool.regular_files import Unusable
+from surveytool.sealed import read_sealed, write_sealed
+
+CACHE_NAME = "llm-answers"
+
+
+class AnswerCache:
+    """Answers by request digest; ``folder`` None keeps them in memory only."""
+
+    def __init__(self, folder: Path | None):
+        self.folder = folder
+        self.problem = ""  # why the file on disk could not be used, for an info line
+        self._answers: dict[str, str] = {}
+        self._changed = False
+        if folder is not None:
+            self._answers = self._load(folder / CACHE_NAME)
+
+    def _load(self, path: Path) -> dict[str, str]:
+        try:
+            value = read_sealed(path)
+        except FileNotFoundError:
+            return {}
+        except (Unusable, OSError) as problem:
+            self.problem = f"{path}: {problem}; the answers will be asked for again"
+            return {}
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and len(v) <= MAX_CONTENT_CHARS for k, v in value.items()
+        ):
+            self.problem = f"{path}: not a cache of answers; the answers will be asked for again"
+            return {}
+        return value
+
+    def get(self, key: str) -> str | None:
+        return self._answers.get(key)
+
+    def put(self, key: str, answer: str) -> None:
+        if self._answers.get(key) != answer:
+            self._answers[key] = answer
+            self._changed = True
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def save(self, keep: set[str] | None = None) -> str:
+        """Write the answers (only those in ``keep`` when given); the problem as text when it cannot, else ''."""
+        if keep is not None and set(self._answers) - keep:
+            self._answers = {k: v for k, v in self._answers.items() if k in keep}
+            self._changed = True
+        if self.folder is None or not self._changed:
+            return ""
+        try:
+            write_sealed(self.folder, CACHE_NAME, dict(sorted(self._answers.items())))
+        except (Unusable, OSError) as problem:
+            return f"{self.folder / CACHE_NAME}: the model's answers cannot be kept ({problem})"
+        self._changed = False
+        return ""

@@ -1,0 +1,220 @@
+"""Grounded drafting: one suggested paragraph per theme, asked of a model that is shown only that theme's papers.
+
+Every citation in the answer is checked against the theme's keys and the bibliography; a sentence
+citing anything else, or with a citation command that cannot be read, is dropped and reported,
+never written. What survives is rebuilt as LaTeX: the prose escaped at the usual boundary
+(``text/latex.py``), the citations written anew from their checked keys, so nothing else the
+model wrote can act. Answers are cached by content (``answer_cache.py``): without a client
+(no ``--llm``) only cached answers are used and nothing is sent anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from surveytool.drafting.answer_cache import AnswerCache
+from surveytool.drafting.answer_text import SENTINEL, Cite, clean, sentences, split_citations
+from surveytool.drafting.llm_client import LlmClient, LlmError, LlmSettings, answer_key, one_line
+from surveytool.model import Finding, Severity
+from surveytool.text.latex import LatexMarkup, escape_text, usable_key
+
+#: Characters of a paper's abstract (or snippet) shown to the model: its opening says what the paper does.
+ABSTRACT_CHARS = 1500
+TITLE_CHARS = 300
+HALLUCINATED = "hallucinated-citation"
+MALFORMED = "malformed-citation"
+
+SYSTEM_PROMPT = (
+    "You help write the related-work chapter of a research survey. Write one paragraph of plain text "
+    "(no Markdown, no headings, no lists) that presents, compares and connects the papers the user gives, "
+    "saying only what their titles and abstracts support. Cite a paper with \\cite{key}, using only the "
+    "keys given, exactly as written; several papers go in one command: \\cite{key1,key2}. Do not cite or "
+    "name any other work, and use no LaTeX command other than \\cite."
+)
+# What the model may have escaped out of habit: printed as the character itself.
+_MODEL_ESCAPES = re.compile(r"\\([%&_#$])")
+
+
+@dataclass(frozen=True)
+class ThemePaper:
+    key: str
+    title: str
+    year: str | int | None = None
+    abstract: str = ""  # the abstract, or the snippet a paper list gave
+
+
+@dataclass(frozen=True)
+class DraftTheme:
+    section_id: str
+    name: str
+    papers: tuple[ThemePaper, ...]
+    section_title: str = ""
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A sentence that was not written: ``kind`` is hallucinated-citation or malformed-citation."""
+
+    kind: str
+    key: str  # the offending key ('' when a malformed command has none)
+    sentence: str  # as the model wrote it
+    reason: str
+
+    def as_finding(self, section_id: str, theme: str) -> Finding:
+        return Finding(
+            check=self.kind,
+            severity=Severity.WARNING,
+            message=f"section {section_id}, theme {one_line(theme, 60)!r}: a suggested sentence was dropped, "
+            f"{self.reason}: {one_line(self.sentence, 120)!r}",
+            key=self.key,
+            hint="nothing was written; the other sentences of the suggestion stand",
+        )
+
+
+@dataclass(frozen=True)
+class ThemeDraft:
+    """What drafting one theme gave. ``source``: 'model' (asked now), 'cache', 'none' (not cached and no
+    client: nothing was asked), 'failed' (``error`` says why) or 'empty' (no paper can be cited)."""
+
+    section_id: str
+    theme: str
+    text: LatexMarkup  # the surviving sentences, one a line; '' when none
+    sentences_kept: int
+    rejections: tuple[Rejection, ...]
+    source: str
+    cache_key: str = ""
+    error: str = ""
+
+    def findings(self) -> list[Finding]:
+        found = [r.as_finding(self.section_id, self.theme) for r in self.rejections]
+        if self.error:
+            found.append(
+                Finding(
+                    check="llm-failed",
+                    severity=Severity.WARNING,
+                    message=f"section {self.section_id}, theme {one_line(self.theme, 60)!r}: no suggestion "
+                    f"({self.error})",
+                    hint="the notes and the rest of the chapter are unchanged; run draft --llm again later",
+                )
+            )
+        return found
+
+
+def _flat(text: str, limit: int) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
+
+
+def citable_papers(theme: DraftTheme) -> list[ThemePaper]:
+    """The theme's papers LaTeX can cite, in the theme's order, each once."""
+    seen: set[str] = set()
+    papers = []
+    for paper in theme.papers:
+        if usable_key(paper.key) and paper.key not in seen:
+            seen.add(paper.key)
+            papers.append(paper)
+    return papers
+
+
+def build_messages(theme: DraftTheme) -> list[dict[str, str]]:
+    """The chat messages for ``theme``: the instructions, then the theme's papers and nothing else."""
+    section = theme.section_title or theme.section_id
+    lines = [f"Section: {_flat(section, 200)}", f"Theme: {_flat(theme.name, 200)}", "", "Papers:"]
+    for paper in citable_papers(theme):
+        lines += [
+            "",
+            f"key: {paper.key}",
+            f"title: {_flat(paper.title, TITLE_CHARS)}",
+            f"year: {paper.year if paper.year not in (None, '') else 'n.d.'}",
+        ]
+        if paper.abstract.strip():
+            lines.append(f"abstract: {_flat(paper.abstract, ABSTRACT_CHARS)}")
+    lines += ["", "Write the paragraph now, citing these papers by their keys with \\cite{...}."]
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def _written(sentence: str, cites: Sequence[Cite]) -> str:
+    """The sentence as the model wrote it, citations included."""
+    pieces = sentence.split(SENTINEL)
+    return "".join(piece + (cites[i].written if i < len(cites) else "") for i, piece in enumerate(pieces))
+
+
+def _problems(sentence: str, cites: Sequence[Cite], theme_keys: Collection[str], bibliography: Collection[str]):
+    for cite in cites:
+        if cite.command is None:
+            yield Rejection(MALFORMED, cite.keys[0] if cite.keys else "", sentence, f"{cite.written!r}: {cite.problem}")
+            continue
+        for key in cite.keys:
+            if key not in bibliography:
+                yield Rejection(HALLUCINATED, key, sentence, f"it cites {key!r}, which is not in the bibliography")
+            elif key not in theme_keys:
+                yield Rejection(
+                    HALLUCINATED, key, sentence, f"it cites {key!r}, which is not one of this theme's papers"
+                )
+
+
+def _render(sentence: str, cites: Sequence[Cite]) -> str:
+    """The sentence as LaTeX: prose escaped, each citation written anew from its checked keys."""
+    pieces = sentence.split(SENTINEL)
+    out: list[str] = []
+    for i, piece in enumerate(pieces):
+        tie = ""
+        if i < len(cites) and piece.endswith("~"):
+            piece, tie = piece[:-1], "~"
+        out.append(escape_text(_MODEL_ESCAPES.sub(r"\1", piece)))
+        if i < len(cites):
+            cite = cites[i]
+            out.append(f"{tie}\\{cite.command}{{{','.join(cite.keys)}}}")
+    return "".join(out)
+
+
+def check_answer(
+    answer: str, theme_keys: Collection[str], bibliography: Collection[str]
+) -> tuple[LatexMarkup, int, list[Rejection]]:
+    """The answer's sentences whose every citation is a key of the theme and of the bibliography, as LaTeX
+    (one sentence a line), how many there are, and why each other sentence was dropped."""
+    text, cites = split_citations(clean(answer))
+    allowed = {key for key in theme_keys if key in bibliography}
+    kept: list[str] = []
+    rejections: list[Rejection] = []
+    position = 0
+    for sentence in sentences(text):
+        count = sentence.count(SENTINEL)
+        own = cites[position : position + count]
+        position += count
+        problems = list(_problems(_written(sentence, own), own, allowed, bibliography))
+        if problems:
+            rejections.extend(problems)
+        else:
+            kept.append(_render(sentence, own))
+    return LatexMarkup("\n".join(kept)), len(kept), rejections
+
+
+def draft_theme(
+    theme: DraftTheme,
+    bibliography: Collection[str],
+    cache: AnswerCache,
+    settings: LlmSettings,
+    client: LlmClient | None = None,
+) -> ThemeDraft:
+    """A checked suggestion for ``theme``: from the cache, else from ``client`` when given (else none)."""
+    papers = citable_papers(theme)
+    if not papers:
+        return ThemeDraft(theme.section_id, theme.name, LatexMarkup(""), 0, (), "empty")
+    messages = build_messages(theme)
+    key = answer_key(settings.model, messages)
+    answer = cache.get(key)
+    source = "cache"
+    if answer is None:
+        if client is None:
+            return ThemeDraft(theme.section_id, theme.name, LatexMarkup(""), 0, (), "none", key)
+        try:
+            answer = client.complete(messages)
+        except LlmError as error:
+            return ThemeDraft(theme.section_id, theme.name, LatexMarkup(""), 0, (), "failed", key, str(error))
+        cache.put(key, answer)
+        source = "model"
+    text, kept, rejections = check_answer(answer, {p.key for p in papers}, bibliography)
+    return ThemeDraft(theme.section_id, theme.name, text, kept, tuple(rejections), source, key)

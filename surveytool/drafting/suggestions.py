@@ -1,0 +1,79 @@
+"""Suggested paragraphs for the chapter's themes: one checked draft per theme, from the answer cache or the model.
+
+A suggestion sits in its theme's block of the chapter, below the author's notes region and never in it;
+the chapter's renderer prints it as generated text, regenerated on every ``draft``. Without a client
+(no ``--llm``) nothing is asked: suggestions already cached for the same papers are shown again, so a
+rebuild is stable and needs no network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from surveytool.drafting.answer_cache import AnswerCache
+from surveytool.drafting.grounded import DraftTheme, ThemeDraft, ThemePaper, draft_theme
+from surveytool.drafting.llm_client import LlmClient, LlmSettings
+from surveytool.model import Finding, Severity
+from surveytool.output.chapter_view import UNCLASSIFIED, GroupView, SectionView, ThemeView
+
+
+@dataclass
+class Suggester:
+    """Adds suggestions to the chapter's groups and keeps what it did for the run's summary."""
+
+    settings: LlmSettings
+    cache: AnswerCache
+    client: LlmClient | None = None
+    drafts: list[ThemeDraft] = field(default_factory=list)
+
+    @classmethod
+    def for_chapter(cls, settings: LlmSettings, cache_folder: Path | None, client: LlmClient | None) -> Suggester:
+        return cls(settings, AnswerCache(cache_folder), client)
+
+    def __call__(self, groups: Sequence[GroupView]) -> list[GroupView]:
+        bibliography = {v.key for g in groups for s in g.sections for v in s.papers}
+        return [
+            replace(group, sections=tuple(self._section(s, bibliography) for s in group.sections)) for group in groups
+        ]
+
+    def _section(self, section: SectionView, bibliography: set[str]) -> SectionView:
+        if section.id == UNCLASSIFIED or not section.papers or not self.settings.model:
+            return section
+        blocks = tuple(self._block(section, block, bibliography) for block in section.blocks)
+        return replace(section, themes=blocks)
+
+    def _block(self, section: SectionView, block: ThemeView, bibliography: set[str]) -> ThemeView:
+        theme = DraftTheme(
+            section.id,
+            block.name or section.title,
+            tuple(ThemePaper(v.key, v.title, v.year or None, v.snippet) for v in block.papers),
+            section.title,
+        )
+        draft = draft_theme(theme, bibliography, self.cache, self.settings, self.client)
+        self.drafts.append(draft)
+        return replace(block, suggested=draft.text)
+
+    def findings(self) -> list[Finding]:
+        found = [f for d in self.drafts for f in d.findings()]
+        if self.cache.problem:
+            found.append(Finding(check="llm-cache", severity=Severity.INFO, message=self.cache.problem))
+        return found
+
+    def summary(self) -> str:
+        """One line: what was asked, reused and dropped; '' when nothing was drafted."""
+        sources = [d.source for d in self.drafts]
+        written = sum(bool(d.text) for d in self.drafts)
+        if not written and not sources.count("model") and not sources.count("failed"):
+            return ""
+        dropped = sum(len(d.rejections) for d in self.drafts)
+        return (
+            f"suggested paragraphs: {written} of {len(self.drafts)} themes ({sources.count('model')} asked, "
+            f"{sources.count('cache')} from the cache, {sources.count('failed')} failed); "
+            f"{dropped} sentence(s) dropped for citing outside their theme"
+        )
+
+    def save(self) -> str:
+        """Keep the answers this chapter used (older ones are dropped); the problem as text, else ''."""
+        return self.cache.save(keep={d.cache_key for d in self.drafts if d.cache_key})

@@ -1,0 +1,246 @@
+"""The files a LaTeX document is made of: ``\\input``, ``\\include``, ``\\subfile`` and ``\\import`` followed from its
+main file, and the citations its ``.aux`` files recorded on the last LaTeX run.
+
+Only files inside the main file's folder are read, as TeX itself reads them under TeX Live's paranoid
+setting (``openin_any = p``): a document from elsewhere must not make a check read ``/etc`` or a
+neighbour's folder. A file outside it is reported and can be named with its own ``--tex``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from surveytool.model import Finding, Severity, SourceLocation
+from surveytool.text.citations import Citation, blank_comments
+
+# \input{a} \include{a} \subfile{a}, \input a (TeX's own form), and the import package's two-argument
+# commands; the name ends where a longer command name would go on (\inputencoding, \includegraphics).
+_INPUT = re.compile(
+    r"\\(?P<command>input|include|subfile|(?:sub)?(?:import|inputfrom|includefrom))(?![A-Za-z@])\*?\s*"
+    r"(?:\{(?P<first>[^{}]*)\}\s*(?:\{(?P<second>[^{}]*)\})?|(?P<bare>[^\s{}\\%]+))"
+)
+_TWO_ARGUMENTS = ("import", "subimport", "inputfrom", "subinputfrom", "includefrom", "subincludefrom")
+_RELATIVE_TO_CURRENT = ("subimport", "subinputfrom", "subincludefrom")
+_AUX_CITATION = re.compile(r"\\citation\{(?P<keys>[^{}]*)\}")
+# biblatex: \abx@aux@cite{<refsection>}{key} (3.x), \abx@aux@cite{key} before.
+_AUX_BIBLATEX = re.compile(r"\\abx@aux@cite\{(?P<first>[^{}]*)\}(?:\{(?P<second>[^{}]*)\})?")
+_AUX_INPUT = re.compile(r"\\@input\{(?P<name>[^{}]*)\}")
+
+TEX_INPUT_CHECK = "tex-input"
+
+
+class Unreadable(Exception):
+    """A file the document names could not be read; the message says why (``no such file``, ...)."""
+
+
+#: Reads one file: (path, path shown) -> its text, or Unreadable.
+Reader = Callable[[Path, str], str]
+
+
+@dataclass(frozen=True)
+class TexInput:
+    command: str
+    name: str  # the file as written, "" when it could not be read from the source
+    directory: str  # the import package's folder argument, "" for the others
+    line: int
+
+
+@dataclass(frozen=True)
+class AuxCitation:
+    path: str
+    citation: Citation  # the key "*" for \nocite{*}
+
+
+@dataclass(frozen=True)
+class TexDocument:
+    """The files of a document in reading order (the main file first), what its .aux files cite, and what
+    could not be followed."""
+
+    files: tuple[tuple[str, str], ...]  # (path shown, text)
+    aux: tuple[AuxCitation, ...]
+    findings: tuple[Finding, ...]
+
+
+def tex_inputs(text: str) -> list[TexInput]:
+    """The files ``text`` inputs, in order, outside comments."""
+    text = blank_comments(text)
+    found = []
+    line, counted_to = 1, 0
+    for match in _INPUT.finditer(text):
+        line += text.count("\n", counted_to, match.start())
+        counted_to = match.start()
+        command = match.group("command")
+        first, second, bare = match.group("first"), match.group("second"), match.group("bare")
+        if command in _TWO_ARGUMENTS:
+            if first is None or second is None:
+                continue  # \import with one argument is not a file
+            directory, name = first.strip(), second.strip()
+        elif bare is not None:
+            if command != "input":
+                continue
+            directory, name = "", bare
+        else:
+            directory, name = "", (first or "").strip()
+        name = name.strip('"')
+        if not name or "#" in name or "#" in directory:
+            continue  # a macro's parameter: the file is named where the macro is used
+        found.append(TexInput(command, name, directory, line))
+    return found
+
+
+def aux_citations(text: str) -> tuple[list[Citation], list[tuple[str, int]]]:
+    """The keys an .aux file records (BibTeX's ``\\citation`` and biblatex's ``\\abx@aux@cite``) and the
+    .aux files it reads in turn (``\\@input``, one per ``\\include``), each with its line."""
+    found: list[Citation] = []
+    inputs: list[tuple[str, int]] = []
+    for line, content in enumerate(text.splitlines(), 1):  # TeX writes one command a line
+        for match in _AUX_CITATION.finditer(content):
+            found.extend(Citation(key.strip(), line) for key in match.group("keys").split(",") if key.strip())
+        for match in _AUX_BIBLATEX.finditer(content):
+            second = match.group("second")
+            key = (second if second is not None else match.group("first")).strip()
+            if key:
+                found.append(Citation(key, line))
+        inputs.extend((m.group("name").strip(), line) for m in _AUX_INPUT.finditer(content))
+    return found, inputs
+
+
+def _shown(main_shown: str, folder: Path, path: Path) -> str:
+    """How ``path`` (inside ``folder``) is named in messages: beside the main file as the user named it."""
+    return os.path.normpath(os.path.join(os.path.dirname(main_shown), os.path.relpath(path, folder)))
+
+
+def _candidates(bases: list[Path], item: TexInput) -> list[Path]:
+    """The files TeX would try for ``item``, in order: in each folder of ``bases``, ``.tex`` appended first."""
+    name = item.name
+    if item.command in ("include", "includefrom", "subincludefrom"):
+        tries = [name + ".tex", name] if name.endswith(".tex") else [name + ".tex"]
+    else:
+        tries = [name] if name.endswith(".tex") else [name + ".tex", name]
+    return [base / tried for base in dict.fromkeys(bases) for tried in tries]
+
+
+def _warning(message: str, where: SourceLocation, hint: str) -> Finding:
+    return Finding(TEX_INPUT_CHECK, Severity.WARNING, message, where, hint)
+
+
+class _Walk:
+    """One document's files, read depth first in the order TeX reads them."""
+
+    def __init__(self, main: Path, main_shown: str, read: Reader):
+        self.folder = main.parent.resolve()
+        self.main_shown = main_shown
+        self.read = read
+        self.files: list[tuple[str, str]] = []
+        self.findings: list[Finding] = []
+        self.seen: set[Path] = set()
+
+    def inside(self, path: Path) -> Path | None:
+        resolved = path.resolve()
+        return resolved if resolved.is_relative_to(self.folder) else None
+
+    def target(self, bases: list[Path], item: TexInput, where: SourceLocation) -> Path | None:
+        """The file ``item`` reads, or None (with a finding when the document has a problem)."""
+        if "\\" in item.name or "\\" in item.directory:
+            self.findings.append(
+                _warning(
+                    f"\\{item.command}{{{item.name}}} names its file with a macro; it was not followed",
+                    where,
+                    "give the file with its own --tex to check its citations",
+                )
+            )
+            return None
+        candidates = _candidates(bases, item)
+        written = f"\\{item.command}{{{item.directory + '}{' if item.directory else ''}{item.name}}}"
+        for candidate in candidates:
+            resolved = self.inside(candidate)
+            if resolved is None:  # said before looking: whether a file exists outside is not this check's business
+                self.findings.append(
+                    _warning(
+                        f"{written} names a file outside the folder of {self.main_shown}; it was not followed",
+                        where,
+                        "give the file with its own --tex to check its citations",
+                    )
+                )
+                return None
+            if os.path.lexists(candidate):
+                return resolved
+        self.findings.append(
+            _warning(
+                f"{written}: no such file ({', '.join(_shown(self.main_shown, self.folder, c.resolve()) for c in candidates)})",
+                where,
+                "check the name; the path is relative to the folder of the main file",
+            )
+        )
+        return None
+
+    def walk(self, main: Path, main_text: str) -> None:
+        start = main.resolve()
+        self.seen.add(start)
+        self.files.append((self.main_shown, main_text))
+        # Each frame: (file, its shown name, the folder its inputs are relative to, its inputs not yet read)
+        stack: list[tuple[Path, str, Path, Iterator[TexInput]]] = [
+            (start, self.main_shown, self.folder, iter(tex_inputs(self.files[0][1])))
+        ]
+        while stack:
+            path, shown, base, pending = stack[-1]
+            item = next(pending, None)
+            if item is None:
+                stack.pop()
+                continue
+            where = SourceLocation(shown, item.line)
+            if item.command in _TWO_ARGUMENTS:
+                bases = [(base if item.command in _RELATIVE_TO_CURRENT else self.folder) / item.directory]
+            else:  # inside an imported file the import's folder comes first, then TeX's own (the main file's)
+                bases = [base, self.folder]
+            target = self.target(bases, item, where)
+            if target is None:
+                continue
+            # The import package, and subfiles through it, read a file's own inputs relative to its folder.
+            inner_base = target.parent if item.command == "subfile" else bases[0]
+            if any(target == frame[0] for frame in stack):
+                chain = " -> ".join([*(frame[1] for frame in stack), _shown(self.main_shown, self.folder, target)])
+                self.findings.append(_warning(f"\\{item.command} cycle: {chain}", where, "remove one of the inputs"))
+                continue
+            if target in self.seen:
+                continue  # read once: its citations are the same the second time
+            self.seen.add(target)
+            target_shown = _shown(self.main_shown, self.folder, target)
+            try:
+                text = self.read(target, target_shown)
+            except Unreadable as problem:
+                self.findings.append(_warning(f"{target_shown} {problem}", where, "check the file"))
+                continue
+            self.files.append((target_shown, text))
+            stack.append((target, target_shown, inner_base, iter(tex_inputs(text))))
+
+    def aux(self, main: Path) -> list[AuxCitation]:
+        """The citations of the main file's .aux and of the .aux files it reads, when they exist."""
+        found: list[AuxCitation] = []
+        pending = [self.folder / (main.stem + ".aux")]
+        read: set[Path] = set()
+        while pending:
+            path = self.inside(pending.pop(0))
+            if path is None or path in read or not path.is_file():
+                continue  # no .aux yet (never compiled), or one TeX would not have written
+            read.add(path)
+            shown = _shown(self.main_shown, self.folder, path)
+            try:
+                text = self.read(path, shown)
+            except Unreadable:
+                continue
+            citations, inputs = aux_citations(text)
+            found.extend(AuxCitation(shown, c) for c in citations)
+            pending.extend(self.folder / name for name, _ in inputs)
+        return found
+
+
+def read_document(main: Path, main_shown: str, main_text: str, read: Reader) -> TexDocument:
+    """``main`` (its text read by the caller) and every file it inputs inside its folder, and its .aux citations."""
+    walk = _Walk(main, main_shown, read)
+    walk.walk(main, main_text)
+    return TexDocument(tuple(walk.files), tuple(walk.aux(main)), tuple(walk.findings))

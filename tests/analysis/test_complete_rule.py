@@ -1,0 +1,90 @@
+"""The completion rule: which record completes which entry, with what, and what is never taken."""
+
+from surveytool.analysis.complete import arxiv_id, complete_entry, is_preprint
+from surveytool.analysis.resolve.resolver import CatalogResolver
+from surveytool.bibtex.reader import read_bibtex
+
+PUBLISHED = """
+@inproceedings{conf, title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},
+  author = {Yanping Huang and Youlong Cheng}, booktitle = {NeurIPS}, year = 2019, pages = {103--112}}
+@article{journal_version, title = {Deep Residual Learning}, author = {He, Kaiming}, journal = {TPAMI}, year = 2017,
+  doi = {10.1/journal}}
+@inproceedings{conf_version, title = {Deep Residual Learning}, author = {He, Kaiming}, booktitle = {CVPR},
+  year = 2016, doi = {10.1/conf}}
+"""
+
+
+def entries(text):
+    return read_bibtex(text, "my.bib", "sections").papers
+
+
+def catalog(text=PUBLISHED):
+    return CatalogResolver(entries(text), "catalog:known.bib")
+
+
+def completed(text, overwrite=()):
+    [paper] = entries(text)
+    completion, findings = complete_entry(paper, [catalog()], overwrite)
+    return completion, findings
+
+
+def test_preprints_are_told_by_an_arxiv_id_and_a_venue_that_is_only_the_server():
+    scholar, corr, misc, published, note_only = entries(
+        "@article{a, title = {T}, journal = {arXiv preprint arXiv:1811.06965}}\n"
+        "@article{b, title = {T}, journal = {CoRR}, volume = {abs/1811.06965}, eprint = {1811.06965}}\n"
+        "@misc{c, title = {T}, eprint = {1811.06965}, archiveprefix = {arXiv}}\n"
+        "@inproceedings{d, title = {T}, booktitle = {NeurIPS}, eprint = {1811.06965}}\n"
+        "@article{e, title = {T}, journal = {Nature}, note = {arXiv:1811.06965}}\n"
+    )
+    assert [is_preprint(p) for p in (scholar, corr, misc, published, note_only)] == [True, True, True, False, False]
+    assert arxiv_id(scholar) == arxiv_id(corr) == "1811.06965"
+
+
+def test_a_misc_preprint_becomes_the_published_inproceedings_with_its_eprint_kept():
+    completion, _ = completed(
+        "@misc{gpipe, title = {{GP}ipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},"
+        " author = {Huang, Yanping}, eprint = {1811.06965}, archiveprefix = {arXiv}, year = 2018}"
+    )
+    assert completion is not None and completion.entry_type == "inproceedings"
+    assert dict(completion.values) == {"booktitle": "NeurIPS", "pages": "103–112"}  # eprint is already there
+    assert "year 2018 kept; the published version's is 2019 (catalog:known.bib conf)" in completion.notes[0]
+
+
+def test_a_conference_record_never_completes_a_journal_article_and_two_versions_upgrade_nothing():
+    article, _ = completed("@article{he, title = {Deep residual learning}, author = {K. He}, year = 2016}")
+    assert article is not None and dict(article.values) == {"journal": "TPAMI", "doi": "10.1/journal"}
+    # A preprint of a work published twice (a conference, then a journal): neither version is taken.
+    preprint, findings = completed(
+        "@misc{he, title = {Deep residual learning}, author = {He, K.}, eprint = {1512.03385}}"
+    )
+    assert preprint is None and [f.check for f in findings] == ["ambiguous-match"]
+    assert "several versions match: conf_version (inproceedings), journal_version (article)" in findings[0].message
+
+
+def test_a_field_the_user_wrote_is_kept_unless_overwrite_names_it():
+    text = "@inproceedings{g, title = {GPipe: efficient training of giant neural networks using pipeline parallelism},"
+    text += " author = {Yanping Huang}, booktitle = {Proc. NeurIPS}, year = 2019, pages = {1--10}}"
+    kept, _ = completed(text)
+    assert kept is None  # booktitle, year and pages are written; the catalog gives nothing else
+    replaced, _ = completed(text, overwrite={"pages"})
+    assert replaced is not None and dict(replaced.values) == {"pages": "103–112"}
+    assert str(replaced.changes[0]) == "pages 1--10 -> 103–112 (catalog:known.bib conf)"
+
+
+def test_biblatex_names_and_crossref_parents_count_as_the_fields_they_give():
+    biblatex, _ = completed(
+        "@article{he, title = {Deep residual learning}, author = {He, K.}, journaltitle = {IEEE TPAMI}, date = {2017}}"
+    )
+    assert biblatex is not None and dict(biblatex.values) == {"doi": "10.1/journal"}  # no journal beside journaltitle
+    child, _ = completed(
+        "@article{he, title = {Deep residual learning}, author = {He, K.}, year = 2017, crossref = {p}}"
+    )
+    assert child is not None and dict(child.values) == {"doi": "10.1/journal"}  # the parent gives the journal
+
+
+def test_a_title_one_word_off_is_not_completed_even_when_the_year_agrees():
+    similar, findings = completed(
+        "@article{x, title = {Deep residual learning revisited}, author = {K. He}, year = 2017}"
+    )
+    assert similar is None
+    assert not findings or all(f.check == "not-completed" for f in findings)

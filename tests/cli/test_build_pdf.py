@@ -1,0 +1,29 @@
+"""`surveytool build --pdf` leads with the root cause of a failed LaTeX run, then its summary."""
+
+from __future__ import annotations
+
+import re
+
+from helpers import ROOT, run_cli
+
+
+def test_build_pdf_names_the_undefined_command_in_the_documents_title_first(tmp_path):
+    (tmp_path / "tpl").mkdir()
+    template = (ROOT / "templates" / "main.tex.j2").read_text(encoding="utf-8")
+    assert "\\title{\\VAR{title}}" in template
+    (tmp_path / "tpl" / "main.tex.j2").write_text(
+        template.replace("\\title{\\VAR{title}}", "\\title{\\VAR{title} with \\surveyname}"), encoding="utf-8"
+    )
+    result = run_cli("build", "--out", "out", "--pdf", "--templates", "tpl", cwd=tmp_path)
+    assert result.returncode == 1
+    problems = [line for line in result.stderr.splitlines() if line.startswith("out/")]
+    assert re.fullmatch(
+        r"out/main\.tex:\d+: \\surveyname is not defined \(a package is missing, or the document or a template "
+        r"uses a command of its own\)",
+        problems[0],
+    ), result.stderr
+    # TeX meets the title where \maketitle typesets it: the line it names is at or just after that.
+    main = (tmp_path / "out" / "main.tex").read_text(encoding="utf-8").splitlines()
+    maketitle = next(number for number, text in enumerate(main, 1) if "\\maketitle" in text)
+    assert maketitle <= int(problems[0].split(":")[1]) <= maketitle + 1
+    assert "Traceback" not in result.stderr

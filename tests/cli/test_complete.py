@@ -1,0 +1,216 @@
+"""`surveytool complete`: a user's own entries completed from catalogs and services, byte for byte elsewhere."""
+
+import json
+import re
+
+import pytest
+from helpers import DATA, run_cli
+from loopback import FakeServices, refusing_port, serve
+
+RECORDED = DATA / "online"
+
+SCHOLAR_PREPRINT = """% exported from Google Scholar
+@article{huang2018gpipe,
+  title={Gpipe: Efficient training of giant neural networks using pipeline parallelism},
+  author={Huang, Yanping and Cheng, Youlong and Bapna, Ankur and Firat, Orhan and Chen, Mia Xu and others},
+  journal={arXiv preprint arXiv:1811.06965},
+  year={2018}
+}
+
+@misc{notes,   title = {My reading notes}  }
+"""
+
+
+@pytest.fixture
+def services(tmp_path):
+    FakeServices.routes, FakeServices.seen = {}, []
+    with serve(FakeServices) as base:
+        urls = {name: f'"{base}/{name}"' for name in ("openalex", "crossref", "arxiv", "dblp", "semantic_scholar")}
+        settings = {f"{name}_url": url for name, url in urls.items()}
+        settings.update(timeout=1, retries=0, min_interval=0)
+        lines = "".join(f"{name} = {value}\n" for name, value in settings.items())
+        (tmp_path / "surveytool.toml").write_text("[online]\n" + lines)
+        yield FakeServices
+
+
+def recorded(name):
+    return (200, {"Content-Type": "application/json"}, (RECORDED / name).read_text(encoding="utf-8"), 0)
+
+
+def complete(tmp_path, *args):
+    return run_cli("complete", *args, "--cache", "cache.sqlite", cwd=tmp_path)
+
+
+def test_a_google_scholar_preprint_is_upgraded_in_place_keeping_its_arxiv_id(services, tmp_path):
+    services.routes = {
+        "/semantic_scholar/graph/v1/paper/arXiv:1811.06965": [recorded("semantic_scholar_paper.json")],
+        "/dblp/search/publ/api": [recorded("dblp_search.json")],
+    }
+    bib = tmp_path / "my.bib"
+    bib.write_text(SCHOLAR_PREPRINT, encoding="utf-8")
+    result = complete(tmp_path, "my.bib", "--online", "--in-place")
+    assert result.returncode == 0, result.stderr
+    text = bib.read_text(encoding="utf-8")
+    assert text == SCHOLAR_PREPRINT.replace("@article{", "@inproceedings{").replace(
+        "  journal={arXiv preprint arXiv:1811.06965},\n  year={2018}\n",
+        "  booktitle={Neural Information Processing Systems},\n  year={2018},\n  pages={103--112},\n"
+        "  url={https://proceedings.neurips.cc/paper/2019/hash/093f65e080a295f8076b1c5722a46aa2-Abstract.html},\n"
+        "  eprint={1811.06965},\n  archiveprefix={arXiv}\n",
+    )
+    assert "journal" not in text  # never an @inproceedings with a journal as well as a booktitle
+    out = result.stdout
+    assert "my.bib:2: huang2018gpipe: type article -> inproceedings (semantic_scholar c18663fe" in out
+    assert "journal = arXiv preprint arXiv:1811.06965 -> booktitle = Neural Information Processing Systems" in out
+    assert "added pages = 103-112 (dblp conf/nips/HuangCBFCCLNLWC19)" in out  # the first version that had them
+    assert "added eprint = 1811.06965 (from the entry's journal)" in out
+    # The year the user wrote stays (the preprint's); the published one is named, with how to take it.
+    assert "note: year 2018 kept; the published version's is 2019 (dblp conf/nips/HuangCBFCCLNLWC19)" in out
+    again = complete(tmp_path, "my.bib", "--online", "--in-place")
+    assert "0 change(s) made" in again.stdout and bib.read_text(encoding="utf-8") == text
+
+
+def test_dry_run_prints_a_unified_diff_and_changes_nothing(services, tmp_path):
+    services.routes = {"/dblp/search/publ/api": [recorded("dblp_search.json")]}
+    bib = tmp_path / "my.bib"
+    bib.write_bytes(SCHOLAR_PREPRINT.replace("\n", "\r\n").encode())
+    result = complete(tmp_path, "my.bib", "--online", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert bib.read_bytes() == SCHOLAR_PREPRINT.replace("\n", "\r\n").encode()
+    diff = result.stdout.replace("\r", "")
+    assert diff.startswith("--- a/my.bib\n+++ b/my.bib\n@@")
+    assert "-@article{huang2018gpipe,\n+@inproceedings{huang2018gpipe," in diff
+    assert "\n-  journal={arXiv preprint arXiv:1811.06965},\n-  year={2018}\n+  booktitle={{NeurIPS}},\n" in diff
+    assert "+  pages={103--112}," in diff and "to make (nothing written)" in result.stderr
+
+
+LATEX_TITLE = r"""@inproceedings{gpipe,
+    title = "{{GP}ipe}: {E}fficient Training of Giant Neural Networks using Pipeline {P}arallelism",
+    author = {Yanping Huang and Youlong Cheng},
+    booktitle = {Advances in Neural Information Processing Systems 32},
+}
+"""
+
+
+def test_an_entry_with_braces_and_latex_in_its_title_gets_only_its_missing_fields(services, tmp_path):
+    services.routes = {"/dblp/search/publ/api": [recorded("dblp_search.json")]}
+    (tmp_path / "my.bib").write_text(LATEX_TITLE, encoding="utf-8")
+    result = complete(tmp_path, "my.bib", "--online", "-o", "done.bib")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "my.bib").read_text(encoding="utf-8") == LATEX_TITLE  # -o leaves the original alone
+    done = (tmp_path / "done.bib").read_text(encoding="utf-8")
+    # The booktitle the user wrote stays; the year, pages and url are added in the entry's own layout.
+    assert done == LATEX_TITLE.replace(
+        "Systems 32},\n",
+        "Systems 32},\n    year = {2019},\n    pages = {103--112},\n"
+        "    url = {https://proceedings.neurips.cc/paper/2019/hash/093f65e080a295f8076b1c5722a46aa2-Abstract.html},\n",
+    )
+    assert "eprint" not in done  # a published entry is not given its preprint's id
+
+
+ATTENTION = """@inproceedings{vaswani2017,
+  author = {Vaswani, Ashish and Shazeer, Noam},
+  title = {Attention Is All You Need},
+  year = 2017,
+}
+@inproceedings{unsigned, title = {Attention Is All You Need}}
+"""
+
+
+def test_a_search_that_returns_other_papers_with_similar_titles_completes_nothing(services, tmp_path):
+    services.routes = {
+        "/semantic_scholar/graph/v1/paper/search": [recorded("semantic_scholar_search.json")],
+        "/dblp/search/publ/api": [recorded("dblp_search.json")],
+    }
+    bib = tmp_path / "my.bib"
+    bib.write_text(ATTENTION, encoding="utf-8")
+    result = complete(tmp_path, "my.bib", "--online", "--in-place")
+    assert result.returncode == 0, result.stderr
+    assert bib.read_text(encoding="utf-8") == ATTENTION
+    assert "0 change(s) made in 0 entr(ies)" in result.stdout
+    # Without author or year, a title one word off is reported as the closest, never taken.
+    assert "my.bib:6: info [not-completed] semantic_scholar: " in result.stderr
+    assert "Attention Is Not All You Need" not in bib.read_text(encoding="utf-8")
+
+
+def test_a_field_the_user_wrote_is_replaced_only_when_named_in_overwrite(services, tmp_path):
+    work = json.loads((RECORDED / "crossref_work.json").read_text(encoding="utf-8"))
+    services.routes = {"/crossref/works": [(200, {}, json.dumps({"message": {"items": [work["message"]]}}), 0)]}
+    written = """@inproceedings{narayanan2021,
+  title = {Efficient Large-Scale Language Model Training on {GPU} Clusters Using {Megatron-LM}},
+  author = {Narayanan, Deepak}, year = {2021}, pages = {1--99},
+}
+"""
+    bib = tmp_path / "my.bib"
+    bib.write_text(written, encoding="utf-8")
+    kept = complete(tmp_path, "my.bib", "--online", "--in-place")
+    assert kept.returncode == 0, kept.stderr
+    text = bib.read_text(encoding="utf-8")
+    assert "pages = {1--99}" in text and "doi = {10.1145/3458817.3476209}" in text
+    assert "publisher = {ACM}" in text and "(crossref 10.1145/3458817.3476209)" in kept.stdout
+    replaced = complete(tmp_path, "my.bib", "--online", "--in-place", "--overwrite", "pages")
+    assert "pages 1--99 -> 1-15 (crossref 10.1145/3458817.3476209)" in replaced.stdout
+    assert bib.read_text(encoding="utf-8") == text.replace("pages = {1--99}", "pages = {1--15}")
+
+
+def test_a_catalog_completes_entries_without_going_online(tmp_path):
+    (tmp_path / "known.bib").write_text(
+        "@article{k, title = {Deep Learning}, author = {LeCun, Yann and Bengio, Yoshua and Hinton, Geoffrey},\n"
+        "  journal = {Nature}, volume = {521}, number = {7553}, pages = {436--444}, year = {2015},\n"
+        "  doi = {10.1038/nature14539}, publisher = {Springer Nature}}\n"
+    )
+    mine = "@article{lecun, author = {Y. LeCun}, title = {Deep learning}, year = 2015}\n"
+    (tmp_path / "my.bib").write_text(mine)
+    result = run_cli("complete", "my.bib", "--catalog", "known.bib", "--in-place", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "my.bib").read_text()
+    assert text == mine.replace(
+        "year = 2015}",
+        "year = 2015, journal = {Nature}, volume = {521}, number = {7553}, pages = {436--444}, "
+        "publisher = {Springer Nature}, doi = {10.1038/nature14539}}",
+    )
+    assert "added doi = 10.1038/nature14539 (catalog:known.bib k)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("my.bib", "--overwrite", "title"), "title is not a field complete fills"),
+        (("my.bib", "--in-place", "-o", "x.bib"), "give one of --in-place or -o FILE"),
+        (("absent.bib",), "absent.bib: error: no such file (name the .bib file to complete)"),
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(tmp_path, args, words):
+    (tmp_path / "my.bib").write_text("@misc{a, title = {A}}\n")
+    result = run_cli("complete", *args, cwd=tmp_path)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_service_that_refuses_is_one_warning_and_the_others_still_complete(services, tmp_path):
+    services.routes = {"/semantic_scholar/graph/v1/paper/arXiv:1811.06965": [recorded("semantic_scholar_paper.json")]}
+    config = tmp_path / "surveytool.toml"
+    dead = f"http://127.0.0.1:{refusing_port()}"
+    config.write_text(re.sub(r'dblp_url = "[^"]*"', f'dblp_url = "{dead}"', config.read_text()))
+    bib = tmp_path / "my.bib"
+    bib.write_text(SCHOLAR_PREPRINT, encoding="utf-8")
+    result = complete(tmp_path, "my.bib", "--online", "--in-place")
+    assert result.returncode == 0, result.stderr
+    assert "booktitle={Neural Information Processing Systems}" in bib.read_text(encoding="utf-8")
+    assert "pages" not in bib.read_text(encoding="utf-8")  # only DBLP had them
+    warnings = [line for line in result.stderr.splitlines() if "[resolver-error] dblp" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("my.bib:2: warning")
+
+
+def test_semantic_scholars_year_of_the_first_version_is_not_written(services, tmp_path):
+    services.routes = {"/semantic_scholar/graph/v1/paper/arXiv:1811.06965": [recorded("semantic_scholar_paper.json")]}
+    written = (
+        "@inproceedings{gpipe, title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},"
+        " author = {Huang, Yanping}, eprint = {1811.06965}}\n"
+    )
+    bib = tmp_path / "my.bib"
+    bib.write_text(written, encoding="utf-8")
+    result = complete(tmp_path, "my.bib", "--online", "--in-place")
+    assert result.returncode == 0, result.stderr
+    # Its record says 2018, the preprint's year, for the NeurIPS 2019 paper: the venue is taken, the year is not.
+    assert bib.read_text(encoding="utf-8") == written.replace(
+        "eprint = {1811.06965}}", "eprint = {1811.06965}, booktitle = {Neural Information Processing Systems}}"
+    )

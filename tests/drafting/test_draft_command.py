@@ -1,0 +1,122 @@
+"""`surveytool draft --llm` end to end: a real loopback chat server, the seeds, and a chapter that compiles.
+
+The model answers each theme with a sentence citing the theme's own paper, one citing a paper that is not
+in the bibliography, and one citing a paper of another theme; the communication section gets an answer
+that is not a chat completion. Only the first kind of sentence may reach the chapter.
+"""
+
+import json
+import re
+import shutil
+
+import pytest
+from helpers import ROOT, compile_latex, run_cli
+from loopback import FakeServices, serve
+
+INVENTED = "vaswani2017attention"
+
+
+class Model(FakeServices):
+    routes: dict = {}
+    seen: list = []
+    headers_seen: list = []
+    bodies_seen: list = []
+    other_theme_key = ""
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        request = json.loads(self.rfile.read(length))
+        type(self).bodies_seen.append(request)
+        prompt = request["messages"][-1]["content"]
+        keys = re.findall(r"^key: (\S+)$", prompt, re.M)
+        if "Section: Communication" in prompt:
+            body, status = "<html>upstream timed out</html>", 200
+        else:
+            stranger = Model.other_theme_key if Model.other_theme_key not in keys else "nobody2020none"
+            content = (
+                f"These works scale training \\cite{{{keys[0]}}}. "
+                f"Attention is all one needs \\cite{{{INVENTED}}}. "
+                f"A paper of another theme agrees \\cite{{{stranger}}}."
+            )
+            body, status = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}), 200
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    Model.bodies_seen = []
+    seeds = sorted(str(p) for p in (ROOT / "seeds").glob("*.txt"))
+    run_cli(
+        "build", "--out", str(tmp_path / "out"), "--catalog", str(ROOT / "seeds" / "catalog.bib"), *seeds, check=True
+    )
+    Model.other_theme_key = "lepikhin2021gshard"  # an moe paper, cited by the model in every other theme
+    return tmp_path, ["--catalog", str(ROOT / "seeds" / "catalog.bib"), *seeds]
+
+
+def suggested_blocks(chapter: str) -> list[tuple[str, str]]:
+    """(the block's own stubs, the suggested text) for every suggestion in the chapter."""
+    found = []
+    for match in re.finditer(
+        r"% Move what you keep into the notes above: this text is regenerated.\n(.*?)\n\n", chapter, re.S
+    ):
+        rest = chapter[match.end() :]
+        stop = re.search(r"^(\\paragraph|\\(sub)*section|% surveytool: begin notes)", rest, re.M)
+        found.append((rest[: stop.start() if stop else len(rest)], match[1]))
+    return found
+
+
+def test_draft_llm_writes_only_sentences_citing_the_themes_own_papers(project):
+    tmp_path, sources = project
+    chapter_path = tmp_path / "out" / "related_work.tex"
+    with serve(Model) as base:
+        (tmp_path / "surveytool.toml").write_text(f'[llm]\nbase_url = "{base}/v1"\nmodel = "test-model"\n')
+        result = run_cli("draft", "--llm", "-o", str(chapter_path), *sources, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    chapter = chapter_path.read_text(encoding="utf-8")
+    blocks = suggested_blocks(chapter)
+    assert len(blocks) >= 5 and len(Model.bodies_seen) >= 6
+    for stubs, suggestion in blocks:
+        cited = set(re.findall(r"\\cite[pt]?\{([^}]*)\}", suggestion))
+        assert cited and cited <= set(re.findall(r"\\citet\{([^}]*)\}", stubs)), (suggestion, stubs)
+    assert INVENTED not in chapter
+    assert "[hallucinated-citation]" in result.stderr and INVENTED in result.stderr
+    assert "[llm-failed]" in result.stderr and "Communication" in result.stderr
+    assert "suggested paragraphs:" in result.stdout
+    # Every request held one theme's papers only: the model never saw the bibliography.
+    assert all(len(re.findall(r"^key: ", b["messages"][-1]["content"], re.M)) <= 7 for b in Model.bodies_seen)
+
+    # Offline and without --llm, the same chapter again: suggestions come from the cache.
+    prose = "My own words about these papers.\n"
+    marker = "% surveytool: begin notes model-parallel\n"
+    chapter_path.write_text(chapter.replace(marker, marker + prose), encoding="utf-8")
+    again = run_cli("draft", "-o", str(chapter_path), *sources, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    rebuilt = chapter_path.read_text(encoding="utf-8")
+    assert rebuilt.replace(marker + prose, marker).split("\n", 1)[1] == chapter.split("\n", 1)[1]
+    assert marker + prose + "% surveytool: end notes model-parallel\n" in rebuilt
+    compiled = compile_latex(tmp_path / "out")
+    assert compiled.returncode == 0, compiled.stdout[-3000:]
+
+
+def test_draft_without_llm_sends_nothing_and_llm_without_settings_is_a_usage_error(project):
+    tmp_path, sources = project
+    with serve(Model) as base:
+        (tmp_path / "surveytool.toml").write_text(f'[llm]\nbase_url = "{base}/v1"\nmodel = "test-model"\n')
+        plain = run_cli("draft", "-o", str(tmp_path / "out" / "related_work.tex"), *sources, cwd=tmp_path)
+        assert plain.returncode == 0 and Model.bodies_seen == []
+        assert "suggested by draft --llm" not in (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8")
+    (tmp_path / "surveytool.toml").unlink()
+    bare = run_cli("draft", "--llm", "-o", str(tmp_path / "c.tex"), *sources, cwd=tmp_path)
+    assert bare.returncode == 2 and "[llm]" in bare.stderr and "Traceback" not in bare.stderr
+    shutil.rmtree(tmp_path / "out")
+
+
+def test_a_key_written_in_the_settings_is_refused_with_its_line(project):
+    tmp_path, sources = project
+    (tmp_path / "surveytool.toml").write_text('[llm]\nmodel = "m"\napi_key = "sk-secret"\n')
+    result = run_cli("draft", "--llm", "-o", str(tmp_path / "c.tex"), *sources, cwd=tmp_path)
+    assert result.returncode == 2 and "surveytool.toml:3" in result.stderr and "sk-secret" not in result.stderr

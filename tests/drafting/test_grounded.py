@@ -1,0 +1,174 @@
+"""Grounded drafting end to end against a loopback model: only sentences citing the theme's papers survive."""
+
+import json
+import re
+
+import pytest
+from loopback import FakeServices, serve
+
+from surveytool.drafting.answer_cache import CACHE_NAME, AnswerCache
+from surveytool.drafting.grounded import (
+    HALLUCINATED,
+    MALFORMED,
+    DraftTheme,
+    ThemePaper,
+    build_messages,
+    check_answer,
+    draft_theme,
+)
+from surveytool.drafting.llm_client import LlmClient, LlmSettings
+
+
+class Model(FakeServices):
+    routes: dict = {}
+    seen: list = []
+    headers_seen: list = []
+    bodies_seen: list = []
+
+
+@pytest.fixture(autouse=True)
+def own_cache_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    Model.seen, Model.headers_seen, Model.bodies_seen = [], [], []
+
+
+THEME = DraftTheme(
+    "pipeline",
+    "pipeline schedules",
+    (
+        ThemePaper("huang2019gpipe", "GPipe: Efficient Training of Giant Neural Networks", 2019, "Micro-batches..."),
+        ThemePaper("narayanan2019pipedream", "PipeDream: Generalized Pipeline Parallelism", 2019, "1F1B schedule."),
+    ),
+    "Pipeline parallelism",
+)
+BIBLIOGRAPHY = {"huang2019gpipe", "narayanan2019pipedream", "shoeybi2019megatron"}
+SETTINGS = LlmSettings(model="test-model", retries=0, timeout=2)
+
+
+def chat(content: str) -> str:
+    return json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]})
+
+
+# Commands the rebuilt text may hold: citations, and the spellings that make a character print literally.
+SAFE_COMMANDS = {"cite", "citep", "citet", "textbackslash", "textbraceleft", "textbraceright", "textasciicircum"}
+SAFE_COMMANDS |= {"textasciitilde", "textless", "textgreater", "textbar", "stchar"}
+
+
+def assert_inert(latex: str) -> None:
+    """Nothing in ``latex`` acts but its citations: every command is a known spelling, every special is escaped."""
+    assert set(re.findall(r"\\([A-Za-z]+)", latex)) <= SAFE_COMMANDS, latex
+    without_cites = re.sub(r"~?\\cite[pt]?\{[^{}\\]*\}", "", latex)
+    assert not re.search(r"(?<!\\)[%&#$_^~]", without_cites), latex
+    assert latex.count("{") == latex.count("}")
+
+
+MIXED = (
+    "GPipe splits a network into stages and pipelines micro-batches~\\citep{huang2019gpipe}. "
+    "Megatron instead splits each layer \\cite{shoeybi2019megatron}. "
+    "PipeDream keeps 30\\% more weights & stashes them \\citet{narayanan2019pipedream}. "
+    "Both are beaten by ZeRO \\cite{rajbhandari2020zero}. "
+    "Huang et al. \\cite{huang2019gpipe, narayanan2019pipedream} compare \\input{/etc/passwd} schedules. "
+    "A broken one \\cite{huang2019gpipe ends here."
+)
+
+
+def test_only_sentences_citing_the_themes_papers_survive_and_the_others_are_reported():
+    text, kept, rejections = check_answer(MIXED, {p.key for p in THEME.papers}, BIBLIOGRAPHY)
+    assert text.splitlines() == [
+        "GPipe splits a network into stages and pipelines micro-batches~\\citep{huang2019gpipe}.",
+        "PipeDream keeps 30\\% more weights \\& stashes them \\citet{narayanan2019pipedream}.",
+        "Huang et al. \\cite{huang2019gpipe,narayanan2019pipedream} compare "
+        "\\textbackslash{}input\\{/etc/passwd\\} schedules.",
+    ]
+    assert kept == 3
+    assert [(r.kind, r.key) for r in rejections] == [
+        (HALLUCINATED, "shoeybi2019megatron"),  # in the bibliography, but another theme's
+        (HALLUCINATED, "rajbhandari2020zero"),  # in no bibliography at all
+        (MALFORMED, ""),
+    ]
+    assert "not one of this theme's papers" in rejections[0].reason
+    assert "not in the bibliography" in rejections[1].reason
+    assert rejections[1].sentence == "Both are beaten by ZeRO \\cite{rajbhandari2020zero}."
+    assert_inert(text)
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["\\cite", "\\citep[see]{}", "\\citet{a{b}}", "\\cite{huang2019gpipe,}", "\\fullcite{huang2019gpipe}"],
+)
+def test_a_citation_that_cannot_be_read_drops_its_sentence(written):
+    text, kept, rejections = check_answer(f"It works {written} well.", {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert (text, kept) == ("", 0) and [r.kind for r in rejections] == [MALFORMED]
+
+
+def test_biblatex_citations_and_optional_arguments_become_the_chapters_natbib_commands():
+    answer = "As \\textcite[p.~4]{huang2019gpipe} show, it scales \\parencite*[see][]{huang2019gpipe}."
+    text, _, rejections = check_answer(answer, {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert text == "As \\citet{huang2019gpipe} show, it scales \\citep{huang2019gpipe}." and rejections == []
+
+
+def test_the_prompt_holds_the_themes_papers_and_nothing_else():
+    [system, user] = build_messages(THEME)
+    assert "\\cite{key}" in system["content"]
+    assert "key: huang2019gpipe" in user["content"] and "key: narayanan2019pipedream" in user["content"]
+    assert "shoeybi2019megatron" not in user["content"]
+
+
+def test_drafting_asks_once_then_rebuilds_from_the_cache_offline_with_the_same_text(tmp_path):
+    Model.routes = {"/v1/chat/completions": [(200, {}, chat(MIXED), 0)]}
+    folder = tmp_path / "cache"
+    with serve(Model) as base:
+        settings = LlmSettings(**{**SETTINGS.__dict__, "base_url": f"{base}/v1"})
+        cache = AnswerCache(folder)
+        first = draft_theme(THEME, BIBLIOGRAPHY, cache, settings, LlmClient(settings, environ={}))
+        assert cache.save() == "" and (folder / CACHE_NAME).is_file()
+        again = draft_theme(THEME, BIBLIOGRAPHY, AnswerCache(folder), settings, LlmClient(settings, environ={}))
+    offline = draft_theme(THEME, BIBLIOGRAPHY, AnswerCache(folder), settings, client=None)
+    assert len(Model.seen) == 1  # the second and third drafts sent nothing
+    assert (first.source, again.source, offline.source) == ("model", "cache", "cache")
+    assert first.text == again.text == offline.text and first.sentences_kept == 3
+    assert [f.check for f in offline.findings()] == [HALLUCINATED, HALLUCINATED, MALFORMED]
+
+
+def test_without_a_client_and_without_a_cached_answer_nothing_is_sent_and_nothing_is_written(tmp_path):
+    Model.routes = {"/": [(200, {}, chat(MIXED), 0)]}
+    with serve(Model):
+        draft = draft_theme(THEME, BIBLIOGRAPHY, AnswerCache(tmp_path / "cache"), SETTINGS, client=None)
+    assert (draft.source, draft.text, Model.seen) == ("none", "", [])
+
+
+def test_a_cache_file_that_was_tampered_with_is_not_read(tmp_path):
+    folder = tmp_path / "cache"
+    cache = AnswerCache(folder)
+    cache.put("k", "An answer \\cite{huang2019gpipe}.")
+    cache.save()
+    data = bytearray((folder / CACHE_NAME).read_bytes())
+    data[-3] ^= 1
+    (folder / CACHE_NAME).write_bytes(bytes(data))
+    reread = AnswerCache(folder)
+    assert reread.get("k") is None and "checksum" in reread.problem
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["not json", json.dumps({"choices": []}), "[" * 100_000],
+    ids=["not-json", "empty-choices", "deep"],
+)
+def test_a_malformed_answer_is_a_failed_draft_that_is_neither_written_nor_cached(tmp_path, body):
+    Model.routes = {"/": [(200, {}, body, 0)]}
+    with serve(Model) as base:
+        settings = LlmSettings(**{**SETTINGS.__dict__, "base_url": f"{base}/v1"})
+        cache = AnswerCache(tmp_path / "cache")
+        draft = draft_theme(THEME, BIBLIOGRAPHY, cache, settings, LlmClient(settings, environ={}))
+    assert (draft.source, draft.text, len(cache)) == ("failed", "", 0)
+    assert [f.check for f in draft.findings()] == ["llm-failed"]
+
+
+def test_hostile_prose_comes_out_inert_latex():
+    answer = (
+        "It runs \\write18{rm -rf /} and $x^2$ with 100% of #1 & ~tildes_under^ {braces} "
+        "\\catcode`\\%=12 \u00e9t\u00e9 \x01\x0c <b>html</b> | bars \\cite{huang2019gpipe}."
+    )
+    text, kept, _ = check_answer(answer, {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert kept == 1 and text.endswith("\\cite{huang2019gpipe}.")
+    assert_inert(text)

@@ -1,0 +1,135 @@
+"""The chat client against a real loopback server: good answers, malformed ones, slow, huge, failing, redirected."""
+
+import json
+import time
+
+import pytest
+from loopback import FakeServices, serve, stream, trickle
+
+from surveytool.drafting.llm_client import LlmClient, LlmError, LlmSettings, llm_settings_from_table
+from surveytool.errors import InputError
+
+
+class Model(FakeServices):
+    routes: dict = {}
+    seen: list = []
+    headers_seen: list = []
+    bodies_seen: list = []
+
+
+@pytest.fixture(autouse=True)
+def fresh_server_log():
+    Model.seen, Model.headers_seen, Model.bodies_seen = [], [], []
+
+
+def chat(content: str) -> str:
+    return json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
+
+
+def client(base: str, **settings) -> LlmClient:
+    values = {"base_url": f"{base}/v1", "model": "test-model", "retries": 0, "timeout": 2, **settings}
+    return LlmClient(LlmSettings(**values), environ={"TEST_LLM_KEY": "sk-test"})
+
+
+MESSAGES = [{"role": "user", "content": "Write."}]
+
+
+def test_a_good_answer_is_the_first_choice_text_and_the_request_is_an_openai_chat_completion():
+    Model.routes = {"/v1/chat/completions": [(200, {}, chat("A paragraph."), 0)]}
+    with serve(Model) as base:
+        answer = client(base, api_key_env="TEST_LLM_KEY").complete(MESSAGES)
+    assert answer == "A paragraph."
+    assert json.loads(Model.bodies_seen[0]) == {"model": "test-model", "messages": MESSAGES, "temperature": 0}
+    assert Model.headers_seen[0]["Authorization"] == "Bearer sk-test"
+
+
+def test_without_a_key_variable_named_no_authorization_is_sent():
+    Model.routes = {"/": [(200, {}, chat("ok"), 0)]}
+    with serve(Model) as base:
+        client(base).complete(MESSAGES)
+    assert "Authorization" not in Model.headers_seen[0]
+
+
+def test_a_key_variable_that_is_not_set_is_a_clear_error_before_anything_is_sent():
+    with pytest.raises(InputError, match="environment variable MISSING_KEY .* is not set"):
+        LlmClient(LlmSettings(model="m", api_key_env="MISSING_KEY"), environ={})
+
+
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        ("not json at all", "the answer is not JSON"),
+        (json.dumps({"choices": []}), "the answer has no choices"),
+        (json.dumps({"id": "x"}), "the answer has no choices"),
+        (json.dumps({"choices": [{"message": {"content": None}}]}), "has no message text"),
+        ("[" * 200_000 + "]" * 200_000, "nested too deeply"),
+        (chat("x" * 30_000), "more than a paragraph"),
+        (json.dumps({"error": {"message": "model\nnot found"}}), "the service says 'model not found'"),
+    ],
+    ids=["not-json", "empty-choices", "no-choices", "no-content", "deep", "long-content", "error-object"],
+)
+def test_a_malformed_answer_is_an_error_value_not_a_traceback(body, reason):
+    Model.routes = {"/": [(200, {}, body, 0)]}
+    with serve(Model) as base, pytest.raises(LlmError, match=reason):
+        client(base).complete(MESSAGES)
+
+
+def test_a_huge_body_is_refused_at_the_size_limit():
+    Model.routes = {"/": [(200, {}, stream(50_000_000, declare_length=False), 0)]}
+    with serve(Model) as base, pytest.raises(LlmError, match="larger than the limit of 1,000,000 bytes"):
+        client(base).complete(MESSAGES)
+
+
+def test_a_slow_trickle_ends_at_the_deadline():
+    answer = b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n" + chat("late").encode()
+    Model.routes = {"/": [(200, {}, trickle(answer, every=0.2), 0)]}
+    start = time.monotonic()
+    with serve(Model) as base, pytest.raises(LlmError, match="no answer within 1 s"):
+        client(base, timeout=1).complete(MESSAGES)
+    assert time.monotonic() - start < 1.8
+
+
+def test_a_500_is_retried_then_reported_and_three_in_a_row_stop_the_asking():
+    Model.routes = {"/": [(500, {"Retry-After": "0"}, "oops", 0)]}
+    with serve(Model) as base:
+        model = client(base, retries=1)
+        for _ in range(3):
+            with pytest.raises(LlmError, match="HTTP 500 after 2 attempts"):
+                model.complete(MESSAGES)
+        with pytest.raises(LlmError, match="3 failures in a row"):
+            model.complete(MESSAGES)
+    assert len(Model.seen) == 6
+
+
+def test_a_redirect_to_another_host_is_not_followed_and_the_key_never_leaves():
+    with serve(Model) as other:
+        target = other.replace("127.0.0.1", "localhost") + "/v1/chat/completions"
+        Model.routes = {"/v1/chat/completions": [(307, {"Location": target}, "", 0)]}
+        with serve(Model) as base, pytest.raises(LlmError, match="redirected to .localhost:[0-9]+., another host"):
+            client(base, api_key_env="TEST_LLM_KEY").complete(MESSAGES)
+    assert len(Model.seen) == 1
+
+
+def test_a_redirect_that_would_turn_the_post_into_a_get_is_not_followed():
+    Model.routes = {"/v1/chat/completions": [(302, {"Location": "/v2/chat/completions"}, "", 0)]}
+    with serve(Model) as base, pytest.raises(LlmError, match="HTTP 302 would turn the POST into a GET"):
+        client(base).complete(MESSAGES)
+
+
+def test_settings_read_from_a_table_and_wrong_ones_name_the_file_and_give_a_hint(tmp_path):
+    path = tmp_path / "surveytool.toml"
+    settings = llm_settings_from_table({"model": "m", "api_key_env": "OPENAI_API_KEY", "timeout": 30}, path)
+    assert settings == LlmSettings(model="m", api_key_env="OPENAI_API_KEY", timeout=30.0)
+    with pytest.raises(InputError) as wrong:
+        llm_settings_from_table({"timeout": "soon"}, path, line_of=lambda name: 4)
+    assert (
+        str(wrong.value)
+        == f"{path}:4: error: [llm] timeout must be a number of seconds above 0, not 'soon' (timeout = 120)"
+    )
+    with pytest.raises(InputError) as key_written:
+        llm_settings_from_table({"api_key_env": "sk-secret-123"}, path)
+    assert "sk-secret" not in str(key_written.value) and "not the key itself" in str(key_written.value)
+    with pytest.raises(InputError, match="a key is never written in a settings file"):
+        llm_settings_from_table({"api_key": "sk-secret-123"}, path)
+    with pytest.raises(InputError, match="unknown setting"):
+        llm_settings_from_table({"temperature": 1}, path)

@@ -1,0 +1,50 @@
+"""Field-level edits of an entry's text: only the edited fields' bytes change, in the entry's own layout."""
+
+import pytest
+
+from surveytool.output.bib_entry_edits import edit_fields, field_spans
+
+
+def test_fields_with_nested_braces_quotes_and_concatenation_are_found_whole():
+    raw = '@inproceedings{k, title = {A {B {C}} d}, note = "x {"} y" # macro # {z},\n  year = 2020}'
+    spans = field_spans(raw)
+    assert spans is not None
+    assert [(s.name, raw[s.value_start : s.end]) for s in spans] == [
+        ("title", "{A {B {C}} d}"),
+        ("note", '"x {"} y" # macro # {z}'),
+        ("year", "2020"),
+    ]
+
+
+def test_new_fields_follow_the_last_in_its_indent_spacing_and_line_ends():
+    raw = "@article{k,\r\n\ttitle={T},\r\n\tyear={2020}\r\n}"
+    assert edit_fields(raw, [("doi", "{10.1/x}"), ("pages", "{1--2}")]) == (
+        "@article{k,\r\n\ttitle={T},\r\n\tyear={2020},\r\n\tdoi={10.1/x},\r\n\tpages={1--2}\r\n}"
+    )
+
+
+def test_a_trailing_comma_stays_after_the_new_last_field():
+    raw = "@article{k,\n  title = {T},\n}\n"
+    assert edit_fields(raw, [("doi", "{10.1/x}")]) == "@article{k,\n  title = {T},\n  doi = {10.1/x},\n}\n"
+
+
+def test_an_entry_on_one_line_stays_on_one_line():
+    assert edit_fields("@misc(k, title = {T})", [("doi", "{d}")]) == "@misc(k, title = {T}, doi = {d})"
+
+
+def test_a_renamed_field_takes_the_old_ones_place_and_the_type_keeps_its_case():
+    raw = "@Article{k,\n  Title = {T},\n  journal = {arXiv preprint arXiv:1811.06965},\n  year = {2018}\n}"
+    edited = edit_fields(raw, [("booktitle", "{NeurIPS}")], ("journal", "booktitle"), "inproceedings")
+    assert edited == "@Inproceedings{k,\n  Title = {T},\n  booktitle = {NeurIPS},\n  year = {2018}\n}"
+
+
+def test_an_existing_value_is_replaced_in_place_whatever_its_delimiters():
+    raw = '@article{k, pages = "1-99", year = 2020}'
+    assert edit_fields(raw, [("pages", "{1--15}"), ("year", "{2021}")]) == "@article{k, pages = {1--15}, year = {2021}}"
+
+
+@pytest.mark.parametrize(
+    "raw", ["@article{k, title = {unclosed}", "@article{k, title {T}}", "not an entry", "@article{k}"]
+)
+def test_text_that_is_not_one_plain_entry_is_left_alone(raw):
+    assert edit_fields(raw, [("doi", "{d}")]) is None

@@ -1,0 +1,167 @@
+"""A failed LaTeX run leads with its root cause: BibTeX's or biber's error, the undefined command, the entry behind it.
+
+Each document here is compiled with the real latexmk, as `build --pdf` compiles a build.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from surveytool.output.latex_log import bbl_entries, bibliography_errors, root_causes, tex_errors
+from surveytool.output.latexmk import compile_pdf
+
+NATBIB = """\\documentclass{article}
+\\usepackage[authoryear,round]{natbib}
+\\begin{document}
+BODY
+\\bibliographystyle{plainnat}
+\\bibliography{references}
+\\end{document}
+"""
+
+BIBLATEX = """\\documentclass{article}
+\\usepackage[backend=biber]{biblatex}
+\\addbibresource{references.bib}
+\\begin{document}
+BODY
+\\printbibliography
+\\end{document}
+"""
+
+GOOD = "@article{good,\n  title = {Good},\n  author = {Ann Author},\n  journal = {J},\n  year = 2020,\n}\n\n"
+BROKEN = "@article{broken,\n  title = {Broken} extra,\n  author = {Bo Author},\n  journal = {J},\n  year = 2020,\n}\n"
+MACRO = "@article{macro,\n  title = {Scaling \\foo{} Models},\n  author = {Bo Author},\n  journal = {J},\n  year = 2020,\n}\n"
+CITES = "\\citet{good}, \\citep{broken} and \\citep{macro}. " * 3
+
+
+def _compile(folder: Path, main: str, bib: str, body: str = CITES):
+    folder.mkdir(exist_ok=True)
+    (folder / "main.tex").write_text(main.replace("BODY", body), encoding="utf-8")
+    (folder / "references.bib").write_text(bib, encoding="utf-8")
+    return compile_pdf(folder)
+
+
+def test_a_bibtex_syntax_error_comes_first_and_the_citations_it_left_undefined_are_counted(tmp_path):
+    report = _compile(tmp_path / "doc", NATBIB, GOOD + BROKEN)
+    assert not report.ok
+    assert report.problems == (
+        "references.bib:9: BibTeX: I was expecting a `,' or a `}' (near \"extra,\")",
+        "references.bib: no entry for 'macro', which the document cites",
+        "main.tex: 3 citations or references are undefined; fix the problems above first",
+    )
+
+
+def test_a_biber_syntax_error_is_placed_in_the_users_bib_not_bibers_temporary_copy(tmp_path):
+    report = _compile(tmp_path / "doc", BIBLATEX, GOOD + BROKEN, "\\cite{good}, \\cite{broken} and \\cite{macro}.")
+    assert not report.ok
+    assert report.problems[0].startswith('references.bib:9: biber: syntax error: found "extra"'), report.problems
+    assert report.problems[-1].endswith("undefined; fix the problems above first")
+    assert not [p for p in report.problems if "is cited or referenced but not defined" in p]
+
+
+def test_an_undefined_command_in_an_entry_title_names_the_command_and_the_entry(tmp_path):
+    report = _compile(tmp_path / "doc", NATBIB, GOOD + MACRO)
+    assert not report.ok
+    first = report.problems[0]
+    assert re.fullmatch(
+        r"main\.bbl:\d+: \\foo is not defined \(it comes from the entry 'macro', references\.bib:8\)", first
+    ), report.problems
+    bbl_line = int(first.split(":")[1])
+    bbl = (tmp_path / "doc" / "main.bbl").read_text(encoding="utf-8").splitlines()
+    assert "\\foo" in bbl[bbl_line - 1]
+
+
+def test_with_biblatex_the_entry_is_found_by_the_command_it_holds(tmp_path):
+    report = _compile(tmp_path / "doc", BIBLATEX, GOOD + MACRO, "\\cite{good} and \\cite{macro}.")
+    # TeX reports the error where biblatex prints the bibliography: at \\end{document}, line 7.
+    assert report.problems[0] == "main.tex:7: \\foo is not defined (it comes from the entry 'macro', references.bib:8)"
+
+
+def test_an_undefined_command_in_the_document_is_named_and_an_old_blg_is_not_blamed(tmp_path):
+    folder = tmp_path / "doc"
+    assert _compile(folder, NATBIB, GOOD + BROKEN).problems[0].startswith("references.bib:9: BibTeX")
+    report = _compile(
+        folder, NATBIB.replace("\\begin{document}", "\\title{On \\foo}\n\\begin{document}\\maketitle"), GOOD
+    )
+    assert report.problems == (
+        "main.tex:4: \\foo is not defined (a package is missing, or the document or a template uses a command of "
+        "its own)",
+    )
+
+
+def test_an_error_the_summary_already_explains_is_left_to_its_words(tmp_path):
+    main = NATBIB.replace("\\begin{document}", "\\usepackage{nosuchpackageanywhere}\n\\begin{document}")
+    report = _compile(tmp_path / "doc", main, GOOD, "\\citet{good}.")
+    # LaTeX reads the line after \\usepackage (for an optional date) before it stops: TeX's l.NN is that line.
+    assert report.problems == (
+        "main.tex:4: the LaTeX package or file nosuchpackageanywhere.sty is not installed (install it with your "
+        "TeX distribution)",
+    )
+
+
+def test_a_clean_document_reports_nothing(tmp_path):
+    report = _compile(tmp_path / "doc", NATBIB, GOOD, "\\citet{good}.")
+    assert report.ok and report.problems == () and report.pdf is not None
+
+
+def test_the_key_behind_a_bbl_line_is_the_last_bibitem_before_it():
+    bbl = (
+        "\\begin{thebibliography}{2}\n\\providecommand{\\natexlab}[1]{#1}\n\n"
+        "\\bibitem[Author(2020{\\natexlab{a}})]{first}\nA.~Author.\n\\newblock Good.\n\n"
+        "\\bibitem{second}\nB.\n\\newblock \\foo.\n\\end{thebibliography}\n"
+    )
+    entries = bbl_entries(bbl)
+    assert [(e.key, e.line) for e in entries] == [("first", 4), ("second", 8)]
+    # Without -file-line-error the place is TeX's "l.NN" line, and the entry is the one holding the command.
+    log = "! Undefined control sequence.\nl.10 \\newblock \\foo\n                  .\n"
+    [error] = tex_errors(log, "main.tex", entries)
+    assert (error.where, error.message, error.keys) == ("main.tex:10", "\\foo is not defined", ("second",))
+    in_bbl = tex_errors("./main.bbl:10: Undefined control sequence.\nl.10 \\newblock \\foo\n", "main.tex", entries)
+    assert [(e.where, e.message, e.keys) for e in in_bbl] == [("main.bbl:10", "\\foo is not defined", ("second",))]
+
+
+def test_blg_lines_of_bibtex_and_biber():
+    bibtex = (
+        "Database file #1: references.bib\n"
+        "Repeated entry---line 17 of file references.bib\n : @article{good\n :                ,\n"
+        "I'm skipping whatever remains of this entry\n"
+        'Warning--I didn\'t find a database entry for "nowhere"\n'
+        "I couldn't open style file nostyle.bst\n---line 3 of file main.aux\n"
+    )
+    assert bibliography_errors(bibtex) == (
+        [
+            'references.bib:17: BibTeX: Repeated entry (near ",")',
+            "main.aux:3: BibTeX: I couldn't open style file nostyle.bst",
+        ],
+        ["nowhere"],
+    )
+    biber = (
+        "[353] bibtex.pm:1518> INFO - Found BibTeX data source 'refs.bib'\n"
+        "[429] Utils.pm:399> ERROR - BibTeX subsystem: /tmp/biber_tmp_x/abc_1.utf8, line 4, syntax error: found x\n"
+        "[552] Biber.pm:130> WARN - I didn't find a database entry for 'ghost' (section 0)\n"
+        "[560] Biber.pm:130> ERROR - Cannot find 'other.bib'!\n"
+    )
+    assert bibliography_errors(biber, "paper.blg") == (
+        ["refs.bib:4: biber: syntax error: found x", "paper.blg: biber: Cannot find 'other.bib'!"],
+        ["ghost"],
+    )
+
+
+def test_a_log_with_many_errors_and_a_long_bbl_is_read_in_linear_time(tmp_path):
+    count = 20_000
+    (tmp_path / "main.bbl").write_text(
+        "".join(f"\\bibitem{{k{i}}}\nText \\cmd{chr(97 + i % 26)}.\n" for i in range(count))
+    )
+    (tmp_path / "main.log").write_text(
+        "".join(
+            f"./main.bbl:{2 * i + 2}: Undefined control sequence.\nl.{2 * i + 2} Text \\cmd{chr(97 + i % 26)}\n"
+            for i in range(count)
+        )
+    )
+    start = time.perf_counter()
+    causes = root_causes(tmp_path)
+    assert time.perf_counter() - start < 8.0
+    assert causes[0] == "main.bbl:2: \\cmda is not defined (it comes from the entry 'k0')"
+    assert len(causes) == 5
