@@ -66,7 +66,7 @@ def complete_bib(options: Options, target: Path, overwrite: Collection[str] = ()
     read = read_source(target, display, "bib", options.tags_field)
     services = None
     if options.online:
-        from surveytool.config import load_online_settings
+        from surveytool.online_settings import load_online_settings
 
         services = load_online_settings(options.config).complete_services
     resolvers = load_resolvers(options, services)

@@ -1,21 +1,4 @@
-"""Optional settings file (surveytool.toml): contact address, online services and their URLs.
-
-[online]
-contact = "you@example.org"          # sent in the User-Agent, as the services ask
-services = ["openalex", "crossref", "arxiv"]  # also "dblp", "semantic_scholar"
-complete_services = ["semantic_scholar", "dblp", "crossref", "openalex"]  # asked by `complete`
-openalex_url = "https://api.openalex.org"
-crossref_url = "https://api.crossref.org"
-arxiv_url = "https://export.arxiv.org"
-dblp_url = "https://dblp.org"
-semantic_scholar_url = "https://api.semanticscholar.org"
-timeout = 10                          # seconds per request, the whole answer included
-retries = 3
-min_interval = 0.2                    # seconds between two requests to one service
-budget = 600                          # seconds of network time for the whole run
-give_up_after = 3                     # failures in a row before a service is skipped
-max_wait = 30                         # a longer Retry-After skips the service
-max_bytes = 4000000                   # a larger answer is refused
+"""Optional settings file (surveytool.toml): reading it, and its tables ([online] is in online_settings.py).
 
 [llm]                                 # draft --llm: an OpenAI-compatible chat endpoint (llama.cpp, vLLM, Ollama...)
 base_url = "http://127.0.0.1:8080/v1"
@@ -27,15 +10,16 @@ allow = ["\\\\mycmd"]                   # commands your .bib values may use besi
 
 [bib]
 omit = ["abstract", "file"]           # the layout of a written .bib (format_options.py has them all)
+
+[keys]
+formula = "auth.lower + year + shorttitle(1).lower"   # keys of new entries (analysis/key_formula.py)
 """
 
 from __future__ import annotations
 
-import math
 import re
 import tomllib
-import urllib.parse
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,31 +29,7 @@ from surveytool.text.latex_commands import NEVER_ALLOWED
 
 if TYPE_CHECKING:
     from surveytool.bibtex.format_options import BibFormat
-    from surveytool.drafting.llm_client import LlmSettings
-
-SERVICES = ("openalex", "crossref", "arxiv", "dblp", "semantic_scholar")
-#: The services `complete` asks, in order: those that know venues and pages first.
-COMPLETE_SERVICES = ("semantic_scholar", "dblp", "crossref", "openalex")
-
-
-@dataclass(frozen=True)
-class OnlineSettings:
-    contact: str = ""
-    services: tuple[str, ...] = SERVICES[:3]
-    complete_services: tuple[str, ...] = COMPLETE_SERVICES
-    openalex_url: str = "https://api.openalex.org"
-    crossref_url: str = "https://api.crossref.org"
-    arxiv_url: str = "https://export.arxiv.org"
-    dblp_url: str = "https://dblp.org"
-    semantic_scholar_url: str = "https://api.semanticscholar.org"
-    timeout: float = 10.0
-    retries: int = 3
-    min_interval: float = 0.2
-    backoff: float = 1.0
-    budget: float = 600.0
-    give_up_after: int = 3
-    max_wait: float = 30.0
-    max_bytes: int = 4_000_000
+    from surveytool.drafting.llm_client import LlmSettings, llm_settings_from_table
 
 
 @dataclass(frozen=True)
@@ -95,14 +55,14 @@ def _load(path: Path) -> dict:
         ) from None
 
 
-def _table(path: Path, name: str) -> dict:
+def settings_table(path: Path, name: str) -> dict:
     """The ``[name]`` table of the settings file (empty if absent)."""
     table = _load(path).get(name, {})
     if not isinstance(table, dict):
         raise InputError(
             f"{name} must be a table",
             path=str(path),
-            line=_line_of(path, "", name),
+            line=setting_line(path, "", name),
             hint=f"write [{name}] on a line of its own, the settings below it",
         )
     return table
@@ -110,7 +70,7 @@ def _table(path: Path, name: str) -> dict:
 
 def load_check_settings(path: Path | None) -> CheckSettings:
     """The [check] table: checks to disable and the thin-section threshold."""
-    table = _table(path, "check") if path else {}
+    table = settings_table(path, "check") if path else {}
     unknown = sorted(set(table) - {"disable", "thin"})
     if unknown:
         raise InputError(
@@ -118,10 +78,10 @@ def load_check_settings(path: Path | None) -> CheckSettings:
         )
     disable = table.get("disable", [])
     if not isinstance(disable, list) or not all(isinstance(d, str) for d in disable):
-        raise _wrong(path, "check", "disable", disable, "a list of check names", 'disable = ["thin-section"]')
+        raise wrong_setting(path, "check", "disable", disable, "a list of check names", 'disable = ["thin-section"]')
     thin = table.get("thin", 2)
-    if not _is_int(thin) or thin < 0:
-        raise _wrong(path, "check", "thin", thin, "a whole number of papers, 0 or more", "thin = 2")
+    if not is_whole_number(thin) or thin < 0:
+        raise wrong_setting(path, "check", "thin", thin, "a whole number of papers, 0 or more", "thin = 2")
     return CheckSettings(tuple(disable), thin)
 
 
@@ -142,96 +102,22 @@ def load_tag_settings(path: Path | None) -> TagSettings:
     return TagSettings(float(threshold))
 
 
-def load_online_settings(path: Path | None) -> OnlineSettings:
-    if path is None:
-        return OnlineSettings()
-    table = _table(path, "online")
-    known = {f.name: f.type for f in fields(OnlineSettings)}
-    unknown = sorted(set(table) - set(known))
-    if unknown:
-        raise InputError(
-            f"unknown setting(s) in [online]: {', '.join(unknown)}", path=str(path), hint="known: " + ", ".join(known)
-        )
-    values = dict(table)
-    for setting in ("services", "complete_services"):
-        if setting not in values:
-            continue
-        if not isinstance(values[setting], list):
-            raise _wrong(
-                path, "online", setting, values[setting], "a list of service names", f'{setting} = ["openalex", "dblp"]'
-            )
-        services = tuple(values[setting])
-        bad = [s for s in services if s not in SERVICES]
-        if bad:
-            raise InputError(
-                f"unknown service(s): {', '.join(map(str, bad))}", path=str(path), hint="use " + ", ".join(SERVICES)
-            )
-        values[setting] = services
-    _check_online_types(path, values)
-    return OnlineSettings(**values)
-
-
-# Setting -> (is the value acceptable, what it must be, an example).
-_ONLINE_RULES = {
-    "timeout": (lambda v: _is_number(v) and v > 0, "a number of seconds above 0", "timeout = 10"),
-    "retries": (lambda v: _is_int(v) and 0 <= v <= 20, "a whole number from 0 to 20", "retries = 3"),
-    "min_interval": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "min_interval = 0.2"),
-    "backoff": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "backoff = 1"),
-    "budget": (lambda v: _is_number(v) and v > 0, "a number of seconds above 0", "budget = 600"),
-    "give_up_after": (lambda v: _is_int(v) and v >= 1, "a whole number, 1 or more", "give_up_after = 3"),
-    "max_wait": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "max_wait = 30"),
-    "max_bytes": (lambda v: _is_int(v) and v >= 1024, "a whole number of bytes, 1024 or more", "max_bytes = 4000000"),
-    # Sent in a header: HTTP headers are ASCII, and a line break would start a header of its own.
-    "contact": (
-        lambda v: isinstance(v, str) and v.isascii() and v.isprintable(),
-        "one line of printable ASCII text",
-        'contact = "you@example.org"',
-    ),
-    **{
-        name: (lambda v: all(isinstance(s, str) for s in v), "a list of service names", f'{name} = ["openalex"]')
-        for name in ("services", "complete_services")
-    },
-    **{
-        name: (lambda v: _is_web_address(v), "an http:// or https:// address", f'{name} = "https://..."')
-        for name in ("openalex_url", "crossref_url", "arxiv_url", "dblp_url", "semantic_scholar_url")
-    },
-}
-
-
-def _check_online_types(path: Path, values: dict) -> None:
-    for name, value in values.items():
-        accepts, expected, example = _ONLINE_RULES[name]
-        if not accepts(value):
-            raise _wrong(path, "online", name, value, expected, example)
-
-
-def _is_int(value: object) -> bool:
+def is_whole_number(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: object) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
-
-
-def _is_web_address(value: object) -> bool:
-    if not isinstance(value, str) or not value.isprintable():
-        return False
-    parts = urllib.parse.urlsplit(value)
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
-
-
-def _wrong(path: Path | None, table: str, name: str, value: object, expected: str, example: str) -> InputError:
+def wrong_setting(path: Path | None, table: str, name: str, value: object, expected: str, example: str) -> InputError:
     """A one-line error naming the setting, its line, what it must be and an example."""
     shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
     return InputError(
         f"[{table}] {name} must be {expected}, not {shown}",
         path=str(path) if path else None,
-        line=_line_of(path, table, name),
+        line=setting_line(path, table, name),
         hint=example,
     )
 
 
-def _line_of(path: Path | None, table: str, name: str) -> int | None:
+def setting_line(path: Path | None, table: str, name: str) -> int | None:
     """The line where ``name`` is set in ``[table]``, for the message; None if it cannot be told."""
     if path is None:
         return None
@@ -258,7 +144,7 @@ def load_llm_settings(path: Path | None) -> LlmSettings:
 
     if path is None:
         return LlmSettings()
-    return llm_settings_from_table(_load(path).get("llm", {}), path, lambda name: _line_of(path, "llm", name))
+    return llm_settings_from_table(_load(path).get("llm", {}), path, lambda name: setting_line(path, "llm", name))
 
 
 def load_latex_allow(path: Path | None) -> tuple[str, ...]:
@@ -299,17 +185,50 @@ def load_bib_format(path: Path | None) -> BibFormat:
     """The [bib] table: how `bib` (and `build`'s .bib) lays out the entries; the standard layout without one."""
     from surveytool.bibtex.format_options import SETTING_RULES, STANDARD, bib_format
 
-    table = _table(path, "bib") if path else {}
+    table = settings_table(path, "bib") if path else {}
     unknown = sorted(set(table) - set(SETTING_RULES))
     if unknown:
         raise InputError(
             f"unknown setting(s) in [bib]: {', '.join(unknown)}",
             path=str(path),
-            line=_line_of(path, "bib", unknown[0]),
+            line=setting_line(path, "bib", unknown[0]),
             hint="known: " + ", ".join(SETTING_RULES),
         )
     for name, value in table.items():
         accepts, expected, example = SETTING_RULES[name]
         if not accepts(value):
-            raise _wrong(path, "bib", name, value, expected, example)
+            raise wrong_setting(path, "bib", name, value, expected, example)
     return bib_format(table) if table else STANDARD
+
+
+def load_key_formula(path: Path | None) -> str | None:
+    """The [keys] table's ``formula``, checked: the key formula new entries get their keys by (None: the default)."""
+    from surveytool.analysis.key_formula import KeyFormulaError, compile_formula
+
+    table = settings_table(path, "keys") if path else {}
+    unknown = sorted(set(table) - {"formula"})
+    if unknown:
+        raise InputError(
+            f"unknown setting(s) in [keys]: {', '.join(unknown)}",
+            path=str(path),
+            line=setting_line(path, "keys", unknown[0]),
+            hint="known: formula",
+        )
+    if "formula" not in table:
+        return None
+    formula = table["formula"]
+    if not isinstance(formula, str):
+        raise wrong_setting(path, "keys", "formula", formula, "a quoted formula", _FORMULA_EXAMPLE)
+    try:
+        compile_formula(formula)
+    except KeyFormulaError as error:
+        raise InputError(
+            f"[keys] formula: {error}",
+            path=str(path),
+            line=setting_line(path, "keys", "formula"),
+            hint=_FORMULA_EXAMPLE,
+        ) from None
+    return formula
+
+
+_FORMULA_EXAMPLE = "formula = 'auth.lower + year + shorttitle(1).lower'; see Keys in the README"

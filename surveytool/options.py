@@ -32,6 +32,7 @@ class Options:
     merge_duplicates: bool = (
         False  # also merge the user's own keyed entries that are one work (absorbed keys become aliases)
     )
+    key_formula: str | None = None  # new entries' keys (analysis/key_formula.py); None: [keys] formula, or the default
 
 
 @dataclass(frozen=True)

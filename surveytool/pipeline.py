@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from surveytool import __version__
 from surveytool.analysis.key_fates import key_findings
+from surveytool.analysis.key_formula import DEFAULT, KeyFormula, compile_formula, formula_option
 from surveytool.analysis.keys import assign_keys, load_pins
 from surveytool.analysis.merge import IdentityCache, merge_records
 from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, resolve_papers
@@ -78,7 +79,7 @@ def load_resolvers(options: Options, services: Sequence[str] | None = None) -> l
         from surveytool.analysis.resolve.http import HttpClient, HttpSettings
         from surveytool.analysis.resolve.response_cache import ResponseCache
         from surveytool.analysis.resolve.services import online_resolvers
-        from surveytool.config import load_online_settings
+        from surveytool.online_settings import load_online_settings
 
         settings = load_online_settings(options.config)
         agent = (
@@ -228,6 +229,7 @@ def analyse(options: Options = Options(), stage: Stage = silent_stage, reuse: Re
 
 def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
     taxonomy = options_taxonomy(options)
+    formula = key_formula(options)  # a formula that cannot be read stops the run before any work
     sources = source_paths(options)
     with stage("reading"):
         read = read_sources(sources, options.source_kind, options.tags_field, reuse.read_bib)
@@ -251,7 +253,7 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
         with stage("keys"):
             pins = load_pins(options.lock_file) if options.lock_file else {}
             unkeyed = papers
-            papers, pins = assign_keys(papers, pins, identities)
+            papers, pins = assign_keys(papers, pins, identities, formula)
             merge_findings += key_findings(read.papers, papers)
         override_findings: list[Finding] = []
         if options.overrides:
@@ -267,6 +269,16 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
         key=finding_order,
     )
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, reused)
+
+
+def key_formula(options: Options) -> KeyFormula:
+    """The formula new entries get their keys by: --key-formula, else [keys] formula of the settings file, else the default."""
+    from surveytool.config import load_key_formula
+
+    if options.key_formula is None:
+        text = load_key_formula(options.config)  # checked there, the message naming its line
+        return compile_formula(text) if text else DEFAULT
+    return formula_option(options.key_formula)
 
 
 def tag_threshold(config: Path | None) -> float:

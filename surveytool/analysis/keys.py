@@ -9,48 +9,32 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from surveytool.analysis.agreement import first_author_surname
+from surveytool.analysis.key_formula import DEFAULT, KeyFormula
 from surveytool.analysis.merge import identities, snippet_fingerprint
 from surveytool.errors import InputError
 from surveytool.model import Origin, Paper
 from surveytool.regular_files import Unusable, read_regular
 from surveytool.text.normalize import normalize, strip_truncation
+from surveytool.text.transliterate import significant_words
 
 LOCK_VERSION = 1
 _MAX_WORD = 20
-_STOPWORDS = frozenset(
-    "a an the on of in for and to with via from by at as is are towards toward using use based "
-    "its into over under we our this that it be new can".split()
-)
-_KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_:.\-]")
 
 
-def _first_significant_word(text: str) -> str:
-    """The first word that is not a stopword, hyphenated parts joined ("Pre-train" -> "pretrain")."""
-    for word in text.split():
-        joined = normalize(word).replace(" ", "")
-        if joined and joined not in _STOPWORDS and not joined.isdigit():
-            return joined[:_MAX_WORD]
-    return ""
-
-
-def key_base(paper: Paper) -> str:
-    """``lepikhin2021gshard``: surname, year, first significant title word."""
+def key_base(paper: Paper, formula: KeyFormula = DEFAULT) -> str:
+    """The key ``formula`` gives (``lepikhin2021gshard`` by default); a user's own key as it is."""
     if paper.key and paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and not runs_in_tex(paper.key):
         return paper.key
     if paper.resolved and paper.title:
-        surname = first_author_surname(paper) or "anon"
-        year = (paper.year or "")[:4] if (paper.year or "")[:4].isdigit() else "nd"
-        return _KEY_UNSAFE.sub("", f"{surname}{year}{_first_significant_word(paper.title)}")
+        return formula.key(paper) or DEFAULT.key(paper)
     # An unresolved snippet or id: nothing but its text to go on, so a fingerprint.
     text = paper.abstract or paper.title or ""
-    word = _first_significant_word(strip_truncation(text)) or "entry"
+    word = next(iter(significant_words(strip_truncation(text), 1)), "entry").lower()[:_MAX_WORD]
     digest = (snippet_fingerprint(paper) or identity_of(paper).encode().hex())[:4]
     return f"anon-{word}-{digest}"
 
@@ -106,8 +90,9 @@ def assign_keys(
     papers: Sequence[Paper],
     pins: Mapping[str, str] | None = None,
     identities_of: Callable[[Paper], list[str]] = identities,
+    formula: KeyFormula = DEFAULT,
 ) -> tuple[list[Paper], dict[str, str]]:
-    """Give every paper a unique key; keys in ``pins`` and user keys are kept as they are.
+    """Give every paper a unique key; keys in ``pins`` and user keys are kept as they are, new keys by ``formula``.
 
     Returns the papers with keys and the pins to save (old pins plus new keys).
     """
@@ -132,7 +117,7 @@ def assign_keys(
             keyed[index] = key
             taken.add(key)
     # New keys by the formula; a collision gets the first free suffix, in identity order.
-    bases = {i: key_base(papers[i]) for i in range(len(papers)) if i not in keyed}
+    bases = {i: key_base(papers[i], formula) for i in range(len(papers)) if i not in keyed}
     next_suffix: dict[str, int] = {}
     for index in sorted(bases, key=lambda i: (bases[i], identity[i])):
         base = bases[index]

@@ -28,6 +28,7 @@ from surveytool.cli.options import (
     ConfigOpt,
     DialectOpt,
     JsonOpt,
+    KeyFormulaOpt,
     KindOpt,
     MergeDuplicatesOpt,
     OnlineOpt,
@@ -76,6 +77,7 @@ def bib(
     max_authors: MaxAuthorsOpt = None,
     wrap: WrapOpt = None,
     drop_all_caps: DropAllCapsOpt = None,
+    key_formula: KeyFormulaOpt = None,
 ) -> None:
     """Write a clean, stable .bib (-o FILE), or update your own in place (--in-place FILE)."""
     flags = dict(locals())  # the formatting flags are read by name (format_flags.chosen_format)
@@ -95,7 +97,14 @@ def bib(
         raise typer.BadParameter(
             "--in-place never removes your entries; merge into a new file with -o FILE", param_hint="--merge-duplicates"
         )
-    options = make_options(sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides)
+    options = make_options(
+        sources,
+        taxonomy=taxonomy,
+        catalog=catalog,
+        tags_field=tags_field,
+        overrides=overrides,
+        key_formula=key_formula,
+    )
     options = replace(
         options,
         merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)),

@@ -14,6 +14,7 @@ from surveytool.cli.options import (
     DialectOpt,
     FigureOpt,
     ForceOpt,
+    KeyFormulaOpt,
     LevelOpt,
     MergeDuplicatesOpt,
     OnlineOpt,
@@ -78,6 +79,7 @@ def build(
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
     merge_duplicates: MergeDuplicatesOpt = False,
+    key_formula: KeyFormulaOpt = None,
 ) -> None:
     """Run the whole flow and write references.bib, related_work.tex, main.tex and entries.json."""
     from dataclasses import replace
@@ -100,6 +102,7 @@ def build(
         online=online,
         config=config,
         cache=cache,
+        key_formula=key_formula,
     )
     merge_duplicates = merge_duplicates or merge_setting(options.config)
     result = run_build(

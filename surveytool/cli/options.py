@@ -74,6 +74,14 @@ MergeDuplicatesOpt = Annotated[
         help="Also merge your own .bib entries that are one work; the first keeps its key, the others are named and stay citable as biblatex ids.",
     ),
 ]
+KeyFormulaOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--key-formula",
+        help="Keys of new entries, e.g. 'auth.lower + year + shorttitle(1).lower' (default: [keys] formula of the settings file). Keys given before stay.",
+        show_default=False,
+    ),
+]
 TagsFieldOpt = Annotated[
     str, typer.Option("--tags-field", help="BibTeX field that holds section tags (e.g. groups, keywords).")
 ]
@@ -146,6 +154,7 @@ def make_options(
     online: bool = False,
     config: Path | None = None,
     cache: Path | None = None,
+    key_formula: str | None = None,
 ) -> Options:
     """The run's options from the command's, with ``surveytool.toml`` in the current folder as the default settings."""
     from surveytool.options import Options
@@ -153,6 +162,10 @@ def make_options(
     if config is None and Path("surveytool.toml").is_file():
         config = Path("surveytool.toml")
     use_latex_settings(config)
+    if key_formula is not None:
+        from surveytool.analysis.key_formula import formula_option
+
+        formula_option(key_formula)  # a formula that cannot be read stops the command before it writes
     return Options(
         sources=tuple(sources or ()),
         taxonomy=taxonomy,
@@ -162,6 +175,7 @@ def make_options(
         online=online,
         config=config,
         cache=cache,
+        key_formula=key_formula,
     )
 
 

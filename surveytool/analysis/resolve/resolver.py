@@ -15,6 +15,7 @@ from difflib import SequenceMatcher
 from typing import Protocol
 
 from surveytool.analysis.agreement import agree, confirmed, first_author_surname
+from surveytool.analysis.key_authors import names_with_corporate
 from surveytool.analysis.merge import identities
 from surveytool.model import Finding, Origin, Paper, Resolution, Severity, frozen_mapping
 from surveytool.text.normalize import abstract_similarity, normalize, shingles, strip_truncation
@@ -250,7 +251,18 @@ def apply_candidate(paper: Paper, candidate: Candidate) -> Paper:
     resolution = Resolution(
         candidate.source, candidate.label, candidate.method, candidate.score, tuple(taken), candidate.retrieved
     )
-    return replace(paper, fields=frozen_mapping(fields), entry_type=candidate.paper.entry_type, resolution=resolution)
+    latex = paper.latex_fields
+    known = candidate.paper.latex_fields.get("author", "")
+    if "author" in taken and names_with_corporate(known):
+        # Only the braces say that {Microsoft Research} is one name: written without them it is a person's.
+        latex = frozen_mapping({**latex, "author": known})
+    return replace(
+        paper,
+        fields=frozen_mapping(fields),
+        latex_fields=latex,
+        entry_type=candidate.paper.entry_type,
+        resolution=resolution,
+    )
 
 
 def resolve_papers(papers: Sequence[Paper], resolvers: Sequence[Resolver]) -> tuple[list[Paper], list[Finding]]:

@@ -136,8 +136,8 @@ def test_resolution_asks_dblp_when_the_settings_name_it(base, tmp_path):
     ],
 )
 def test_a_wrong_setting_for_the_new_services_is_one_line(tmp_path, setting, words):
-    from surveytool.config import load_online_settings
     from surveytool.errors import InputError
+    from surveytool.online_settings import load_online_settings
 
     config = tmp_path / "surveytool.toml"
     config.write_text(f"[online]\n{setting}\n")

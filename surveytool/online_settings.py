@@ -1,0 +1,131 @@
+"""The [online] table of surveytool.toml: contact address, online services, their URLs and limits.
+
+[online]
+contact = "you@example.org"          # sent in the User-Agent, as the services ask
+services = ["openalex", "crossref", "arxiv"]  # also "dblp", "semantic_scholar"
+complete_services = ["semantic_scholar", "dblp", "crossref", "openalex"]  # asked by `complete`
+openalex_url = "https://api.openalex.org"
+crossref_url = "https://api.crossref.org"
+arxiv_url = "https://export.arxiv.org"
+dblp_url = "https://dblp.org"
+semantic_scholar_url = "https://api.semanticscholar.org"
+timeout = 10                          # seconds per request, the whole answer included
+retries = 3
+min_interval = 0.2                    # seconds between two requests to one service
+budget = 600                          # seconds of network time for the whole run
+give_up_after = 3                     # failures in a row before a service is skipped
+max_wait = 30                         # a longer Retry-After skips the service
+max_bytes = 4000000                   # a larger answer is refused
+"""
+
+from __future__ import annotations
+
+import math
+import urllib.parse
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from surveytool.config import is_whole_number, settings_table, wrong_setting
+from surveytool.errors import InputError
+
+SERVICES = ("openalex", "crossref", "arxiv", "dblp", "semantic_scholar")
+#: The services `complete` asks, in order: those that know venues and pages first.
+COMPLETE_SERVICES = ("semantic_scholar", "dblp", "crossref", "openalex")
+
+
+@dataclass(frozen=True)
+class OnlineSettings:
+    contact: str = ""
+    services: tuple[str, ...] = SERVICES[:3]
+    complete_services: tuple[str, ...] = COMPLETE_SERVICES
+    openalex_url: str = "https://api.openalex.org"
+    crossref_url: str = "https://api.crossref.org"
+    arxiv_url: str = "https://export.arxiv.org"
+    dblp_url: str = "https://dblp.org"
+    semantic_scholar_url: str = "https://api.semanticscholar.org"
+    timeout: float = 10.0
+    retries: int = 3
+    min_interval: float = 0.2
+    backoff: float = 1.0
+    budget: float = 600.0
+    give_up_after: int = 3
+    max_wait: float = 30.0
+    max_bytes: int = 4_000_000
+
+
+def load_online_settings(path: Path | None) -> OnlineSettings:
+    if path is None:
+        return OnlineSettings()
+    table = settings_table(path, "online")
+    known = {f.name: f.type for f in fields(OnlineSettings)}
+    unknown = sorted(set(table) - set(known))
+    if unknown:
+        raise InputError(
+            f"unknown setting(s) in [online]: {', '.join(unknown)}", path=str(path), hint="known: " + ", ".join(known)
+        )
+    values = dict(table)
+    for setting in ("services", "complete_services"):
+        if setting not in values:
+            continue
+        if not isinstance(values[setting], list):
+            raise wrong_setting(
+                path, "online", setting, values[setting], "a list of service names", f'{setting} = ["openalex", "dblp"]'
+            )
+        services = tuple(values[setting])
+        bad = [s for s in services if s not in SERVICES]
+        if bad:
+            raise InputError(
+                f"unknown service(s): {', '.join(map(str, bad))}", path=str(path), hint="use " + ", ".join(SERVICES)
+            )
+        values[setting] = services
+    _check_online_types(path, values)
+    return OnlineSettings(**values)
+
+
+# Setting -> (is the value acceptable, what it must be, an example).
+_ONLINE_RULES = {
+    "timeout": (lambda v: _is_number(v) and v > 0, "a number of seconds above 0", "timeout = 10"),
+    "retries": (lambda v: is_whole_number(v) and 0 <= v <= 20, "a whole number from 0 to 20", "retries = 3"),
+    "min_interval": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "min_interval = 0.2"),
+    "backoff": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "backoff = 1"),
+    "budget": (lambda v: _is_number(v) and v > 0, "a number of seconds above 0", "budget = 600"),
+    "give_up_after": (lambda v: is_whole_number(v) and v >= 1, "a whole number, 1 or more", "give_up_after = 3"),
+    "max_wait": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "max_wait = 30"),
+    "max_bytes": (
+        lambda v: is_whole_number(v) and v >= 1024,
+        "a whole number of bytes, 1024 or more",
+        "max_bytes = 4000000",
+    ),
+    # Sent in a header: HTTP headers are ASCII, and a line break would start a header of its own.
+    "contact": (
+        lambda v: isinstance(v, str) and v.isascii() and v.isprintable(),
+        "one line of printable ASCII text",
+        'contact = "you@example.org"',
+    ),
+    **{
+        name: (lambda v: all(isinstance(s, str) for s in v), "a list of service names", f'{name} = ["openalex"]')
+        for name in ("services", "complete_services")
+    },
+    **{
+        name: (lambda v: _is_web_address(v), "an http:// or https:// address", f'{name} = "https://..."')
+        for name in ("openalex_url", "crossref_url", "arxiv_url", "dblp_url", "semantic_scholar_url")
+    },
+}
+
+
+def _check_online_types(path: Path, values: dict) -> None:
+    for name, value in values.items():
+        accepts, expected, example = _ONLINE_RULES[name]
+        if not accepts(value):
+            raise wrong_setting(path, "online", name, value, expected, example)
+
+
+def _is_number(value: object) -> bool:
+    return (is_whole_number(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
+
+
+def _is_web_address(value: object) -> bool:
+    if not isinstance(value, str) or not value.isprintable():
+        return False
+    parts = urllib.parse.urlsplit(value)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
