@@ -149,7 +149,7 @@ def check_sources(
         if fixes:
             survey = analyse_reusing(options)  # report what is left after the fixes
     tex, aux, problems = read_tex_documents(tex_files)
-    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, aux, survey.blocks)
+    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, aux, blocks=survey.blocks)
     return CheckResult(tuple(run_checks(context, [*survey.findings, *problems], selected)), tuple(fixes))
 
 

@@ -90,7 +90,7 @@ def findings(path: Path, *checks: str, dialect: str = "bibtex") -> list[tuple[st
     """(check, line, message) of the named checks on the file, read as a run reads it."""
     text, _ = read_text_file(path, path.name)
     document = read_bibtex(text.text, path.name)
-    context = CheckContext(document.papers, None, (), dialect, 2, document.blocks)
+    context = CheckContext(document.papers, None, (), dialect, 2, blocks=document.blocks)
     found = run_checks(context, document.findings, checks or FIELD_CHECKS)
     return [
         (f.check, f.location.line if f.location else 0, f.message) for f in found if f.check in (checks or FIELD_CHECKS)
@@ -368,7 +368,7 @@ def test_fixed_entries_read_as_the_fixes_promise_and_check_clean(text):
     for old, new in zip(before.papers, after.papers, strict=True):
         # Stray 'and's are gone (the checks below say so); the names and their order are kept.
         assert _names_joined(dict(new.fields)) == _expected_fields(dict(old.fields)), (old.raw, new.raw)
-    context = CheckContext(after.papers, None, (), "bibtex", 2, after.blocks)
+    context = CheckContext(after.papers, None, (), "bibtex", 2, blocks=after.blocks)
     assert run_checks(context, (), FIELD_CHECKS) == []
     again, _ = fix_entries(fixed, "p.bib", after.papers, taxonomy, selected=frozenset(FIELD_CHECKS))
     assert again == fixed
