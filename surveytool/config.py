@@ -29,7 +29,7 @@ from surveytool.text.latex_commands import NEVER_ALLOWED
 
 if TYPE_CHECKING:
     from surveytool.bibtex.format_options import BibFormat
-    from surveytool.drafting.llm_client import LlmSettings, llm_settings_from_table
+    from surveytool.drafting.llm_client import LlmSettings
 
 
 @dataclass(frozen=True)
