@@ -70,12 +70,12 @@ def inherited_fields(paper: Paper, index: Mapping[str, Paper]) -> set[str]:
     return have
 
 
-def container_parents(papers: Sequence[Paper]) -> set[str]:
-    """Keys (lower case) of the entries other entries inherit from that are containers, not works (``CONTAINERS``)."""
+def cited_through_children(papers: Sequence[Paper]) -> set[str]:
+    """Keys (lower case) of the entries that are no work of their own: the volumes other entries name as their
+    crossref or xdata parent (``CONTAINERS``), and every ``@xdata`` entry."""
+    found = {p.key.lower() for p in papers if p.entry_type in LENDERS_ONLY}
     named = {name for paper in papers for name in _named(paper)}
-    if not named:
-        return set()
-    index = by_key(papers)
-    return {
-        paper.key.lower() for name in named if (paper := index.get(name)) is not None and paper.entry_type in CONTAINERS
-    }
+    if named:
+        index = by_key(papers)
+        found |= {p.key.lower() for name in named if (p := index.get(name)) is not None and p.entry_type in CONTAINERS}
+    return found

@@ -6,7 +6,6 @@ from collections import Counter
 from collections.abc import Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
-from surveytool.analysis.crossref import LENDERS_ONLY, container_parents
 from surveytool.model import Finding, Origin, Section, Severity, SourceLocation
 
 #: Checks of the taxonomy's coverage: a question for a build or `check --coverage`, noise on a plain .bib
@@ -38,14 +37,11 @@ def _tag_outliers(context: CheckContext) -> Iterable[Finding]:
     "Entries of your .bib need a tags field (default 'sections') to be placed in the chapter on purpose. "
     "The hint shows the tagger's guess; `surveytool bib --in-place` writes it for you. A volume other entries "
     "name as their crossref or xdata parent (@proceedings, @collection, @periodical, @mvbook) is cited through "
-    "them and needs none, nor does an @xdata entry.",
+    "them and needs none, nor does an @xdata entry (nor are they reported as no-section or needs-review).",
 )
 def _untagged(context: CheckContext) -> Iterable[Finding]:
-    parents = container_parents(context.papers)
     for paper in context.papers:
         if paper.origin is Origin.BIBTEX and not paper.explicit_tags:
-            if paper.key.lower() in parents or paper.entry_type in LENDERS_ONLY:
-                continue
             guess = paper.primary_section
             yield Finding(
                 "untagged-entry",

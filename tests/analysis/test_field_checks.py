@@ -394,3 +394,21 @@ def test_a_stray_latin1_byte_between_two_fixes_of_one_entry_stays_that_byte(tmp_
     assert (tmp_path / "mixed.bib").read_bytes() == before.replace(b"and and", b"and").replace(
         b"&amp;", b"\\&"
     ).replace(b"  note = {},\n", b"")
+
+
+def test_a_volume_cited_through_its_children_is_not_asked_to_be_placed(tmp_path):
+    volume = "@proceedings{vol,\n  title = {Proceedings of the Annual Meeting},\n  year = {2021},\n}\n\n"
+    child = (
+        "@inproceedings{paper,\n  author = {Doe, Jane},\n  title = {Pipeline Parallel Training},\n"
+        "  crossref = {vol},\n  sections = {pipeline-parallel},\n}\n"
+    )
+    lender = "\n@xdata{lender,\n  publisher = {IEEE},\n}\n"
+
+    def placing(text: str) -> set[tuple[str, str]]:
+        (tmp_path / "refs.bib").write_text(text, encoding="utf-8")
+        found = json.loads(run_cli("check", "refs.bib", "--json", cwd=tmp_path).stdout)
+        return {(f["check"], f["key"]) for f in found if f["check"] in ("untagged-entry", "no-section", "needs-review")}
+
+    alone = placing(volume)
+    assert {key for _, key in alone} == {"vol"}  # on its own it is a work to place
+    assert placing(volume + child + lender) == set()
