@@ -412,3 +412,15 @@ def test_a_volume_cited_through_its_children_is_not_asked_to_be_placed(tmp_path)
     alone = placing(volume)
     assert {key for _, key in alone} == {"vol"}  # on its own it is a work to place
     assert placing(volume + child + lender) == set()
+
+
+def test_a_macro_defined_in_another_source_is_defined(tmp_path):
+    # BibTeX reads \bibliography{strings,refs} as one file: a macro of the first serves the second.
+    (tmp_path / "strings.bib").write_text("@string{tpds = {IEEE Trans. Parallel Distrib. Syst.}}\n", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(
+        "@article{a,\n  title = {T},\n  journal = tpds,\n  publisher = ieeepress,\n}\n", encoding="utf-8"
+    )
+    found = run_cli("check", "strings.bib", "refs.bib", "--json", "--checks", "undefined-string", cwd=tmp_path)
+    assert [(f["path"], f["line"], f["message"]) for f in json.loads(found.stdout)] == [
+        ("refs.bib", 4, "field 'publisher' of 'a' uses @string 'ieeepress', which no source defines")
+    ]
