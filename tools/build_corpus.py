@@ -50,6 +50,8 @@ SECTIONS = (
     "embeddings-recsys",
     "gnn-training",
     "applications",
+    # Not a section: papers of deep learning at large, the learned model's background class.
+    "out-of-scope",
 )
 DEV_MODULUS = 5  # one title in five (by hash) is held out as dev
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from surveytool.analysis.tagging.tagger import LEARNED_WEIGHT, RULE_CAP, RULE_WEIGHT, Tagger, text_of
+from surveytool.analysis.tagging.tagger import Tagger, blend_settings, text_of
 from surveytool.digest import digest_text
 from surveytool.model import Paper, Tag
 from surveytool.parallel import FromBothEnds, map_beside, worth_sharing
@@ -46,9 +46,7 @@ class ReusingTagger:
         self.tagger = tagger
         self.memo = memo
         # What a memoized tag depends on besides the paper: the taxonomy and what the model learned from.
-        self.digest = digest_text(
-            repr(tagger.taxonomy.sections), tagger.model.digest, repr((LEARNED_WEIGHT, RULE_WEIGHT, RULE_CAP))
-        )
+        self.digest = digest_text(repr(tagger.taxonomy.sections), tagger.model.digest, repr(blend_settings()))
         self._memo_keys: dict[tuple[str, ...], str] = {}
 
     def memo_key(self, text: tuple[str, ...]) -> str:

@@ -56,7 +56,7 @@ FAILING = {
     "cite-unused": (CLEAN, ["--tex", "other.tex"]),
     "tex-input": (CLEAN, ["--tex", "inputs.tex"]),
     "taxonomy-invalid": (CLEAN, ["--taxonomy", "bad.toml"]),
-    "needs-review": ("@misc{x, title = {Layer Normalization}}\n", []),
+    "needs-review": ("@misc{x, title = {Densely Connected Convolutional Networks}}\n", []),
     "tag-outlier": (
         CLEAN
         + CLEAN.replace("shazeer2017", "fedus2022").replace(

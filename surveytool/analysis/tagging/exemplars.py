@@ -19,10 +19,17 @@ class Settings:
 
     user_weight: float = 4.0  # a user's tagged entry counts this many corpus rows
     taxonomy_weight: float = 2.0
+    taxonomy_weight_alone: float = 16.0  # with no corpus the taxonomy's own text is most of what is known
     secondary_weight: float = 0.25  # a secondary tag of an exemplar, relative to its primary
+    complement_weight: float = 5.0  # the complement model's scores beside the centroids' cosines
 
 
 SETTINGS = Settings()
+
+
+#: The corpus label of papers that belong in no section of the default taxonomy (deep learning at large):
+#: the learned model's background class, so that such a paper is left to place rather than forced in.
+OUT_OF_SCOPE = "out-of-scope"
 
 
 class Exemplar(NamedTuple):
@@ -71,33 +78,34 @@ def read_corpus(path: Path | None = None) -> list[CorpusRow]:
 
 
 @lru_cache(maxsize=4)
-def _corpus_exemplars(path: str, section_ids: tuple[str, ...]) -> tuple[Exemplar, ...]:
+def _corpus_exemplars(path: str, mapping: tuple[tuple[str, str], ...]) -> tuple[Exemplar, ...]:
     rows = read_corpus(Path(path))
-    known = set(section_ids)
-    used = {s for r in rows for s in r.sections}
-    if not rows or not used <= known:
-        return ()  # a taxonomy of its own: the corpus's labels mean nothing there
-    return tuple(
-        Exemplar(f"corpus:{n + 2}", r.title, "", r.sections, 1.0, "corpus")
-        for n, r in enumerate(rows)
-        if r.split == "train"
-    )
+    named = {**dict(mapping), OUT_OF_SCOPE: OUT_OF_SCOPE}
+    exemplars = []
+    for n, row in enumerate(rows):
+        sections = tuple(dict.fromkeys(named[s] for s in row.sections if s in named))
+        if row.split == "train" and row.sections and row.sections[0] in named:
+            exemplars.append(Exemplar(f"corpus:{n + 2}", row.title, "", sections, 1.0, "corpus"))
+    return tuple(exemplars)
 
 
 def corpus_exemplars(taxonomy: Taxonomy, path: Path | None = None) -> tuple[Exemplar, ...]:
-    """The corpus's train split, when every section it labels is one of ``taxonomy``'s."""
-    return _corpus_exemplars(str(path or corpus_path()), taxonomy.section_ids)
+    """The corpus's train split, labelled with ``taxonomy``'s ids where its sections are the default's
+    (``transfer.py``); nothing when none is."""
+    from surveytool.analysis.tagging.transfer import corpus_section_map
+
+    mapping = corpus_section_map(taxonomy)
+    return _corpus_exemplars(str(path or corpus_path()), tuple(sorted(mapping.items()))) if mapping else ()
 
 
-def taxonomy_exemplars(taxonomy: Taxonomy, settings: Settings = SETTINGS) -> tuple[Exemplar, ...]:
-    """Each section's title, description, aliases and vocabulary as one document."""
+def taxonomy_exemplars(taxonomy: Taxonomy, settings: Settings = SETTINGS, alone: bool = False) -> tuple[Exemplar, ...]:
+    """Each section's title, description, aliases and vocabulary as one document (``alone``: no corpus applies)."""
+    weight = settings.taxonomy_weight_alone if alone else settings.taxonomy_weight
     exemplars = []
     for section in taxonomy.sections:
         phrases = [k.replace("*", "") for k in section.keywords]
         body = " ".join([section.description, *section.aliases, *phrases])
-        exemplars.append(
-            Exemplar(f"taxonomy:{section.id}", section.title, body, (section.id,), settings.taxonomy_weight, "taxonomy")
-        )
+        exemplars.append(Exemplar(f"taxonomy:{section.id}", section.title, body, (section.id,), weight, "taxonomy"))
     return tuple(exemplars)
 
 

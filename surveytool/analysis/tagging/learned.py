@@ -15,7 +15,15 @@ import math
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from surveytool.analysis.tagging.exemplars import SETTINGS, Exemplar, Settings, corpus_exemplars, taxonomy_exemplars
+from surveytool.analysis.tagging.complement import ComplementModel
+from surveytool.analysis.tagging.exemplars import (
+    OUT_OF_SCOPE,
+    SETTINGS,
+    Exemplar,
+    Settings,
+    corpus_exemplars,
+    taxonomy_exemplars,
+)
 from surveytool.analysis.tagging.features import features, stem
 from surveytool.digest import digest_text
 from surveytool.model import Taxonomy
@@ -45,6 +53,7 @@ class CentroidModel:
         index = {s: i for i, s in enumerate(self.sections)}
         sums: dict[str, dict[int, float]] = defaultdict(dict)
         self._columns: list[list[tuple[int, float]]] = []  # per exemplar: (section column, weight)
+        self._primaries: list[tuple[dict[str, float], int, float] | None] = []  # what the complement model saw
         for exemplar, found in zip(self.exemplars, self.exemplar_features, strict=True):
             columns = [
                 (index[s], exemplar.weight * (1.0 if n == 0 else settings.secondary_weight))
@@ -53,6 +62,8 @@ class CentroidModel:
             ]
             self._columns.append(columns)
             vector = self.vector(found)
+            primary = index.get(exemplar.sections[0]) if exemplar.sections else None
+            self._primaries.append(None if primary is None else (vector, primary, exemplar.weight))
             for feature, value in vector.items():
                 row = sums[feature]
                 for column, weight in columns:
@@ -63,6 +74,7 @@ class CentroidModel:
             for column, value in weights:
                 norms[column] += value * value
         self.norms = [math.sqrt(n) for n in norms]
+        self.complement = ComplementModel(len(self.sections), [p for p in self._primaries if p is not None])
         self.digest = digest_text(
             repr(settings),
             repr(self.sections),
@@ -107,8 +119,8 @@ class CentroidModel:
         return {f: w / norm for f, w in weights.items()}
 
     def log_scores(self, found: Iterable[str] | dict[str, float], leave_out: int | None = None) -> list[float]:
-        """Cosine of the paper (its features, or their ``vector``) with each section; ``leave_out``: as if that
-        exemplar had not been seen."""
+        """Cosine of the paper (its features, or their ``vector``) with each section plus the complement model's
+        score; ``leave_out``: as if that exemplar had not been seen."""
         query = found if isinstance(found, dict) else self.vector(found)
         dots = [0.0] * len(self.sections)
         sums = self.sums
@@ -123,7 +135,13 @@ class CentroidModel:
                 squared = norms[column] ** 2 - 2 * weight * overlap + weight * weight
                 norms[column] = math.sqrt(max(squared, 0.0))
                 dots[column] -= weight * sum(v * own.get(f, 0.0) for f, v in query.items())
-        return [dot / norm if norm > 1e-9 else 0.0 for dot, norm in zip(dots, norms, strict=True)]
+        left = self._primaries[leave_out] if leave_out is not None else None
+        complement = self.complement.scores(query, left)
+        beta = self.settings.complement_weight
+        return [
+            (dot / norm if norm > 1e-9 else 0.0) + beta * extra
+            for dot, norm, extra in zip(dots, norms, complement, strict=True)
+        ]
 
     def nearest(
         self,
@@ -167,9 +185,14 @@ def train(
     settings: Settings = SETTINGS,
     corpus: Sequence[Exemplar] | None = None,
 ) -> CentroidModel:
-    """The model for ``taxonomy``: the user's exemplars, the bundled corpus where it applies, the taxonomy's text."""
+    """The model for ``taxonomy``: the user's exemplars, the bundled corpus where it applies, the taxonomy's text.
+
+    When the corpus has papers out of the field's scope, they form one more column after the taxonomy's sections.
+    """
     corpus = corpus_exemplars(taxonomy) if corpus is None else corpus
-    return CentroidModel(taxonomy.section_ids, [*users, *corpus, *taxonomy_exemplars(taxonomy, settings)], settings)
+    described = taxonomy_exemplars(taxonomy, settings, alone=not corpus)
+    background = (OUT_OF_SCOPE,) if any(e.sections[:1] == (OUT_OF_SCOPE,) for e in corpus) else ()
+    return CentroidModel((*taxonomy.section_ids, *background), [*users, *corpus, *described], settings)
 
 
 def posterior(model: CentroidModel, found: frozenset[str]) -> Mapping[str, float]:

@@ -18,8 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
+from surveytool.analysis.tagging import calibration
+from surveytool.analysis.tagging.calibration import calibrated
 from surveytool.analysis.tagging.exemplars import Exemplar
-from surveytool.analysis.tagging.features import paper_features
+from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher
 from surveytool.analysis.taxonomy import canonical_section, suggest_section
@@ -33,14 +35,21 @@ MIN_SECONDARY_SCORE = 2.5
 MAX_SECONDARIES = 2
 #: The blend of the learned model's log posterior and the rules' score (capped), per section.
 LEARNED_WEIGHT = 10.0
-RULE_WEIGHT = 2.0
+RULE_WEIGHT = 1.0
+#: The same for an entry with an abstract or keywords: the model learned from titles, and phrases found in a
+#: longer text are more evidence than in a title alone.
+BODY_LEARNED_WEIGHT = 1.0
+BODY_RULE_WEIGHT = 5.0
 RULE_CAP = 30.0
-#: Bias and weights of ``Blend.signals`` in the logistic function that turns them into a confidence:
-#: fitted by tests/benchmarks/tagging_learned.py --fit-confidence (cross-validation on the corpus's train split).
-CONFIDENCE_WEIGHTS = (-0.46, 1.77)
 #: Below this confidence a computed primary tag is not given: the entry is left for the user to place.
 DEFAULT_THRESHOLD = 0.5
 RUNNER_UP = "runner-up: "
+
+
+def blend_settings() -> tuple[object, ...]:
+    """Everything besides the model that a computed tag depends on: a memo of tags is keyed on it."""
+    weights = (LEARNED_WEIGHT, RULE_WEIGHT, BODY_LEARNED_WEIGHT, BODY_RULE_WEIGHT, RULE_CAP, DEFAULT_THRESHOLD)
+    return (*weights, calibration.CONFIDENCE_WEIGHTS, calibration.CONFIDENCE_KNOTS)
 
 
 def text_of(paper: Paper) -> tuple[str, ...]:
@@ -55,16 +64,25 @@ class Blend(NamedTuple):
     rules: dict[str, tuple[float, list[str]]]  # section -> (score, evidence phrases), where a rule fired
     learned_logits: list[float]  # the model's, before the softmax
     confidence: list[float]  # the blend's probabilities
+    support: float = 1.0  # 1 when the model learned from a labelled corpus, 0 when only from the taxonomy and user
+    body: bool = False  # the entry has an abstract or keywords, not only a title
+    background: float = 0.0  # the probability that the paper is out of the field's scope (no section at all)
 
     def signals(self, index: int) -> tuple[float, ...]:
-        """What says how likely the section at ``index`` is right: its share of the blend."""
-        return (self.confidence[index],)
+        """What says how likely the section at ``index`` is right: its share of the blend, its lead over the rest
+        (the background included), whether a phrase of its vocabulary was found and whether a corpus taught
+        the model."""
+        others = max([c for i, c in enumerate(self.confidence) if i != index] + [self.background])
+        fired = 1.0 if self.sections[index] in self.rules else 0.0
+        return (self.confidence[index], self.confidence[index] - others, fired, self.support)
 
     def sureness(self, index: int) -> float:
-        """The probability that the section at ``index`` is right: ``signals`` weighed as fitted on the corpus."""
-        bias, *weights = CONFIDENCE_WEIGHTS
-        z = bias + sum(w * x for w, x in zip(weights, self.signals(index), strict=True))
-        return 1.0 / (1.0 + math.exp(-z))
+        """The probability that the section at ``index`` is right (``calibration.py``).
+
+        Calibration was fitted on titles (the corpus has no abstracts); with a longer text the blend's own
+        share stands, phrases found in an abstract being the evidence the rules were written for.
+        """
+        return self.confidence[index] if self.body else calibrated(self.signals(index))
 
     @property
     def learned(self) -> list[float]:
@@ -92,6 +110,7 @@ class Tagger:
         self.weights = {phrase: tuple(sections) for phrase, sections in by_phrase.items()}
         self.matcher = PhraseMatcher(sorted(by_phrase))
         self.model = train(taxonomy, exemplars, corpus=corpus)
+        self.support = 1.0 if any(e.origin == "corpus" for e in self.model.exemplars) else 0.0
 
     def tag_each(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
         """``tag(paper)`` for each paper, in this process."""
@@ -125,11 +144,23 @@ class Tagger:
         query = self.model.vector(*paper_features(paper))
         if not scores and not query:
             return None
-        learned = [LEARNED_WEIGHT * cosine for cosine in self.model.log_scores(query, leave_out)]
+        body = paper_text(paper)[1]
+        learned_weight, rule_weight = (BODY_LEARNED_WEIGHT, BODY_RULE_WEIGHT) if body else (LEARNED_WEIGHT, RULE_WEIGHT)
+        learned = [learned_weight * score for score in self.model.log_scores(query, leave_out)]
         blended = list(learned)
         for section_id, (score, _) in scores.items():
-            blended[self.order[section_id]] += RULE_WEIGHT * rule_strength(score)
-        return Blend(self.model.sections, scores, learned, softmax(blended))
+            blended[self.order[section_id]] += rule_weight * rule_strength(score)
+        shares = softmax(blended)
+        count = len(self.order)  # the model's columns after the taxonomy's sections are its background
+        return Blend(
+            self.model.sections[:count],
+            scores,
+            learned[:count],
+            shares[:count],
+            self.support,
+            bool(body),
+            sum(shares[count:]),
+        )
 
     def tag(self, paper: Paper) -> tuple[Tag, ...]:
         """The primary tag (score: its confidence) and rule-backed secondaries; () when nothing in the text is known."""

@@ -32,6 +32,9 @@ def bib_entry(key, title, sections=None, year="2023"):
     return f"@inproceedings{{{key},\r\n  title = {{{title}}},\r\n  author = {{Doe, Jane}},\r\n{tags}  year = {{{year}}}\r\n}}\r\n\r\n"
 
 
+# A deep-learning paper of no section of the field (an architecture, not how to train one at scale).
+GENERAL = "Densely Connected Convolutional Networks"
+
 # Papers about a topic the taxonomy's vocabulary does not name: the user's tags are the only teacher.
 SPIKING = [
     ("spike1", "Spiking Neuromorphic Cores for Event-Driven Learning"),
@@ -57,7 +60,7 @@ def test_names_in_a_title_that_contain_the_topic_are_split_into_words_the_model_
 
 
 def test_a_general_paper_is_left_to_place_with_its_two_best_candidates():
-    [tagged], findings = tag_papers([entry("Layer Normalization")], TAXONOMY)
+    [tagged], findings = tag_papers([entry(GENERAL)], TAXONOMY)
     assert tagged.tags == ()
     [finding] = findings
     assert finding.check == "needs-review" and finding.message.count("'") == 6  # the key and two candidates, quoted
@@ -65,7 +68,7 @@ def test_a_general_paper_is_left_to_place_with_its_two_best_candidates():
 
 
 def test_a_lower_threshold_gives_the_best_section_anyway():
-    [tagged], findings = tag_papers([entry("Layer Normalization")], TAXONOMY, threshold=0.0)
+    [tagged], findings = tag_papers([entry(GENERAL)], TAXONOMY, threshold=0.0)
     assert tagged.primary_section in TAXONOMY.section_ids and not findings
 
 
@@ -84,17 +87,18 @@ def test_the_threshold_is_read_from_the_tag_table_of_the_settings_file(tmp_path)
 def test_the_users_own_tags_teach_the_tagger_their_sections():
     untagged = entry("Spiking Neuromorphic Chips for Event-Driven Training", key="new")
     before = Tagger(TAXONOMY).tag(untagged)
-    assert not before or before[0].section != "hardware-systems" or before[0].score < 0.5
+    assert not before or before[0].section != "applications" or before[0].score < 0.5
     from surveytool.analysis.tagging.exemplars import user_exemplars
 
-    mine = [entry(title, key, ("hardware-systems",)) for key, title in SPIKING]
+    # This user files neuromorphic hardware under applications, not where the corpus would put it.
+    mine = [entry(title, key, ("applications",)) for key, title in SPIKING]
     [after, *_] = Tagger(TAXONOMY, user_exemplars(mine, TAXONOMY)).tag(untagged)
-    assert after.section == "hardware-systems" and after.score >= 0.5
+    assert after.section == "applications" and after.score >= 0.5
 
 
 def test_bib_in_place_never_writes_a_tag_the_tagger_is_not_sure_of(tmp_path):
     mine = tmp_path / "my.bib"
-    unsure = bib_entry("ba2016layer", "Layer Normalization")
+    unsure = bib_entry("huang2017densely", GENERAL)
     sure = bib_entry(
         "shazeer2017outrageously", "Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer"
     )
@@ -104,15 +108,15 @@ def test_bib_in_place_never_writes_a_tag_the_tagger_is_not_sure_of(tmp_path):
     text = mine.read_bytes().decode("utf-8")
     assert text.startswith(unsure)  # not a byte changed: no tag written
     assert "sections = {moe" in text
-    assert "[needs-review]" in result.stderr and "ba2016layer" in result.stderr
+    assert "[needs-review]" in result.stderr and "huang2017densely" in result.stderr
 
 
 def test_the_chapter_lists_unsure_entries_to_place(tmp_path):
-    (tmp_path / "my.bib").write_text(bib_entry("ba2016layer", "Layer Normalization"), encoding="utf-8")
+    (tmp_path / "my.bib").write_text(bib_entry("huang2017densely", GENERAL), encoding="utf-8")
     run_cli("build", "my.bib", "--out", "out", "-q", cwd=tmp_path, check=True)
     chapter = (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8")
     to_place = chapter[chapter.index("{Papers to Place}") :]
-    assert "\\textbf{To place.}" in to_place and "ba2016layer" in to_place
+    assert "\\textbf{To place.}" in to_place and "huang2017densely" in to_place
 
 
 def _tagged_library(tmp_path):

@@ -1,0 +1,67 @@
+"""Turning what a blend says about its best section into a confidence that means what it says.
+
+Two steps, both fitted by cross-validation on the bundled corpus's train split
+(tests/benchmarks/tagging_cv.py --fit-confidence, pooling the three situations it
+measures: the corpus alone, the user's tags beside it, a taxonomy of the user's own):
+a logistic function of the signals (Platt scaling), then a monotone step map of its
+output (isotonic regression), so that of the tags given at 0.8 about 80% are right.
+The corpus holds titles only, so this applies to entries known by their title; an entry
+with an abstract keeps its blend's own share (``Blend.sureness``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+
+#: Bias, then one weight per signal of ``Blend.signals``: its share of the blend, its lead over the
+#: runner-up, whether a phrase of its vocabulary was found, whether a labelled corpus applies.
+CONFIDENCE_WEIGHTS = (-2.52, 0.92, 2.65, -0.41, 1.33)
+#: (logistic output, observed share right) knots of the isotonic map, by increasing output; linear between.
+CONFIDENCE_KNOTS: tuple[tuple[float, float], ...] = (
+    (0.091, 0.13),
+    (0.217, 0.3),
+    (0.282, 0.31),
+    (0.325, 0.37),
+    (0.38, 0.44),
+    (0.464, 0.46),
+    (0.55, 0.52),
+    (0.646, 0.537),
+    (0.724, 0.585),
+    (0.739, 0.72),
+    (0.741, 0.73),
+    (0.788, 0.756),
+    (0.867, 0.817),
+    (0.876, 0.9),
+    (0.877, 0.91),
+    (0.877, 0.917),
+    (0.89, 0.932),
+    (0.915, 0.96),
+    (0.915, 0.97),
+    (0.915, 0.98),
+    (0.915, 1.0),
+)
+
+
+def logistic(signals: Sequence[float], weights: Sequence[float] | None = None) -> float:
+    bias, *rest = CONFIDENCE_WEIGHTS if weights is None else weights
+    z = bias + sum(w * x for w, x in zip(rest, signals, strict=True))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def isotonic(value: float, knots: Sequence[tuple[float, float]] | None = None) -> float:
+    """``value`` through the monotone map given by ``knots`` (flat beyond the ends)."""
+    knots = CONFIDENCE_KNOTS if knots is None else knots
+    xs = [x for x, _ in knots]
+    at = bisect.bisect_right(xs, value)
+    if at == 0:
+        return knots[0][1]
+    if at == len(knots):
+        return knots[-1][1]
+    (x0, y0), (x1, y1) = knots[at - 1], knots[at]
+    return y0 if x1 <= x0 else y0 + (y1 - y0) * (value - x0) / (x1 - x0)
+
+
+def calibrated(signals: Sequence[float]) -> float:
+    return isotonic(logistic(signals))

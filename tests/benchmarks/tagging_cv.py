@@ -1,0 +1,202 @@
+"""Cross-validation of the learned tagger on the corpus's train split: what tuning looks at.
+
+Run on its own: python tests/benchmarks/tagging_cv.py [--folds 5] [--json]
+
+The dev split (tagging_learned.py) is measured once, after tuning; this script never reads it.
+Per fold, the tagger is trained on the other folds and measured on the held-out titles:
+- plain: the bundled taxonomy and the other folds as corpus;
+- 30% tagged: 30% of the held-out fold given as the user's tags, measured on the other 70%;
+- stripped + 30% tagged: a taxonomy without keywords and with ids of its own, with the same 30% of
+  tags; its sections keep the default's titles, so the corpus's labels carry over (``transfer.py``);
+- no corpus + 30% tagged: the same taxonomy with no corpus at all, as for sections of the user's own words;
+and the seed lists (the regression test's figure). Calibration bins pool the plain folds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import tagging_accuracy  # noqa: E402
+from tagging_learned import BINS, SEED, TAGGED_SHARE, stripped, with_tags  # noqa: E402
+
+from surveytool.analysis.tagging import calibration  # noqa: E402
+from surveytool.analysis.tagging.exemplars import (  # noqa: E402
+    OUT_OF_SCOPE,
+    Exemplar,
+    corpus_path,
+    read_corpus,
+    user_exemplars,
+)
+from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger  # noqa: E402
+from surveytool.analysis.tagging.transfer import corpus_section_map  # noqa: E402
+from surveytool.model import Origin, Paper, SourceLocation, Taxonomy, frozen_mapping  # noqa: E402
+from surveytool.pipeline import Options, options_taxonomy  # noqa: E402
+
+
+def paper(n: int, title: str) -> Paper:
+    return Paper(
+        Origin.BIBTEX, (SourceLocation("train.bib", n + 1),), frozen_mapping({"title": title}), key=f"t{n:04d}"
+    )
+
+
+def folds(count: int) -> tuple[list, list[list[int]]]:
+    rows = [r for r in read_corpus(corpus_path()) if r.split == "train"]
+    order = list(range(len(rows)))
+    random.Random(SEED).shuffle(order)
+    return rows, [sorted(order[fold::count]) for fold in range(count)]
+
+
+SIGNALS: list[tuple[tuple[float, ...], bool]] = []  # (Blend.signals of the best section, right), every case
+
+
+def outcomes(tagger: Tagger, cases: list[tuple[Paper, str]]) -> list[tuple[float, bool, str, str]]:
+    found = []
+    for case, label in cases:
+        blend = tagger.blend(case)
+        if blend is not None:
+            top = blend.ranked()[0]
+            SIGNALS.append((blend.signals(top), blend.sections[top] == label))
+        tags = tagger.tag(case)
+        best = tags[0].section if tags else ""
+        found.append((tags[0].score if tags else 0.0, best == label, label, best))
+    return found
+
+
+def summary(found: list[tuple[float, bool, str, str]]) -> dict:
+    """Primary accuracy on the field's papers; calibration over every case; how many out-of-scope papers were left."""
+    field = [right for _, right, label, _ in found if label != OUT_OF_SCOPE]
+    outside = [confidence < DEFAULT_THRESHOLD for confidence, _, label, _ in found if label == OUT_OF_SCOPE]
+    bins = []
+    for low, high in zip(BINS, BINS[1:], strict=False):
+        inside = [right for confidence, right, *_ in found if low <= confidence < high]
+        if inside:
+            bins.append((low, len(inside), round(sum(inside) / len(inside), 3)))
+    return {
+        "entries": len(field),
+        "primary": round(sum(field) / (len(field) or 1), 3),
+        "out-of-scope left to place": f"{sum(outside)}/{len(outside)}",
+        "calibration": bins,
+    }
+
+
+def transferred(corpus: list[Exemplar], taxonomy: Taxonomy) -> list[Exemplar]:
+    """The fold's corpus as ``corpus_exemplars`` labels it for ``taxonomy`` (``transfer.py``)."""
+    mapping = corpus_section_map(taxonomy)
+    named = {**mapping, OUT_OF_SCOPE: OUT_OF_SCOPE}
+    return [
+        e._replace(sections=tuple(dict.fromkeys(named[s] for s in e.sections if s in named)))
+        for e in corpus
+        if mapping and e.sections[0] in named
+    ]
+
+
+def run(count: int) -> dict:
+    taxonomy = options_taxonomy(Options())
+    plain = stripped(taxonomy)
+    rows, held_out = folds(count)
+    results: dict[str, list] = {
+        "plain": [],
+        "30% tagged": [],
+        "stripped + 30% tagged": [],
+        "no corpus + 30% tagged": [],
+    }
+    for held in held_out:
+        inside = set(held)
+        corpus = [
+            Exemplar(f"corpus:{n}", r.title, "", r.sections, 1.0, "corpus")
+            for n, r in enumerate(rows)
+            if n not in inside
+        ]
+        every = [(paper(n, rows[n].title), rows[n].sections[0]) for n in held]
+        results["plain"] += outcomes(Tagger(taxonomy, corpus=corpus), every)
+        cases = [(p, label) for p, label in every if label != OUT_OF_SCOPE]  # a user tags papers of the field
+        order = list(range(len(cases)))
+        random.Random(SEED).shuffle(order)
+        chosen = set(order[: round(TAGGED_SHARE * len(cases))])
+        tagged = [c for i, c in enumerate(cases) if i in chosen]
+        rest = [c for i, c in enumerate(cases) if i not in chosen]
+        users = user_exemplars(with_tags(tagged), taxonomy)
+        results["30% tagged"] += outcomes(Tagger(taxonomy, users, corpus=corpus), rest)
+        mine = user_exemplars(with_tags(tagged, plain[1]), plain[0])
+        relabelled = [(p, plain[1][label]) for p, label in rest]
+        results["no corpus + 30% tagged"] += outcomes(Tagger(plain[0], mine, corpus=[]), relabelled)
+        results["stripped + 30% tagged"] += outcomes(
+            Tagger(plain[0], mine, corpus=transferred(corpus, plain[0])), [(p, plain[1][label]) for p, label in rest]
+        )
+    figures: dict = {name: summary(found) for name, found in results.items()}
+    figures["seeds (given)"] = round(tagging_accuracy.evaluate(snippets_only=False)[0], 3)
+    confusions: dict[str, int] = {}
+    for _, right, label, best in results["plain"]:
+        if not right:
+            confusions[f"{label} -> {best}"] = confusions.get(f"{label} -> {best}", 0) + 1
+    figures["plain confusions"] = dict(sorted(confusions.items(), key=lambda item: -item[1])[:15])
+    return figures
+
+
+def fit_logistic(samples: list[tuple[tuple[float, ...], bool]], steps: int = 3000, rate: float = 2.0) -> list[float]:
+    """Logistic regression (bias first) of rightness on the signals, by plain gradient descent: deterministic."""
+    weights = [0.0] * (len(samples[0][0]) + 1)
+    for _ in range(steps):
+        gradient = [0.0] * len(weights)
+        for signals, right in samples:
+            z = weights[0] + sum(w * x for w, x in zip(weights[1:], signals, strict=True))
+            error = 1.0 / (1.0 + math.exp(-z)) - float(right)
+            gradient[0] += error
+            for i, x in enumerate(signals, start=1):
+                gradient[i] += error * x
+        weights = [w - rate * g / len(samples) for w, g in zip(weights, gradient, strict=True)]
+    return [round(w, 2) for w in weights]
+
+
+def fit_isotonic(pairs: list[tuple[float, bool]], group: int = 100) -> list[tuple[float, float]]:
+    """Knots of a monotone map from a score to the share right: pool-adjacent-violators over groups of scores."""
+    pairs = sorted(pairs)
+    blocks = []  # [mean score, share right, weight]
+    for start in range(0, len(pairs), group):
+        chunk = pairs[start : start + group]
+        blocks.append([sum(p for p, _ in chunk) / len(chunk), sum(r for _, r in chunk) / len(chunk), len(chunk)])
+        while len(blocks) > 1 and blocks[-2][1] >= blocks[-1][1]:
+            (x1, y1, n1), (x2, y2, n2) = blocks[-2], blocks.pop()
+            blocks[-1] = [(x1 * n1 + x2 * n2) / (n1 + n2), (y1 * n1 + y2 * n2) / (n1 + n2), n1 + n2]
+    return [(round(x, 3), round(y, 3)) for x, y, _ in blocks]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--fit-confidence",
+        action="store_true",
+        help="fit tagging.CONFIDENCE_WEIGHTS on every cross-validated case (all three situations) and print them",
+    )
+    args = parser.parse_args()
+    figures = run(args.folds)
+    if args.fit_confidence:
+        weights = fit_logistic(SIGNALS)
+        knots = fit_isotonic([(calibration.logistic(s, weights), right) for s, right in SIGNALS])
+        print("CONFIDENCE_WEIGHTS =", tuple(weights))
+        print("CONFIDENCE_KNOTS =", tuple(knots))
+        return 0
+    if args.json:
+        print(json.dumps(figures, indent=1))
+        return 0
+    for name, value in figures.items():
+        if isinstance(value, dict) and "primary" in value:
+            left = value["out-of-scope left to place"]
+            print(f"{name:<24} primary {value['primary']:.3f} ({value['entries']} entries; out of scope left {left})")
+            print("  calibration: " + "  ".join(f"{low:.1f}: {n} @ {acc:.2f}" for low, n, acc in value["calibration"]))
+        else:
+            print(f"{name:<24} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
