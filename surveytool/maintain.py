@@ -135,7 +135,13 @@ def check_sources(
                 continue
             original, _ = read_text_file(path, display, allow_empty=True)
             fixed, edits = fix_entries(
-                original.text, display, survey.papers, survey.taxonomy, survey.tags_field, original.exact_text
+                original.text,
+                display,
+                survey.papers,
+                survey.taxonomy,
+                survey.tags_field,
+                original.exact_text,
+                frozenset(selected),
             )
             if fixed != original.exact_text:
                 write_in_place(path, original.encode(fixed))
@@ -143,7 +149,7 @@ def check_sources(
         if fixes:
             survey = analyse_reusing(options)  # report what is left after the fixes
     tex, aux, problems = read_tex_documents(tex_files)
-    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, aux)
+    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, aux, blocks=survey.blocks)
     return CheckResult(tuple(run_checks(context, [*survey.findings, *problems], selected)), tuple(fixes))
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from surveytool.model import Finding, Paper, Severity, Taxonomy
+from surveytool.analysis.crossref import cited_through_children
+from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
 from surveytool.text.tex_inputs import AuxCitation
 
 CheckFunction = Callable[["CheckContext"], Iterable[Finding]]
@@ -33,6 +34,7 @@ class CheckContext:
     dialect: str = "bibtex"
     thin: int = 2
     aux_citations: Sequence[AuxCitation] = ()  # what the --tex documents' .aux files record
+    blocks: Sequence[RawBlock] = ()  # the sources' @string, @preamble and comment blocks
 
 
 REGISTRY: dict[str, Check] = {}
@@ -183,6 +185,19 @@ def _once_per_entry(findings: list[Finding]) -> list[Finding]:
     ]
 
 
+#: The checks that ask for an entry to be placed in a section.
+PLACING_CHECKS = frozenset({"untagged-entry", "no-section", "needs-review"})
+
+
+def _not_asking_volumes_to_be_placed(context: CheckContext, findings: list[Finding]) -> list[Finding]:
+    """``findings`` without those asking to place a volume that entries name as their crossref or xdata parent,
+    or an @xdata entry: they are cited through their children (``crossref.cited_through_children``)."""
+    if not any(f.check in PLACING_CHECKS for f in findings):
+        return findings
+    parents = cited_through_children(context.papers)
+    return [f for f in findings if not (f.check in PLACING_CHECKS and f.key and f.key.lower() in parents)]
+
+
 def run_checks(context: CheckContext, staged: Sequence[Finding], selected: Iterable[str]) -> list[Finding]:
     """Findings of the selected checks: those earlier stages made, and those computed here, once per entry."""
     chosen = set(selected)
@@ -191,7 +206,7 @@ def run_checks(context: CheckContext, staged: Sequence[Finding], selected: Itera
         check = REGISTRY[name]
         if check.run is not None:
             findings.extend(check.run(context))
-    findings = _once_per_entry(findings)
+    findings = _once_per_entry(_not_asking_volumes_to_be_placed(context, findings))
     return sorted(
         findings,
         key=lambda f: (f.location.path if f.location else "", f.location.line if f.location else 0, f.check, f.message),

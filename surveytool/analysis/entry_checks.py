@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
+from surveytool.analysis.crossref import by_key, inherited_fields, named_parents
+from surveytool.analysis.field_checks import field_location
 from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_title
 from surveytool.model import Finding, Origin, Severity
 from surveytool.text.latex import needs_title_protection
@@ -39,15 +41,23 @@ def _placeholders(context: CheckContext) -> Iterable[Finding]:
     "an entry without a field its type requires",
     "Required fields per entry type, for BibTeX (article: author, title, journal, year; inproceedings: "
     "author, title, booktitle, year; ...) or biblatex with --dialect biblatex (journaltitle, date). "
-    "Unresolved placeholders are reported as unresolved-entry instead.",
+    "Unresolved placeholders are reported as unresolved-entry instead. A field an entry gets from its crossref "
+    "or xdata parent counts as its own (and a book or proceedings parent's title as its booktitle).",
 )
 def _missing(context: CheckContext) -> Iterable[Finding]:
     required = REQUIRED_FIELDS[context.dialect]
+    index = None
     for paper in context.papers:
         if not paper.resolved:
             continue
         needed = required.get(paper.entry_type, ())
-        absent = [n.replace("|", " or ") for n in needed if not any(paper.fields.get(a) for a in n.split("|"))]
+        lent: Container[str] = ()
+        if "crossref" in paper.fields or "xdata" in paper.fields:
+            index = index if index is not None else by_key(context.papers)
+            lent = inherited_fields(paper, index)
+        absent = [
+            n.replace("|", " or ") for n in needed if not any(paper.fields.get(a) or a in lent for a in n.split("|"))
+        ]
         if absent:
             yield Finding(
                 "missing-field",
@@ -57,6 +67,32 @@ def _missing(context: CheckContext) -> Iterable[Finding]:
                 "complete the entry, or change its type",
                 paper.key,
             )
+
+
+@register(
+    "crossref-undefined",
+    Severity.WARNING,
+    "a crossref or xdata that names no entry",
+    "BibTeX ('a bad cross reference') and biber take nothing from a parent that is not in the bibliography, "
+    "so the entry lacks what it was to inherit (and missing-field says so). Check the key, or add the parent "
+    "to your sources. Keys are matched as BibTeX matches them, in any case, and biblatex ids count.",
+)
+def _crossref_undefined(context: CheckContext) -> Iterable[Finding]:
+    index = None
+    for paper in context.papers:
+        named = named_parents(paper) if paper.origin is Origin.BIBTEX else []
+        if named:
+            index = index if index is not None else by_key(context.papers)
+        for field, key in named:
+            if index is not None and key.lower() not in index:
+                yield Finding(
+                    "crossref-undefined",
+                    Severity.WARNING,
+                    f"{field} of '{paper.key}' names '{key}', which is not in the bibliography",
+                    field_location(paper, field),
+                    "check the key, or add the entry it names",
+                    paper.key,
+                )
 
 
 @register(

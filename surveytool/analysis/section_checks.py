@@ -35,7 +35,9 @@ def _tag_outliers(context: CheckContext) -> Iterable[Finding]:
     Severity.WARNING,
     "a .bib entry with no tags",
     "Entries of your .bib need a tags field (default 'sections') to be placed in the chapter on purpose. "
-    "The hint shows the tagger's guess; `surveytool bib --in-place` writes it for you.",
+    "The hint shows the tagger's guess; `surveytool bib --in-place` writes it for you. A volume other entries "
+    "name as their crossref or xdata parent (@proceedings, @collection, @periodical, @mvbook) is cited through "
+    "them and needs none, nor does an @xdata entry (nor are they reported as no-section or needs-review).",
 )
 def _untagged(context: CheckContext) -> Iterable[Finding]:
     for paper in context.papers:

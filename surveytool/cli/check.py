@@ -40,7 +40,11 @@ def check(
     strict: StrictOpt = False,
     fix: Annotated[
         bool,
-        typer.Option("--fix", help="Rewrite what is unambiguous (tag variants, title braces) in the .bib sources."),
+        typer.Option(
+            "--fix",
+            help="Rewrite what is unambiguous in the .bib sources (tag variants, title braces, a link before a DOI, "
+            "&amp;, empty fields, 'and and'), only the bytes at fault.",
+        ),
     ] = False,
     explain: Annotated[str | None, typer.Option("--explain", help="Explain one check and exit.")] = None,
     checks: Annotated[

@@ -8,15 +8,22 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.model import Origin, Paper, Taxonomy
+from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
 from surveytool.text.latex import needs_title_protection, protect_title_words
+
+#: The checks whose findings `check --fix` repairs.
+FIXABLE = frozenset(
+    {"tag-variant", "title-case-unprotected", "doi-malformed", "html-in-field", "empty-field", "stray-and"}
+)
 
 
 @dataclass(frozen=True)
@@ -140,22 +147,28 @@ def fix_entries(
     taxonomy: Taxonomy,
     tags_field: str = "sections",
     exact: str | None = None,
+    selected: Container[str] = FIXABLE,
 ) -> tuple[str, list[Edit]]:
-    """The unambiguous fixes of `check --fix`: tag variants to ids, braces for title capitals."""
+    """The unambiguous fixes of the ``selected`` checks (`check --fix`): tag variants to ids, braces for title
+    capitals, and the field fixes (``field_fixes.py``)."""
 
     def fix(paper: Paper) -> tuple[str, str] | None:
         raw, done = paper.raw, []
         tags = desired_tags(paper, taxonomy) if paper.explicit_tags else paper.explicit_tags
-        if tags != paper.explicit_tags:
+        if tags != paper.explicit_tags and "tag-variant" in selected:
             raw = _set_tags_field(raw, tags_field, ",".join(tags))
             done.append(f"tags {','.join(paper.explicit_tags)} -> {','.join(tags)}")
         title = paper.latex_fields.get("title")
         # Only a literal is braced: bracing a macro (`title = IWMM`) would turn it into text.
-        if title and _is_one_literal(title) and needs_title_protection(title):
+        if "title-case-unprotected" in selected and title and _is_one_literal(title) and needs_title_protection(title):
             located = re.search(r"(^|[\s,])title\s*=\s*", raw, re.IGNORECASE)
             if located and raw.startswith(title, located.end()):
                 raw = raw[: located.end()] + protect_title_words(title) + raw[located.end() + len(title) :]
                 done.append("braces around " + ", ".join(needs_title_protection(title)))
+        ignore = (tags_field.lower(),)
+        if may_need_fixing(paper.latex_fields) and reads_alike(paper.raw, paper.latex_fields, ignore):
+            raw, fields_done = fix_fields(raw, selected, ignore)
+            done.extend(fields_done)
         return (raw, "; ".join(done)) if done else None
 
     return rewrite_entries(text, display, papers, fix, exact)
@@ -165,14 +178,19 @@ def _keep_exact_ends(raw: str, changed: str, exact: str) -> str:
     """``changed`` (an edit of ``raw``) with the parts it shares with ``raw`` taken from ``exact``.
 
     ``exact`` is ``raw`` as the file's bytes decode exactly (stray bytes as surrogates): a stray byte
-    before or after the edited field stays that byte.
+    anywhere outside the edited characters stays that byte, also between two edits of one entry.
     """
     if exact == raw:
         return changed
     limit = min(len(raw), len(changed))
     prefix = next((i for i in range(limit) if raw[i] != changed[i]), limit)
     suffix = next((i for i in range(limit - prefix) if raw[-1 - i] != changed[-1 - i]), limit - prefix)
-    return exact[:prefix] + changed[prefix : len(changed) - suffix] + exact[len(raw) - suffix :]
+    if exact[prefix : len(raw) - suffix] == raw[prefix : len(raw) - suffix]:  # no stray byte between two edits
+        return exact[:prefix] + changed[prefix : len(changed) - suffix] + exact[len(raw) - suffix :]
+    pieces = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, raw, changed, autojunk=False).get_opcodes():
+        pieces.append(exact[i1:i2] if tag == "equal" else changed[j1:j2])
+    return "".join(pieces)
 
 
 def _is_one_literal(value: str) -> bool:

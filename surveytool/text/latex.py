@@ -214,7 +214,8 @@ def _unprotected_words(inner: str):
     for match in re.finditer(r"\S+", inner):
         depth += inner[last : match.start()].count("{") - inner[last : match.start()].count("}")
         word = match.group()
-        if depth == 0 and not any(c in word for c in "{}\\"):
+        # A word with an HTML tag in it (<i>GShard</i>) is html-in-field's: braces would not mend it.
+        if depth == 0 and not any(c in word for c in "{}\\<>"):
             core = _WORD_CORE.match(word)
             if core and _needs_protection(core.group("core")):
                 yield match, core

@@ -41,7 +41,7 @@ def reported_lines(output: str, path: Path) -> list[int]:
     """The lines of the entries a run says it changed: "path:line: key: what"."""
     return [
         int(m.group(1))
-        for m in re.finditer(rf"^(?:fixed )?{re.escape(str(path))}:(\d+): [^ ]+: (?:tags|braces)", output, re.M)
+        for m in re.finditer(rf"^(?:fixed )?{re.escape(str(path))}:(\d+): [^ ]+: (?!added$)", output, re.M)
     ]
 
 

@@ -1,0 +1,81 @@
+"""Crossref and xdata inheritance: the fields an entry gets from the entries it names.
+
+BibTeX copies every field a child lacks from its ``crossref`` parent; biblatex does
+too, and also gives an ``@in...`` child the parent's ``title`` as its ``booktitle``
+(``@periodical``: as its ``journaltitle``). ``xdata`` entries lend their fields as
+they are. A parent that is only a container (a proceedings volume, a collection, a
+periodical, an xdata entry) is cited through its children, not placed on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from surveytool.model import Paper
+
+#: Parent types whose title becomes a child's booktitle (biblatex's default inheritance).
+_BOOK_LIKE = frozenset(
+    {"book", "mvbook", "collection", "mvcollection", "proceedings", "mvproceedings", "reference", "mvreference"}
+)
+#: Entry types that exist only to lend fields: never cited, never placed.
+LENDERS_ONLY = frozenset({"xdata"})
+#: Entry types that, named as a parent, are the volume their children appeared in rather than a work of their own.
+CONTAINERS = frozenset(
+    {"proceedings", "mvproceedings", "collection", "mvcollection", "periodical", "reference", "mvreference", "mvbook"}
+)
+
+
+def named_parents(paper: Paper) -> list[tuple[str, str]]:
+    """(field, key as written) of each entry ``paper`` inherits from: its crossref, then its xdata entries."""
+    names = [("crossref", paper.fields.get("crossref", ""))]
+    names.extend(("xdata", n) for n in paper.fields.get("xdata", "").split(","))
+    return [(field, n.strip()) for field, n in names if n.strip()]
+
+
+def _named(paper: Paper) -> list[str]:
+    """The keys (lower case) ``paper`` inherits from."""
+    return [key.lower() for _, key in named_parents(paper)]
+
+
+def by_key(papers: Iterable[Paper]) -> dict[str, Paper]:
+    """Papers by key and alias (biblatex ``ids``) in lower case, as a crossref names them; the first of a key wins."""
+    found: dict[str, Paper] = {}
+    for paper in papers:
+        for key in (paper.key, *paper.aliases, *paper.fields.get("ids", "").split(",")):
+            key = key.strip()
+            if not key:
+                continue
+            found.setdefault(key.lower(), paper)
+    return found
+
+
+def inherited_fields(paper: Paper, index: Mapping[str, Paper]) -> set[str]:
+    """The names of the fields ``paper`` has, its own and those its parents lend it (through chains too)."""
+    have = {name for name, value in paper.fields.items() if value.strip()}
+    seen = {paper.key.lower()}
+    pending = _named(paper)
+    while pending:
+        name = pending.pop(0)
+        parent = index.get(name)
+        if parent is None or name in seen:
+            continue
+        seen.add(name)
+        lent = {field for field, value in parent.fields.items() if value.strip()}
+        have |= lent
+        if "title" in lent and parent.entry_type in _BOOK_LIKE:
+            have.add("booktitle")
+        if "title" in lent and parent.entry_type == "periodical":
+            have |= {"journal", "journaltitle"}
+        pending.extend(_named(parent))
+    return have
+
+
+def cited_through_children(papers: Sequence[Paper]) -> set[str]:
+    """Keys (lower case) of the entries that are no work of their own: the volumes other entries name as their
+    crossref or xdata parent (``CONTAINERS``), and every ``@xdata`` entry."""
+    found = {p.key.lower() for p in papers if p.entry_type in LENDERS_ONLY}
+    named = {name for paper in papers for name in _named(paper)}
+    if named:
+        index = by_key(papers)
+        found |= {p.key.lower() for name in named if (p := index.get(name)) is not None and p.entry_type in CONTAINERS}
+    return found

@@ -1,0 +1,265 @@
+"""Checks of the fields of a user's .bib entries: DOIs, years, months, @string macros, HTML, empty fields, names.
+
+They read the values as written (``Paper.latex_fields``), and each finding names the
+line of the field it is about. What ``check --fix`` may repair is decided here
+(``doi_prefix``, ``name_lists.stray_and_removals``, ...) and done by ``output/field_fixes.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from surveytool.analysis.check_registry import CheckContext, register
+from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
+from surveytool.bibtex.field_spans import field_spans, line_in, literal_inner
+from surveytool.bibtex.values import MONTH_MACROS, macro_names
+from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
+
+_DOI = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
+# What goes before a DOI when it is copied from a link or a reference list.
+_DOI_PREFIX = re.compile(r"(?:https?://(?:(?:dx\.|www\.)?doi\.org|doi\.acm\.org)/|doi:\s*)", re.IGNORECASE)
+EMPTY_VALUE = re.compile(r"\{\s*\}|\"\s*\"")
+# Quick tests of an entry's whole text, passed by every entry with an empty value, or with a bare value
+# other than a number (a macro, or a "#" join); they save a loop over the fields of the rest.
+_EMPTY_IN_TEXT = re.compile(r"=\s*(?:\{\s*\}|\"\s*\")")
+_BARE_VALUE = re.compile(r"=\s*(?:[^\s{\"\d]|\d+[^\d\s,})])|#")
+# An entity outside LaTeX (``\&`` is LaTeX's ampersand), or a tag of the markup that reaches titles
+# from web pages and Zotero; a "<" in math (``$a<b$``) is no tag.
+_ENTITY = re.compile(r"(?<!\\)&(?:[a-z][a-z0-9]{1,7}|#\d{1,7}|#x[0-9a-f]{1,6});", re.IGNORECASE)
+_TAG = re.compile(
+    r"</?(?:i|b|u|em|strong|sub|sup|span|p|br|div|a|sc|tt|code|small|font)"
+    r"(?:\s+[a-z-]+=(?:\"[^\"]*\"|'[^']*'))*\s*/?>",
+    re.IGNORECASE,
+)
+AMP_ENTITY = re.compile(r"(?<!\\)&amp;", re.IGNORECASE)
+#: Fields whose text is an address or a path: an ``&amp;`` there may be meant.
+VERBATIM_FIELDS = frozenset({"url", "doi", "file", "pdf", "eprint", "urldate", "ids", "crossref", "xdata"})
+NAME_FIELDS = ("author", "editor", "bookauthor", "translator")
+_MONTH_WORDS = frozenset([*MONTH_MACROS, *(m.lower() for m in MONTH_MACROS.values()), "sept"])
+#: Macros the standard BibTeX styles (plain, abbrv, alpha, unsrt) define besides the months.
+_STYLE_MACROS = frozenset(
+    "acmcs acta cacm ibmjrd ibmsj ieeese ieeetc ieeetcad ipl jacm jcss scp sicomp tcs tocs tods tog toms toois "
+    "toplas".split()
+)
+
+
+def _entries(context: CheckContext) -> Iterator[Paper]:
+    return (p for p in context.papers if p.origin is Origin.BIBTEX and p.raw)
+
+
+def field_location(paper: Paper, field: str) -> SourceLocation:
+    """Where ``field`` of ``paper`` is written; the entry's start if it cannot be found in its text."""
+    start = min(paper.sources)
+    span = next((s for s in field_spans(paper.raw) if s.name == field), None)
+    return start if span is None else SourceLocation(start.path, line_in(paper.raw, span.start, start.line))
+
+
+def _fields(paper: Paper) -> Iterator[tuple[str, str]]:
+    """The fields of an entry, but those commented out TeX-style (``% note = {}``), which the reader keeps."""
+    return ((name, value) for name, value in paper.latex_fields.items() if not commented_out(name))
+
+
+def commented_out(field: str) -> bool:
+    """Whether a field name as read is a field commented out TeX-style (BibTeX would read it still)."""
+    return _shown(field).startswith("%")
+
+
+def _shown(field: str) -> str:
+    """A field's name for a message: the reader takes a "%" remark on the lines before it into its name."""
+    return field.rsplit("\n", 1)[-1].strip()
+
+
+def _finding(check: str, severity: Severity, message: str, paper: Paper, field: str, hint: str) -> Finding:
+    return Finding(check, severity, message, field_location(paper, field), hint, paper.key)
+
+
+def doi_prefix(inner: str) -> str | None:
+    """The link or ``doi:`` before a DOI in a doi value, when what follows it is a DOI."""
+    prefix = _DOI_PREFIX.match(inner.strip())
+    return prefix.group() if prefix and _DOI.fullmatch(inner.strip()[prefix.end() :]) else None
+
+
+@register(
+    "doi-malformed",
+    Severity.WARNING,
+    "a doi field that is not a DOI",
+    "A DOI is 10.NNNN/suffix, alone: styles and biblatex add the https://doi.org/ link themselves, so a link "
+    "in the field prints twice and breaks. --fix removes an https://doi.org/ (dx.doi.org, doi.acm.org) or doi: "
+    "before a DOI.",
+    fixable=True,
+)
+def _doi(context: CheckContext) -> Iterable[Finding]:
+    for paper in _entries(context):
+        value = paper.latex_fields.get("doi", "")
+        literal = literal_inner(value)
+        doi = (literal[1] if literal else value).strip()
+        if doi and not _DOI.fullmatch(doi):
+            fixable = doi_prefix(doi) is not None
+            hint = (
+                "surveytool check --fix removes the link before it" if fixable else "write the DOI alone: 10.NNNN/..."
+            )
+            yield _finding(
+                "doi-malformed", Severity.WARNING, f"doi of '{paper.key}' is not a DOI: '{doi}'", paper, "doi", hint
+            )
+
+
+@register(
+    "year-malformed",
+    Severity.WARNING,
+    "a year that is not four digits",
+    "Styles sort and label by the year; '20x9', '2020a', '2019-2020' or '(2020)' sort wrongly or break the label. "
+    "Write the four digits; say 'in press' in a note (biblatex: pubstate).",
+)
+def _year(context: CheckContext) -> Iterable[Finding]:
+    for paper in _entries(context):
+        year = paper.fields.get("year", "").strip()
+        if "year" in paper.latex_fields and year and not re.fullmatch(r"\d{4}", year):
+            yield _finding(
+                "year-malformed",
+                Severity.WARNING,
+                f"year of '{paper.key}' is not a four-digit year: '{year}'",
+                paper,
+                "year",
+                "write the year as four digits",
+            )
+
+
+@register(
+    "month-malformed",
+    Severity.WARNING,
+    "a month that is not a month",
+    "A month is a macro (jan ... dec, unbraced), a number 1-12, or a month's name; 'jun # \"~15\"' is fine. "
+    "Anything else ('Juny', '13', '2020-05') is printed as it is and sorts nowhere. With --dialect biblatex a "
+    "name in braces ({June}) is reported too: biber reads only a number or a macro.",
+)
+def _month(context: CheckContext) -> Iterable[Finding]:
+    for paper in _entries(context):
+        raw = paper.latex_fields.get("month", "")
+        month = paper.fields.get("month", "").strip()
+        if not month or any(name in MONTH_MACROS for name in macro_names(raw)):
+            continue
+        word = month.lower().rstrip(".")
+        number = word.isdigit() and 1 <= int(word) <= 12
+        if not number and (word not in _MONTH_WORDS or context.dialect == "biblatex"):
+            what = "a month" if word not in _MONTH_WORDS else "a month biber reads"
+            yield _finding(
+                "month-malformed",
+                Severity.WARNING,
+                f"month of '{paper.key}' is not {what}: '{month}'",
+                paper,
+                "month",
+                "write a macro (month = may) or a number 1-12",
+            )
+
+
+@register(
+    "undefined-string",
+    Severity.ERROR,
+    "a field that uses an @string macro no source defines",
+    "A bare word in a value (publisher = acmpress) is an @string macro. BibTeX prints an undefined one as "
+    "nothing, so the field's text is lost. Months (jan ... dec) are predefined, and so are the journal macros "
+    "of the standard BibTeX styles (with --dialect bibtex). Define the macro, or brace the text.",
+)
+def _undefined_strings(context: CheckContext) -> Iterable[Finding]:
+    known = {b.key.lower() for b in context.blocks if b.key} | set(MONTH_MACROS)
+    if context.dialect == "bibtex":
+        known |= _STYLE_MACROS
+    for paper in _entries(context):
+        if not _BARE_VALUE.search(paper.raw):
+            continue
+        for field, value in _fields(paper):
+            if value[:1] in '{"' and "#" not in value:
+                continue  # one literal: no macro (the common case, without splitting)
+            for name in macro_names(value):
+                if name in known:
+                    continue
+                if name[:1].isdigit():
+                    message = f"field '{_shown(field)}' of '{paper.key}' is the bare '{name}': BibTeX reads a number or a macro"
+                else:
+                    message = f"field '{_shown(field)}' of '{paper.key}' uses @string '{name}', which no source defines"
+                yield _finding(
+                    "undefined-string", Severity.ERROR, message, paper, field, "define it, or brace the text: {...}"
+                )
+
+
+@register(
+    "html-in-field",
+    Severity.WARNING,
+    "HTML entities or tags in a field",
+    "Titles copied from web pages or exported by Zotero carry '&amp;', '&#39;', '<i>...</i>' or '<sub>': LaTeX "
+    "prints them literally (or stops at the '&'). Write LaTeX instead (\\&, \\emph{...}, $_{...}$). --fix writes "
+    "'&amp;' as '\\&'; the rest needs your judgement. URLs, DOIs and file paths are not checked.",
+    fixable=True,
+)
+def _html(context: CheckContext) -> Iterable[Finding]:
+    for paper in _entries(context):
+        if "&" not in paper.raw and "<" not in paper.raw:
+            continue
+        for field, value in _fields(paper):
+            if field in VERBATIM_FIELDS or ("&" not in value and "<" not in value):
+                continue
+            found = list(dict.fromkeys(m.group() for m in (*_ENTITY.finditer(value), *_TAG.finditer(value))))
+            if found:
+                only_amp = all(AMP_ENTITY.fullmatch(f) for f in found)
+                yield _finding(
+                    "html-in-field",
+                    Severity.WARNING,
+                    f"field '{_shown(field)}' of '{paper.key}' has HTML: {' '.join(found[:4])}",
+                    paper,
+                    field,
+                    "surveytool check --fix writes &amp; as \\&"
+                    if only_amp
+                    else "write it as LaTeX: \\& for &amp;, \\emph{...} for <i>...</i>",
+                )
+
+
+@register(
+    "empty-field",
+    Severity.WARNING,
+    "a field with an empty value",
+    "'note = {}' says nothing, and an empty required field hides that it is missing. --fix removes the field "
+    "(its whole line when it has one to itself).",
+    fixable=True,
+)
+def _empty(context: CheckContext) -> Iterable[Finding]:
+    for paper in _entries(context):
+        if not _EMPTY_IN_TEXT.search(paper.raw):
+            continue
+        for field, value in _fields(paper):
+            if EMPTY_VALUE.fullmatch(value):
+                yield _finding(
+                    "empty-field",
+                    Severity.WARNING,
+                    f"field '{_shown(field)}' of '{paper.key}' is empty",
+                    paper,
+                    field,
+                    "surveytool check --fix removes it",
+                )
+
+
+@register(
+    "stray-and",
+    Severity.WARNING,
+    "'and and', or an 'and' at the start or end of a name list",
+    "BibTeX splits author and editor lists at each 'and'; a doubled, leading or trailing one makes an empty "
+    "name, printed as a stray comma or 'and'. --fix removes the extra 'and'.",
+    fixable=True,
+)
+def _stray_and(context: CheckContext) -> Iterable[Finding]:
+    for paper in _entries(context):
+        for field in NAME_FIELDS:
+            value = paper.latex_fields.get(field, "")
+            literal = literal_inner(value) if might_have_stray_and(value) else None
+            if literal is None:
+                continue
+            problems, _cuts = stray_and_removals(literal[1])
+            if problems:
+                yield _finding(
+                    "stray-and",
+                    Severity.WARNING,
+                    f"{field} of '{paper.key}' has {' and '.join(problems)}",
+                    paper,
+                    field,
+                    "surveytool check --fix removes it",
+                )

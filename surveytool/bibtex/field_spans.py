@@ -1,0 +1,113 @@
+"""Where each field sits in an entry's text: for findings that name a field's line and edits that touch only it.
+
+The reader keeps values, not offsets; checks and fixes that point at one field
+find it again in the entry's text (``Paper.raw``) with the delimiter rules the
+reader applies (``scan.py``): inside braces only braces count and a brace after
+a backslash is text; inside quotes only a quote counts, unless a backslash or a
+``{`` is before it; ``#`` joins parts; a field's name is all up to its ``=``
+(a ``%`` line before it too, as the reader takes it).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+
+class FieldSpan(NamedTuple):
+    name: str  # lower case
+    start: int  # the name's first character
+    value_start: int
+    value_end: int  # just after the value's last part
+
+    def value(self, raw: str) -> str:
+        return raw[self.value_start : self.value_end]
+
+
+_HEADER = re.compile(r"\s*@\w*\s*[{(][^{}\",=]*,")
+_NAME = re.compile(r"[^{}\",=]+(?<![\s\\])")
+_WHITE = " \t\r\n"
+_BARE = re.compile(r"[^\s,#{}\"()]+")
+_BRACE = re.compile(r"(?<!\\)[{}]")
+_QUOTE_END = re.compile(r'(?<![\\{])"')
+
+
+def field_spans(raw: str) -> list[FieldSpan]:
+    """The fields of the entry ``raw`` in order; those up to the first that does not read, if one does not."""
+    header = _HEADER.match(raw)
+    if header is None:
+        return []
+    spans: list[FieldSpan] = []
+    position = header.end()
+    while True:
+        position = _skip(raw, position, _WHITE + ",")
+        name = _NAME.match(raw, position)
+        if name is None:
+            return spans
+        equals = _skip(raw, name.end(), _WHITE)
+        if raw[equals : equals + 1] != "=":
+            return spans
+        value_start = _skip(raw, equals + 1, _WHITE)
+        end = _value_end(raw, value_start)
+        if end is None:
+            return spans
+        # A name that spans lines has a "%" remark before it; the field starts on its own last line.
+        last_line = name.group().rfind("\n") + 1
+        start = _skip(raw, name.start() + last_line, _WHITE) if last_line else name.start()
+        spans.append(FieldSpan(name.group().lower(), start, value_start, end))
+        position = end
+
+
+def _skip(raw: str, position: int, characters: str) -> int:
+    while position < len(raw) and raw[position] in characters:
+        position += 1
+    return position
+
+
+def _value_end(raw: str, position: int) -> int | None:
+    """The end of the value starting at ``position`` (parts joined by ``#``), or None if it does not read."""
+    while True:
+        end = _part_end(raw, position)
+        if end is None:
+            return None
+        after = _skip(raw, end, _WHITE)
+        if raw[after : after + 1] != "#":
+            return end
+        position = _skip(raw, after + 1, _WHITE)
+
+
+def _part_end(raw: str, position: int) -> int | None:
+    opening = raw[position : position + 1]
+    if opening == "{":
+        return _group_end(raw, position)
+    if opening == '"':
+        closing = _QUOTE_END.search(raw, position + 1)
+        return closing.end() if closing else None
+    bare = _BARE.match(raw, position)
+    return bare.end() if bare else None
+
+
+def _group_end(raw: str, position: int) -> int | None:
+    """Just after the brace that closes the one at ``position``."""
+    depth = 0
+    for match in _BRACE.finditer(raw, position):
+        depth += 1 if match.group() == "{" else -1
+        if depth == 0:
+            return match.end()
+    return None
+
+
+def line_in(raw: str, offset: int, first_line: int) -> int:
+    """The line of ``offset`` in ``raw``, an entry that starts on ``first_line``."""
+    return first_line + raw.count("\n", 0, offset)
+
+
+def literal_inner(value: str) -> tuple[int, str] | None:
+    """(offset, text) inside a value that is one braced or quoted string; None for a macro, number or ``#`` join."""
+    if len(value) < 2 or (value[0], value[-1]) not in (("{", "}"), ('"', '"')):
+        return None
+    if value[0] == "{" and _group_end(value, 0) != len(value):
+        return None
+    if value[0] == '"' and _part_end(value, 0) != len(value):
+        return None
+    return 1, value[1:-1]

@@ -1,0 +1,115 @@
+"""The field fixes of `check --fix`: each an edit of the few characters at fault in an entry's text.
+
+Which fixes are unambiguous is decided with the checks (``analysis/field_checks.py``): the link before
+a DOI, ``&amp;`` (LaTeX's ``\\&``), an empty field, an 'and' with no name on one side. Everything else
+in the entry, its layout and line endings included, stays as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Mapping
+
+from surveytool.analysis.field_checks import (
+    AMP_ENTITY,
+    EMPTY_VALUE,
+    NAME_FIELDS,
+    VERBATIM_FIELDS,
+    commented_out,
+    doi_prefix,
+)
+from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
+from surveytool.bibtex.field_spans import FieldSpan, field_spans, literal_inner
+
+Cut = tuple[int, int, str]  # replace raw[start:end] with the text
+
+
+def may_need_fixing(fields: Mapping[str, str]) -> bool:
+    """A quick test on an entry's values (``Paper.latex_fields``) that passes every entry ``fix_fields`` changes."""
+    for name, value in fields.items():
+        if (len(value) < 8 and EMPTY_VALUE.fullmatch(value)) or "&" in value:
+            return True
+        if name == "doi" and doi_prefix(value[1:-1]):
+            return True
+        if name in NAME_FIELDS and might_have_stray_and(value):
+            return True
+    return False
+
+
+def reads_alike(raw: str, fields: Mapping[str, str], ignore: Container[str] = ()) -> bool:
+    """Whether the fields found in ``raw`` are those the reader read (``fields``): only then is an edit of one
+    sure to touch the value a check judged. They differ where the reader takes a ``%`` line into a field."""
+    return {s.name: s.value(raw) for s in field_spans(raw) if s.name not in ignore} == dict(fields)
+
+
+def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) -> tuple[str, list[str]]:
+    """``raw`` (an entry's text) with the selected checks' field fixes made, and what each one did.
+
+    ``ignore``: fields (lower case) left alone, such as the tags field, which the checks do not look at.
+    """
+    spans = field_spans(raw)
+    cuts: list[Cut] = []
+    done: list[str] = []
+    for span in spans:
+        if span.name in ignore or commented_out(span.name):
+            continue
+        value = span.value(raw)
+        literal = literal_inner(value)
+        inner_start = span.value_start + (literal[0] if literal else 0)
+        if EMPTY_VALUE.fullmatch(value):
+            if "empty-field" in selected:
+                cuts.append((*_field_extent(raw, span), ""))
+                done.append(f"empty {span.name} removed")
+            continue
+        if span.name == "doi" and "doi-malformed" in selected and literal:
+            prefix = doi_prefix(literal[1])
+            if prefix:
+                start = inner_start + literal[1].index(prefix)
+                cuts.append((start, start + len(prefix), ""))
+                done.append(f"doi without {prefix.strip()}")
+        if span.name not in VERBATIM_FIELDS and "html-in-field" in selected:
+            found = list(AMP_ENTITY.finditer(value))
+            cuts.extend((span.value_start + m.start(), span.value_start + m.end(), "\\&") for m in found)
+            if found:
+                done.append(f"{span.name}: &amp; -> \\&")
+        if span.name in NAME_FIELDS and "stray-and" in selected and literal:
+            problems, removals = stray_and_removals(literal[1])
+            cuts.extend((inner_start + start, inner_start + end, "") for start, end in removals)
+            if removals:
+                done.append(f"{span.name}: {' and '.join(problems)} removed")
+    merged: list[Cut] = []
+    for start, end, text in sorted(cuts):
+        if merged and start < merged[-1][1]:  # two empty fields side by side: their removals meet at a comma
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]), merged[-1][2] + text)
+        else:
+            merged.append((start, end, text))
+    for start, end, text in reversed(merged):
+        raw = raw[:start] + text + raw[end:]
+    return raw, done
+
+
+def _field_extent(raw: str, span: FieldSpan) -> tuple[int, int]:
+    """The text to delete with a field: its line if it has one to itself, else the field and one comma."""
+    after = span.value_end
+    while after < len(raw) and raw[after] in " \t":
+        after += 1
+    comma = raw[after : after + 1] == ","
+    if comma:
+        after += 1
+    line_start = raw.rfind("\n", 0, span.start) + 1
+    line_end = raw.find("\n", after)
+    if (
+        line_start > 0
+        and not raw[line_start : span.start].strip()
+        and line_end >= 0
+        and not raw[after:line_end].strip()
+    ):
+        return line_start, line_end + 1
+    if comma:
+        while after < len(raw) and raw[after] in " \t":
+            after += 1
+        return span.start, after
+    # The last field, on a shared line: the comma before it goes with it.
+    before = span.start
+    while before > 0 and raw[before - 1] in " \t\r\n":
+        before -= 1
+    return (before - 1 if raw[before - 1 : before] == "," else span.start), span.value_end

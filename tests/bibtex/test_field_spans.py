@@ -1,0 +1,53 @@
+"""Fields found again in an entry's text: the same names and values the reader read, on every real entry."""
+
+import re
+from pathlib import Path
+
+import pytest
+from helpers import BENCH, CORPUS
+
+from surveytool.bibtex.field_spans import field_spans, line_in, literal_inner
+from surveytool.bibtex.reader import read_bibtex
+from surveytool.output.field_fixes import reads_alike
+from surveytool.sources.read import read_text_file
+
+TAGS_FIELD = "sections"
+
+
+def _mismatches(path: Path) -> tuple[int, list[str]]:
+    """(entries, the raw text of those whose fields are found otherwise than the reader read them)."""
+    text, _ = read_text_file(path, path.name)
+    papers = read_bibtex(text.text, path.name, TAGS_FIELD).papers
+    return len(papers), [p.raw for p in papers if not reads_alike(p.raw, p.latex_fields, (TAGS_FIELD,))]
+
+
+# The reader takes a TeX-style "%" comment (BibTeX knows none: a field commented out, a remark after one)
+# into a field's name or value; those entries are the only ones read otherwise, and --fix leaves them be.
+_PERCENT_LINE = re.compile(r"(?<!\\)%")
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
+def test_every_field_of_biber_s_test_files_is_found_with_the_value_read(path: Path):
+    _, differ = _mismatches(path)
+    assert [raw for raw in differ if not _PERCENT_LINE.search(raw)] == []
+
+
+def test_every_field_of_the_large_bench_file_is_found_with_the_value_read():
+    large = BENCH / "large-merged.bib"
+    assert large.exists(), "the bench files are beside the checkout (../shared/bench)"
+    entries, differ = _mismatches(large)
+    assert [raw for raw in differ if not _PERCENT_LINE.search(raw)] == []
+    assert entries > 15_000 and len(differ) < 20
+
+
+def test_spans_know_quotes_concatenations_nested_braces_and_parentheses():
+    raw = '@Article(k,\r\n  Title = "A {"}quoted{"} \\" title",\n  journal = acm # { Press},note={a {b {c}} d}\n)'
+    spans = field_spans(raw)
+    assert [(s.name, s.value(raw)) for s in spans] == [
+        ("title", '"A {"}quoted{"} \\" title"'),
+        ("journal", "acm # { Press}"),
+        ("note", "{a {b {c}} d}"),
+    ]
+    assert [line_in(raw, s.start, 10) for s in spans] == [11, 12, 12]
+    assert literal_inner("{a {b} c}") == (1, "a {b} c")
+    assert literal_inner("{a} # {b}") is None and literal_inner("acm") is None and literal_inner('"a" # "b"') is None
