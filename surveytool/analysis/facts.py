@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from surveytool.analysis.fact_gains import gains
 from surveytool.analysis.fact_numbers import Match, hardware, parameters
+from surveytool.model import Paper
 
 #: The kinds of fact, in the order a comparison table shows them.
 KINDS = ("parameters", "hardware", "gain", "dataset", "parallelism")
@@ -114,6 +115,11 @@ def extract_facts(title: str | None, abstract: str | None) -> tuple[Fact, ...]:
                 seen.add(identity)
                 facts.append(Fact(*identity, field, match.start, match.end, text[match.start : match.end]))
     return tuple(facts)
+
+
+def paper_facts(paper: Paper) -> tuple[Fact, ...]:
+    """The facts of a paper: of its title when it is resolved (an unresolved one's title is no paper's), and abstract."""
+    return extract_facts(paper.title if paper.resolved else None, paper.abstract)
 
 
 def _field_matches(text: str, background: bool) -> list[Match]:
