@@ -16,7 +16,7 @@ _FACTOR = re.compile(
     r"\s+|~\s*)?"
     + NUM
     + r"(?:\s*(?:-|–|to)\s*(?P<upper>\d+(?:\.\d+)?))?"
-    + r"(?P<unit>\s?[x×X](?![\w×])|[\s-]?fold\b|\s+times\b|\s?%|\s+percent\b)"
+    + r"(?P<unit>\s?[x×X](?![\w×])|[\s-]?fold\b|\s+times\b|\s?\+?%|\s+percent\b)"
 )
 # What a reduction can be of, as an abstract names it.
 _REDUCED = {
@@ -35,8 +35,16 @@ _AFTER: list[tuple[str, re.Pattern[str]]] = [
     ("speedup", re.compile(r"(?:faster|quicker)\b")),
     (
         "speedup",
+        re.compile(r"(?:increases?|improvements?|gains?)\s+in\s+(?:(?:pre-?)?training\s+|inference\s+)?speed\b"),
+    ),
+    ("model size", re.compile(r"increases?\s+in\s+(?:the\s+)?(?:trainable\s+)?(?:model\s+)?size\b")),
+    ("cost reduction", re.compile(r"cheaper\b")),
+    ("latency reduction", re.compile(r"(?:lower|better|reduced|shorter)\s+(?:inference\s+)?latency\b")),
+    (
+        "speedup",
         re.compile(
-            r"(?:(?:end-to-end|overall|training|average|performance|iteration)\s+)?(?:speed-?ups?|acceleration)\b"
+            r"(?:(?:end-to-end|overall|training|average|performance|iteration|wall-clock|inference)\s+){0,2}"
+            r"(?:speed-?ups?|acceleration)\b"
         ),
     ),
     ("scaling efficiency", re.compile(r"(?:(?:weak|strong)[\s-])?(?:scaling|parallel)\s+efficiency\b")),
@@ -81,6 +89,9 @@ _BEFORE: list[tuple[str, re.Pattern[str]]] = [
     ("speedup", re.compile(r"\b(?:accelerat\w*|speeds?\s+up|speeding\s+up)\s+(?:[\w-]+\s+){0,4}?by\s+$")),
     ("speedup", re.compile(r"\b(?:speed-?ups?|accelerations?)\s+(?:of\s+|by\s+)?$")),
     ("scaling efficiency", re.compile(r"\b(?:scaling|parallel)\s+efficiency\s+(?:of\s+)?$")),
+    ("utilization", re.compile(r"\b(?:utili[sz]ation|mfu|hfu)\s+(?:of\s+)?$")),
+    # A gradient compression ratio is how much less the workers send.
+    ("communication reduction", re.compile(r"\bgradient\s+compression\s+(?:ratios?|rates?)\s+(?:of\s+|from\s+)?$")),
 ]
 _RANGE_END = re.compile(r"\s*(?:-|–|to|and)\s*(?P<top>\d+(?:\.\d+)?)\s?(?:[x×](?![\w×])|times\b|%|-?fold\b)")
 _PERCENT_ONLY = {"scaling efficiency", "utilization"}

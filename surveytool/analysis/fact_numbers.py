@@ -40,7 +40,24 @@ _SCALES = {
 }
 
 
+# Spelled-out numbers, only before a scale word ("one trillion parameters"): alone they are rarely a fact.
+_SPELLED = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+
+
 def number(text: str) -> Decimal | None:
+    if text.lower() in _SPELLED:
+        return Decimal(_SPELLED[text.lower()])
     try:
         return Decimal(text.replace(",", ""))
     except InvalidOperation:
@@ -50,10 +67,14 @@ def number(text: str) -> Decimal | None:
 # --- model size --------------------------------------------------------------------------------
 
 _PARAM_WORD = r"(?:parameters?|params?)(?![\w-])(?!\s+serv)"  # "parameter servers" count machines
+_SCALED = r"(?:[\s-]*(?P<word>thousand|million|billion|trillion)|\s?(?P<letter>[KMBT]|[Bb]n|Mn)(?![\w]))"
 _PARAMETERS = re.compile(
-    NUM + r"(?:[\s-]*(?P<word>thousand|million|billion|trillion)|\s?(?P<letter>[KMBT]|[Bb]n|Mn)(?![\w]))?"
+    r"(?:(?<![\w-])(?P<spelled>one|two|three|four|five|six|seven|eight|nine|ten)|" + NUM + ")" + _SCALED + "?"
     r"\s*\+?[\s-]*" + _PARAM_WORD,
+    re.IGNORECASE,
 )
+# "from 70 million to 16 billion parameters": the range's first end is a size too.
+_RANGE_START = re.compile(NUM + _SCALED + r"\s+(?:to|and|-)\s+(?:over\s+|up\s+to\s+)?(?=\d)")
 # "MT-NLG 530B", "GPT-3 175B", "LLaMA-65B": a size after a model's name, in billions or trillions.
 _NAMED_SIZE = re.compile(
     r"(?<![\w-])(?=[\w.-]*[A-Z])[A-Za-z][\w.]*(?:-[\w.]+)*[\s-](?P<num>\d+(?:\.\d+)?)(?P<letter>[BT])(?![\w-])"
@@ -68,10 +89,17 @@ _SIZED_MODEL = re.compile(
 
 def parameters(text: str) -> Iterator[Match]:
     for found in _PARAMETERS.finditer(text):
-        value = number(found["num"])
+        value = number(found["num"] or found["spelled"])
         scale = found["word"] or found["letter"]
-        if value is None:
+        if value is None or (found["spelled"] and not found["word"]):
             continue
+        if found.start() > 0:
+            start = _RANGE_START.search(text, max(0, found.start() - 40), found.start() + 1)
+            if start and start.end() == found.start():
+                low = number(start["num"])
+                size = int(low * _SCALES[(start["word"] or start["letter"]).lower()]) if low is not None else 0
+                if size >= 10**6:
+                    yield Match("parameters", size, "", "", start.start(), start.end() - 1)
         size = int(value * _SCALES[scale.lower()]) if scale else int(value)
         # A bare count of parameters is a model size only when it is one; "8 parameters" is a formula's.
         if size >= 10**6:

@@ -35,14 +35,14 @@ class Fact(NamedTuple):
 
 # A bounded list of the datasets and benchmarks papers of the field name, by their own spelling.
 _DATASETS: tuple[tuple[str, str], ...] = (
-    ("ImageNet", r"ImageNet(?:-(?:1[kK]|21[kK]|22[kK]))?"),
-    ("CIFAR-10", r"CIFAR-?10(?!\d)"),
-    ("CIFAR-100", r"CIFAR-?100"),
+    ("ImageNet", r"ImageNet(?:-(?:1[kK]|21[kK]|22[kK]|20[01]\d))?"),
+    ("CIFAR-10", r"(?:CIFAR|Cifar)-?10(?!\d)"),
+    ("CIFAR-100", r"(?:CIFAR|Cifar)-?100"),
     ("MNIST", r"(?<!-)MNIST"),
     ("GLUE", r"GLUE"),
     ("SuperGLUE", r"SuperGLUE"),
     ("SQuAD", r"SQuAD(?:\s?v?[12]\.\d)?"),
-    ("C4", r"C4"),
+    ("C4", r"C4|Colossal\s+Clean\s+Crawled\s+Corpus"),
     ("The Pile", r"[Tt]he Pile"),
     ("WMT", r"WMT(?:['’]?\d{2,4})?"),
     ("WikiText-103", r"WikiText-?103"),
@@ -50,7 +50,7 @@ _DATASETS: tuple[tuple[str, str], ...] = (
     ("Common Crawl", r"Common\s?Crawl"),
     ("OpenWebText", r"OpenWebText"),
     ("COCO", r"(?:MS[\s-]?)?COCO"),
-    ("LibriSpeech", r"LibriSpeech"),
+    ("LibriSpeech", r"Libri[Ss]peech"),
     ("Criteo", r"Criteo"),
     ("OGB", r"OGB|ogbn-[a-z0-9]+"),
     ("MLPerf", r"MLPerf"),
@@ -74,7 +74,7 @@ _DIMENSION = (
     r"|sequence|context|model|operator|3D)"
 )
 _PARALLELISM = re.compile(
-    rf"(?<![\w-])(?P<dims>{_DIMENSION}(?:(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*/\s*){_DIMENSION})*)"
+    rf"(?<![\w-])(?P<dims>{_DIMENSION}(?:-?(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*/\s*){_DIMENSION})*)"
     r"[\s-]+parallel(?:ism|isms|ization)?(?![\w-])",
     re.IGNORECASE,
 )
@@ -92,13 +92,29 @@ _DIMENSION_NAMES = (
     ("context", "sequence"),
     ("model", "model"),
 )
-_SPLIT_DIMENSIONS = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|/)\s*", re.IGNORECASE)
+_SPLIT_DIMENSIONS = re.compile(r"-?\s*(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|/)\s*", re.IGNORECASE)
 
-# A sentence about other work: what it reports is not the paper's.
-_BACKGROUND = re.compile(
-    r"\b(?:existing|current|currently|prior|previous|previously|traditional|traditionally|conventional|"
-    r"conventionally|typical|typically|unlike|faced\s+by|recent\s+work|most\s+(?:work|systems|approaches|methods)|"
+# A sentence about other work: what it reports is not the paper's. Its subject says so ("Existing systems
+# ...", "However, prior work ..."), within its first words; a later "than existing baselines" compares.
+_BACKGROUND_SUBJECT = re.compile(
+    r"\b(?:existing|current|currently|prior|previous|previously|traditional|conventional|typical|unlike|"
+    r"until\s+now|recent\s+(?:work|works|studies|advances)|most\s+(?:work|systems|approaches|methods))\b",
+    re.IGNORECASE,
+)
+_BACKGROUND_ANYWHERE = re.compile(
+    r"\b(?:typically|traditionally|conventionally|have\s+been\s+proposed|(?:this|that)\s+line\s+of\s+(?:research|work)|"
     r"state[\s-]of[\s-]the[\s-]art\s+(?:systems|approaches|methods|frameworks|solutions))\b",
+    re.IGNORECASE,
+)
+_SUBJECT_WORDS = re.compile(r"(?:\S+\s+){0,2}\S*")
+# Just before a size or a device count: the number is of what the paper compares with.
+_COMPARED = re.compile(
+    r"\b(?:than|compared\s+(?:to|with)|outperform\w*|e\.g\.|such\s+as|like|versus|vs\.?)\W", re.IGNORECASE
+)
+# Just before a parallelism dimension: one the paper sets itself apart from.
+_APART = re.compile(
+    r"\b(?:faced\s+by|orthogonal|complementary|complimentary|compared\s+(?:to|with)|comparable\s+\w*\s*to|than|"
+    r"instead\s+of|rather\s+than|without\s+(?:requiring|using|needing)|unlike)\b[^.;:]{0,25}$",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.!?…]+(?:\s+|$)")
@@ -133,8 +149,26 @@ def _field_matches(text: str, background: bool) -> list[Match]:
             continue
         kept.append(match)
     if background:
-        spans = [(start, end) for start, end in _sentences(text) if _BACKGROUND.search(text, start, end)]
-        kept = [m for m in kept if not any(start <= m.start < end for start, end in spans)]
+        kept = _own_work(text, kept)
+    return kept
+
+
+def _own_work(text: str, matches: list[Match]) -> list[Match]:
+    """The finds that report the paper's own work: not in a sentence about other work, not of what it compares with."""
+    kept = []
+    sentences = list(_sentences(text))
+    for match in matches:
+        start, end = next((s, e) for s, e in sentences if s <= match.start < e)
+        subject = _SUBJECT_WORDS.match(text, start)
+        if _BACKGROUND_ANYWHERE.search(text, start, end):
+            continue
+        if subject and _BACKGROUND_SUBJECT.search(text, start, subject.end()):
+            continue
+        if match.kind in ("parameters", "hardware") and _COMPARED.search(text, start, match.start):
+            continue
+        if match.kind == "parallelism" and _APART.search(text, max(start, match.start - 60), match.start):
+            continue
+        kept.append(match)
     return kept
 
 
