@@ -65,7 +65,9 @@ _DATASETS: tuple[tuple[str, str], ...] = (
     ("RedPajama", r"RedPajama"),
     ("Kinetics", r"Kinetics-\d{3}"),
 )
-_DATASET = re.compile("|".join(rf"(?P<d{i}>(?<![\w-]){pattern}(?![\w-]))" for i, (_, pattern) in enumerate(_DATASETS)))
+_DATASET = re.compile(
+    "|".join(rf"(?P<d{i}>(?<![\w-])(?:{pattern})(?![\w-]))" for i, (_, pattern) in enumerate(_DATASETS))
+)
 
 # Parallelism: a list of dimensions before "parallel(ism)", e.g. "data, operator, and pipeline parallelism".
 _DIMENSION = (
@@ -80,7 +82,6 @@ _PARALLELISM = re.compile(
 )
 _ZERO = re.compile(r"(?<![\w-])(?:ZeRO(?:-(?:[123]|Offload|Infinity|\+\+))?|FSDP)(?![\w-])")
 _DIMENSION_NAMES = (
-    ("sharded", "zero"),
     ("intra", "tensor"),
     ("inter", "pipeline"),
     ("pipeline", "pipeline"),
@@ -113,7 +114,7 @@ _COMPARED = re.compile(
 )
 # Just before a parallelism dimension: one the paper sets itself apart from.
 _APART = re.compile(
-    r"\b(?:faced\s+by|orthogonal|complementary|complimentary|compared\s+(?:to|with)|comparable\s+\w*\s*to|than|"
+    r"\b(?:faced\s+by|orthogonal|complementary|complimentary|compared\s+(?:to|with)|comparabl[ey]\s+(?:\w+\s+)?to|than|"
     r"instead\s+of|rather\s+than|without\s+(?:requiring|using|needing)|unlike)\b[^.;:]{0,25}$",
     re.IGNORECASE,
 )
@@ -164,12 +165,19 @@ def _own_work(text: str, matches: list[Match]) -> list[Match]:
             continue
         if subject and _BACKGROUND_SUBJECT.search(text, start, subject.end()):
             continue
-        if match.kind in ("parameters", "hardware") and _COMPARED.search(text, start, match.start):
+        clause = _clause_start(text, start, match.start)
+        if match.kind in ("parameters", "hardware") and _COMPARED.search(text, clause, match.start):
             continue
         if match.kind == "parallelism" and _APART.search(text, max(start, match.start - 60), match.start):
             continue
         kept.append(match)
     return kept
+
+
+def _clause_start(text: str, sentence_start: int, position: int) -> int:
+    """Where the clause holding ``position`` starts: in "(larger than GPT-3 175B) on 400 GPUs" the
+    comparison holds inside the brackets only."""
+    return max(sentence_start, *(text.rfind(mark, sentence_start, position) + 1 for mark in ",;:()"))
 
 
 def _overlap(match: Match, other: Match) -> bool:
@@ -189,7 +197,9 @@ def _sentences(text: str) -> Iterator[tuple[int, int]]:
 
 
 # The cheap test that lets most texts skip every rule: a digit, or a word some rule needs.
-_MAYBE = re.compile(r"\d|parallel|ZeRO|FSDP|GLUE|SQuAD|ImageNet|Pile|COCO|Crawl|Corpus|MLPerf|single", re.IGNORECASE)
+_MAYBE = re.compile(
+    r"\d|illion|parallel|ZeRO|FSDP|GLUE|SQuAD|ImageNet|Pile|COCO|Crawl|Corpus|MLPerf|single", re.IGNORECASE
+)
 
 
 def _matches(text: str) -> Iterator[Match]:
@@ -219,6 +229,9 @@ def _dimension_names(words: str) -> Iterable[str]:
     for word in _SPLIT_DIMENSIONS.split(words.lower()):
         if word == "3d":
             names += ["data", "tensor", "pipeline"]
+            continue
+        if "sharded" in word:  # "fully sharded data": ZeRO's sharding, not plain data parallelism
+            names.append("zero")
             continue
         names += [name for prefix, name in _DIMENSION_NAMES if word.startswith(prefix)][:1]
     return dict.fromkeys(names)
