@@ -12,11 +12,14 @@ from collections.abc import Iterator
 from surveytool.analysis.fact_numbers import NUM, Match, number
 
 _FACTOR = re.compile(
-    r"(?P<qual>(?:up\s+to|over|about|around|nearly|almost|approximately|roughly|more\s+than|at\s+least|as\s+much\s+as)"
-    r"\s+|~\s*)?"
-    + NUM
+    NUM
     + r"(?:\s*(?:-|–|to)\s*(?P<upper>\d+(?:\.\d+)?))?"
     + r"(?P<unit>\s?[x×X](?![\w×])|[\s-]?fold\b|\s+times\b|\s?\+?%|\s+percent\b)"
+)
+# "up to 3.5x": read back from the number, so that the factor's pattern starts with its digit.
+_QUALIFIER = re.compile(
+    r"\b(?:up\s+to|over|about|around|nearly|almost|approximately|roughly|more\s+than|at\s+least|as\s+much\s+as)\s+$|~\s*$",
+    re.IGNORECASE,
 )
 # What a reduction can be of, as an abstract names it.
 _REDUCED = {
@@ -94,6 +97,10 @@ _BEFORE: list[tuple[str, re.Pattern[str]]] = [
     ("communication reduction", re.compile(r"\bgradient\s+compression\s+(?:ratios?|rates?)\s+(?:of\s+|from\s+)?$")),
 ]
 _RANGE_END = re.compile(r"\s*(?:-|–|to|and)\s*(?P<top>\d+(?:\.\d+)?)\s?(?:[x×](?![\w×])|times\b|%|-?fold\b)")
+_BEFORE_TAIL = re.compile(
+    r"(?:\bby|\bof|\bfrom|reductions?|savings?|decrease|cut|improvements?|increases?|gains?|speed-?ups?|"
+    r"accelerations?|efficiency|utili[sz]ation|mfu|hfu|ratios?|rates?)\s*$"
+)
 _PERCENT_ONLY = {"scaling efficiency", "utilization"}
 _SENTENCE_END = re.compile(r"[.;!?]\s")
 
@@ -114,7 +121,8 @@ def gains(text: str) -> Iterator[Match]:
             high = number(upper["top"]) or high
             after = " " * upper.end() + after[upper.end() :]
         measure, end = _after_measure(after)
-        start = found.start()
+        qualifier = _QUALIFIER.search(text, max(0, found.start() - 25), found.start())
+        start = qualifier.start() if qualifier else found.start()
         if measure:
             end += found.end() + len(after) - len(after.lstrip())
         else:
@@ -146,6 +154,8 @@ def _before_measure(text: str, start: int) -> tuple[str, int]:
     window_start = start - len(window)
     # The qualifier ("up to", "over") stays in the window: the patterns end just before the number.
     stripped = re.sub(_QUAL + r"$", "", window)
+    if not _BEFORE_TAIL.search(stripped):  # how every pattern of _BEFORE ends: most numbers stop here
+        return "", start
     for measure, pattern in _BEFORE:
         found = pattern.search(stripped)
         if found:

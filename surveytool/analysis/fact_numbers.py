@@ -25,7 +25,8 @@ class Match(NamedTuple):
 
 # A number as abstracts write it: 1024, 3,072, 8.3. Not a piece of a name ("v3", "GPT-3"), a decimal
 # or a list ("1,2"), and never followed by more digits ("8x8" fails at the "x" rule, not here).
-NUM = r"(?<![\w.,/^-])(?P<num>\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?)"
+# A digit first, the look behind after it: a pattern that starts with a digit is searched for far faster.
+NUM = r"(?P<num>\d(?<![\w.,/^-]\d)(?:\d{0,2}(?:,\d{3})+(?![\d,])|\d*(?:\.\d+)?))"
 _SCALES = {
     "thousand": 10**3,
     "k": 10**3,
@@ -69,8 +70,13 @@ def number(text: str) -> Decimal | None:
 _PARAM_WORD = r"(?:parameters?|params?)(?![\w-])(?!\s+serv)"  # "parameter servers" count machines
 _SCALED = r"(?:[\s-]*(?P<word>thousand|million|billion|trillion)|\s?(?P<letter>[KMBT]|[Bb]n|Mn)(?![\w]))"
 _PARAMETERS = re.compile(
-    r"(?:(?<![\w-])(?P<spelled>one|two|three|four|five|six|seven|eight|nine|ten)|" + NUM + ")" + _SCALED + "?"
-    r"\s*\+?[\s-]*" + _PARAM_WORD,
+    NUM + _SCALED + "?"
+    r"(?:\s*\+)?[\s-]*" + _PARAM_WORD,  # one way to read a run of spaces: two would backtrack without end
+    re.IGNORECASE,
+)
+_SPELLED_PARAMETERS = re.compile(
+    r"(?<![\w-])(?P<num>one|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?P<word>thousand|million|billion|trillion)"
+    r"(?P<letter>)(?:\s*\+)?[\s-]*" + _PARAM_WORD,
     re.IGNORECASE,
 )
 # "from 70 million to 16 billion parameters": the range's first end is a size too.
@@ -86,12 +92,15 @@ _SIZED_MODEL = re.compile(
     NUM + r"(?P<letter>[BT])[\s-]+(?:(?:dense|sparse|MoE|Transformer|language|LM)[\s-]+)?(?:models?|LMs?)\b"
 )
 
+_SIZE_LETTER = re.compile(r"\d[BT](?![\w-])")
+
 
 def parameters(text: str) -> Iterator[Match]:
-    for found in _PARAMETERS.finditer(text):
-        value = number(found["num"] or found["spelled"])
+    spelled = _SPELLED_PARAMETERS.finditer(text) if "illion" in text.lower() else ()
+    for found in (*_PARAMETERS.finditer(text), *spelled):
+        value = number(found["num"])
         scale = found["word"] or found["letter"]
-        if value is None or (found["spelled"] and not found["word"]):
+        if value is None:
             continue
         if found.start() > 0:
             start = _RANGE_START.search(text, max(0, found.start() - 40), found.start() + 1)
@@ -104,6 +113,8 @@ def parameters(text: str) -> Iterator[Match]:
         # A bare count of parameters is a model size only when it is one; "8 parameters" is a formula's.
         if size >= 10**6:
             yield Match("parameters", size, "", "", found.start(), found.end())
+    if not _SIZE_LETTER.search(text):  # what both rules below need, found far faster than they run
+        return
     for found in (*_NAMED_SIZE.finditer(text), *_SIZED_MODEL.finditer(text)):
         value = number(found["num"])
         if value is not None and value > 0:

@@ -9,6 +9,7 @@ No fact is better than a wrong one, so the rules ask for the word that says what
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
@@ -16,6 +17,8 @@ from surveytool.analysis.fact_gains import gains
 from surveytool.analysis.fact_numbers import Match, hardware, parameters
 from surveytool.model import Paper
 
+#: Characters of a field read: abstracts are shorter, and a field longer than any abstract costs no more.
+READ_CHARS = 20_000
 #: The kinds of fact, in the order a comparison table shows them.
 KINDS = ("parameters", "hardware", "gain", "dataset", "parallelism")
 
@@ -33,41 +36,40 @@ class Fact(NamedTuple):
     phrase: str
 
 
-# A bounded list of the datasets and benchmarks papers of the field name, by their own spelling.
-_DATASETS: tuple[tuple[str, str], ...] = (
-    ("ImageNet", r"ImageNet(?:-(?:1[kK]|21[kK]|22[kK]|20[01]\d))?"),
-    ("CIFAR-10", r"(?:CIFAR|Cifar)-?10(?!\d)"),
-    ("CIFAR-100", r"(?:CIFAR|Cifar)-?100"),
-    ("MNIST", r"(?<!-)MNIST"),
-    ("GLUE", r"GLUE"),
-    ("SuperGLUE", r"SuperGLUE"),
-    ("SQuAD", r"SQuAD(?:\s?v?[12]\.\d)?"),
-    ("C4", r"C4|Colossal\s+Clean\s+Crawled\s+Corpus"),
-    ("The Pile", r"[Tt]he Pile"),
-    ("WMT", r"WMT(?:['’]?\d{2,4})?"),
-    ("WikiText-103", r"WikiText-?103"),
-    ("BookCorpus", r"Book[Cc]orpus"),
-    ("Common Crawl", r"Common\s?Crawl"),
-    ("OpenWebText", r"OpenWebText"),
-    ("COCO", r"(?:MS[\s-]?)?COCO"),
-    ("LibriSpeech", r"Libri[Ss]peech"),
-    ("Criteo", r"Criteo"),
-    ("OGB", r"OGB|ogbn-[a-z0-9]+"),
-    ("MLPerf", r"MLPerf"),
-    ("LAMBADA", r"LAMBADA"),
-    ("MMLU", r"MMLU"),
-    ("HellaSwag", r"HellaSwag"),
-    ("GSM8K", r"GSM8K"),
-    ("HumanEval", r"HumanEval"),
-    ("Penn Treebank", r"Penn\s+Tree[Bb]ank"),
-    ("JFT-300M", r"JFT-300M"),
-    ("LAION", r"LAION(?:-\d+[MB])?"),
-    ("RedPajama", r"RedPajama"),
-    ("Kinetics", r"Kinetics-\d{3}"),
+# A bounded list of the datasets and benchmarks papers of the field name, by their own spelling, each with
+# the (lower-case) words one of its spellings holds: most texts name none, and a word test is cheap.
+_DATASETS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("ImageNet", ("imagenet",), r"ImageNet(?:-(?:1[kK]|21[kK]|22[kK]|20[01]\d))?"),
+    ("CIFAR-10", ("cifar",), r"(?:CIFAR|Cifar)-?10(?!\d)"),
+    ("CIFAR-100", ("cifar",), r"(?:CIFAR|Cifar)-?100"),
+    ("MNIST", ("mnist",), r"(?<!-)MNIST"),
+    ("GLUE", ("glue",), r"GLUE"),
+    ("SuperGLUE", ("glue",), r"SuperGLUE"),
+    ("SQuAD", ("squad",), r"SQuAD(?:\s?v?[12]\.\d)?"),
+    ("C4", ("c4", "colossal"), r"C4|Colossal\s+Clean\s+Crawled\s+Corpus"),
+    ("The Pile", ("pile",), r"[Tt]he Pile"),
+    ("WMT", ("wmt",), r"WMT(?:['’]?\d{2,4})?"),
+    ("WikiText-103", ("wikitext",), r"WikiText-?103"),
+    ("BookCorpus", ("bookcorpus",), r"Book[Cc]orpus"),
+    ("Common Crawl", ("crawl",), r"Common\s?Crawl"),
+    ("OpenWebText", ("openwebtext",), r"OpenWebText"),
+    ("COCO", ("coco",), r"(?:MS[\s-]?)?COCO"),
+    ("LibriSpeech", ("librispeech",), r"Libri[Ss]peech"),
+    ("Criteo", ("criteo",), r"Criteo"),
+    ("OGB", ("ogb",), r"OGB|ogbn-[a-z0-9]+"),
+    ("MLPerf", ("mlperf",), r"MLPerf"),
+    ("LAMBADA", ("lambada",), r"LAMBADA"),
+    ("MMLU", ("mmlu",), r"MMLU"),
+    ("HellaSwag", ("hellaswag",), r"HellaSwag"),
+    ("GSM8K", ("gsm8k",), r"GSM8K"),
+    ("HumanEval", ("humaneval",), r"HumanEval"),
+    ("Penn Treebank", ("treebank",), r"Penn\s+Tree[Bb]ank"),
+    ("JFT-300M", ("jft",), r"JFT-300M"),
+    ("LAION", ("laion",), r"LAION(?:-\d+[MB])?"),
+    ("RedPajama", ("redpajama",), r"RedPajama"),
+    ("Kinetics", ("kinetics",), r"Kinetics-\d{3}"),
 )
-_DATASET = re.compile(
-    "|".join(rf"(?P<d{i}>(?<![\w-])(?:{pattern})(?![\w-]))" for i, (_, pattern) in enumerate(_DATASETS))
-)
+_DATASET_PATTERNS = tuple(re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])") for _, _, pattern in _DATASETS)
 
 # Parallelism: a list of dimensions before "parallel(ism)", e.g. "data, operator, and pipeline parallelism".
 _DIMENSION = (
@@ -125,7 +127,7 @@ def extract_facts(title: str | None, abstract: str | None) -> tuple[Fact, ...]:
     """The facts of a title and an abstract (or a list's snippet), in the order they appear, each once."""
     facts: list[Fact] = []
     seen: set[tuple[str, int | float | str, str, str]] = set()
-    for field, text in (("title", title or ""), ("abstract", abstract or "")):
+    for field, text in (("title", (title or "")[:READ_CHARS]), ("abstract", (abstract or "")[:READ_CHARS])):
         for match in _field_matches(text, background=field == "abstract"):
             identity = (match.kind, match.value, match.detail, match.unit)
             if identity not in seen:
@@ -140,32 +142,45 @@ def paper_facts(paper: Paper) -> tuple[Fact, ...]:
 
 
 def _field_matches(text: str, background: bool) -> list[Match]:
-    if not text or not _MAYBE.search(text):
+    if not text:
         return []
     found = sorted(_matches(text), key=lambda m: (m.start, -m.end))
     kept: list[Match] = []
+    reach = -1  # the end of the kept finds: sorted by start, a find before it shares characters with one
     for match in found:
-        # One phrase is one fact: "8x A100" is hardware, not also a gain.
-        if any(_overlap(match, other) for other in kept):
+        # One phrase is one fact ("8x A100" is hardware, not also a gain); a list of dimensions is one phrase
+        # that gives several.
+        same_phrase = kept and (match.kind, match.start, match.end) == (kept[-1].kind, kept[-1].start, kept[-1].end)
+        if match.start < reach and not same_phrase:
             continue
         kept.append(match)
+        reach = max(reach, match.end)
     if background:
         kept = _own_work(text, kept)
     return kept
+
+
+# How far before a find its clause is searched for a comparison: a clause, not a paragraph.
+_LOOK_BACK = 120
 
 
 def _own_work(text: str, matches: list[Match]) -> list[Match]:
     """The finds that report the paper's own work: not in a sentence about other work, not of what it compares with."""
     kept = []
     sentences = list(_sentences(text))
+    starts = [start for start, _ in sentences]
+    about_others: dict[int, bool] = {}
     for match in matches:
-        start, end = next((s, e) for s, e in sentences if s <= match.start < e)
-        subject = _SUBJECT_WORDS.match(text, start)
-        if _BACKGROUND_ANYWHERE.search(text, start, end):
+        start, end = sentences[bisect_right(starts, match.start) - 1]
+        if start not in about_others:
+            subject = _SUBJECT_WORDS.match(text, start)
+            about_others[start] = bool(
+                _BACKGROUND_ANYWHERE.search(text, start, end)
+                or (subject and _BACKGROUND_SUBJECT.search(text, start, subject.end()))
+            )
+        if about_others[start]:
             continue
-        if subject and _BACKGROUND_SUBJECT.search(text, start, subject.end()):
-            continue
-        clause = _clause_start(text, start, match.start)
+        clause = _clause_start(text, max(start, match.start - _LOOK_BACK), match.start)
         if match.kind in ("parameters", "hardware") and _COMPARED.search(text, clause, match.start):
             continue
         if match.kind == "parallelism" and _APART.search(text, max(start, match.start - 60), match.start):
@@ -174,17 +189,10 @@ def _own_work(text: str, matches: list[Match]) -> list[Match]:
     return kept
 
 
-def _clause_start(text: str, sentence_start: int, position: int) -> int:
+def _clause_start(text: str, window_start: int, position: int) -> int:
     """Where the clause holding ``position`` starts: in "(larger than GPT-3 175B) on 400 GPUs" the
     comparison holds inside the brackets only."""
-    return max(sentence_start, *(text.rfind(mark, sentence_start, position) + 1 for mark in ",;:()"))
-
-
-def _overlap(match: Match, other: Match) -> bool:
-    """Whether two finds share characters (a list of dimensions is one phrase that gives several)."""
-    if (match.kind, match.start, match.end) == (other.kind, other.start, other.end):
-        return False
-    return match.start < other.end and other.start < match.end
+    return max(window_start, *(text.rfind(mark, window_start, position) + 1 for mark in ",;:()"))
 
 
 def _sentences(text: str) -> Iterator[tuple[int, int]]:
@@ -196,32 +204,28 @@ def _sentences(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
-# The cheap test that lets most texts skip every rule: a digit, or a word some rule needs.
-_MAYBE = re.compile(
-    r"\d|illion|parallel|ZeRO|FSDP|GLUE|SQuAD|ImageNet|Pile|COCO|Crawl|Corpus|MLPerf|single", re.IGNORECASE
-)
+_DIGIT = re.compile(r"\d")
 
 
 def _matches(text: str) -> Iterator[Match]:
-    yield from parameters(text)
-    yield from hardware(text)
-    yield from gains(text)
-    yield from _datasets(text)
-    yield from _parallelism(text)
-
-
-def _datasets(text: str) -> Iterator[Match]:
-    for found in _DATASET.finditer(text):
-        name = _DATASETS[int(next(k for k, v in found.groupdict().items() if v is not None)[1:])][0]
-        yield Match("dataset", name, "", "", found.start(), found.end())
-
-
-def _parallelism(text: str) -> Iterator[Match]:
-    for found in _PARALLELISM.finditer(text):
-        for dimension in _dimension_names(found["dims"]):
-            yield Match("parallelism", dimension, "", "", found.start(), found.end())
-    for found in _ZERO.finditer(text):
-        yield Match("parallelism", "zero", "", "", found.start(), found.end())
+    """Every rule's finds; a rule runs only on a text holding a word it needs (most texts hold none)."""
+    lower = text.lower()
+    digit = bool(_DIGIT.search(text))
+    if digit or "illion" in lower:
+        yield from parameters(text)
+    if digit or "single" in lower:
+        yield from hardware(text)
+    if digit:
+        yield from gains(text)
+    for (name, words, _), pattern in zip(_DATASETS, _DATASET_PATTERNS, strict=True):
+        if any(word in lower for word in words):
+            yield from (Match("dataset", name, "", "", m.start(), m.end()) for m in pattern.finditer(text))
+    if "parallel" in lower:
+        for found in _PARALLELISM.finditer(text):
+            for dimension in _dimension_names(found["dims"]):
+                yield Match("parallelism", dimension, "", "", found.start(), found.end())
+    if "zero" in lower or "fsdp" in lower:
+        yield from (Match("parallelism", "zero", "", "", m.start(), m.end()) for m in _ZERO.finditer(text))
 
 
 def _dimension_names(words: str) -> Iterable[str]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from surveytool.analysis.facts import extract_facts, fact_record
+from surveytool.analysis.facts import READ_CHARS, extract_facts, fact_record
 
 
 def facts(text: str, title: str | None = None) -> list[tuple]:
@@ -200,3 +202,14 @@ def test_hostile_text_is_only_read_and_no_text_is_no_fact():
     assert extract_facts("", "") == ()
     hostile = "\\input{/etc/passwd} 8x \\write18{rm} 1024 $GPUs$ " + "9" * 5000 + "x " + "data, " * 2000
     assert all(f.phrase in hostile for f in extract_facts(hostile, hostile))
+
+
+def test_a_field_longer_than_any_abstract_is_read_only_as_far_as_an_abstract_goes():
+    # Numbers everywhere, runs of spaces and long lists: each rule reads such a field in linear time,
+    # and only its first READ_CHARS characters are read at all.
+    for unit in ("1x ", "1% ", "1 TPU v3 ", "data, ", "1" + " " * 500, "a.", "Aa-"):
+        text = unit * (2 * READ_CHARS // len(unit))
+        started = time.perf_counter()
+        found = extract_facts(text, text)
+        assert time.perf_counter() - started < 10
+        assert all(f.end <= READ_CHARS for f in found)
