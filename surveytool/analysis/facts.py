@@ -136,9 +136,22 @@ def extract_facts(title: str | None, abstract: str | None) -> tuple[Fact, ...]:
     return tuple(facts)
 
 
+# A build asks twice for each paper's facts (its chapter view, its entries.json object); the second time
+# they come from here. Bounded, so that a process building many surveys does not keep them all.
+_MEMO: dict[tuple[str | None, str | None], tuple[Fact, ...]] = {}
+_MEMO_ENTRIES = 50_000
+
+
 def paper_facts(paper: Paper) -> tuple[Fact, ...]:
     """The facts of a paper: of its title when it is resolved (an unresolved one's title is no paper's), and abstract."""
-    return extract_facts(paper.title if paper.resolved else None, paper.abstract)
+    key = (paper.title if paper.resolved else None, paper.abstract)
+    found = _MEMO.get(key)
+    if found is None:
+        found = extract_facts(*key)
+        if len(_MEMO) >= _MEMO_ENTRIES:
+            _MEMO.clear()
+        _MEMO[key] = found
+    return found
 
 
 def _field_matches(text: str, background: bool) -> list[Match]:
