@@ -34,7 +34,13 @@ from surveytool.cli.options import (
 def export(
     sources: SourcesArg = None,
     format: Annotated[
-        str, typer.Option("--format", "-f", help="markdown (an awesome-list README) or csl-json.")
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="markdown (an awesome-list README), csl-json, or the facts of the comparison tables: "
+            "facts-csv or facts-json.",
+        ),
     ] = "markdown",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default, or -: print).")] = None,
     taxonomy: TaxonomyOpt = None,
@@ -43,9 +49,10 @@ def export(
     kind: KindOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Export the entries as a Markdown reading list or as CSL-JSON."""
+    """Export the entries as a Markdown reading list or as CSL-JSON, or the facts their abstracts state."""
     from dataclasses import replace
 
+    from surveytool.output.comparison import to_facts_csv, to_facts_json
     from surveytool.output.export import FORMATS, to_csl_json, to_markdown
     from surveytool.output.files import write_atomically
     from surveytool.pipeline import ANALYSIS_STAGES
@@ -58,7 +65,13 @@ def export(
     )
     survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet=True if output is None else quiet)
-    text = to_markdown(survey.papers, survey.taxonomy) if format == "markdown" else to_csl_json(survey.papers)
+    writers = {
+        "markdown": to_markdown,
+        "csl-json": lambda papers, _: to_csl_json(papers),
+        "facts-csv": to_facts_csv,
+        "facts-json": to_facts_json,
+    }
+    text = writers[format](survey.papers, survey.taxonomy)
     if output is None:
         typer.echo(text, nl=False)
     else:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from surveytool.analysis.facts import paper_facts
 from surveytool.model import Paper, Role, Taxonomy
 from surveytool.output.notes_regions import ORPHANED
 from surveytool.text.latex import LatexMarkup
@@ -29,12 +30,15 @@ class PaperView(NamedTuple):  # a tuple: the chapter's fragment memo keys by it 
     primary: str
     see_also: tuple[str, ...]  # section ids of secondary tags
     sources: tuple[str, ...]
+    # facts.Fact values as plain tuples: a build's snapshot keeps views with marshal, which takes no subclass
+    facts: tuple[tuple, ...] = ()
 
     @property
     def paragraph_key(self) -> PaperView:
-        """What the chapter's paragraph of the paper prints (its fragment key): the view, less its
-        sources when it has no snippet to print them beside. A line added above it leaves it as it is."""
-        return self if self.snippet else self._replace(sources=())
+        """What the chapter's paragraph of the paper prints (its fragment key): the view, less its facts
+        (the comparison table prints them) and less its sources when it has no snippet to print them beside.
+        A line added above it leaves it as it is."""
+        return self._replace(facts=()) if self.snippet else self._replace(sources=(), facts=())
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ def paper_view(paper: Paper) -> PaperView:
         primary=paper.primary_section or UNCLASSIFIED,
         see_also=tuple(t.section for t in paper.tags if t.role is Role.SECONDARY),
         sources=tuple(str(s) for s in paper.sources),
+        facts=tuple(tuple(fact) for fact in paper_facts(paper)),
     )
 
 

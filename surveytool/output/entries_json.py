@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from surveytool.analysis.facts import fact_record, paper_facts
 from surveytool.model import MapEach, Paper
 
 
@@ -39,6 +40,7 @@ def entry_record(paper: Paper) -> dict:
             }
             for t in paper.tags
         ],
+        "facts": [fact_record(fact) for fact in paper_facts(paper)],
         "resolution": None
         if paper.resolution is None
         else {

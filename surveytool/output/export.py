@@ -1,4 +1,5 @@
-"""Exports for other tools: an awesome-list README (Markdown) and CSL-JSON (Zotero, pandoc)."""
+"""Exports for other tools: an awesome-list README (Markdown), CSL-JSON (Zotero, pandoc), and the facts of
+the comparison tables as CSV or JSON (comparison.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from surveytool.output.chapter_view import chapter_groups, venue_of
 from surveytool.text.identifiers import normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
 
-FORMATS = ("markdown", "csl-json")
+FORMATS = ("markdown", "csl-json", "facts-csv", "facts-json")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 _CSL_TYPES = {
     "article": "article-journal",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from surveytool.model import Taxonomy
 from surveytool.options import DraftOptions
 from surveytool.output.chapter_view import PaperView, one_paragraph, publication_trend, summary_rows, view_groups
+from surveytool.output.comparison import comparison_tables
 from surveytool.output.render import LEVELS, render_template
 from surveytool.output.section_themes import with_themes
 
@@ -30,6 +31,7 @@ def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: Draft
         "levels": LEVELS[draft.level],
         "groups": groups,
         "rows": summary_rows(groups, taxonomy),
+        "comparisons": comparison_tables(groups),
         "trend": publication_trend(groups),
         "figure": draft.figure,
         "figure_cites": FIGURE_CITES,
