@@ -46,6 +46,7 @@ class DraftOptions:
     table: bool = True  # the summary table (longtable)
     plot: bool = True  # papers per year (pgfplots)
     themes: bool = True  # a large section's papers under \paragraph headings by theme
+    comparisons: bool = True  # a table per section of the facts its papers' abstracts state
     force: bool = False  # overwrite generated .tex files even if edited outside the notes regions
     bib_format: BibFormat = STANDARD  # the .bib's layout: the [bib] table of surveytool.toml, if any
 

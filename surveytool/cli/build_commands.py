@@ -10,6 +10,7 @@ import typer
 from surveytool.cli.options import (
     CacheOpt,
     CatalogOpt,
+    ComparisonsOpt,
     ConfigOpt,
     DialectOpt,
     FigureOpt,
@@ -65,6 +66,7 @@ def build(
     table: TableOpt = True,
     plot: PlotOpt = True,
     themes: ThemesOpt = True,
+    comparisons: ComparisonsOpt = True,
     pdf: Annotated[
         bool,
         typer.Option("--pdf", help="Then run latexmk in the output folder and report LaTeX errors in plain words."),
@@ -117,6 +119,7 @@ def build(
             table=table,
             plot=plot,
             themes=themes,
+            comparisons=comparisons,
             bib_format=load_bib_format(options.config),  # [bib] only: the flags are bib's
         ),
         progress(quiet, BUILD_STAGES),
@@ -175,6 +178,7 @@ def draft(
     table: TableOpt = True,
     plot: PlotOpt = True,
     themes: ThemesOpt = True,
+    comparisons: ComparisonsOpt = True,
     llm: Annotated[
         bool,
         typer.Option(
@@ -199,7 +203,14 @@ def draft(
         options,
         output,
         DraftOptions(
-            level=level, templates=templates, force=force, figure=figure, table=table, plot=plot, themes=themes
+            level=level,
+            templates=templates,
+            force=force,
+            figure=figure,
+            table=table,
+            plot=plot,
+            themes=themes,
+            comparisons=comparisons,
         ),
         progress(quiet, BUILD_STAGES),
         suggester,

@@ -53,6 +53,13 @@ ForceOpt = Annotated[
 FigureOpt = Annotated[bool, typer.Option("--figure/--no-figure", help="Include the taxonomy tree figure (forest).")]
 TableOpt = Annotated[bool, typer.Option("--table/--no-table", help="Include the summary table (longtable).")]
 PlotOpt = Annotated[bool, typer.Option("--plot/--no-plot", help="Include the papers-per-year plot (pgfplots).")]
+ComparisonsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--comparisons/--no-comparisons",
+        help="A table per section of the facts (model size, hardware, gains...) its papers' abstracts state.",
+    ),
+]
 ThemesOpt = Annotated[
     bool,
     typer.Option(

@@ -117,13 +117,31 @@ def to_facts_json(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
 CSV_COLUMNS = ("section", "key", "kind", "value", "detail", "unit", "field", "start", "end", "phrase")
 
 
+def _inert_cell(value: object) -> object:
+    """A text cell a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR first) starts with
+    a quote instead: phrases and keys come from other people's files."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
 def to_facts_csv(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
     """One row per fact: section, paper, the normalised value and the phrase with its span."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for section, key, fact in _fact_rows(papers, taxonomy):
-        writer.writerow(
-            (section, key, fact.kind, fact.value, fact.detail, fact.unit, fact.field, fact.start, fact.end, fact.phrase)
+        row = (
+            section,
+            key,
+            fact.kind,
+            fact.value,
+            fact.detail,
+            fact.unit,
+            fact.field,
+            fact.start,
+            fact.end,
+            fact.phrase,
         )
+        writer.writerow([_inert_cell(cell) for cell in row])
     return out.getvalue()

@@ -31,7 +31,7 @@ def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: Draft
         "levels": LEVELS[draft.level],
         "groups": groups,
         "rows": summary_rows(groups, taxonomy),
-        "comparisons": comparison_tables(groups),
+        "comparisons": comparison_tables(groups) if draft.comparisons else {},
         "trend": publication_trend(groups),
         "figure": draft.figure,
         "figure_cites": FIGURE_CITES,

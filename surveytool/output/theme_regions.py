@@ -10,8 +10,11 @@ from surveytool.output.notes_regions import region_spans
 
 THEME_MARK = "/theme-"
 _CITED = re.compile(r"\\cite[a-zA-Z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
-# What ends a theme's papers: the next theme, the next section, or the next notes region.
-_THEME_END = re.compile(r"^(\\paragraph\{|\\(sub)*section\{|\\chapter\{|% surveytool: begin notes )", re.M)
+# What ends a theme's papers: the next theme, section or notes region, or a table or figure after them
+# (a section's comparison table cites all its papers).
+_THEME_END = re.compile(
+    r"^(\\paragraph\{|\\(sub)*section\{|\\chapter\{|% surveytool: begin notes |\{?\\(small|begin)\b)", re.M
+)
 
 
 def theme_papers(text: str) -> dict[str, set[str]]:

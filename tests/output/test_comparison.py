@@ -192,3 +192,25 @@ def test_csv_export_of_no_facts_is_only_the_header():
     assert to_facts_csv([paper("a", "memory", "Nothing to see.")], taxonomy) == (
         "section,key,kind,value,detail,unit,field,start,end,phrase\n"
     )
+
+
+def test_no_comparisons_leaves_only_the_summary_table(tmp_path):
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", str(tmp_path / "refs.bib"), "--out", str(out), "--no-comparisons", check=True)
+    chapter = (out / "related_work.tex").read_text(encoding="utf-8")
+    assert chapter.count(r"\begin{longtable}") == 1 and "tab:rw-facts:" not in chapter
+
+
+def test_a_csv_cell_a_spreadsheet_would_run_starts_with_a_quote(tmp_path):
+    hostile = (
+        "@misc{+cmd,\n  title = {Sharded training},\n  year = 2021,\n  sections = {data-parallel},\n"
+        "  abstract = {We train with data parallelism on 1024 GPUs.},\n}\n"
+        "@misc{@sum,\n  title = {More sharded training},\n  year = 2022,\n  sections = {data-parallel},\n"
+        "  abstract = {We train with data parallelism on 512 GPUs.},\n}\n"
+    )
+    (tmp_path / "refs.bib").write_text(hostile, encoding="utf-8")
+    result = run_cli("export", str(tmp_path / "refs.bib"), "--format", "facts-csv", check=True)
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert {row["key"] for row in rows} == {"'+cmd", "'@sum"}
+    assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row.values())

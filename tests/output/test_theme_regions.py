@@ -34,3 +34,11 @@ def test_a_theme_without_prose_or_sharing_no_paper_is_not_renamed():
     new = chapter({"other": ["z"]})
     assert renamed_themes(old, new, {"pp/theme-bubble"}) == {}
     assert renamed_themes(old, chapter({"x": ["a"]}), {"pp/theme-bubble"}) == {}
+
+
+def test_a_table_after_the_last_theme_is_not_taken_for_its_papers():
+    text = chapter({"cost": ["a"], "bubble": ["b"]}).replace(
+        "\\subsection{Next}",
+        "{\\small\n\\begin{longtable}{ll}\n\\citet{a} & x \\\\\n\\citet{b} & y \\\\\n\\end{longtable}}\n\\subsection{Next}",
+    )
+    assert theme_papers(text) == {"pp/theme-cost": {"a"}, "pp/theme-bubble": {"b"}}
