@@ -50,7 +50,8 @@ def explain_tags(papers: Sequence[Paper]) -> str:
     for paper in papers:
         lines.append(f"{paper.key}  ({', '.join(str(s) for s in paper.sources)})")
         if not paper.tags:
-            lines.append("  no tag: nothing in its text matched the taxonomy")
+            # Either nothing matched, or the best section was below the threshold (a needs-review finding).
+            lines.append("  no tag: no section fits it surely enough (see its needs-review or no-section finding)")
         for tag in paper.tags:
             kind = "given by you" if tag.explicit else "suggestion" if tag.suggested else "rules"
             lines.append(f"  {tag.role.value:<9} {tag.section:<18} score {tag.score:g} ({kind})")

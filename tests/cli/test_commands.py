@@ -49,6 +49,14 @@ def test_tag_explain_shows_evidence_for_every_tag():
     assert blocks
 
 
+def test_tag_explain_says_why_an_entry_was_left_to_place(tmp_path):
+    bib = tmp_path / "general.bib"
+    bib.write_text("@article{resnet, title = {Deep Residual Learning for Image Recognition}, year = 2016}\n")
+    result = run_cli("tag", "--explain", str(bib), check=True)
+    assert "no tag: no section fits it surely enough" in result.stdout
+    assert "[needs-review]" in result.stderr and "'resnet'" in result.stderr
+
+
 def test_overrides_win_over_the_tagger(tmp_path):
     overrides = tmp_path / "overrides.toml"
     overrides.write_text('[tags]\nlepikhin2021gshard = ["Pipeline Parallelism", "memory"]\nnobody2020 = ["moe"]\n')
