@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import BENCH, CORPUS
+from helpers import BENCH, CORPUS, IN_CI
 
 from surveytool.bibtex.field_spans import field_spans, line_in, literal_inner
 from surveytool.bibtex.reader import read_bibtex
@@ -32,9 +32,10 @@ def test_every_field_of_biber_s_test_files_is_found_with_the_value_read(path: Pa
     assert [raw for raw in differ if not _PERCENT_LINE.search(raw)] == []
 
 
+# CI has shared/ beside the checkout: there the test must run (and fail if the file is missing).
+@pytest.mark.skipif(not BENCH.exists() and not IN_CI, reason="the shared benchmark files are beside the checkout only")
 def test_every_field_of_the_large_bench_file_is_found_with_the_value_read():
     large = BENCH / "large-merged.bib"
-    assert large.exists(), "the bench files are beside the checkout (../shared/bench)"
     entries, differ = _mismatches(large)
     assert [raw for raw in differ if not _PERCENT_LINE.search(raw)] == []
     assert entries > 15_000 and len(differ) < 20
