@@ -10,6 +10,9 @@ from surveytool.output.chapter_view import UNCLASSIFIED, GroupView, PaperView, S
 
 #: A section of this many papers or more is split into themes: two themes of three are the smallest structure.
 MIN_THEMED = 6
+#: A larger section is listed flat: five themes of it would be paragraphs too long to read, and finding them
+#: costs time on every build of a large bibliography.
+MAX_THEMED = 300
 
 
 def _year(view: PaperView) -> int | None:
@@ -19,6 +22,8 @@ def _year(view: PaperView) -> int | None:
 def section_themes(section: SectionView) -> tuple[ThemeView, ...]:
     """The section's themes in the order ``find_themes`` gives (largest first); () for a flat list."""
     if section.id == UNCLASSIFIED:  # papers no one placed share a section, not a topic
+        return ()
+    if len(section.papers) > MAX_THEMED:
         return ()
     found = find_themes(
         [ThemeInput(v.key, v.title, v.snippet, _year(v)) for v in section.papers], min_papers=MIN_THEMED

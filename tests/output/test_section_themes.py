@@ -102,3 +102,18 @@ def test_prose_in_a_theme_survives_a_rebuild_and_a_patched_rebuild_equals_a_fres
     assert fresh == patched
     compiled = compile_latex(tmp_path / "out")
     assert compiled.returncode == 0, compiled.stdout[-3000:]
+
+
+def test_a_section_too_large_for_readable_themes_is_listed_flat():
+    from surveytool.output.chapter_view import PaperView, SectionView
+    from surveytool.output.section_themes import MAX_THEMED, section_themes
+
+    def views(count: int) -> tuple[PaperView, ...]:
+        topics = [t for t, _ in SCHEDULES + PARTITIONING]
+        return tuple(
+            PaperView(f"p{i:04d}", f"{topics[i % 10]} {i}", "2020", "", True, "", "pipeline-parallel", (), ())
+            for i in range(count)
+        )
+
+    assert section_themes(SectionView("pipeline-parallel", "Pipelines", "", views(MAX_THEMED), ()))
+    assert section_themes(SectionView("pipeline-parallel", "Pipelines", "", views(MAX_THEMED + 1), ())) == ()
