@@ -177,3 +177,21 @@ def test_the_biblatex_dialect_compiles_with_biber_and_every_citation_has_its_yea
     assert re.search(r"Lepikhin et al\.\s+\(2021\)", text)
     assert "Müller" in text and "Ångström" in text and "Microsoft Research" in text
     assert "n.d." not in text  # no citation lost its year
+
+
+@requires_latex
+def test_thirty_unresolved_snippets_compile_each_with_a_label_of_its_own(tmp_path):
+    # natbib letters the labels of entries sharing author and year a..z, then {, |, }: the 27th ended the .bbl.
+    topics = [f"topic{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(30)]
+    snippets = "".join(
+        f"We study {t} scheduling of pipeline stages with {t} micro-batches and stashing …\n\n" for t in topics
+    )
+    paper_list = tmp_path / "list.txt"
+    paper_list.write_text("Related papers for An Unknown Anchor Paper\n\n" + snippets, encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", str(paper_list), "--out", str(out), check=True)
+    labels = re.findall(r"^  key = \{(.*)\},$", (out / "references.bib").read_text(encoding="utf-8"), re.M)
+    assert len(labels) == len(set(labels)) >= 30
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert_clean_log(out)

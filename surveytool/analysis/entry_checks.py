@@ -7,7 +7,7 @@ from collections.abc import Container, Iterable
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.crossref import by_key, inherited_fields, named_parents
 from surveytool.analysis.field_checks import field_location
-from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_title
+from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_key, is_placeholder_title
 from surveytool.model import Finding, Origin, Severity
 from surveytool.text.latex import needs_title_protection
 
@@ -17,13 +17,13 @@ from surveytool.text.latex import needs_title_protection
     Severity.WARNING,
     "an entry without real metadata",
     "A snippet or id that no catalog or service could match to a paper stays a placeholder (title "
-    "'Unresolved snippet: ...', key field 'Unresolved'), also after it was written to a .bib and read "
+    "'Unresolved snippet: ...', key field 'Unresolved <its key>'), also after it was written to a .bib and read "
     "back. Add its DOI or arXiv id, or use --online.",
 )
 def _placeholders(context: CheckContext) -> Iterable[Finding]:
     for paper in context.papers:
         if paper.origin is Origin.BIBTEX and (
-            paper.fields.get("key") == "Unresolved" or is_placeholder_title(paper.title or "")
+            is_placeholder_key(paper.fields.get("key", "")) or is_placeholder_title(paper.title or "")
         ):
             yield Finding(
                 "unresolved-entry",

@@ -82,6 +82,14 @@ _PLACEHOLDER_WORDS = 12
 PLACEHOLDER_PREFIXES = ("Unresolved snippet:", "Unresolved title:")
 
 
+#: How the ``key`` field (BibTeX's label for an entry without authors) of a placeholder starts.
+PLACEHOLDER_KEY = "Unresolved"
+
+
+def is_placeholder_key(value: str) -> bool:
+    return value == PLACEHOLDER_KEY or value.startswith(PLACEHOLDER_KEY + " ")
+
+
 def is_placeholder_title(title: str) -> bool:
     return title.startswith(PLACEHOLDER_PREFIXES)
 
@@ -145,7 +153,9 @@ def bibtex_fields(
     values = {name: text for name, text in paper.fields.items() if text or name in paper.latex_fields}
     if not paper.resolved:
         values["title"] = placeholder_title(paper)
-        values.setdefault("key", "Unresolved")
+        # BibTeX labels an entry without authors by this field: placeholders that shared one label would
+        # take natbib's extra letters past 'z' ({, |, }), which end the .bbl's braces.
+        values.setdefault("key", encode_bibtex_value(f"{PLACEHOLDER_KEY} {paper.key}"))
         values.setdefault("year", "n.d.")
         where = ", ".join(str(s) for s in paper.sources)
         what = "snippet" if paper.abstract else "title"
