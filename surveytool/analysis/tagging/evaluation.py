@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from surveytool.analysis.tagging.exemplars import user_exemplars
-from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger, explicit_tags
+from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger
+from surveytool.analysis.tagging.user_tags import explicit_tags
 from surveytool.model import Paper, Taxonomy
 
 FOLDS = 5

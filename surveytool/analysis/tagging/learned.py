@@ -47,6 +47,7 @@ class CentroidModel:
             for feature in found:
                 frequency[feature] += 1
         total = len(self.exemplars) + 1
+        self._only_once = frozenset(f for f, n in frequency.items() if n == 1)
         self.idf = {f: math.log(total / (n + 1)) + 1.0 for f, n in frequency.items()}
         self._parts: dict[str, tuple[str, ...]] = {}
         self._postings: dict[str, list[tuple[int, float]]] | None = None
@@ -103,25 +104,31 @@ class CentroidModel:
             self._parts[word] = found
         return found
 
-    def vector(self, found: Iterable[str], split: Collection[str] = ()) -> dict[str, float]:
+    def vector(
+        self, found: Iterable[str], split: Collection[str] = (), leave_out: int | None = None
+    ) -> dict[str, float]:
         """Known features weighted by rarity, unit length; unknown words of ``split`` (a title's: names live
-        there) split into known ones where they can be."""
+        there) split into known ones where they can be. ``leave_out``: features only that exemplar has are
+        unknown, as in a model that never saw it."""
         idf = self.idf
+        unseen = self._only_once & self.exemplar_features[leave_out] if leave_out is not None else frozenset()
         weights = {}
         for feature in found:
             weight = idf.get(feature)
             if weight is not None:
-                weights[feature] = weight
+                if feature not in unseen:
+                    weights[feature] = weight
             elif feature in split:
                 for part in self.parts(feature):
-                    weights[part] = idf[part]
+                    if part not in unseen:
+                        weights[part] = idf[part]
         norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
         return {f: w / norm for f, w in weights.items()}
 
     def log_scores(self, found: Iterable[str] | dict[str, float], leave_out: int | None = None) -> list[float]:
         """Cosine of the paper (its features, or their ``vector``) with each section plus the complement model's
         score; ``leave_out``: as if that exemplar had not been seen."""
-        query = found if isinstance(found, dict) else self.vector(found)
+        query = found if isinstance(found, dict) else self.vector(found, leave_out=leave_out)
         dots = [0.0] * len(self.sections)
         sums = self.sums
         for feature, value in query.items():

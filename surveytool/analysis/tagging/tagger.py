@@ -18,14 +18,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from surveytool.analysis.tagging import calibration
+from surveytool.analysis.tagging import calibration, user_model
 from surveytool.analysis.tagging.calibration import calibrated
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
+from surveytool.analysis.tagging.user_model import fit_user_model
+from surveytool.analysis.tagging.user_tags import explicit_tags
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher
-from surveytool.analysis.taxonomy import canonical_section, suggest_section
-from surveytool.model import Finding, Paper, Role, Severity, Tag, Taxonomy
+from surveytool.model import Finding, Origin, Paper, Role, Severity, Tag, Taxonomy, frozen_mapping
 
 # How much a phrase counts, by the field it was found in.
 FIELD_WEIGHTS = (("title", 2.0), ("abstract", 1.0), ("keywords", 1.5), ("booktitle", 0.5), ("journal", 0.5))
@@ -49,7 +50,7 @@ RUNNER_UP = "runner-up: "
 def blend_settings() -> tuple[object, ...]:
     """Everything besides the model that a computed tag depends on: a memo of tags is keyed on it."""
     weights = (LEARNED_WEIGHT, RULE_WEIGHT, BODY_LEARNED_WEIGHT, BODY_RULE_WEIGHT, RULE_CAP, DEFAULT_THRESHOLD)
-    return (*weights, calibration.CONFIDENCE_WEIGHTS, calibration.CONFIDENCE_KNOTS)
+    return (*weights, calibration.CONFIDENCE_WEIGHTS, calibration.CONFIDENCE_KNOTS, user_model.RELATIVE_WEIGHTS)
 
 
 def text_of(paper: Paper) -> tuple[str, ...]:
@@ -94,6 +95,14 @@ class Blend(NamedTuple):
         return sorted(range(len(self.sections)), key=lambda i: (-self.confidence[i], i))
 
 
+class _Logits(NamedTuple):
+    scores: dict[str, tuple[float, list[str]]]
+    learned: list[float]
+    blended: list[float]
+    body: bool
+    scale: float  # the learned part's weight
+
+
 class Tagger:
     """The taxonomy's vocabulary compiled once into a phrase matcher, and a model learned from tagged exemplars."""
 
@@ -111,6 +120,8 @@ class Tagger:
         self.matcher = PhraseMatcher(sorted(by_phrase))
         self.model = train(taxonomy, exemplars, corpus=corpus)
         self.support = 1.0 if any(e.origin == "corpus" for e in self.model.exemplars) else 0.0
+        users = [e for e in self.model.exemplars if e.origin == "user"]  # the model's first exemplars
+        self.user_model = fit_user_model(taxonomy.section_ids, users, self._exemplar_logits)
 
     def tag_each(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
         """``tag(paper)`` for each paper, in this process."""
@@ -134,31 +145,47 @@ class Tagger:
                     evidence[section_id].append(f'{field}: "{matched}"')
         return {s: (round(totals[s], 3), evidence[s]) for s in totals}
 
+    def logits(self, paper: Paper, leave_out: int | None = None) -> _Logits | None:
+        """The corpus model's and the rules' part of the blend; None when nothing in the text is known to either."""
+        scores = self.score(paper)
+        query = self.model.vector(*paper_features(paper), leave_out=leave_out)
+        if not scores and not query:
+            return None
+        body = bool(paper_text(paper)[1])
+        learned_weight, rule_weight = (BODY_LEARNED_WEIGHT, BODY_RULE_WEIGHT) if body else (LEARNED_WEIGHT, RULE_WEIGHT)
+        learned = [learned_weight * score for score in self.model.log_scores(query, leave_out)]
+        blended = list(learned)
+        for section_id, (score, _) in scores.items():
+            blended[self.order[section_id]] += rule_weight * rule_strength(score)
+        return _Logits(scores, learned, blended, body, learned_weight)
+
+    def _exemplar_logits(self, exemplar: Exemplar, index: int) -> tuple[list[float], float] | None:
+        fields = {"title": exemplar.title, **({"abstract": exemplar.body} if exemplar.body else {})}
+        found = self.logits(Paper(Origin.BIBTEX, (), frozen_mapping(fields), key=exemplar.key), index)
+        return None if found is None else (found.blended, found.scale)
+
     def blend(self, paper: Paper, leave_out: int | None = None) -> Blend | None:
         """Per section: the rules' score and evidence, the model's probability and the blend's confidence.
 
         None when nothing in the text is known to either. ``leave_out``: the model as if that exemplar
         (an index into ``self.model.exemplars``) had not been seen.
         """
-        scores = self.score(paper)
-        query = self.model.vector(*paper_features(paper))
-        if not scores and not query:
+        found = self.logits(paper, leave_out)
+        if found is None:
             return None
-        body = paper_text(paper)[1]
-        learned_weight, rule_weight = (BODY_LEARNED_WEIGHT, BODY_RULE_WEIGHT) if body else (LEARNED_WEIGHT, RULE_WEIGHT)
-        learned = [learned_weight * score for score in self.model.log_scores(query, leave_out)]
-        blended = list(learned)
-        for section_id, (score, _) in scores.items():
-            blended[self.order[section_id]] += rule_weight * rule_strength(score)
+        blended = found.blended
+        if self.user_model is not None:
+            own = self.user_model.logits(*paper_features(paper), found.scale, leave_out)
+            blended = [x + u for x, u in zip(blended, own, strict=False)] + blended[len(own) :]
         shares = softmax(blended)
         count = len(self.order)  # the model's columns after the taxonomy's sections are its background
         return Blend(
             self.model.sections[:count],
-            scores,
-            learned[:count],
+            found.scores,
+            found.learned[:count],
             shares[:count],
             self.support,
-            bool(body),
+            found.body,
             sum(shares[count:]),
         )
 
@@ -201,45 +228,6 @@ def candidates(tags: Sequence[Tag]) -> list[str]:
     found = [primary.section]
     found += [line[len(RUNNER_UP) :].rsplit(" ", 1)[0] for line in primary.evidence if line.startswith(RUNNER_UP)]
     return found
-
-
-def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tuple[str, ...], list[Finding]]:
-    """The user's own tags as section ids, the ones naming no section, and a finding for each that is not an id."""
-    tags: list[Tag] = []
-    unknown: list[str] = []
-    findings: list[Finding] = []
-    where = min(paper.sources)
-    for raw in paper.explicit_tags:
-        section_id = canonical_section(raw, taxonomy)
-        if section_id is None:
-            unknown.append(raw)
-            guess = suggest_section(raw, taxonomy)
-            findings.append(
-                Finding(
-                    "unknown-tag",
-                    Severity.ERROR,
-                    f"tag '{raw}' is not a section of the taxonomy",
-                    where,
-                    f"did you mean '{guess}'?" if guess else "see `surveytool taxonomy` for the section ids",
-                    paper.key,
-                )
-            )
-            continue
-        if section_id != raw:
-            findings.append(
-                Finding(
-                    "tag-variant",
-                    Severity.WARNING,
-                    f"tag '{raw}' is written differently from its section id '{section_id}'",
-                    where,
-                    f"write '{section_id}'; surveytool check --fix does this",
-                    paper.key,
-                )
-            )
-        if all(t.section != section_id for t in tags):
-            role = Role.PRIMARY if not tags else Role.SECONDARY
-            tags.append(Tag(section_id, role, 1.0, (f"given by the user as '{raw}'",), explicit=True))
-    return tuple(tags), tuple(unknown), findings
 
 
 #: Tags each of some papers: ``tag_papers`` asks only for those the user gave no tags. A build passes

@@ -1,0 +1,45 @@
+"""The tags a user gave an entry, read as the taxonomy's section ids."""
+
+from __future__ import annotations
+
+from surveytool.analysis.taxonomy import canonical_section, suggest_section
+from surveytool.model import Finding, Paper, Role, Severity, Tag, Taxonomy
+
+
+def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tuple[str, ...], list[Finding]]:
+    """The user's own tags as section ids, the ones naming no section, and a finding for each that is not an id."""
+    tags: list[Tag] = []
+    unknown: list[str] = []
+    findings: list[Finding] = []
+    where = min(paper.sources)
+    for raw in paper.explicit_tags:
+        section_id = canonical_section(raw, taxonomy)
+        if section_id is None:
+            unknown.append(raw)
+            guess = suggest_section(raw, taxonomy)
+            findings.append(
+                Finding(
+                    "unknown-tag",
+                    Severity.ERROR,
+                    f"tag '{raw}' is not a section of the taxonomy",
+                    where,
+                    f"did you mean '{guess}'?" if guess else "see `surveytool taxonomy` for the section ids",
+                    paper.key,
+                )
+            )
+            continue
+        if section_id != raw:
+            findings.append(
+                Finding(
+                    "tag-variant",
+                    Severity.WARNING,
+                    f"tag '{raw}' is written differently from its section id '{section_id}'",
+                    where,
+                    f"write '{section_id}'; surveytool check --fix does this",
+                    paper.key,
+                )
+            )
+        if all(t.section != section_id for t in tags):
+            role = Role.PRIMARY if not tags else Role.SECONDARY
+            tags.append(Tag(section_id, role, 1.0, (f"given by the user as '{raw}'",), explicit=True))
+    return tuple(tags), tuple(unknown), findings

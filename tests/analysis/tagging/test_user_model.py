@@ -1,0 +1,85 @@
+"""The user's tags as a model of their own, and models that leave one exemplar out."""
+
+import pytest
+
+from surveytool.analysis.tagging.exemplars import Exemplar, corpus_path, read_corpus, user_exemplars
+from surveytool.analysis.tagging.features import features
+from surveytool.analysis.tagging.learned import CentroidModel
+from surveytool.analysis.tagging.tagger import Tagger
+from surveytool.analysis.taxonomy import load_taxonomy
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.resources import default_taxonomy
+
+TAXONOMY = load_taxonomy(default_taxonomy())
+
+# A habit of the user's the bundled corpus does not share: gradient compression filed as optimization.
+COMPRESSION = [
+    "Gradient Compression with Error Feedback for Distributed SGD",
+    "Sparsified Gradient Exchange in Data-Parallel Training",
+    "Quantized Gradients for Communication-Efficient Training",
+    "Top-k Gradient Sparsification with Momentum Correction",
+    "Low-Rank Gradient Compression for Large Models",
+    "Adaptive Gradient Quantization across Workers",
+    "Error-Compensated Gradient Compression at Scale",
+    "Gradient Sparsification for Federated Clients",
+]
+UNSEEN = [
+    "Layer-wise Gradient Compression for Transformers",
+    "Gradient Sparsification on Multi-GPU Servers",
+    "Residual Gradient Compression for Speech Models",
+]
+
+EXPERTS = [
+    "Sparsely-Gated Mixture-of-Experts Layers",
+    "Expert Parallelism for Mixture-of-Experts Training",
+    "Routing Tokens to Experts with Load Balancing",
+    "Switch Transformers with Sparse Experts",
+    "Top-2 Gating in Mixture of Experts",
+    "Scaling MoE Models with Expert Parallelism",
+]
+
+
+def entry(title, key="new", tags=()):
+    return Paper(
+        Origin.BIBTEX,
+        (SourceLocation("mine.bib", 1),),
+        frozen_mapping({"title": title}),
+        key=key,
+        explicit_tags=tuple(tags),
+    )
+
+
+def tagger_of(titles, section):
+    tagged = [entry(title, f"mine{n}", [section]) for n, title in enumerate(titles)]
+    return Tagger(TAXONOMY, user_exemplars(tagged, TAXONOMY))
+
+
+def test_a_user_who_files_papers_unlike_the_corpus_gets_the_next_ones_filed_their_way():
+    tagger = tagger_of(COMPRESSION, "optimization")
+    assert tagger.user_model is not None and tagger.user_model.weight > 0
+    assert {tagger.tag(entry(title))[0].section for title in UNSEEN} == {"optimization"}
+    tagger.user_model = None  # the blend without it: the corpus and the rules outvote the user's habit
+    assert {tagger.tag(entry(title))[0].section for title in UNSEEN} == {"communication"}
+
+
+def test_a_user_whose_tags_the_corpus_already_predicts_gets_no_model_of_their_own():
+    assert tagger_of(EXPERTS, "moe").user_model is None
+
+
+def test_a_handful_of_tagged_entries_is_too_few_to_weigh_a_users_habits():
+    assert tagger_of(COMPRESSION[:4], "optimization").user_model is None
+
+
+@pytest.mark.parametrize("index", range(0, 60, 7))
+def test_a_left_out_exemplar_is_scored_as_by_a_model_that_never_saw_it(index):
+    rows = [r for r in read_corpus(corpus_path()) if r.split == "train"][:60]
+    exemplars = [Exemplar(f"e{n}", r.title, "", r.sections, 4.0, "user") for n, r in enumerate(rows)]
+    sections = TAXONOMY.section_ids
+    found = features(exemplars[index].title)
+    everything = CentroidModel(sections, exemplars)
+    left_out = everything.log_scores(everything.vector(found, leave_out=index), index)
+    others = CentroidModel(sections, exemplars[:index] + exemplars[index + 1 :])
+    retrained = others.log_scores(others.vector(found))
+    # Rarity weights and the complement's scale are the full model's: close to, not equal to, a retrained one.
+    assert max(abs(a - b) for a, b in zip(left_out, retrained, strict=True)) < 0.1
+    assert left_out.index(max(left_out)) == retrained.index(max(retrained))
