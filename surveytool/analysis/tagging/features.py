@@ -9,6 +9,10 @@ _STOPWORDS = frozenset(
     "a an and are as at be by for from in into is it its of on or our over the their this to towards toward via "
     "we with without using use based new study studies can how what when which why do does not than that these "
     "those through at vs versus".split()
+) | frozenset(
+    # Words of deep learning at large, which name no section: in the corpus they are mostly the GNN rows'
+    # "graph neural networks", and a general paper "... of Deep Neural Networks" followed them there.
+    "neural network networks".split()
 )
 
 
