@@ -154,3 +154,16 @@ MESSY_BIB = r"""@article{fontaine2020alpha,
   sections = {surveys,moe},
 }
 """
+
+
+def titled_entry(title: str, key: str = "k", tags: tuple[str, ...] | list[str] = ()):
+    """A .bib entry known by its title alone, with the tags its user gave it."""
+    from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
+
+    return Paper(
+        Origin.BIBTEX,
+        (SourceLocation("mine.bib", 1),),
+        frozen_mapping({"title": title}),
+        key=key,
+        explicit_tags=tuple(tags),
+    )

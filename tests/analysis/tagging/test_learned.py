@@ -5,26 +5,16 @@ import json
 
 import pytest
 from helpers import run_cli
+from helpers import titled_entry as entry
 
 from surveytool.analysis.tagging.features import paper_features
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.config import load_tag_settings
 from surveytool.errors import InputError
-from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.resources import default_taxonomy
 
 TAXONOMY = load_taxonomy(default_taxonomy())
-
-
-def entry(title, key="k", tags=()):
-    return Paper(
-        Origin.BIBTEX,
-        (SourceLocation("mine.bib", 1),),
-        frozen_mapping({"title": title}),
-        key=key,
-        explicit_tags=tuple(tags),
-    )
 
 
 def bib_entry(key, title, sections=None, year="2023"):

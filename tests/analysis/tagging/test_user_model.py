@@ -1,13 +1,13 @@
 """The user's tags as a model of their own, and models that leave one exemplar out."""
 
 import pytest
+from helpers import titled_entry as entry
 
 from surveytool.analysis.tagging.exemplars import Exemplar, corpus_path, read_corpus, user_exemplars
 from surveytool.analysis.tagging.features import features
 from surveytool.analysis.tagging.learned import CentroidModel
 from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.analysis.taxonomy import load_taxonomy
-from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.resources import default_taxonomy
 
 TAXONOMY = load_taxonomy(default_taxonomy())
@@ -37,16 +37,6 @@ EXPERTS = [
     "Top-2 Gating in Mixture of Experts",
     "Scaling MoE Models with Expert Parallelism",
 ]
-
-
-def entry(title, key="new", tags=()):
-    return Paper(
-        Origin.BIBTEX,
-        (SourceLocation("mine.bib", 1),),
-        frozen_mapping({"title": title}),
-        key=key,
-        explicit_tags=tuple(tags),
-    )
 
 
 def tagger_of(titles, section):
