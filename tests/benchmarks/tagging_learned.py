@@ -15,7 +15,9 @@ Run on its own: python tests/benchmarks/tagging_learned.py [--json]
   at 0.95 or more);
 - holdout: tests/data/holdout-snippets.tsv, snippets only.
 
-"primary" counts the tagger's best section whether or not it was sure enough to give it;
+"primary" counts the tagger's best section whether or not it was sure enough to give it, right when it
+is the section the paper's lists file it under most; "any of its sections" also counts it right when
+another of its lists files it there (the seed labels' "a|b");
 "given" is the share of entries given a section at the default threshold, "given accuracy" how
 many of those were right. Calibration bins the dev split's confidences.
 """
@@ -43,24 +45,27 @@ TAGGED_SHARE = 0.3
 BINS = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01)
 
 
+#: Every section the dev split's lists gave a paper, by its key (a paper filed under two headings is right in either).
+SECTIONS: dict[str, tuple[str, ...]] = {}
+
+
 def dev_papers(out_of_scope: bool = False) -> list[tuple[Paper, str]]:
     """The dev split as untagged papers (title only), with their labelled primary section: the field's papers,
     or with ``out_of_scope`` those of deep learning at large."""
     rows = [
         r for r in read_corpus(corpus_path()) if r.split == "dev" and (r.sections[0] == OUT_OF_SCOPE) == out_of_scope
     ]
-    return [
-        (
-            Paper(
-                Origin.BIBTEX,
-                (SourceLocation("dev.bib", n + 1),),
-                frozen_mapping({"title": r.title}),
-                key=f"dev{n:04d}",
-            ),
-            r.sections[0],
+    cases = []
+    for n, r in enumerate(rows):
+        key = f"dev{n:04d}"
+        SECTIONS[key] = r.sections
+        cases.append(
+            (
+                Paper(Origin.BIBTEX, (SourceLocation("dev.bib", n + 1),), frozen_mapping({"title": r.title}), key=key),
+                r.sections[0],
+            )
         )
-        for n, r in enumerate(rows)
-    ]
+    return cases
 
 
 def split_tagged(cases: list[tuple[Paper, str]]) -> tuple[list[tuple[Paper, str]], list[tuple[Paper, str]]]:
@@ -80,11 +85,14 @@ def stripped(taxonomy: Taxonomy) -> tuple[Taxonomy, dict[str, str]]:
     return replace(taxonomy, sections=sections, groups=groups, path="stripped.toml"), rename
 
 
-def measure(tagger: Tagger, cases: list[tuple[Paper, str]]) -> dict:
+def measure(tagger: Tagger, cases: list[tuple[Paper, str]], rename: dict[str, str] | None = None) -> dict:
     confidences = []
+    anywhere = 0
     for paper, label in cases:
         tags = tagger.tag(paper)
         confidences.append((tags[0].score if tags else 0.0, bool(tags) and tags[0].section == label))
+        labels = [(rename or {}).get(s, s) for s in SECTIONS[paper.key]]
+        anywhere += bool(tags) and tags[0].section in labels
     given = [right for confidence, right in confidences if confidence >= DEFAULT_THRESHOLD]
     calibration = []
     for low, high in zip(BINS, BINS[1:], strict=False):
@@ -102,6 +110,7 @@ def measure(tagger: Tagger, cases: list[tuple[Paper, str]]) -> dict:
     return {
         "entries": len(cases),
         "primary": round(sum(r for _, r in confidences) / n, 3),
+        "any of its sections": round(anywhere / n, 3),
         "given": round(len(given) / n, 3),
         "given_accuracy": round(sum(given) / (len(given) or 1), 3),
         "calibration": calibration,
@@ -123,10 +132,12 @@ def run() -> dict:
         "stripped + 30% tagged": measure(
             Tagger(plain[0], user_exemplars(with_tags(tagged, plain[1]), plain[0])),
             [(p, plain[1][label]) for p, label in rest],
+            plain[1],
         ),
         "no corpus + 30% tagged": measure(
             Tagger(plain[0], user_exemplars(with_tags(tagged, plain[1]), plain[0]), corpus=[]),
             [(p, plain[1][label]) for p, label in rest],
+            plain[1],
         ),
     }
     default = Tagger(taxonomy)
@@ -153,7 +164,8 @@ def main() -> int:
             print(f"{name:<26} {figures}")
             continue
         print(
-            f"{name:<26} primary {figures['primary']:.3f}  given {figures['given']:.3f}  "
+            f"{name:<26} primary {figures['primary']:.3f}  any of its sections {figures['any of its sections']:.3f}  "
+            f"given {figures['given']:.3f}  "
             f"given accuracy {figures['given_accuracy']:.3f}  ({figures['entries']} entries)"
         )
     print("calibration on dev (confidence -> accuracy):")
