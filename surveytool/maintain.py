@@ -10,8 +10,9 @@ from pathlib import Path
 
 from surveytool.analysis.checks import CheckContext, run_checks
 from surveytool.analysis.keys import dump_pins
-from surveytool.bibtex.fields import bibliography_pieces, sort_papers
+from surveytool.bibtex.fields import bibliography_pieces
 from surveytool.bibtex.format_options import STANDARD, BibFormat
+from surveytool.bibtex.order import sort_papers
 from surveytool.errors import InputError, TaxonomyError
 from surveytool.model import Finding, Severity, SourceLocation
 from surveytool.options import LOCK_FILE

@@ -22,6 +22,7 @@ from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, reso
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
+from surveytool.bibtex.order import in_bibtex_order
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
 from surveytool.options import Options
@@ -263,7 +264,7 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
             papers, tag_findings = reuse.tag(papers, taxonomy, tagger, ahead, tag_threshold(options.config))
     reuse.record([display for _, display in sources], read, list(zip(unkeyed, papers, strict=True)), identities, pins)
     reuse_findings, reused = reuse.finish()
-    papers = sorted(papers, key=lambda p: p.key)
+    papers = in_bibtex_order(papers)
     findings = sorted(
         [*read.findings, *merge_findings, *resolve_findings, *override_findings, *tag_findings, *reuse_findings],
         key=finding_order,

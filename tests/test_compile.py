@@ -195,3 +195,27 @@ def test_thirty_unresolved_snippets_compile_each_with_a_label_of_its_own(tmp_pat
     result = compile_latex(out)
     assert result.returncode == 0, result.stdout[-3000:]
     assert_clean_log(out)
+
+
+@requires_latex
+def test_a_dblp_export_keeps_what_its_papers_inherit_from_their_proceedings(tmp_path):
+    # DBLP's keys sort a proceedings volume before its papers; BibTeX inherits only from a parent written later.
+    library = tmp_path / "dblp.bib"
+    library.write_text(
+        "@proceedings{DBLP:conf/osdi/2020,\n  editor = {Jon Howell and Shan Lu},\n"
+        "  title = {14th USENIX Symposium on Operating Systems Design and Implementation},\n"
+        "  booktitle = {14th USENIX Symposium on Operating Systems Design and Implementation},\n"
+        "  publisher = {USENIX Association},\n  year = {2020}\n}\n\n"
+        "@inproceedings{DBLP:conf/osdi/NarayananSKPAZ20,\n  author = {Deepak Narayanan and Keshav Santhanam},\n"
+        "  title = {Heterogeneity-Aware Cluster Scheduling Policies for Deep Learning Workloads},\n"
+        "  pages = {481--498},\n  crossref = {DBLP:conf/osdi/2020},\n  sections = {hardware-systems}\n}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    run_cli("build", str(library), "--out", str(out), check=True)
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    bbl = (out / "main.bbl").read_text(encoding="utf-8")
+    assert "\\bibitem[Narayanan and Santhanam(2020)]{DBLP:conf/osdi/NarayananSKPAZ20}" in bbl  # the year inherited
+    blg = (out / "main.blg").read_text(encoding="latin-1")
+    assert "Warning" not in blg, blg  # before: "I didn't find a database entry", "empty year", "empty booktitle"

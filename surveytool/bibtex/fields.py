@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import partial
 
 from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
+from surveytool.bibtex.order import sort_papers
 from surveytool.bibtex.values import VERBATIM_FIELDS, month_macro, safe_bibtex_value, string_block_value, uses_any
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
@@ -193,17 +194,6 @@ def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
         values["eprinttype"] = values.pop("archiveprefix").lower()
     if aliases:
         values["ids"] = ",".join(sorted(aliases))
-
-
-SORT_ORDERS = ("key", "section")
-
-
-def sort_papers(papers: Iterable[Paper], order: str = "key", section_ids: Sequence[str] = ()) -> list[Paper]:
-    """By key, or by primary section in taxonomy order, then year, then key."""
-    if order == "section":
-        rank = {s: i for i, s in enumerate(section_ids)}
-        return sorted(papers, key=lambda p: (rank.get(p.primary_section or "", len(rank)), p.year or "9999", p.key))
-    return sorted(papers, key=lambda p: p.key)
 
 
 def bibtex_entry(

@@ -83,7 +83,8 @@ def bib(
     flags = dict(locals())  # the formatting flags are read by name (format_flags.chosen_format)
     from dataclasses import replace
 
-    from surveytool.bibtex.fields import DIALECTS, SORT_ORDERS
+    from surveytool.bibtex.fields import DIALECTS
+    from surveytool.bibtex.order import SORT_ORDERS
     from surveytool.maintain import BIB_STAGES, update_bib, write_bib
     from surveytool.pipeline import ANALYSIS_STAGES
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Paper, SourceLocation
 from surveytool.rebuild.bib_reading import ChunkLayout
 from surveytool.rebuild.memo import CACHE_CHECK, BuildCache, code_stamp, finding_from_plain, finding_to_plain
@@ -44,6 +45,7 @@ class EntryRecord(NamedTuple):
     json_length: int  # bytes of its entries.json object
     view: tuple  # its chapter.PaperView
     unencodable: tuple[str, ...]  # latex.unencodable_chars of its .bib text
+    crossref: str  # the key it names in crossref, lower-cased ("" for none): its parent is written last
 
 
 class SourceLayout(NamedTuple):
@@ -60,7 +62,7 @@ class SourceLayout(NamedTuple):
 class Snapshot:
     environment: str  # digest of everything but the .bib texts that the outputs depend on (patch.environment_digest)
     sources: tuple[SourceLayout, ...]
-    records: tuple[EntryRecord, ...]  # in key order, as the .bib and entries.json list them
+    records: tuple[EntryRecord, ...]  # in the order the .bib and entries.json list them (``bibtex.order``)
     findings: tuple[tuple[str, tuple], ...]  # (digest of the chunk it is about or "", finding_record)
     bib_head: int  # bytes of the .bib before its first entry (kept blocks)
     head_unencodable: tuple[str, ...]
@@ -158,6 +160,7 @@ def take_snapshot(
                 written.json_lengths[index],
                 tuple(views[index]),
                 written.unencodable[index],
+                crossref_target(paper),
             )
         )
     findings = [f for f in survey.findings if f.check != CACHE_CHECK]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -377,3 +378,21 @@ def test_a_patch_learns_from_the_same_tagged_entries_and_a_changed_tag_builds_in
     assert _patched(_rebuild(source, out, fresh)) == (7, 1)
     _edit(source, "{hardware-systems}", "{memory}")
     assert _patched(_rebuild(source, out, fresh)) is None
+
+
+def _keys_in_bib(out: Path) -> list[str]:
+    return re.findall(r"^@\w+\{([^,\n]+),$", (out / "references.bib").read_text(encoding="utf-8"), re.M)
+
+
+def test_an_entry_that_becomes_a_crossref_parent_moves_last_and_the_patch_equals_a_fresh_build(library):
+    source, out, fresh = library
+    assert _keys_in_bib(out)[:2] == ["paper0", "paper1"]
+    child = _entry("child", "Pipeline schedules for long contexts", 2023).replace(
+        "  booktitle = venue,\n", "  crossref = {Paper1},\n"
+    )
+    _edit(source, "@inproceedings{paper4,", child + "\n@inproceedings{paper4,")
+    assert _patched(_rebuild(source, out, fresh)) == (8, 1)
+    assert _keys_in_bib(out)[-1] == "paper1"  # BibTeX inherits only from a parent after its children
+    _edit(source, "  crossref = {Paper1},\n", "")
+    assert _patched(_rebuild(source, out, fresh)) == (8, 1)
+    assert _keys_in_bib(out)[:2] == ["child", "paper0"]

@@ -1,0 +1,35 @@
+from helpers import titled_entry
+
+from surveytool.bibtex.order import in_bibtex_order, sort_papers
+from surveytool.model import frozen_mapping
+
+
+def with_fields(key, **fields):
+    paper = titled_entry(f"Title of {key}", key)
+    return paper.__class__(paper.origin, paper.sources, frozen_mapping({**paper.fields, **fields}), key=key)
+
+
+DBLP = [
+    with_fields("DBLP:conf/osdi/2020", booktitle="OSDI 2020"),
+    with_fields("DBLP:conf/osdi/ZhengLZ20", crossref="DBLP:conf/osdi/2020"),
+    with_fields("DBLP:conf/osdi/AbadiBC20", crossref="dblp:CONF/osdi/2020"),  # keys match ignoring case
+    with_fields("DBLP:journals/corr/abs-2001-1"),
+]
+
+
+def test_crossref_parents_come_after_every_other_entry_in_key_order_otherwise():
+    assert [p.key for p in in_bibtex_order(DBLP)] == [
+        "DBLP:conf/osdi/AbadiBC20",
+        "DBLP:conf/osdi/ZhengLZ20",
+        "DBLP:journals/corr/abs-2001-1",
+        "DBLP:conf/osdi/2020",
+    ]
+
+
+def test_without_crossrefs_the_order_is_the_keys():
+    papers = [with_fields(k) for k in ("b", "a", "c")]
+    assert [p.key for p in sort_papers(papers)] == ["a", "b", "c"]
+
+
+def test_sorted_by_section_the_parents_come_last_too():
+    assert sort_papers(DBLP, "section", ())[-1].key == "DBLP:conf/osdi/2020"
