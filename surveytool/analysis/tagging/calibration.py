@@ -18,29 +18,34 @@ from collections.abc import Sequence
 
 #: Bias, then one weight per signal of ``Blend.signals``: its share of the blend, its lead over the
 #: runner-up, whether a phrase of its vocabulary was found, whether a labelled corpus applies.
-CONFIDENCE_WEIGHTS = (-2.5, 1.19, 2.74, -0.68, 1.0)
+CONFIDENCE_WEIGHTS = (-2.46, 1.33, 2.39, -0.53, 0.97)
 #: (logistic output, observed share right) knots of the isotonic map, by increasing output; linear between.
 CONFIDENCE_KNOTS: tuple[tuple[float, float], ...] = (
-    (0.084, 0.12),
-    (0.194, 0.3),
-    (0.253, 0.325),
-    (0.296, 0.34),
-    (0.373, 0.378),
-    (0.478, 0.44),
-    (0.566, 0.52),
-    (0.631, 0.53),
-    (0.685, 0.533),
-    (0.752, 0.59),
-    (0.794, 0.61),
-    (0.806, 0.81),
-    (0.82, 0.824),
-    (0.849, 0.88),
-    (0.851, 0.882),
-    (0.871, 0.919),
-    (0.919, 0.94),
-    (0.919, 0.96),
-    (0.919, 0.98),
-    (0.919, 0.99),
+    (0.085, 0.16),
+    (0.206, 0.265),
+    (0.258, 0.29),
+    (0.286, 0.35),
+    (0.351, 0.407),
+    (0.426, 0.42),
+    (0.528, 0.472),
+    (0.626, 0.49),
+    (0.655, 0.53),
+    (0.693, 0.54),
+    (0.73, 0.56),
+    (0.757, 0.61),
+    (0.774, 0.613),
+    (0.778, 0.71),
+    (0.779, 0.79),
+    (0.804, 0.802),
+    (0.844, 0.865),
+    (0.845, 0.87),
+    (0.845, 0.9),
+    (0.861, 0.909),
+    (0.902, 0.92),
+    (0.903, 0.925),
+    (0.903, 0.95),
+    (0.903, 0.99),
+    (0.903, 1.0),
 )
 
 
