@@ -1,9 +1,10 @@
 """`surveytool check`: every check with a failing and a passing case, --fix, --json, --explain."""
 
 import json
+import re
 
 import pytest
-from helpers import ROOT, run_cli
+from helpers import ROOT, compile_latex, requires_latex, run_cli
 
 from surveytool.analysis.checks import REGISTRY
 from surveytool.text.citations import citations
@@ -239,3 +240,42 @@ def test_check_tex_follows_the_documents_inputs_and_reads_its_aux(project):
         "(check the key, or add the entry)",
         "refs.bib:8: info [cite-unused] 'unused' is never cited (cite it or remove it)",
     ]
+
+
+def _entry(key: str) -> str:
+    return CLEAN.replace("shazeer2017", key).replace("Outrageously", key.capitalize())
+
+
+@requires_latex
+def test_with_includeonly_check_tex_counts_the_citations_latex_itself_sees(project):
+    paper = project / "paper"
+    paper.mkdir()
+    main = (
+        "\\documentclass{article}\n%s\n\\begin{document}\n\\include{one}\n\\include{two}\n"
+        "\\bibliographystyle{plain}\n\\bibliography{../refs}\n\\end{document}\n"
+    )
+    (paper / "main.tex").write_text(main % "% \\includeonly{one}")
+    (paper / "one.tex").write_text("\\cite{a}\n")
+    (paper / "two.tex").write_text("\\cite{b}\n")
+    (project / "refs.bib").write_text("".join(_entry(key) for key in ("a", "b", "c")))
+
+    def bibtex_saw() -> set[str]:
+        compiled = compile_latex(paper, "-g")
+        assert compiled.returncode == 0, compiled.stdout[-2000:]
+        return set(re.findall(r"\\bibitem\{([^}]*)\}", (paper / "main.bbl").read_text()))
+
+    def check_saw() -> tuple[set[str], list[str]]:
+        result = run_cli("check", "refs.bib", "--json", "--tex", "paper/main.tex", cwd=project)
+        found = json.loads(result.stdout)
+        unused = {f["key"] for f in found if f["check"] == "cite-unused"}
+        return {"a", "b", "c"} - unused, [f["message"] for f in found if f["check"] in ("cite-undefined", "tex-input")]
+
+    assert bibtex_saw() == {"a", "b"} == check_saw()[0]
+    # Chapter two is left out and edited since: LaTeX reads only its .aux from the run before.
+    (paper / "main.tex").write_text(main % "\\includeonly{one}")
+    (paper / "two.tex").write_text("\\cite{c} \\cite{ghost}\n")
+    assert bibtex_saw() == {"a", "b"} == check_saw()[0]
+    assert check_saw()[1] == []  # ghost is in no file LaTeX reads
+    # Without that .aux nothing speaks for chapter two.
+    (paper / "two.aux").unlink()
+    assert bibtex_saw() == {"a"} == check_saw()[0]
