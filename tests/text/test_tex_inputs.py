@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from surveytool.text.citations import Citation, citations
-from surveytool.text.tex_inputs import TexInput, Unreadable, aux_citations, read_document, tex_inputs
+from surveytool.text.tex_inputs import (
+    TexInput,
+    Unreadable,
+    aux_citations,
+    include_only_names,
+    read_document,
+    tex_inputs,
+)
 
 
 def _read(path: Path, shown: str) -> str:
@@ -292,3 +299,16 @@ def test_a_left_out_chapter_speaks_only_through_its_aux_from_an_earlier_run(tmp_
     assert [(a.path, a.citation.key) for a in document.aux] == [("one.aux", "a"), ("two.aux", "b")]
     (tmp_path / "two.aux").unlink()
     assert [a.citation.key for a in _document(tmp_path, {}).aux] == ["a"]
+
+
+def test_includeonly_compares_names_as_latex_does_spaces_quotes_and_tex_ending_aside_but_not_a_leading_dot(tmp_path):
+    assert include_only_names(' one , "two.tex",, chapters/three ') == {"one", "two", "chapters/three"}
+    document = _document(
+        tmp_path,
+        {
+            "main.tex": '\\includeonly{chapters/three, one}\n\\include{./chapters/three}\n\\include{"one"}\n',
+            "one.tex": "\\cite{one}\n",
+            "chapters/three.tex": "\\cite{three}\n",
+        },
+    )
+    assert [key for _, key, _ in _cited(document)] == ["one"]
