@@ -279,3 +279,28 @@ def test_with_includeonly_check_tex_counts_the_citations_latex_itself_sees(proje
     # Without that .aux nothing speaks for chapter two.
     (paper / "two.aux").unlink()
     assert bibtex_saw() == {"a"} == check_saw()[0]
+
+
+def test_check_tex_under_includeonly_with_crlf_a_symlinked_chapter_and_one_outside_the_folder(project):
+    paper = project / "paper"
+    (paper / "real").mkdir(parents=True)
+    (paper / "main.tex").write_bytes(
+        b"\\includeonly{linked,../outside}\r\n\\begin{document}\r\n\\include{linked}\r\n\\include{skipped}\r\n"
+        b"\\include{../outside}\r\n\\include{../elsewhere}\r\n\\end{document}\r\n"
+    )
+    (paper / "real" / "target.tex").write_bytes(b"\r\n\\cite{ghost}\r\n")
+    (paper / "linked.tex").symlink_to("real/target.tex")
+    (paper / "skipped.tex").write_bytes(b"\\cite{skipped}\r\n")
+    (project / "outside.tex").write_bytes(b"\\cite{secret}\r\n")
+    (project / "refs.bib").write_text(CLEAN)
+    result = run_cli(
+        "check", "refs.bib", "--tex", "paper/main.tex", "--checks", "cite-undefined,tex-input", cwd=project
+    )
+    # The listed chapters are read (the link's target, inside the folder) or reported (outside it); the
+    # others are not opened at all, as LaTeX does not open them.
+    assert result.stderr.splitlines() == [
+        "paper/main.tex:5: warning [tex-input] \\include{../outside} names a file outside the folder of "
+        "paper/main.tex; it was not followed (give the file with its own --tex to check its citations)",
+        "paper/real/target.tex:2: error [cite-undefined] \\cite of 'ghost', which is not in the bibliography "
+        "(check the key, or add the entry)",
+    ]
