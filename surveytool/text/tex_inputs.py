@@ -2,7 +2,8 @@
 main file, and the citations its ``.aux`` files recorded on the last LaTeX run.
 
 ``\\includeonly`` in the preamble is honoured as LaTeX honours it: an ``\\include`` it does not list is not read,
-and only that chapter's ``.aux`` from an earlier run (which LaTeX and BibTeX still read) speaks for it.
+and only what the ``.aux`` files recorded speaks for it (BibTeX's ``\\citation`` in the chapter's own ``.aux``,
+which LaTeX keeps; biblatex writes to the main ``.aux``, which the next run rewrites without them).
 
 Only files inside the main file's folder are read, as TeX itself reads them under TeX Live's paranoid
 setting (``openin_any = p``): a document from elsewhere must not make a check read ``/etc`` or a
