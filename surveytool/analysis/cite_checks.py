@@ -15,7 +15,9 @@ register(
     "a file a --tex document inputs that could not be followed",
     "check --tex reads the files a document names with \\input, \\include, \\subfile and the import package's "
     "\\import and \\subimport (relative to the main file's folder, .tex appended as TeX does), and the main "
-    "file's .aux (and those of included files) for citations that macros make. A file that is missing, "
+    "file's .aux (and those of included files) for citations that macros make. An \\include that the preamble's "
+    "\\includeonly leaves out is not read, as LaTeX does not read it; only what the .aux files recorded counts. "
+    "A file that is missing, "
     "unreadable, named with a macro, part of an input cycle or outside the main file's folder (TeX's paranoid "
     "rule: no ../ or absolute paths) is reported on the line that names it and skipped; give such a file with "
     "its own --tex to check it.",

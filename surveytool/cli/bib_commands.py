@@ -163,7 +163,8 @@ def resolve(
 def rekey(
     sources: SourcesArg = None,
     tex: Annotated[
-        list[Path] | None, typer.Option("--tex", help="A .tex file whose \\cite keys to rewrite (repeatable).")
+        list[Path] | None,
+        typer.Option("--tex", help="A .tex file whose \\cite keys to rewrite, with the files it inputs (repeatable)."),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only print what would change.")] = False,
     catalog: CatalogOpt = None,
@@ -173,7 +174,7 @@ def rekey(
     """Rewrite \\cite keys in .tex files to the keys that --merge-duplicates keeps (each file atomically)."""
     from dataclasses import replace
 
-    from surveytool.output.rekey import rekey_file, replacements
+    from surveytool.output.rekey import rekey_documents, replacements
     from surveytool.pipeline import ANALYSIS_STAGES
     from surveytool.rebuild.reuse import analyse_reusing
 
@@ -183,13 +184,14 @@ def rekey(
         replace(make_options(sources, catalog=catalog, tags_field=tags_field), merge_duplicates=True),
         progress(quiet, ANALYSIS_STAGES),
     )
-    renamed = replacements(survey.papers)
-    total = 0
-    for path in tex:
-        changes = rekey_file(path, renamed, dry_run=dry_run)
-        total += len(changes)
-        if not quiet:
-            for change in changes:
-                typer.echo(str(change))
+    done = rekey_documents(tex, replacements(survey.papers), dry_run=dry_run)
+    report(done.findings, quiet)
     if not quiet:
-        typer.echo(f"{total} citation key(s) {'to rewrite' if dry_run else 'rewritten'} in {len(tex)} file(s)")
+        for change in done.changes:
+            typer.echo(str(change))
+        for shown in done.rewritten:
+            typer.echo(f"{'would rewrite' if dry_run else 'rewrote'} {shown}")
+        typer.echo(
+            f"{len(done.changes)} citation key(s) {'to rewrite' if dry_run else 'rewritten'} in "
+            f"{len(done.rewritten)} file(s); {done.read} file(s) read"
+        )

@@ -1,6 +1,8 @@
 """Rewrite the keys of \\cite commands in .tex files after duplicates were merged: old key -> the key that replaced it.
 
-Only the keys inside citation commands change; every other byte of a file
+A main file's inputs are rewritten too: the files ``check --tex`` follows (``text/tex_inputs.py``), every
+``\\include`` whatever ``\\includeonly`` says (a chapter left out of today's run is compiled tomorrow), and
+never a file outside the main file's folder. Only the keys inside citation commands change; every other byte of a file
 stays as it was (its encoding, line endings, BOM, comments). A file is
 rewritten atomically: the new text goes to a temporary file beside the real
 one (a symlink is followed to its target), which takes the old file's mode and
@@ -14,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from surveytool.errors import InputError
-from surveytool.model import Paper
+from surveytool.model import Finding, Paper
 from surveytool.output.files import write_in_place
 from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
 from surveytool.text.citations import cite_key_spans
+from surveytool.text.tex_inputs import Unreadable, read_document
 
 
 @dataclass(frozen=True)
@@ -55,15 +58,53 @@ def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[s
     return "".join(pieces), changes
 
 
-def rekey_file(path: Path, renamed: Mapping[str, str], *, dry_run: bool = False) -> list[Rekeyed]:
-    """Rewrite the cited keys of one .tex file in place (unless ``dry_run``); what changed."""
-    try:
-        data = read_user_file(path, str(path), DOCUMENT_LIMIT)
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path), hint="check the path") from None
+@dataclass(frozen=True)
+class RekeyedDocuments:
+    """What rewriting the citations of some documents changed, in which files, and what could not be followed."""
+
+    changes: tuple[Rekeyed, ...]
+    rewritten: tuple[str, ...]  # the files with a key rewritten (or to rewrite, on a dry run), as shown
+    read: int  # how many files the documents are made of
+    findings: tuple[Finding, ...]  # tex-input warnings: an input missing, outside the folder, ...
+
+
+def _decoded(data: bytes) -> str:
     # surrogateescape gives every byte that is not UTF-8 back unchanged: a Latin-1 file stays Latin-1.
-    text = data.decode("utf-8", errors="surrogateescape")
-    new_text, changes = rekey_text(text, renamed, str(path))
-    if changes and not dry_run:
-        write_in_place(path, new_text.encode("utf-8", errors="surrogateescape"))
-    return changes
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def _read_input(path: Path, shown: str) -> str:
+    try:
+        return _decoded(read_user_file(path, shown, DOCUMENT_LIMIT))
+    except FileNotFoundError:
+        raise Unreadable("no such file") from None
+    except InputError as problem:
+        raise Unreadable(problem.message) from None
+
+
+def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_run: bool = False) -> RekeyedDocuments:
+    """Rewrite the cited keys of each main file and of the files it inputs in place (unless ``dry_run``); each
+    file once, however many documents input it, and a file with nothing to rewrite is not written at all."""
+    changes: list[Rekeyed] = []
+    rewritten: list[str] = []
+    findings: dict[Finding, None] = {}
+    done: set[Path] = set()
+    for main in mains:
+        try:
+            text = _decoded(read_user_file(main, str(main), DOCUMENT_LIMIT))
+        except FileNotFoundError:
+            raise InputError("no such file", path=str(main), hint="check the path") from None
+        document = read_document(main, str(main), text, _read_input, honour_include_only=False)
+        findings.update(dict.fromkeys(document.findings))
+        for path, (shown, content) in zip(document.paths, document.files, strict=True):
+            if path in done:
+                continue
+            done.add(path)
+            new_text, changed = rekey_text(content, renamed, shown)
+            if not changed:
+                continue
+            if not dry_run:
+                write_in_place(path, new_text.encode("utf-8", errors="surrogateescape"))
+            changes.extend(changed)
+            rewritten.append(shown)
+    return RekeyedDocuments(tuple(changes), tuple(rewritten), len(done), tuple(findings))

@@ -1,6 +1,10 @@
 """The files a LaTeX document is made of: ``\\input``, ``\\include``, ``\\subfile`` and ``\\import`` followed from its
 main file, and the citations its ``.aux`` files recorded on the last LaTeX run.
 
+``\\includeonly`` in the preamble is honoured as LaTeX honours it: an ``\\include`` it does not list is not read,
+and only what the ``.aux`` files recorded speaks for it (BibTeX's ``\\citation`` in the chapter's own ``.aux``,
+which LaTeX keeps; biblatex writes to the main ``.aux``, which the next run rewrites without them).
+
 Only files inside the main file's folder are read, as TeX itself reads them under TeX Live's paranoid
 setting (``openin_any = p``): a document from elsewhere must not make a check read ``/etc`` or a
 neighbour's folder. A file outside it is reported and can be named with its own ``--tex``.
@@ -11,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from surveytool.model import Finding, Severity, SourceLocation
@@ -25,6 +29,9 @@ _INPUT = re.compile(
 )
 _TWO_ARGUMENTS = ("import", "subimport", "inputfrom", "subinputfrom", "includefrom", "subincludefrom")
 _RELATIVE_TO_CURRENT = ("subimport", "subinputfrom", "subincludefrom")
+_INCLUDE_ONLY = re.compile(r"\\includeonly(?![A-Za-z@])\s*\{(?P<names>[^{}]*)\}")
+_BEGIN_DOCUMENT = re.compile(r"\\begin\s*\{document\}")
+_INCLUDES = ("include", "includefrom", "subincludefrom")
 _AUX_CITATION = re.compile(r"\\citation\{(?P<keys>[^{}]*)\}")
 # biblatex: \abx@aux@cite{<refsection>}{key} (3.x), \abx@aux@cite{key} before.
 _AUX_BIBLATEX = re.compile(r"\\abx@aux@cite\{(?P<first>[^{}]*)\}(?:\{(?P<second>[^{}]*)\})?")
@@ -63,33 +70,59 @@ class TexDocument:
     files: tuple[tuple[str, str], ...]  # (path shown, text)
     aux: tuple[AuxCitation, ...]
     findings: tuple[Finding, ...]
+    paths: tuple[Path, ...]  # where each of ``files`` is, links resolved: inside the main file's folder
+
+
+def _input_item(match: re.Match[str]) -> TexInput | None:
+    command = match.group("command")
+    first, second, bare = match.group("first"), match.group("second"), match.group("bare")
+    if command in _TWO_ARGUMENTS:
+        if first is None or second is None:
+            return None  # \import with one argument is not a file
+        directory, name = first.strip(), second.strip()
+    elif bare is not None:
+        if command != "input":
+            return None
+        directory, name = "", bare
+    else:
+        directory, name = "", (first or "").strip()
+    name = name.strip('"')
+    if not name or "#" in name or "#" in directory:
+        return None  # a macro's parameter: the file is named where the macro is used
+    return TexInput(command, name, directory, 0)
+
+
+def _scan(text: str) -> list[TexInput]:
+    """The inputs of ``text`` outside comments, and its ``\\includeonly`` lists and ``\\begin{document}`` (as
+    commands ``includeonly`` and ``document``), in the order TeX meets them."""
+    text = blank_comments(text)
+    found = [(m.start(), item) for m in _INPUT.finditer(text) if (item := _input_item(m)) is not None]
+    found += [(m.start(), TexInput("includeonly", m.group("names"), "", 0)) for m in _INCLUDE_ONLY.finditer(text)]
+    found += [(m.start(), TexInput("document", "", "", 0)) for m in _BEGIN_DOCUMENT.finditer(text)]
+    found.sort(key=lambda pair: pair[0])
+    items = []
+    line, counted_to = 1, 0
+    for start, item in found:
+        line += text.count("\n", counted_to, start)
+        counted_to = start
+        items.append(replace(item, line=line))
+    return items
 
 
 def tex_inputs(text: str) -> list[TexInput]:
     """The files ``text`` inputs, in order, outside comments."""
-    text = blank_comments(text)
-    found = []
-    line, counted_to = 1, 0
-    for match in _INPUT.finditer(text):
-        line += text.count("\n", counted_to, match.start())
-        counted_to = match.start()
-        command = match.group("command")
-        first, second, bare = match.group("first"), match.group("second"), match.group("bare")
-        if command in _TWO_ARGUMENTS:
-            if first is None or second is None:
-                continue  # \import with one argument is not a file
-            directory, name = first.strip(), second.strip()
-        elif bare is not None:
-            if command != "input":
-                continue
-            directory, name = "", bare
-        else:
-            directory, name = "", (first or "").strip()
-        name = name.strip('"')
-        if not name or "#" in name or "#" in directory:
-            continue  # a macro's parameter: the file is named where the macro is used
-        found.append(TexInput(command, name, directory, line))
-    return found
+    return [item for item in _scan(text) if item.command not in ("includeonly", "document")]
+
+
+def _part_name(name: str) -> str:
+    """A chapter's name as LaTeX compares \\include with \\includeonly: spaces and quotes trimmed, no ``.tex``."""
+    name = name.strip().strip('"')
+    return name[: -len(".tex")] if name.endswith(".tex") else name
+
+
+def include_only_names(argument: str) -> frozenset[str]:
+    """The chapters ``\\includeonly{argument}`` lets LaTeX read (an empty list: none)."""
+    return frozenset(_part_name(name) for name in argument.split(",") if name.strip())
 
 
 def aux_citations(text: str) -> tuple[list[Citation], list[tuple[str, int]]]:
@@ -131,11 +164,15 @@ def _warning(message: str, where: SourceLocation, hint: str) -> Finding:
 class _Walk:
     """One document's files, read depth first in the order TeX reads them."""
 
-    def __init__(self, main: Path, main_shown: str, read: Reader):
+    def __init__(self, main: Path, main_shown: str, read: Reader, honour_include_only: bool):
         self.folder = main.parent.resolve()
         self.main_shown = main_shown
         self.read = read
         self.files: list[tuple[str, str]] = []
+        self.paths: list[Path] = []
+        self.honour_include_only = honour_include_only
+        self.include_only: frozenset[str] | None = None  # None: every \include is read
+        self.in_body = False  # after \begin{document}, where \includeonly is an error LaTeX ignores
         self.findings: list[Finding] = []
         self.seen: set[Path] = set()
 
@@ -182,9 +219,10 @@ class _Walk:
         start = main.resolve()
         self.seen.add(start)
         self.files.append((self.main_shown, main_text))
+        self.paths.append(start)
         # Each frame: (file, its shown name, the folder its inputs are relative to, its inputs not yet read)
         stack: list[tuple[Path, str, Path, Iterator[TexInput]]] = [
-            (start, self.main_shown, self.folder, iter(tex_inputs(self.files[0][1])))
+            (start, self.main_shown, self.folder, iter(_scan(self.files[0][1])))
         ]
         while stack:
             path, shown, base, pending = stack[-1]
@@ -192,11 +230,16 @@ class _Walk:
             if item is None:
                 stack.pop()
                 continue
+            if item.command in ("includeonly", "document"):
+                self.note(item)
+                continue
             where = SourceLocation(shown, item.line)
             if item.command in _TWO_ARGUMENTS:
                 bases = [(base if item.command in _RELATIVE_TO_CURRENT else self.folder) / item.directory]
             else:  # inside an imported file the import's folder comes first, then TeX's own (the main file's)
                 bases = [base, self.folder]
+            if self.excluded(item, bases[0]):
+                continue  # LaTeX does not open it: not even a missing file is a problem
             target = self.target(bases, item, where)
             if target is None:
                 continue
@@ -216,7 +259,27 @@ class _Walk:
                 self.findings.append(_warning(f"{target_shown} {problem}", where, "check the file"))
                 continue
             self.files.append((target_shown, text))
-            stack.append((target, target_shown, inner_base, iter(tex_inputs(text))))
+            self.paths.append(target)
+            stack.append((target, target_shown, inner_base, iter(_scan(text))))
+
+    def note(self, item: TexInput) -> None:
+        """An ``\\includeonly`` in the preamble (the last one wins, as each replaces LaTeX's list) or the body's start."""
+        if item.command == "document":
+            self.in_body = True
+        elif self.honour_include_only and not self.in_body:
+            self.include_only = include_only_names(item.name)
+
+    def excluded(self, item: TexInput, base: Path) -> bool:
+        """Whether ``\\includeonly`` keeps LaTeX from reading the chapter ``item`` names."""
+        if self.include_only is None or item.command not in _INCLUDES:
+            return False
+        if item.command == "include":
+            name = item.name
+        elif item.command == "includefrom":  # the import package passes \include its folder and the name
+            name = item.directory.rstrip("/") + "/" + item.name if item.directory else item.name
+        else:  # \subincludefrom: the folders of the enclosing imports too
+            name = os.path.relpath(base / item.name, self.folder).replace(os.sep, "/")
+        return _part_name(name) not in self.include_only
 
     def aux(self, main: Path) -> list[AuxCitation]:
         """The citations of the main file's .aux and of the .aux files it reads, when they exist."""
@@ -239,8 +302,11 @@ class _Walk:
         return found
 
 
-def read_document(main: Path, main_shown: str, main_text: str, read: Reader) -> TexDocument:
-    """``main`` (its text read by the caller) and every file it inputs inside its folder, and its .aux citations."""
-    walk = _Walk(main, main_shown, read)
+def read_document(
+    main: Path, main_shown: str, main_text: str, read: Reader, *, honour_include_only: bool = True
+) -> TexDocument:
+    """``main`` (its text read by the caller) and every file it inputs inside its folder, and its .aux citations.
+    With ``honour_include_only`` false every ``\\include`` is read, whatever ``\\includeonly`` says."""
+    walk = _Walk(main, main_shown, read, honour_include_only)
     walk.walk(main, main_text)
-    return TexDocument(tuple(walk.files), tuple(walk.aux(main)), tuple(walk.findings))
+    return TexDocument(tuple(walk.files), tuple(walk.aux(main)), tuple(walk.findings), tuple(walk.paths))

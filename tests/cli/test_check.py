@@ -1,9 +1,10 @@
 """`surveytool check`: every check with a failing and a passing case, --fix, --json, --explain."""
 
 import json
+import re
 
 import pytest
-from helpers import ROOT, run_cli
+from helpers import ROOT, compile_latex, requires_latex, run_cli
 
 from surveytool.analysis.checks import REGISTRY
 from surveytool.text.citations import citations
@@ -238,4 +239,82 @@ def test_check_tex_follows_the_documents_inputs_and_reads_its_aux(project):
         "paper/sections/intro.tex:2: error [cite-undefined] \\cite of 'ghost', which is not in the bibliography "
         "(check the key, or add the entry)",
         "refs.bib:8: info [cite-unused] 'unused' is never cited (cite it or remove it)",
+    ]
+
+
+def _entry(key: str) -> str:
+    return CLEAN.replace("shazeer2017", key).replace("Outrageously", key.capitalize())
+
+
+# (preamble, end of the body, how the .bbl names an entry, what a left-out chapter still cites).
+# BibTeX reads a chapter's \citation from its own .aux, which a run that leaves the chapter out keeps;
+# biblatex writes every \abx@aux@cite to the main .aux, which that run rewrites without them.
+BIBLIOGRAPHIES = {
+    "bibtex": ("", "\\bibliographystyle{plain}\n\\bibliography{../refs}\n", r"\\bibitem\{([^}]*)\}", {"b"}),
+    "biblatex": (
+        "\\usepackage[backend=biber]{biblatex}\n\\addbibresource{../refs.bib}\n",
+        "\\printbibliography\n",
+        r"\\entry\{([^}]*)\}",
+        set(),
+    ),
+}
+
+
+@requires_latex
+@pytest.mark.parametrize("bibliography", sorted(BIBLIOGRAPHIES))
+def test_with_includeonly_check_tex_counts_the_citations_latex_itself_sees(project, bibliography):
+    preamble, end, entry, still_cited = BIBLIOGRAPHIES[bibliography]
+    paper = project / "paper"
+    paper.mkdir()
+    main = "\\documentclass{article}\n" + preamble + "%s\n\\begin{document}\n\\include{one}\n\\include{two}\n"
+    main += end + "\\end{document}\n"
+    (paper / "main.tex").write_text(main % "% \\includeonly{one}")
+    (paper / "one.tex").write_text("\\cite{a}\n")
+    (paper / "two.tex").write_text("\\cite{b}\n")
+    (project / "refs.bib").write_text("".join(_entry(key) for key in ("a", "b", "c")))
+
+    def latex_saw() -> set[str]:
+        compiled = compile_latex(paper, "-g")
+        assert compiled.returncode == 0, compiled.stdout[-2000:]
+        return set(re.findall(entry, (paper / "main.bbl").read_text()))
+
+    def check_saw() -> tuple[set[str], list[str]]:
+        result = run_cli("check", "refs.bib", "--json", "--tex", "paper/main.tex", cwd=project)
+        found = json.loads(result.stdout)
+        unused = {f["key"] for f in found if f["check"] == "cite-unused"}
+        return {"a", "b", "c"} - unused, [f["message"] for f in found if f["check"] in ("cite-undefined", "tex-input")]
+
+    assert latex_saw() == {"a", "b"} == check_saw()[0]
+    # Chapter two is left out and edited since: only what an earlier run recorded for it can count.
+    (paper / "main.tex").write_text(main % "\\includeonly{one}")
+    (paper / "two.tex").write_text("\\cite{c} \\cite{ghost}\n")
+    assert latex_saw() == {"a"} | still_cited == check_saw()[0]
+    assert check_saw()[1] == []  # ghost is in no file LaTeX reads
+    # Without that chapter's .aux nothing speaks for it.
+    (paper / "two.aux").unlink()
+    assert latex_saw() == {"a"} == check_saw()[0]
+
+
+def test_check_tex_under_includeonly_with_crlf_a_symlinked_chapter_and_one_outside_the_folder(project):
+    paper = project / "paper"
+    (paper / "real").mkdir(parents=True)
+    (paper / "main.tex").write_bytes(
+        b"\\includeonly{linked,../outside}\r\n\\begin{document}\r\n\\include{linked}\r\n\\include{skipped}\r\n"
+        b"\\include{../outside}\r\n\\include{../elsewhere}\r\n\\end{document}\r\n"
+    )
+    (paper / "real" / "target.tex").write_bytes(b"\r\n\\cite{ghost}\r\n")
+    (paper / "linked.tex").symlink_to("real/target.tex")
+    (paper / "skipped.tex").write_bytes(b"\\cite{skipped}\r\n")
+    (project / "outside.tex").write_bytes(b"\\cite{secret}\r\n")
+    (project / "refs.bib").write_text(CLEAN)
+    result = run_cli(
+        "check", "refs.bib", "--tex", "paper/main.tex", "--checks", "cite-undefined,tex-input", cwd=project
+    )
+    # The listed chapters are read (the link's target, inside the folder) or reported (outside it); the
+    # others are not opened at all, as LaTeX does not open them.
+    assert result.stderr.splitlines() == [
+        "paper/main.tex:5: warning [tex-input] \\include{../outside} names a file outside the folder of "
+        "paper/main.tex; it was not followed (give the file with its own --tex to check its citations)",
+        "paper/real/target.tex:2: error [cite-undefined] \\cite of 'ghost', which is not in the bibliography "
+        "(check the key, or add the entry)",
     ]

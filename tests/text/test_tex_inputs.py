@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from surveytool.text.citations import Citation, citations
-from surveytool.text.tex_inputs import TexInput, Unreadable, aux_citations, read_document, tex_inputs
+from surveytool.text.tex_inputs import (
+    TexInput,
+    Unreadable,
+    aux_citations,
+    include_only_names,
+    read_document,
+    tex_inputs,
+)
 
 
 def _read(path: Path, shown: str) -> str:
@@ -210,3 +217,98 @@ def test_a_subfiles_inputs_are_read_from_its_folder_first_then_from_the_main_fil
     )
     assert [key for _, key, _ in _cited(document)] == ["beside", "from-main-folder", "two"]
     assert document.findings == ()
+
+
+def test_includeonly_skips_the_includes_it_does_not_list_the_last_one_winning_and_never_an_input(tmp_path):
+    document = _document(
+        tmp_path,
+        {
+            "main.tex": (
+                "\\documentclass{book}\n% \\includeonly{one}\n\\includeonly{one}\n"
+                "\\includeonly{ two , chapters/three.tex }\n\\begin{document}\n\\includeonly{one}\n"
+                "\\include{one}\n\\include{two}\n\\include{chapters/three}\n\\input{one}\n\\include{gone}\n"
+                "\\end{document}\n"
+            ),
+            "one.tex": "\\cite{one}\n",
+            "two.tex": "\\cite{two}\n",
+            "chapters/three.tex": "\\cite{three}\n",
+        },
+    )
+    # \include{one} is left out by the second \includeonly (the one after \begin{document} is an error LaTeX
+    # ignores), the \input of the same file is read, and the missing chapter is never looked for.
+    assert [path for path, _ in document.files] == [
+        "main.tex",
+        "two.tex",
+        os.path.join("chapters", "three.tex"),
+        "one.tex",
+    ]
+    assert document.findings == ()
+
+
+def test_an_includeonly_in_an_input_preamble_counts_and_an_empty_one_leaves_every_chapter_out(tmp_path):
+    files = {
+        "main.tex": "\\input{preamble}\n\\begin{document}\n\\include{one}\n\\include{two}\n\\end{document}\n",
+        "preamble.tex": "\\includeonly{two}\n",
+        "one.tex": "\\cite{one}\n",
+        "two.tex": "\\cite{two}\n",
+    }
+    assert [key for _, key, _ in _cited(_document(tmp_path, files))] == ["two"]
+    files["preamble.tex"] = "\\includeonly{}\n"
+    assert [key for _, key, _ in _cited(_document(tmp_path, files))] == []
+
+
+def test_without_honouring_includeonly_every_chapter_is_read(tmp_path):
+    main = _write(
+        tmp_path,
+        {"main.tex": "\\includeonly{one}\n\\include{one}\n\\include{two}\n", "one.tex": "", "two.tex": "\\cite{t}\n"},
+    )
+    document = read_document(main, "main.tex", main.read_text(), _read, honour_include_only=False)
+    assert [path for path, _ in document.files] == ["main.tex", "one.tex", "two.tex"]
+    assert document.paths == (main.resolve(), (tmp_path / "one.tex").resolve(), (tmp_path / "two.tex").resolve())
+
+
+def test_includeonly_names_the_import_packages_chapters_with_their_folders(tmp_path):
+    document = _document(
+        tmp_path,
+        {
+            "main.tex": (
+                "\\includeonly{parts/a,parts/deeper/c}\n\\includefrom{parts}{a}\n\\includefrom{parts/}{b}\n"
+                "\\import{parts/}{index}\n"
+            ),
+            "parts/a.tex": "\\cite{a}\n",
+            "parts/b.tex": "\\cite{b}\n",
+            "parts/index.tex": "\\subincludefrom{deeper/}{c}\n\\subincludefrom{deeper/}{d}\n",
+            "parts/deeper/c.tex": "\\cite{c}\n",
+            "parts/deeper/d.tex": "\\cite{d}\n",
+        },
+    )
+    assert [key for _, key, _ in _cited(document)] == ["a", "c"]
+
+
+def test_a_left_out_chapter_speaks_only_through_its_aux_from_an_earlier_run(tmp_path):
+    files = {
+        "main.tex": "\\includeonly{one}\n\\begin{document}\n\\include{one}\n\\include{two}\n\\end{document}\n",
+        "one.tex": "\\cite{a}\n",
+        "two.tex": "\\cite{edited-since}\n",
+        "main.aux": "\\relax\n\\@input{one.aux}\n\\@input{two.aux}\n",
+        "one.aux": "\\relax\n\\citation{a}\n",
+        "two.aux": "\\relax\n\\citation{b}\n",
+    }
+    document = _document(tmp_path, files)
+    assert [key for _, key, _ in _cited(document)] == ["a"]
+    assert [(a.path, a.citation.key) for a in document.aux] == [("one.aux", "a"), ("two.aux", "b")]
+    (tmp_path / "two.aux").unlink()
+    assert [a.citation.key for a in _document(tmp_path, {}).aux] == ["a"]
+
+
+def test_includeonly_compares_names_as_latex_does_spaces_quotes_and_tex_ending_aside_but_not_a_leading_dot(tmp_path):
+    assert include_only_names(' one , "two.tex",, chapters/three ') == {"one", "two", "chapters/three"}
+    document = _document(
+        tmp_path,
+        {
+            "main.tex": '\\includeonly{chapters/three, one}\n\\include{./chapters/three}\n\\include{"one"}\n',
+            "one.tex": "\\cite{one}\n",
+            "chapters/three.tex": "\\cite{three}\n",
+        },
+    )
+    assert [key for _, key, _ in _cited(document)] == ["one"]

@@ -1,0 +1,94 @@
+"""`surveytool rekey --tex main.tex`: the main file and the files it inputs, never one outside its folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+
+from helpers import DATA, run_cli
+
+OLD, NEW = "lepikhin2021gshard", "lepikhin2020gshard"
+
+
+def _paper(tmp_path):
+    """A document with CRLF lines, a symlinked chapter, an \\include left out by \\includeonly, a chapter
+    outside its folder and a chapter with nothing to rewrite."""
+    shutil.copy(DATA / "duplicates" / "preprint-published.bib", tmp_path / "refs.bib")
+    paper = tmp_path / "paper"
+    (paper / "chapters").mkdir(parents=True)
+    files = {
+        "main.tex": (
+            f"\\includeonly{{chapters/one}}\r\n\\begin{{document}}\r\n\\cite{{{OLD}}}\r\n\\include{{chapters/one}}\r\n"
+            "\\include{chapters/two}\r\n\\input{linked}\r\n\\input{../outside}\r\n\\input{plain}\r\n\\end{document}\r\n"
+        ).encode(),
+        "chapters/one.tex": f"Caf\xe9 \\citep[p.~2]{{ {OLD} , other}}\r\n% \\cite{{{OLD}}}\r\n".encode("latin-1"),
+        "chapters/two.tex": f"\\cite{{{OLD}}}\n".encode(),
+        "real/target.tex": f"\\citet{{{OLD}}}\n".encode(),
+        "plain.tex": f"\\cite{{{NEW}}} and {OLD} outside a citation\r\n".encode(),
+    }
+    for name, data in files.items():
+        (paper / name).parent.mkdir(parents=True, exist_ok=True)
+        (paper / name).write_bytes(data)
+    (paper / "linked.tex").symlink_to("real/target.tex")
+    (tmp_path / "outside.tex").write_bytes(f"\\cite{{{OLD}}}\n".encode())
+    (paper / "chapters" / "two.tex").chmod(0o640)
+    return paper, files
+
+
+def _snapshot(folder):
+    return {
+        str(path.relative_to(folder)): (path.is_symlink(), path.read_bytes(), path.stat().st_mtime_ns)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_rekey_rewrites_the_main_file_and_every_file_it_inputs_and_names_each_one(tmp_path):
+    paper, files = _paper(tmp_path)
+    before = _snapshot(tmp_path)
+
+    dry = run_cli("rekey", "refs.bib", "--tex", "paper/main.tex", "--dry-run", cwd=tmp_path, check=True)
+    assert _snapshot(tmp_path) == before
+    assert "would rewrite paper/chapters/one.tex" in dry.stdout.splitlines()
+
+    done = run_cli("rekey", "refs.bib", "--tex", "paper/main.tex", cwd=tmp_path, check=True)
+    assert done.stdout.splitlines() == [
+        f"paper/main.tex:3: {OLD} -> {NEW}",
+        f"paper/chapters/one.tex:1: {OLD} -> {NEW}",
+        f"paper/chapters/two.tex:1: {OLD} -> {NEW}",
+        f"paper/real/target.tex:1: {OLD} -> {NEW}",
+        "rewrote paper/main.tex",
+        "rewrote paper/chapters/one.tex",
+        "rewrote paper/chapters/two.tex",
+        "rewrote paper/real/target.tex",
+        "4 citation key(s) rewritten in 4 file(s); 5 file(s) read",
+    ]
+    assert done.stderr.splitlines() == [
+        "paper/main.tex:7: warning [tex-input] \\input{../outside} names a file outside the folder of "
+        "paper/main.tex; it was not followed (give the file with its own --tex to check its citations)"
+    ]
+    after = _snapshot(tmp_path)
+    rewritten = {"main.tex", "chapters/one.tex", "chapters/two.tex", "real/target.tex"}
+    for name, data in files.items():
+        # Only the cited keys change: CRLF, Latin-1 bytes, comments and a key outside a \cite stay.
+        expected = data.replace(OLD.encode(), NEW.encode()) if name in rewritten else data
+        if name == "chapters/one.tex":
+            expected = data.replace(f"{{ {OLD} ,".encode(), f"{{ {NEW} ,".encode())
+        assert after[f"paper/{name}"][1] == expected, name
+    # A file with nothing to rewrite, and the one outside the folder, are not touched at all.
+    assert after["paper/plain.tex"] == before["paper/plain.tex"]
+    assert after["outside.tex"] == before["outside.tex"]
+    assert (paper / "linked.tex").is_symlink() and os.readlink(paper / "linked.tex") == "real/target.tex"
+    assert stat.S_IMODE((paper / "chapters" / "two.tex").stat().st_mode) == 0o640
+    assert sorted(os.listdir(paper)) == ["chapters", "linked.tex", "main.tex", "plain.tex", "real"]
+
+
+def test_rekey_reads_a_file_two_documents_share_once_and_a_missing_main_file_is_bad_input(tmp_path):
+    paper, _ = _paper(tmp_path)
+    done = run_cli(
+        "rekey", "refs.bib", "--tex", "paper/main.tex", "--tex", "paper/chapters/two.tex", cwd=tmp_path, check=True
+    )
+    assert done.stdout.splitlines()[-1] == "4 citation key(s) rewritten in 4 file(s); 5 file(s) read"
+    missing = run_cli("rekey", "refs.bib", "--tex", "paper/gone.tex", cwd=tmp_path)
+    assert missing.returncode == 2 and "paper/gone.tex" in missing.stderr and "Traceback" not in missing.stderr
