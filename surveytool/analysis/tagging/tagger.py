@@ -16,6 +16,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import cached_property
 from typing import NamedTuple
 
 from surveytool.analysis.tagging import calibration, user_model
@@ -23,7 +24,7 @@ from surveytool.analysis.tagging.calibration import calibrated
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
-from surveytool.analysis.tagging.user_model import fit_user_model
+from surveytool.analysis.tagging.user_model import UserModel, fit_user_model
 from surveytool.analysis.tagging.user_tags import explicit_tags
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher
 from surveytool.model import Finding, Origin, Paper, Role, Severity, Tag, Taxonomy, frozen_mapping
@@ -122,8 +123,12 @@ class Tagger:
         self.matcher = PhraseMatcher(sorted(by_phrase))
         self.model = train(taxonomy, exemplars, corpus=corpus)
         self.support = 1.0 if any(e.origin == "corpus" for e in self.model.exemplars) else 0.0
+
+    @cached_property
+    def user_model(self) -> UserModel | None:
+        """Fitted when first needed: a rebuild whose tags all come from its memo never needs it."""
         users = [e for e in self.model.exemplars if e.origin == "user"]  # the model's first exemplars
-        self.user_model = fit_user_model(taxonomy.section_ids, users, self._exemplar_logits)
+        return fit_user_model(self.taxonomy.section_ids, users, self._exemplar_logits)
 
     def tag_each(self, papers: Sequence[Paper]) -> list[tuple[Tag, ...]]:
         """``tag(paper)`` for each paper, in this process."""

@@ -10,6 +10,8 @@ tags the corpus already predicts gets little of it, one whose tags it does not g
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -21,7 +23,7 @@ from surveytool.analysis.tagging.learned import CentroidModel
 RELATIVE_WEIGHTS = (0.0, 0.1, 0.2, 0.5, 1.0)
 #: Fewer tagged entries than this say too little about their owner's habits to weigh them.
 MIN_TAGGED = 5
-#: The weight is chosen on at most this many entries (evenly spread): enough to tell the weights apart.
+#: The weight is chosen on about this many entries at most (evenly spread): enough to tell the weights apart.
 MAX_CHECKED = 300
 
 #: (the model's logits of an exemplar hidden from it, or None when nothing of its text is known; the scale
@@ -53,10 +55,13 @@ def fit_user_model(sections: Sequence[str], users: Sequence[Exemplar], base: Bas
     if len(users) < MIN_TAGGED:
         return None
     model = CentroidModel(sections, users)
-    step = max(1, len(users) // MAX_CHECKED)
+    # An entry hidden while its twin (the preprint of the same paper, say) still votes would make the user's
+    # model look right whatever their tags: only entries whose title no other entry has are checked.
+    titles = Counter(features(e.title) for e in users)
+    alone = [i for i, e in enumerate(users) if titles[features(e.title)] == 1]
     right = dict.fromkeys(RELATIVE_WEIGHTS, 0)
     count = len(sections)
-    for index in range(0, len(users), step):
+    for index in alone[:: math.ceil(len(alone) / MAX_CHECKED) or 1]:
         exemplar = users[index]
         seen = base(exemplar, index)
         if seen is None:

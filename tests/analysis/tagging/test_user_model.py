@@ -1,5 +1,7 @@
 """The user's tags as a model of their own, and models that leave one exemplar out."""
 
+import random
+
 import pytest
 from helpers import titled_entry as entry
 
@@ -72,3 +74,12 @@ def test_a_left_out_exemplar_is_scored_as_by_a_model_that_never_saw_it(index):
     retrained = others.log_scores(others.vector(found))
     # Rarity weights and the complement's scale are the full model's: close to, not equal to, a retrained one.
     assert max(abs(a - b) for a, b in zip(left_out, retrained, strict=True)) < 0.1
+
+
+def test_tags_drawn_at_random_get_no_model_even_when_each_entry_is_there_twice():
+    # A preprint and its conference version: hiding one while its twin votes would make random tags look learnt.
+    rows = [r for r in read_corpus(corpus_path()) if r.split == "train" and r.sections[0] != "out-of-scope"][:40]
+    draw = random.Random(7)
+    tagged = [(r.title, draw.choice(TAXONOMY.section_ids)) for r in rows]
+    twice = [entry(title, f"{copy}{n}", [section]) for n, (title, section) in enumerate(tagged) for copy in "ab"]
+    assert Tagger(TAXONOMY, user_exemplars(twice, TAXONOMY)).user_model is None
