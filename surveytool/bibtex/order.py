@@ -1,4 +1,4 @@
-"""The order entries are written in: by key, with the entries others name in ``crossref`` last.
+"""The order entries are written in: by key, with the entries others name in ``crossref`` after them.
 
 BibTeX lets an entry inherit from its ``crossref`` parent only when the parent
 comes after it in the file; biber does not mind, and a parent after all the
@@ -9,7 +9,7 @@ every inherited booktitle.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from surveytool.model import Paper
 
@@ -21,32 +21,53 @@ def crossref_target(paper: Paper) -> str:
     return paper.fields.get("crossref", "").strip().lower()
 
 
-def parent_keys(targets: Iterable[str]) -> frozenset[str]:
-    return frozenset(t for t in targets if t)
+def crossref_levels(links: Iterable[tuple[str, str]]) -> dict[str, int]:
+    """Lower-cased key -> how many levels of children it has below it (0, left out, for an entry no one names).
+
+    ``links``: (an entry's key, the key it names in crossref or ""). Written by increasing level, every
+    child comes before its parent, also where a parent has a parent of its own (a volume in a series).
+    """
+    children: dict[str, list[str]] = {}
+    for key, target in links:
+        if target:
+            children.setdefault(target, []).append(key.lower())
+    levels: dict[str, int] = {}
+
+    def level(key: str, seen: frozenset[str]) -> int:
+        if key not in children or key in seen:  # a cycle is BibTeX's error to report; it must not loop here
+            return 0
+        if key not in levels:
+            levels[key] = 1 + max(level(child, seen | {key}) for child in children[key])
+        return levels[key]
+
+    for parent in children:
+        level(parent, frozenset())
+    return levels
 
 
-def is_parent(key: str, parents: Collection[str]) -> bool:
-    return bool(parents) and key.lower() in parents
+def writing_order(key: str, levels: dict[str, int]) -> tuple[int, str]:
+    return (levels.get(key.lower(), 0) if levels else 0, key)
 
 
 def in_bibtex_order(papers: Iterable[Paper]) -> list[Paper]:
-    """By key, crossref parents after every other entry."""
+    """By key, crossref parents after their children."""
     papers = list(papers)
-    parents = parent_keys(crossref_target(p) for p in papers)
-    return sorted(papers, key=lambda p: (is_parent(p.key, parents), p.key))
+    levels = crossref_levels((p.key, crossref_target(p)) for p in papers)
+    return sorted(papers, key=lambda p: writing_order(p.key, levels))
 
 
 def sort_papers(papers: Iterable[Paper], order: str = "key", section_ids: Sequence[str] = ()) -> list[Paper]:
-    """By key, or by primary section in taxonomy order, then year, then key; crossref parents last in either."""
+    """By key, or by primary section in taxonomy order, then year, then key; crossref parents after their
+    children in either."""
     papers = list(papers)
     if order != "section":
         return in_bibtex_order(papers)
-    parents = parent_keys(crossref_target(p) for p in papers)
+    levels = crossref_levels((p.key, crossref_target(p)) for p in papers)
     rank = {s: i for i, s in enumerate(section_ids)}
     return sorted(
         papers,
         key=lambda p: (
-            is_parent(p.key, parents),
+            writing_order(p.key, levels)[0],
             rank.get(p.primary_section or "", len(rank)),
             p.year or "9999",
             p.key,

@@ -29,7 +29,7 @@ from surveytool.analysis.tagging.exemplars import user_exemplars
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.bibtex.fields import bibtex_entry, macros_of
 from surveytool.bibtex.format_options import STANDARD, BibFormat
-from surveytool.bibtex.order import crossref_target, is_parent, parent_keys
+from surveytool.bibtex.order import crossref_levels, crossref_target, writing_order
 from surveytool.digest import digest_text
 from surveytool.errors import SurveyToolError
 from surveytool.model import Finding, Paper, Taxonomy
@@ -280,8 +280,8 @@ def _splice(
                 view,
             )
         )
-    parents = parent_keys(record.crossref for record, _ in kept)
-    kept.sort(key=lambda pair: (is_parent(pair[0].key, parents), pair[0].key))
+    levels = crossref_levels((record.key, record.crossref) for record, _ in kept)
+    kept.sort(key=lambda pair: writing_order(pair[0].key, levels))
     records = tuple(record for record, _ in kept)
     # The last entry of the .bib without its blank line; the last object of entries.json closing the list.
     return (

@@ -1,7 +1,7 @@
 """What a build leaves for the next one to patch (``patch.py``): each entry's origin, claims and output text spans.
 
 Written beside the memos (``memo.py``) after a build whose sources are all
-.bib files. Each entry of the outputs is one record, in key order:
+.bib files. Each entry of the outputs is one record, in the order they are written (``bibtex.order``):
 
 - the chunk it was read from (its digest), when it is one entry alone in its chunk;
 - its identities and the keys it claims (its own, its pins), for telling
@@ -270,7 +270,7 @@ def forget_snapshot(folder: Path) -> None:
 
 
 class OutputSpans:
-    """An output file as a head and one span per entry, end to end, in key order.
+    """An output file as a head and one span per entry, end to end, in the order they are written.
 
     Every entry of the .bib ends in a blank line (the last one lost its own) and
     every object of entries.json in ",\n" (the last one in "\n]\n"); ``_patch``

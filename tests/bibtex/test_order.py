@@ -33,3 +33,18 @@ def test_without_crossrefs_the_order_is_the_keys():
 
 def test_sorted_by_section_the_parents_come_last_too():
     assert sort_papers(DBLP, "section", ())[-1].key == "DBLP:conf/osdi/2020"
+
+
+def test_a_parent_with_a_parent_of_its_own_comes_after_its_children_and_before_its_parent():
+    chain = [
+        with_fields("achild", crossref="mvolume"),
+        with_fields("bseries"),
+        with_fields("mvolume", crossref="bseries"),
+        with_fields("zlone"),
+    ]
+    assert [p.key for p in in_bibtex_order(chain)] == ["achild", "zlone", "mvolume", "bseries"]
+
+
+def test_a_crossref_cycle_is_written_without_looping():
+    cycle = [with_fields("a", crossref="b"), with_fields("b", crossref="a")]
+    assert sorted(p.key for p in in_bibtex_order(cycle)) == ["a", "b"]
