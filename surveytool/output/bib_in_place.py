@@ -16,6 +16,7 @@ from functools import lru_cache
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.format_options import STANDARD, BibFormat
+from surveytool.bibtex.order import crossref_target
 from surveytool.model import Origin, Paper, Taxonomy
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
 from surveytool.text.latex import needs_title_protection, protect_title_words
@@ -132,11 +133,34 @@ def update_bib_in_place(
     new = [p for p in papers if all(s.path != display for s in p.sources)]
     if new:
         newline = _newline_of(text)
-        appended = render_bibliography(new, (), tags_field=tags_field, dialect=dialect, fmt=fmt).replace("\n", newline)
-        # The file's last bytes stay; a blank line separates the new entries from them.
-        ending = "" if text.endswith(newline * 2) or not text else newline if text.endswith(newline) else newline * 2
-        text = text + ending + appended
-        edits.extend(Edit(p.key, 0, "added") for p in sorted(new, key=lambda p: p.key))
+
+        def rendered(group: Sequence[Paper]) -> str:
+            return render_bibliography(group, (), tags_field=tags_field, dialect=dialect, fmt=fmt).replace(
+                "\n", newline
+            )
+
+        # BibTeX inherits only from a parent written after the child: a new child of an entry already in the
+        # file goes just before that entry; the others are appended.
+        kept = {p.key.lower() for p in papers if any(s.path == display for s in p.sources)}
+        before: dict[str, list[Paper]] = {}
+        for paper in new:
+            if crossref_target(paper) in kept:
+                before.setdefault(crossref_target(paper), []).append(paper)
+        for parent, children in before.items():
+            found = re.search(rf"^[ \t]*@\w+[ \t]*[{{(][ \t]*{re.escape(parent)}[ \t]*,", text, re.M | re.I)
+            if found is None:
+                continue
+            text = text[: found.start()] + rendered(children) + newline + text[found.start() :]
+            placed = {id(child) for child in children}
+            new = [p for p in new if id(p) not in placed]
+        if new:
+            # The file's last bytes stay; a blank line separates the new entries from them.
+            ending = (
+                "" if text.endswith(newline * 2) or not text else newline if text.endswith(newline) else newline * 2
+            )
+            text = text + ending + rendered(new)
+        added = [p for p in papers if all(s.path != display for s in p.sources)]
+        edits.extend(Edit(p.key, 0, "added") for p in sorted(added, key=lambda p: p.key))
     return text, edits
 
 

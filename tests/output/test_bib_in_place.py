@@ -303,3 +303,22 @@ def test_a_latin1_key_is_named_as_a_utf8_tool_sees_it_and_as_the_outputs_spell_i
     [message] = [line for line in result.stderr.splitlines() if "entry key" in line]
     assert message.startswith(f"{source}:1: error [key-encoding] entry key 'test\u00e9'")
     assert "a UTF-8 tool sees 'test\ufffd'" in message
+
+
+def test_a_new_child_of_a_proceedings_in_the_file_goes_before_it_and_every_old_byte_stays(tmp_path):
+    # BibTeX inherits from a crossref parent only when it comes after the child.
+    volume = "@proceedings{osdi2020,\r\n  title = {OSDI 2020},\r\n  editor = {Ed Itor},\r\n  year = {2020}\r\n}\r\n"
+    mine = tmp_path / "mine.bib"
+    old = entry("aaa2020", tags="moe", nl="\r\n") + "\r\n" + volume
+    mine.write_bytes(old.encode("utf-8"))
+    other = tmp_path / "other.bib"
+    other.write_text(
+        "@inproceedings{zheng2020ansor,\n  author = {Zheng, Lianmin},\n  title = {Ansor: Generating"
+        " High-Performance Tensor Programs},\n  crossref = {OSDI2020},\n  sections = {hardware-systems}\n}\n",
+        encoding="utf-8",
+    )
+    run_cli("bib", str(other), "--in-place", str(mine), check=True)
+    text = mine.read_bytes().decode("utf-8")
+    assert text.index("{zheng2020ansor,") < text.index("@proceedings{osdi2020,")
+    assert text.replace(text[text.index("@inproceedings{zheng2020ansor,") : text.index("@proceedings")], "") == old
+    assert "\n" not in text.replace("\r\n", "")  # the new entry takes the file's line endings
