@@ -156,13 +156,15 @@ def bibtex_fields(
         values["title"] = placeholder_title(paper)
         # BibTeX labels an entry without authors by this field: placeholders that shared one label would
         # take natbib's extra letters past 'z' ({, |, }), which end the .bbl's braces.
-        values.setdefault("key", encode_bibtex_value(f"{PLACEHOLDER_KEY} {paper.key}"))
+        values.setdefault("key", f"{PLACEHOLDER_KEY} {paper.key}")
         values.setdefault("year", "n.d.")
         where = ", ".join(str(s) for s in paper.sources)
         what = "snippet" if paper.abstract else "title"
         values.setdefault(
             "note", f"surveytool: unresolved {what} from {where}; identify the paper and complete this entry"
         )
+    elif values.get("key") == PLACEHOLDER_KEY and is_placeholder_title(values.get("title", "")):
+        values["key"] = f"{PLACEHOLDER_KEY} {paper.key}"  # a placeholder written before labels were its own
     if paper.explicit_tags:
         # The user's tags: variants written as ids, tags naming no section kept as they wrote them.
         given = [t.section for t in paper.tags if t.explicit] + list(paper.unknown_tags)
