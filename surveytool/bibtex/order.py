@@ -37,10 +37,10 @@ def crossref_levels(links: Iterable[tuple[str, str]]) -> dict[str, int]:
         if key not in children or key in seen:  # a cycle is BibTeX's error to report; it must not loop here
             return 0
         if key not in levels:
-            levels[key] = 1 + max(level(child, seen | {key}) for child in children[key])
+            levels[key] = 1 + max(level(child, seen | {key}) for child in sorted(children[key]))
         return levels[key]
 
-    for parent in children:
+    for parent in sorted(children):  # in a fixed order: a cycle's levels must not depend on the file's order
         level(parent, frozenset())
     return levels
 

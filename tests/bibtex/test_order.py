@@ -48,3 +48,15 @@ def test_a_parent_with_a_parent_of_its_own_comes_after_its_children_and_before_i
 def test_a_crossref_cycle_is_written_without_looping():
     cycle = [with_fields("a", crossref="b"), with_fields("b", crossref="a")]
     assert sorted(p.key for p in in_bibtex_order(cycle)) == ["a", "b"]
+
+
+def test_a_crossref_cycle_is_written_in_the_same_order_whatever_order_it_was_read_in():
+    cycle = [
+        with_fields("circ1", crossref="circ3"),
+        with_fields("circ2", crossref="circ1"),
+        with_fields("circ3", crossref="circ2"),
+    ]
+    orders = {
+        tuple(p.key for p in in_bibtex_order(shuffled)) for shuffled in (cycle, cycle[::-1], cycle[1:] + cycle[:1])
+    }
+    assert len(orders) == 1
