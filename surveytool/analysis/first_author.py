@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from surveytool.analysis.key_authors import author_names
+from surveytool.analysis.key_authors import names_of
 from surveytool.bibtex.names import split_names
 from surveytool.model import Paper
 from surveytool.text.transliterate import words
@@ -77,7 +77,7 @@ def _family_spellings(given: list[str], family: list[str]) -> set[str]:
     return spellings
 
 
-@lru_cache(maxsize=1 << 12)
+@lru_cache(maxsize=1 << 16)
 def author_name(text: str, corporate: bool = False) -> AuthorName:
     """``text`` (one name, plain text) as it is compared; ``corporate``: a name never split into parts."""
     text = " ".join(text.split())
@@ -105,11 +105,14 @@ def author_name(text: str, corporate: bool = False) -> AuthorName:
 
 def first_author(paper: Paper) -> AuthorName:
     """The first author of ``paper`` as it is compared (empty: none is named)."""
-    names, _ = author_names(paper)
-    if not names:
-        return _NOBODY
-    text, corporate = names[0]
-    return author_name(text, corporate)
+    return _first_of(paper.fields.get("author", ""), paper.latex_fields.get("author", ""))
+
+
+@lru_cache(maxsize=1 << 16)
+def _first_of(author: str, latex: str) -> AuthorName:
+    # Records are compared pairwise, many times each: a list is read once.
+    names, _ = names_of(author, latex)
+    return author_name(*names[0]) if names else _NOBODY
 
 
 def same_author(a: AuthorName, b: AuthorName) -> bool:
