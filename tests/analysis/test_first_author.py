@@ -1,9 +1,11 @@
 """First authors compared however a record spells them: particles, accents, corporate names."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from surveytool.analysis.agreement import agree, confirmed
-from surveytool.analysis.first_author import author_name, first_author, same_author
+from surveytool.analysis.first_author import PARTICLES, author_name, first_author, same_author
 from surveytool.bibtex.reader import read_bibtex
 
 
@@ -89,3 +91,28 @@ def test_merging_and_resolution_agree_on_a_first_author_spelled_with_particles()
     assert not agree(bib, service) and not agree(first("Li, Wei"), first("Lin, Wei"))
     nobody = first("others")
     assert agree(nobody, bib) and not first_author(nobody)
+
+
+_WORD = st.text("abcdefghijklmnopqrstuvwxyzäöüéñ", min_size=2, max_size=9).filter(lambda w: w not in PARTICLES)
+_PARTICLE = st.sampled_from(["von", "van", "van der", "de", "de la", "di", "du", "le", "dos", "ten"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    given_names=st.lists(_WORD, min_size=1, max_size=3), particle=_PARTICLE, family=_WORD, more=st.sampled_from("nsx")
+)
+def test_any_name_in_its_four_spellings_is_one_person_and_a_longer_family_name_is_not(
+    given_names, particle, family, more
+):
+    first, family = " ".join(w.capitalize() for w in given_names), family.capitalize()
+    spellings = [
+        f"{particle} {family}, {first}",  # BibTeX's own order
+        f"{first} {particle} {family}",  # DBLP, arXiv
+        f"{family}, {first} {particle}",  # Crossref's family and given
+        f"{first} {particle.title()} {family}",  # Semantic Scholar's capitals
+    ]
+    assert all(same(a, b) for a in spellings for b in spellings)
+    assert same(spellings[1], f"{first} {family}")  # the particle left out
+    # "Li" and "Lin": one letter more is another family name, in any spelling.
+    longer = [f"{first} {particle} {family}{more}", f"{family}{more}, {first}", f"{particle} {family}{more}, {first}"]
+    assert not any(same(a, b) for a in spellings for b in longer)
