@@ -28,8 +28,9 @@ PARTICLES = frozenset(
 )
 # A particle joined to the name by an apostrophe or hyphen ("d'Alembert", "al-Khwarizmi"), split off.
 _JOINED_PARTICLE = re.compile(r"^(d|l|al|el)['\u2019-](?=\w)", re.IGNORECASE)
-# A word without letters is no name ("Wei Zhang 0001", DBLP's way to tell two people apart).
-_NUMBERED = re.compile(r"(\s+\d+)+$")
+# Not part of the family name at a name's end: DBLP's number telling namesakes apart ("Wei Zhang 0001"),
+# a generation written without BibTeX's comma ("Martin Luther King Jr."), "et al." written into the name.
+_TRAILING = re.compile(r"(,?\s+(\d+|jr\.?|sr\.?|ii|iii|iv|et\.?\s+al\.?))+$", re.IGNORECASE)
 # German and Scandinavian letters have two ASCII spellings ("Müller": "Muller", "Mueller").
 _LONG_SPELLING = str.maketrans(
     {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ø": "oe", "Ø": "Oe", "å": "aa", "Å": "Aa"}
@@ -81,7 +82,7 @@ def _family_spellings(given: list[str], family: list[str]) -> set[str]:
 def author_name(text: str, corporate: bool = False) -> AuthorName:
     """``text`` (one name, plain text) as it is compared; ``corporate``: a name never split into parts."""
     text = " ".join(text.split())
-    people = [] if corporate else split_names(_NUMBERED.sub("", text))
+    people = [] if corporate else split_names(_TRAILING.sub("", text))
     if not corporate and not people:
         return _NOBODY
     if corporate or people[0].corporate:

@@ -41,6 +41,7 @@ SPELLINGS = [
     ["d'Alembert, Jean", "Jean d'Alembert", "Jean D'Alembert", "D'Alembert, J."],
     ["al-Khwarizmi, Muhammad", "Muhammad al-Khwarizmi", "Muhammad Al Khwarizmi", "Al-Khwarizmi, M."],
     ["Jacobson, Van", "Van Jacobson", "V. Jacobson"],
+    ["King, Jr., Martin Luther", "Martin Luther King Jr.", "King, Martin Luther", "M. L. King, Jr.", "King et al."],
 ]
 
 
