@@ -30,7 +30,7 @@ PARTICLES = frozenset(
 _JOINED_PARTICLE = re.compile(r"^(d|l|al|el)['\u2019-](?=\w)", re.IGNORECASE)
 # Not part of the family name at a name's end: DBLP's number telling namesakes apart ("Wei Zhang 0001"),
 # a generation written without BibTeX's comma ("Martin Luther King Jr."), "et al." written into the name.
-_TRAILING = re.compile(r"(,?\s+(\d+|jr\.?|sr\.?|ii|iii|iv|et\.?\s+al\.?))+$", re.IGNORECASE)
+_TRAILING_WORD = re.compile(r"\d+|jr\.?|sr\.?|ii|iii|iv", re.IGNORECASE)
 # German and Scandinavian letters have two ASCII spellings ("Müller": "Muller", "Mueller").
 _LONG_SPELLING = str.maketrans(
     {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ø": "oe", "Ø": "Oe", "å": "aa", "Å": "Aa"}
@@ -58,6 +58,20 @@ def _spell(text: str) -> list[str]:
     return [w.lower() for w in words(text)]
 
 
+def _without_trailing_words(text: str) -> str:
+    # Word by word from the end: a pattern anchored at the end would be tried from every position.
+    words_ = text.split()
+    while len(words_) > 1:
+        if _TRAILING_WORD.fullmatch(words_[-1]):
+            del words_[-1:]
+        elif len(words_) > 2 and words_[-1].lower() in ("al", "al.") and words_[-2].lower() in ("et", "et."):
+            del words_[-2:]
+        else:
+            break
+        words_[-1] = words_[-1].rstrip(",")
+    return " ".join(words_)
+
+
 def _split_particle(word: str) -> list[str]:
     match = _JOINED_PARTICLE.match(word)
     return [match.group(1), word[match.end() :]] if match else [word]
@@ -82,7 +96,7 @@ def _family_spellings(given: list[str], family: list[str]) -> set[str]:
 def author_name(text: str, corporate: bool = False) -> AuthorName:
     """``text`` (one name, plain text) as it is compared; ``corporate``: a name never split into parts."""
     text = " ".join(text.split())
-    people = [] if corporate else split_names(_TRAILING.sub("", text))
+    people = [] if corporate else split_names(_without_trailing_words(text))
     if not corporate and not people:
         return _NOBODY
     if corporate or people[0].corporate:
