@@ -26,6 +26,8 @@ PARTICLES = frozenset(
     "von vom zu zur van den der de del della delle dello degli dei di da das dos do du des la le les lo "
     "ten ter te t 't d l al el".split()
 )
+# No name has more particles than this ("van de la"); a list of them is not folded further.
+_MOST_PARTICLES = 4
 # A particle joined to the name by an apostrophe or hyphen ("d'Alembert", "al-Khwarizmi"), split off.
 _JOINED_PARTICLE = re.compile(r"^(d|l|al|el)['\u2019-](?=\w)", re.IGNORECASE)
 # Not part of the family name at a name's end: DBLP's number telling namesakes apart ("Wei Zhang 0001"),
@@ -81,11 +83,11 @@ def _family_spellings(given: list[str], family: list[str]) -> set[str]:
     """The family name joined with and without its leading particles; capitalised particles that end
     the given names (BibTeX's reading of ``J. Von Neumann``) may open it, but one given name always stays."""
     moved = 0
-    while moved < len(given) - 1 and given[len(given) - 1 - moved] in PARTICLES:
+    while moved < min(len(given) - 1, _MOST_PARTICLES) and given[len(given) - 1 - moved] in PARTICLES:
         moved += 1
     joined = given[len(given) - moved :] + family
     spellings = set()
-    for start, word in enumerate(joined):
+    for start, word in enumerate(joined[: 2 * _MOST_PARTICLES + 1]):
         spellings.add("".join(joined[start:]))
         if word not in PARTICLES:
             break

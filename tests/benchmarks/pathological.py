@@ -125,8 +125,10 @@ def _name_trailing_words(size: int, folder: Path) -> Callable[[], object]:
     def paper(author: str) -> Paper:
         return Paper(Origin.BIBTEX, (SourceLocation("refs.bib", 1),), frozen_mapping({"author": author}))
 
-    # Words a name may end in that are not its family name (a DBLP number, a generation), then one that is.
-    a, b = paper("Ann Smith" + " 1" * size + " Jr." * size + " x"), paper("Smith, Ann")
+    # Words a name may end in that are not its family name (a DBLP number, a generation), then one that is;
+    # particles, lower-case and capitalised, before it.
+    a = paper("Ann" + " De" * size + " de" * size + " Smith" + " 1" * size + " Jr." * size + " x")
+    b = paper("Smith, Ann")
     return lambda: agree(a, b)
 
 
@@ -145,7 +147,10 @@ CASES = (
         _taxonomy_sections,
     ),
     Case(
-        "name-trailing-words", "merging: a first author ending in numbers and generations", 20_000, _name_trailing_words
+        "name-trailing-words",
+        "merging: a first author of many particles, numbers, generations",
+        20_000,
+        _name_trailing_words,
     ),
     Case(
         "taxonomy-group-chain", "taxonomy validation: groups each the parent of the next", 1_000, _taxonomy_group_chain
