@@ -79,11 +79,16 @@ def _split_particle(word: str) -> list[str]:
     return [match.group(1), word[match.end() :]] if match else [word]
 
 
+def _movable(word: str) -> bool:
+    # An initial is a given name's ("Yu D. Ai" is not Dai), never a particle.
+    return len(word) > 1 and word in PARTICLES
+
+
 def _family_spellings(given: list[str], family: list[str]) -> set[str]:
     """The family name joined with and without its leading particles; capitalised particles that end
     the given names (BibTeX's reading of ``J. Von Neumann``) may open it, but one given name always stays."""
     moved = 0
-    while moved < min(len(given) - 1, _MOST_PARTICLES) and given[len(given) - 1 - moved] in PARTICLES:
+    while moved < min(len(given) - 1, _MOST_PARTICLES) and _movable(given[len(given) - 1 - moved]):
         moved += 1
     joined = given[len(given) - moved :] + family
     spellings = set()

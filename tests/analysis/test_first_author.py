@@ -60,6 +60,7 @@ def test_different_family_names_never_match_however_alike():
     assert not same("Van Jacobson", "Van, Jacobson")  # a given name "Van" is not dropped, nor made a family name
     assert not same("Van Jacobson", "Vanjacobson, J.")
     assert not same("John von Neumann", "John Neumeyer")
+    assert not same("Yu D. Ai", "Dai, Yu") and not same("Wei L. In", "Lin, Wei")  # an initial is no particle
 
 
 def test_a_family_name_with_a_particle_matches_the_same_name_without_it():
