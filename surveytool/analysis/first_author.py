@@ -23,8 +23,8 @@ from surveytool.text.transliterate import words
 
 # Words that open a family name in the languages bibliographies meet ("de la Cruz", "van 't Hoff").
 PARTICLES = frozenset(
-    "von vom zu zur van den der de del della delle dello degli dei di da das dos do du des la le les lo "
-    "ten ter te t 't d l al el".split()
+    "von vom zu zur van den der de del della delle dello degli dei di da das dos do du des la le les lo los las "
+    "ten ter te t 't op het d l al el".split()
 )
 # No name has more particles than this ("van de la"); a list of them is not folded further.
 _MOST_PARTICLES = 4

@@ -25,6 +25,8 @@ SPELLINGS = [
     ["von Neumann, John", "John von Neumann", "Neumann, J. von", "J. Von Neumann", "Neumann, John von"],
     ["van der Maaten, Laurens", "Laurens van der Maaten", "Van Der Maaten, Laurens", "Maaten, Laurens van der"]
     + ["L. V. D. Maaten", "Laurens Van der Maaten", "L. J. P. van der Maaten"],
+    ["de los Santos, María", "María de los Santos", "Santos, María de los", "M. De Los Santos"],
+    ["op den Akker, Jan", "Jan op den Akker", "Akker, Jan op den", "Jan Op Den Akker"],
     ["de la Cruz, Juan", "Juan de la Cruz", "Juan De La Cruz", "Cruz, Juan de la", "J. De la Cruz"],
     ["LeCun, Yann", "Yann LeCun", "Yann Le Cun", "Le Cun, Yann", "Y. LeCun", "Y. Le Cun", "Cun, Yann Le"],
     ["Müller, Klaus-Robert", "Mueller, Klaus-Robert", "K.-R. Muller", "Muller, K. R.", "Klaus-Robert Müller"],
