@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
+from surveytool.analysis.first_author import first_author, same_author
 from surveytool.model import Paper
-from surveytool.text.normalize import normalize
 
 #: Years this far apart can still be one work (a preprint and its publication, a conference and its journal).
 YEAR_TOLERANCE = 2
 
 
-def first_author_surname(paper: Paper) -> str:
-    if not paper.authors:
-        return ""
-    name = paper.authors[0]
-    surname = name.split(",")[0] if "," in name else name.split()[-1] if name.split() else ""
-    return normalize(surname).replace(" ", "")
+def names_first_author(paper: Paper) -> bool:
+    return bool(first_author(paper))
 
 
 def _year(paper: Paper) -> str:
@@ -24,8 +20,8 @@ def _year(paper: Paper) -> str:
 
 def authors_agree(a: Paper, b: Paper) -> bool:
     """Not two different first authors (a record without one agrees with any)."""
-    surname_a, surname_b = first_author_surname(a), first_author_surname(b)
-    return not surname_a or not surname_b or surname_a == surname_b
+    author_a, author_b = first_author(a), first_author(b)
+    return not author_a or not author_b or same_author(author_a, author_b)
 
 
 def years_agree(a: Paper, b: Paper) -> bool:
@@ -41,5 +37,7 @@ def agree(a: Paper, b: Paper) -> bool:
 
 def confirmed(a: Paper, b: Paper) -> bool:
     """Evidence independent of any text compared: the same first author named by both, or both years given and agreeing."""
-    surname_a = first_author_surname(a)
-    return bool(surname_a and surname_a == first_author_surname(b)) or bool(_year(a) and _year(b) and years_agree(a, b))
+    author_a = first_author(a)
+    return bool(author_a and same_author(author_a, first_author(b))) or bool(
+        _year(a) and _year(b) and years_agree(a, b)
+    )

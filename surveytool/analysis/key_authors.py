@@ -60,8 +60,13 @@ def author_names(paper: Paper) -> tuple[list[tuple[str, bool]], bool]:
     A name written as one brace group (``{Microsoft Research}``) is a corporate name, kept whole;
     only the LaTeX as read tells it apart, the decoded text has lost the braces.
     """
-    names = [(name, False) for name in paper.authors]
-    parts = names_with_corporate(paper.latex_fields.get("author", ""))
+    return names_of(paper.fields.get("author", ""), paper.latex_fields.get("author", ""))
+
+
+def names_of(author: str, latex: str) -> tuple[list[tuple[str, bool]], bool]:
+    """``author_names`` of an ``author`` value, given as text and as the LaTeX it was read from."""
+    names = [(name.strip(), False) for name in author.split(" and ") if name.strip()]  # as ``Paper.authors``
+    parts = names_with_corporate(latex)
     if parts:
         names = [(quick_latex_to_text(p[1:-1] if _one_group(p) else p), _one_group(p)) for p in parts]
     etal = bool(names) and not names[-1][1] and names[-1][0].strip().lower() == "others"

@@ -88,3 +88,45 @@ def test_a_title_one_word_off_is_not_completed_even_when_the_year_agrees():
     )
     assert similar is None
     assert not findings or all(f.check == "not-completed" for f in findings)
+
+
+# Records as the registries spell their first authors (Crossref's family/given, DBLP's full names).
+REGISTRY_SPELLINGS = """
+@article{edvac, title = {First Draft of a Report on the {EDVAC}}, author = {Neumann, J. von},
+  journal = {IEEE Annals of the History of Computing}, volume = {15}, number = {4}, year = 1993, doi = {10.1109/85.238389}}
+@article{tsne, title = {Visualizing Data using t-SNE}, author = {Laurens van der Maaten and Geoffrey E. Hinton},
+  journal = {J. Mach. Learn. Res.}, volume = {9}, year = 2008, pages = {2579--2605}}
+@article{zipcode, title = {Backpropagation Applied to Handwritten Zip Code Recognition},
+  author = {Y. LeCun and B. Boser}, journal = {Neural Computation}, year = 1989, doi = {10.1162/neco.1989.1.4.541}}
+@article{kernels, title = {An introduction to kernel-based learning algorithms}, author = {Klaus-Robert M{\\"u}ller and Sebastian Mika},
+  journal = {IEEE Transactions on Neural Networks}, year = 2001, doi = {10.1109/72.914517}}
+@inproceedings{fpn, title = {Feature Pyramid Networks for Object Detection}, author = {Tsung-Yi Lin and Piotr Doll{\\'a}r},
+  booktitle = {CVPR}, year = 2017, doi = {10.1109/CVPR.2017.106}}
+"""
+
+
+def test_a_first_author_with_a_particle_or_an_accent_is_the_same_as_the_registrys_spelling():
+    mine = entries(
+        "@article{a, title = {First draft of a report on the EDVAC}, author = {Von Neumann, John}}\n"
+        "@article{b, title = {Visualizing data using t-SNE}, author = {Van der Maaten, Laurens and Hinton, Geoffrey}}\n"
+        "@article{c, title = {Backpropagation applied to handwritten zip code recognition}, author = {Yann Le Cun}}\n"
+        "@article{d, title = {An introduction to kernel-based learning algorithms}, author = {Mueller, K.-R.}}\n"
+    )
+    known = catalog(REGISTRY_SPELLINGS)
+    # Without a year, only the first author confirms the title.
+    found = {p.key: complete_entry(p, [known])[0] for p in mine}
+    assert {key: c and dict(c.values).get("doi", dict(c.values).get("pages")) for key, c in found.items()} == {
+        "a": "10.1109/85.238389",
+        "b": "2579–2605",
+        "c": "10.1162/neco.1989.1.4.541",
+        "d": "10.1109/72.914517",
+    }
+
+
+def test_a_first_author_whose_family_name_only_resembles_the_records_completes_nothing():
+    for author in ("Li, Tsung-Yi", "Lim, T.", "Tsung-Yi Lind"):
+        [paper] = entries(
+            f"@inproceedings{{x, title = {{Feature pyramid networks for object detection}}, author = {{{author}}},"
+            " year = 2017}"
+        )
+        assert complete_entry(paper, [catalog(REGISTRY_SPELLINGS)]) == (None, []), author

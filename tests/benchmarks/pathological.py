@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from surveytool.analysis.agreement import agree  # noqa: E402
 from surveytool.analysis.checks import REGISTRY, CheckContext  # noqa: E402
 from surveytool.analysis.taxonomy import load_taxonomy  # noqa: E402
 from surveytool.bibtex.values import value_to_text  # noqa: E402
@@ -120,6 +121,17 @@ def _taxonomy_group_chain(size: int, folder: Path) -> Callable[[], object]:
     return lambda: load_taxonomy(path)
 
 
+def _name_trailing_words(size: int, folder: Path) -> Callable[[], object]:
+    def paper(author: str) -> Paper:
+        return Paper(Origin.BIBTEX, (SourceLocation("refs.bib", 1),), frozen_mapping({"author": author}))
+
+    # Words a name may end in that are not its family name (a DBLP number, a generation), then one that is;
+    # particles, lower-case and capitalised, before it.
+    a = paper("Ann" + " De" * size + " de" * size + " Smith" + " 1" * size + " Jr." * size + " x")
+    b = paper("Smith, Ann")
+    return lambda: agree(a, b)
+
+
 CASES = (
     Case("cite-spaces", "check --tex: \\cite followed by spaces", 40_000, _cite_spaces),
     Case("cite-options", "check --tex: \\citep followed by empty [] options", 40_000, _cite_spaces_options),
@@ -133,6 +145,12 @@ CASES = (
         "taxonomy validation: sections (and a tenth as many groups), each line located",
         4_000,
         _taxonomy_sections,
+    ),
+    Case(
+        "name-trailing-words",
+        "merging: a first author of many particles, numbers, generations",
+        20_000,
+        _name_trailing_words,
     ),
     Case(
         "taxonomy-group-chain", "taxonomy validation: groups each the parent of the next", 1_000, _taxonomy_group_chain

@@ -200,10 +200,11 @@ class CrossrefResolver(_OnlineResolver):
         return [self._paper(item) for item in items if isinstance(item, dict) and item.get("title")]
 
     def _paper(self, item: dict) -> Paper:
+        # A person has a family name; an organisation only a "name", kept in its place in the list.
         authors = [
-            f"{a.get('family', '')}, {a['given']}" if a.get("given") else a.get("family", "")
+            f"{a['family']}, {a['given']}" if a.get("family") and a.get("given") else a.get("family") or a.get("name")
             for a in item.get("author", [])
-            if a.get("family")
+            if a.get("family") or a.get("name")
         ]
         parts = ((item.get("issued") or {}).get("date-parts") or [[None]])[0]
         kind = self._TYPES.get(item.get("type", ""), "misc")

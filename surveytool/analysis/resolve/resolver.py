@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Protocol
 
-from surveytool.analysis.agreement import agree, confirmed, first_author_surname
+from surveytool.analysis.agreement import agree, confirmed, names_first_author
 from surveytool.analysis.key_authors import names_with_corporate
 from surveytool.analysis.merge import identities
 from surveytool.model import Finding, Origin, Paper, Resolution, Severity, frozen_mapping
@@ -164,7 +164,7 @@ def title_query(paper: Paper) -> Paper | None:
 
 def _is_record(paper: Paper) -> bool:
     """Whether ``paper`` carries bibliographic data of its own, not just text that may echo the query."""
-    return bool(first_author_surname(paper)) or (paper.year or "")[:4].isdigit()
+    return names_first_author(paper) or (paper.year or "")[:4].isdigit()
 
 
 def identifier_keys(paper: Paper) -> list[str]:

@@ -1,0 +1,122 @@
+"""First authors compared however a record spells them: particles, accents, corporate names."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from surveytool.analysis.agreement import agree, confirmed
+from surveytool.analysis.first_author import PARTICLES, author_name, first_author, same_author
+from surveytool.bibtex.reader import read_bibtex
+
+
+def same(a: str, b: str) -> bool:
+    return same_author(author_name(a), author_name(b))
+
+
+def first(latex_author: str):
+    [paper] = read_bibtex(
+        f"@article{{k, title = {{T}}, author = {{{latex_author}}}, year = 2020}}", "x.bib", "s"
+    ).papers
+    return paper
+
+
+# Each group: one person as a .bib (Google Scholar, a publisher), DBLP, Crossref and Semantic Scholar write them.
+SPELLINGS = [
+    ["von Neumann, John", "John von Neumann", "Neumann, J. von", "J. Von Neumann", "Neumann, John von"],
+    ["van der Maaten, Laurens", "Laurens van der Maaten", "Van Der Maaten, Laurens", "Maaten, Laurens van der"]
+    + ["L. V. D. Maaten", "Laurens Van der Maaten", "L. J. P. van der Maaten"],
+    ["de los Santos, María", "María de los Santos", "Santos, María de los", "M. De Los Santos"],
+    ["op den Akker, Jan", "Jan op den Akker", "Akker, Jan op den", "Jan Op Den Akker"],
+    ["de la Cruz, Juan", "Juan de la Cruz", "Juan De La Cruz", "Cruz, Juan de la", "J. De la Cruz"],
+    ["LeCun, Yann", "Yann LeCun", "Yann Le Cun", "Le Cun, Yann", "Y. LeCun", "Y. Le Cun", "Cun, Yann Le"],
+    ["Müller, Klaus-Robert", "Mueller, Klaus-Robert", "K.-R. Muller", "Muller, K. R.", "Klaus-Robert Müller"],
+    [
+        "Alayrac, Jean-Baptiste",
+        "Jean-Baptiste Alayrac",
+        "J.-B. Alayrac",
+        "Alayrac, J. B.",
+        "Jean-Baptiste Alayrac 0001",
+    ],
+    ["Schölkopf, Bernhard", "Bernhard Schoelkopf", "B. Scholkopf", "Bernhard Schölkopf"],
+    ["Lê, Quốc V.", "Quoc V. Le", "Le, Quoc", "Q. V. Le"],
+    ["Hauberg, Søren", "Søren Hauberg", "Soeren Hauberg", "S. Hauberg"],
+    ["d'Alembert, Jean", "Jean d'Alembert", "Jean D'Alembert", "D'Alembert, J."],
+    ["al-Khwarizmi, Muhammad", "Muhammad al-Khwarizmi", "Muhammad Al Khwarizmi", "Al-Khwarizmi, M."],
+    ["Jacobson, Van", "Van Jacobson", "V. Jacobson"],
+    ["King, Jr., Martin Luther", "Martin Luther King Jr.", "King, Martin Luther", "M. L. King, Jr.", "King et al."],
+]
+
+
+@pytest.mark.parametrize("names", SPELLINGS, ids=[names[0] for names in SPELLINGS])
+def test_every_spelling_of_one_first_author_names_the_same_person(names):
+    assert [b for b in names if not same(names[0], b)] == []
+    assert [a for a in names if not same(a, names[-1])] == []
+
+
+def test_different_family_names_never_match_however_alike():
+    assert not same("Li, Wei", "Lin, Wei") and not same("Wei Li", "Wei Lin")
+    assert not same("Le, Quoc V.", "Yann Le Cun")  # "Le" is a family name here, a particle there
+    assert not same("Müller, Hans", "Miller, Hans") and not same("Maaten, L.", "Marten, L.")
+    # Two ASCII spellings are two names: "Bauer" is not "Baur", so "Mueller" is not "Muller" (only "Müller" is both).
+    assert not same("Bauer, Anna", "Baur, Anna") and not same("Mueller, K.", "Muller, K.")
+    assert not same("Van Jacobson", "Van, Jacobson")  # a given name "Van" is not dropped, nor made a family name
+    assert not same("Van Jacobson", "Vanjacobson, J.")
+    assert not same("John von Neumann", "John Neumeyer")
+    assert not same("Yu D. Ai", "Dai, Yu") and not same("Wei L. In", "Lin, Wei")  # an initial is no particle
+
+
+def test_a_family_name_with_a_particle_matches_the_same_name_without_it():
+    assert same("de Vries, Harm", "Vries, Harm") and same("Harm de Vries", "H. Vries")
+    assert not same("de Vries, Harm", "Devers, Harm")
+
+
+def test_a_corporate_author_matches_only_its_own_whole_name():
+    microsoft = first("{Microsoft Research} and Smith, Jane")
+    assert first_author(microsoft).corporate
+    assert same_author(first_author(microsoft), author_name("Microsoft Research"))  # a service writes it unbraced
+    assert same_author(first_author(microsoft), author_name("MICROSOFT RESEARCH"))
+    assert not same_author(first_author(microsoft), author_name("Google Research"))
+    # A registry that splits it as a person ("family": "Research", "given": "Microsoft") still names it whole.
+    assert same_author(first_author(microsoft), author_name("Research, Microsoft"))
+    assert not same_author(first_author(microsoft), author_name("Research, Jane"))
+    assert not same_author(first_author(microsoft), author_name("Jane Research"))
+
+
+def test_latex_accents_and_braces_in_a_bib_name_are_read_before_comparing():
+    assert same_author(first_author(first('M{\\"u}ller, Klaus-Robert')), author_name("Klaus-Robert Mueller"))
+    assert same_author(first_author(first("Yann {Le Cun}")), author_name("Yann LeCun"))
+    assert same_author(first_author(first("{van der Maaten}, Laurens")), author_name("L. van der Maaten"))
+    assert same_author(first_author(first('Sch{\\"o}lkopf, B.')), author_name("Bernhard Schölkopf"))
+
+
+def test_merging_and_resolution_agree_on_a_first_author_spelled_with_particles():
+    bib, service = first("von Neumann, John"), first("Smith, Jane")
+    assert agree(bib, first("J. Von Neumann")) and confirmed(bib, first("Neumann, J. von"))
+    assert not agree(bib, service) and not agree(first("Li, Wei"), first("Lin, Wei"))
+    nobody = first("others")
+    assert agree(nobody, bib) and not first_author(nobody)
+
+
+_WORD = st.text("abcdefghijklmnopqrstuvwxyzäöüéñ", min_size=2, max_size=9).filter(lambda w: w not in PARTICLES)
+_PARTICLE = st.sampled_from(["von", "van", "van der", "de", "de la", "di", "du", "le", "dos", "ten"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    given_names=st.lists(_WORD, min_size=1, max_size=3), particle=_PARTICLE, family=_WORD, more=st.sampled_from("nsx")
+)
+def test_any_name_in_its_four_spellings_is_one_person_and_a_longer_family_name_is_not(
+    given_names, particle, family, more
+):
+    first, family = " ".join(w.capitalize() for w in given_names), family.capitalize()
+    spellings = [
+        f"{particle} {family}, {first}",  # BibTeX's own order
+        f"{first} {particle} {family}",  # DBLP, arXiv
+        f"{family}, {first} {particle}",  # Crossref's family and given
+        f"{first} {particle.title()} {family}",  # Semantic Scholar's capitals
+    ]
+    assert all(same(a, b) for a in spellings for b in spellings)
+    assert same(spellings[1], f"{first} {family}")  # the particle left out
+    # "Li" and "Lin": one letter more is another family name, in any spelling.
+    longer = [f"{first} {particle} {family}{more}", f"{family}{more}, {first}", f"{particle} {family}{more}, {first}"]
+    assert not any(same(a, b) for a in spellings for b in longer)
