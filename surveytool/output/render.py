@@ -226,7 +226,9 @@ def _template_position(traceback: Any, name: str, folder: str | None = None) -> 
 
     With ``folder``, the innermost frame of a template in it: a template's mistake, though a filter raised it.
     """
-    found: tuple[str, int | None] = (name, None)
+    # The budget can run out outside the template's own frames (compiling it, joining its output): its file then.
+    own = os.path.join(folder, name) if folder else ""
+    found: tuple[str, int | None] = (own if own and os.path.isfile(own) else name, None)
     while traceback is not None:
         filename = traceback.tb_frame.f_code.co_filename
         if os.path.abspath(filename).startswith(folder + os.sep) if folder else filename.endswith(".j2"):
