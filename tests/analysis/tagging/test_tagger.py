@@ -1,6 +1,7 @@
 import subprocess
 import sys
 
+import pytest
 from helpers import BENCHMARKS
 
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
@@ -31,6 +32,19 @@ def test_primary_and_secondary_with_evidence():
 def test_title_counts_more_than_abstract():
     paper = entry("Large models need large batch training.", title="Sparsely Activated Mixture-of-Experts")
     assert Tagger(TAXONOMY).tag(paper)[0].section == "moe"
+
+
+@pytest.mark.parametrize(
+    ("title", "section"),
+    [
+        # "graph" here is the program's, not a GNN's input graph.
+        ("Optimizing Computation Graphs for Distributed Training", "model-parallel"),
+        # Lists file a survey under surveys, whatever field its title names.
+        ("Graph Neural Network Training Systems: A Survey", "surveys"),
+    ],
+)
+def test_titles_whose_topic_word_misleads_are_given_the_section_lists_give_them(title, section):
+    assert Tagger(TAXONOMY).tag(entry(title=title, origin=Origin.BIBTEX))[0].section == section
 
 
 def test_explicit_tags_win_and_variants_and_typos_are_findings():
