@@ -5,6 +5,9 @@ Run on its own: python tests/benchmarks/tagging_accuracy.py [--snippets-only | -
 as happens for a related-paper list whose papers are not in any catalog.
 --holdout tags tests/data/holdout-snippets.tsv instead: openings of other
 well-known abstracts the vocabulary was not tuned on, as one related-paper list.
+Each mode also shows how sure the tagger was of its best sections against how often they
+were right. --fit-confidence fits calibration.BODY_CONFIDENCE_WEIGHTS on the seed lists
+(with catalog metadata and snippets only; never on the held-out snippets) and prints them.
 """
 
 from __future__ import annotations
@@ -14,8 +17,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from calibration_fit import fit_logistic
+
+from surveytool.analysis.tagging import calibration
+from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.model import Origin
-from surveytool.pipeline import Options, analyse
+from surveytool.pipeline import Options, analyse, options_taxonomy
 from surveytool.resources import seed_lists
 from surveytool.sources.paper_list import parse_paper_list
 
@@ -91,15 +98,56 @@ def evaluate_holdout() -> tuple[float, list, Counter, Counter, Counter]:
     return score([(name, set(labels.split("|")), by_line[3 + 2 * n]) for n, (labels, name, _) in enumerate(rows_in)])
 
 
+def confidences(rows: list) -> list[tuple[float, bool, bool]]:
+    """Per case: the blend's share of its best section, whether a phrase of it was found, whether it is right."""
+    tagger = Tagger(options_taxonomy(Options()))
+    found = []
+    for _, _, _, accepted, paper in rows:
+        blend = tagger.blend(paper)
+        if blend is not None:
+            best = blend.ranked()[0]
+            found.append(
+                (blend.confidence[best], blend.sections[best] in blend.rules, blend.sections[best] in accepted)
+            )
+    return found
+
+
+def fit_body_confidence() -> list[float]:
+    """Platt scaling of the seeds' shares where a phrase was found (``calibration.body_calibrated``)."""
+    cases = [case for snippets_only in (False, True) for case in confidences(evaluate(snippets_only)[1])]
+    samples = [((calibration.log_odds(share),), right) for share, fired, right in cases if fired]
+    return fit_logistic(samples, steps=20000, rate=0.05)
+
+
+def calibration_line(rows: list) -> str:
+    """Tags by confidence band: how many, and the share right."""
+    tagger = Tagger(options_taxonomy(Options()))
+    bands: dict[float, list[bool]] = {}
+    for _, _, _, accepted, paper in rows:
+        blend = tagger.blend(paper)
+        if blend is not None:
+            best = blend.ranked()[0]
+            band = min(int(blend.sureness(best) * 10) / 10, 0.9)
+            bands.setdefault(band, []).append(blend.sections[best] in accepted)
+    return "confidence: " + "  ".join(
+        f"{low:.1f}: {len(h)} @ {sum(h) / len(h):.2f}" for low, h in sorted(bands.items())
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--snippets-only", action="store_true")
     parser.add_argument("--holdout", action="store_true")
     parser.add_argument("--misses", action="store_true", help="show the evidence for each miss")
+    parser.add_argument("--fit-confidence", action="store_true")
     args = parser.parse_args()
+    if args.fit_confidence:
+        print("BODY_CONFIDENCE_WEIGHTS =", tuple(fit_body_confidence()))
+        return 0
     accuracy, rows, true_pos, predicted, actual = evaluate_holdout() if args.holdout else evaluate(args.snippets_only)
     mode = "held-out snippets" if args.holdout else "snippets only" if args.snippets_only else "with catalog metadata"
     print(f"primary accuracy ({mode}): {sum(r[0] for r in rows)}/{len(rows)} = {accuracy:.3f}")
+    print(calibration_line(rows))
     print(f"{'section':<20} {'precision':>9} {'recall':>7}")
     for section in sorted(set(predicted) | set(actual), key=str):
         precision = true_pos[section] / predicted[section] if predicted[section] else 0.0

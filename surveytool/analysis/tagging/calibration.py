@@ -6,8 +6,9 @@ the corpus alone, the user's tags beside it, a taxonomy of the user's own, over 
 folds and over whole lists left out):
 a logistic function of the signals (Platt scaling), then a monotone step map of its
 output (isotonic regression), so that of the tags given at 0.8 about 80% are right.
-The corpus holds titles only, so this applies to entries known by their title; an entry
-with an abstract keeps its blend's own share (``Blend.sureness``).
+The corpus holds titles only, so this applies to entries known by their title. An entry
+with an abstract or keywords has its own map (``body_calibrated``), fitted on the seed lists'
+labelled snippets (tests/benchmarks/tagging_accuracy.py --fit-confidence).
 """
 
 from __future__ import annotations
@@ -47,6 +48,25 @@ CONFIDENCE_KNOTS: tuple[tuple[float, float], ...] = (
     (0.903, 0.99),
     (0.903, 1.0),
 )
+
+
+#: For an entry with a longer text where a phrase of the best section was found: intercept and slope of a
+#: logistic function of the log-odds of the blend's share (Platt scaling). The share is over-confident there:
+#: phrases of a section are found in the abstracts of papers filed elsewhere.
+BODY_CONFIDENCE_WEIGHTS = (1.25, 0.17)
+#: Shares are clipped this far from 0 and 1 before their log-odds are taken: a softmax can round to 1.
+SHARE_CLIP = 1e-4
+
+
+def log_odds(share: float) -> float:
+    share = min(max(share, SHARE_CLIP), 1.0 - SHARE_CLIP)
+    return math.log(share / (1.0 - share))
+
+
+def body_calibrated(share: float, weights: Sequence[float] | None = None) -> float:
+    """The confidence of a section whose phrases were found in an entry's abstract or keywords, from its share."""
+    intercept, slope = BODY_CONFIDENCE_WEIGHTS if weights is None else weights
+    return 1.0 / (1.0 + math.exp(-(intercept + slope * log_odds(share))))
 
 
 def logistic(signals: Sequence[float], weights: Sequence[float] | None = None) -> float:

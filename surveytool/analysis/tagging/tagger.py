@@ -53,7 +53,13 @@ RUNNER_UP = "runner-up: "
 def blend_settings() -> tuple[object, ...]:
     """Everything besides the model that a computed tag depends on: a memo of tags is keyed on it."""
     weights = (LEARNED_WEIGHT, RULE_WEIGHT, BODY_LEARNED_WEIGHT, BODY_RULE_WEIGHT, RULE_CAP, DEFAULT_THRESHOLD)
-    return (*weights, calibration.CONFIDENCE_WEIGHTS, calibration.CONFIDENCE_KNOTS, user_model.RELATIVE_WEIGHTS)
+    return (
+        *weights,
+        calibration.CONFIDENCE_WEIGHTS,
+        calibration.CONFIDENCE_KNOTS,
+        calibration.BODY_CONFIDENCE_WEIGHTS,
+        user_model.RELATIVE_WEIGHTS,
+    )
 
 
 def text_of(paper: Paper) -> tuple[str, ...]:
@@ -83,10 +89,14 @@ class Blend(NamedTuple):
     def sureness(self, index: int) -> float:
         """The probability that the section at ``index`` is right (``calibration.py``).
 
-        Calibration was fitted on titles (the corpus has no abstracts); with a longer text the blend's own
-        share stands, phrases found in an abstract being the evidence the rules were written for.
+        The corpus has no abstracts, so an entry with a longer text has a map of its own, fitted on the
+        seeds' snippets; where none of the section's phrases was found, the model (which learned from
+        titles) speaks alone and its share stands.
         """
-        return self.confidence[index] if self.body else calibrated(self.signals(index))
+        if not self.body:
+            return calibrated(self.signals(index))
+        fired = self.sections[index] in self.rules
+        return calibration.body_calibrated(self.confidence[index]) if fired else self.confidence[index]
 
     @property
     def learned(self) -> list[float]:
