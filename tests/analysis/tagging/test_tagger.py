@@ -47,6 +47,20 @@ def test_titles_whose_topic_word_misleads_are_given_the_section_lists_give_them(
     assert Tagger(TAXONOMY).tag(entry(title=title, origin=Origin.BIBTEX))[0].section == section
 
 
+@pytest.mark.parametrize(
+    ("title", "section"),
+    [
+        # Lists file input pipelines, preprocessing and I/O stalls of training jobs with data parallelism.
+        ("Removing the Data Preprocessing Bottleneck of Distributed Training Jobs", "data-parallel"),
+        # A system for parallel training at large is filed with model parallelism (auto-parallel frameworks).
+        ("A Unified System for Large-Scale Parallel Training", "model-parallel"),
+    ],
+)
+def test_systems_titles_are_given_their_section_rather_than_left_to_place(title, section):
+    [tagged], findings = tag_papers([entry(title=title, origin=Origin.BIBTEX)], TAXONOMY)
+    assert tagged.primary_section == section and not findings
+
+
 def test_explicit_tags_win_and_variants_and_typos_are_findings():
     paper = entry(
         "pipeline parallelism with micro batches", tags=("MoE", "comunication", "memory"), origin=Origin.BIBTEX
