@@ -11,6 +11,7 @@ a paper costs one dictionary lookup per feature and a few additions.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -152,26 +153,34 @@ class CentroidModel:
 
     def nearest(
         self,
-        found: frozenset[str],
+        found: frozenset[str] | dict[str, float],
         count: int = 3,
         leave_out: int | None = None,
         origins: tuple[str, ...] = ("user", "corpus"),
     ) -> list[tuple[float, Exemplar]]:
-        """The exemplars most like ``found`` (cosine of their TF-IDF vectors), most similar first."""
-        if self._postings is None:  # built on first use: only --explain and tag-outlier ask
+        """The exemplars most like ``found`` (features, or their ``vector``) by cosine, most similar first.
+
+        Cosines are rounded to 4 places, equal ones ordered by key, so that the answer does not hang on the
+        last bits of a sum.
+        """
+        if self._postings is None:  # built on first use: the user model, --explain and tag-outlier ask
             self._postings = defaultdict(list)
             for index, theirs in enumerate(self.exemplar_features):
                 for feature, value in self.vector(theirs).items():
                     self._postings[feature].append((index, value))
         dots: dict[int, float] = defaultdict(float)
-        for feature, value in self.vector(found).items():
+        query = found if isinstance(found, dict) else self.vector(found)
+        for feature, value in query.items():
             for index, weight in self._postings.get(feature, ()):
                 dots[index] += value * weight
-        scored = [
-            (round(dot, 4), self.exemplars[index])
-            for index, dot in dots.items()
-            if index != leave_out and self.exemplars[index].origin in origins
-        ]
+        exemplars = self.exemplars
+        wanted = [(dot, index) for index, dot in dots.items() if exemplars[index].origin in origins]
+        if leave_out is not None:
+            wanted = [(dot, index) for dot, index in wanted if index != leave_out]
+        if len(wanted) > count:  # only the cosines that round to at least the count-th largest can be in the answer
+            floor = round(heapq.nlargest(count, wanted)[-1][0], 4) - 1e-4
+            wanted = [(dot, index) for dot, index in wanted if dot >= floor]
+        scored = [(round(dot, 4), exemplars[index]) for dot, index in wanted]
         scored.sort(key=lambda item: (-item[0], item[1].key))
         return scored[:count]
 

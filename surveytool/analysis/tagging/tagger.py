@@ -59,6 +59,7 @@ def blend_settings() -> tuple[object, ...]:
         calibration.CONFIDENCE_KNOTS,
         calibration.BODY_CONFIDENCE_WEIGHTS,
         user_model.RELATIVE_WEIGHTS,
+        (user_model.NEIGHBOURS, user_model.NEIGHBOUR_WEIGHT),
     )
 
 

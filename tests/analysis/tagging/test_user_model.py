@@ -9,6 +9,7 @@ from surveytool.analysis.tagging.exemplars import Exemplar, corpus_path, read_co
 from surveytool.analysis.tagging.features import features
 from surveytool.analysis.tagging.learned import CentroidModel
 from surveytool.analysis.tagging.tagger import Tagger
+from surveytool.analysis.tagging.user_model import NEIGHBOUR_WEIGHT, NEIGHBOURS, user_scores
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.resources import default_taxonomy
 
@@ -62,6 +63,21 @@ def test_a_handful_of_tagged_entries_is_too_few_to_weigh_a_users_habits():
     assert tagger_of(COMPRESSION[:4], "optimization").user_model is None
 
 
+def test_the_users_nearest_entries_vote_for_their_sections_and_a_hidden_entry_not_for_itself():
+    exemplars = [Exemplar(f"c{n}", title, "", ("communication",), 4.0, "user") for n, title in enumerate(COMPRESSION)]
+    exemplars += [Exemplar(f"m{n}", title, "", ("moe",), 4.0, "user") for n, title in enumerate(EXPERTS)]
+    model = CentroidModel(TAXONOMY.section_ids, exemplars)
+    column = TAXONOMY.section_ids.index("communication")
+    query = model.vector(features(COMPRESSION[0]))
+    seen = [u - c for u, c in zip(user_scores(model, query, None), model.log_scores(query), strict=True)]
+    assert seen[column] > NEIGHBOUR_WEIGHT * 0.99  # its own entry, at a cosine of 1, among them
+    assert 0 < sum(seen) <= NEIGHBOUR_WEIGHT * NEIGHBOURS + 1e-9
+    query = model.vector(features(COMPRESSION[0]), leave_out=0)
+    hidden = [u - c for u, c in zip(user_scores(model, query, 0), model.log_scores(query, 0), strict=True)]
+    assert 0 < hidden[column] < seen[column]
+    assert "c0" not in [e.key for _, e in model.nearest(query, NEIGHBOURS, leave_out=0)]
+
+
 @pytest.mark.parametrize("index", range(0, 60, 7))
 def test_a_left_out_exemplar_is_scored_as_by_a_model_that_never_saw_it(index):
     rows = [r for r in read_corpus(corpus_path()) if r.split == "train"][:60]
@@ -83,3 +99,20 @@ def test_tags_drawn_at_random_get_no_model_even_when_each_entry_is_there_twice()
     tagged = [(r.title, draw.choice(TAXONOMY.section_ids)) for r in rows]
     twice = [entry(title, f"{copy}{n}", [section]) for n, (title, section) in enumerate(tagged) for copy in "ab"]
     assert Tagger(TAXONOMY, user_exemplars(twice, TAXONOMY)).user_model is None
+
+
+@pytest.mark.parametrize("count", [1, 3, 7, 50])
+def test_the_nearest_exemplars_are_the_most_similar_of_all_of_them(count):
+    rows = [r for r in read_corpus(corpus_path()) if r.split == "train"][:300]
+    exemplars = [Exemplar(f"e{n:03d}", r.title, "", r.sections, 1.0, "user") for n, r in enumerate(rows)]
+    model = CentroidModel(TAXONOMY.section_ids, exemplars)
+    vectors = [model.vector(features(e.title)) for e in exemplars]
+    for index in range(0, 300, 37):
+        query = model.vector(features(exemplars[index].title), leave_out=index)
+        every = [
+            (round(sum(v * vector.get(f, 0.0) for f, v in query.items()), 4), e)
+            for n, (e, vector) in enumerate(zip(exemplars, vectors, strict=True))
+            if n != index and any(f in vector for f in query)
+        ]
+        every.sort(key=lambda item: (-item[0], item[1].key))
+        assert model.nearest(query, count, leave_out=index) == every[:count]
