@@ -15,7 +15,7 @@ from surveytool.analysis.tagging.calibration import (
 )
 from surveytool.analysis.tagging.complement import ComplementModel
 from surveytool.analysis.tagging.exemplars import OUT_OF_SCOPE, Exemplar
-from surveytool.analysis.tagging.tagger import Tagger
+from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.resources import default_taxonomy
@@ -87,6 +87,21 @@ def test_an_abstract_with_the_sections_phrases_is_no_surer_than_the_seeds_say():
     assert blend.sections[best] == "pipeline-parallel" and blend.confidence[best] > 0.99
     # Of the seeds' snippets whose blend gave a section all of its share, about one in ten was wrong.
     assert blend.sureness(best) == body_calibrated(blend.confidence[best]) < 0.96
+
+
+def test_a_weak_phrase_in_the_abstract_of_a_general_paper_does_not_make_it_surer_than_its_share():
+    abstract = (
+        "Deeper networks are more difficult to train. We present a residual learning framework to ease the "
+        "training of networks deeper than before, and report its efficiency on image classification benchmarks."
+    )
+    paper = entry("Deep Residual Learning for Image Recognition", abstract)
+    blend = Tagger(TAXONOMY).blend(paper)
+    assert blend is not None and blend.body
+    best = blend.ranked()[0]
+    assert blend.sections[best] in blend.rules and blend.confidence[best] < 0.5
+    assert blend.sureness(best) == blend.confidence[best]
+    [tagged], findings = tag_papers([paper], TAXONOMY)
+    assert not tagged.tags and [f.check for f in findings] == ["needs-review"]
 
 
 def test_an_abstract_with_no_phrase_of_its_best_section_keeps_the_models_share():
