@@ -16,6 +16,7 @@ import argparse
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 from calibration_fit import fit_logistic
 
@@ -98,16 +99,26 @@ def evaluate_holdout() -> tuple[float, list, Counter, Counter, Counter]:
     return score([(name, set(labels.split("|")), by_line[3 + 2 * n]) for n, (labels, name, _) in enumerate(rows_in)])
 
 
-def confidences(rows: list) -> list[tuple[float, bool, bool]]:
-    """Per case: the blend's share of its best section, whether a phrase of it was found, whether it is right."""
+class Case(NamedTuple):
+    """The blend's view of one labelled case's best section."""
+
+    share: float  # the blend's share
+    sureness: float  # the confidence a tag gets (``Blend.sureness``)
+    fired: bool  # a phrase of the section was found
+    right: bool
+
+
+def confidences(rows: list) -> list[Case]:
+    """Per case with anything known of its text: how sure the tagger is of its best section, and whether it is right."""
     tagger = Tagger(options_taxonomy(Options()))
     found = []
     for _, _, _, accepted, paper in rows:
         blend = tagger.blend(paper)
         if blend is not None:
             best = blend.ranked()[0]
+            section = blend.sections[best]
             found.append(
-                (blend.confidence[best], blend.sections[best] in blend.rules, blend.sections[best] in accepted)
+                Case(blend.confidence[best], blend.sureness(best), section in blend.rules, section in accepted)
             )
     return found
 
@@ -115,20 +126,15 @@ def confidences(rows: list) -> list[tuple[float, bool, bool]]:
 def fit_body_confidence() -> list[float]:
     """Platt scaling of the seeds' shares where a phrase was found (``calibration.body_calibrated``)."""
     cases = [case for snippets_only in (False, True) for case in confidences(evaluate(snippets_only)[1])]
-    samples = [((calibration.log_odds(share),), right) for share, fired, right in cases if fired]
+    samples = [((calibration.log_odds(case.share),), case.right) for case in cases if case.fired]
     return fit_logistic(samples, steps=20000, rate=0.05)
 
 
 def calibration_line(rows: list) -> str:
     """Tags by confidence band: how many, and the share right."""
-    tagger = Tagger(options_taxonomy(Options()))
     bands: dict[float, list[bool]] = {}
-    for _, _, _, accepted, paper in rows:
-        blend = tagger.blend(paper)
-        if blend is not None:
-            best = blend.ranked()[0]
-            band = min(int(blend.sureness(best) * 10) / 10, 0.9)
-            bands.setdefault(band, []).append(blend.sections[best] in accepted)
+    for case in confidences(rows):
+        bands.setdefault(min(int(case.sureness * 10) / 10, 0.9), []).append(case.right)
     return "confidence: " + "  ".join(
         f"{low:.1f}: {len(h)} @ {sum(h) / len(h):.2f}" for low, h in sorted(bands.items())
     )
