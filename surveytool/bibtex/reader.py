@@ -25,6 +25,7 @@ from surveytool.bibtex.values import (
 from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from surveytool.text.latex import block_offences, describe_offences, usable_key
+from surveytool.text.latex_allowlist import Offence, lone_escaped_braces
 
 
 @dataclass(frozen=True)
@@ -209,13 +210,14 @@ def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str,
     for name, value in sorted(paper.latex_fields.items()):
         tex, offences = bibtex_value_offences(value, strings)
         if offences:
+            listed, hint = _listing_and_hint(offences, tex, value)
             found.append(
                 Finding(
                     "dangerous-macro",
                     Severity.ERROR,
-                    f"field '{name}' of '{paper.key}' has LaTeX outside the allowlist: {describe_offences(offences, tex)}",
+                    f"field '{name}' of '{paper.key}' has LaTeX outside the allowlist: {listed}",
                     where,
-                    _ALLOW_HINT,
+                    hint,
                     paper.key,
                 )
             )
@@ -226,15 +228,28 @@ _ALLOW_HINT = (
     "written to print literally; delete it, or if you trust it allow the command in surveytool.toml: "
     '[latex] allow = ["\\\\name"]'
 )
+_BRACE_HINT = (
+    "written to print literally; BibTeX counts \\{ and \\} as braces too: pair each with the other, "
+    "or write \\textbraceleft{} or \\textbraceright{} for a lone one"
+)
+
+
+def _listing_and_hint(offences: list[Offence], tex: str, written: str) -> tuple[str, str]:
+    """The offences for a message, led by the lone escaped braces of the value as ``written`` (what they cause)."""
+    braces = lone_escaped_braces(written)
+    return describe_offences(offences, tex, braces), _BRACE_HINT if braces else _ALLOW_HINT
 
 
 def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Finding]:
     """A @preamble (as TeX reads it), or a @comment or failed block, whose inside BibTeX still reads."""
+    written = ""  # a comment or a failed block is not one value: block_offences reads its braces as BibTeX does
     if block.kind == "preamble":
-        tex, offences = bibtex_value_offences(block.text[len("@preamble{") : -1], strings, preamble=True)
+        written = block.text[len("@preamble{") : -1]
+        tex, offences = bibtex_value_offences(written, strings, preamble=True)
         what = "@preamble"
     elif block.kind == "string":
-        tex, offences = bibtex_value_offences(string_block_value(block), strings)
+        written = string_block_value(block)
+        tex, offences = bibtex_value_offences(written, strings)
         what = f"@string '{block.key}' (fields that use it are written to print it literally)"
     elif block.kind in ("comment", "failed"):
         tex = block.text
@@ -244,13 +259,10 @@ def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Findin
         return []
     if not offences:
         return []
+    listed, hint = _listing_and_hint(offences, tex, written)
     return [
         Finding(
-            "dangerous-macro",
-            Severity.ERROR,
-            f"{what} has LaTeX outside the allowlist: {describe_offences(offences, tex)}",
-            block.location,
-            _ALLOW_HINT,
+            "dangerous-macro", Severity.ERROR, f"{what} has LaTeX outside the allowlist: {listed}", block.location, hint
         )
     ]
 

@@ -39,6 +39,7 @@ from surveytool.cli.options import (
 
 if TYPE_CHECKING:
     from surveytool.drafting.suggestions import Suggester
+    from surveytool.options import DraftOptions
 
 REUSED_WHAT = {
     "bibtex": ".bib blocks read",
@@ -87,7 +88,7 @@ def build(
     from dataclasses import replace
 
     from surveytool.bibtex.fields import DIALECTS
-    from surveytool.build import BUILD_STAGES, DraftOptions
+    from surveytool.build import BUILD_STAGES
     from surveytool.build import build as run_build
     from surveytool.config import load_bib_format
     from surveytool.options import BuildLayout
@@ -110,16 +111,9 @@ def build(
     result = run_build(
         replace(options, build_cache=BuildLayout.of(out).cache if reuse else None, merge_duplicates=merge_duplicates),
         out,
-        DraftOptions(
-            level=level,
-            templates=templates,
+        replace(
+            chapter_options(level, templates, force, figure, table, plot, themes, comparisons),
             dialect=dialect,
-            force=force,
-            figure=figure,
-            table=table,
-            plot=plot,
-            themes=themes,
-            comparisons=comparisons,
             bib_format=load_bib_format(options.config),  # [bib] only: the flags are bib's
         ),
         progress(quiet, BUILD_STAGES),
@@ -192,7 +186,7 @@ def draft(
     quiet: QuietOpt = False,
 ) -> None:
     """Write only the related-work chapter; your notes in it survive."""
-    from surveytool.build import BUILD_STAGES, DraftOptions
+    from surveytool.build import BUILD_STAGES
     from surveytool.draft import STDOUT, draft_chapter
     from surveytool.output.render import LEVELS
 
@@ -202,16 +196,7 @@ def draft(
     result = draft_chapter(
         options,
         output,
-        DraftOptions(
-            level=level,
-            templates=templates,
-            force=force,
-            figure=figure,
-            table=table,
-            plot=plot,
-            themes=themes,
-            comparisons=comparisons,
-        ),
+        chapter_options(level, templates, force, figure, table, plot, themes, comparisons),
         progress(quiet, BUILD_STAGES),
         suggester,
     )
@@ -226,6 +211,31 @@ def draft(
         if suggester.summary():
             typer.echo(suggester.summary(), err=output == STDOUT)
     raise typer.Exit(exit_code(findings, strict))
+
+
+def chapter_options(
+    level: str,
+    templates: Path | None,
+    force: bool,
+    figure: bool,
+    table: bool,
+    plot: bool,
+    themes: bool,
+    comparisons: bool,
+) -> DraftOptions:
+    """The chapter's flags, the same in build and draft (in their order); build adds the .bib's dialect and format."""
+    from surveytool.options import DraftOptions
+
+    return DraftOptions(
+        level=level,
+        templates=templates,
+        force=force,
+        figure=figure,
+        table=table,
+        plot=plot,
+        themes=themes,
+        comparisons=comparisons,
+    )
 
 
 def chapter_suggester(config: Path | None, output: Path, ask: bool) -> Suggester:

@@ -138,9 +138,9 @@ def inert_latex(
     return render_inert(latex, offences, preamble=preamble, specials=specials)
 
 
-def describe_offences(offences: list[Offence], latex: str) -> str:
-    """The offences for a message, as written and as TeX reads them."""
-    return describe(offences, latex)
+def describe_offences(offences: list[Offence], latex: str, braces: list[Offence] | None = None) -> str:
+    """The offences for a message, as written and as TeX reads them; first the lone escaped ``braces``, if any."""
+    return describe(offences, latex, braces=braces)
 
 
 _CITABLE_KEY = re.compile(r"^[^\s,{}\\%#~&$^]+$")

@@ -256,8 +256,38 @@ def decode_carets(text: str) -> str:
     return "".join(out)
 
 
-def describe(offences: list[Offence], value: str, limit: int = 4) -> str:
-    """The offences for a message: each as written (and how TeX reads it), then what TeX reads the value as."""
+_BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)  # \\ is a token of its own: the brace after it is a plain one
+
+
+def lone_escaped_braces(raw: str) -> list[Offence]:
+    """The ``\\{`` and ``\\}`` of a raw .bib value that BibTeX pairs with a plain brace, or with none.
+
+    BibTeX counts every brace, escaped or not: such a brace ends or stretches a piece where TeX
+    would not, so what TeX then reads is not what was written (``{\\} \\# 0}`` joins ``\\`` and ``0``).
+    """
+    lone: list[re.Match[str]] = []
+    opened: list[re.Match[str]] = []
+    for match in _BRACE_TOKEN.finditer(raw):
+        token = match.group()
+        if token[-1] == "{":
+            opened.append(match)
+        elif token[-1] == "}":
+            partner = opened.pop() if opened else None
+            if partner is None or len(partner.group()) != len(token):
+                lone.extend(m for m in (partner, match) if m is not None and len(m.group()) == 2)
+    lone.extend(m for m in opened if len(m.group()) == 2)
+    reason = "an unbalanced brace: BibTeX counts an escaped brace too, so the value is not read as written"
+    return sorted((Offence(m.start(), m.end(), m.group(), reason) for m in lone), key=lambda o: o.start)
+
+
+def describe(offences: list[Offence], value: str, limit: int = 4, braces: list[Offence] | None = None) -> str:
+    """The offences for a message: each as written (and how TeX reads it), then what TeX reads the value as.
+
+    ``braces`` (:func:`lone_escaped_braces` of the value as written) come first: the offences are then
+    what TeX meets in the value read so.
+    """
+    if braces:
+        return describe(braces, "", limit) + "; read so, TeX meets " + describe(offences, value, limit)
     shown: list[str] = []
     for offence in offences:
         item = f"{_printable(offence.text)} ({offence.reason})"
