@@ -8,6 +8,12 @@ by BibTeX's rules (``bibtex/names.py``), its family name spelled in ASCII as key
 folded: with or without them, and whether BibTeX put them in the family name or, capitalised, at
 the end of the given names. Only whole family names are compared: ``Li`` is never ``Lin``, and a
 given name that looks like a particle (``Van Jacobson``) is never taken for one.
+
+Spanish and Portuguese names have two family names, and BibTeX takes the first of them for a given
+name in ``Gabriel García Márquez``: such a name is also read with its last given name opening the
+family name. A record that writes only the first family name (``Gabriel Garcia``) matches one that
+writes both as the family name (``García Márquez, Gabriel``, ``G. García-Márquez``) when their first
+given names agree.
 """
 
 from __future__ import annotations
@@ -47,6 +53,11 @@ class AuthorName:
     families: frozenset[str]
     wholes: frozenset[str]
     corporate: bool = False
+    # The family name's words that are not particles, where there are one or two ("García Márquez").
+    cores: frozenset[tuple[str, ...]] = frozenset()
+    # The first given name, with whether it is an initial ("G." agrees with "Gabriel", "Ana" does not).
+    first_given: frozenset[tuple[str, bool]] = frozenset()
+    given_words: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.families or self.wholes)
@@ -99,6 +110,16 @@ def _family_spellings(given: list[str], family: list[str]) -> set[str]:
     return spellings
 
 
+def _initial(token: str) -> bool:
+    return "." in token or len("".join(_spell(token))) == 1  # "G.", "J.-B.", "G"
+
+
+def _core(family: list[str]) -> tuple[str, ...]:
+    """The family name's words, each part of a hyphenated one a word (``García-Márquez``), less its particles."""
+    words_ = (w for part in family for p in _split_particle(part) for w in _spell(p.replace("-", " ")))
+    return tuple(w for w in words_ if w not in PARTICLES)
+
+
 @lru_cache(maxsize=1 << 16)
 def author_name(text: str, corporate: bool = False) -> AuthorName:
     """``text`` (one name, plain text) as it is compared; ``corporate``: a name never split into parts."""
@@ -110,19 +131,34 @@ def author_name(text: str, corporate: bool = False) -> AuthorName:
         wholes = {"".join(_spell(text.translate(table))) for table in _TABLES}
         return AuthorName(frozenset(), frozenset(w for w in wholes if w), corporate=True)
     person = people[0]
+    tokens, family_tokens = person.first.split(), f"{person.von} {person.last}".split()
+    # Spanish and Portuguese names have two family names, and BibTeX takes the first for a given name
+    # ("Gabriel García Márquez": family "Márquez"): the last given name is also read as the family's first.
+    double = len(tokens) > 1 and not _initial(tokens[-1]) and tokens[-1].lower() not in PARTICLES
     families: set[str] = set()
     wholes_: set[str] = set()
+    cores: set[tuple[str, ...]] = set()
     for table in _TABLES:
         given = _spell(person.first.translate(table))
-        family = [
-            w
-            for part in f"{person.von} {person.last}".split()
-            for p in _split_particle(part)
-            for w in _spell(p.translate(table))
-        ]
-        families |= _family_spellings(given, [w for w in family if w])
+        family = [w for part in family_tokens for p in _split_particle(part) for w in _spell(p.translate(table))]
+        families |= _family_spellings(given, family)
+        if double and family:
+            families |= _family_spellings(given[:-1], given[-1:] + family)
         wholes_.add("".join(given + family))
-    return AuthorName(frozenset(families), frozenset(w for w in wholes_ if w)) if families else _NOBODY
+        # Only a family name the record writes as such: "Robert Adams Day" may be read "Adams Day" for the whole
+        # name, but its "Adams" is no first family name to match "Robert Adams" by.
+        cores.add(_core([t.translate(table) for t in family_tokens]))
+    if not families:
+        return _NOBODY
+    # The first given name's spellings (one word, or none if it has no letters), for telling namesakes apart.
+    first_given = [(w, _initial(tokens[0])) for t in _TABLES for w in _spell(tokens[0].translate(t))] if tokens else []
+    return AuthorName(
+        frozenset(families),
+        frozenset(w for w in wholes_ if w),
+        cores=frozenset(core for core in cores if 0 < len(core) <= 2),
+        first_given=frozenset(first_given),
+        given_words=frozenset(w for t in _TABLES for w in _spell(person.first.translate(t))),
+    )
 
 
 def first_author(paper: Paper) -> AuthorName:
@@ -141,4 +177,21 @@ def same_author(a: AuthorName, b: AuthorName) -> bool:
     """Whether two named authors are one: a family name in common, or a corporate name that is the other's whole name."""
     if a.corporate or b.corporate:
         return bool(a.wholes & b.wholes)
-    return bool(a.families & b.families)
+    return bool(a.families & b.families) or _first_of_two(a, b) or _first_of_two(b, a)
+
+
+def _first_of_two(one: AuthorName, two: AuthorName) -> bool:
+    """Whether ``one`` names only the first of ``two``'s two family names ("Gabriel Garcia", "García Márquez,
+    Gabriel"). Weaker evidence than a whole family name, so the first given names must agree too, and
+    neither family name of ``two`` may be a given name of ``one`` ("Gabriel Márquez García" is another order)."""
+    firsts = {core[0] for core in two.cores if len(core) == 2 and not set(core) & one.given_words}
+    return any(len(core) == 1 and core[0] in firsts for core in one.cores) and _first_givens_agree(one, two)
+
+
+def _first_givens_agree(a: AuthorName, b: AuthorName) -> bool:
+    # An initial agrees with any name it begins; two whole names only when they are equal.
+    return any(
+        x == y or (x_initial or y_initial) and x[:1] == y[:1]
+        for x, x_initial in a.first_given
+        for y, y_initial in b.first_given
+    )
