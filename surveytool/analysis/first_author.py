@@ -13,7 +13,9 @@ Spanish and Portuguese names have two family names, and BibTeX takes the first o
 name in ``Gabriel García Márquez``: such a name is also read with its last given name opening the
 family name. A record that writes only the first family name (``Gabriel Garcia``) matches one that
 writes both as the family name (``García Márquez, Gabriel``, ``G. García-Márquez``) when their first
-given names agree.
+given names agree. East Asian names are written family name first or last (``Zhang Wei``, ``Wei
+Zhang``): a name of two whole words matches the same two words the other way round, unless both
+records wrote a comma.
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ class AuthorName:
     # The first given name, with whether it is an initial ("G." agrees with "Gabriel", "Ana" does not).
     first_given: frozenset[tuple[str, bool]] = frozenset()
     given_words: frozenset[str] = frozenset()
+    # A name of two whole words as (given, family), and whether a comma said which is which ("Zhang, Wei").
+    two_words: frozenset[tuple[str, str]] = frozenset()
+    comma: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.families or self.wholes)
@@ -110,8 +115,12 @@ def _family_spellings(given: list[str], family: list[str]) -> set[str]:
     return spellings
 
 
+def _word(token: str, table: dict[int, str]) -> str:
+    return "".join(_spell(token.translate(table)))
+
+
 def _initial(token: str) -> bool:
-    return "." in token or len("".join(_spell(token))) == 1  # "G.", "J.-B.", "G"
+    return "." in token or len(_word(token, {})) < 2  # "G.", "J.-B.", "G" (or no letters at all)
 
 
 def _core(family: list[str]) -> tuple[str, ...]:
@@ -152,12 +161,19 @@ def author_name(text: str, corporate: bool = False) -> AuthorName:
         return _NOBODY
     # The first given name's spellings (one word, or none if it has no letters), for telling namesakes apart.
     first_given = [(w, _initial(tokens[0])) for t in _TABLES for w in _spell(tokens[0].translate(t))] if tokens else []
+    # East Asian names are written family name first or last ("Zhang Wei", "Wei Zhang"), and BibTeX takes the last
+    # word for the family name: a name of two whole words (no initial, no particle) may be read the other way.
+    two_words = tokens + family_tokens
+    if len(tokens) != 1 or len(two_words) != 2 or any(_initial(w) or w.lower() in PARTICLES for w in two_words):
+        two_words = []
     return AuthorName(
         frozenset(families),
         frozenset(w for w in wholes_ if w),
         cores=frozenset(core for core in cores if 0 < len(core) <= 2),
         first_given=frozenset(first_given),
         given_words=frozenset(w for t in _TABLES for w in _spell(person.first.translate(t))),
+        two_words=frozenset((_word(two_words[0], t), _word(two_words[1], t)) for t in _TABLES if two_words),
+        comma="," in text,
     )
 
 
@@ -174,10 +190,17 @@ def _first_of(author: str, latex: str) -> AuthorName:
 
 
 def same_author(a: AuthorName, b: AuthorName) -> bool:
-    """Whether two named authors are one: a family name in common, or a corporate name that is the other's whole name."""
+    """Whether two named authors are one: a family name in common (or the first of two, or the same two words the
+    other way round), or a corporate name that is the other's whole name."""
     if a.corporate or b.corporate:
         return bool(a.wholes & b.wholes)
-    return bool(a.families & b.families) or _first_of_two(a, b) or _first_of_two(b, a)
+    return bool(a.families & b.families) or _first_of_two(a, b) or _first_of_two(b, a) or _other_way_round(a, b)
+
+
+def _other_way_round(a: AuthorName, b: AuthorName) -> bool:
+    """Whether one name's two words are the other's, given name and family name swapped ("Zhang Wei", "Wei Zhang").
+    Only when at most one wrote a comma (two commas say two different family names) and both words are equal."""
+    return not (a.comma and b.comma) and any((family, given) in b.two_words for given, family in a.two_words)
 
 
 def _first_of_two(one: AuthorName, two: AuthorName) -> bool:

@@ -50,6 +50,9 @@ SPELLINGS = [
     + ["Gabriel Garcia", "G. García-Márquez"],
     ["García de la Torre, Juan", "Juan García de la Torre", "J. García-de la Torre", "García, Juan"]
     + ["García-de la Torre, J."],
+    # East Asian names, family name first or last: a registry's "Zhang, Wei" says which.
+    ["Zhang, Wei", "Zhang Wei", "W. Zhang", "Wei Zhang 0001", "Wei Zhang"],
+    ["Wang, Xiao-Ming", "Xiao-Ming Wang", "Wang Xiaoming", "X.-M. Wang", "Wang Xiao-Ming", "Xiaoming Wang"],
     ["Niebles Duque, Juan Carlos", "Juan Carlos Niebles Duque", "Juan Carlos Niebles", "Niebles-Duque, J. C."],
 ]
 
@@ -95,6 +98,15 @@ def test_the_first_family_name_alone_needs_the_same_given_name_as_the_two():
     assert same("García Márquez, G.", "Gabriel García") and same("García Márquez, Gabriel", "G. García")
 
 
+def test_a_name_is_read_the_other_way_round_only_when_both_words_match_exactly():
+    assert not same("Wei Zhang", "Zhang Li") and not same("Zhang Wei", "Li Zhang")
+    assert not same("Zhang, Wei", "Wei, Zhang")  # both say which is the family name: they disagree
+    assert not same("Zhang Wei", "W. Zhang") and not same("Zhang W.", "Wei Zhang")  # "W." may be Wen
+    assert not same("Zhang Wei Ming", "Wei Ming Zhang") and not same("Zhang Wei", "Wei Ming Zhang")  # two words only
+    assert not same("Zhang Wei", "Wei Zhan") and not same("Wang Xiaoming", "Xiao Wang")
+    assert not same("Van Jacobson", "Jacobson Van") and not same("Vries de", "de Vries")  # a particle stays
+
+
 def test_a_family_name_with_a_particle_matches_the_same_name_without_it():
     assert same("de Vries, Harm", "Vries, Harm") and same("Harm de Vries", "H. Vries")
     assert not same("de Vries, Harm", "Devers, Harm")
@@ -125,6 +137,7 @@ def test_merging_and_resolution_agree_on_a_first_author_spelled_with_particles()
     assert not agree(bib, service) and not agree(first("Li, Wei"), first("Lin, Wei"))
     nobody = first("others")
     assert agree(nobody, bib) and not first_author(nobody)
+    assert agree(first("Zhang Wei"), first("Wei Zhang")) and not agree(first("Wei Zhang"), first("Zhang Li"))
     garcia = first("Garc{\\'\\i}a M{\\'a}rquez, Gabriel")
     assert agree(garcia, first("Gabriel Garcia")) and confirmed(garcia, first("G. Garc{\\'\\i}a M{\\'a}rquez"))
     assert not agree(garcia, first("Garc{\\'\\i}a L{\\'o}pez, Gabriel"))
@@ -172,3 +185,15 @@ def test_two_family_names_in_any_spelling_are_one_person_and_another_second_name
     others = [f"{family} {other}, {given_name}", f"{given_name} {family} {other}", f"{family}-{other}, {given_name}"]
     assert not any(same(a, b) for a in spellings[:3] for b in others)
     assert not same(spellings[0], f"{other} {family}") and not same(spellings[0], f"{family}, {other}")
+
+
+@settings(max_examples=200, deadline=None)
+@given(names=st.lists(_NAME, min_size=3, max_size=3, unique=True))
+def test_two_words_in_either_order_are_one_person_and_any_other_word_is_not(names):
+    first_word, second_word, other = (w.capitalize() for w in names)
+    spellings = [f"{first_word} {second_word}", f"{second_word} {first_word}", f"{first_word}, {second_word}"]
+    assert all(same(a, b) for a in spellings for b in spellings)
+    assert same(spellings[0], f"{second_word}, {first_word}") and not same(spellings[2], f"{second_word}, {first_word}")
+    # A third word as the family name, either word as the given name beside it.
+    others = [f"{second_word} {other}", f"{first_word} {other}", f"{other}, {first_word}", f"{other}, {second_word}"]
+    assert not any(same(a, b) for a in spellings for b in others)
