@@ -50,13 +50,15 @@ _TABLES: tuple[dict[int, str], ...] = ({}, _LONG_SPELLING)
 
 @dataclass(frozen=True)
 class AuthorName:
-    """A name's family name in each spelling it may take, and the whole name (for corporate authors)."""
+    """A name's family name in each spelling it may take, the whole name (for corporate authors), and what
+    the readings of two family names and of a name written family name first compare."""
 
     families: frozenset[str]
     wholes: frozenset[str]
     corporate: bool = False
-    # The family name's words that are not particles, where there are one or two ("García Márquez").
-    cores: frozenset[tuple[str, ...]] = frozenset()
+    # The family name's words that are not particles, where there is one ("de Vries") or two ("García Márquez").
+    singles: frozenset[str] = frozenset()
+    doubles: frozenset[tuple[str, str]] = frozenset()
     # The first given name, with whether it is an initial ("G." agrees with "Gabriel", "Ana" does not).
     first_given: frozenset[tuple[str, bool]] = frozenset()
     given_words: frozenset[str] = frozenset()
@@ -169,7 +171,8 @@ def author_name(text: str, corporate: bool = False) -> AuthorName:
     return AuthorName(
         frozenset(families),
         frozenset(w for w in wholes_ if w),
-        cores=frozenset(core for core in cores if 0 < len(core) <= 2),
+        singles=frozenset(core[0] for core in cores if len(core) == 1),
+        doubles=frozenset((core[0], core[1]) for core in cores if len(core) == 2),
         first_given=frozenset(first_given),
         given_words=frozenset(w for t in _TABLES for w in _spell(person.first.translate(t))),
         two_words=frozenset((_word(two_words[0], t), _word(two_words[1], t)) for t in _TABLES if two_words),
@@ -200,15 +203,19 @@ def same_author(a: AuthorName, b: AuthorName) -> bool:
 def _other_way_round(a: AuthorName, b: AuthorName) -> bool:
     """Whether one name's two words are the other's, given name and family name swapped ("Zhang Wei", "Wei Zhang").
     Only when at most one wrote a comma (two commas say two different family names) and both words are equal."""
-    return not (a.comma and b.comma) and any((family, given) in b.two_words for given, family in a.two_words)
+    if not (a.two_words and b.two_words) or a.comma and b.comma:
+        return False
+    return any((family, given) in b.two_words for given, family in a.two_words)
 
 
 def _first_of_two(one: AuthorName, two: AuthorName) -> bool:
     """Whether ``one`` names only the first of ``two``'s two family names ("Gabriel Garcia", "García Márquez,
     Gabriel"). Weaker evidence than a whole family name, so the first given names must agree too, and
     neither family name of ``two`` may be a given name of ``one`` ("Gabriel Márquez García" is another order)."""
-    firsts = {core[0] for core in two.cores if len(core) == 2 and not set(core) & one.given_words}
-    return any(len(core) == 1 and core[0] in firsts for core in one.cores) and _first_givens_agree(one, two)
+    if not two.doubles or not one.singles:  # most names: compared pairwise, this is the one quick answer
+        return False
+    firsts = {first for first, second in two.doubles if not {first, second} & one.given_words}
+    return bool(one.singles & firsts) and _first_givens_agree(one, two)
 
 
 def _first_givens_agree(a: AuthorName, b: AuthorName) -> bool:
