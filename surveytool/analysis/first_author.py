@@ -8,6 +8,14 @@ by BibTeX's rules (``bibtex/names.py``), its family name spelled in ASCII as key
 folded: with or without them, and whether BibTeX put them in the family name or, capitalised, at
 the end of the given names. Only whole family names are compared: ``Li`` is never ``Lin``, and a
 given name that looks like a particle (``Van Jacobson``) is never taken for one.
+
+Spanish and Portuguese names have two family names, and BibTeX takes the first of them for a given
+name in ``Gabriel García Márquez``: such a name is also read with its last given name opening the
+family name. A record that writes only the first family name (``Gabriel Garcia``) matches one that
+writes both as the family name (``García Márquez, Gabriel``, ``G. García-Márquez``) when their first
+given names agree. East Asian names are written family name first or last (``Zhang Wei``, ``Wei
+Zhang``): a name of two whole words matches the same two words the other way round, unless both
+records wrote a comma.
 """
 
 from __future__ import annotations
@@ -42,11 +50,21 @@ _TABLES: tuple[dict[int, str], ...] = ({}, _LONG_SPELLING)
 
 @dataclass(frozen=True)
 class AuthorName:
-    """A name's family name in each spelling it may take, and the whole name (for corporate authors)."""
+    """A name's family name in each spelling it may take, the whole name (for corporate authors), and what
+    the readings of two family names and of a name written family name first compare."""
 
     families: frozenset[str]
     wholes: frozenset[str]
     corporate: bool = False
+    # The family name's words that are not particles, where there is one ("de Vries") or two ("García Márquez").
+    singles: frozenset[str] = frozenset()
+    doubles: frozenset[tuple[str, str]] = frozenset()
+    # The first given name, with whether it is an initial ("G." agrees with "Gabriel", "Ana" does not).
+    first_given: frozenset[tuple[str, bool]] = frozenset()
+    given_words: frozenset[str] = frozenset()
+    # A name of two whole words as (given, family), and whether a comma said which is which ("Zhang, Wei").
+    two_words: frozenset[tuple[str, str]] = frozenset()
+    comma: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.families or self.wholes)
@@ -99,6 +117,20 @@ def _family_spellings(given: list[str], family: list[str]) -> set[str]:
     return spellings
 
 
+def _word(token: str, table: dict[int, str]) -> str:
+    return "".join(_spell(token.translate(table)))
+
+
+def _initial(token: str) -> bool:
+    return "." in token or len(_word(token, {})) < 2  # "G.", "J.-B.", "G" (or no letters at all)
+
+
+def _core(family: list[str]) -> tuple[str, ...]:
+    """The family name's words, each part of a hyphenated one a word (``García-Márquez``), less its particles."""
+    words_ = (w for part in family for p in _split_particle(part) for w in _spell(p.replace("-", " ")))
+    return tuple(w for w in words_ if w not in PARTICLES)
+
+
 @lru_cache(maxsize=1 << 16)
 def author_name(text: str, corporate: bool = False) -> AuthorName:
     """``text`` (one name, plain text) as it is compared; ``corporate``: a name never split into parts."""
@@ -110,19 +142,42 @@ def author_name(text: str, corporate: bool = False) -> AuthorName:
         wholes = {"".join(_spell(text.translate(table))) for table in _TABLES}
         return AuthorName(frozenset(), frozenset(w for w in wholes if w), corporate=True)
     person = people[0]
+    tokens, family_tokens = person.first.split(), f"{person.von} {person.last}".split()
+    # Spanish and Portuguese names have two family names, and BibTeX takes the first for a given name
+    # ("Gabriel García Márquez": family "Márquez"): the last given name is also read as the family's first.
+    double = len(tokens) > 1 and not _initial(tokens[-1]) and tokens[-1].lower() not in PARTICLES
     families: set[str] = set()
     wholes_: set[str] = set()
+    cores: set[tuple[str, ...]] = set()
     for table in _TABLES:
         given = _spell(person.first.translate(table))
-        family = [
-            w
-            for part in f"{person.von} {person.last}".split()
-            for p in _split_particle(part)
-            for w in _spell(p.translate(table))
-        ]
-        families |= _family_spellings(given, [w for w in family if w])
+        family = [w for part in family_tokens for p in _split_particle(part) for w in _spell(p.translate(table))]
+        families |= _family_spellings(given, family)
+        if double and family:
+            families |= _family_spellings(given[:-1], given[-1:] + family)
         wholes_.add("".join(given + family))
-    return AuthorName(frozenset(families), frozenset(w for w in wholes_ if w)) if families else _NOBODY
+        # Only a family name the record writes as such: "Robert Adams Day" may be read "Adams Day" for the whole
+        # name, but its "Adams" is no first family name to match "Robert Adams" by.
+        cores.add(_core([t.translate(table) for t in family_tokens]))
+    if not families:
+        return _NOBODY
+    # The first given name's spellings (one word, or none if it has no letters), for telling namesakes apart.
+    first_given = [(w, _initial(tokens[0])) for t in _TABLES for w in _spell(tokens[0].translate(t))] if tokens else []
+    # East Asian names are written family name first or last ("Zhang Wei", "Wei Zhang"), and BibTeX takes the last
+    # word for the family name: a name of two whole words (no initial, no particle) may be read the other way.
+    two_words = tokens + family_tokens
+    if len(tokens) != 1 or len(two_words) != 2 or any(_initial(w) or w.lower() in PARTICLES for w in two_words):
+        two_words = []
+    return AuthorName(
+        frozenset(families),
+        frozenset(w for w in wholes_ if w),
+        singles=frozenset(core[0] for core in cores if len(core) == 1),
+        doubles=frozenset((core[0], core[1]) for core in cores if len(core) == 2),
+        first_given=frozenset(first_given),
+        given_words=frozenset(w for t in _TABLES for w in _spell(person.first.translate(t))),
+        two_words=frozenset((_word(two_words[0], t), _word(two_words[1], t)) for t in _TABLES if two_words),
+        comma="," in text,
+    )
 
 
 def first_author(paper: Paper) -> AuthorName:
@@ -138,7 +193,35 @@ def _first_of(author: str, latex: str) -> AuthorName:
 
 
 def same_author(a: AuthorName, b: AuthorName) -> bool:
-    """Whether two named authors are one: a family name in common, or a corporate name that is the other's whole name."""
+    """Whether two named authors are one: a family name in common (or the first of two, or the same two words the
+    other way round), or a corporate name that is the other's whole name."""
     if a.corporate or b.corporate:
         return bool(a.wholes & b.wholes)
-    return bool(a.families & b.families)
+    return bool(a.families & b.families) or _first_of_two(a, b) or _first_of_two(b, a) or _other_way_round(a, b)
+
+
+def _other_way_round(a: AuthorName, b: AuthorName) -> bool:
+    """Whether one name's two words are the other's, given name and family name swapped ("Zhang Wei", "Wei Zhang").
+    Only when at most one wrote a comma (two commas say two different family names) and both words are equal."""
+    if not (a.two_words and b.two_words) or a.comma and b.comma:
+        return False
+    return any((family, given) in b.two_words for given, family in a.two_words)
+
+
+def _first_of_two(one: AuthorName, two: AuthorName) -> bool:
+    """Whether ``one`` names only the first of ``two``'s two family names ("Gabriel Garcia", "García Márquez,
+    Gabriel"). Weaker evidence than a whole family name, so the first given names must agree too, and
+    neither family name of ``two`` may be a given name of ``one`` ("Gabriel Márquez García" is another order)."""
+    if not two.doubles or not one.singles:  # most names: compared pairwise, this is the one quick answer
+        return False
+    firsts = {first for first, second in two.doubles if not {first, second} & one.given_words}
+    return bool(one.singles & firsts) and _first_givens_agree(one, two)
+
+
+def _first_givens_agree(a: AuthorName, b: AuthorName) -> bool:
+    # An initial agrees with any name it begins; two whole names only when they are equal.
+    return any(
+        x == y or (x_initial or y_initial) and x[:1] == y[:1]
+        for x, x_initial in a.first_given
+        for y, y_initial in b.first_given
+    )

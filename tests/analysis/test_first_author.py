@@ -44,6 +44,16 @@ SPELLINGS = [
     ["al-Khwarizmi, Muhammad", "Muhammad al-Khwarizmi", "Muhammad Al Khwarizmi", "Al-Khwarizmi, M."],
     ["Jacobson, Van", "Van Jacobson", "V. Jacobson"],
     ["King, Jr., Martin Luther", "Martin Luther King Jr.", "King, Martin Luther", "M. L. King, Jr.", "King et al."],
+    # Two family names: BibTeX reads "Gabriel García Márquez" as family "Márquez" (so may Crossref: given "Gabriel
+    # García"); records in English often keep only the first, or join the two with a hyphen.
+    ["García Márquez, Gabriel", "Gabriel García Márquez", "G. García Márquez", "Márquez, Gabriel García"]
+    + ["Gabriel Garcia", "G. García-Márquez"],
+    ["García de la Torre, Juan", "Juan García de la Torre", "J. García-de la Torre", "García, Juan"]
+    + ["García-de la Torre, J."],
+    # East Asian names, family name first or last: a registry's "Zhang, Wei" says which.
+    ["Zhang, Wei", "Zhang Wei", "W. Zhang", "Wei Zhang 0001", "Wei Zhang"],
+    ["Wang, Xiao-Ming", "Xiao-Ming Wang", "Wang Xiaoming", "X.-M. Wang", "Wang Xiao-Ming", "Xiaoming Wang"],
+    ["Niebles Duque, Juan Carlos", "Juan Carlos Niebles Duque", "Juan Carlos Niebles", "Niebles-Duque, J. C."],
 ]
 
 
@@ -63,6 +73,38 @@ def test_different_family_names_never_match_however_alike():
     assert not same("Van Jacobson", "Vanjacobson, J.")
     assert not same("John von Neumann", "John Neumeyer")
     assert not same("Yu D. Ai", "Dai, Yu") and not same("Wei L. In", "Lin, Wei")  # an initial is no particle
+
+
+def test_two_family_names_never_match_another_second_family_name_nor_a_part_of_a_word():
+    assert not same("García Márquez, Gabriel", "García López, Gabriel")
+    assert not same("Gabriel García Márquez", "Gabriel García López")
+    assert not same("G. García-Márquez", "García López, G.") and not same("García-Márquez, G.", "G. García-López")
+    assert not same("García Márquez, Gabriel", "Gabriel Gar") and not same("García-Márquez, G.", "Garciam, G.")
+    assert not same("García Márquez, Gabriel", "Gabriel Márquez García")  # the same two names, the other way round
+
+
+def test_the_first_family_name_alone_matches_only_two_family_names_written_as_two():
+    # Given names before one family name ("Robert Adams Day") read as two family names only to match both:
+    # a middle name is no first family name ("Robert Adams"), so the family name must be written whole.
+    assert not same("Robert Adams Day", "Robert Adams") and not same("Hans Walter Gabler", "Walter, H.")
+    assert not same("Gabriel García Márquez", "Gabriel Garcia") and not same("Smith, John Paul", "Paul, J.")
+    assert same("Adams Day, Robert", "Robert Adams") and same("Robert Adams Day", "Adams Day, R.")
+
+
+def test_the_first_family_name_alone_needs_the_same_given_name_as_the_two():
+    # Weaker evidence than a whole family name: another García is told apart by the given name.
+    assert not same("García Márquez, Gabriel", "Ana García") and not same("Gabriel García Márquez", "García, A.")
+    assert not same("G. García-Márquez", "García, Ana") and not same("García-Márquez, Gabriel", "A. García")
+    assert same("García Márquez, G.", "Gabriel García") and same("García Márquez, Gabriel", "G. García")
+
+
+def test_a_name_is_read_the_other_way_round_only_when_both_words_match_exactly():
+    assert not same("Wei Zhang", "Zhang Li") and not same("Zhang Wei", "Li Zhang")
+    assert not same("Zhang, Wei", "Wei, Zhang")  # both say which is the family name: they disagree
+    assert not same("Zhang Wei", "W. Zhang") and not same("Zhang W.", "Wei Zhang")  # "W." may be Wen
+    assert not same("Zhang Wei Ming", "Wei Ming Zhang") and not same("Zhang Wei", "Wei Ming Zhang")  # two words only
+    assert not same("Zhang Wei", "Wei Zhan") and not same("Wang Xiaoming", "Xiao Wang")
+    assert not same("Van Jacobson", "Jacobson Van") and not same("Vries de", "de Vries")  # a particle stays
 
 
 def test_a_family_name_with_a_particle_matches_the_same_name_without_it():
@@ -95,9 +137,17 @@ def test_merging_and_resolution_agree_on_a_first_author_spelled_with_particles()
     assert not agree(bib, service) and not agree(first("Li, Wei"), first("Lin, Wei"))
     nobody = first("others")
     assert agree(nobody, bib) and not first_author(nobody)
+    assert agree(first("Zhang Wei"), first("Wei Zhang")) and not agree(first("Wei Zhang"), first("Zhang Li"))
+    garcia = first("Garc{\\'\\i}a M{\\'a}rquez, Gabriel")
+    assert agree(garcia, first("Gabriel Garcia")) and confirmed(garcia, first("G. Garc{\\'\\i}a M{\\'a}rquez"))
+    assert not agree(garcia, first("Garc{\\'\\i}a L{\\'o}pez, Gabriel"))
 
 
-_WORD = st.text("abcdefghijklmnopqrstuvwxyzäöüéñ", min_size=2, max_size=9).filter(lambda w: w not in PARTICLES)
+# A last word "Jr", "II", "IV" is read as a generation ("Martin Luther King Jr."), never as a family name.
+_GENERATIONS = {"jr", "sr", "ii", "iii", "iv"}
+_WORD = st.text("abcdefghijklmnopqrstuvwxyzäöüéñ", min_size=2, max_size=9).filter(
+    lambda w: w not in PARTICLES | _GENERATIONS
+)
 _PARTICLE = st.sampled_from(["von", "van", "van der", "de", "de la", "di", "du", "le", "dos", "ten"])
 
 
@@ -120,3 +170,36 @@ def test_any_name_in_its_four_spellings_is_one_person_and_a_longer_family_name_i
     # "Li" and "Lin": one letter more is another family name, in any spelling.
     longer = [f"{first} {particle} {family}{more}", f"{family}{more}, {first}", f"{particle} {family}{more}, {first}"]
     assert not any(same(a, b) for a in spellings for b in longer)
+
+
+_NAME = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=8).filter(
+    lambda w: w not in PARTICLES | _GENERATIONS
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(names=st.lists(_NAME, min_size=4, max_size=4, unique=True))
+def test_two_family_names_in_any_spelling_are_one_person_and_another_second_name_is_not(names):
+    given_name, family, second, other = (w.capitalize() for w in names)
+    spellings = [
+        f"{family} {second}, {given_name}",  # BibTeX's own order
+        f"{given_name[0]}. {family}-{second}",  # a service's hyphen
+        f"{given_name} {family} {second}",  # DBLP: BibTeX reads the family name as only the second
+        f"{given_name} {family}",  # the first family name only
+    ]
+    assert all(same(a, b) for a in spellings for b in spellings if {a, b} != set(spellings[2:]))
+    others = [f"{family} {other}, {given_name}", f"{given_name} {family} {other}", f"{family}-{other}, {given_name}"]
+    assert not any(same(a, b) for a in spellings[:3] for b in others)
+    assert not same(spellings[0], f"{other} {family}") and not same(spellings[0], f"{family}, {other}")
+
+
+@settings(max_examples=200, deadline=None)
+@given(names=st.lists(_NAME, min_size=3, max_size=3, unique=True))
+def test_two_words_in_either_order_are_one_person_and_any_other_word_is_not(names):
+    first_word, second_word, other = (w.capitalize() for w in names)
+    spellings = [f"{first_word} {second_word}", f"{second_word} {first_word}", f"{first_word}, {second_word}"]
+    assert all(same(a, b) for a in spellings for b in spellings)
+    assert same(spellings[0], f"{second_word}, {first_word}") and not same(spellings[2], f"{second_word}, {first_word}")
+    # A third word as the family name, either word as the given name beside it.
+    others = [f"{second_word} {other}", f"{first_word} {other}", f"{other}, {first_word}", f"{other}, {second_word}"]
+    assert not any(same(a, b) for a in spellings for b in others)
