@@ -2,17 +2,38 @@
 
 A phrase is a sequence of words; a word ending in ``*`` matches any ending
 ("parallel*" matches "parallelism"). At each position the longest phrase that
-matches wins and the scan continues after it, so "pipeline parallelism" is
-found instead of "parallelism".
+matches wins, and a phrase inside one found before is not found again, so
+"pipeline parallelism" is found instead of "parallelism". Phrases that only
+overlap are both found: "high performance model merging" has "performance
+model" and "model merging".
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from surveytool.text.normalize import normalize
+
+# A lower-case letter, then a capital and a lower-case one: the seam of a name such as "FasterMoE" or
+# "DeepSpeed". "ZeRO" and "LoRA" have none (a capital run is an acronym's, not a word's start).
+_SEAM = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
+_COMPOUND = re.compile(r"[A-Za-z]*[a-z][A-Z][a-z][A-Za-z]*")
+
+
+def name_parts(text: str) -> list[str]:
+    """The words of each compound name in ``text``, written apart: "FasterMoE" -> "Faster MoE".
+
+    Systems are named after their topic, and a phrase otherwise only matches at a word's start.
+    """
+    found = []
+    for name in _COMPOUND.findall(text):
+        parts = _SEAM.split(name)
+        if len(parts) > 1:
+            found.append(" ".join(parts))
+    return found
 
 
 @dataclass(frozen=True)
@@ -78,13 +99,12 @@ class PhraseMatcher:
             self._candidates(word)
         # Most words start no phrase: only the positions of those that may are tried.
         starts = [i for i, word in enumerate(words) if cache[word]]
-        position = 0
+        end_found = 0  # where the phrases found so far end
         for start in starts:
-            if start < position:
-                continue  # inside the phrase found last
             for index in cache[words[start]]:
                 if self._matches_at(words, start, index):
-                    phrase = self.phrases[index]
-                    yield phrase, " ".join(words[start : start + len(phrase.words)])
-                    position = start + len(phrase.words)
+                    end = start + len(self.phrases[index].words)
+                    if end > end_found:  # not inside a phrase found before (the longest here is not, or none is)
+                        yield self.phrases[index], " ".join(words[start:end])
+                        end_found = end
                     break
