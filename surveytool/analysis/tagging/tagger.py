@@ -26,7 +26,7 @@ from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
 from surveytool.analysis.tagging.user_model import UserModel, fit_user_model
 from surveytool.analysis.tagging.user_tags import explicit_tags
-from surveytool.analysis.tagging.vocabulary import PhraseMatcher
+from surveytool.analysis.tagging.vocabulary import PhraseMatcher, name_parts
 from surveytool.model import Finding, Origin, Paper, Role, Severity, Tag, Taxonomy, frozen_mapping
 
 # How much a phrase counts, by the field it was found in.
@@ -156,13 +156,18 @@ class Tagger:
             if not text:
                 continue
             seen: set[str] = set()
-            for phrase, matched in self.matcher.find(text):
+            found = [(phrase, f'"{matched}"') for phrase, matched in self.matcher.find(text)]
+            for name in name_parts(text):
+                found += [
+                    (phrase, f'"{matched}" (in {name.replace(" ", "")})') for phrase, matched in self.matcher.find(name)
+                ]
+            for phrase, matched in found:
                 if phrase.text in seen:
                     continue  # a phrase counts once per field
                 seen.add(phrase.text)
                 for section_id, weight in self.weights[phrase.text]:
                     totals[section_id] += weight * field_weight
-                    evidence[section_id].append(f'{field}: "{matched}"')
+                    evidence[section_id].append(f"{field}: {matched}")
         return {s: (round(totals[s], 3), evidence[s]) for s in totals}
 
     def logits(self, paper: Paper, leave_out: int | None = None) -> _Logits | None:

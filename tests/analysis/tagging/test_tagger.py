@@ -111,3 +111,8 @@ def test_tags_naming_no_section_are_written_back_as_the_user_wrote_them():
     [tagged], _ = tag_papers([only_unknown], TAXONOMY)
     assert tagged.primary_section == "pipeline-parallel"  # placed in the chapter by the tagger...
     assert dict(bibtex_fields(tagged))["sections"] == "{typo}"  # ...but the user's field is left to the user
+
+
+def test_a_phrase_at_the_end_of_a_system_name_counts_as_evidence():
+    scores = Tagger(TAXONOMY).score(entry(title="SmartMoE: Efficient Training at Scale", origin=Origin.BIBTEX))
+    assert scores["moe"][1] == ['title: "moe" (in SmartMoE)']
