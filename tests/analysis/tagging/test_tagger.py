@@ -50,6 +50,24 @@ def test_titles_whose_topic_word_misleads_are_given_the_section_lists_give_them(
 @pytest.mark.parametrize(
     ("title", "section"),
     [
+        # Each names a method of its section in the field's own words, and no word of the old vocabulary.
+        ("Task Arithmetic for Combining Fine-Tuned Language Models", "decentralized"),
+        ("Zeroth-Order Fine-Tuning of Large Language Models", "optimization"),
+        ("Training Binarized Convolutional Networks", "memory"),
+        ("A Mixture of Attention Heads for Translation", "moe"),
+        ("Learning Feature Interactions with Factorization Machines", "embeddings-recsys"),
+    ],
+)
+def test_methods_named_in_the_fields_words_are_given_their_section_by_the_vocabulary(title, section):
+    # The vocabulary alone: it carries to a library the bundled corpus never saw, where the model cannot.
+    scores = Tagger(TAXONOMY).score(entry(title=title, origin=Origin.BIBTEX))
+    assert max(scores, key=lambda s: scores[s][0]) == section
+    assert Tagger(TAXONOMY).tag(entry(title=title, origin=Origin.BIBTEX))[0].section == section
+
+
+@pytest.mark.parametrize(
+    ("title", "section"),
+    [
         # Lists file input pipelines, preprocessing and I/O stalls of training jobs with data parallelism.
         ("Removing the Data Preprocessing Bottleneck of Distributed Training Jobs", "data-parallel"),
         # A system for parallel training at large is filed with model parallelism (auto-parallel frameworks).
