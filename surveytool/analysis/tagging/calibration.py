@@ -19,34 +19,29 @@ from collections.abc import Sequence
 
 #: Bias, then one weight per signal of ``Blend.signals``: its share of the blend, its lead over the
 #: runner-up, whether a phrase of its vocabulary was found, whether a labelled corpus applies.
-CONFIDENCE_WEIGHTS = (-2.46, 1.56, 2.17, -0.46, 0.98)
+CONFIDENCE_WEIGHTS = (-2.16, 0.74, 2.68, -0.3, 0.93)
 #: (logistic output, observed share right) knots of the isotonic map, by increasing output; linear between.
 CONFIDENCE_KNOTS: tuple[tuple[float, float], ...] = (
-    (0.094, 0.13),
-    (0.221, 0.285),
-    (0.278, 0.31),
-    (0.339, 0.41),
-    (0.419, 0.42),
-    (0.471, 0.47),
-    (0.527, 0.485),
-    (0.591, 0.505),
-    (0.64, 0.54),
-    (0.693, 0.547),
-    (0.735, 0.59),
-    (0.762, 0.593),
-    (0.778, 0.61),
-    (0.78, 0.73),
-    (0.781, 0.77),
-    (0.781, 0.79),
-    (0.806, 0.804),
-    (0.853, 0.81),
-    (0.854, 0.84),
-    (0.856, 0.873),
-    (0.857, 0.895),
-    (0.857, 0.91),
-    (0.868, 0.911),
-    (0.904, 0.926),
-    (0.905, 1.0),
+    (0.094, 0.12),
+    (0.235, 0.32),
+    (0.308, 0.39),
+    (0.387, 0.413),
+    (0.456, 0.46),
+    (0.528, 0.49),
+    (0.611, 0.53),
+    (0.672, 0.545),
+    (0.708, 0.56),
+    (0.728, 0.58),
+    (0.762, 0.588),
+    (0.778, 0.765),
+    (0.779, 0.78),
+    (0.807, 0.808),
+    (0.865, 0.823),
+    (0.868, 0.867),
+    (0.868, 0.885),
+    (0.874, 0.926),
+    (0.899, 0.928),
+    (0.899, 1.0),
 )
 
 
