@@ -40,7 +40,8 @@ _MOST_PARTICLES = 4
 _JOINED_PARTICLE = re.compile(r"^(d|l|al|el)['\u2019-](?=\w)", re.IGNORECASE)
 # Not part of the family name at a name's end: DBLP's number telling namesakes apart ("Wei Zhang 0001"),
 # a generation written without BibTeX's comma ("Martin Luther King Jr."), "et al." written into the name.
-_TRAILING_WORD = re.compile(r"\d+|jr\.?|sr\.?|ii|iii|iv", re.IGNORECASE)
+# A numeral only in capitals: "Ii" is a Japanese family name ("Naoki Ii").
+_TRAILING_WORD = re.compile(r"\d+|[jJsS][rR]\.?|II|III|IV")
 # German and Scandinavian letters have two ASCII spellings ("Müller": "Muller", "Mueller").
 _LONG_SPELLING = str.maketrans(
     {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ø": "oe", "Ø": "Oe", "å": "aa", "Å": "Aa"}

@@ -75,6 +75,11 @@ def test_different_family_names_never_match_however_alike():
     assert not same("Yu D. Ai", "Dai, Yu") and not same("Wei L. In", "Lin, Wei")  # an initial is no particle
 
 
+def test_a_generation_is_dropped_but_a_family_name_spelled_like_one_is_not():
+    assert same("Henry Ford II", "Ford, Henry") and same("Martin Luther King JR", "King, Martin Luther")
+    assert same("Naoki Ii", "Ii, Naoki") and not same("Naoki Ii", "Naoki Ito")
+
+
 def test_two_family_names_never_match_another_second_family_name_nor_a_part_of_a_word():
     assert not same("García Márquez, Gabriel", "García López, Gabriel")
     assert not same("Gabriel García Márquez", "Gabriel García López")
