@@ -1,5 +1,6 @@
-"""A lone escaped brace: BibTeX counts it, so a message names the brace as written, not the fragment TeX then reads."""
+"""A lone escaped brace: BibTeX counts it, so a message names the brace as written, and a value made inert balances it."""
 
+from surveytool.bibtex.fields import bibtex_fields
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.model import Finding
 
@@ -32,3 +33,29 @@ def test_paired_escaped_braces_leave_the_message_as_it_was():
     (finding,) = _dangerous("@misc{k, title = {A \\{x\\} \\input{y}}, year = 2020}\n")
     assert _listing(finding) == "\\input (not in the LaTeX allowlist)"
     assert "allow =" in finding.hint
+
+
+# Commands after a lone brace: the value is printed literally.
+WITH_COMMANDS = "@misc{k1, title = {\\} \\# 0}, year = 2020}\n"
+
+
+def _bibtex_balanced(value: str) -> bool:
+    """Whether BibTeX, which counts every brace (escaped too), reads ``value`` as one balanced group."""
+    depth = 0
+    for char in value:
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _written(bib: str) -> dict[str, str]:
+    document = read_bibtex(bib, "x.bib")
+    (paper,) = document.papers
+    return dict(bibtex_fields(paper))
+
+
+def test_a_value_made_inert_is_balanced_as_bibtex_counts_braces():
+    written = _written(WITH_COMMANDS)
+    assert written["title"] == "{{\\textbraceright{} \\textbackslash{}0}}"
+    assert _bibtex_balanced(written["title"]) and written["year"] == "2020"
