@@ -1,6 +1,9 @@
 """A lone escaped brace: BibTeX counts it, so a message names the brace as written, and the .bib written spells it."""
 
-from helpers import run_cli
+import subprocess
+
+import pytest
+from helpers import requires_latex, run_bibtex, run_cli
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -122,3 +125,15 @@ def test_bib_writes_both_entries_balanced_and_in_place_leaves_them_as_written(tm
     source.write_bytes(ONLY_BRACE.replace("year", "sections = {MoE}, year").encode())
     run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path)
     assert source.read_bytes() == ONLY_BRACE.replace("year", "sections = {moe}, year").encode()
+
+
+@requires_latex
+@pytest.mark.latex
+def test_real_bibtex_reads_every_field_of_both_entries_as_written(tmp_path):
+    (tmp_path / "refs.bib").write_text(WITH_COMMANDS + "\n" + ONLY_BRACE, encoding="utf-8")
+    run_cli("bib", "refs.bib", "-o", "references.bib", cwd=tmp_path)
+    result, bbl = run_bibtex(tmp_path)
+    assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
+    assert "{\\textbraceright{} \\textbackslash{}0}, 2020." in bbl and "A \\textbraceright{} b, 2021." in bbl
+    compiled = subprocess.run(["pdflatex", "-interaction=nonstopmode", "all.tex"], cwd=tmp_path, capture_output=True)
+    assert compiled.returncode == 0 and b"\n! " not in (tmp_path / "all.log").read_bytes()
