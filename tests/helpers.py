@@ -50,6 +50,18 @@ def compile_latex(folder: Path, *extra: str) -> subprocess.CompletedProcess:
     )
 
 
+def run_bibtex(folder: Path, preamble: str = "", style: str = "plain") -> tuple[subprocess.CompletedProcess, str]:
+    """pdflatex, then BibTeX, on a document citing every entry of ``folder/references.bib``: (BibTeX's run, the .bbl)."""
+    (folder / "all.tex").write_text(
+        f"\\documentclass{{article}}{preamble}\n"
+        f"\\begin{{document}}\\nocite{{*}}\\bibliographystyle{{{style}}}\\bibliography{{references}}\\end{{document}}\n"
+    )
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "all.tex"], cwd=folder, capture_output=True)
+    result = subprocess.run(["bibtex", "all"], cwd=folder, capture_output=True, text=True, errors="replace")
+    bbl = folder / "all.bbl"
+    return result, bbl.read_text(encoding="utf-8") if bbl.exists() else ""
+
+
 # Every way a block can end: closed, unclosed before the next block, at the end of the file;
 # macros used before and after their definition, keys used twice, comments between blocks.
 TRICKY = (

@@ -153,6 +153,15 @@ _staged(
     'written to print literally. Allow a command you trust in surveytool.toml: [latex] allow = ["\\\\mycmd"].',
 )
 _staged(
+    "lone-escaped-brace",
+    Severity.ERROR,
+    "a \\{ or \\} in a .bib field that BibTeX pairs with a plain brace, or with none",
+    "BibTeX counts every brace, escaped or not: title = {A \\} b} ends at the \\}, so BibTeX reports an error "
+    "and loses the fields after it, and a lone \\{ runs the value on into what follows. The .bib surveytool "
+    "writes has \\textbraceright{} or \\textbraceleft{} there, which prints the brace; bib --in-place leaves "
+    "your text as it is. Pair each \\{ with a \\}, or write \\textbraceleft{} or \\textbraceright{}.",
+)
+_staged(
     "duplicate-entry",
     Severity.WARNING,
     "two entries of your .bib for the same work",

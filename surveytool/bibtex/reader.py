@@ -26,6 +26,7 @@ from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from surveytool.text.latex import block_offences, describe_offences, usable_key
 from surveytool.text.latex_allowlist import Offence, lone_escaped_braces
+from surveytool.text.latex_inert import LITERAL_SPELLINGS
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,8 @@ def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str,
     found = []
     for name, value in sorted(paper.latex_fields.items()):
         tex, offences = bibtex_value_offences(value, strings)
+        if not offences and ("\\{" in value or "\\}" in value) and (braces := lone_escaped_braces(value)):
+            found.append(_lone_braces_finding(braces, name, paper.key, where))
         if offences:
             listed, hint = _listing_and_hint(offences, tex, value)
             found.append(
@@ -224,14 +227,23 @@ def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str,
     return found
 
 
+def _lone_braces_finding(braces: list[Offence], name: str, key: str, where: SourceLocation) -> Finding:
+    """A field with escaped braces that BibTeX pairs otherwise than TeX (and than bibtexparser, which skips them)."""
+    written = " and ".join(LITERAL_SPELLINGS[brace] for brace in dict.fromkeys(o.text[-1] for o in braces))
+    message = f"field '{name}' of '{key}' has {describe_offences(braces, '')}; the .bib surveytool writes has "
+    message += f"{written} there (bib --in-place leaves it as you wrote it)"
+    return Finding("lone-escaped-brace", Severity.ERROR, message, where, _PAIR_HINT, key)
+
+
 _ALLOW_HINT = (
     "written to print literally; delete it, or if you trust it allow the command in surveytool.toml: "
     '[latex] allow = ["\\\\name"]'
 )
-_BRACE_HINT = (
-    "written to print literally; BibTeX counts \\{ and \\} as braces too: pair each with the other, "
+_PAIR_HINT = (
+    "BibTeX counts \\{ and \\} as braces too: pair each with the other, "
     "or write \\textbraceleft{} or \\textbraceright{} for a lone one"
 )
+_BRACE_HINT = "written to print literally; " + _PAIR_HINT
 
 
 def _listing_and_hint(offences: list[Offence], tex: str, written: str) -> tuple[str, str]:

@@ -9,6 +9,7 @@ from surveytool.model import RawBlock, frozen_mapping
 from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
 from surveytool.text.latex_allowlist import active_policy
 from surveytool.text.latex_decode import quick_latex_to_text
+from surveytool.text.latex_inert import balanced_for_bibtex
 
 #: Months as BibTeX's predefined macros expand them, for plain-text values.
 MONTH_MACROS = {
@@ -244,11 +245,18 @@ def _names_with_commands(strings: Mapping[str, str]) -> frozenset[str]:
 
 
 def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(), preamble: bool = False) -> str:
-    """``value`` as written if TeX reads only allowed LaTeX in it; else one braced value that prints it literally."""
+    """``value`` as written if TeX reads only allowed LaTeX in it; else one braced value that prints it literally.
+
+    Either way balanced as BibTeX counts braces: a lone ``\\}`` or ``\\{`` is written ``\\textbraceright{}``
+    or ``\\textbraceleft{}`` (``lone-escaped-brace``), so that BibTeX reads every field of the entry.
+    """
     if "\\" not in value and "^^" not in value and "#" not in value and value[:1] in '{"':
         return value  # bibtex_value_offences's first test, for the common case without a call
     tex, offences = bibtex_value_offences(value, strings, preamble)
-    return value if not offences else "{" + inert_latex(tex, offences, preamble) + "}"
+    if offences:
+        return "{" + balanced_for_bibtex(inert_latex(tex, offences, preamble)) + "}"
+    # As written, but for the escaped braces BibTeX pairs with others than TeX does (bibtexparser skips them).
+    return balanced_for_bibtex(value) if "\\{" in value or "\\}" in value else value
 
 
 def string_block_value(block: RawBlock) -> str:

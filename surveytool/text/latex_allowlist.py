@@ -256,7 +256,7 @@ def decode_carets(text: str) -> str:
     return "".join(out)
 
 
-_BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)  # \\ is a token of its own: the brace after it is a plain one
+BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)  # \\ is a token of its own: the brace after it is a plain one
 
 
 def lone_escaped_braces(raw: str) -> list[Offence]:
@@ -267,7 +267,7 @@ def lone_escaped_braces(raw: str) -> list[Offence]:
     """
     lone: list[re.Match[str]] = []
     opened: list[re.Match[str]] = []
-    for match in _BRACE_TOKEN.finditer(raw):
+    for match in BRACE_TOKEN.finditer(raw):
         token = match.group()
         if token[-1] == "{":
             opened.append(match)

@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 
 from surveytool.text.latex_allowlist import (
+    BRACE_TOKEN,
     CONTROL_CHARS_SET,
     TOKEN,
     LatexPolicy,
     Offence,
     find_offences,
+    lone_escaped_braces,
     math_after,
 )
 
@@ -98,3 +100,32 @@ def render_inert(
     if find_offences(rendered, policy, preamble):  # cannot happen; should it, nothing may stay active
         return "".join(char if char in "{}" else _LITERAL.get(char, char) for char in value)
     return rendered
+
+
+def balanced_for_bibtex(value: str) -> str:
+    """``value`` with the braces BibTeX would misread spelled to print literally (``\\textbraceright{}``).
+
+    BibTeX counts ``\\{`` and ``\\}`` as braces too: a lone one ends a value early or runs it into the
+    next field. What is left is balanced as BibTeX counts braces and as TeX groups them: escaped braces
+    paired with escaped ones, plain with plain. A value with nothing to spell is returned as it is.
+    """
+    spelled = {offence.start: offence.text for offence in lone_escaped_braces(value)}
+    opened: list[int] = []
+    for match in BRACE_TOKEN.finditer(value):
+        if match.group() == "{":
+            opened.append(match.start())
+        elif match.group() == "}":
+            if opened:
+                opened.pop()
+            else:
+                spelled[match.start()] = "}"
+    spelled.update((start, "{") for start in opened)  # plain ones left unpaired: only in a value rewritten anyway
+    if not spelled:
+        return value
+    pieces: list[str] = []
+    last = 0
+    for start in sorted(spelled):
+        pieces += [value[last:start], LITERAL_SPELLINGS[spelled[start][-1]]]
+        last = start + len(spelled[start])
+    pieces.append(value[last:])
+    return "".join(pieces)

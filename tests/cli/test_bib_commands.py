@@ -4,7 +4,7 @@ import shutil
 import subprocess
 
 import pytest
-from helpers import HAVE_LATEX, IN_CI, run_cli
+from helpers import HAVE_LATEX, IN_CI, run_bibtex, run_cli
 
 MY_BIB = """% my library
 @string{icml = "International Conference on Machine Learning"}
@@ -95,14 +95,9 @@ def test_biber_validates_the_biblatex_dialect_of_the_seeds(tmp_path):
 @pytest.mark.skipif(not HAVE_LATEX and not IN_CI, reason="bibtex not installed")
 def test_real_bibtex_processes_every_seed_entry_without_errors(seeds_build, tmp_path):
     shutil.copy(seeds_build / "references.bib", tmp_path / "references.bib")
-    (tmp_path / "all.tex").write_text(
-        "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{natbib}\n"
-        "\\begin{document}\\nocite{*}\\bibliographystyle{plainnat}\\bibliography{references}\\end{document}\n"
-    )
-    subprocess.run(["pdflatex", "-interaction=nonstopmode", "all.tex"], cwd=tmp_path, capture_output=True)
-    result = subprocess.run(["bibtex", "all"], cwd=tmp_path, capture_output=True, text=True, errors="replace")
+    result, bbl = run_bibtex(tmp_path, "\\usepackage[T1]{fontenc}\\usepackage{natbib}", "plainnat")
     assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
-    assert (tmp_path / "all.bbl").read_text(encoding="utf-8").count("\\bibitem") == 41
+    assert bbl.count("\\bibitem") == 41
 
 
 def test_bib_output_that_is_a_link_is_written_through_to_its_target_and_stays_a_link(tmp_path):

@@ -1,10 +1,8 @@
 """`bib`'s formatting flags and the [bib] table of surveytool.toml, as a user runs them."""
 
-import subprocess
-
 import bibtexparser
 import pytest
-from helpers import HAVE_LATEX, IN_CI, ROOT, compile_latex, requires_latex, run_cli
+from helpers import HAVE_LATEX, IN_CI, ROOT, compile_latex, requires_latex, run_bibtex, run_cli
 
 MINE = """@inproceedings{shazeer2017,
   title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},
@@ -132,14 +130,9 @@ def test_real_bibtex_reads_a_bib_written_with_every_option(mine):
         "--align", "14", "--curly", "--months", "--remove-empty-fields", "--max-authors", "1", "--wrap", "40",
         "--drop-all-caps", check=True, cwd=mine,
     )  # fmt: skip
-    (mine / "all.tex").write_text(
-        "\\documentclass{article}\\usepackage{natbib}\n"
-        "\\begin{document}\\nocite{*}\\bibliographystyle{plainnat}\\bibliography{references}\\end{document}\n"
-    )
-    subprocess.run(["pdflatex", "-interaction=nonstopmode", "all.tex"], cwd=mine, capture_output=True)
-    result = subprocess.run(["bibtex", "all"], cwd=mine, capture_output=True, text=True, errors="replace")
+    result, bbl = run_bibtex(mine, "\\usepackage{natbib}", "plainnat")
     assert result.returncode == 0 and "Warning" not in result.stdout, result.stdout
-    bbl = " ".join((mine / "all.bbl").read_text(encoding="utf-8").split())  # bibtex breaks its own lines
+    bbl = " ".join(bbl.split())  # bibtex breaks its own lines
     assert bbl.count("\\bibitem") == 2
     assert "Noam Shazeer et~al." in bbl and "March 2017" in bbl  # one author kept, the month macro expanded
 
