@@ -20,7 +20,8 @@ from surveytool.text.normalize import normalize
 # A lower-case letter, then a capital and a lower-case one: the seam of a name such as "FasterMoE" or
 # "DeepSpeed". "ZeRO" and "LoRA" have none (a capital run is an acronym's, not a word's start).
 _SEAM = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
-_COMPOUND = re.compile(r"[A-Za-z]*[a-z][A-Z][a-z][A-Za-z]*")
+_HAS_SEAM = re.compile(r"[a-z][A-Z][a-z]")  # most texts have none: one scan answers for them
+_COMPOUND = re.compile(r"\b[A-Za-z]*[a-z][A-Z][a-z][A-Za-z]*")  # from a word's start only: linear, not quadratic
 
 
 def name_parts(text: str) -> list[str]:
@@ -28,7 +29,9 @@ def name_parts(text: str) -> list[str]:
 
     Systems are named after their topic, and a phrase otherwise only matches at a word's start.
     """
-    found = []
+    found: list[str] = []
+    if not _HAS_SEAM.search(text):
+        return found
     for name in _COMPOUND.findall(text):
         parts = _SEAM.split(name)
         if len(parts) > 1:
