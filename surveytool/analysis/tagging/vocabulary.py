@@ -29,14 +29,9 @@ def name_parts(text: str) -> list[str]:
 
     Systems are named after their topic, and a phrase otherwise only matches at a word's start.
     """
-    found: list[str] = []
     if not _HAS_SEAM.search(text):
-        return found
-    for name in _COMPOUND.findall(text):
-        parts = _SEAM.split(name)
-        if len(parts) > 1:
-            found.append(" ".join(parts))
-    return found
+        return []
+    return [" ".join(_SEAM.split(name)) for name in _COMPOUND.findall(text)]  # each name has a seam
 
 
 @dataclass(frozen=True)
