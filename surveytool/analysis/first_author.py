@@ -11,11 +11,12 @@ given name that looks like a particle (``Van Jacobson``) is never taken for one.
 
 Spanish and Portuguese names have two family names, and BibTeX takes the first of them for a given
 name in ``Gabriel García Márquez``: such a name is also read with its last given name opening the
-family name. A record that writes only the first family name (``Gabriel Garcia``) matches one that
-writes both as the family name (``García Márquez, Gabriel``, ``G. García-Márquez``) when their first
-given names agree. East Asian names are written family name first or last (``Zhang Wei``, ``Wei
-Zhang``): a name of two whole words matches the same two words the other way round, unless both
-records wrote a comma.
+family name. A record that writes only one of the two family names matches one that writes both as
+the family name (``García Márquez, Gabriel``, ``G. García-Márquez``) when their first given names
+agree: the first in Spanish usage (``Gabriel Garcia``), the last in Portuguese (``Maria Santos`` for
+``Silva Santos, Maria``). The two may be joined by ``y``, ``e`` or ``i`` (``Ortega y Gasset``).
+East Asian names are written family name first or last (``Zhang Wei``, ``Wei Zhang``): a name of
+two whole words matches the same two words the other way round, unless both records wrote a comma.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ PARTICLES = frozenset(
     "von vom zu zur van den der de del della delle dello degli dei di da das dos do du des la le les lo los las "
     "ten ter te t 't op het d l al el".split()
 )
+# Words joining two family names ("Ortega y Gasset", "Silva e Santos", "Puig i Cadafalch"); BibTeX reads one as
+# a "von" part, which would leave the first family name among the given names.
+CONJUNCTIONS = frozenset({"y", "e", "i"})
 # No name has more particles than this ("van de la"); a list of them is not folded further.
 _MOST_PARTICLES = 4
 # A particle joined to the name by an apostrophe or hyphen ("d'Alembert", "al-Khwarizmi"), split off.
@@ -129,7 +133,7 @@ def _initial(token: str) -> bool:
 def _core(family: list[str]) -> tuple[str, ...]:
     """The family name's words, each part of a hyphenated one a word (``García-Márquez``), less its particles."""
     words_ = (w for part in family for p in _split_particle(part) for w in _spell(p.replace("-", " ")))
-    return tuple(w for w in words_ if w not in PARTICLES)
+    return tuple(w for w in words_ if w not in PARTICLES and w not in CONJUNCTIONS)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -143,7 +147,9 @@ def author_name(text: str, corporate: bool = False) -> AuthorName:
         wholes = {"".join(_spell(text.translate(table))) for table in _TABLES}
         return AuthorName(frozenset(), frozenset(w for w in wholes if w), corporate=True)
     person = people[0]
-    tokens, family_tokens = person.first.split(), f"{person.von} {person.last}".split()
+    first_names, tokens, family_tokens = person.first, person.first.split(), f"{person.von} {person.last}".split()
+    if person.von.lower() in CONJUNCTIONS and len(tokens) > 1:  # "José Ortega y Gasset": family "Ortega y Gasset"
+        first_names, tokens, family_tokens = " ".join(tokens[:-1]), tokens[:-1], tokens[-1:] + family_tokens
     # Spanish and Portuguese names have two family names, and BibTeX takes the first for a given name
     # ("Gabriel García Márquez": family "Márquez"): the last given name is also read as the family's first.
     double = len(tokens) > 1 and not _initial(tokens[-1]) and tokens[-1].lower() not in PARTICLES
@@ -151,7 +157,7 @@ def author_name(text: str, corporate: bool = False) -> AuthorName:
     wholes_: set[str] = set()
     cores: set[tuple[str, ...]] = set()
     for table in _TABLES:
-        given = _spell(person.first.translate(table))
+        given = _spell(first_names.translate(table))
         family = [w for part in family_tokens for p in _split_particle(part) for w in _spell(p.translate(table))]
         families |= _family_spellings(given, family)
         if double and family:
@@ -175,7 +181,7 @@ def author_name(text: str, corporate: bool = False) -> AuthorName:
         singles=frozenset(core[0] for core in cores if len(core) == 1),
         doubles=frozenset((core[0], core[1]) for core in cores if len(core) == 2),
         first_given=frozenset(first_given),
-        given_words=frozenset(w for t in _TABLES for w in _spell(person.first.translate(t))),
+        given_words=frozenset(w for t in _TABLES for w in _spell(first_names.translate(t))),
         two_words=frozenset((_word(two_words[0], t), _word(two_words[1], t)) for t in _TABLES if two_words),
         comma="," in text,
     )
@@ -194,11 +200,11 @@ def _first_of(author: str, latex: str) -> AuthorName:
 
 
 def same_author(a: AuthorName, b: AuthorName) -> bool:
-    """Whether two named authors are one: a family name in common (or the first of two, or the same two words the
+    """Whether two named authors are one: a family name in common (or one of two, or the same two words the
     other way round), or a corporate name that is the other's whole name."""
     if a.corporate or b.corporate:
         return bool(a.wholes & b.wholes)
-    return bool(a.families & b.families) or _first_of_two(a, b) or _first_of_two(b, a) or _other_way_round(a, b)
+    return bool(a.families & b.families) or _one_of_two(a, b) or _one_of_two(b, a) or _other_way_round(a, b)
 
 
 def _other_way_round(a: AuthorName, b: AuthorName) -> bool:
@@ -209,14 +215,15 @@ def _other_way_round(a: AuthorName, b: AuthorName) -> bool:
     return any((family, given) in b.two_words for given, family in a.two_words)
 
 
-def _first_of_two(one: AuthorName, two: AuthorName) -> bool:
-    """Whether ``one`` names only the first of ``two``'s two family names ("Gabriel Garcia", "García Márquez,
-    Gabriel"). Weaker evidence than a whole family name, so the first given names must agree too, and
-    neither family name of ``two`` may be a given name of ``one`` ("Gabriel Márquez García" is another order)."""
+def _one_of_two(one: AuthorName, two: AuthorName) -> bool:
+    """Whether ``one`` names only one of ``two``'s two family names ("Gabriel Garcia", "García Márquez, Gabriel";
+    "Maria Santos", "Silva Santos, Maria"). Weaker evidence than a whole family name, so the first given names
+    must agree too, and neither family name of ``two`` may be a given name of ``one`` ("Gabriel Márquez García"
+    is another order)."""
     if not two.doubles or not one.singles:  # most names: compared pairwise, this is the one quick answer
         return False
-    firsts = {first for first, second in two.doubles if not {first, second} & one.given_words}
-    return bool(one.singles & firsts) and _first_givens_agree(one, two)
+    either = {name for pair in two.doubles if not set(pair) & one.given_words for name in pair}
+    return bool(one.singles & either) and _first_givens_agree(one, two)
 
 
 def _first_givens_agree(a: AuthorName, b: AuthorName) -> bool:

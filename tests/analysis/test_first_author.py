@@ -54,6 +54,12 @@ SPELLINGS = [
     ["Zhang, Wei", "Zhang Wei", "W. Zhang", "Wei Zhang 0001", "Wei Zhang"],
     ["Wang, Xiao-Ming", "Xiao-Ming Wang", "Wang Xiaoming", "X.-M. Wang", "Wang Xiao-Ming", "Xiaoming Wang"],
     ["Niebles Duque, Juan Carlos", "Juan Carlos Niebles Duque", "Juan Carlos Niebles", "Niebles-Duque, J. C."],
+    # Portuguese usage cites the last of two family names; Spanish and Catalan may join the two with "y", "i".
+    ["Silva Santos, Maria", "Maria Silva Santos", "M. Silva-Santos", "Maria Silva", "Maria Santos"]
+    + ["Silva Santos, M."],
+    ["Ortega y Gasset, José", "José Ortega y Gasset", "J. Ortega y Gasset", "José Ortega", "Ortega, J."]
+    + ["Ortega y Gasset, J."],
+    ["Puig i Cadafalch, Josep", "Josep Puig i Cadafalch", "Josep Puig", "J. Puig i Cadafalch"],
 ]
 
 
@@ -86,6 +92,8 @@ def test_two_family_names_never_match_another_second_family_name_nor_a_part_of_a
     assert not same("G. García-Márquez", "García López, G.") and not same("García-Márquez, G.", "G. García-López")
     assert not same("García Márquez, Gabriel", "Gabriel Gar") and not same("García-Márquez, G.", "Garciam, G.")
     assert not same("García Márquez, Gabriel", "Gabriel Márquez García")  # the same two names, the other way round
+    assert not same("Silva Santos, Maria", "Ana Santos") and not same("Maria Silva Santos", "Maria Santos Silva")
+    assert not same("Ortega y Gasset, José", "José Gasset y Ortega") and not same("José Ortega y Gasset", "Ana Ortega")
 
 
 def test_the_first_family_name_alone_matches_only_two_family_names_written_as_two():
