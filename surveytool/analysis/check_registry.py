@@ -149,8 +149,9 @@ _staged(
     "reads them (after @string expansion, # concatenation and ^^ decoding) and may hold only text, braces, "
     "accents and special characters, text formatting (\\emph, \\textbf, ...), \\url and \\href to http(s) "
     "addresses, and math with a math allowlist (README: 'LaTeX in .bib values'). Anything else (\\input, "
-    "\\write18, ^^5c, \\csname, a macro a @preamble defines, ...) is reported when the .bib is read and "
-    'written to print literally. Allow a command you trust in surveytool.toml: [latex] allow = ["\\\\mycmd"].',
+    "\\write18, ^^5c, \\csname, a macro a @preamble defines, ...) is reported when the .bib is read; a .bib "
+    "surveytool writes (build, bib -o) prints it literally, and check and bib --in-place leave your file as it is. "
+    'Allow a command you trust in surveytool.toml: [latex] allow = ["\\\\mycmd"].',
 )
 _staged(
     "lone-escaped-brace",

@@ -226,7 +226,8 @@ def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str,
     return found
 
 
-_WRITTEN = "written to print literally"
+#: True under every command: ``check`` and ``bib --in-place`` write no value, ``build`` and ``bib -o`` do.
+_WRITTEN = "a .bib surveytool writes (build, bib -o) prints it literally, your file keeps it"
 _ALLOW_HINT = (
     _WRITTEN + '; delete it, or if you trust it allow the command in surveytool.toml: [latex] allow = ["\\\\name"]'
 )
@@ -251,7 +252,7 @@ def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Findin
         written = string_block_value(block)
         tex, offences = written_value_offences(written, strings)
         named = f"@string '{block.key}'"
-        what = named + " (fields that use it are written to print it literally)"
+        what = named + " (a .bib surveytool writes prints it literally in the fields that use it)"
     elif block.kind in ("comment", "failed"):
         tex = block.text
         offences = block_offences(tex, comment=block.kind == "comment")

@@ -142,6 +142,6 @@ def brace_findings(value: str, what: str, where: SourceLocation, key: str = "", 
         if braces:
             written = " and ".join(LITERAL_SPELLINGS[brace] for brace in dict.fromkeys(o.text[-1] for o in braces))
             message = f"{what} has {describe_offences(braces, '')}; the .bib surveytool writes has "
-            message += f"{written} there (bib --in-place leaves it as you wrote it)"
+            message += f"{written} there (check and bib --in-place leave it as you wrote it)"
             found.append(Finding(check, Severity.ERROR, message, where, hint, key))
     return found
