@@ -25,7 +25,7 @@ _MARK = re.compile(r'(?<!\\)["{}]')
 
 def has_quoted_braces(value: str) -> bool:
     """Whether a raw value may have a quoted piece with a brace in it: a test in C, false for most values."""
-    return '"' in value and (value[:1] == '"' or "#" in value) and ("{" in value or "}" in value)
+    return '"' in value and (value.lstrip()[:1] == '"' or "#" in value) and ("{" in value or "}" in value)
 
 
 def quoted_insides(value: str) -> list[tuple[int, int]]:

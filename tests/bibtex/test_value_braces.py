@@ -101,6 +101,8 @@ def test_the_written_value_keeps_its_pieces_and_balances_each():
     assert written["title"] == '"\\textbraceleft{}" # "Set" # "\\textbraceright{}" # " Transformers"'
     assert written["journal"] == '"Journal of \\textbraceright{} Things"'
     assert balanced_value('"Sparse {E}xperts { for Everyone"') == '"Sparse {E}xperts \\textbraceleft{} for Everyone"'
+    # A @preamble's value keeps the spaces around it.
+    assert balanced_value(' "\\def\\x{ y" ') == ' "\\def\\x\\textbraceleft{} y" '
     fine = '"Proc. {ICLR}"'
     assert balanced_value(fine) is fine
 
