@@ -50,6 +50,16 @@ def compile_latex(folder: Path, *extra: str) -> subprocess.CompletedProcess:
     )
 
 
+def bibtex_balanced(value: str) -> bool:
+    """Whether BibTeX, which counts every brace (escaped too), reads ``value`` as one balanced group."""
+    depth = 0
+    for char in value:
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def run_bibtex(folder: Path, preamble: str = "", style: str = "plain") -> tuple[subprocess.CompletedProcess, str]:
     """pdflatex, then BibTeX, on a document citing every entry of ``folder/references.bib``: (BibTeX's run, the .bbl)."""
     (folder / "all.tex").write_text(

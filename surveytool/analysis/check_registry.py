@@ -149,17 +149,31 @@ _staged(
     "reads them (after @string expansion, # concatenation and ^^ decoding) and may hold only text, braces, "
     "accents and special characters, text formatting (\\emph, \\textbf, ...), \\url and \\href to http(s) "
     "addresses, and math with a math allowlist (README: 'LaTeX in .bib values'). Anything else (\\input, "
-    "\\write18, ^^5c, \\csname, a macro a @preamble defines, ...) is reported when the .bib is read and "
-    'written to print literally. Allow a command you trust in surveytool.toml: [latex] allow = ["\\\\mycmd"].',
+    "\\write18, ^^5c, \\csname, a macro a @preamble defines, ...) is reported when the .bib is read; a .bib "
+    "surveytool writes (build, bib -o) prints it literally, and check and bib --in-place leave your file as it is. "
+    'Allow a command you trust in surveytool.toml: [latex] allow = ["\\\\mycmd"].',
 )
 _staged(
     "lone-escaped-brace",
     Severity.ERROR,
-    "a \\{ or \\} in a .bib field that BibTeX pairs with a plain brace, or with none",
+    "a \\{ or \\} in a .bib field, @string or @preamble that BibTeX pairs with a plain brace, or with none",
     "BibTeX counts every brace, escaped or not: title = {A \\} b} ends at the \\}, so BibTeX reports an error "
-    "and loses the fields after it, and a lone \\{ runs the value on into what follows. The .bib surveytool "
-    "writes has \\textbraceright{} or \\textbraceleft{} there, which prints the brace; bib --in-place leaves "
-    "your text as it is. Pair each \\{ with a \\}, or write \\textbraceleft{} or \\textbraceright{}.",
+    "and loses the fields after it, and a lone \\{ runs the value on into what follows (after a @string, into "
+    'the entries below it). Each quoted piece counts alone: in title = "\\{" # "\\}" BibTeX pairs the two '
+    'across the quotes and reads one piece, \\{" # "\\}. The .bib surveytool writes has \\textbraceright{} or '
+    "\\textbraceleft{} there, which prints the brace; bib --in-place leaves your text as it is. Pair each \\{ "
+    "with a \\} in the same piece, or write \\textbraceleft{} or \\textbraceright{}.",
+)
+_staged(
+    "unbalanced-brace",
+    Severity.ERROR,
+    "a plain brace in a quoted .bib value that no brace between the same quotes pairs",
+    "bibtexparser ends a quoted value at its next quote, but BibTeX counts the braces between quotes and ends "
+    'it only at a quote outside all braces: title = "x { y" runs on past its quote into the fields and entries '
+    'after it (they are lost), and title = "x } y" stops BibTeX with "Unbalanced braces" (the rest of the entry '
+    "is lost). Fields, @string and @preamble values are checked. The .bib surveytool writes has \\textbraceleft{} "
+    "or \\textbraceright{} there, which prints the brace; bib --in-place leaves your text as it is. Pair each "
+    "brace within its quotes, or write \\textbraceleft{} or \\textbraceright{}.",
 )
 _staged(
     "duplicate-entry",

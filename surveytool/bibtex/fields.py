@@ -9,6 +9,7 @@ from functools import partial
 
 from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
 from surveytool.bibtex.order import sort_papers
+from surveytool.bibtex.value_braces import balanced_value
 from surveytool.bibtex.values import VERBATIM_FIELDS, month_macro, safe_bibtex_value, string_block_value, uses_any
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
@@ -292,4 +293,8 @@ def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
     if block.kind in ("comment", "failed"):
         offences = block_offences(block.text, comment=block.kind == "comment")
         return block.text if not offences else inert_latex(block.text, offences, specials=False)
-    return block.text  # an @string prints only through the values that use it
+    if block.kind == "string":  # it prints only through the values that use it, but BibTeX counts its braces
+        value = string_block_value(block)
+        written = balanced_value(value)
+        return block.text if written is value else block.text[: -1 - len(value)] + written + "}"
+    return block.text

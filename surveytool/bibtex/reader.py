@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from bibtexparser import model
 
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
+from surveytool.bibtex.value_braces import PAIR_HINT, brace_findings, has_quoted_braces, value_lone_braces
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
     bibtex_value_offences,
@@ -21,12 +22,12 @@ from surveytool.bibtex.values import (
     string_block_value,
     uses_any,
     value_to_text,
+    written_value_offences,
 )
 from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from surveytool.text.latex import block_offences, describe_offences, usable_key
-from surveytool.text.latex_allowlist import Offence, lone_escaped_braces
-from surveytool.text.latex_inert import LITERAL_SPELLINGS
+from surveytool.text.latex_allowlist import Offence
 
 
 @dataclass(frozen=True)
@@ -199,84 +200,79 @@ def _duplicate_string(name: str, first_line: int, where: SourceLocation) -> Find
 
 
 def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str, str]) -> list[Finding]:
-    """Fields whose LaTeX, as TeX reads it (macros expanded, ``#`` parts joined, ``^^`` decoded), leaves the allowlist."""
+    """Fields whose LaTeX, as TeX reads it (macros expanded, ``#`` parts joined, ``^^`` decoded), leaves the allowlist,
+    and fields whose braces BibTeX counts otherwise than they were written (``value_braces.py``)."""
     values = paper.latex_fields.values()
     joined = "".join(values)
-    if "\\" not in joined and "^" not in joined:
+    commands = "\\" in joined or "^" in joined
+    if not commands:
         # Joined pieces without a backslash or a caret make none: only a macro holding one could bring a command.
         with_commands = macros_with_commands(strings)
-        if not with_commands or not any(uses_any(value, with_commands) for value in values):
-            return []
+        commands = bool(with_commands) and any(uses_any(value, with_commands) for value in values)
+    fields = list(paper.latex_fields.items())
+    if not commands:  # only braces in quotes to look at, in the few values that may have them
+        fields = [(n, v) for n, v in fields if '"' in v and ("{" in v or "}" in v)] if '"' in joined else []
     found = []
-    for name, value in sorted(paper.latex_fields.items()):
-        tex, offences = bibtex_value_offences(value, strings)
-        if not offences and ("\\{" in value or "\\}" in value) and (braces := lone_escaped_braces(value)):
-            found.append(_lone_braces_finding(braces, name, paper.key, where))
+    for name, value in sorted(fields):
+        quoted = '"' in value and has_quoted_braces(value)
+        read = written_value_offences if quoted else bibtex_value_offences
+        tex, offences = read(value, strings) if commands else ("", [])
         if offences:
             listed, hint = _listing_and_hint(offences, tex, value)
-            found.append(
-                Finding(
-                    "dangerous-macro",
-                    Severity.ERROR,
-                    f"field '{name}' of '{paper.key}' has LaTeX outside the allowlist: {listed}",
-                    where,
-                    hint,
-                    paper.key,
-                )
-            )
+            message = f"field '{name}' of '{paper.key}' has LaTeX outside the allowlist: {listed}"
+            found.append(Finding("dangerous-macro", Severity.ERROR, message, where, hint, paper.key))
+        if quoted or "\\{" in value or "\\}" in value:
+            found.extend(brace_findings(value, f"field '{name}' of '{paper.key}'", where, paper.key, not offences))
     return found
 
 
-def _lone_braces_finding(braces: list[Offence], name: str, key: str, where: SourceLocation) -> Finding:
-    """A field with escaped braces that BibTeX pairs otherwise than TeX (and than bibtexparser, which skips them)."""
-    written = " and ".join(LITERAL_SPELLINGS[brace] for brace in dict.fromkeys(o.text[-1] for o in braces))
-    message = f"field '{name}' of '{key}' has {describe_offences(braces, '')}; the .bib surveytool writes has "
-    message += f"{written} there (bib --in-place leaves it as you wrote it)"
-    return Finding("lone-escaped-brace", Severity.ERROR, message, where, _PAIR_HINT, key)
-
-
+#: True under every command: ``check`` and ``bib --in-place`` write no value, ``build`` and ``bib -o`` do.
+_WRITTEN = "a .bib surveytool writes (build, bib -o) prints it literally, your file keeps it"
 _ALLOW_HINT = (
-    "written to print literally; delete it, or if you trust it allow the command in surveytool.toml: "
-    '[latex] allow = ["\\\\name"]'
+    _WRITTEN + '; delete it, or if you trust it allow the command in surveytool.toml: [latex] allow = ["\\\\name"]'
 )
-_PAIR_HINT = (
-    "BibTeX counts \\{ and \\} as braces too: pair each with the other, "
-    "or write \\textbraceleft{} or \\textbraceright{} for a lone one"
-)
-_BRACE_HINT = "written to print literally; " + _PAIR_HINT
+_BRACE_HINT = _WRITTEN + "; " + PAIR_HINT
 
 
 def _listing_and_hint(offences: list[Offence], tex: str, written: str) -> tuple[str, str]:
     """The offences for a message, led by the lone escaped braces of the value as ``written`` (what they cause)."""
-    braces = lone_escaped_braces(written)
+    braces = value_lone_braces(written)
     return describe_offences(offences, tex, braces), _BRACE_HINT if braces else _ALLOW_HINT
 
 
 def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Finding]:
-    """A @preamble (as TeX reads it), or a @comment or failed block, whose inside BibTeX still reads."""
-    written = ""  # a comment or a failed block is not one value: block_offences reads its braces as BibTeX does
+    """A @preamble (as TeX reads it), or a @comment or failed block, whose inside BibTeX still reads;
+    a @preamble or @string whose braces BibTeX counts otherwise than they were written."""
+    written = named = ""  # a comment or a failed block is not one value: block_offences reads its braces as BibTeX does
     if block.kind == "preamble":
         written = block.text[len("@preamble{") : -1]
-        tex, offences = bibtex_value_offences(written, strings, preamble=True)
-        what = "@preamble"
+        tex, offences = written_value_offences(written, strings, preamble=True)
+        what = named = "@preamble"
     elif block.kind == "string":
         written = string_block_value(block)
-        tex, offences = bibtex_value_offences(written, strings)
-        what = f"@string '{block.key}' (fields that use it are written to print it literally)"
+        tex, offences = written_value_offences(written, strings)
+        named = f"@string '{block.key}'"
+        what = named + " (a .bib surveytool writes prints it literally in the fields that use it)"
     elif block.kind in ("comment", "failed"):
         tex = block.text
         offences = block_offences(tex, comment=block.kind == "comment")
         what = "block" if block.kind == "failed" else "comment (BibTeX reads the commands after an @ in it)"
     else:
         return []
-    if not offences:
-        return []
-    listed, hint = _listing_and_hint(offences, tex, written)
-    return [
-        Finding(
-            "dangerous-macro", Severity.ERROR, f"{what} has LaTeX outside the allowlist: {listed}", block.location, hint
+    found = []
+    if offences:
+        listed, hint = _listing_and_hint(offences, tex, written)
+        found.append(
+            Finding(
+                "dangerous-macro",
+                Severity.ERROR,
+                f"{what} has LaTeX outside the allowlist: {listed}",
+                block.location,
+                hint,
+            )
         )
-    ]
+    found.extend(brace_findings(written, named, block.location, escaped=not offences))
+    return found
 
 
 def _failed_region(blocks: list[tuple[int, model.Block]], index: int, lines: list[str]) -> tuple[str, list[int]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Mapping
 
+from surveytool.bibtex.value_braces import balanced_value, has_quoted_braces
 from surveytool.model import RawBlock, frozen_mapping
 from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
 from surveytool.text.latex_allowlist import active_policy
@@ -248,15 +249,38 @@ def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(),
     """``value`` as written if TeX reads only allowed LaTeX in it; else one braced value that prints it literally.
 
     Either way balanced as BibTeX counts braces: a lone ``\\}`` or ``\\{`` is written ``\\textbraceright{}``
-    or ``\\textbraceleft{}`` (``lone-escaped-brace``), so that BibTeX reads every field of the entry.
+    or ``\\textbraceleft{}`` (``lone-escaped-brace``), and so is a plain brace a quoted piece does not
+    pair (``unbalanced-brace``), so that BibTeX reads every field of the entry.
     """
-    if "\\" not in value and "^^" not in value and "#" not in value and value[:1] in '{"':
-        return value  # bibtex_value_offences's first test, for the common case without a call
+    if (
+        "\\" not in value
+        and "^^" not in value
+        and "#" not in value
+        and value[:1] in '{"'
+        and (value[:1] == "{" or ("{" not in value and "}" not in value))
+    ):
+        return value  # bibtex_value_offences's first test (and no quoted brace), for the common case without a call
+    quoted = '"' in value and has_quoted_braces(value)
+    if quoted:  # its quoted pieces balanced, BibTeX reads them as bibtexparser did: that is what is checked
+        value = balanced_value(value)
     tex, offences = bibtex_value_offences(value, strings, preamble)
     if offences:
         return "{" + balanced_for_bibtex(inert_latex(tex, offences, preamble)) + "}"
-    # As written, but for the escaped braces BibTeX pairs with others than TeX does (bibtexparser skips them).
-    return balanced_for_bibtex(value) if "\\{" in value or "\\}" in value else value
+    # As written, but for the braces BibTeX pairs with others than bibtexparser and TeX do.
+    if quoted or ("\\{" not in value and "\\}" not in value):
+        return value
+    return balanced_for_bibtex(value)
+
+
+def written_value_offences(
+    value: str, strings: Mapping[str, str] = frozen_mapping(), preamble: bool = False
+) -> tuple[str, list[Offence]]:
+    """``bibtex_value_offences`` of ``value``, and where it has none, of ``value`` balanced: BibTeX reads the
+    quoted pieces of that one as they were written, and joined they may hold what it did not (``"^" # "^5c"``)."""
+    found = bibtex_value_offences(value, strings, preamble)
+    if not found[1] and '"' in value and has_quoted_braces(value) and (balanced := balanced_value(value)) is not value:
+        return bibtex_value_offences(balanced, strings, preamble)
+    return found
 
 
 def string_block_value(block: RawBlock) -> str:

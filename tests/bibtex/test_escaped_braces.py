@@ -3,7 +3,7 @@
 import subprocess
 
 import pytest
-from helpers import requires_latex, run_bibtex, run_cli
+from helpers import bibtex_balanced, requires_latex, run_bibtex, run_cli
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -49,19 +49,9 @@ WITH_COMMANDS = "@misc{k1, title = {\\} \\# 0}, year = 2020}\n"
 ONLY_BRACE = "@misc{k2, title = {A \\} b}, year = 2021}\n"
 
 
-def _bibtex_balanced(value: str) -> bool:
-    """Whether BibTeX, which counts every brace (escaped too), reads ``value`` as one balanced group."""
-    depth = 0
-    for char in value:
-        depth += (char == "{") - (char == "}")
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 def _tex_balanced(value: str) -> bool:
     """Whether the braces TeX groups by (not \\{ or \\}) balance."""
-    return _bibtex_balanced(BRACE_TOKEN.sub(lambda m: m.group() if len(m.group()) == 1 else "", value))
+    return bibtex_balanced(BRACE_TOKEN.sub(lambda m: m.group() if len(m.group()) == 1 else "", value))
 
 
 def _written(bib: str) -> dict[str, str]:
@@ -73,7 +63,7 @@ def _written(bib: str) -> dict[str, str]:
 def test_a_value_made_inert_is_balanced_as_bibtex_counts_braces():
     written = _written(WITH_COMMANDS)
     assert written["title"] == "{{\\textbraceright{} \\textbackslash{}0}}"
-    assert _bibtex_balanced(written["title"]) and written["year"] == "2020"
+    assert bibtex_balanced(written["title"]) and written["year"] == "2020"
 
 
 def test_a_lone_escaped_brace_without_commands_is_an_error_with_where_and_a_hint():
@@ -83,7 +73,7 @@ def test_a_lone_escaped_brace_without_commands_is_an_error_with_where_and_a_hint
     assert finding.message == (
         "field 'title' of 'k2' has \\} (an unbalanced brace: BibTeX counts an escaped brace too, so the value is "
         "not read as written); the .bib surveytool writes has \\textbraceright{} there "
-        "(bib --in-place leaves it as you wrote it)"
+        "(check and bib --in-place leave it as you wrote it)"
     )
     assert "\\textbraceright{}" in finding.hint and "pair" in finding.hint
 
@@ -106,8 +96,8 @@ def test_every_value_written_is_balanced_as_bibtex_and_tex_count_braces(text):
     document = read_bibtex(f"@misc{{k, title = {{{text}}}, year = 2020}}\n", "x.bib")
     assume([p.key for p in document.papers] == ["k"])
     for name, value in bibtex_fields(document.papers[0]):
-        assert _bibtex_balanced(value) and _tex_balanced(value), (name, value)
-    assert _bibtex_balanced(balanced_for_bibtex(text)) and _tex_balanced(balanced_for_bibtex(text))
+        assert bibtex_balanced(value) and _tex_balanced(value), (name, value)
+    assert bibtex_balanced(balanced_for_bibtex(text)) and _tex_balanced(balanced_for_bibtex(text))
 
 
 def test_bib_writes_both_entries_balanced_and_in_place_leaves_them_as_written(tmp_path):
@@ -137,3 +127,21 @@ def test_real_bibtex_reads_every_field_of_both_entries_as_written(tmp_path):
     assert "{\\textbraceright{} \\textbackslash{}0}, 2020." in bbl and "A \\textbraceright{} b, 2021." in bbl
     compiled = subprocess.run(["pdflatex", "-interaction=nonstopmode", "all.tex"], cwd=tmp_path, capture_output=True)
     assert compiled.returncode == 0 and b"\n! " not in (tmp_path / "all.log").read_bytes()
+
+
+def test_the_hints_say_what_each_command_does_with_the_value(tmp_path):
+    # A co-author's title with a shell escape, and one with a lone brace: check and --in-place write no value.
+    bib = "@misc{k1, title = {Fast \\immediate\\write18{ls} GPUs}, year = 2020, sections = {moe}}\n\n"
+    bib += ONLY_BRACE.replace("year", "sections = {moe}, year")
+    source = tmp_path / "refs.bib"
+    source.write_bytes(bib.encode())
+    for command in (["check", "refs.bib"], ["bib", "--in-place", "refs.bib"], ["bib", "refs.bib", "-o", "out.bib"]):
+        stderr = run_cli(*command, cwd=tmp_path).stderr
+        assert "written to print literally" not in stderr, command
+        macro = next(line for line in stderr.splitlines() if "[dangerous-macro]" in line)
+        assert "(a .bib surveytool writes (build, bib -o) prints it literally, your file keeps it; delete it" in macro
+        brace = next(line for line in stderr.splitlines() if "[lone-escaped-brace]" in line)
+        assert "(check and bib --in-place leave it as you wrote it)" in brace, command
+    assert source.read_bytes() == bib.encode()  # as the hints say of check and --in-place
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")  # and of bib -o
+    assert "\\textbackslash{}immediate\\textbackslash{}write18" in written and "A \\textbraceright{} b" in written

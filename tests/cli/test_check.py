@@ -54,6 +54,7 @@ FAILING = {
     "stray-and": (CLEAN.replace("{Noam Shazeer}", "{Noam Shazeer and and Quoc Le}"), []),
     "dangerous-macro": (CLEAN.replace("{ICLR}", "{ICLR\\immediate\\write18{rm -rf ~}}"), []),
     "lone-escaped-brace": (CLEAN.replace("{ICLR}", "{ICLR \\} 2017}"), []),
+    "unbalanced-brace": (CLEAN.replace("{ICLR}", '"Proc. {ICLR 2017"'), []),
     "cite-undefined": (CLEAN, ["--tex", "paper.tex"]),
     "cite-unused": (CLEAN, ["--tex", "other.tex"]),
     "tex-input": (CLEAN, ["--tex", "inputs.tex"]),

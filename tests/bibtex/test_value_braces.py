@@ -1,0 +1,165 @@
+"""Braces BibTeX counts otherwise than they were written: in quoted pieces, across ``#``, in @string and @preamble."""
+
+import pytest
+from helpers import bibtex_balanced, requires_latex, run_bibtex, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from surveytool.bibtex.fields import bibtex_fields, render_bibliography
+from surveytool.bibtex.reader import read_bibtex
+from surveytool.bibtex.value_braces import balanced_value, quoted_insides, quoted_plain_braces, value_lone_braces
+from surveytool.model import Severity
+
+# A co-author's file: a JabRef export edited by hand, with every trick of the review in it.
+COAUTHOR = r"""% Exported by JabRef, then edited by hand
+@string{acmpress = "ACM \{Press"}
+@preamble{ "\providecommand{\noopsort}[1]{#1} \}" }
+
+@inproceedings{lee2020sparse,
+  title     = "Sparse {E}xperts { for Everyone",
+  author    = "Lee, Ann and Park, Jun",
+  booktitle = acmpress,
+  year      = 2020,
+  pages     = "1--10",
+  sections  = {moe},
+}
+
+@article{kim2021sets,
+  title   = "\{" # "Set" # "\}" # " Transformers",
+  author  = {Kim, Bo},
+  journal = "Journal of } Things",
+  year    = {2021},
+  note    = {read after the brace},
+  sections = {moe},
+}
+
+@misc{zed2022below, title = {An Entry Below}, author = {Zed, Al}, year = 2022, sections = {moe}}
+"""
+
+
+def _brace_findings(bib: str) -> list[tuple[str, int, str]]:
+    findings = read_bibtex(bib, "coauthor.bib").findings
+    return [
+        (f.check, f.location.line, f.message.split(" has ", 1)[0])
+        for f in findings
+        if f.check in ("lone-escaped-brace", "unbalanced-brace") and f.severity is Severity.ERROR and f.location
+    ]
+
+
+def test_each_brace_bibtex_misreads_is_an_error_on_its_line():
+    assert _brace_findings(COAUTHOR) == [
+        ("lone-escaped-brace", 2, "@string 'acmpress'"),
+        ("lone-escaped-brace", 3, "@preamble"),
+        ("unbalanced-brace", 5, "field 'title' of 'lee2020sparse'"),
+        ("unbalanced-brace", 14, "field 'journal' of 'kim2021sets'"),
+        ("lone-escaped-brace", 14, "field 'title' of 'kim2021sets'"),
+    ]
+
+
+def test_a_quoted_value_with_an_unbalanced_brace_is_named_with_what_bibtex_does_and_a_hint():
+    (finding,) = read_bibtex('@misc{k, title = "x { y", year = 2001}\n', "refs.bib").findings[:1]
+    assert (finding.check, finding.key, finding.location.line) == ("unbalanced-brace", "k", 1)
+    assert finding.message.startswith("field 'title' of 'k' has { (a brace no brace in its quotes closes: ")
+    assert "reads on past the closing quote" in finding.message and "\\textbraceleft{} there" in finding.message
+    assert "in the same quoted piece" in finding.hint
+    (closing,) = [f for f in read_bibtex('@misc{k, title = "x } y"}\n', "refs.bib").findings if f.check != "no-section"]
+    assert "Unbalanced braces" in closing.message and "\\textbraceright{} there" in closing.message
+
+
+def test_values_whose_pieces_balance_are_neither_reported_nor_changed():
+    fine = [
+        '"Proc. {ICLR} 2017"',  # braces paired within the quotes
+        '"M{\\"u}ller and {"} quotes"',  # an accent in braces, and bibtexparser's {"}
+        '"Sets \\{a\\}" # {, and {\\{b\\}}}',  # escaped braces paired within each piece
+        '{Braced {"} with a quote}',
+        "jan # { 2020}",
+    ]
+    for value in fine:
+        bib = f"@misc{{k, title = {value}, year = 2020}}\n"
+        assert _brace_findings(bib) == [], value
+        assert dict(bibtex_fields(read_bibtex(bib, "x.bib").papers[0]))["title"] == value
+
+
+def test_quoted_pieces_are_delimited_as_bibtexparser_delimits_them():
+    value = '"a {" # {b "c" d} # "e {"} f" # "g\\"h"'
+    assert [value[s:e] for s, e in quoted_insides(value)] == ["a {", 'e {"} f', 'g\\"h']
+
+
+def test_escaped_braces_pair_only_within_their_piece():
+    value = '"\\{" # "Set" # "\\}"'
+    assert [o.text for o in value_lone_braces(value)] == ["\\{", "\\}"]
+    assert [value[o.start : o.end] for o in value_lone_braces(value)] == ["\\{", "\\}"]
+    assert value_lone_braces('"\\{\\}" # {\\{\\}}') == []
+    # Braced pieces count alone too: BibTeX reads {\{} # {\}} as one piece, \{} # {\}.
+    assert [o.text for o in value_lone_braces("{\\{} # {\\}}")] == ["\\{", "\\}"]
+    # A plain brace an escaped one pairs with: the escaped one is lone, the plain one is not reported twice.
+    assert [o.text for o in value_lone_braces('"{ \\}"')] == ["\\}"] and quoted_plain_braces('"{ \\}"') == []
+
+
+def test_the_written_value_keeps_its_pieces_and_balances_each():
+    written = dict(bibtex_fields(read_bibtex(COAUTHOR, "x.bib").papers[1]))
+    assert written["title"] == '"\\textbraceleft{}" # "Set" # "\\textbraceright{}" # " Transformers"'
+    assert written["journal"] == '"Journal of \\textbraceright{} Things"'
+    assert balanced_value('"Sparse {E}xperts { for Everyone"') == '"Sparse {E}xperts \\textbraceleft{} for Everyone"'
+    # A @preamble's value keeps the spaces around it.
+    assert balanced_value(' "\\def\\x{ y" ') == ' "\\def\\x\\textbraceleft{} y" '
+    fine = '"Proc. {ICLR}"'
+    assert balanced_value(fine) is fine
+
+
+def test_pieces_joined_after_balancing_are_checked_again_as_tex_reads_them():
+    # As written BibTeX reads one piece, \{^" # "^5cinput\}; balanced, the pieces join into ^^5c: a backslash.
+    bib = '@misc{k, title = "\\{^" # "^5cinput{/etc/passwd}\\}", year = 2020}\n'
+    document = read_bibtex(bib, "x.bib")
+    assert [f.check for f in document.findings if f.check != "no-section"] == ["dangerous-macro"]
+    title = dict(bibtex_fields(document.papers[0]))["title"]
+    assert "^^" not in title and "\\textasciicircum{}\\textasciicircum{}5cinput" in title
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet='{}\\ a"', max_size=8), min_size=1, max_size=3))
+def test_every_quoted_piece_written_balances_as_bibtex_counts_braces(pieces):
+    value = " # ".join('"' + piece.replace('"', "") + ' "' for piece in pieces)  # no \" closes a piece
+    written = balanced_value(value)
+    insides = quoted_insides(written)
+    assert len(insides) == len(pieces), (value, written)
+    assert all(bibtex_balanced(written[start:end]) for start, end in insides), (value, written)
+
+
+def test_the_written_string_and_preamble_are_balanced():
+    document = read_bibtex(COAUTHOR, "x.bib")
+    written = render_bibliography(document.papers, document.blocks)
+    assert '@string{acmpress = "ACM \\textbraceleft{}Press"}' in written
+    assert '@preamble{ "\\providecommand{\\noopsort}[1]{#1} \\textbraceright{}" }' in written
+
+
+def test_bib_writes_the_file_balanced_and_in_place_and_check_only_report(tmp_path):
+    source = tmp_path / "coauthor.bib"
+    source.write_bytes(COAUTHOR.encode())
+    for command in (["check", "coauthor.bib"], ["bib", "--in-place", "coauthor.bib"]):
+        result = run_cli(*command, cwd=tmp_path)
+        assert result.stderr.count("[unbalanced-brace]") == 2 and result.stderr.count("[lone-escaped-brace]") == 3
+        assert source.read_bytes() == COAUTHOR.encode(), command
+    run_cli("bib", "coauthor.bib", "-o", "out.bib", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert '@string{acmpress = "ACM \\textbraceleft{}Press"}' in written
+    assert 'title = "Sparse {E}xperts \\textbraceleft{} for Everyone",' in written
+
+
+@requires_latex
+@pytest.mark.latex
+def test_bibtex_loses_entries_of_the_file_as_written_and_reads_every_field_of_the_one_written(tmp_path):
+    (tmp_path / "references.bib").write_text(COAUTHOR, encoding="utf-8")
+    _, bbl = run_bibtex(tmp_path)
+    # As written, the { of lee2020sparse's title runs on to the } of kim2021sets's journal: one entry is lost,
+    # and lee2020sparse's title holds the text of both, its year and pages with it.
+    assert "\\bibitem{kim2021sets}" not in bbl and 'author = "Lee' in bbl and "Ann~Lee" not in bbl
+    (tmp_path / "coauthor.bib").write_text(COAUTHOR, encoding="utf-8")
+    run_cli("bib", "coauthor.bib", "-o", "references.bib", cwd=tmp_path)
+    result, bbl = run_bibtex(tmp_path)
+    assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
+    assert "Ann Lee and Jun Park.\n\\newblock Sparse {E}xperts \\textbraceleft{} for everyone.\n" in bbl
+    assert "\\newblock In {\\em ACM \\textbraceleft{}Press}, pages 1--10, 2020.\n" in bbl
+    assert "\\newblock \\textbraceleft{}set\\textbraceright{} transformers.\n" in bbl
+    assert "{\\em Journal of \\textbraceright{} Things}, 2021.\n\\newblock read after the brace.\n" in bbl
+    assert "\\newblock An entry below, 2022." in bbl
