@@ -176,6 +176,16 @@ _staged(
     "brace within its quotes, or write \\textbraceleft{} or \\textbraceright{}.",
 )
 _staged(
+    "inner-quote",
+    Severity.ERROR,
+    'a \\" outside braces in a quoted .bib value',
+    'bibtexparser reads \\" between quotes as an umlaut, but BibTeX ends a quoted value at any quote outside '
+    'braces: author = "M\\"uller, Hans" is "M\\" to BibTeX, and the rest of the entry is lost. Fields, @string '
+    "and @preamble values are checked. The .bib surveytool writes has that piece in braces, where a quote is "
+    'only text; bib --in-place leaves your text as it is. Write the accent in braces, {\\"u}, or the value '
+    "in braces.",
+)
+_staged(
     "duplicate-entry",
     Severity.WARNING,
     "two entries of your .bib for the same work",

@@ -9,7 +9,7 @@ from functools import partial
 
 from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
 from surveytool.bibtex.order import sort_papers
-from surveytool.bibtex.value_braces import balanced_value
+from surveytool.bibtex.value_braces import balanced_value, braced_quotes
 from surveytool.bibtex.values import VERBATIM_FIELDS, month_macro, safe_bibtex_value, string_block_value, uses_any
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
@@ -295,6 +295,6 @@ def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
         return block.text if not offences else inert_latex(block.text, offences, specials=False)
     if block.kind == "string":  # it prints only through the values that use it, but BibTeX counts its braces
         value = string_block_value(block)
-        written = balanced_value(value)
+        written = braced_quotes(balanced_value(value))
         return block.text if written is value else block.text[: -1 - len(value)] + written + "}"
     return block.text

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from bibtexparser import model
 
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
-from surveytool.bibtex.value_braces import PAIR_HINT, brace_findings, has_quoted_braces, value_lone_braces
+from surveytool.bibtex.value_braces import (
+    PAIR_HINT,
+    brace_findings,
+    has_quoted_braces,
+    quote_findings,
+    value_lone_braces,
+)
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
     bibtex_value_offences,
@@ -223,6 +229,8 @@ def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str,
             found.append(Finding("dangerous-macro", Severity.ERROR, message, where, hint, paper.key))
         if quoted or "\\{" in value or "\\}" in value:
             found.extend(brace_findings(value, f"field '{name}' of '{paper.key}'", where, paper.key, not offences))
+        if '\\"' in value and not offences:  # a value printed literally is written in braces anyway
+            found.extend(quote_findings(value, f"field '{name}' of '{paper.key}'", where, paper.key))
     return found
 
 
@@ -272,6 +280,8 @@ def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Findin
             )
         )
     found.extend(brace_findings(written, named, block.location, escaped=not offences))
+    if named and not offences:
+        found.extend(quote_findings(written, named, block.location))
     return found
 
 

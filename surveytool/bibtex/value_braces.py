@@ -7,6 +7,10 @@ the fields and entries after it until a brace closes it (they are lost), ``"x } 
 "Unbalanced braces" (the rest of the entry is lost), and in ``"\\{" # "\\}"`` the escaped braces pair
 across the quotes, so BibTeX reads one piece, ``\\{" # "\\}``. Inside braces bibtexparser counts the
 plain braces too: only escaped ones can be lone there (``lone_escaped_braces``).
+
+Quotes differ too: bibtexparser reads ``\\"`` between quotes as an umlaut, BibTeX ends the piece at
+it (``"M\\"uller"`` is ``M\\``, and the rest of the entry is lost). Such a piece is written in braces,
+where a quote is only text.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from surveytool.text.latex_inert import LITERAL_SPELLINGS, balanced_for_bibtex
 
 # What bibtexparser takes for a delimiter in a value: a brace or a quote that no backslash precedes.
 _MARK = re.compile(r'(?<!\\)["{}]')
+# What BibTeX does: any brace or quote.
+_ANY_MARK = re.compile(r'["{}]')
 
 
 def has_quoted_braces(value: str) -> bool:
@@ -145,3 +151,53 @@ def brace_findings(value: str, what: str, where: SourceLocation, key: str = "", 
             message += f"{written} there (check and bib --in-place leave it as you wrote it)"
             found.append(Finding(check, Severity.ERROR, message, where, hint, key))
     return found
+
+
+_QUOTE_REASON = "a quote outside braces: BibTeX ends the quoted value there and loses the rest of the entry"
+
+
+def _inner_quotes(value: str, start: int, end: int) -> list[Offence]:
+    """The quotes of one quoted inside that BibTeX, counting every brace, finds outside all braces (``\\"``)."""
+    found, depth = [], 0
+    for match in _ANY_MARK.finditer(value, start, end):
+        char = match.group()
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            found.append(Offence(match.start() - 1, match.end(), value[match.start() - 1 : match.end()], _QUOTE_REASON))
+    return found
+
+
+def inner_quotes(value: str) -> list[Offence]:
+    """The ``\\"`` of a value's quoted pieces that end the piece for BibTeX (bibtexparser reads an umlaut)."""
+    if '\\"' not in value:
+        return []
+    return [offence for start, end in quoted_insides(value) for offence in _inner_quotes(value, start, end)]
+
+
+def braced_quotes(value: str) -> str:
+    """``value`` with each quoted piece that has such a quote written in braces, if they balance; itself if none."""
+    if '\\"' not in value:
+        return value
+    written: list[str] = []
+    last = 0
+    for start, end in quoted_insides(value):
+        if _inner_quotes(value, start, end) and _bibtex_balanced(value[start:end]):
+            written += [value[last : start - 1], "{", value[start:end], "}"]
+            last = end + 1
+    return "".join(written) + value[last:] if written else value
+
+
+def quote_findings(value: str, what: str, where: SourceLocation, key: str = "") -> list[Finding]:
+    """``inner-quote`` for the raw value of ``what`` (a field, @string or @preamble)."""
+    quotes = inner_quotes(value)
+    if not quotes:
+        return []
+    message = f"{what} has {describe_offences(quotes, '')}; the .bib surveytool writes has that piece in braces "
+    message += "(check and bib --in-place leave it as you wrote it)"
+    return [Finding("inner-quote", Severity.ERROR, message, where, _QUOTE_HINT, key)]
+
+
+_QUOTE_HINT = 'write the accent in braces, {\\"u}, or the whole value in braces instead of quotes'

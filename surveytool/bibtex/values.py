@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Mapping
 
-from surveytool.bibtex.value_braces import balanced_value, has_quoted_braces
+from surveytool.bibtex.value_braces import balanced_value, braced_quotes, has_quoted_braces
 from surveytool.model import RawBlock, frozen_mapping
 from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
 from surveytool.text.latex_allowlist import active_policy
@@ -250,7 +250,8 @@ def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(),
 
     Either way balanced as BibTeX counts braces: a lone ``\\}`` or ``\\{`` is written ``\\textbraceright{}``
     or ``\\textbraceleft{}`` (``lone-escaped-brace``), and so is a plain brace a quoted piece does not
-    pair (``unbalanced-brace``), so that BibTeX reads every field of the entry.
+    pair (``unbalanced-brace``), so that BibTeX reads every field of the entry; a quoted piece with a ``\\"``
+    is written in braces (``inner-quote``).
     """
     if (
         "\\" not in value
@@ -263,6 +264,7 @@ def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(),
     quoted = '"' in value and has_quoted_braces(value)
     if quoted:  # its quoted pieces balanced, BibTeX reads them as bibtexparser did: that is what is checked
         value = balanced_value(value)
+    value = braced_quotes(value)  # a piece with a \" that would end it for BibTeX, in braces
     tex, offences = bibtex_value_offences(value, strings, preamble)
     if offences:
         return "{" + balanced_for_bibtex(inert_latex(tex, offences, preamble)) + "}"

@@ -163,3 +163,61 @@ def test_bibtex_loses_entries_of_the_file_as_written_and_reads_every_field_of_th
     assert "\\newblock \\textbraceleft{}set\\textbraceright{} transformers.\n" in bbl
     assert "{\\em Journal of \\textbraceright{} Things}, 2021.\n\\newblock read after the brace.\n" in bbl
     assert "\\newblock An entry below, 2022." in bbl
+
+
+# Hand-typed accents between quotes, as a co-author writes them after a Word document.
+QUOTED_ACCENTS = r"""@string{tum = "Technische Universit\"at M{\"u}nchen"}
+@article{mueller2019,
+  author  = "M\"uller, Hans and Sch{\"o}n, Eva",
+  title   = {Sharded Optimizer States},
+  journal = "Proc. " # "G\"ottingen Workshop",
+  year    = 2019,
+  note    = tum,
+  sections = {data-parallel},
+}
+@misc{after2020, title = {The Entry After}, author = {Roe, Jane}, year = 2020, sections = {surveys}}
+"""
+
+
+def test_a_quote_bibtex_ends_a_quoted_value_at_is_an_error_naming_it():
+    findings = [f for f in read_bibtex(QUOTED_ACCENTS, "coauthor.bib").findings if f.check == "inner-quote"]
+    assert [(f.location.line, f.message.split(" has ", 1)[0]) for f in findings] == [
+        (1, "@string 'tum'"),
+        (2, "field 'author' of 'mueller2019'"),
+        (2, "field 'journal' of 'mueller2019'"),
+    ]
+    assert all(f.severity is Severity.ERROR and '{\\"u}' in f.hint for f in findings)
+    assert 'has \\" (a quote outside braces: BibTeX ends the quoted value there' in findings[1].message
+    # Braced, or in braces between quotes, a quote is only text to BibTeX.
+    for fine in ('"M{\\"u}ller"', '{M\\"uller}', '"a {"} b"'):
+        assert [
+            f for f in read_bibtex(f"@misc{{k, author = {fine}}}\n", "x.bib").findings if f.check == "inner-quote"
+        ] == []
+
+
+def test_such_a_piece_is_written_in_braces_and_the_file_as_written_is_left_alone(tmp_path):
+    source = tmp_path / "coauthor.bib"
+    source.write_bytes(QUOTED_ACCENTS.encode())
+    for command in (["check", "coauthor.bib"], ["bib", "--in-place", "coauthor.bib"]):
+        assert run_cli(*command, cwd=tmp_path).stderr.count("[inner-quote]") == 3
+        assert source.read_bytes() == QUOTED_ACCENTS.encode(), command
+    run_cli("bib", "coauthor.bib", "-o", "out.bib", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert '@string{tum = {Technische Universit\\"at M{\\"u}nchen}}' in written
+    assert 'author = {M\\"uller, Hans and Sch{\\"o}n, Eva},' in written
+    assert 'journal = "Proc. " # {G\\"ottingen Workshop},' in written
+
+
+@requires_latex
+@pytest.mark.latex
+def test_bibtex_reads_every_field_of_the_written_file_and_not_of_the_file_as_written(tmp_path):
+    (tmp_path / "references.bib").write_text(QUOTED_ACCENTS, encoding="utf-8")
+    result, bbl = run_bibtex(tmp_path)
+    assert "error message" in result.stdout and "Sharded optimizer states" not in bbl
+    (tmp_path / "coauthor.bib").write_text(QUOTED_ACCENTS, encoding="utf-8")
+    run_cli("bib", "coauthor.bib", "-o", "references.bib", cwd=tmp_path)
+    result, bbl = run_bibtex(tmp_path)
+    assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
+    assert 'Hans M\\"uller and Eva Sch{\\"o}n.\n\\newblock Sharded optimizer states.\n' in bbl
+    assert '{\\em Proc. G\\"ottingen Workshop}, 2019.\n\\newblock Technische Universit\\"at M{\\"u}nchen.' in bbl
+    assert "\\newblock The entry after, 2020." in bbl

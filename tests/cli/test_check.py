@@ -55,6 +55,7 @@ FAILING = {
     "dangerous-macro": (CLEAN.replace("{ICLR}", "{ICLR\\immediate\\write18{rm -rf ~}}"), []),
     "lone-escaped-brace": (CLEAN.replace("{ICLR}", "{ICLR \\} 2017}"), []),
     "unbalanced-brace": (CLEAN.replace("{ICLR}", '"Proc. {ICLR 2017"'), []),
+    "inner-quote": (CLEAN.replace("{ICLR}", '"Proc. ICLR, K\\"oln"'), []),
     "cite-undefined": (CLEAN, ["--tex", "paper.tex"]),
     "cite-unused": (CLEAN, ["--tex", "other.tex"]),
     "tex-input": (CLEAN, ["--tex", "inputs.tex"]),
