@@ -217,7 +217,9 @@ def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str,
         commands = bool(with_commands) and any(uses_any(value, with_commands) for value in values)
     fields = list(paper.latex_fields.items())
     if not commands:  # only braces in quotes to look at, in the few values that may have them
-        fields = [(n, v) for n, v in fields if '"' in v and ("{" in v or "}" in v)] if '"' in joined else []
+        if '"' not in joined:
+            return []
+        fields = [(n, v) for n, v in fields if '"' in v and ("{" in v or "}" in v)]
     found = []
     for name, value in sorted(fields):
         quoted = '"' in value and has_quoted_braces(value)

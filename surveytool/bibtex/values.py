@@ -253,14 +253,11 @@ def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(),
     pair (``unbalanced-brace``), so that BibTeX reads every field of the entry; a quoted piece with a ``\\"``
     is written in braces (``inner-quote``).
     """
-    if (
-        "\\" not in value
-        and "^^" not in value
-        and "#" not in value
-        and value[:1] in '{"'
-        and (value[:1] == "{" or ("{" not in value and "}" not in value))
-    ):
-        return value  # bibtex_value_offences's first test (and no quoted brace), for the common case without a call
+    if "\\" not in value and "^^" not in value and "#" not in value and value[:1] in '{"':
+        # bibtex_value_offences's first test, for the common case without a call: no command, one piece.
+        if value[:1] == "{" or ("{" not in value and "}" not in value):
+            return value
+        return balanced_value(value)  # a quoted value with braces ("{GPU}s"): only they may need mending
     quoted = '"' in value and has_quoted_braces(value)
     if quoted:  # its quoted pieces balanced, BibTeX reads them as bibtexparser did: that is what is checked
         value = balanced_value(value)
