@@ -72,6 +72,15 @@ def run_bibtex(folder: Path, preamble: str = "", style: str = "plain") -> tuple[
     return result, bbl.read_text(encoding="utf-8") if bbl.exists() else ""
 
 
+def bibtex_as_written_and_rewritten(folder: Path, bib: str) -> tuple[tuple, tuple]:
+    """``run_bibtex`` on ``bib`` as written, then on the .bib ``surveytool bib`` writes of it."""
+    (folder / "references.bib").write_text(bib, encoding="utf-8")
+    as_written = run_bibtex(folder)
+    (folder / "coauthor.bib").write_text(bib, encoding="utf-8")
+    run_cli("bib", "coauthor.bib", "-o", "references.bib", cwd=folder)
+    return as_written, run_bibtex(folder)
+
+
 # Every way a block can end: closed, unclosed before the next block, at the end of the file;
 # macros used before and after their definition, keys used twice, comments between blocks.
 TRICKY = (

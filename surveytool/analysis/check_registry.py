@@ -100,7 +100,9 @@ _staged(
     "bibtex-syntax",
     Severity.ERROR,
     "a block that could not be parsed",
-    "The block is kept verbatim in the output. The message gives the parser's reason.",
+    "The .bib surveytool writes keeps its text as comment lines, each @ written (at): BibTeX starts a command at "
+    "any @, and would read on from an unclosed brace into the entries after it. bib --in-place leaves it as it "
+    "is. The message gives the parser's reason.",
 )
 _staged(
     "encoding",

@@ -159,7 +159,7 @@ def _read_chunk(
                     Finding(
                         "bibtex-syntax",
                         Severity.ERROR,
-                        f"this block could not be parsed: {reason.strip()}; it is kept verbatim in the output",
+                        f"this block could not be parsed: {reason.strip()}; the .bib surveytool writes keeps it as a comment",
                         where,
                         "check for an unbalanced brace or a missing comma",
                     )

@@ -63,12 +63,20 @@ def _coalesce_comments(blocks: Iterable[RawBlock]) -> list[RawBlock]:
     return merged
 
 
+#: Heads a block that could not be parsed (``bibtex-syntax``) in a written .bib.
+FAILED_BLOCK_NOTE = (
+    "% surveytool could not parse this block (bibtex-syntax): kept as a comment, each at sign written (at)\n"
+)
+
+
 def _block_text(block: RawBlock) -> str:
     if block.kind == "string":
         _, _, body = block.text.partition("{")
         key, _, value = body[:-1].partition("=")
         return f"@string{{{key.strip()} = {value.strip()}}}\n"
     if block.kind == "failed":
-        # Kept as text: written back exactly, so nothing the user wrote is lost.
-        return block.text.rstrip("\n") + "\n"
+        # Kept, so nothing the user wrote is lost, but as lines BibTeX skips: read from its @, an unclosed
+        # brace would take every entry after it along. BibTeX starts a command at any @, even in a comment.
+        lines = block.text.rstrip("\n").replace("@", "(at)").split("\n")
+        return FAILED_BLOCK_NOTE + "".join(f"% {line}".rstrip() + "\n" for line in lines)
     return block.text + "\n"  # comments; preambles are kept as "@preamble{...}" already

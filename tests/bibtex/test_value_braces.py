@@ -1,7 +1,7 @@
 """Braces BibTeX counts otherwise than they were written: in quoted pieces, across ``#``, in @string and @preamble."""
 
 import pytest
-from helpers import bibtex_balanced, requires_latex, run_bibtex, run_cli
+from helpers import bibtex_as_written_and_rewritten, bibtex_balanced, requires_latex, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -149,7 +149,7 @@ def test_bib_writes_the_file_balanced_and_in_place_and_check_only_report(tmp_pat
 @requires_latex
 @pytest.mark.latex
 def test_bibtex_loses_entries_of_the_file_as_written_and_reads_every_field_of_the_one_written(tmp_path):
-    (_, bbl), (result, written_bbl) = _bibtex_as_written_and_rewritten(tmp_path, COAUTHOR)
+    (_, bbl), (result, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, COAUTHOR)
     # As written, the { of lee2020sparse's title runs on to the } of kim2021sets's journal: one entry is lost,
     # and lee2020sparse's title holds the text of both, its year and pages with it.
     assert "\\bibitem{kim2021sets}" not in bbl and 'author = "Lee' in bbl and "Ann~Lee" not in bbl
@@ -208,19 +208,10 @@ def test_such_a_piece_is_written_in_braces_and_the_file_as_written_is_left_alone
 @requires_latex
 @pytest.mark.latex
 def test_bibtex_reads_every_field_of_the_written_file_and_not_of_the_file_as_written(tmp_path):
-    (result, bbl), (written, written_bbl) = _bibtex_as_written_and_rewritten(tmp_path, QUOTED_ACCENTS)
+    (result, bbl), (written, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, QUOTED_ACCENTS)
     assert "error message" in result.stdout and "Sharded optimizer states" not in bbl
     result, bbl = written, written_bbl
     assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
     assert 'Hans M\\"uller and Eva Sch{\\"o}n.\n\\newblock Sharded optimizer states.\n' in bbl
     assert '{\\em Proc. G\\"ottingen Workshop}, 2019.\n\\newblock Technische Universit\\"at M{\\"u}nchen.' in bbl
     assert "\\newblock The entry after, 2020." in bbl
-
-
-def _bibtex_as_written_and_rewritten(tmp_path, bib: str):
-    """BibTeX's (run, .bbl) on ``bib`` as written, then on the .bib ``surveytool bib`` writes of it."""
-    (tmp_path / "references.bib").write_text(bib, encoding="utf-8")
-    as_written = run_bibtex(tmp_path)
-    (tmp_path / "coauthor.bib").write_text(bib, encoding="utf-8")
-    run_cli("bib", "coauthor.bib", "-o", "references.bib", cwd=tmp_path)
-    return as_written, run_bibtex(tmp_path)
