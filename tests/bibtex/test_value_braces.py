@@ -134,14 +134,7 @@ def test_the_written_string_and_preamble_are_balanced():
 
 
 def test_bib_writes_the_file_balanced_and_in_place_and_check_only_report(tmp_path):
-    source = tmp_path / "coauthor.bib"
-    source.write_bytes(COAUTHOR.encode())
-    for command in (["check", "coauthor.bib"], ["bib", "--in-place", "coauthor.bib"]):
-        result = run_cli(*command, cwd=tmp_path)
-        assert result.stderr.count("[unbalanced-brace]") == 2 and result.stderr.count("[lone-escaped-brace]") == 3
-        assert source.read_bytes() == COAUTHOR.encode(), command
-    run_cli("bib", "coauthor.bib", "-o", "out.bib", cwd=tmp_path)
-    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    written = _reported_untouched_then_written(tmp_path, COAUTHOR, {"unbalanced-brace": 2, "lone-escaped-brace": 3})
     assert '@string{acmpress = "ACM \\textbraceleft{}Press"}' in written
     assert 'title = "Sparse {E}xperts \\textbraceleft{} for Everyone",' in written
 
@@ -193,13 +186,7 @@ def test_a_quote_bibtex_ends_a_quoted_value_at_is_an_error_naming_it():
 
 
 def test_such_a_piece_is_written_in_braces_and_the_file_as_written_is_left_alone(tmp_path):
-    source = tmp_path / "coauthor.bib"
-    source.write_bytes(QUOTED_ACCENTS.encode())
-    for command in (["check", "coauthor.bib"], ["bib", "--in-place", "coauthor.bib"]):
-        assert run_cli(*command, cwd=tmp_path).stderr.count("[inner-quote]") == 3
-        assert source.read_bytes() == QUOTED_ACCENTS.encode(), command
-    run_cli("bib", "coauthor.bib", "-o", "out.bib", cwd=tmp_path)
-    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    written = _reported_untouched_then_written(tmp_path, QUOTED_ACCENTS, {"inner-quote": 3})
     assert '@string{tum = {Technische Universit\\"at M{\\"u}nchen}}' in written
     assert 'author = {M\\"uller, Hans and Sch{\\"o}n, Eva},' in written
     assert 'journal = "Proc. " # {G\\"ottingen Workshop},' in written
@@ -215,3 +202,16 @@ def test_bibtex_reads_every_field_of_the_written_file_and_not_of_the_file_as_wri
     assert 'Hans M\\"uller and Eva Sch{\\"o}n.\n\\newblock Sharded optimizer states.\n' in bbl
     assert '{\\em Proc. G\\"ottingen Workshop}, 2019.\n\\newblock Technische Universit\\"at M{\\"u}nchen.' in bbl
     assert "\\newblock The entry after, 2020." in bbl
+
+
+def _reported_untouched_then_written(tmp_path, bib: str, counts: dict[str, int]) -> str:
+    """``check`` and ``bib --in-place`` report each check ``counts`` times and leave the file's bytes alone;
+    then the text ``bib -o`` writes."""
+    source = tmp_path / "coauthor.bib"
+    source.write_bytes(bib.encode())
+    for command in (["check", "coauthor.bib"], ["bib", "--in-place", "coauthor.bib"]):
+        stderr = run_cli(*command, cwd=tmp_path).stderr
+        assert {check: stderr.count(f"[{check}]") for check in counts} == counts, command
+        assert source.read_bytes() == bib.encode(), command
+    run_cli("bib", "coauthor.bib", "-o", "out.bib", cwd=tmp_path)
+    return (tmp_path / "out.bib").read_text(encoding="utf-8")
