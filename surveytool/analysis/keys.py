@@ -100,8 +100,9 @@ def assign_keys(
     found = [identities_of(p) for p in papers]
     identity = _distinct_identities(papers, found)
     counts = Counter(i for identities_found in found for i in set(identities_found))
-    # Keys absorbed by a merge stay citable (biblatex ids): no other entry may take them.
-    taken: set[str] = {alias for paper in papers for alias in paper.aliases}
+    # Keys absorbed by a merge stay citable (biblatex ids): no other entry may take them. Keys are compared
+    # lower-cased, as BibTeX compares them: it drops an entry keyed "smith2020" after one keyed "Smith2020".
+    taken: set[str] = {alias.lower() for paper in papers for alias in paper.aliases}
     keyed: dict[int, str] = {}
     # Pinned and user-given keys first, in a fixed order, so they win every collision.
     for index in sorted(range(len(papers)), key=lambda i: min(papers[i].sources)):
@@ -113,19 +114,19 @@ def assign_keys(
         own = paper.key if paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and paper.key else None
         # BibTeX copies a key into the .bbl as it is: one that holds a command would run there.
         key = next((k for k in (own, pinned) if k and not runs_in_tex(k)), None)
-        if key and key not in taken:
+        if key and key.lower() not in taken:
             keyed[index] = key
-            taken.add(key)
+            taken.add(key.lower())
     # New keys by the formula; a collision gets the first free suffix, in identity order.
     bases = {i: key_base(papers[i], formula) for i in range(len(papers)) if i not in keyed}
     next_suffix: dict[str, int] = {}
     for index in sorted(bases, key=lambda i: (bases[i], identity[i])):
         base = bases[index]
         n = next_suffix.get(base, 0)
-        while base + _suffix(n) in taken:  # only pinned keys can be in the way: each is passed once
+        while (base + _suffix(n)).lower() in taken:  # only pinned keys can be in the way: each is passed once
             n += 1
         keyed[index] = base + _suffix(n)
-        taken.add(keyed[index])
+        taken.add(keyed[index].lower())
         next_suffix[base] = n + 1
     result = []
     for index, paper in enumerate(papers):

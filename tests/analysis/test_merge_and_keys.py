@@ -83,6 +83,17 @@ def test_user_keys_are_always_kept():
     assert keyed.key == "MyKey2020"
 
 
+def test_keys_differing_only_in_case_are_one_key_as_bibtex_reads_them():
+    # BibTeX drops the second of "Smith2020" and "smith2020" as a repeated entry: it gets a key of its own.
+    first = paper(1, key="Smith2020", title="One Paper on Sharding", author="Ann Smith")
+    second = paper(2, key="smith2020", title="Another Paper on Pipelines", author="Bob Smith")
+    keyed, _ = assign_keys([first, second])
+    assert [p.key for p in keyed] == ["Smith2020", "smith2020b"]
+    merged = replace(paper(1, key="j", title="A Merged Work Here"), aliases=("M",))
+    keyed, _ = assign_keys([merged, paper(9, key="m", title="Unrelated Work Using That Key")])
+    assert [p.key for p in keyed] == ["j", "mb"]
+
+
 def test_unresolved_snippets_get_stable_fingerprint_keys():
     snippet = paper(3, Origin.SNIPPET, abstract=SNIPPET)
     assert key_base(snippet) == key_base(replace(snippet, sources=(SourceLocation("y.txt", 40),)))
