@@ -19,21 +19,27 @@ _WRITTEN = "bib -o and build"  # what surveytool writes; bib --in-place leaves t
 def key_findings(read: Sequence[Paper], written: Sequence[Paper]) -> list[Finding]:
     """Findings for each key of ``read`` (records as read) that is not its own entry's key in ``written``."""
     owner = {source: paper for paper in written for source in paper.sources}
-    first_at: dict[str, SourceLocation] = {}
+    first_at: dict[str, tuple[SourceLocation, str]] = {}  # by the key lower-cased, as BibTeX compares keys
     findings: list[Finding] = []
     for record in sorted((p for p in read if p.key and p.origin in _USER_KEYED), key=lambda p: p.sources[0]):
         where = record.sources[0]
-        first = first_at.setdefault(record.key, where)
-        found = _fate(record.key, where, first, owner, record.origin is Origin.CSL_JSON)
+        first, spelled = first_at.setdefault(record.key.lower(), (where, record.key))
+        found = _fate(record.key, where, first, owner, record.origin is Origin.CSL_JSON, spelled)
         if found:
             findings.append(found)
     return findings
 
 
 def _fate(
-    key: str, where: SourceLocation, first: SourceLocation, owner: dict[SourceLocation, Paper], item: bool = False
+    key: str,
+    where: SourceLocation,
+    first: SourceLocation,
+    owner: dict[SourceLocation, Paper],
+    item: bool = False,
+    spelled: str = "",
 ) -> Finding | None:
-    """What happened to ``key`` read at ``where`` (``first``: where the key was read first; ``item``: from CSL-JSON)."""
+    """What happened to ``key`` read at ``where`` (``first``: where the key was read first, ``spelled`` as written
+    there, which may differ in case; ``item``: from CSL-JSON)."""
     paper = owner.get(where)
     if paper is None:
         message = f"entry '{key}' is missing from the output"
@@ -64,6 +70,8 @@ def _fate(
         )
         return Finding("unusable-key", Severity.ERROR, message, where, f"cite this entry as '{paper.key}'", key)
     holder = f"the entry at {first} keeps it" if first != where else "another entry holds it"
+    if spelled and spelled != key:
+        holder += f" as '{spelled}': BibTeX compares keys ignoring case"
     message = (
         f"entry key '{key}' is used again here ({holder}); {_WRITTEN} write this entry under the new key '{paper.key}'"
     )

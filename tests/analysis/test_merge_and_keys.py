@@ -1,6 +1,7 @@
 from dataclasses import replace
 
 from surveytool.analysis import merge
+from surveytool.analysis.key_fates import key_findings
 from surveytool.analysis.keys import assign_keys, key_base
 from surveytool.analysis.merge import IdentityCache, merge_duplicates, merge_records
 from surveytool.model import Origin, Paper, Resolution, SourceLocation, frozen_mapping
@@ -89,6 +90,17 @@ def test_keys_differing_only_in_case_are_one_key_as_bibtex_reads_them():
     second = paper(2, key="smith2020", title="Another Paper on Pipelines", author="Bob Smith")
     keyed, _ = assign_keys([first, second])
     assert [p.key for p in keyed] == ["Smith2020", "smith2020b"]
+    [finding] = key_findings([first, second], keyed)
+    assert (finding.check, finding.key, finding.location.line, finding.places) == (
+        "duplicate-key",
+        "smith2020",
+        2,
+        (first.sources[0],),
+    )
+    assert (
+        "keeps it as 'Smith2020': BibTeX compares keys ignoring case" in finding.message
+        and "'smith2020b'" in finding.message
+    )
     merged = replace(paper(1, key="j", title="A Merged Work Here"), aliases=("M",))
     keyed, _ = assign_keys([merged, paper(9, key="m", title="Unrelated Work Using That Key")])
     assert [p.key for p in keyed] == ["j", "mb"]
