@@ -82,7 +82,8 @@ def update_bib(
 ) -> tuple[Survey, list[Edit]]:
     """Rewrite the user's ``target`` .bib in place, changing only tags that must change and adding new entries
     (laid out as ``fmt`` asks: the user's own entries keep theirs)."""
-    sources = options.sources if target in options.sources else (target, *options.sources)
+    # The target first: its entries keep their keys, and an added entry never takes one of them.
+    sources = (target, *(s for s in options.sources if s != target))
     lock = options.lock_file or lock_beside(target)
     survey = analyse_reusing(replace(options, sources=sources, lock_file=lock), stage)
     original, _ = read_text_file(target, str(target), allow_empty=True)

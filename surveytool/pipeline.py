@@ -254,8 +254,9 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
         with stage("keys"):
             pins = load_pins(options.lock_file) if options.lock_file else {}
             unkeyed = papers
-            papers, pins = assign_keys(papers, pins, identities, formula)
-            merge_findings += key_findings(read.papers, papers)
+            order = [display for _, display in sources]
+            papers, pins = assign_keys(papers, pins, identities, formula, order)
+            merge_findings += key_findings(read.papers, papers, order)
         override_findings: list[Finding] = []
         if options.overrides:
             overrides, lines = load_overrides(options.overrides)

@@ -9,19 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from surveytool.analysis.keys import runs_in_tex
+from surveytool.analysis.keys import run_order, runs_in_tex
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
 
 _USER_KEYED = (Origin.BIBTEX, Origin.CSL_JSON)
 _WRITTEN = "bib -o and build"  # what surveytool writes; bib --in-place leaves the user's entries as they are
 
 
-def key_findings(read: Sequence[Paper], written: Sequence[Paper]) -> list[Finding]:
-    """Findings for each key of ``read`` (records as read) that is not its own entry's key in ``written``."""
+def key_findings(read: Sequence[Paper], written: Sequence[Paper], sources: Sequence[str] = ()) -> list[Finding]:
+    """Findings for each key of ``read`` (records as read) that is not its own entry's key in ``written``.
+
+    ``sources``: the run's source names in order, as ``keys.assign_keys`` was given them.
+    """
     owner = {source: paper for paper in written for source in paper.sources}
     first_at: dict[str, tuple[SourceLocation, str]] = {}  # by the key lower-cased, as BibTeX compares keys
     findings: list[Finding] = []
-    for record in sorted((p for p in read if p.key and p.origin in _USER_KEYED), key=lambda p: p.sources[0]):
+    for record in sorted((p for p in read if p.key and p.origin in _USER_KEYED), key=run_order(sources)):
         where = record.sources[0]
         first, spelled = first_at.setdefault(record.key.lower(), (where, record.key))
         found = _fate(record.key, where, first, owner, record.origin is Origin.CSL_JSON, spelled)

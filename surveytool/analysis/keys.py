@@ -86,14 +86,30 @@ def runs_in_tex(key: str) -> bool:
     return "\\" in key or "^^" in key
 
 
+def run_order(sources: Sequence[str]) -> Callable[[Paper], tuple[int, int]]:
+    """Sorts papers by where they were first read: the sources in the order of the run, then the line.
+
+    The order decides which entry keeps a key two files share. BibTeX keeps the one it reads first, from the
+    first file named in ``\\bibliography``; ``bib --in-place`` names its target first.
+    """
+    rank = {path: position for position, path in enumerate(sources)}
+
+    def position(paper: Paper) -> tuple[int, int]:
+        return min(((rank.get(s.path, len(rank)), s.line) for s in paper.sources), default=(len(rank), 0))
+
+    return position
+
+
 def assign_keys(
     papers: Sequence[Paper],
     pins: Mapping[str, str] | None = None,
     identities_of: Callable[[Paper], list[str]] = identities,
     formula: KeyFormula = DEFAULT,
+    sources: Sequence[str] = (),
 ) -> tuple[list[Paper], dict[str, str]]:
     """Give every paper a unique key; keys in ``pins`` and user keys are kept as they are, new keys by ``formula``.
 
+    ``sources``: the run's source names in order (``run_order``); the earlier of two entries keeps a shared key.
     Returns the papers with keys and the pins to save (old pins plus new keys).
     """
     pins = dict(pins or {})
@@ -104,8 +120,9 @@ def assign_keys(
     # lower-cased, as BibTeX compares them: it drops an entry keyed "smith2020" after one keyed "Smith2020".
     taken: set[str] = {alias.lower() for paper in papers for alias in paper.aliases}
     keyed: dict[int, str] = {}
-    # Pinned and user-given keys first, in a fixed order, so they win every collision.
-    for index in sorted(range(len(papers)), key=lambda i: min(papers[i].sources)):
+    # Pinned and user-given keys first, in the run's order, so they win every collision.
+    position = run_order(sources)
+    for index in sorted(range(len(papers)), key=lambda i: position(papers[i])):
         paper = papers[index]
         # An identity another paper of this run shares (two chapters with one abstract) is tried last:
         # the first of them in source order keeps what a lock file written before pinned under it.

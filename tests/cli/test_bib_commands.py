@@ -119,3 +119,36 @@ def test_bib_output_that_is_a_link_is_written_through_to_its_target_and_stays_a_
     assert "Linked outputs" in target.read_text(encoding="utf-8")
     assert (target.stat().st_mode & 0o777) == 0o640
     assert sorted(p.name for p in shared.iterdir()) == ["refs.bib"]  # no temporary file left beside it
+
+
+def _keyed(key: str, title: str, section: str) -> str:
+    return f"@article{{{key},\n  author = {{Doe, Jane}},\n  title = {{{title}}},\n  year = 2020,\n  sections = {{{section}}},\n}}\n"
+
+
+MINE = _keyed("x", "Pipeline parallel training of deep networks", "pipeline-parallel")
+COAUTHORS = _keyed("x", "Mixture of experts routing for sparse models", "moe")
+
+
+def test_in_place_the_target_keeps_its_keys_and_an_added_entry_takes_a_new_one(tmp_path):
+    # "refs.bib" sorts after "coauthor.bib": the order of the command line decides, not the names.
+    (tmp_path / "refs.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "coauthor.bib").write_text(COAUTHORS, encoding="utf-8")
+    result = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path, check=True)
+    text = (tmp_path / "refs.bib").read_text(encoding="utf-8")
+    assert text.startswith(MINE)
+    assert "@article{xb,\n" in text and text.count("@article{x,") == 1
+    assert "coauthor.bib:1: warning [duplicate-key]" in result.stderr
+    assert "(the entry at refs.bib:1 keeps it)" in result.stderr
+    shutil.copy(tmp_path / "refs.bib", tmp_path / "references.bib")
+    bibtex, bbl = run_bibtex(tmp_path)
+    assert "Repeated entry" not in bibtex.stdout
+    assert "\\bibitem{x}" in bbl and "\\bibitem{xb}" in bbl
+
+
+def test_of_two_files_sharing_a_key_the_first_named_keeps_it_as_bibtex_would(tmp_path):
+    (tmp_path / "zz.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "aa.bib").write_text(COAUTHORS, encoding="utf-8")
+    run_cli("bib", "zz.bib", "aa.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "@article{x,\n  author = {Doe, Jane},\n  title = {Pipeline" in written
+    assert "@article{xb,\n  author = {Doe, Jane},\n  title = {Mixture" in written
