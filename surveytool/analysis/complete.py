@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from surveytool.analysis.agreement import confirmed, years_agree
+from surveytool.analysis.preprints import arxiv_id, is_preprint, preprint_marker
 from surveytool.analysis.resolve.resolver import REPORT, Candidate, Resolver
 from surveytool.model import Finding, Paper, Severity, frozen_mapping
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
@@ -28,12 +29,6 @@ VENUE_FIELD = {
     "incollection": "booktitle",
     "conference": "booktitle",
 }
-# Fields that, on a preprint, name the preprint server where a venue would stand.
-_MARKER_FIELDS = ("journal", "journaltitle", "howpublished", "booktitle")
-_SERVER = re.compile(r"^(arxiv|corr|biorxiv|medrxiv|ssrn)\b|\bpreprint\b|\be prints?\b")
-_ARXIV_IN_TEXT = re.compile(
-    r"arxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?", re.IGNORECASE
-)
 
 
 @dataclass(frozen=True)
@@ -89,27 +84,6 @@ def _written(paper: Paper, name: str) -> str:
     if len(latex) >= 2 and (latex[0], latex[-1]) in (("{", "}"), ('"', '"')):
         return latex[1:-1]
     return latex or paper.fields.get(name, "")
-
-
-def preprint_marker(paper: Paper) -> str | None:
-    """The field that names a preprint server as the entry's venue (Google Scholar's ``journal = {arXiv preprint ...}``)."""
-    return next((f for f in _MARKER_FIELDS if _SERVER.search(normalize(paper.fields.get(f, "")))), None)
-
-
-def arxiv_id(paper: Paper) -> str | None:
-    """The entry's arXiv id, wherever it is written: eprint, a preprint's venue text, a URL, arXiv's own DOI."""
-    found = normalize_arxiv(paper.fields.get("eprint", "")) or arxiv_id_of_doi(paper.fields.get("doi", ""))
-    for name in ("journal", "howpublished", "note", "url", "volume"):
-        match = None if found else _ARXIV_IN_TEXT.search(paper.fields.get(name, "").replace("arxiv.org", "arxiv"))
-        found = found or (normalize_arxiv(match.group(1)) if match else None)
-    return found
-
-
-def is_preprint(paper: Paper) -> bool:
-    """An arXiv id and no venue but a preprint server's name."""
-    venues = [f for f in ("journal", "journaltitle", "booktitle") if paper.fields.get(f, "").strip()]
-    marker = preprint_marker(paper)
-    return bool(arxiv_id(paper) or marker) and all(f == marker for f in venues)
 
 
 def _same_title(a: Paper, b: Paper) -> bool:

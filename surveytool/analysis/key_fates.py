@@ -27,7 +27,7 @@ def key_findings(read: Sequence[Paper], written: Sequence[Paper], sources: Seque
     for record in sorted((p for p in read if p.key and p.origin in _USER_KEYED), key=run_order(sources)):
         where = record.sources[0]
         first, spelled = first_at.setdefault(record.key.lower(), (where, record.key))
-        found = _fate(record.key, where, first, owner, record.origin is Origin.CSL_JSON, spelled)
+        found = _fate(record.key, where, first, owner, spelled)
         if found:
             findings.append(found)
     return findings
@@ -38,11 +38,10 @@ def _fate(
     where: SourceLocation,
     first: SourceLocation,
     owner: dict[SourceLocation, Paper],
-    item: bool = False,
     spelled: str = "",
 ) -> Finding | None:
     """What happened to ``key`` read at ``where`` (``first``: where the key was read first, ``spelled`` as written
-    there, which may differ in case; ``item``: from CSL-JSON)."""
+    there, which may differ in case)."""
     paper = owner.get(where)
     if paper is None:
         message = f"entry '{key}' is missing from the output"
@@ -59,8 +58,7 @@ def _fate(
         places = (first,) if first in owner else ()
         return Finding("duplicate-key", Severity.WARNING, message, where, "give each entry its own key", key, places)
     if key in paper.aliases:
-        why = "the CSL-JSON item matches that entry" if item else "--merge-duplicates"
-        message = f"'{key}' is merged into '{paper.key}' ({why}): cite '{paper.key}' instead"
+        message = f"'{key}' is merged into '{paper.key}' (--merge-duplicates): cite '{paper.key}' instead"
         hint = (
             f"with --dialect biblatex '{key}' stays citable as an ids alias; "
             f"`surveytool rekey --tex FILE` rewrites \\cite{{{key}}} to \\cite{{{paper.key}}}"

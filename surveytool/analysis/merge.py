@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from surveytool.analysis.merge_groups import PairwiseGroups
+from surveytool.analysis.preprints import preprint_marker
 from surveytool.model import Finding, Origin, Paper, frozen_mapping
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
 from surveytool.text.normalize import abstract_similarity, normalize, opening_words, shingles
@@ -175,23 +176,43 @@ def _union_near_duplicate_abstracts(papers: Sequence[Paper], groups: PairwiseGro
                 groups.consider(index, other, "snippet:near")
 
 
-def merge_group(group: Iterable[Paper]) -> Paper:
-    """Several records of one work as one paper: the best metadata, every source and key."""
-    # The published version (a venue) is preferred to its preprint, then the first read.
+# Fields that say which version of a work a record describes (where and when it appeared, its DOI):
+# taken together from one record, so that a merged entry never cites the preprint with the journal's volume.
+_VERSION_FIELDS = frozenset(
+    {
+        *("journal", "journaltitle", "booktitle", "volume", "number", "issue", "pages", "eid", "doi"),
+        *("publisher", "organization", "institution", "school", "series", "edition", "address", "location"),
+        *("year", "month", "date", "howpublished", "issn", "isbn"),
+    }
+)
+
+
+def _venue(paper: Paper) -> str:
+    """The venue a record states, normalized ("" when it states none)."""
+    fields = paper.fields
+    return normalize(fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle") or "")
+
+
+def merge_group(group: Sequence[Paper]) -> Paper:
+    """Several records of one work (in the order they were read) as one paper: the best metadata, every
+    source and key."""
+    # The published version (a venue other than a preprint server) is preferred, then the first read.
     ranked = sorted(
         group,
-        key=lambda p: (
-            _ORIGIN_RANK[p.origin],
-            p.resolution is None,
-            not (p.fields.get("booktitle") or p.fields.get("journal")),
-            min(p.sources),
-        ),
+        key=lambda p: (_ORIGIN_RANK[p.origin], p.resolution is None, not _venue(p) or preprint_marker(p) is not None),
     )
     best = ranked[0]
     fields = dict(best.fields)
     latex = dict(best.latex_fields)
+    venue = _venue(best)
     for other in ranked[1:]:
+        # Where and when it appeared comes from one version: the best record's, else the first that says.
+        other_venue = _venue(other)
+        same_version = not other_venue or not venue or other_venue == venue
+        venue = venue or other_venue
         for name, value in other.fields.items():
+            if name in _VERSION_FIELDS and not same_version:
+                continue
             if name not in fields or (name == "abstract" and len(value) > len(fields[name])):
                 fields[name] = value
                 if name in other.latex_fields:
@@ -200,7 +221,7 @@ def merge_group(group: Iterable[Paper]) -> Paper:
                     latex.pop(name, None)
     keys = {p.key for p in ranked if p.key} | {a for p in ranked for a in p.aliases}
     # The entry read first keeps its key, so that \cite{key} still means what it meant in the user's file.
-    keyed = sorted((p for p in ranked if p.key), key=lambda p: (_ORIGIN_RANK[p.origin], min(p.sources)))
+    keyed = sorted((p for p in group if p.key), key=lambda p: _ORIGIN_RANK[p.origin])
     key = keyed[0].key if keyed else ""
     explicit = tuple(dict.fromkeys(t for p in ranked for t in p.explicit_tags))
     return Paper(

@@ -13,10 +13,12 @@ import re
 from dataclasses import dataclass
 
 from surveytool.analysis.agreement import agree
+from surveytool.analysis.preprints import preprint_marker
 from surveytool.model import Paper
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_doi
 from surveytool.text.normalize import normalize, strip_truncation
 
+_MIN_TITLE_WORDS = 3  # as merge.identities: a shorter title is no identity alone
 _PAGE_SPLIT = re.compile(r"\s*(?:-+|–|—)\s*")
 
 
@@ -27,7 +29,7 @@ class Facts:
     doi: str  # a DOI other than the one arXiv mints for its preprints
     title: str
     title_is_prefix: bool  # a truncated title: only its opening is known
-    venue: str
+    venue: str  # "" for a preprint server: a preprint and its published version are one work
     volume: str
     number: str
     first_page: str
@@ -41,12 +43,13 @@ class Facts:
         title = fields.get("title", "")
         cut = paper.truncated and paper.resolution is None
         pages = fields.get("pages", "").strip()
+        venue = fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle") or ""
         year = fields.get("year", "")[:4]
         return cls(
             doi=doi,
             title=normalize(strip_truncation(title) if cut else title),
             title_is_prefix=cut,
-            venue=normalize(fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle") or ""),
+            venue="" if preprint_marker(paper) else normalize(venue),
             volume=normalize(fields.get("volume", "")),
             number=normalize(fields.get("number", "")),
             first_page=normalize(_PAGE_SPLIT.split(pages, maxsplit=1)[0]) if pages else "",
@@ -78,6 +81,9 @@ def disagreement(a: Facts, b: Facts) -> str:
     for name, x, y in (("volumes", a.volume, b.volume), ("pages", a.first_page, b.first_page)):
         if x and y and x != y:
             return f"their {name} differ ({x}, {y})"
+    # A title of a word or two ("Preface", "Deep learning") names little: another venue is another work.
+    if a.venue and b.venue and a.venue != b.venue and a.title.count(" ") < _MIN_TITLE_WORDS - 1:
+        return f"their venues differ ('{a.venue}', '{b.venue}')"
     if a.venue and a.venue == b.venue:
         for name, x, y in (("issues", a.number, b.number), ("years", a.year, b.year)):
             if x and y and x != y:

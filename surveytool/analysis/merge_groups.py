@@ -37,7 +37,7 @@ class PairwiseGroups:
         self.ambiguous_keys: set[str] = set()
         keys = [paper.key for paper in papers if paper.origin is _BIBTEX]
         for paper in papers if len(set(keys)) < len(keys) else ():
-            if _user_keyed(paper):
+            if paper.origin is _BIBTEX and paper.key:
                 first = first_with_key.setdefault(paper.key, paper)
                 if first is not paper and not _identical_copies(first, paper):
                     self.ambiguous_keys.add(paper.key)
@@ -93,7 +93,10 @@ class PairwiseGroups:
         """Two keyed entries of the user's that may not merge: unasked, or under one key with different contents."""
         if not (_user_keyed(a) and _user_keyed(b)) or _identical_copies(a, b):
             return False
-        return not self.merge_user_entries or a.key == b.key or bool({a.key, b.key} & self.ambiguous_keys)
+        if a.key == b.key:
+            # One entry of a library exported twice, as .bib and as CSL-JSON: one entry under its key.
+            return a.origin is b.origin
+        return not self.merge_user_entries or bool({a.key, b.key} & self.ambiguous_keys)
 
     def union(self, root_a: int, root_b: int) -> None:
         keep, gone = min(root_a, root_b), max(root_a, root_b)
@@ -145,12 +148,15 @@ class PairwiseGroups:
         )
 
 
-_BIBTEX = Origin.BIBTEX  # looked up once: an enum member's lookup is slow in a loop over every record
+# Looked up once: an enum member's lookup is slow in a loop over every record.
+_BIBTEX = Origin.BIBTEX
+_CSL_JSON = Origin.CSL_JSON
 
 
 def _user_keyed(paper: Paper) -> bool:
-    """An entry of the user's .bib: its key may be cited, so it is never absorbed unasked."""
-    return paper.origin is _BIBTEX and bool(paper.key)
+    """An entry of the user's .bib, or a CSL-JSON item with its citation key: its key may be cited, so it is
+    never absorbed unasked."""
+    return (paper.origin is _BIBTEX or paper.origin is _CSL_JSON) and bool(paper.key)
 
 
 def _identical_copies(a: Paper, b: Paper) -> bool:

@@ -1,6 +1,7 @@
 """The completion rule: which record completes which entry, with what, and what is never taken."""
 
-from surveytool.analysis.complete import arxiv_id, complete_entry, is_preprint
+from surveytool.analysis.complete import complete_entry
+from surveytool.analysis.preprints import arxiv_id, is_preprint
 from surveytool.analysis.resolve.resolver import CatalogResolver
 from surveytool.bibtex.reader import read_bibtex
 

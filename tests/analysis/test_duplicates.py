@@ -413,7 +413,8 @@ def test_absorbed_keys_stay_citable_with_biblatex_and_are_rekeyed_for_bibtex(tmp
     assert (plain / "paper.bbl").read_text(encoding="utf-8").count("\\bibitem") == 1
 
 
-def test_a_csl_json_item_merged_into_the_users_entry_is_named_with_the_reason(tmp_path):
+def test_a_csl_json_item_under_its_own_key_is_kept_beside_the_users_entry_and_merged_only_on_request(tmp_path):
+    # Pandoc cites a CSL-JSON item by its id: absorbing it unasked would break [@ItemFromZotero].
     (tmp_path / "items.json").write_text(
         json.dumps(
             [
@@ -433,8 +434,112 @@ def test_a_csl_json_item_merged_into_the_users_entry_is_named_with_the_reason(tm
         encoding="utf-8",
     )
     keys, messages = bib(tmp_path, "short-title.bib", "items.json")
-    assert sorted(keys) == ["LayerNorm", "ba2016layer", "other2016layer"]
+    assert sorted(keys) == ["ItemFromZotero", "LayerNorm", "ba2016layer", "other2016layer"]
+    assert "'ItemFromZotero' (items.json:1) and 'ba2016layer' (short-title.bib:1) look like the same work" in messages
+    keys, messages = bib(tmp_path, "short-title.bib", "items.json", options=("--merge-duplicates",))
+    assert sorted(keys) == ["ba2016layer", "other2016layer"]
     assert (
-        "items.json:1: warning [duplicate-entry] 'ItemFromZotero' is merged into 'ba2016layer' (the CSL-JSON item "
-        "matches that entry)"
+        "items.json:1: warning [duplicate-entry] 'ItemFromZotero' is merged into 'ba2016layer' (--merge-duplicates)"
     ) in messages
+
+
+def _csl_item(key: str, title: str, container: str, kind: str = "paper-conference") -> dict:
+    return {
+        "id": f"http://zotero.org/users/1/items/{key.upper()}",
+        "citation-key": key,
+        "type": kind,
+        "title": title,
+        "author": [{"family": "Smith", "given": "John"}],
+        "container-title": container,
+        "issued": {"date-parts": [[2020]]},
+    }
+
+
+def test_csl_json_items_with_citation_keys_are_never_merged_unasked(tmp_path):
+    survey = "A Survey of Distributed Deep Learning"
+    items = [
+        _csl_item("smithPreface2020", "Preface", "Proceedings of the 1st Workshop on Distributed Training"),
+        _csl_item("smithPreface2020a", "Preface", "Proceedings of the 5th Symposium on Parallel Systems"),
+        _csl_item("smithSurvey2020", survey, "ACM Computing Surveys", "article-journal"),
+        _csl_item("smithSurvey2020a", survey, "arXiv", "article-journal"),
+    ]
+    (tmp_path / "library.json").write_text(json.dumps(items), encoding="utf-8")
+    keys, messages = bib(tmp_path, "library.json")
+    assert sorted(keys) == sorted(item["citation-key"] for item in items)
+    [duplicate] = findings(messages, "duplicate-entry")
+    assert "'smithSurvey2020a' (library.json:1) and 'smithSurvey2020' (library.json:1)" in duplicate
+    # Asked to merge, the survey's two versions merge; two prefaces in two proceedings are two works.
+    keys, _ = bib(tmp_path, "library.json", options=("--merge-duplicates",))
+    assert sorted(keys) == ["smithPreface2020", "smithPreface2020a", "smithSurvey2020"]
+
+
+def test_a_library_exported_both_as_bib_and_as_csl_json_gives_one_entry_per_key(tmp_path):
+    item = _csl_item("smith2020survey", "A Survey of Distributed Deep Learning", "ACM Computing Surveys")
+    (tmp_path / "library.json").write_text(json.dumps([item]), encoding="utf-8")
+    (tmp_path / "library.bib").write_text(
+        "@inproceedings{smith2020survey,\n  author = {Smith, John},\n  title = {A Survey of Distributed Deep"
+        " Learning},\n  booktitle = {ACM Computing Surveys},\n  year = {2020},\n}\n",
+        encoding="utf-8",
+    )
+    keys, messages = bib(tmp_path, "library.bib", "library.json")
+    assert keys == ["smith2020survey"]
+    [copy] = findings(messages, "duplicate-key")
+    assert "by an identical copy of the entry at library.bib:1; bib -o and build leave this copy out" in copy
+    assert not findings(messages, "duplicate-entry")
+
+
+SHORT_TITLES_IN_TWO_VENUES = """@inproceedings{preface1,
+  author = {Smith, John}, title = {Preface}, year = {2020},
+  booktitle = {Proceedings of the 1st Workshop on Distributed Training},
+}
+@inproceedings{preface2,
+  author = {Smith, John}, title = {Preface}, year = {2020},
+  booktitle = {Proceedings of the 5th Symposium on Parallel Systems},
+}
+@article{nature, author = {Wang, Li}, title = {Deep Learning}, journal = {Nature}, year = {2015}}
+@article{science, author = {Wang, Li}, title = {Deep Learning}, journal = {Science}, year = {2015}}
+@misc{nature-again, author = {Wang, Li}, title = {Deep learning}, year = {2015}}
+"""
+
+
+def test_a_short_title_in_another_venue_is_another_work_even_when_merging_is_asked(tmp_path):
+    (tmp_path / "short.bib").write_text(SHORT_TITLES_IN_TWO_VENUES, encoding="utf-8")
+    checked = run_cli("check", "short.bib", "--checks", "duplicate-entry", cwd=tmp_path)
+    assert [line.split(" [")[0] for line in findings(checked.stdout + checked.stderr, "duplicate-entry")] == [
+        "short.bib:11: warning"
+    ]
+    keys, _ = bib(tmp_path, "short.bib", options=("--merge-duplicates",))
+    # The entry without a venue joins the first it matches; it can bridge no two venues.
+    assert sorted(keys) == ["nature", "preface1", "preface2", "science"]
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert written.count("journal = {Nature}") == written.count("journal = {Science}") == 1
+
+
+GSCHOLAR_PREPRINT = """@article{huang2018gpipe,
+  title={Gpipe: Efficient training of giant neural networks using pipeline parallelism},
+  author={Huang, Yanping and Cheng, Youlong and Bapna, Ankur},
+  journal={arXiv preprint arXiv:1811.06965},
+  year={2018}
+}
+"""
+GSCHOLAR_PUBLISHED = """@article{huang2019gpipe,
+  title={Gpipe: Efficient training of giant neural networks using pipeline parallelism},
+  author={Huang, Yanping and Cheng, Youlong and Bapna, Ankur},
+  journal={Advances in neural information processing systems},
+  volume={32},
+  pages={103--112},
+  year={2019}
+}
+"""
+
+
+@pytest.mark.parametrize("first", ["preprint", "published"])
+def test_a_merged_preprint_and_published_pair_cites_the_published_version_alone(tmp_path, first):
+    pair = [GSCHOLAR_PREPRINT, GSCHOLAR_PUBLISHED]
+    (tmp_path / "scholar.bib").write_text("\n".join(pair if first == "preprint" else pair[::-1]), encoding="utf-8")
+    keys, _ = bib(tmp_path, "scholar.bib", options=("--merge-duplicates",))
+    assert keys == (["huang2018gpipe"] if first == "preprint" else ["huang2019gpipe"])  # the key read first
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "journal = {Advances in neural information processing systems}" in written
+    assert "year = {2019}" in written and "volume = {32}" in written and "pages = {103--112}" in written
+    assert "arXiv preprint" not in written and "{2018}" not in written
