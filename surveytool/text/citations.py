@@ -12,7 +12,6 @@ from dataclasses import dataclass
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _CITE_NAME = re.compile(r"[Cc]ite")
 _SPACE = re.compile(r"\s*")
-_COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
 _OPTIONAL_CLOSE = {"[": "]", "(": ")"}
 # A key inside a key group: no commas, no surrounding space.
 _KEY_PART = re.compile(r"[^,\s](?:[^,]*[^,\s])?")
@@ -73,8 +72,45 @@ def _key_groups(text: str, position: int, finder: _Finder) -> tuple[list[tuple[i
 
 
 def blank_comments(text: str) -> str:
-    """``text`` with each comment replaced by spaces: nothing in it is cited, and offsets and lines stay."""
-    return _COMMENT.sub(lambda m: " " * len(m.group()), text)
+    """``text`` with each comment and verbatim text (``\\verb|...|``, a verbatim environment) replaced by spaces:
+    nothing in it is cited or input, and offsets and lines stay."""
+    if "%" not in text and "\\verb" not in text and "\\begin{" not in text:
+        return text
+    pieces: list[str] = []
+    done = 0
+    next_line = _Finder(text)
+    for start, end in _inert_spans(text, next_line):
+        pieces += [text[done:start], _SPACES.sub(" ", text[start:end])]
+        done = end
+    return "".join([*pieces, text[done:]])
+
+
+_INERT_START = re.compile(r"(?<!\\)%|\\verb\*?|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}")
+_SPACES = re.compile(r"[^\n]")
+
+
+def _inert_spans(text: str, finder: _Finder) -> Iterator[tuple[int, int]]:
+    """(start, end) of each comment and verbatim text, in order; each character is looked at a bounded number of
+    times (an unclosed environment runs to the end, as LaTeX reads it)."""
+    position = 0
+    while (found := _INERT_START.search(text, position)) is not None:
+        start, after = found.start(), found.end()
+        line_end = finder.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        if found.group(1):  # an environment: to its \end, or to the end of the text
+            close = text.find(f"\\end{{{found.group(1)}}}", after)
+            end = len(text) if close < 0 else close
+        elif text[start] == "%":
+            end = line_end
+        else:  # \verb<delimiter>...<delimiter>, on one line; anything else is no \verb LaTeX reads
+            delimiter = text[after : after + 1]
+            close = text.find(delimiter, after + 1, line_end) if delimiter and not delimiter.isalpha() else -1
+            if delimiter.isspace() or close < 0:
+                position = after
+                continue
+            end = close + 1
+        yield start, end
+        position = max(end, after)
 
 
 def _cited_keys(text: str) -> Iterator[tuple[int, int, int]]:

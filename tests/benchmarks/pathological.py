@@ -44,6 +44,13 @@ def _cite_spaces(size: int, folder: Path) -> Callable[[], object]:
     return lambda: citations(text)
 
 
+def _unclosed_verbatim(size: int, folder: Path) -> Callable[[], object]:
+    # Each opener could scan the rest of the text for its end: \\verb to the end of its line, an environment to the end.
+    verbs = "".join(f"\\verb{chr(33 + i % 14)}" for i in range(size))
+    text = verbs + "\n" + "\\begin{verbatim}\\begin{comment}" * size + "\n\\cite{last}\n"
+    return lambda: citations(text)
+
+
 def _cite_spaces_options(size: int, folder: Path) -> Callable[[], object]:
     text = "\\citep" + " []" * (size // 3) + " x\n"
     return lambda: citations(text)
@@ -135,6 +142,7 @@ def _name_trailing_words(size: int, folder: Path) -> Callable[[], object]:
 CASES = (
     Case("cite-spaces", "check --tex: \\cite followed by spaces", 40_000, _cite_spaces),
     Case("cite-options", "check --tex: \\citep followed by empty [] options", 40_000, _cite_spaces_options),
+    Case("unclosed-verbatim", "check --tex: unclosed \\verb and verbatim environments", 40_000, _unclosed_verbatim),
     Case("undefined-cites", "check --tex: as many undefined cites as entries with aliases", 10_000, _undefined_cites),
     Case("header-padded", "paper list: header padded with trailing spaces", 40_000, _header_padded),
     Case("header-padded-inside", "paper list: header title padded with inner spaces", 40_000, _header_padded_inside),

@@ -188,6 +188,17 @@ def test_citation_parser_knows_natbib_and_biblatex_variants():
     assert citations("\\nocite{*}")[1]
 
 
+def test_citations_shown_verbatim_are_not_citations_and_a_percent_in_them_starts_no_comment():
+    text = (
+        "Write \\verb|\\cite{inverb}| or \\verb*!50%! to cite \\cite{a}.\n"
+        "\\begin{verbatim}\n\\cite{inblock} 100%\n\\end{verbatim} \\cite{b}\n"
+        "\\begin{lstlisting}\\nocite{*}\\end{lstlisting}\\verbatim text \\cite{c} % \\cite{commented}\n"
+        "\\begin{comment}\n\\cite{never}"
+    )
+    found, cites_all = citations(text)
+    assert [(c.key, c.line) for c in found] == [("a", 1), ("b", 4), ("c", 5)] and not cites_all
+
+
 def test_pre_commit_hook_is_declared():
     hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert "id: surveytool-check" in hooks and "entry: surveytool check" in hooks and "files: \\.bib$" in hooks
