@@ -39,7 +39,16 @@ def read_user_file(
     except OSError as problem:
         if problem.errno == errno.EISDIR:
             raise error(f"{what}is a directory, not a file", path=display, hint="name a file inside it") from None
-        raise error(f"{what}cannot be read ({problem.strerror})", path=display, hint="check its permissions") from None
+        if problem.errno == errno.ELOOP:
+            raise error(
+                f"{what}is a symbolic link that leads back to itself",
+                path=display,
+                hint="point the link at the file; ls -l shows where each link leads",
+            ) from None
+        hint = (
+            "check its permissions" if problem.errno in (errno.EACCES, errno.EPERM) else "check that it can be opened"
+        )
+        raise error(f"{what}cannot be read ({problem.strerror})", path=display, hint=hint) from None
     if stat.S_ISDIR(os.fstat(handle).st_mode):  # Linux opens a folder for reading; fdopen would then fail
         os.close(handle)
         raise error(f"{what}is a directory, not a file", path=display, hint="name the files inside it")

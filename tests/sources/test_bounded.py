@@ -26,3 +26,14 @@ def test_a_folder_given_as_a_file_is_one_line_naming_it(tmp_path, where):
     assert "Traceback" not in result.stderr
     assert f"{folder}: " in result.stderr and "is a directory" in result.stderr
     assert len(result.stderr.strip().splitlines()) <= 2
+
+
+def test_a_loop_of_symbolic_links_is_named_as_one_with_a_hint_that_helps(tmp_path):
+    (tmp_path / "b.bib").symlink_to("a.bib")
+    (tmp_path / "a.bib").symlink_to("b.bib")
+    result = run_cli("check", "a.bib", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "a.bib: error: is a symbolic link that leads back to itself "
+        "(point the link at the file; ls -l shows where each link leads)\n"
+    )
