@@ -14,7 +14,7 @@ from surveytool.bibtex.fields import bibliography_pieces
 from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import sort_papers
 from surveytool.errors import InputError, TaxonomyError
-from surveytool.model import Finding, Severity, SourceLocation
+from surveytool.model import Finding, RawBlock, Severity, SourceLocation
 from surveytool.options import LOCK_FILE
 from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
 from surveytool.output.files import write_atomically, write_in_place
@@ -89,6 +89,7 @@ def update_bib(
     original, _ = read_text_file(target, str(target), allow_empty=True)
     # The tags of an added entry are kept whatever is omitted: without them the next run would add them back.
     keep_tags = replace(fmt, omit=tuple(n for n in fmt.omit if n != survey.tags_field)) if fmt.omit else fmt
+    left: list[Finding] = []
     text, edits = update_bib_in_place(
         original.text,
         str(target),
@@ -98,11 +99,18 @@ def update_bib(
         dialect,
         original.exact_text,
         keep_tags,
+        string_names(survey.blocks),
+        left,
     )
     if text != original.exact_text:
         write_in_place(target, original.encode(text))
     write_atomically(lock, dump_pins(survey.pins))
-    return survey, edits
+    return replace(survey, findings=(*survey.findings, *left)), edits
+
+
+def string_names(blocks: Sequence[RawBlock]) -> frozenset[str]:
+    """The @string macros the sources define, lower case."""
+    return frozenset(block.key.lower() for block in blocks if block.kind == "string" and block.key)
 
 
 @dataclass(frozen=True)
@@ -131,6 +139,7 @@ def check_sources(
         where = SourceLocation(error.path or "taxonomy", error.line or 1)
         return CheckResult((Finding("taxonomy-invalid", Severity.ERROR, error.message, where, error.hint),), ())
     fixes: list[str] = []
+    left: list[Finding] = []  # fixes that could not be made safely
     if fix:
         for path, display in source_paths(options):
             if path.suffix.lower() not in (".bib", ".bibtex"):
@@ -144,6 +153,8 @@ def check_sources(
                 survey.tags_field,
                 original.exact_text,
                 frozenset(selected),
+                string_names(survey.blocks),
+                left,
             )
             if fixed != original.exact_text:
                 write_in_place(path, original.encode(fixed))
@@ -152,7 +163,7 @@ def check_sources(
             survey = analyse_reusing(options)  # report what is left after the fixes
     tex, aux, problems = read_tex_documents(tex_files)
     context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, aux, blocks=survey.blocks)
-    return CheckResult(tuple(run_checks(context, [*survey.findings, *problems], selected)), tuple(fixes))
+    return CheckResult(tuple(run_checks(context, [*survey.findings, *problems, *left], selected)), tuple(fixes))
 
 
 def _read_input(path: Path, shown: str) -> str:

@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from surveytool.text.line_ends import line_start, newline_of
+
 _HEADER = re.compile(r"\s*@(?P<type>[A-Za-z]+)\s*(?P<open>[{(])\s*[^,\s]*\s*,")
 _NAME = re.compile(r"[^\s=,{}()#\"]+")
 _BARE = re.compile(r"[^\s,#{}()\"]+")
@@ -99,12 +101,12 @@ def with_entry_type(raw: str, entry_type: str) -> str:
 
 def _layout(raw: str, spans: Sequence[FieldSpan]) -> tuple[str, str, str]:
     """(line end or a space, indent, what stands between a name and its value) as the entry writes them."""
-    newline = "\r\n" if "\r\n" in raw else "\n"
+    newline = newline_of(raw)
     indent = ""
     for span in reversed(spans):
-        line_start = raw.rfind("\n", 0, span.start) + 1
-        if line_start and not raw[line_start : span.start].strip():
-            indent = raw[line_start : span.start]
+        start = line_start(raw, span.start)
+        if start and not raw[start : span.start].strip():
+            indent = raw[start : span.start]
             break
     between = raw[spans[-1].start + len(spans[-1].name) : spans[-1].value_start] if spans else " = "
     if not indent:

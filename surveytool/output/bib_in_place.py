@@ -11,15 +11,16 @@ from bisect import bisect_right
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
 
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import crossref_target
-from surveytool.model import Origin, Paper, Taxonomy
+from surveytool.model import Finding, Origin, Paper, Severity, Taxonomy
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
+from surveytool.output.tags_field import set_tags_field, tags_macro
 from surveytool.text.latex import needs_title_protection, protect_title_words
+from surveytool.text.line_ends import line_breaks_at_end, newline_of
 
 #: The checks whose findings `check --fix` repairs.
 FIXABLE = frozenset(
@@ -39,32 +40,6 @@ def desired_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[str, ...]:
     if paper.explicit_tags:
         return tuple(dict.fromkeys(canonical_section(t, taxonomy) or t for t in paper.explicit_tags))
     return paper.section_ids
-
-
-@lru_cache(maxsize=8)
-def _field_pattern(field: str) -> re.Pattern:
-    """``field = {value}`` or ``field = "value"`` in an entry's text (one level of nested braces)."""
-    return re.compile(
-        rf"(^|[\s,]){re.escape(field)}(\s*=\s*)(\{{[^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*\}}|\"[^\"]*\"|[^\s,{{}}\"#]+)",
-        re.IGNORECASE,
-    )
-
-
-def _set_tags_field(raw: str, field: str, value: str) -> str:
-    """``raw`` with the tags field set (a bare macro or number replaced too: never a second field)."""
-    match = _field_pattern(field).search(raw)
-    if match:
-        return raw[: match.start(3)] + "{" + value + "}" + raw[match.end(3) :]
-    newline = "\r\n" if "\r\n" in raw else "\n"  # an inserted line ends as the entry's lines do
-    header = re.match(r"\s*@\w+\s*[{(]\s*[^,\s]*\s*,", raw)
-    if header is None:  # an entry with no fields: @misc{key}
-        closing = raw.rstrip().rstrip("})")
-        return closing + f",{newline}  {field} = {{{value}}}{newline}" + raw[len(closing) :].lstrip(",")
-    if raw[header.end() :].startswith(("\n", "\r\n")):
-        indent = raw[header.end() :].lstrip("\r\n")
-        indent = indent[: len(indent) - len(indent.lstrip(" \t"))] or "  "
-        return raw[: header.end()] + newline + indent + f"{field} = {{{value}}}," + raw[header.end() :]
-    return raw[: header.end()] + f" {field} = {{{value}}}," + raw[header.end() :]
 
 
 EntryEdit = Callable[[Paper], "tuple[str, str] | None"]  # paper -> (new entry text, what changed)
@@ -118,21 +93,29 @@ def update_bib_in_place(
     dialect: str = "bibtex",
     exact: str | None = None,
     fmt: BibFormat = STANDARD,
+    macros: Container[str] = frozenset(),
+    left: list[Finding] | None = None,
 ) -> tuple[str, list[Edit]]:
     """``text`` (the file ``display``) with changed tags rewritten and new entries appended in ``fmt``'s layout
-    (see ``rewrite_entries``)."""
+    (see ``rewrite_entries``), their lines ended as most of the file's lines are.
+
+    ``macros``: the @string names the sources define (lower case); a tags field that uses one is left as it
+    is, with a finding appended to ``left`` (see ``tags_field.tags_macro``).
+    """
+
+    newline = newline_of(text)
 
     def retag(paper: Paper) -> tuple[str, str] | None:
         tags = desired_tags(paper, taxonomy)
         if tags == paper.explicit_tags or not tags:
             return None
+        raw = _retagged(paper, paper.raw, tags_field, tags, macros, newline, left)
         before = ",".join(paper.explicit_tags) or "(none)"
-        return _set_tags_field(paper.raw, tags_field, ",".join(tags)), f"tags {before} -> {','.join(tags)}"
+        return (raw, f"tags {before} -> {','.join(tags)}") if raw is not None else None
 
     text, edits = rewrite_entries(text, display, papers, retag, exact)
     new = [p for p in papers if all(s.path != display for s in p.sources)]
     if new:
-        newline = _newline_of(text)
 
         def rendered(group: Sequence[Paper]) -> str:
             return render_bibliography(group, (), tags_field=tags_field, dialect=dialect, fmt=fmt).replace(
@@ -147,7 +130,8 @@ def update_bib_in_place(
             if crossref_target(paper) in kept:
                 before.setdefault(crossref_target(paper), []).append(paper)
         for parent, children in before.items():
-            found = re.search(rf"^[ \t]*@\w+[ \t]*[{{(][ \t]*{re.escape(parent)}[ \t]*,", text, re.M | re.I)
+            # At a line's start, after any of the three line endings.
+            found = re.search(rf"(?:\A|(?<=[\r\n]))[ \t]*@\w+[ \t]*[{{(][ \t]*{re.escape(parent)}[ \t]*,", text, re.I)
             if found is None:
                 continue
             text = text[: found.start()] + rendered(children) + newline + text[found.start() :]
@@ -155,9 +139,7 @@ def update_bib_in_place(
             new = [p for p in new if id(p) not in placed]
         if new:
             # The file's last bytes stay; a blank line separates the new entries from them.
-            ending = (
-                "" if text.endswith(newline * 2) or not text else newline if text.endswith(newline) else newline * 2
-            )
+            ending = newline * (2 - line_breaks_at_end(text)) if text else ""
             text = text + ending + rendered(new)
         added = [p for p in papers if all(s.path != display for s in p.sources)]
         edits.extend(Edit(p.key, 0, "added") for p in sorted(added, key=lambda p: p.key))
@@ -172,16 +154,21 @@ def fix_entries(
     tags_field: str = "sections",
     exact: str | None = None,
     selected: Container[str] = FIXABLE,
+    macros: Container[str] = frozenset(),
+    left: list[Finding] | None = None,
 ) -> tuple[str, list[Edit]]:
     """The unambiguous fixes of the ``selected`` checks (`check --fix`): tag variants to ids, braces for title
-    capitals, and the field fixes (``field_fixes.py``)."""
+    capitals, and the field fixes (``field_fixes.py``); ``macros`` and ``left`` as for ``update_bib_in_place``."""
+    newline = newline_of(text)
 
     def fix(paper: Paper) -> tuple[str, str] | None:
         raw, done = paper.raw, []
         tags = desired_tags(paper, taxonomy) if paper.explicit_tags else paper.explicit_tags
         if tags != paper.explicit_tags and "tag-variant" in selected:
-            raw = _set_tags_field(raw, tags_field, ",".join(tags))
-            done.append(f"tags {','.join(paper.explicit_tags)} -> {','.join(tags)}")
+            retagged = _retagged(paper, raw, tags_field, tags, macros, newline, left)
+            if retagged is not None:
+                raw = retagged
+                done.append(f"tags {','.join(paper.explicit_tags)} -> {','.join(tags)}")
         title = paper.latex_fields.get("title")
         # Only a literal is braced: bracing a macro (`title = IWMM`) would turn it into text.
         if "title-case-unprotected" in selected and title and _is_one_literal(title) and needs_title_protection(title):
@@ -231,10 +218,30 @@ def _is_one_literal(value: str) -> bool:
     return True
 
 
-def _newline_of(text: str) -> str:
-    """CRLF when most lines of ``text`` end so, else LF."""
-    crlf = text.count("\r\n")
-    return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
+def _retagged(
+    paper: Paper,
+    raw: str,
+    tags_field: str,
+    tags: Sequence[str],
+    macros: Container[str],
+    newline: str,
+    left: list[Finding] | None,
+) -> str | None:
+    """``raw`` (``paper``'s text) with ``tags`` written, or None, with a finding in ``left`` saying why not."""
+    macro = tags_macro(raw, tags_field, macros)
+    written = None if macro else set_tags_field(raw, tags_field, ",".join(tags), newline)
+    if written is None and left is not None:
+        wanted = ",".join(tags)
+        if macro:
+            why = f"its {tags_field} field uses @string '{macro}', which other entries may share"
+            hint = f"write {tags_field} = {{{wanted}}} in the entry, or the ids in the @string, yourself"
+        else:
+            why = f"its {tags_field} field stands where the entry no longer reads field by field"
+            hint = "write the entry as @type{key, name = {value}, ...}"
+        before = ",".join(paper.explicit_tags) or "(none)"
+        message = f"the tags of '{paper.key}' were not written ({before} -> {wanted}): {why}"
+        left.append(Finding("tags-not-written", Severity.WARNING, message, min(paper.sources), hint, paper.key))
+    return written
 
 
 def _line_offsets(text: str) -> list[int]:

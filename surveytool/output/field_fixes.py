@@ -19,6 +19,7 @@ from surveytool.analysis.field_checks import (
 )
 from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
 from surveytool.bibtex.field_spans import FieldSpan, field_spans, literal_inner
+from surveytool.text.line_ends import line_start, next_line_break
 
 Cut = tuple[int, int, str]  # replace raw[start:end] with the text
 
@@ -95,15 +96,10 @@ def _field_extent(raw: str, span: FieldSpan) -> tuple[int, int]:
     comma = raw[after : after + 1] == ","
     if comma:
         after += 1
-    line_start = raw.rfind("\n", 0, span.start) + 1
-    line_end = raw.find("\n", after)
-    if (
-        line_start > 0
-        and not raw[line_start : span.start].strip()
-        and line_end >= 0
-        and not raw[after:line_end].strip()
-    ):
-        return line_start, line_end + 1
+    start = line_start(raw, span.start)
+    line_end = next_line_break(raw, after)
+    if start > 0 and not raw[start : span.start].strip() and line_end and not raw[after : line_end.start()].strip():
+        return start, line_end.end()
     if comma:
         while after < len(raw) and raw[after] in " \t":
             after += 1

@@ -139,13 +139,11 @@ def read_saved(data: bytes) -> SavedChapter:
     without its byte-order mark, every line ending read as "\n"; the ending most of its lines have is kept
     for the rebuild, so that an editor on Windows sees no change it did not make."""
     from surveytool.text.file_encoding import decode_bytes
+    from surveytool.text.line_ends import newline_of
 
     decoded = decode_bytes(data)
     raw = decoded.text
-    crlf = raw.count("\r\n")
-    bare_cr = raw.count("\r") - crlf
-    bare_lf = raw.count("\n") - crlf
-    newline = "\r\n" if crlf > max(bare_lf, bare_cr) else "\r" if bare_cr > max(bare_lf, crlf) else "\n"
+    newline = newline_of(raw)
     # The mark is kept only as UTF-8: the chapter is rewritten in UTF-8, which LaTeX reads.
     bom = "\ufeff" if decoded.bom else ""
     return SavedChapter(raw.replace("\r\n", "\n").replace("\r", "\n"), bom, newline)

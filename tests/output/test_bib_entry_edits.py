@@ -48,3 +48,10 @@ def test_an_existing_value_is_replaced_in_place_whatever_its_delimiters():
 )
 def test_text_that_is_not_one_plain_entry_is_left_alone(raw):
     assert edit_fields(raw, [("doi", "{d}")]) is None
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+def test_a_new_field_gets_a_line_of_its_own_with_old_mac_and_windows_line_ends(newline):
+    raw = "@article{k,\n  title = {T},\n  year = {2020}\n}".replace("\n", newline)
+    expected = "@article{k,\n  title = {T},\n  year = {2020},\n  doi = {d}\n}".replace("\n", newline)
+    assert edit_fields(raw, [("doi", "{d}")]) == expected

@@ -1,0 +1,98 @@
+"""The tags field written into a user's entry: its whole value, in the entry's layout, or left with a reason.
+
+A tags field joined with ``#`` is written as one braced value, so that a second run finds nothing to do; a
+field that uses an @string macro is reported and left.
+"""
+
+import pytest
+from typer.testing import CliRunner
+
+from surveytool.cli.app import app
+from surveytool.output.tags_field import set_tags_field, tags_macro
+
+ENTRY = "@article{{concat,\n  author = {{Poe, P}},\n  title = {{Gradient compression}},\n  year = 2020,\n{tags}}}\n"
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args))
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.output
+
+
+def concatenated(tags: str) -> str:
+    return ENTRY.format(tags=f"  sections = {tags},\n")
+
+
+@pytest.mark.parametrize(
+    "command", [("bib", "--in-place"), ("check", "--checks", "tag-variant", "--fix")], ids=["in-place", "fix"]
+)
+@pytest.mark.parametrize(
+    "tags",
+    [
+        "{MoE} # {, data_parallel}",
+        '"MoE" # ", " # {data_parallel}',
+        "MoE # {, data_parallel}",  # a bare word no @string defines: the user's way of writing one tag
+        "{{MoE}, {{data_parallel}}}",  # braces nested two deep were not found: a second field was added
+    ],
+)
+def test_a_tags_field_in_pieces_is_written_whole_and_a_second_run_changes_nothing(tmp_path, command, tags):
+    bib = tmp_path / "refs.bib"
+    bib.write_text(concatenated(tags), encoding="utf-8")
+    output = run(*command, str(bib))
+    assert "tags MoE,data_parallel -> moe,data-parallel" in output
+    assert bib.read_text(encoding="utf-8") == concatenated("{moe,data-parallel}")
+    again = run(*command, str(bib))
+    assert "->" not in again and bib.read_text(encoding="utf-8") == concatenated("{moe,data-parallel}")
+    assert "tag-variant" not in again
+
+
+@pytest.mark.parametrize("command", [("bib", "--in-place"), ("check", "--fix")], ids=["in-place", "fix"])
+def test_a_tags_field_using_a_string_macro_is_reported_and_left(tmp_path, command):
+    # The macro may hold the tags of other entries too: writing ids over it in one entry would fork the list.
+    bib = tmp_path / "refs.bib"
+    before = '@string{mytags = "MoE"}\n\n' + concatenated("mytags # {, data_parallel}")
+    bib.write_text(before, encoding="utf-8")
+    for _ in range(2):
+        output = run(*command, str(bib))
+        assert bib.read_text(encoding="utf-8") == before
+        assert "warning [tags-not-written] the tags of 'concat' were not written (MoE,data_parallel -> " in output
+        assert "uses @string 'mytags'" in output and "->" not in output.replace("(MoE,data_parallel -> ", "")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ('@misc{k,\n  sections = {a} # b # "c",\n  year = 2020\n}', "@misc{k,\n  sections = {x},\n  year = 2020\n}"),
+        ("@misc{k, SECTIONS={a}}", "@misc{k, SECTIONS={x}}"),
+        # A remark line before the name is the reader's, and the field is still the tags field.
+        ("@misc{k,\n% old tags\n  sections = {a}\n}", "@misc{k,\n% old tags\n  sections = {x}\n}"),
+        # Another field's value that reads like the tags field is not touched: the field is added.
+        ("@misc{k,\n  note = {sections = {a}}\n}", "@misc{k,\n  sections = {x},\n  note = {sections = {a}}\n}"),
+        ("@misc{k}", "@misc{k,\n  sections = {x}\n}"),
+        ("@misc{k, title = {T}}", "@misc{k, sections = {x}, title = {T}}"),  # an entry on one line stays one
+    ],
+)
+def test_the_whole_value_is_replaced_or_a_field_added(raw, expected):
+    assert set_tags_field(raw, "sections", "x") == expected
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_an_added_tags_line_ends_as_the_entry_s_lines_do(newline):
+    raw = "@misc{k,\n\ttitle = {T},\n\tyear = 2020\n}".replace("\n", newline)
+    expected = "@misc{k,\n\tsections = {x},\n\ttitle = {T},\n\tyear = 2020\n}".replace("\n", newline)
+    assert set_tags_field(raw, "sections", "x", "\n") == expected
+    assert set_tags_field("@misc{k}", "sections", "x", newline) == f"@misc{{k,{newline}  sections = {{x}}{newline}}}"
+
+
+def test_no_second_tags_field_is_written_past_what_reads_field_by_field():
+    raw = "@misc{k,\n  title = {T} stray words,\n  sections = {a}\n}"
+    assert set_tags_field(raw, "sections", "x") is None
+
+
+def test_the_macro_a_tags_field_uses_is_named_if_a_source_defines_it():
+    raw = "@misc{k, sections = {a} # MyTags, note = other}"
+    assert tags_macro(raw, "sections", {"mytags"}) == "mytags"
+    assert tags_macro(raw, "sections", {"other"}) is None  # a bare word no @string defines is a tag
+    assert tags_macro("@misc{k, sections = jan}", "sections", ()) == "jan"  # BibTeX defines the months
+    assert tags_macro("@misc{k, sections = {a} # 2020}", "sections", {"2020"}) is None
