@@ -14,6 +14,7 @@ from surveytool.bibtex.values import VERBATIM_FIELDS, month_macro, safe_bibtex_v
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
 from surveytool.text.latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex
+from surveytool.text.title_case import is_one_literal, protect_title_words
 
 DIALECTS = ("bibtex", "biblatex")
 
@@ -140,6 +141,10 @@ def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str]) -> str
         and uses_any(original, macros.redefined)
     ):
         written = safe_bibtex_value(original, macros.as_first_defined())  # and as the first definitions read
+    if name == "title" and "\\" in written and is_one_literal(written):
+        # A style lowers a title outside braces: a command with capitals (\LaTeX) would become one no package
+        # defines (title-case-unprotected reports it; the user's file keeps it as written).
+        written = protect_title_words(written, only_breaking=True)
     return written
 
 
