@@ -10,6 +10,7 @@ LaTeX from a user's ``.bib`` is checked against the allowlist of
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -237,7 +238,8 @@ def latex_to_text(value: str) -> str:
 
 
 def _without_callers(function: Callable[[str], str], argument: str) -> str:
-    """``function(argument)``, run as a generator's body so that its frames do not link to ours.
+    """``function(argument)``, run as a generator's body so that its frames do not link to ours, and with
+    pylatexenc's logging off.
 
     pylatexenc keeps the exception that ends its input in a local variable: a
     cycle through the traceback that outlives the call. Its frames link to
@@ -249,7 +251,22 @@ def _without_callers(function: Callable[[str], str], argument: str) -> str:
     def body() -> Iterator[str]:
         yield function(argument)
 
-    return next(body())
+    quieted = [logger for logger in _pylatexenc_loggers() if not logger.disabled]
+    for logger in quieted:
+        logger.disabled = True
+    try:
+        return next(body())
+    finally:
+        for logger in quieted:
+            logger.disabled = False
+
+
+@lru_cache(maxsize=1)
+def _pylatexenc_loggers() -> tuple[logging.Logger, ...]:
+    """pylatexenc's loggers. What they warn of (``Expected exactly one argument for '\\input'``) is in a value that
+    the findings report in their own form; with no logging set up, Python would print it on stderr as a bare line."""
+    loggers = logging.Logger.manager.loggerDict.items()
+    return tuple(lg for name, lg in loggers if name.split(".")[0] == "pylatexenc" and isinstance(lg, logging.Logger))
 
 
 _MATH_SPAN = re.compile(r"(?<!\\)\$(?!\$)([^$]+)(?<!\\)\$")
