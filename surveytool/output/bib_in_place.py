@@ -23,7 +23,15 @@ from surveytool.text.title_case import is_one_literal, needs_title_protection, p
 
 #: The checks whose findings `check --fix` repairs.
 FIXABLE = frozenset(
-    {"tag-variant", "title-case-unprotected", "doi-malformed", "html-in-field", "empty-field", "stray-and"}
+    {
+        "tag-variant",
+        "title-case-unprotected",
+        "doi-malformed",
+        "html-in-field",
+        "empty-field",
+        "stray-and",
+        "unescaped-special",
+    }
 )
 
 

@@ -52,6 +52,7 @@ FAILING = {
     "empty-field": (CLEAN.replace("  year", "  note = {},\n  year"), []),
     "crossref-undefined": (CLEAN.replace("  year", "  crossref = {iclr2017},\n  year"), []),
     "stray-and": (CLEAN.replace("{Noam Shazeer}", "{Noam Shazeer and and Quoc Le}"), []),
+    "unescaped-special": (CLEAN.replace("{ICLR}", "{Science & Engineering}"), []),
     "dangerous-macro": (CLEAN.replace("{ICLR}", "{ICLR\\immediate\\write18{rm -rf ~}}"), []),
     "lone-escaped-brace": (CLEAN.replace("{ICLR}", "{ICLR \\} 2017}"), []),
     "unbalanced-brace": (CLEAN.replace("{ICLR}", '"Proc. {ICLR 2017"'), []),
