@@ -219,3 +219,66 @@ def test_a_dblp_export_keeps_what_its_papers_inherit_from_their_proceedings(tmp_
     assert "\\bibitem[Narayanan and Santhanam(2020)]{DBLP:conf/osdi/NarayananSKPAZ20}" in bbl  # the year inherited
     blg = (out / "main.blg").read_text(encoding="latin-1")
     assert "Warning" not in blg, blg  # before: "I didn't find a database entry", "empty year", "empty booktitle"
+
+
+def pdf_text(folder: Path) -> str:
+    return subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=folder, capture_output=True, text=True, check=True
+    ).stdout
+
+
+@requires_latex
+def test_a_title_with_latex_and_tex_unbraced_compiles_and_keeps_the_users_file(tmp_path):
+    # plainnat lowers a title outside braces: \LaTeX became \latex, which no package defines.
+    library = tmp_path / "refs.bib"
+    text = (
+        "@article{t3,\n  author = {Doe, Jane},\n"
+        "  title = {Typesetting pipeline parallel papers with \\LaTeX\\ and \\TeX},\n"
+        "  journal = {J},\n  year = 2020,\n  sections = {pipeline-parallel},\n}\n"
+    )
+    library.write_text(text, encoding="utf-8")
+    checked = run_cli("check", str(library), "--checks", "title-case-unprotected", "--json")
+    [finding] = json.loads(checked.stdout)
+    assert finding["line"] == 1 and "\\LaTeX, \\TeX" in finding["message"] and finding["hint"]
+    out = tmp_path / "out"
+    run_cli("build", str(library), "--out", str(out), check=True)
+    assert library.read_text(encoding="utf-8") == text
+    assert "title = {Typesetting pipeline parallel papers with {\\LaTeX}\\ and {\\TeX}}," in (
+        out / "references.bib"
+    ).read_text(encoding="utf-8")
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert_clean_log(out)
+    assert "Typesetting pipeline parallel papers with LATEX and TEX" in " ".join(pdf_text(out).split())
+
+
+@requires_latex
+def test_raw_ampersands_and_percents_compile_and_print_in_full(tmp_path):
+    # references.bib kept them raw: main.tex stopped at the '&', and '%' hid the rest of a title ("Jane Doe. 50 J").
+    library = tmp_path / "refs.bib"
+    text = (
+        '@string{se = "Science & Engineering"}\n'
+        "@article{g03, author={Doe, Jane}, title={50% faster pipeline parallel training of deep networks}, "
+        "journal={J}, year=2001, url={https://example.org/?a=1&b=50%25}, sections={pipeline-parallel}}\n"
+        "@article{g04, author={Roe, Rich}, title={Pipeline parallelism: Tom & Jerry in R\\&D}, journal=se, "
+        "year=2002, sections={pipeline-parallel}}\n"
+    )
+    library.write_text(text, encoding="utf-8")
+    in_place = run_cli("bib", "--in-place", str(library))
+    assert in_place.returncode == 0 and library.read_text(encoding="utf-8") == text
+    checked = run_cli("check", str(library), "--checks", "unescaped-special")
+    assert checked.returncode == 1 and checked.stdout.endswith("3 errors: unescaped-special 3\n")
+    out = tmp_path / "out"
+    run_cli("build", str(library), "--out", str(out), check=True)
+    written = (out / "references.bib").read_text(encoding="utf-8")
+    assert '@string{se = "Science \\& Engineering"}' in written
+    assert "title = {50\\% faster pipeline parallel training of deep networks}," in written
+    assert "title = {Pipeline parallelism: Tom \\& Jerry in R\\&D}," in written  # the escaped one not again
+    assert "url = {https://example.org/?a=1&b=50%25}," in written
+    assert library.read_text(encoding="utf-8") == text
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert_clean_log(out)
+    printed = " ".join(pdf_text(out).split())
+    assert "Jane Doe. 50% faster pipeline parallel training of deep networks. J, 2001." in printed
+    assert "Pipeline parallelism: Tom & jerry in r&d. Science & Engineering, 2002." in printed

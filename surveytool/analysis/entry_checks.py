@@ -9,7 +9,7 @@ from surveytool.analysis.crossref import by_key, inherited_fields, named_parents
 from surveytool.analysis.field_checks import field_location
 from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_key, is_placeholder_title
 from surveytool.model import Finding, Origin, Severity
-from surveytool.text.latex import needs_title_protection
+from surveytool.text.title_case import breaks_once_lowered, split_enclosing, unprotected
 
 
 @register(
@@ -99,20 +99,26 @@ def _crossref_undefined(context: CheckContext) -> Iterable[Finding]:
     "title-case-unprotected",
     Severity.WARNING,
     "capitals a BibTeX style would lowercase",
-    "Styles that lowercase titles turn 'GShard' into 'gshard'. Words with capitals after their first letter "
-    "need braces: {GShard}, {GPUs}. --fix adds them around those words only.",
+    "Styles that lowercase titles (BibTeX's change.case$, in plain, plainnat, abbrv, alpha, unsrt, ...) lower "
+    "everything outside braces: 'GShard' becomes 'gshard', a command's name too ('\\LaTeX' becomes '\\latex', "
+    "which no package defines, so the document stops), and math ('$O(N)$' becomes '$o(n)$'). Words with capitals "
+    "after their first letter need braces, {GShard}, {GPUs}; a command with capitals in its name needs them around "
+    "it, {\\LaTeX}, and a formula with capitals around the whole formula, {$O(N \\log N)$}. --fix adds them "
+    "there only. The .bib surveytool writes (build, bib -o) braces such commands itself.",
     fixable=True,
 )
 def _title_case(context: CheckContext) -> Iterable[Finding]:
     for paper in context.papers:
         raw = paper.latex_fields.get("title")
         if raw:
-            words = needs_title_protection(raw)
-            if words:
+            spots = unprotected(split_enclosing(raw)[1])
+            if spots:
+                breaking = next((text for _start, _end, text in spots if breaks_once_lowered(text)), None)
+                lowered = f"; lowered, {breaking} reads as {breaking.lower()}" if breaking else ""
                 yield Finding(
                     "title-case-unprotected",
                     Severity.WARNING,
-                    f"title of '{paper.key}' has unprotected capitals: {', '.join(words)}",
+                    f"title of '{paper.key}' has unprotected capitals: {', '.join(text for _start, _end, text in spots)}{lowered}",
                     min(paper.sources),
                     "surveytool check --fix adds braces around them",
                     paper.key,

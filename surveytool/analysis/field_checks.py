@@ -1,4 +1,5 @@
-"""Checks of the fields of a user's .bib entries: DOIs, years, months, @string macros, HTML, empty fields, names.
+"""Checks of the fields of a user's .bib entries: DOIs, years, months, @string macros, HTML, raw & and %,
+empty fields, names.
 
 They read the values as written (``Paper.latex_fields``), and each finding names the
 line of the field it is about. What ``check --fix`` may repair is decided here
@@ -13,7 +14,8 @@ from collections.abc import Iterable, Iterator
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
 from surveytool.bibtex.field_spans import field_spans, line_in, literal_inner
-from surveytool.bibtex.values import MONTH_MACROS, macro_names
+from surveytool.bibtex.raw_specials import escaped_in, raw_specials
+from surveytool.bibtex.values import MONTH_MACROS, macro_names, string_block_value
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
 
 _DOI = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
@@ -193,25 +195,78 @@ def _undefined_strings(context: CheckContext) -> Iterable[Finding]:
     fixable=True,
 )
 def _html(context: CheckContext) -> Iterable[Finding]:
-    for paper in _entries(context):
-        if "&" not in paper.raw and "<" not in paper.raw:
+    for paper, field, value in _fields_with(context, "&<"):
+        if field in VERBATIM_FIELDS:
             continue
-        for field, value in _fields(paper):
-            if field in VERBATIM_FIELDS or ("&" not in value and "<" not in value):
-                continue
-            found = list(dict.fromkeys(m.group() for m in (*_ENTITY.finditer(value), *_TAG.finditer(value))))
-            if found:
-                only_amp = all(AMP_ENTITY.fullmatch(f) for f in found)
-                yield _finding(
-                    "html-in-field",
-                    Severity.WARNING,
-                    f"field '{_shown(field)}' of '{paper.key}' has HTML: {' '.join(found[:4])}",
-                    paper,
-                    field,
-                    "surveytool check --fix writes &amp; as \\&"
-                    if only_amp
-                    else "write it as LaTeX: \\& for &amp;, \\emph{...} for <i>...</i>",
-                )
+        found = list(dict.fromkeys(m.group() for m in (*_ENTITY.finditer(value), *_TAG.finditer(value))))
+        if found:
+            only_amp = all(AMP_ENTITY.fullmatch(f) for f in found)
+            yield _finding(
+                "html-in-field",
+                Severity.WARNING,
+                f"field '{_shown(field)}' of '{paper.key}' has HTML: {' '.join(found[:4])}",
+                paper,
+                field,
+                "surveytool check --fix writes &amp; as \\&"
+                if only_amp
+                else "write it as LaTeX: \\& for &amp;, \\emph{...} for <i>...</i>",
+            )
+
+
+def _fields_with(context: CheckContext, chars: str) -> Iterator[tuple[Paper, str, str]]:
+    """(entry, field, value) of each field of the user's entries whose value holds one of ``chars``."""
+    for paper in _entries(context):
+        if any(char in paper.raw for char in chars):
+            for field, value in _fields(paper):
+                if any(char in value for char in chars):
+                    yield paper, field, value
+
+
+def unescaped_specials(value: str) -> list[int]:
+    """Where a raw value holds an ``&`` or ``%`` LaTeX would not print (``raw_specials``), but the ``&`` of an HTML
+    entity (``&amp;``), which html-in-field reports and fixes."""
+    return [i for i in raw_specials(value) if value[i] == "%" or not _ENTITY.match(value, i)]
+
+
+_SPECIAL_EFFECTS = {
+    "&": "LaTeX stops at the '&' (an alignment tab outside a table)",
+    "%": "LaTeX reads the '%' as a comment and drops the rest of the line",
+}
+
+
+def _specials_finding(what: str, value: str, found: list[int], where: SourceLocation, key: str, fix: bool) -> Finding:
+    chars = sorted({value[i] for i in found})
+    effects = "; ".join(_SPECIAL_EFFECTS[c] for c in chars)
+    hint = (
+        "write "
+        + " and ".join(f"\\{c}" for c in chars)
+        + (" instead; surveytool check --fix does this" if fix else " instead")
+    )
+    message = f"{what} has a raw {' and '.join(repr(c) for c in chars)}: {effects}"
+    return Finding("unescaped-special", Severity.ERROR, message, where, hint, key)
+
+
+@register(
+    "unescaped-special",
+    Severity.ERROR,
+    "a raw & or % in a field or @string",
+    "BibTeX copies a value to the bibliography as it is, and LaTeX reads a raw & as an alignment tab (outside a "
+    "table the document stops: 'Misplaced alignment tab character &') and a raw % as a comment that hides the "
+    "rest of the line (title = {50% faster training} prints '50'). Write \\& and \\%. Fields that hold addresses "
+    "or identifiers (url, doi, eprint, file, ...) and the address in \\url{...} or \\href{...} are not checked: "
+    "there the characters are meant. The .bib surveytool writes (build, bib -o) has \\& and \\% there; check and "
+    "bib --in-place leave your file as it is; --fix writes the backslashes.",
+    fixable=True,
+)
+def _unescaped(context: CheckContext) -> Iterable[Finding]:
+    for paper, field, value in _fields_with(context, "&%"):
+        found = unescaped_specials(value) if escaped_in(_shown(field).lower()) else []
+        if found:
+            what = f"field '{_shown(field)}' of '{paper.key}'"
+            yield _specials_finding(what, value, found, field_location(paper, field), paper.key, True)
+    for block in context.blocks:
+        if block.kind == "string" and (found := unescaped_specials(value := string_block_value(block))):
+            yield _specials_finding(f"@string '{block.key}'", value, found, block.location, "", False)
 
 
 @register(

@@ -9,11 +9,13 @@ from functools import partial
 
 from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
 from surveytool.bibtex.order import sort_papers
+from surveytool.bibtex.raw_specials import escaped_in, escaped_specials
 from surveytool.bibtex.value_braces import balanced_value, braced_quotes
 from surveytool.bibtex.values import VERBATIM_FIELDS, month_macro, safe_bibtex_value, string_block_value, uses_any
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
 from surveytool.text.latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex
+from surveytool.text.title_case import is_one_literal, protect_title_words
 
 DIALECTS = ("bibtex", "biblatex")
 
@@ -140,6 +142,12 @@ def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str]) -> str
         and uses_any(original, macros.redefined)
     ):
         written = safe_bibtex_value(original, macros.as_first_defined())  # and as the first definitions read
+    if name == "title" and "\\" in written and is_one_literal(written):
+        # A style lowers a title outside braces: a command with capitals (\LaTeX) would become one no package
+        # defines (title-case-unprotected reports it; the user's file keeps it as written).
+        written = protect_title_words(written, only_breaking=True)
+    if escaped_in(name):
+        written = escaped_specials(written)  # LaTeX stops at a raw & and hides what follows a raw % (unescaped-special)
     return written
 
 
@@ -295,6 +303,6 @@ def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
         return block.text if not offences else inert_latex(block.text, offences, specials=False)
     if block.kind == "string":  # it prints only through the values that use it, but BibTeX counts its braces
         value = string_block_value(block)
-        written = braced_quotes(balanced_value(value))
+        written = escaped_specials(braced_quotes(balanced_value(value)))  # the values that use it print it
         return block.text if written is value else block.text[: -1 - len(value)] + written + "}"
     return block.text

@@ -19,12 +19,20 @@ from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Origin, Paper, Severity, Taxonomy
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
 from surveytool.output.tags_field import set_tags_field, tags_macro
-from surveytool.text.latex import needs_title_protection, protect_title_words
 from surveytool.text.line_ends import line_breaks_at_end, newline_of
+from surveytool.text.title_case import is_one_literal, needs_title_protection, protect_title_words
 
 #: The checks whose findings `check --fix` repairs.
 FIXABLE = frozenset(
-    {"tag-variant", "title-case-unprotected", "doi-malformed", "html-in-field", "empty-field", "stray-and"}
+    {
+        "tag-variant",
+        "title-case-unprotected",
+        "doi-malformed",
+        "html-in-field",
+        "empty-field",
+        "stray-and",
+        "unescaped-special",
+    }
 )
 
 
@@ -171,7 +179,7 @@ def fix_entries(
                 done.append(f"tags {','.join(paper.explicit_tags)} -> {','.join(tags)}")
         title = paper.latex_fields.get("title")
         # Only a literal is braced: bracing a macro (`title = IWMM`) would turn it into text.
-        if "title-case-unprotected" in selected and title and _is_one_literal(title) and needs_title_protection(title):
+        if "title-case-unprotected" in selected and title and is_one_literal(title) and needs_title_protection(title):
             located = re.search(r"(^|[\s,])title\s*=\s*", raw, re.IGNORECASE)
             if located and raw.startswith(title, located.end()):
                 raw = raw[: located.end()] + protect_title_words(title) + raw[located.end() + len(title) :]
@@ -202,20 +210,6 @@ def _keep_exact_ends(raw: str, changed: str, exact: str) -> str:
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, raw, changed, autojunk=False).get_opcodes():
         pieces.append(exact[i1:i2] if tag == "equal" else changed[j1:j2])
     return "".join(pieces)
-
-
-def _is_one_literal(value: str) -> bool:
-    """Whether a raw field value is one braced or quoted string (not a macro, number or concatenation)."""
-    if value.startswith('"'):
-        return value.endswith('"') and '"' not in value[1:-1]
-    if not value.startswith("{") or not value.endswith("}"):
-        return False
-    depth = 0
-    for index, char in enumerate(value):
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if depth == 0 and index < len(value) - 1:
-            return False
-    return True
 
 
 def _retagged(

@@ -1,7 +1,8 @@
 """The field fixes of `check --fix`: each an edit of the few characters at fault in an entry's text.
 
 Which fixes are unambiguous is decided with the checks (``analysis/field_checks.py``): the link before
-a DOI, ``&amp;`` (LaTeX's ``\\&``), an empty field, an 'and' with no name on one side. Everything else
+a DOI, ``&amp;`` (LaTeX's ``\\&``), a raw ``&`` or ``%`` (a backslash before it), an empty field, an 'and'
+with no name on one side. Everything else
 in the entry, its layout and line endings included, stays as it was.
 """
 
@@ -16,9 +17,11 @@ from surveytool.analysis.field_checks import (
     VERBATIM_FIELDS,
     commented_out,
     doi_prefix,
+    unescaped_specials,
 )
 from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
 from surveytool.bibtex.field_spans import FieldSpan, field_spans, literal_inner
+from surveytool.bibtex.raw_specials import escaped_in
 from surveytool.text.line_ends import line_start, next_line_break
 
 Cut = tuple[int, int, str]  # replace raw[start:end] with the text
@@ -27,7 +30,7 @@ Cut = tuple[int, int, str]  # replace raw[start:end] with the text
 def may_need_fixing(fields: Mapping[str, str]) -> bool:
     """A quick test on an entry's values (``Paper.latex_fields``) that passes every entry ``fix_fields`` changes."""
     for name, value in fields.items():
-        if (len(value) < 8 and EMPTY_VALUE.fullmatch(value)) or "&" in value:
+        if (len(value) < 8 and EMPTY_VALUE.fullmatch(value)) or "&" in value or "%" in value:
             return True
         if name == "doi" and doi_prefix(value[1:-1]):
             return True
@@ -72,6 +75,9 @@ def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) 
             cuts.extend((span.value_start + m.start(), span.value_start + m.end(), "\\&") for m in found)
             if found:
                 done.append(f"{span.name}: &amp; -> \\&")
+        if escaped_in(span.name) and "unescaped-special" in selected and (raw_at := unescaped_specials(value)):
+            cuts.extend((span.value_start + i, span.value_start + i, "\\") for i in raw_at)
+            done.append(f"{span.name}: " + ", ".join(f"{c} -> \\{c}" for c in sorted({value[i] for i in raw_at})))
         if span.name in NAME_FIELDS and "stray-and" in selected and literal:
             problems, removals = stray_and_removals(literal[1])
             cuts.extend((inner_start + start, inner_start + end, "") for start, end in removals)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from surveytool.text.latex import encode_bibtex_value, protect_title_words
+from surveytool.text.latex import encode_bibtex_value
+from surveytool.text.title_case import protect_title_words
 
 _TAG = re.compile(r"<(/?)(i|b|sub|sup|span|sc)((?:\s+[^<>]*)?)>", re.IGNORECASE)
 _COMMANDS = {

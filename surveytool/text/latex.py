@@ -10,6 +10,7 @@ LaTeX from a user's ``.bib`` is checked against the allowlist of
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 from surveytool.text.latex_allowlist import Offence, describe, find_block_offences, find_offences
 from surveytool.text.latex_decode import NEEDS_DECODING, quick_decode, spell_ligatures
 from surveytool.text.latex_inert import LITERAL_SPELLINGS, render_inert
+from surveytool.text.title_case import WORD_CORE, needs_protection
 
 
 class LatexMarkup(str):
@@ -192,52 +194,6 @@ def unencodable_chars(*texts: str) -> list[str]:
 
 
 _TITLE_WORD = re.compile(r"\S+")
-_WORD_CORE = re.compile(r"^(?P<lead>[^\w]*)(?P<core>.*?\w)(?P<trail>[^\w]*)$", re.S)
-
-
-def _needs_protection(word: str) -> bool:
-    # A capital after the first letter of any hyphen part ("GShard", "GPUs",
-    # "GPT-2", "40GB") is lost when a style lowercases the title.
-    return any(any(c.isupper() for c in part[1:]) for part in word.split("-"))
-
-
-def _split_enclosing(raw: str) -> tuple[str, str, str]:
-    value = raw.strip()
-    if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"')):
-        return value[0], value[1:-1], value[-1]
-    return "", value, ""
-
-
-def _unprotected_words(inner: str):
-    """(match, core match) of each top-level word without braces or commands that needs protection."""
-    depth, last = 0, 0
-    for match in re.finditer(r"\S+", inner):
-        depth += inner[last : match.start()].count("{") - inner[last : match.start()].count("}")
-        word = match.group()
-        # A word with an HTML tag in it (<i>GShard</i>) is html-in-field's: braces would not mend it.
-        if depth == 0 and not any(c in word for c in "{}\\<>"):
-            core = _WORD_CORE.match(word)
-            if core and _needs_protection(core.group("core")):
-                yield match, core
-        depth += word.count("{") - word.count("}")
-        last = match.end()
-
-
-def needs_title_protection(raw: str) -> list[str]:
-    """Words of a BibTeX title value (LaTeX) with capitals outside braces that a style would lowercase."""
-    return [core.group("core") for _match, core in _unprotected_words(_split_enclosing(raw)[1])]
-
-
-def protect_title_words(raw: str) -> str:
-    """``raw`` (a BibTeX title value) with braces added around the words ``needs_title_protection`` finds."""
-    opening, inner, closing = _split_enclosing(raw)
-    pieces, last = [], 0
-    for match, core in _unprotected_words(inner):
-        pieces.append(inner[last : match.start()])
-        pieces.append(core.group("lead") + "{" + core.group("core") + "}" + core.group("trail"))
-        last = match.end()
-    pieces.append(inner[last:])
-    return opening + "".join(pieces) + closing
 
 
 def encode_bibtex_title(text: str) -> str:
@@ -247,8 +203,8 @@ def encode_bibtex_title(text: str) -> str:
     for match in _TITLE_WORD.finditer(text):
         pieces.append(text[last : match.start()])
         word = match.group()
-        parts = _WORD_CORE.match(word)
-        if parts and _needs_protection(parts.group("core")):
+        parts = WORD_CORE.match(word)
+        if parts and needs_protection(parts.group("core")):
             pieces.append(
                 encode_bibtex_value(parts.group("lead"))
                 + "{"
@@ -282,7 +238,8 @@ def latex_to_text(value: str) -> str:
 
 
 def _without_callers(function: Callable[[str], str], argument: str) -> str:
-    """``function(argument)``, run as a generator's body so that its frames do not link to ours.
+    """``function(argument)``, run as a generator's body so that its frames do not link to ours, and with
+    pylatexenc's logging off.
 
     pylatexenc keeps the exception that ends its input in a local variable: a
     cycle through the traceback that outlives the call. Its frames link to
@@ -294,7 +251,22 @@ def _without_callers(function: Callable[[str], str], argument: str) -> str:
     def body() -> Iterator[str]:
         yield function(argument)
 
-    return next(body())
+    quieted = [logger for logger in _pylatexenc_loggers() if not logger.disabled]
+    for logger in quieted:
+        logger.disabled = True
+    try:
+        return next(body())
+    finally:
+        for logger in quieted:
+            logger.disabled = False
+
+
+@lru_cache(maxsize=1)
+def _pylatexenc_loggers() -> tuple[logging.Logger, ...]:
+    """pylatexenc's loggers. What they warn of (``Expected exactly one argument for '\\input'``) is in a value that
+    the findings report in their own form; with no logging set up, Python would print it on stderr as a bare line."""
+    loggers = logging.Logger.manager.loggerDict.items()
+    return tuple(lg for name, lg in loggers if name.split(".")[0] == "pylatexenc" and isinstance(lg, logging.Logger))
 
 
 _MATH_SPAN = re.compile(r"(?<!\\)\$(?!\$)([^$]+)(?<!\\)\$")

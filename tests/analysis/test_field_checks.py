@@ -424,3 +424,54 @@ def test_a_macro_defined_in_another_source_is_defined(tmp_path):
     assert [(f["path"], f["line"], f["message"]) for f in json.loads(found.stdout)] == [
         ("refs.bib", 4, "field 'publisher' of 'a' uses @string 'ieeepress', which no source defines")
     ]
+
+
+SCHOLAR = """@string{se = "Science & Engineering"}
+
+@article{g03,
+  author = {Doe, Jane},
+  title = {50% faster pipeline parallel training of deep networks},
+  journal = {J},
+  year = 2001,
+  url = {https://scholar.example.org/?q=a&b=50%25},
+}
+
+@article{g04, author={Roe, Rich}, title={Pipeline parallelism: Tom & Jerry, R\\&D \\&amp; Co &amp; more},
+  journal = se, year=2002}
+"""
+
+
+def test_raw_ampersands_and_percents_are_reported_on_their_lines_and_fixed_only_there(tmp_path):
+    path = tmp_path / "refs.bib"
+    path.write_bytes(SCHOLAR.encode())
+    assert findings(path, "unescaped-special") == [
+        (
+            "unescaped-special",
+            1,
+            "@string 'se' has a raw '&': LaTeX stops at the '&' (an alignment tab outside a table)",
+        ),
+        (
+            "unescaped-special",
+            5,
+            "field 'title' of 'g03' has a raw '%': LaTeX reads the '%' as a comment and drops the rest of the line",
+        ),
+        (
+            "unescaped-special",
+            11,
+            "field 'title' of 'g04' has a raw '&': LaTeX stops at the '&' (an alignment tab outside a table)",
+        ),
+    ]  # not the url's, not the escaped \&, not &amp; (html-in-field's)
+    checked = run_cli("check", "refs.bib", "--checks", "unescaped-special", "--json", cwd=tmp_path)
+    assert checked.returncode == 1 and path.read_bytes() == SCHOLAR.encode()  # reported, the file left alone
+    assert {f["hint"] for f in json.loads(checked.stdout)} == {
+        "write \\& instead",
+        "write \\% instead; surveytool check --fix does this",
+        "write \\& instead; surveytool check --fix does this",
+    }
+    fixed = run_cli("check", "refs.bib", "--fix", "--checks", "unescaped-special", cwd=tmp_path)
+    assert "fixed refs.bib:3: g03: title: % -> \\%" in fixed.stdout
+    assert "fixed refs.bib:11: g04: title: & -> \\&" in fixed.stdout
+    assert path.read_text() == SCHOLAR.replace("50% faster", "50\\% faster").replace("Tom & Jerry", "Tom \\& Jerry")
+    assert findings(path, "unescaped-special") == [findings(path, "unescaped-special")[0]]  # only the @string's
+    again = run_cli("check", "refs.bib", "--fix", "--checks", "unescaped-special", cwd=tmp_path)
+    assert "fixed" not in again.stdout and path.read_text().count("\\%") == 1

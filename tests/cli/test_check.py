@@ -52,6 +52,7 @@ FAILING = {
     "empty-field": (CLEAN.replace("  year", "  note = {},\n  year"), []),
     "crossref-undefined": (CLEAN.replace("  year", "  crossref = {iclr2017},\n  year"), []),
     "stray-and": (CLEAN.replace("{Noam Shazeer}", "{Noam Shazeer and and Quoc Le}"), []),
+    "unescaped-special": (CLEAN.replace("{ICLR}", "{Science & Engineering}"), []),
     "dangerous-macro": (CLEAN.replace("{ICLR}", "{ICLR\\immediate\\write18{rm -rf ~}}"), []),
     "lone-escaped-brace": (CLEAN.replace("{ICLR}", "{ICLR \\} 2017}"), []),
     "unbalanced-brace": (CLEAN.replace("{ICLR}", '"Proc. {ICLR 2017"'), []),
@@ -167,6 +168,26 @@ def test_fix_is_minimal_idempotent_and_leaves_nothing_it_fixed(project):
     assert (project / "refs.bib").read_text() == after
     left = {f["check"] for f in json.loads(again.stdout)}
     assert not left & {"tag-variant", "title-case-unprotected"} and "unknown-tag" in left
+
+
+def test_fix_braces_math_and_commands_whole_and_a_recheck_agrees(project):
+    # Before: "O(N" was braced inside the formula, ${O(N} \\log N)$, the second N still lowered, and no finding.
+    title = r"An $O(N \log N)$ Method with \LaTeX{} on GPUs via \emph{DeepSpeed} and \url{https://Example.ORG/X}"
+    bib = CLEAN.replace("Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer", title)
+    (project / "refs.bib").write_text(bib)
+    _, found = check(project, bib, "--checks", "title-case-unprotected")
+    assert [f["message"] for f in found] == [
+        "title of 'shazeer2017' has unprotected capitals: $O(N \\log N)$, \\LaTeX, GPUs; lowered, \\LaTeX reads as \\latex"
+    ]
+    fixed = run_cli("check", "refs.bib", "--fix", "--checks", "title-case-unprotected", cwd=project)
+    assert "braces around $O(N \\log N)$, \\LaTeX, GPUs" in fixed.stdout and fixed.returncode == 0
+    after = (project / "refs.bib").read_text()
+    protected = (
+        r"An {$O(N \log N)$} Method with {\LaTeX{}} on {GPUs} via \emph{DeepSpeed} and \url{https://Example.ORG/X}"
+    )
+    assert after == bib.replace(title, protected)
+    again = run_cli("check", "refs.bib", "--checks", "title-case-unprotected", "--json", cwd=project)
+    assert json.loads(again.stdout) == []
 
 
 def test_explain_and_disable_from_config(project):

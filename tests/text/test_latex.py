@@ -1,3 +1,8 @@
+import logging
+import re
+
+from helpers import run_cli
+
 from surveytool.text.latex import (
     LatexMarkup,
     comment_text,
@@ -56,3 +61,26 @@ def test_quick_decoder_agrees_with_pylatexenc_on_common_markup():
         r"\textbraceleft{}x\textbraceright{} \& R\&D",
     ):
         assert quick_latex_to_text(value) == latex_to_text(value), value
+
+
+STRAY = "@article{e10,\n  author = {Doe, Jane},\n  title = {Pipeline parallel a^^\\input},\n  journal = {J},\n  year = 2001,\n}\n"
+
+
+def test_pylatexenc_logs_nothing_while_surveytool_decodes(caplog):
+    caplog.set_level(logging.DEBUG)
+    assert latex_to_text("Pipeline parallel a^^\\input") == "Pipeline parallel a^^"
+    assert [r for r in caplog.records if r.name.startswith("pylatexenc")] == []
+    assert not logging.getLogger("pylatexenc.latex2text").disabled  # only while surveytool called it
+
+
+def test_stderr_holds_only_findings_for_a_value_pylatexenc_stumbles_on(tmp_path):
+    # pylatexenc warned "Expected exactly one argument for '\\input' ! Got = []" on stderr, outside any finding.
+    (tmp_path / "refs.bib").write_text(STRAY)
+    for args in (["bib", "refs.bib", "-o", "out.bib"], ["build", "refs.bib", "--out", "out", "-q"]):
+        result = run_cli(*args, cwd=tmp_path)
+        assert result.returncode == 1 and "Expected exactly" not in result.stderr
+        lines = result.stderr.splitlines()
+        assert lines and all(
+            re.match(r"refs\.bib:\d+: (error|warning|info) \[[a-z-]+\] .+ \(.+\)$", line) for line in lines
+        )
+        assert "refs.bib:1: error [dangerous-macro] field 'title' of 'e10'" in result.stderr

@@ -1,0 +1,66 @@
+"""Raw & and % in .bib values: found where LaTeX would misread them, escaped once, and left alone in addresses."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from surveytool.bibtex.fields import bibtex_fields
+from surveytool.bibtex.raw_specials import LITERAL_FIELDS, escaped_specials, raw_specials
+from surveytool.bibtex.reader import read_bibtex
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("{50% faster training}", r"{50\% faster training}"),
+        ("{Science & Engineering}", r"{Science \& Engineering}"),
+        (r"{R\&D at 50\% already}", r"{R\&D at 50\% already}"),  # escaped once, never twice
+        (r"{a line \\& a raw one}", r"{a line \\\& a raw one}"),  # \\ is a line break: the & after it is raw
+        ('"Tom & Jerry" # { & Co}', r'"Tom \& Jerry" # { \& Co}'),
+        (r"{$a & b$ and 10%}", r"{$a \& b$ and 10\%}"),
+        (
+            r"{see \url{https://x.org/a%20b?c=1&d=2} & \href {https://y.org/%7E}{50% off}}",
+            r"{see \url{https://x.org/a%20b?c=1&d=2} \& \href {https://y.org/%7E}{50\% off}}",
+        ),
+    ],
+)
+def test_raw_specials_are_escaped_but_not_in_a_link_address(value, written):
+    assert escaped_specials(value) == written
+    assert raw_specials(written) == []
+
+
+def test_a_value_without_them_is_returned_itself():
+    value = r"{Plain \& escaped}"
+    assert escaped_specials(value) is value
+
+
+@given(st.text(alphabet="ab&%\\{} $", max_size=30))
+def test_escaping_is_idempotent_and_adds_only_backslashes(value):
+    once = escaped_specials(value)
+    assert escaped_specials(once) == once
+    assert once.replace("\\", "") == value.replace("\\", "")
+
+
+def test_written_fields_escape_them_but_addresses_and_files_keep_them():
+    text = (
+        "@article{g04, author = {Roe, Rich}, title = {Pipeline parallelism: Tom & Jerry at 50%},\n"
+        "  journal = {Science & Engineering}, year = 2002, url = {https://x.org/?a=1&b=50%25},\n"
+        "  doi = {10.1000/a&b%c}, file = {:C\\:/papers/50% faster.pdf:PDF}, note = {R\\&D}}\n"
+    )
+    [paper] = read_bibtex(text, "refs.bib").papers
+    written = dict(bibtex_fields(paper))
+    assert written["title"] == r"{Pipeline parallelism: Tom \& Jerry at 50\%}"
+    assert written["journal"] == r"{Science \& Engineering}"
+    assert written["note"] == r"{R\&D}"
+    assert written["url"] == "{https://x.org/?a=1&b=50%25}" and written["doi"] == "{10.1000/a&b%c}"
+    assert written["file"] == "{:C\\:/papers/50% faster.pdf:PDF}"
+    assert {"url", "doi", "eprint", "file"} <= LITERAL_FIELDS
+
+
+def test_a_field_commented_out_tex_style_is_written_back_as_it_was():
+    text = "@article{a, title = {50% off},\n  % note = {50% & more},\n  year = 2020}\n"
+    [paper] = read_bibtex(text, "refs.bib").papers
+    written = dict(bibtex_fields(paper))
+    assert written["title"] == r"{50\% off}" and written["% note"] == "{50% & more}"
