@@ -111,7 +111,7 @@ def update_bib_in_place(
     is, with a finding appended to ``left`` (see ``tags_field.tags_macro``).
     """
 
-    newline = newline_of(text)
+    newline = newline_of(text if exact is None else exact)
 
     def retag(paper: Paper) -> tuple[str, str] | None:
         tags = desired_tags(paper, taxonomy)
@@ -167,7 +167,7 @@ def fix_entries(
 ) -> tuple[str, list[Edit]]:
     """The unambiguous fixes of the ``selected`` checks (`check --fix`): tag variants to ids, braces for title
     capitals, and the field fixes (``field_fixes.py``); ``macros`` and ``left`` as for ``update_bib_in_place``."""
-    newline = newline_of(text)
+    newline = newline_of(text if exact is None else exact)
 
     def fix(paper: Paper) -> tuple[str, str] | None:
         raw, done = paper.raw, []
@@ -201,6 +201,11 @@ def _keep_exact_ends(raw: str, changed: str, exact: str) -> str:
     """
     if exact == raw:
         return changed
+    if newline_of(exact) == "\r":  # an entry of old Mac line endings, which ``raw`` reads as LF
+        changed = changed.replace("\n", "\r")
+        raw = raw.replace("\n", "\r")
+        if exact == raw:
+            return changed
     limit = min(len(raw), len(changed))
     prefix = next((i for i in range(limit) if raw[i] != changed[i]), limit)
     suffix = next((i for i in range(limit - prefix) if raw[-1 - i] != changed[-1 - i]), limit - prefix)

@@ -143,7 +143,7 @@ def read_saved(data: bytes) -> SavedChapter:
 
     decoded = decode_bytes(data)
     raw = decoded.text
-    newline = newline_of(raw)
+    newline = newline_of(decoded.exact_text)
     # The mark is kept only as UTF-8: the chapter is rewritten in UTF-8, which LaTeX reads.
     bom = "\ufeff" if decoded.bom else ""
     return SavedChapter(raw.replace("\r\n", "\n").replace("\r", "\n"), bom, newline)

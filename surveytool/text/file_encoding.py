@@ -13,6 +13,9 @@ The scheme, in order:
 
 Editing in place encodes with the same scheme, so a Latin-1 file stays Latin-1 and a GBK file GBK;
 a character the file's encoding cannot hold (in a new entry) is written as UTF-8.
+
+The tools read old Mac line endings (a CR alone) as LF, one character for one, so that lines count as
+an editor shows them; the exact text keeps the CRs.
 """
 
 from __future__ import annotations
@@ -40,12 +43,12 @@ codecs.register_error("surveytool-utf8-fallback", _utf8_fallback)
 class TextFile:
     """A file's text and how to turn it back into the file's bytes."""
 
-    text: str  # what the tools read: no byte-order mark, stray bytes as Latin-1 characters
+    text: str  # what the tools read: no byte-order mark, stray bytes as Latin-1 characters, a lone CR as LF
     encoding: str  # a Python codec name: utf-8, utf-16-le, utf-16-be, gbk or latin-1
     bom: bytes = b""
     odd_line: int = 0  # the line of the first byte that is not UTF-8 (0: none)
     stray_bytes: int = 0  # how many bytes that are not UTF-8 a mostly UTF-8 file has
-    editable: str | None = None  # the text with stray bytes as surrogates, when it differs from ``text``
+    editable: str | None = None  # the text as the bytes are (stray bytes as surrogates), when it differs from ``text``
 
     @property
     def exact_text(self) -> str:
@@ -58,8 +61,18 @@ class TextFile:
         return self.bom + text.encode(self.encoding, errors)
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
 def decode_bytes(data: bytes) -> TextFile:
     """The text of ``data`` under the scheme in this module's docstring."""
+    decoded = _decode(data)
+    if "\r" not in decoded.text or not _LONE_CR.search(decoded.text):
+        return decoded
+    return replace(decoded, text=_LONE_CR.sub("\n", decoded.text), editable=decoded.exact_text)
+
+
+def _decode(data: bytes) -> TextFile:
     if data.startswith(codecs.BOM_UTF8):
         try:
             return TextFile(data[3:].decode("utf-8"), "utf-8", codecs.BOM_UTF8)

@@ -62,3 +62,16 @@ def test_in_a_file_that_mixes_endings_a_field_takes_its_entry_s_and_a_new_entry_
     tagged_first, tagged_second, added = MINE_TAGGED.split("\n\n")
     expected = tagged_first.replace("\n", "\r") + "\n\n" + tagged_second.replace("\n", "\r\n")
     assert mine.read_bytes() == (expected + "\r\n\r\n" + added.replace("\n", "\r\n")).encode()
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["CRLF", "CR"])
+def test_findings_name_the_same_lines_whatever_the_line_ending(tmp_path: Path, newline: str):
+    # Lines counted by LF alone put every entry of an old Mac file on line 1, and two keys read at one place
+    # looked like one key used twice (a false duplicate-key).
+    (tmp_path / "lf").mkdir()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "lf" / "mine.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "other" / "mine.bib").write_bytes(MINE.replace("\n", newline).encode())
+    found = [run("check", str(tmp_path / folder / "mine.bib")).replace(folder, "") for folder in ("lf", "other")]
+    assert found[0] == found[1]
+    assert "mine.bib:7: warning [tag-variant]" in found[1] and "duplicate-key" not in found[1]
