@@ -243,8 +243,9 @@ class Tagger:
 
 
 def rule_strength(score: float) -> float:
-    """A rule score as blended: grows slower than the score, so one more phrase counts less than the first."""
-    return math.sqrt(min(score, RULE_CAP))
+    """A rule score as blended: grows slower than the score, so one more phrase counts less than the first.
+    A taxonomy's negative weights (a down-weight) give a negative score, which counts against the section."""
+    return math.copysign(math.sqrt(min(abs(score), RULE_CAP)), score)
 
 
 def candidates(tags: Sequence[Tag]) -> list[str]:

@@ -134,3 +134,32 @@ def test_tags_naming_no_section_are_written_back_as_the_user_wrote_them():
 def test_a_phrase_at_the_end_of_a_system_name_counts_as_evidence():
     scores = Tagger(TAXONOMY).score(entry(title="SmartMoE: Efficient Training at Scale", origin=Origin.BIBTEX))
     assert scores["moe"][1] == ['title: "moe" (in SmartMoE)']
+
+
+DOWN_WEIGHTED = """version = 1
+title = "Graph Learning"
+
+[[sections]]
+id = "gnn"
+title = "Graph Neural Networks"
+[sections.keywords]
+"graph neural network*" = 5
+"recommend*" = -2
+
+[[sections]]
+id = "recsys"
+title = "Recommendation"
+[sections.keywords]
+"recommend*" = 1
+"""
+
+
+def test_a_negative_keyword_weight_counts_against_its_section(tmp_path):
+    # A title matching only the down-weighted phrase once stopped tagging with "math domain error".
+    (tmp_path / "taxonomy.toml").write_text(DOWN_WEIGHTED, encoding="utf-8")
+    taxonomy = load_taxonomy(tmp_path / "taxonomy.toml")
+    recommending = entry(title="Graph neural networks for recommendation")
+    rules = Tagger(taxonomy).blend(recommending).rules
+    assert rules["gnn"][0] == (5 - 2) * 2 and rules["recsys"][0] == 1 * 2  # a title counts twice
+    [tagged], _ = tag_papers([entry(title="Embedding tables to recommend items at scale")], taxonomy)
+    assert tagged.tags[0].section == "recsys"
