@@ -11,6 +11,12 @@ from dataclasses import dataclass
 # hand, each character once: a regex with nested optional whitespace backtracks over long runs of spaces.
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _CITE_NAME = re.compile(r"[Cc]ite")
+# Commands named like citations that take no keys: natbib's and biblatex's settings and free text, and
+# the commands that define a citation command (\DeclareCiteCommand{\citejournal}).
+_NOT_CITING = re.compile(r"(?:[Dd]eclare|[Rr]enew|[Nn]ew|[Pp]rovide|set)|cite(?:style|text|reset|setup)$")
+# An optional argument whose braces hold brackets ({[}online{]}); an unbraced "[" ends the reading, so
+# that each character is read a bounded number of times however many brackets are left open.
+_BRACED_OPTION = {"[": re.compile(r"\[(?:[^\[\]{}]|\{[^{}]*\})*\]"), "(": re.compile(r"\((?:[^()\[{}]|\{[^{}]*\})*\)")}
 _SPACE = re.compile(r"\s*")
 _OPTIONAL_CLOSE = {"[": "]", "(": ")"}
 # A key inside a key group: no commas, no surrounding space.
@@ -53,6 +59,9 @@ def _key_groups(text: str, position: int, finder: _Finder) -> tuple[list[tuple[i
     position = _after_space(text, position)
     while position < len(text) and text[position] in _OPTIONAL_CLOSE:  # [prenote] [postnote] or (volume)
         close = finder.find(_OPTIONAL_CLOSE[text[position]], position + 1)
+        if 0 <= finder.find("{", position + 1) < close:  # a bracket in braces ({[}online{]}) closes nothing
+            braced = _BRACED_OPTION[text[position]].match(text, position)
+            close = braced.end() - 1 if braced else -1
         if close < 0:
             return None
         position = _after_space(text, close + 1)
@@ -85,7 +94,7 @@ def blank_comments(text: str) -> str:
     return "".join([*pieces, text[done:]])
 
 
-_INERT_START = re.compile(r"(?<!\\)%|\\verb\*?|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}")
+_INERT_START = re.compile(r"(?<!\\)(?:\\\\)*%|\\verb\*?|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}")
 _SPACES = re.compile(r"[^\n]")
 
 
@@ -100,7 +109,7 @@ def _inert_spans(text: str, finder: _Finder) -> Iterator[tuple[int, int]]:
         if found.group(1):  # an environment: to its \end, or to the end of the text
             close = text.find(f"\\end{{{found.group(1)}}}", after)
             end = len(text) if close < 0 else close
-        elif text[start] == "%":
+        elif found.group().endswith("%"):  # after an even number of backslashes: \\% ends a line, then comments
             end = line_end
         else:  # \verb<delimiter>...<delimiter>, on one line; anything else is no \verb LaTeX reads
             delimiter = text[after : after + 1]
@@ -120,7 +129,7 @@ def _cited_keys(text: str) -> Iterator[tuple[int, int, int]]:
     while (command := _COMMAND.search(text, position)) is not None:
         position = command.end()
         name = command.group(1)
-        if not _CITE_NAME.search(name):
+        if not _CITE_NAME.search(name) or _NOT_CITING.match(name):
             continue
         parsed = _key_groups(text, position, finder)
         if parsed is None:
@@ -130,7 +139,8 @@ def _cited_keys(text: str) -> Iterator[tuple[int, int, int]]:
             groups = groups[:1]  # \cite{keys} takes one key group; later braces are text
         for group_start, group_end in groups:
             for part in _KEY_PART.finditer(text, group_start, group_end):
-                yield command.start(), part.start(), part.end()
+                if part.group()[0] != "#" and "\\" not in part.group():  # a macro's parameter, a command
+                    yield command.start(), part.start(), part.end()
 
 
 def citations(text: str) -> tuple[list[Citation], bool]:

@@ -51,6 +51,12 @@ def _unclosed_verbatim(size: int, folder: Path) -> Callable[[], object]:
     return lambda: citations(text)
 
 
+def _braced_options(size: int, folder: Path) -> Callable[[], object]:
+    # A bracket in braces makes an option be read for its end: each must stop near its start.
+    text = "\\cite[{[}x{]}" * size + "\\citep[{a}" * size + "]{last}\n"
+    return lambda: citations(text)
+
+
 def _cite_spaces_options(size: int, folder: Path) -> Callable[[], object]:
     text = "\\citep" + " []" * (size // 3) + " x\n"
     return lambda: citations(text)
@@ -143,6 +149,7 @@ CASES = (
     Case("cite-spaces", "check --tex: \\cite followed by spaces", 40_000, _cite_spaces),
     Case("cite-options", "check --tex: \\citep followed by empty [] options", 40_000, _cite_spaces_options),
     Case("unclosed-verbatim", "check --tex: unclosed \\verb and verbatim environments", 40_000, _unclosed_verbatim),
+    Case("braced-options", "check --tex: unclosed optional arguments holding braces", 40_000, _braced_options),
     Case("undefined-cites", "check --tex: as many undefined cites as entries with aliases", 10_000, _undefined_cites),
     Case("header-padded", "paper list: header padded with trailing spaces", 40_000, _header_padded),
     Case("header-padded-inside", "paper list: header title padded with inner spaces", 40_000, _header_padded_inside),

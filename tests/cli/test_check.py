@@ -220,6 +220,25 @@ def test_citations_shown_verbatim_are_not_citations_and_a_percent_in_them_starts
     assert [(c.key, c.line) for c in found] == [("a", 1), ("b", 4), ("c", 5)] and not cites_all
 
 
+def test_commands_named_like_citations_that_take_no_keys_and_macro_parameters_cite_nothing():
+    text = (
+        "\\setcitestyle{authoryear,round}\\newcommand{\\mycite}[1]{\\citep{#1}}\n"
+        "\\DeclareCiteCommand{\\citejournal}{x}\\citetext{priv.\\ comm.} \\citestyle{numeric}\n"
+        "\\mycite{a} \\citejournal{b} \\Citet{c}"
+    )
+    assert [c.key for c in citations(text)[0]] == ["a", "b", "c"]
+
+
+def test_a_percent_after_an_even_number_of_backslashes_starts_a_comment():
+    text = "a & b \\\\% old row: \\cite{gone}\n50\\% \\cite{kept} \\\\\\% \\cite{also}\n"
+    assert [c.key for c in citations(text)[0]] == ["kept", "also"]
+
+
+def test_a_bracket_in_braces_does_not_end_an_optional_argument():
+    text = "\\citep[{[}online{]}]{a} \\citep[eq.~{[}3{]}][p.~2]{b} \\cite[see]{c} \\citep[{x}]{d}"
+    assert [c.key for c in citations(text)[0]] == ["a", "b", "c", "d"]
+
+
 def test_pre_commit_hook_is_declared():
     hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert "id: surveytool-check" in hooks and "entry: surveytool check" in hooks and "files: \\.bib$" in hooks
