@@ -15,6 +15,7 @@ from surveytool.errors import OutputError
 from surveytool.output.files import write_atomically
 from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, regions, stamp
 from surveytool.output.theme_regions import renamed_themes, with_renamed_regions
+from surveytool.regular_files import Unusable, read_regular
 
 
 class ProseDrafts:
@@ -43,18 +44,20 @@ class ProseDrafts:
                 )
 
 
+#: Far more than any chapter; a planted file of gigabytes is refused, not read.
+_GENERATED_LIMIT = 256 << 20
+
+
 def read_generated(path: Path) -> bytes | None:
-    """The bytes of a generated .tex file, or None when there is none yet."""
+    """The bytes of a generated .tex file, or None when there is none yet. An out folder can come from someone
+    else: a link in it to a device (/dev/zero) is refused before a byte is read, as is a file of gigabytes."""
     try:
-        return path.read_bytes()
+        return read_regular(path, _GENERATED_LIMIT, follow=True)
     except FileNotFoundError:
         return None
-    except OSError as error:
-        raise OutputError(
-            f"cannot be read ({error.strerror})",
-            path=str(path),
-            hint="check its permissions, or move it away to have it made anew",
-        ) from None
+    except Unusable as problem:
+        why = "is a directory, not a file" if path.is_dir() else str(problem)
+        raise OutputError(why, path=str(path), hint="move it away to have it made anew") from None
 
 
 def keep_prose(path: Path, text: str, force: bool, notes: list[str], drafts: ProseDrafts) -> str:

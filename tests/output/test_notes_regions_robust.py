@@ -4,6 +4,9 @@ made while a build runs, unreadable chapters, and titles that would break the ch
 import contextlib
 import json
 import re
+import resource
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -192,9 +195,29 @@ def test_an_unreadable_chapter_is_one_line_and_exit_2(tmp_path):
         result = run_cli(*command)
         assert result.returncode == 2, result.stderr
         assert result.stderr.strip().splitlines() == [
-            f"{out / 'related_work.tex'}: error: cannot be read (Is a directory) "
-            "(check its permissions, or move it away to have it made anew)"
+            f"{out / 'related_work.tex'}: error: is a directory, not a file (move it away to have it made anew)"
         ]
+
+
+def test_a_chapter_that_links_to_a_device_is_refused_before_a_byte_is_read(tmp_path):
+    # An out folder can come from someone else: /dev/zero was read without end, gigabytes a second.
+    source, out = build_folder(tmp_path)
+    for name in ("related_work.tex", "main.tex"):
+        (out / name).rename(out / f"{name}.kept")
+        (out / name).symlink_to("/dev/zero")
+        result = subprocess.run(
+            [sys.executable, "-m", "surveytool", "build", str(source), "--out", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30)),
+        )
+        assert (result.returncode, result.stderr.strip().splitlines()) == (
+            2,
+            [f"{out / name}: error: is not a regular file (move it away to have it made anew)"],
+        )
+        (out / name).unlink()
+        (out / f"{name}.kept").rename(out / name)
 
 
 class CrossrefWithBlankLines(BaseHTTPRequestHandler):
