@@ -213,14 +213,20 @@ def test_a_dblp_export_keeps_what_its_papers_inherit_from_their_proceedings(tmp_
         "  pages = {481--498},\n  crossref = {DBLP:conf/osdi/2020},\n  sections = {hardware-systems}\n}\n",
         encoding="utf-8",
     )
-    out = tmp_path / "out"
-    run_cli("build", str(library), "--out", str(out), check=True)
-    result = compile_latex(out)
-    assert result.returncode == 0, result.stdout[-3000:]
+    out = compiled_build(library)
     bbl = (out / "main.bbl").read_text(encoding="utf-8")
     assert "\\bibitem[Narayanan and Santhanam(2020)]{DBLP:conf/osdi/NarayananSKPAZ20}" in bbl  # the year inherited
     blg = (out / "main.blg").read_text(encoding="latin-1")
     assert "Warning" not in blg, blg  # before: "I didn't find a database entry", "empty year", "empty booktitle"
+
+
+def compiled_build(library: Path) -> Path:
+    """The folder ``build`` writes from ``library`` (beside it), compiled by latexmk without an error."""
+    out = library.parent / "out"
+    run_cli("build", str(library), "--out", str(out), check=True)
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    return out
 
 
 def pdf_text(folder: Path) -> str:
@@ -298,10 +304,7 @@ def test_biblatex_text_commands_in_a_bib_compile_with_the_bibtex_main_file(tmp_p
         "  journal = {J},\n  year = {2020},\n  sections = {surveys},\n}\n",
         encoding="utf-8",
     )
-    out = tmp_path / "out"
-    run_cli("build", str(library), "--out", str(out), check=True)
-    result = compile_latex(out)
-    assert result.returncode == 0, result.stdout[-3000:]
+    out = compiled_build(library)
     assert_clean_log(out)
     text = " ".join(pdf_text(out).split())
     # pdftotext joins a word broken at a hyphen at the end of a line: the hyphen may or may not show.
