@@ -10,6 +10,7 @@ field that named the server names the venue instead, and the arXiv id stays as `
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -114,18 +115,52 @@ def same_version(a: Paper, b: Paper) -> bool:
     )
 
 
+# Words of many venues' names: two names that share only these name two venues.
+_VENUE_WORDS = frozenset(
+    "the of on in and for proceedings proc conference conf international intl journal transactions trans "
+    "workshop symposium annual acm ieee advances letters review reviews research".split()
+)
+
+
+def _venue_words(paper: Paper) -> set[str]:
+    venue = next((paper.fields.get(n, "") for n in ("journal", "journaltitle", "booktitle") if paper.fields.get(n)), "")
+    return set(normalize(venue).split()) - _VENUE_WORDS
+
+
+def _share_a_word(a: set[str], b: set[str]) -> bool:
+    """Whether a word of ``a`` and one of ``b`` begin alike: an abbreviation ("mach", "machine"), an acronym
+    and its name ("neurips", "neural"), the same word."""
+    return any(len(os.path.commonprefix([x, y])) >= min(4, len(x), len(y)) for x in a for y in b)
+
+
+def other_version(a: Paper, b: Paper) -> str:
+    """Why the user's entry ``a`` and a record ``b`` are two versions of a work (two DOIs, years or venues),
+    or ""."""
+    doi_a, doi_b = normalize_doi(a.fields.get("doi", "")), normalize_doi(b.fields.get("doi", ""))
+    if doi_a and doi_b and doi_a != doi_b:
+        return f"its DOI is {doi_b}"
+    if not years_agree(a, b):
+        return f"its year is {b.year}"
+    words_a, words_b = (set() if is_preprint(p) else _venue_words(p) for p in (a, b))
+    if words_a and words_b and not _share_a_word(words_a, words_b):
+        return "it names another venue"
+    return ""
+
+
 def _pick(
     paper: Paper, query: Paper, candidates: Sequence[Candidate], family: str
 ) -> tuple[Candidate | None, Finding | None]:
     """The one published record among ``candidates`` that is surely ``query``'s paper, of the ``family`` of
     venue (any, when empty), or why there is none."""
-    published = [
+    venue_family = [
         c
         for c in candidates
         if acceptable(query, c)
         and not is_preprint(c.paper)
         and _family(c.paper.entry_type) in ((family,) if family else ("journal", "booktitle"))
     ]
+    # The entry's own version only: a record of another (another DOI or venue) would mix two citations.
+    published = [c for c in venue_family if not family or not other_version(paper, c.paper)]
     where = min(paper.sources)
     if published and all(same_version(published[0].paper, c.paper) for c in published[1:]):
         return published[0], None
@@ -137,6 +172,17 @@ def _pick(
             f"{published[0].source}: several versions match: {names}; none was taken",
             where,
             "add the DOI of the right one",
+            paper.key,
+        )
+    if venue_family:
+        best = venue_family[0]
+        return None, Finding(
+            "not-completed",
+            Severity.INFO,
+            f"{best.source}: {best.label} is another version of this paper ({other_version(paper, best.paper)}); "
+            "nothing was taken from it",
+            where,
+            "complete the entry from its own version, or use that version's DOI",
             paper.key,
         )
     rejected = [c for c in candidates if c.score >= REPORT and not acceptable(query, c) and not is_preprint(c.paper)]

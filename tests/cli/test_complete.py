@@ -171,6 +171,40 @@ def test_a_catalog_completes_entries_without_going_online(tmp_path):
     assert "added doi = 10.1038/nature14539 (catalog:known.bib k)" in result.stdout
 
 
+OTHER_VERSION = (
+    "@article{other, title = {Deep Residual Learning for Image Recognition}, author = {He, Kaiming},\n"
+    "  journal = {Journal B}, volume = {7}, number = {3}, pages = {1--9}, publisher = {Publisher B},"
+    " doi = {10.9999/other}, year = {2016}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    "mine, why",
+    [
+        ("journal = {Journal A}, doi = {10.1111/mine}", "its DOI is 10.9999/other"),
+        ("journal = {Journal A}", "it names another venue"),
+        ("journal = {J. Mach. Learn. Res.}, doi = {10.1111/mine}", "its DOI is 10.9999/other"),
+    ],
+)
+def test_a_record_of_another_version_gives_the_entry_nothing(tmp_path, mine, why):
+    # Journal B's volume and pages in an entry of Journal A would cite neither version.
+    (tmp_path / "known.bib").write_text(OTHER_VERSION)
+    entry = f"@article{{he2016, title = {{Deep residual learning for image recognition}}, author = {{He, K.}}, {mine}, year = 2016}}\n"
+    (tmp_path / "my.bib").write_text(entry)
+    result = run_cli("complete", "my.bib", "--catalog", "known.bib", "--in-place", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "my.bib").read_text() == entry
+    assert f"other is another version of this paper ({why}); nothing was taken from it" in result.stderr
+
+
+def test_a_venue_written_another_way_is_the_same_version(tmp_path):
+    (tmp_path / "known.bib").write_text(OTHER_VERSION.replace("Journal B", "Journal of Machine Learning Research"))
+    entry = "@article{he2016, title = {Deep residual learning for image recognition}, author = {He, K.}, journal = {J. Mach. Learn. Res.}, year = 2016}\n"
+    (tmp_path / "my.bib").write_text(entry)
+    result = run_cli("complete", "my.bib", "--catalog", "known.bib", "--in-place", cwd=tmp_path)
+    assert "volume = {7}" in (tmp_path / "my.bib").read_text(), result.stderr
+
+
 @pytest.mark.parametrize(
     "args, words",
     [
