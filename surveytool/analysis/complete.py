@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from surveytool.analysis.agreement import confirmed, years_agree
-from surveytool.analysis.preprints import arxiv_id, is_preprint, preprint_marker
+from surveytool.analysis.preprints import arxiv_id, is_preprint, names_a_server, preprint_marker
 from surveytool.analysis.resolve.resolver import REPORT, Candidate, Resolver
 from surveytool.model import Finding, Paper, Severity, frozen_mapping
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
@@ -218,6 +218,7 @@ def complete_entry(
     preprint_doi = bool(arxiv_id_of_doi(paper.fields.get("doi", "")))
 
     corr_volume = bool(_CORR_VOLUME.match(paper.fields.get("volume", "")))
+    server_publisher = names_a_server(paper.fields.get("publisher", ""))  # arXiv's own export: publisher = {arXiv}
 
     def wanted(name: str) -> bool:
         if name in _INHERITED and ("crossref" in paper.fields or "xdata" in paper.fields):
@@ -225,7 +226,10 @@ def complete_entry(
         if name in overwrite or not has_field(paper, name):
             return True
         return upgrading and (
-            _is(name, marker) or (name == "doi" and preprint_doi) or (name == "volume" and corr_volume)
+            _is(name, marker)
+            or (name == "doi" and preprint_doi)
+            or (name == "volume" and corr_volume)
+            or (name == "publisher" and server_publisher)
         )
 
     if not upgrading and not any(wanted(n) for n in COMPLETED_FIELDS):
@@ -264,8 +268,15 @@ def complete_entry(
         if all(n in taken or not wanted(n) for n in COMPLETED_FIELDS if n != other):
             break
     completion = _completion(paper, chosen, taken, upgrading, marker)
-    if completion and completion.entry_type and corr_volume and "volume" not in taken:
-        notes.append(f"volume {paper.fields['volume']} is the arXiv copy's (CoRR), not the published version's")
+    if completion and (completion.entry_type or completion.renamed):
+        # What the preprint's record says of itself and the published version's record does not replace.
+        for name, upgraded, whose in (
+            ("volume", corr_volume, "the arXiv copy's (CoRR)"),
+            ("publisher", server_publisher, "the preprint server's"),
+            ("doi", preprint_doi, "the preprint's"),
+        ):
+            if upgraded and name not in taken:
+                notes.append(f"{name} {paper.fields[name]} is {whose}, not the published version's: remove it")
     return (replace(completion, notes=tuple(notes)) if completion else None), findings
 
 

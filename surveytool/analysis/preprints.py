@@ -16,9 +16,14 @@ _ARXIV_IN_TEXT = re.compile(
 )
 
 
+def names_a_server(text: str) -> bool:
+    """Whether ``text`` (a venue or a publisher) names a preprint server: ``arXiv``, ``CoRR``, ``bioRxiv``..."""
+    return bool(_SERVER.search(normalize(text)))
+
+
 def preprint_marker(paper: Paper) -> str | None:
     """The field that names a preprint server as the entry's venue (Google Scholar's ``journal = {arXiv preprint ...}``)."""
-    return next((f for f in _MARKER_FIELDS if _SERVER.search(normalize(paper.fields.get(f, "")))), None)
+    return next((f for f in _MARKER_FIELDS if names_a_server(paper.fields.get(f, ""))), None)
 
 
 def arxiv_id(paper: Paper) -> str | None:

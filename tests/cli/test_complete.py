@@ -248,3 +248,33 @@ def test_semantic_scholars_year_of_the_first_version_is_not_written(services, tm
     assert bib.read_text(encoding="utf-8") == written.replace(
         "eprint = {1811.06965}}", "eprint = {1811.06965}, booktitle = {Neural Information Processing Systems}}"
     )
+
+
+ARXIV_EXPORT = (
+    "@misc{roe2020sparse,\n  title={Sparse Routing Tables for Giant Mixture Models},\n"
+    "  author={Rita Roe and Sam Poe},\n  year={2020},\n  eprint={2006.00001},\n"
+    "  archivePrefix={arXiv},\n  doi={10.48550/arXiv.2006.00001},\n  publisher={arXiv},\n}\n"
+)
+
+
+@pytest.mark.parametrize("publisher", ["", "  publisher = {OpenReview.net},\n"])
+def test_arxivs_own_export_upgraded_names_what_still_describes_the_preprint(tmp_path, publisher):
+    # "In ICLR 2021. arXiv, 2020. doi:10.48550/arXiv..." cites two versions at once.
+    (tmp_path / "known.bib").write_text(
+        "@inproceedings{k,\n  title = {Sparse Routing Tables for Giant Mixture Models},\n"
+        "  author = {Roe, Rita and Poe, Sam},\n"
+        f"  booktitle = {{ICLR}},\n{publisher}  year = {{2021}}\n}}\n"
+    )
+    (tmp_path / "my.bib").write_text(ARXIV_EXPORT)
+    result = run_cli("complete", "my.bib", "--catalog", "known.bib", "--in-place", cwd=tmp_path)
+    text = (tmp_path / "my.bib").read_text()
+    assert text.startswith("@inproceedings{") and "booktitle={{ICLR}}" in text, result.stdout
+    notes = [line.split("note: ", 1)[1] for line in result.stdout.splitlines() if "note: " in line]
+    doi_note = "doi 10.48550/arXiv.2006.00001 is the preprint's, not the published version's: remove it"
+    if publisher:
+        assert "publisher={OpenReview.net}" in text and "publisher arXiv -> OpenReview.net" in result.stdout
+        assert doi_note in notes and not any(n.startswith("publisher") for n in notes)
+    else:
+        assert "publisher={arXiv}" in text
+        assert "publisher arXiv is the preprint server's, not the published version's: remove it" in notes
+        assert doi_note in notes
