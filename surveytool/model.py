@@ -88,6 +88,7 @@ class Paper:
     tags: tuple[Tag, ...] = ()
     explicit_tags: tuple[str, ...] = ()
     unknown_tags: tuple[str, ...] = ()  # explicit tags naming no section: reported, and kept as written
+    tags_at: SourceLocation | None = None  # where explicit_tags were given outside the entry (an overrides file)
     aliases: tuple[str, ...] = ()  # keys absorbed when duplicates merged
 
     @property

@@ -115,7 +115,7 @@ def update_bib_in_place(
 
     def retag(paper: Paper) -> tuple[str, str] | None:
         tags = desired_tags(paper, taxonomy)
-        if tags == paper.explicit_tags or not tags:
+        if tags == paper.explicit_tags or not tags or paper.tags_at:  # tags an overrides file gives stay there
             return None
         raw = _retagged(paper, paper.raw, tags_field, tags, macros, newline, left)
         before = ",".join(paper.explicit_tags) or "(none)"
@@ -171,7 +171,7 @@ def fix_entries(
 
     def fix(paper: Paper) -> tuple[str, str] | None:
         raw, done = paper.raw, []
-        tags = desired_tags(paper, taxonomy) if paper.explicit_tags else paper.explicit_tags
+        tags = desired_tags(paper, taxonomy) if paper.explicit_tags and not paper.tags_at else paper.explicit_tags
         if tags != paper.explicit_tags and "tag-variant" in selected:
             retagged = _retagged(paper, raw, tags_field, tags, macros, newline, left)
             if retagged is not None:

@@ -79,5 +79,7 @@ def apply_overrides(
                 )
             )
             continue
-        result[by_key[key]] = replace(result[by_key[key]], explicit_tags=tags)
+        result[by_key[key]] = replace(
+            result[by_key[key]], explicit_tags=tags, tags_at=SourceLocation(path, lines.get(key, 1))
+        )
     return result, findings

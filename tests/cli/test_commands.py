@@ -65,7 +65,22 @@ def test_overrides_win_over_the_tagger(tmp_path):
     assert entries["lepikhin2021gshard"]["tags"] == ["pipeline-parallel", "memory"]
     assert all(t["explicit"] for t in entries["lepikhin2021gshard"]["tag_evidence"])
     assert f"{overrides}:3: warning [unknown-key]" in result.stderr
-    assert "[tag-variant]" in result.stderr
+    assert (
+        f"{overrides}:2: warning [tag-variant] tag 'Pipeline Parallelism' is written differently from its section id "
+        f"'pipeline-parallel' (write 'pipeline-parallel' in {overrides})"
+    ) in result.stderr
+
+
+def test_tags_of_an_overrides_file_are_reported_there_and_never_written_into_the_bib(tmp_path):
+    # They were reported at the .bib's entry, and check --fix added them, misspelt one included, to the .bib.
+    (tmp_path / "overrides.toml").write_text('[tags]\nswitch2022 = ["MoE", "comunication"]\n')
+    entry = "@misc{switch2022,\n  title = {Switch Transformers},\n  author = {Fedus, William},\n  year = {2022}\n}\n"
+    (tmp_path / "refs.bib").write_text(entry)
+    for command in (["check", "refs.bib", "--fix"], ["bib", "--in-place", "refs.bib"]):
+        result = run_cli(*command, "--overrides", "overrides.toml", cwd=tmp_path)
+        assert (tmp_path / "refs.bib").read_text() == entry
+        assert "overrides.toml:2: error [unknown-tag] tag 'comunication'" in result.stderr
+        assert "overrides.toml:2: warning [tag-variant] tag 'MoE'" in result.stderr
 
 
 def test_taxonomy_tree_with_counts_and_validate(tmp_path):

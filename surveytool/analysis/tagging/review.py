@@ -56,7 +56,7 @@ def tag_outliers(papers: Sequence[Paper], taxonomy: Taxonomy) -> Iterator[Findin
             f"'{paper.key}' is tagged '{exemplar.sections[0]}' but reads like '{likely}' "
             f"({blend.confidence[best]:.2f} against {blend.confidence[own]:.2f}); nearest tagged papers: "
             + "; ".join(_label(e, 40) for _, e in nearest),
-            min(paper.sources),
+            paper.tags_at or min(paper.sources),  # where the tag was written
             f"check its tag: the tagger would put it in '{likely}'",
             paper.key,
         )

@@ -11,7 +11,9 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
     tags: list[Tag] = []
     unknown: list[str] = []
     findings: list[Finding] = []
-    where = min(paper.sources)
+    where = paper.tags_at or min(paper.sources)
+    # Tags of an overrides file are mended there: check --fix and --in-place edit only the .bib.
+    mended = f"in {paper.tags_at.path}" if paper.tags_at else "; surveytool check --fix does this"
     for raw in paper.explicit_tags:
         section_id = canonical_section(raw, taxonomy)
         if section_id is None:
@@ -35,7 +37,7 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
                     Severity.WARNING,
                     f"tag '{raw}' is written differently from its section id '{section_id}'",
                     where,
-                    f"write '{section_id}'; surveytool check --fix does this",
+                    f"write '{section_id}'{' ' if paper.tags_at else ''}{mended}",
                     paper.key,
                 )
             )
