@@ -86,7 +86,8 @@ def _input_item(match: re.Match[str]) -> TexInput | None:
         directory, name = "", bare
     else:
         directory, name = "", (first or "").strip()
-    name = name.strip('"')
+    # "\_" is an underscore in a file name to LaTeX too (build's own main.tex writes \input{related\_work}).
+    name, directory = name.strip('"').replace("\\_", "_"), directory.replace("\\_", "_")
     if not name or "#" in name or "#" in directory:
         return None  # a macro's parameter: the file is named where the macro is used
     return TexInput(command, name, directory, 0)

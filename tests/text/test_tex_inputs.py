@@ -312,3 +312,13 @@ def test_includeonly_compares_names_as_latex_does_spaces_quotes_and_tex_ending_a
         },
     )
     assert [key for _, key, _ in _cited(document)] == ["one"]
+
+
+def test_an_escaped_underscore_in_a_file_name_is_an_underscore(tmp_path):
+    # build's own main.tex inputs related\_work: the chapter and its citations were not read.
+    document = _document(
+        tmp_path,
+        {"main.tex": "\\input{related\\_work}\n\\import{my\\_dir/}{part}\n", "related_work.tex": "\\cite{a}\n"}
+        | {"my_dir/part.tex": "\\cite{b}\n"},
+    )
+    assert [key for _, key, _ in _cited(document)] == ["a", "b"] and not _warnings(document)
