@@ -56,6 +56,9 @@ def read_text_file(path: Path, display: str, allow_empty: bool = False) -> tuple
     return decoded, _encoding_findings(decoded, display)
 
 
+_ENCODING_NAMES = {"latin-1": "Latin-1", "cp1252": "Windows-1252", "gbk": "GBK"}
+
+
 def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
     if decoded.stray_bytes:
         count = f"{decoded.stray_bytes} bytes that are" if decoded.stray_bytes > 1 else "a byte that is"
@@ -68,8 +71,8 @@ def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
                 "retype the character on this line, or save the file as UTF-8",
             )
         ]
-    if decoded.encoding in ("latin-1", "gbk"):
-        name = "Latin-1" if decoded.encoding == "latin-1" else "GBK"
+    if decoded.encoding in _ENCODING_NAMES:
+        name = _ENCODING_NAMES[decoded.encoding]
         return [
             Finding(
                 "encoding",

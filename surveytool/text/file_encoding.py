@@ -9,7 +9,8 @@ The scheme, in order:
    stray byte read as its Latin-1 character for the tools and kept as the very byte when the file
    is edited in place (a ``mixed-encoding`` warning names the line of the first one);
 5. otherwise: GBK when every run of non-ASCII bytes is an even number of
-   bytes and they decode as GBK to mostly CJK characters, else Latin-1 (every byte is a Latin-1 character).
+   bytes and they decode as GBK to mostly CJK characters, else Windows-1252 when bytes 0x80-0x9f occur
+   and all are defined there, else Latin-1 (every byte is a Latin-1 character).
 
 Editing in place encodes with the same scheme, so a Latin-1 file stays Latin-1 and a GBK file GBK;
 a character the file's encoding cannot hold (in a new entry) is written as UTF-8.
@@ -26,6 +27,7 @@ from dataclasses import dataclass, replace
 
 _UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
 _NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
+_C1_BYTES = re.compile(rb"[\x80-\x9f]")
 _STRAY = re.compile("[\udc80-\udcff]")
 
 
@@ -44,7 +46,7 @@ class TextFile:
     """A file's text and how to turn it back into the file's bytes."""
 
     text: str  # what the tools read: no byte-order mark, stray bytes as Latin-1 characters, a lone CR as LF
-    encoding: str  # a Python codec name: utf-8, utf-16-le, utf-16-be, gbk or latin-1
+    encoding: str  # a Python codec name: utf-8, utf-16-le, utf-16-be, gbk, cp1252 or latin-1
     bom: bytes = b""
     odd_line: int = 0  # the line of the first byte that is not UTF-8 (0: none)
     stray_bytes: int = 0  # how many bytes that are not UTF-8 a mostly UTF-8 file has
@@ -113,6 +115,13 @@ def _legacy(data: bytes) -> TextFile:
             text = data.decode("gbk")
             if _mostly_cjk("".join(run.decode("gbk") for run in runs)) and text.encode("gbk") == data:
                 return TextFile(text, "gbk", odd_line=line)
+        except UnicodeDecodeError:
+            pass
+    # Bytes 0x80-0x9f are control characters in Latin-1 and Windows' curly quotes, dashes and ellipsis
+    # in Windows-1252, which Windows ("ANSI") editors write; five of them Windows-1252 leaves undefined.
+    if _C1_BYTES.search(data):
+        try:
+            return TextFile(data.decode("cp1252"), "cp1252", odd_line=line)
         except UnicodeDecodeError:
             pass
     return TextFile(data.decode("latin-1"), "latin-1", odd_line=line)

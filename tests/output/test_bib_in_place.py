@@ -76,6 +76,20 @@ def test_a_latin1_file_stays_latin1_and_only_the_tag_changes(tmp_path):
     assert bib.read_bytes() == before.replace(b"{MoE}", b"{moe}")
 
 
+def test_a_windows_1252_file_is_read_with_its_quotes_and_dashes_and_stays_windows_1252(tmp_path):
+    # Read as Latin-1, Windows' curly quotes were control characters, written into every output.
+    bib = tmp_path / "ansi.bib"
+    before = (entry("a", title="“Giant” models – a naïve view", nl="\r\n") + "\r\n" + entry("b", tags="moe")).encode(
+        "cp1252"
+    )
+    bib.write_bytes(before)
+    code, output = in_process("bib", "--in-place", str(bib))
+    assert "read as Windows-1252" in output
+    assert bib.read_bytes() == before.replace(b"{MoE}", b"{moe}")
+    run_cli("bib", str(bib), "-o", str(tmp_path / "out.bib"), check=True)
+    assert "title = {“Giant” models – a naïve view}" in (tmp_path / "out.bib").read_text(encoding="utf-8")
+
+
 def test_one_stray_byte_keeps_every_byte_and_is_named_with_its_line(tmp_path):
     bib = tmp_path / "mixed.bib"
     before = entry("a").encode() + b"% caf\xe9 notes\n\n" + entry("b", title="Über alles").encode()

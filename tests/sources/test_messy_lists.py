@@ -115,3 +115,16 @@ def test_a_paragraph_that_runs_two_cut_off_snippets_together_is_reported(tmp_pat
     )
     findings = read_source(path, "glued.txt").findings
     assert [(f.check, f.location.line) for f in findings] == [("glued-snippets", 3)]
+
+
+def test_a_list_a_windows_editor_saved_reads_as_its_utf8_copy(tmp_path):
+    # Its ellipsis (byte 0x85) was a control character: the cut-off anchor was no longer seen as cut off.
+    text = (
+        "Related papers: GShard: Scaling Giant Models with Conditional Comp…\r\n\r\n"
+        "We study “giant” models and their naïve training – with sharding across devices and experts for long…\r\n"
+    )
+    papers = {}
+    for encoding in ("utf-8", "cp1252"):
+        (tmp_path / f"{encoding}.txt").write_bytes(text.encode(encoding))
+        papers[encoding] = read_source(tmp_path / f"{encoding}.txt", "list.txt").papers
+    assert papers["cp1252"] == papers["utf-8"] and papers["utf-8"][0].truncated
