@@ -139,7 +139,7 @@ class _Validator:
                 self.fail(
                     f"[[{table}]] needs a non-empty string '{key}'", self.line_of(table, index), f'add {key} = "..."'
                 )
-        if not _ID.match(raw["id"]):
+        if not _ID.fullmatch(raw["id"]):
             self.fail(
                 f"id '{raw['id']}' is not lowercase-with-hyphens",
                 self.line_of(table, index, "id"),

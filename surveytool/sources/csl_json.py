@@ -74,7 +74,7 @@ def _key(item: dict[str, Any]) -> str:
         if key:
             return key
     item_id = _scalar(item.get("id")).strip()
-    return item_id if _KEY_LIKE.match(item_id) or item_id.isdigit() else ""
+    return item_id if _KEY_LIKE.fullmatch(item_id) or item_id.isdigit() else ""
 
 
 # An "id" key and its value (a JSON string or a bare number).

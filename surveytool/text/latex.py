@@ -150,7 +150,7 @@ _CITABLE_KEY = re.compile(r"^[^\s,{}\\%#~&$^]+$")
 
 def usable_key(key: str) -> bool:
     """Whether LaTeX can take ``key`` in \\cite (BibTeX accepts keys that LaTeX cannot cite)."""
-    return bool(_CITABLE_KEY.match(key))
+    return bool(_CITABLE_KEY.fullmatch(key))
 
 
 def _escape_ascii(text: str) -> str:

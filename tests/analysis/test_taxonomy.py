@@ -72,6 +72,8 @@ def test_aliases_and_variants_map_to_ids():
             "cycle",
         ),
         (lambda t: t.replace('title = "A"', 'title = "A'), 8, "not valid TOML"),
+        # "$" matched before a final newline: the id then split \label and the tags field over two lines.
+        (lambda t: t.replace('id = "b"', 'id = """b\n"""'), 11, "is not lowercase-with-hyphens"),
     ],
 )
 def test_malformed_taxonomies_name_the_line(change, line, words):
