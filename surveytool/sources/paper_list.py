@@ -35,6 +35,8 @@ class PaperList:
     paragraphs: tuple[Paragraph, ...]
     # First lines of paragraphs that look like several snippets glued together (a line inside ends with "…").
     suspect_lines: tuple[int, ...] = ()
+    # The headers of further lists pasted after the first one: (title, line).
+    later_anchors: tuple[tuple[str, int], ...] = ()
 
     @property
     def anchor_truncated(self) -> bool:
@@ -85,11 +87,17 @@ def parse_paper_list(text: str) -> PaperList:
         break
 
     paragraphs: list[Paragraph] = []
+    later: list[tuple[str, int]] = []
     block: list[str] = []
     block_line = 0
     for index in range(start, len(lines) + 1):
         line = lines[index] if index < len(lines) else ""
         if line.strip():
+            header = None if block else _HEADER.match(line)
+            if header:  # another list pasted below: its header names its anchor paper, never a snippet
+                if header.group("title").strip():
+                    later.append((header.group("title").strip(), index + 1))
+                continue
             if not block:
                 block_line = index + 1
             block.append(line.strip())
@@ -99,7 +107,7 @@ def parse_paper_list(text: str) -> PaperList:
                 paragraphs.extend(_paragraphs(item, item_line))
             block = []
     suspects = tuple(p.line for p in paragraphs if _looks_like_several(p.text))
-    return PaperList(anchor_title, anchor_line, tuple(paragraphs), suspects)
+    return PaperList(anchor_title, anchor_line, tuple(paragraphs), suspects, tuple(later))
 
 
 def _item_number(line: str) -> int | None:

@@ -12,7 +12,13 @@ from surveytool.bibtex.reader import BibDocument, read_bibtex
 from surveytool.errors import InputError
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
-from surveytool.sources.paper_list import looks_like_paper_list, parse_paper_list, split_lines, strip_ellipsis
+from surveytool.sources.paper_list import (
+    is_truncated,
+    looks_like_paper_list,
+    parse_paper_list,
+    split_lines,
+    strip_ellipsis,
+)
 from surveytool.sources.stdin import is_stdin, sniff_kind, stdin_bytes
 from surveytool.text.file_encoding import TextFile, decode_bytes
 from surveytool.text.identifiers import parse_identifier
@@ -185,16 +191,17 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
     document = parse_paper_list(text)
     papers: list[Paper] = []
     findings: list[Finding] = []
-    if document.anchor_title:
+    anchors = [(document.anchor_title, document.anchor_line)] if document.anchor_title else []
+    for title, line in [*anchors, *document.later_anchors]:
         papers.append(
             Paper(
                 origin=Origin.ANCHOR,
-                sources=(SourceLocation(display, document.anchor_line),),
-                fields=frozen_mapping({"title": strip_ellipsis(document.anchor_title)}),
-                truncated=document.anchor_truncated,
+                sources=(SourceLocation(display, line),),
+                fields=frozen_mapping({"title": strip_ellipsis(title)}),
+                truncated=is_truncated(title),
             )
         )
-    else:
+    if not document.anchor_title:
         findings.append(
             Finding(
                 "list-header",

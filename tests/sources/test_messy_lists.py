@@ -2,7 +2,7 @@
 
 import json
 
-from helpers import DATA, run_cli
+from helpers import DATA, ROOT, run_cli
 
 from surveytool.analysis.merge import merge_duplicates
 from surveytool.sources.read import read_source
@@ -128,3 +128,16 @@ def test_a_list_a_windows_editor_saved_reads_as_its_utf8_copy(tmp_path):
         (tmp_path / f"{encoding}.txt").write_bytes(text.encode(encoding))
         papers[encoding] = read_source(tmp_path / f"{encoding}.txt", "list.txt").papers
     assert papers["cp1252"] == papers["utf-8"] and papers["utf-8"][0].truncated
+
+
+def test_a_second_list_pasted_below_the_first_gives_its_anchor_not_a_snippet(tmp_path):
+    # Its header was read as a snippet, an unresolved placeholder, and its anchor paper was missing.
+    seeds = sorted((ROOT / "seeds").glob("*.txt"))
+    both = tmp_path / "both.txt"
+    both.write_text("\n\n".join(path.read_text(encoding="utf-8") for path in seeds[:2]), encoding="utf-8")
+    papers = read_source(both, "both.txt").papers
+    alone = [read_source(path, "one.txt").papers for path in seeds[:2]]
+    anchors = [p.fields["title"] for p in papers if p.origin.value == "anchor"]
+    assert anchors == [next(p.fields["title"] for p in one if p.origin.value == "anchor") for one in alone]
+    assert len(papers) == sum(len(one) for one in alone)
+    assert not any("Related papers" in p.fields.get("abstract", "") for p in papers)
