@@ -41,7 +41,7 @@ _SUFFIXES = ("izations", "ization", "isation", "izing", "ising", "ized", "ised",
              "ities", "ity", "ings", "ing", "ers", "er", "ed", "es", "s")  # fmt: skip
 
 
-_WORD = re.compile(r"[A-Za-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script: a word is shown as the papers spell it
 
 
 _COMMAND = re.compile(r"\\[A-Za-z]+")  # \emph, \textbf: markup a BibTeX title may keep, never a topic
@@ -70,13 +70,13 @@ def paper_terms(text: str, surface: dict[str, Counter[str]]) -> set[str]:
     A pair is two words adjacent in the text, neither a stop word: a pair that
     spanned a dropped word would read wrongly as a name.
     """
-    words = _WORD.findall(ascii_fold(_COMMAND.sub(" ", text)))
+    words = _WORD.findall(_COMMAND.sub(" ", text))
     found: set[str] = set()
     run: list[tuple[str, str]] = []  # the (token, shown) of the last words, none of them a stop word
     for word in words:
         token = _TOKENS.get(word)
-        if token is None:
-            lower = word.lower()
+        if token is None:  # compared without accents ("über" is "uber"), shown with them
+            lower = ascii_fold(word).lower()
             token = _TOKENS[word] = "" if lower in STOP_WORDS or len(lower) < 2 or lower.isdigit() else stem(lower)
         if not token:
             run = []

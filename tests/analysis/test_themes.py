@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from surveytool.analysis.theme_terms import STOP_WORDS
+from surveytool.analysis.theme_terms import STOP_WORDS, display_term, paper_terms
 from surveytool.analysis.themes import Theme, ThemeInput, find_themes, theme_region_name
 
 CORPUS = ROOT / "seeds" / "labelled" / "corpus.tsv"
@@ -231,3 +231,16 @@ def test_a_generic_word_names_a_theme_only_when_nothing_more_telling_is_shared()
     ]
     names = " ".join(t.name.lower() for t in find_themes(papers))
     assert "schedul" in names and "rout" in names and "deep learning" not in names
+
+
+def test_terms_are_shown_with_their_accents_and_compared_without():
+    # Headings were made of accent-folded words: "für Übersetzung" read "fur ubersetzung", "épars" "Epars".
+    surface: dict = {}
+    found = paper_terms("Expertenmodelle für Übersetzung", surface) | paper_terms("Mélange: Ubersetzung", surface)
+    assert {"fur", "melange", "ubersetzung", "fur ubersetzung"} <= found
+    assert [display_term(t, surface) for t in ("fur", "melange", "fur ubersetzung")] == [
+        "für",
+        "mélange",
+        "expertenmodelle für übersetzung",
+    ]
+    assert sum(surface["ubersetzung"].values()) == 2  # one term, however its papers spell it
