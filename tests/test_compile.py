@@ -315,3 +315,26 @@ def test_the_bibtex_main_file_provides_every_biblatex_text_command_the_allowlist
     template = (ROOT / "templates" / "main.tex.j2").read_text(encoding="utf-8")
     provided = set(re.findall(r"\\providecommand\{\\(\w+)\}", template))
     assert BIBLATEX_COMMANDS - {"arabic"} <= provided  # \arabic is LaTeX's own
+
+
+@requires_latex
+def test_raw_hashes_and_underscores_compile_and_print_in_full(tmp_path):
+    # "C#" stopped the document (a macro's parameter) and "snake_case" too ("Missing $ inserted").
+    library = tmp_path / "refs.bib"
+    text = (
+        "@string{ml_conf = {Systems_ML}}\n"
+        "@article{c1, author = {Doe, Jane}, title = {Training in C# with snake_case names and $x_i$ steps},\n"
+        "  journal = ml_conf, year = 2021, url = {https://x.org/a_b#c}, sections = {pipeline-parallel}}\n"
+    )
+    library.write_text(text, encoding="utf-8")
+    checked = run_cli("check", str(library), "--checks", "unescaped-special")
+    assert checked.returncode == 1 and checked.stdout.endswith("2 errors: unescaped-special 2\n"), checked.stdout
+    out = compiled_build(library)
+    assert library.read_text(encoding="utf-8") == text
+    assert "title = {Training in C\\# with snake\\_case names and $x_i$ steps}," in (out / "references.bib").read_text(
+        encoding="utf-8"
+    )
+    assert_clean_log(out)
+    assert "Jane Doe. Training in c# with snake_case names and xi steps. Systems_ML, 2021." in " ".join(
+        pdf_text(out).split()
+    )

@@ -223,14 +223,17 @@ def _fields_with(context: CheckContext, chars: str) -> Iterator[tuple[Paper, str
 
 
 def unescaped_specials(value: str) -> list[int]:
-    """Where a raw value holds an ``&`` or ``%`` LaTeX would not print (``raw_specials``), but the ``&`` of an HTML
-    entity (``&amp;``), which html-in-field reports and fixes."""
-    return [i for i in raw_specials(value) if value[i] == "%" or not _ENTITY.match(value, i)]
+    """Where a raw value holds an ``&``, ``%``, ``#`` or ``_`` LaTeX would not print (``raw_specials``), but in an
+    HTML entity (``&amp;``, ``&#39;``), which html-in-field reports."""
+    entities = {i for m in _ENTITY.finditer(value) for i in range(m.start(), m.end())} if "&" in value else ()
+    return [i for i in raw_specials(value) if i not in entities]
 
 
 _SPECIAL_EFFECTS = {
     "&": "LaTeX stops at the '&' (an alignment tab outside a table)",
     "%": "LaTeX reads the '%' as a comment and drops the rest of the line",
+    "#": "LaTeX stops at the '#' (a macro's parameter)",
+    "_": "LaTeX stops at the '_' outside math (a subscript)",
 }
 
 
@@ -249,18 +252,20 @@ def _specials_finding(what: str, value: str, found: list[int], where: SourceLoca
 @register(
     "unescaped-special",
     Severity.ERROR,
-    "a raw & or % in a field or @string",
+    "a raw &, %, # or _ in a field or @string",
     "BibTeX copies a value to the bibliography as it is, and LaTeX reads a raw & as an alignment tab (outside a "
-    "table the document stops: 'Misplaced alignment tab character &') and a raw % as a comment that hides the "
-    "rest of the line (title = {50% faster training} prints '50'). Write \\& and \\%. Fields that hold addresses "
-    "or identifiers (url, doi, eprint, file, ...) and the address in \\url{...} or \\href{...} are not checked: "
-    "there the characters are meant. The .bib surveytool writes (build, bib -o) has \\& and \\% there; check and "
-    "bib --in-place leave your file as it is; --fix writes the backslashes.",
+    "table the document stops: 'Misplaced alignment tab character &'), a raw % as a comment that hides the "
+    "rest of the line (title = {50% faster training} prints '50'), a raw # as a macro's parameter (C# stops the "
+    "document) and a raw _ outside math as a subscript ('Missing $ inserted'). Write \\&, \\%, \\# and \\_. Fields "
+    "that hold addresses or identifiers (url, doi, eprint, file, ...), the argument of \\url, \\href (its address), "
+    "\\doi, \\cite and \\ensuremath, math, and the # joining a value's pieces are not checked: there the characters "
+    "are meant. The .bib surveytool writes (build, bib -o) has the backslashes; check and bib --in-place leave your "
+    "file as it is; --fix writes them.",
     fixable=True,
 )
 def _unescaped(context: CheckContext) -> Iterable[Finding]:
-    for paper, field, value in _fields_with(context, "&%"):
-        found = unescaped_specials(value) if escaped_in(_shown(field).lower()) else []
+    for paper, field, value in _fields_with(context, "&%#_"):
+        found = unescaped_specials(value) if escaped_in(_shown(field).lower(), value) else []
         if found:
             what = f"field '{_shown(field)}' of '{paper.key}'"
             yield _specials_finding(what, value, found, field_location(paper, field), paper.key, True)

@@ -146,7 +146,7 @@ def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str]) -> str
         # A style lowers a title outside braces: a command with capitals (\LaTeX) would become one no package
         # defines (title-case-unprotected reports it; the user's file keeps it as written).
         written = protect_title_words(written, only_breaking=True)
-    if escaped_in(name):
+    if escaped_in(name, written):
         written = escaped_specials(written)  # LaTeX stops at a raw & and hides what follows a raw % (unescaped-special)
     return written
 

@@ -1,52 +1,84 @@
-"""Raw ``&`` and ``%`` in .bib values, common in hand-written and Google Scholar files.
+"""Raw ``&``, ``%``, ``#`` and ``_`` in .bib values, common in hand-written and Google Scholar files.
 
 BibTeX copies a value into the ``.bbl`` as it is, and LaTeX reads a raw ``&`` as an alignment tab (outside
-a table the document stops: "Misplaced alignment tab character &") and a raw ``%`` as a comment that hides
-the rest of the line (``title = {50% faster training}`` prints "50"). The ``.bib`` surveytool writes spells
-them ``\\&`` and ``\\%``; ``unescaped-special`` reports them in a user's file. Fields that hold addresses or
-identifiers, and the address in ``\\url{...}`` or ``\\href{...}``, keep them: there they are meant, and
-those commands read them as written.
+a table the document stops: "Misplaced alignment tab character &"), a raw ``%`` as a comment that hides
+the rest of the line (``title = {50% faster training}`` prints "50"), a raw ``#`` as a macro parameter
+("C# code" stops the document) and a raw ``_`` outside math as a subscript ("Missing $ inserted"). The
+``.bib`` surveytool writes spells them ``\\&``, ``\\%``, ``\\#`` and ``\\_``; ``unescaped-special`` reports them
+in a user's file. Fields that hold addresses or identifiers, and the argument of ``\\url``, ``\\href`` (its
+address), ``\\doi``, ``\\cite`` or ``\\ensuremath``, keep them: there they are meant, and those commands read
+them as written. A ``#`` between the pieces of a value joins them, and a ``_`` there is part of a macro's
+name: only characters inside braces or quotes are text.
 """
 
 from __future__ import annotations
+
+import re
 
 from surveytool.bibtex.values import VERBATIM_FIELDS
 
 #: Fields whose values are addresses, paths or identifiers: a ``%`` or ``&`` there is part of them.
 LITERAL_FIELDS = VERBATIM_FIELDS | frozenset({"file", "pdf", "crossref", "xdata"})
-_LINK_COMMANDS = ("url", "href")
+# Commands whose (first) argument is read as written: an address, a DOI, citation keys, math.
+_VERBATIM_ARGUMENT = frozenset({"url", "href", "doi", "cite", "citet", "citep", "ensuremath"})
+_SPECIALS = frozenset("&%#_")
+_INTERESTING = re.compile(r'[&%#_\\{}"$]')
+_CONTROL_WORD = re.compile(r"[A-Za-z]+")
 
 
-def escaped_in(field: str) -> bool:
-    """Whether the .bib surveytool writes escapes raw ``&`` and ``%`` in ``field``'s value: not in an address or
-    identifier field, nor in a field commented out TeX-style (``% note = {...}``, which the reader keeps in the
-    name), written back as it was."""
-    return field not in LITERAL_FIELDS and not field.rsplit("\n", 1)[-1].lstrip().startswith("%")
+#: The fields BibTeX's standard styles (and natbib's) print: a raw special there stops the document.
+_PRINTED = frozenset(
+    "address author booktitle chapter edition editor howpublished institution journal month note number "
+    "organization pages publisher school series title type volume year isbn issn".split()
+)
+# A value that starts with an address (a link, perhaps with a label after it: "https://x.org/a_b.pdf PDF").
+_ADDRESS = re.compile(r'[{"]?\s*(?:[a-z][a-z0-9+.-]*://|www\.)', re.IGNORECASE)
+
+
+def escaped_in(field: str, value: str = "") -> bool:
+    """Whether the .bib surveytool writes escapes raw specials in ``field``'s ``value``: not in an address or
+    identifier field, nor in a field no style prints that starts with an address (``downloads = {https://...}``),
+    nor in a field commented out TeX-style (``% note = {...}``, which the reader keeps in the name), written back
+    as it was."""
+    if field in LITERAL_FIELDS or field.rsplit("\n", 1)[-1].lstrip().startswith("%"):
+        return False
+    return field in _PRINTED or not _ADDRESS.match(value)
 
 
 def raw_specials(value: str) -> list[int]:
-    """Where ``value`` (a raw .bib value, or LaTeX) holds an ``&`` or a ``%`` that LaTeX would not print.
+    """Where ``value`` (a raw .bib value, or LaTeX) holds an ``&``, ``%``, ``#`` or ``_`` that LaTeX would not print.
 
-    Not one after a backslash (``\\&``; but ``\\\\&`` is a line break and a raw ``&``), nor one in the first
-    argument of ``\\url`` or ``\\href``.
+    Not one after a backslash (``\\&``; but ``\\\\&`` is a line break and a raw ``&``), nor one in the argument of
+    the commands that read it as written; a ``_`` in math (``$x_i$``) is a subscript, and a ``#`` or ``_`` outside
+    braces and quotes belongs to the .bib's syntax.
     """
-    if "&" not in value and "%" not in value:
+    if not any(char in value for char in _SPECIALS):
         return []
     found: list[int] = []
+    depth, quoted, math = 0, False, False
     index = 0
-    while index < len(value):
-        char = value[index]
-        if char in "&%":
+    # Only the characters that matter are visited: most values hold none but a few letters apart.
+    while (at := _INTERESTING.search(value, index)) is not None:
+        index, char = at.start(), at.group()
+        text = depth > 0 or quoted
+        if char in "&%" or (char == "#" and text) or (char == "_" and text and not math):
             found.append(index)
         elif char == "\\":
-            name_end = index + 1
-            while name_end < len(value) and value[name_end].isalpha():
-                name_end += 1
-            if value[index + 1 : name_end] in _LINK_COMMANDS:
+            name = _CONTROL_WORD.match(value, index + 1)
+            name_end = name.end() if name else index + 1
+            if value[index + 1 : name_end] in _VERBATIM_ARGUMENT:
                 index = _address_end(value, name_end)
                 continue
             index = max(name_end, index + 2)  # a control word, or a backslash and the character it escapes
             continue
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        elif char == '"' and depth == 0:
+            quoted = not quoted
+        elif char == "$" and text:
+            math = not math
         index += 1
     return found
 

@@ -75,7 +75,7 @@ def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) 
             cuts.extend((span.value_start + m.start(), span.value_start + m.end(), "\\&") for m in found)
             if found:
                 done.append(f"{span.name}: &amp; -> \\&")
-        if escaped_in(span.name) and "unescaped-special" in selected and (raw_at := unescaped_specials(value)):
+        if escaped_in(span.name, value) and "unescaped-special" in selected and (raw_at := unescaped_specials(value)):
             cuts.extend((span.value_start + i, span.value_start + i, "\\") for i in raw_at)
             done.append(f"{span.name}: " + ", ".join(f"{c} -> \\{c}" for c in sorted({value[i] for i in raw_at})))
         if span.name in NAME_FIELDS and "stray-and" in selected and literal:

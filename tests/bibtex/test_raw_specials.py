@@ -1,4 +1,4 @@
-"""Raw & and % in .bib values: found where LaTeX would misread them, escaped once, and left alone in addresses."""
+"""Raw &, %, # and _ in .bib values: found where LaTeX would misread them, escaped once, and left alone in addresses."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from surveytool.bibtex.fields import bibtex_fields
-from surveytool.bibtex.raw_specials import LITERAL_FIELDS, escaped_specials, raw_specials
+from surveytool.bibtex.raw_specials import LITERAL_FIELDS, escaped_in, escaped_specials, raw_specials
 from surveytool.bibtex.reader import read_bibtex
 
 
@@ -24,6 +24,13 @@ from surveytool.bibtex.reader import read_bibtex
             r"{see \url{https://x.org/a%20b?c=1&d=2} & \href {https://y.org/%7E}{50% off}}",
             r"{see \url{https://x.org/a%20b?c=1&d=2} \& \href {https://y.org/%7E}{50\% off}}",
         ),
+        ("{C# code and snake_case names}", r"{C\# code and snake\_case names}"),
+        ('"F# in quotes" # { and x_y} # acm_press', r'"F\# in quotes" # { and x\_y} # acm_press'),  # joins, a name
+        (
+            r"{$x_i$ for \ensuremath{y_j} \cite{a_b} \doi{10.1/a_b} and z_k}",
+            r"{$x_i$ for \ensuremath{y_j} \cite{a_b} \doi{10.1/a_b} and z\_k}",
+        ),
+        (r"{already \# and \_}", r"{already \# and \_}"),
     ],
 )
 def test_raw_specials_are_escaped_but_not_in_a_link_address(value, written):
@@ -36,7 +43,7 @@ def test_a_value_without_them_is_returned_itself():
     assert escaped_specials(value) is value
 
 
-@given(st.text(alphabet="ab&%\\{} $", max_size=30))
+@given(st.text(alphabet='ab&%#_\\{}" $', max_size=30))
 def test_escaping_is_idempotent_and_adds_only_backslashes(value):
     once = escaped_specials(value)
     assert escaped_specials(once) == once
@@ -64,3 +71,10 @@ def test_a_field_commented_out_tex_style_is_written_back_as_it_was():
     [paper] = read_bibtex(text, "refs.bib").papers
     written = dict(bibtex_fields(paper))
     assert written["title"] == r"{50\% off}" and written["% note"] == "{50% & more}"
+
+
+def test_a_field_no_style_prints_that_starts_with_an_address_keeps_it_as_written():
+    # Custom link fields (downloads = {https://x.org/a_b.pdf PDF}) are no text: their users' tools read them as is.
+    link = "{https://x.org/a_b.pdf?x=1&y=2 PDF}"
+    assert not escaped_in("downloads", link) and escaped_in("downloads", "{C# and a_b}")
+    assert escaped_in("note", link)  # a style prints the note: a raw _ there stops the document
