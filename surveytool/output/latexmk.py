@@ -59,12 +59,29 @@ def paranoid_environment() -> dict[str, str]:
     return environment
 
 
+_TEX_ERROR_WITHOUT_FILE = re.compile(r"^! ", re.M)
+
+
+def _tail(log_path: Path) -> str:
+    """The log a former run left (its end, where errors stand), "" when there is none."""
+    try:
+        with log_path.open("rb") as stream:
+            stream.seek(max(stream.seek(0, 2) - (1 << 20), 0))
+            return stream.read().decode("latin-1")
+    except OSError:
+        return ""
+
+
 def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) -> PdfReport:
     if shutil.which("latexmk") is None:
         return PdfReport(False, False, ("latexmk is not installed: install TeX Live to get a PDF",), None)
     engine = "-pdflatex=pdflatex -file-line-error -interaction=nonstopmode -halt-on-error %O %S"
+    log_path = folder / (Path(tex_name).stem + ".log")
+    # A log of a run by hand (no -file-line-error) names no file for its errors, and latexmk, finding nothing
+    # changed since, would not run again: the report would place a bibliography's error in main.tex.
+    force = ["-g"] if _TEX_ERROR_WITHOUT_FILE.search(_tail(log_path)) else []
     result = subprocess.run(
-        ["latexmk", "-pdf", engine, tex_name],
+        ["latexmk", "-pdf", *force, engine, tex_name],
         cwd=folder,
         env=paranoid_environment(),
         capture_output=True,
@@ -72,7 +89,6 @@ def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) 
         errors="replace",
         timeout=timeout,
     )
-    log_path = folder / (Path(tex_name).stem + ".log")
     log = log_path.read_text(encoding="latin-1") if log_path.exists() else result.stdout
     problems = explain_log(log, tex_name)
     pdf = folder / (Path(tex_name).stem + ".pdf")
