@@ -28,6 +28,12 @@ def _tags_span(raw: str, field: str) -> FieldSpan | None:
     return None
 
 
+def tags_separator(raw: str, field: str) -> str:
+    """How the entry ``raw`` joins its tags: ", " as JabRef writes groups and many users write tags, else ","."""
+    span = _tags_span(raw, field)
+    return ", " if span is not None and ", " in span.value(raw) else ","
+
+
 def tags_macro(raw: str, field: str, macros: Container[str]) -> str | None:
     """The @string macro (one of ``macros``, lower case, or a month) the tags field of ``raw`` uses, if any.
 

@@ -41,9 +41,10 @@ def test_a_tags_field_in_pieces_is_written_whole_and_a_second_run_changes_nothin
     bib.write_text(concatenated(tags), encoding="utf-8")
     output = run(*command, str(bib))
     assert "tags MoE,data_parallel -> moe,data-parallel" in output
-    assert bib.read_text(encoding="utf-8") == concatenated("{moe,data-parallel}")
+    # Each way of writing it has ", " between the tags: the tags are joined as the user joined them.
+    assert bib.read_text(encoding="utf-8") == concatenated("{moe, data-parallel}")
     again = run(*command, str(bib))
-    assert "->" not in again and bib.read_text(encoding="utf-8") == concatenated("{moe,data-parallel}")
+    assert "->" not in again and bib.read_text(encoding="utf-8") == concatenated("{moe, data-parallel}")
     assert "tag-variant" not in again
 
 
@@ -96,3 +97,14 @@ def test_the_macro_a_tags_field_uses_is_named_if_a_source_defines_it():
     assert tags_macro(raw, "sections", {"other"}) is None  # a bare word no @string defines is a tag
     assert tags_macro("@misc{k, sections = jan}", "sections", ()) == "jan"  # BibTeX defines the months
     assert tags_macro("@misc{k, sections = {a} # 2020}", "sections", {"2020"}) is None
+
+
+@pytest.mark.parametrize(
+    "command", [("bib", "--in-place"), ("check", "--checks", "tag-variant", "--fix")], ids=["in-place", "fix"]
+)
+def test_tags_joined_with_comma_and_space_stay_so_and_only_a_variant_changes(tmp_path, command):
+    # JabRef writes groups = {MoE, Reading list, To read}; the spaces after its commas were dropped.
+    bib = tmp_path / "jabref.bib"
+    bib.write_text(ENTRY.format(tags="  groups    = {MoE, Reading list, To read},\n"), encoding="utf-8")
+    run(*command, str(bib), "--tags-field", "groups")
+    assert bib.read_text(encoding="utf-8") == ENTRY.format(tags="  groups    = {moe, Reading list, To read},\n")
