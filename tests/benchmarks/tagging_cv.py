@@ -21,6 +21,7 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -141,13 +142,11 @@ def lists(rows: list) -> dict[str, list[int]]:
     }
 
 
-def run(count: int) -> dict:
-    """Each situation over k folds of the train split, and over its lists left out one at a time."""
-    taxonomy = options_taxonomy(Options())
-    rows, held_out = folds(count)
-    by_list = lists(rows)
-    results: dict[str, list[Outcome]] = {}
-    for kind, groups in (("", held_out), ("unseen list: ", list(by_list.values()))):
+def splits(rows: list, count: int) -> Iterator[tuple[str, list[int], list[Exemplar]]]:
+    """(kind, the rows held out, the corpus of the others): k folds of the train split, then each list left out
+    in turn ("unseen list: ")."""
+    _, held_out = folds(count)
+    for kind, groups in (("", held_out), ("unseen list: ", list(lists(rows).values()))):
         for held in groups:
             inside = set(held)
             corpus = [
@@ -155,9 +154,19 @@ def run(count: int) -> dict:
                 for n, r in enumerate(rows)
                 if n not in inside
             ]
-            every = [(paper(n, rows[n].title), rows[n].sections) for n in held]
-            for name, found in situations(taxonomy, corpus, every).items():
-                results.setdefault(kind + name, []).extend(found)
+            yield kind, held, corpus
+
+
+def run(count: int) -> dict:
+    """Each situation over k folds of the train split, and over its lists left out one at a time."""
+    taxonomy = options_taxonomy(Options())
+    rows, _ = folds(count)
+    by_list = lists(rows)
+    results: dict[str, list[Outcome]] = {}
+    for kind, held, corpus in splits(rows, count):
+        every = [(paper(n, rows[n].title), rows[n].sections) for n in held]
+        for name, found in situations(taxonomy, corpus, every).items():
+            results.setdefault(kind + name, []).extend(found)
     figures: dict = {name: summary(found) for name, found in results.items()}
     figures["lists left out"] = len(by_list)
     figures["seeds (given)"] = round(tagging_accuracy.evaluate(snippets_only=False)[0], 3)

@@ -57,39 +57,32 @@ def right_before_and_after(
 def run(threshold: float) -> dict[str, tuple[float, float]]:
     taxonomy = options_taxonomy(Options())
     plain, rename = stripped(taxonomy)
-    rows, held_out = tagging_cv.folds(5)
+    rows, _ = tagging_cv.folds(5)
     counts: dict[str, list[int]] = {}
-    for kind, groups in (("", held_out), ("unseen list: ", list(tagging_cv.lists(rows).values()))):
-        for held in groups:
-            inside = set(held)
-            corpus = [
-                Exemplar(f"corpus:{n}", r.title, "", r.sections, 1.0, "corpus")
-                for n, r in enumerate(rows)
-                if n not in inside
-            ]
-            cases = [(tagging_cv.paper(n, rows[n].title), rows[n].sections[0]) for n in held]
-            cases = [(p, label) for p, label in cases if label != OUT_OF_SCOPE]
-            order = list(range(len(cases)))
-            random.Random(SEED).shuffle(order)
-            chosen = set(order[: round(TAGGED_SHARE * len(cases))])
-            tagged = [c for i, c in enumerate(cases) if i in chosen]
-            rest = [c for i, c in enumerate(cases) if i not in chosen]
-            situations = {
-                "plain": (taxonomy, corpus, [], cases),
-                "30% tagged": (taxonomy, corpus, tagged, rest),
-                "stripped + 30% tagged": (
-                    plain,
-                    tagging_cv.transferred(corpus, plain),
-                    [(p, rename[label]) for p, label in tagged],
-                    [(p, rename[label]) for p, label in rest],
-                ),
-            }
-            for name, (tax, exemplars, given, measured) in situations.items():
-                before, after = right_before_and_after(tax, exemplars, given, measured, threshold)
-                total = counts.setdefault(kind + name, [0, 0, 0])
-                total[0] += before
-                total[1] += after
-                total[2] += len(measured)
+    for kind, held, corpus in tagging_cv.splits(rows, 5):
+        cases = [(tagging_cv.paper(n, rows[n].title), rows[n].sections[0]) for n in held]
+        cases = [(p, label) for p, label in cases if label != OUT_OF_SCOPE]
+        order = list(range(len(cases)))
+        random.Random(SEED).shuffle(order)
+        chosen = set(order[: round(TAGGED_SHARE * len(cases))])
+        tagged = [c for i, c in enumerate(cases) if i in chosen]
+        rest = [c for i, c in enumerate(cases) if i not in chosen]
+        situations = {
+            "plain": (taxonomy, corpus, [], cases),
+            "30% tagged": (taxonomy, corpus, tagged, rest),
+            "stripped + 30% tagged": (
+                plain,
+                tagging_cv.transferred(corpus, plain),
+                [(p, rename[label]) for p, label in tagged],
+                [(p, rename[label]) for p, label in rest],
+            ),
+        }
+        for name, (tax, exemplars, given, measured) in situations.items():
+            before, after = right_before_and_after(tax, exemplars, given, measured, threshold)
+            total = counts.setdefault(kind + name, [0, 0, 0])
+            total[0] += before
+            total[1] += after
+            total[2] += len(measured)
     return {name: (before / n, after / n) for name, (before, after, n) in counts.items()}
 
 
