@@ -161,7 +161,8 @@ def test_fix_is_minimal_idempotent_and_leaves_nothing_it_fixed(project):
         in fixed.stdout
     )
     after = (project / "refs.bib").read_text()
-    assert after == bib.replace("{MoE, Pipeline Parallelism}", "{moe,pipeline-parallel}").replace(
+    # The tags stay joined as the user joined them, with ", ".
+    assert after == bib.replace("{MoE, Pipeline Parallelism}", "{moe, pipeline-parallel}").replace(
         "on GPUs", "on {GPUs}"
     )
     again = run_cli("check", "refs.bib", "--fix", "--json", cwd=project)
