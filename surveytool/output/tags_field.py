@@ -18,9 +18,17 @@ from surveytool.text.line_ends import LINE_BREAK, newline_of
 _HEADER = re.compile(r"\s*@\w+\s*[{(]\s*[^,\s]*\s*,")
 
 
+def _named(raw: str, field: str) -> bool:
+    """Whether ``field``'s name occurs in ``raw`` at all: most entries given tags have no tags field yet, and
+    then neither its span nor what reads field by field need be found."""
+    return field.lower() in raw.lower()
+
+
 def _tags_span(raw: str, field: str) -> FieldSpan | None:
     """The tags field of the entry ``raw``; its name is the last line of the span's name (a ``%`` line may
     stand before it)."""
+    if not _named(raw, field):
+        return None
     for span in field_spans(raw):
         name = raw[span.start : span.value_start].split("=", 1)[0].strip()
         if name.lower() == field.lower():
@@ -57,10 +65,11 @@ def set_tags_field(raw: str, field: str, value: str, newline: str = "\n") -> str
     span = _tags_span(raw, field)
     if span is not None:
         return raw[: span.value_start] + "{" + value + "}" + raw[span.value_end :]
-    spans = field_spans(raw)
-    unread = raw[spans[-1].value_end if spans else _header_end(raw) :]
-    if re.search(rf"(?:^|[\s,]){re.escape(field)}\s*=", unread, re.IGNORECASE):
-        return None  # the field may stand where the reading stopped: a second would be written
+    if _named(raw, field):
+        spans = field_spans(raw)
+        unread = raw[spans[-1].value_end if spans else _header_end(raw) :]
+        if re.search(rf"(?:^|[\s,]){re.escape(field)}\s*=", unread, re.IGNORECASE):
+            return None  # the field may stand where the reading stopped: a second would be written
     header = _HEADER.match(raw)
     if header is None:  # an entry with no fields: @misc{key}
         closing = raw.rstrip().rstrip("})")
