@@ -33,7 +33,9 @@ CatalogOpt = Annotated[
     list[Path] | None, typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")
 ]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print only errors, and what became of a key two entries use.")
+]
 OverridesOpt = Annotated[
     Path | None, typer.Option("--overrides", help="TOML file of your own tags by key ([tags] key = [ids]).")
 ]
@@ -186,9 +188,13 @@ def make_options(
     )
 
 
+#: Shown even with --quiet: the entry is written under another key, so \cite{key} no longer means it.
+_KEY_FATES = frozenset({"duplicate-key"})
+
+
 def report(findings: list[Finding] | tuple[Finding, ...], quiet: bool) -> None:
     for finding in findings:
-        if quiet and finding.severity is not Severity.ERROR:
+        if quiet and finding.severity is not Severity.ERROR and finding.check not in _KEY_FATES:
             continue
         typer.echo(str(finding), err=True)
 

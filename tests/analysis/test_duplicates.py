@@ -133,6 +133,11 @@ def test_a_duplicated_key_stays_with_the_first_entry_and_every_message_names_wha
     assert macro.startswith("duplicate-keys.bib:2: warning [duplicate-key] @string 'mar' is defined again here")
     assert "entry key 'mar'" not in messages
 
+    # --quiet prints only errors, and these: \cite{shared} no longer reaches the second entry.
+    _, quiet = bib(tmp_path, "duplicate-keys.bib", options=("--quiet",))
+    assert findings(quiet, "duplicate-key") == findings(messages, "duplicate-key")
+    assert all("[duplicate-key]" in line or "error" in line for line in quiet.splitlines())
+
     parsed = run_cli("parse", "duplicate-keys.bib", "--json", cwd=tmp_path, check=True)
     aliases = {entry["key"]: entry["aliases"] for entry in json.loads(parsed.stdout)}
     assert aliases == {"copy": [], "shared": [], "sharedb": []}  # 'shared' is still a separate entry's key
