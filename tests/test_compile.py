@@ -247,7 +247,7 @@ def test_a_title_with_latex_and_tex_unbraced_compiles_and_keeps_the_users_file(t
     library.write_text(text, encoding="utf-8")
     checked = run_cli("check", str(library), "--checks", "title-case-unprotected", "--json")
     [finding] = json.loads(checked.stdout)
-    assert finding["line"] == 1 and "\\LaTeX, \\TeX" in finding["message"] and finding["hint"]
+    assert finding["line"] == 3 and "\\LaTeX, \\TeX" in finding["message"] and finding["hint"]  # the title's line
     out = tmp_path / "out"
     run_cli("build", str(library), "--out", str(out), check=True)
     assert library.read_text(encoding="utf-8") == text

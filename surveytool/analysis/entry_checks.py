@@ -119,7 +119,7 @@ def _title_case(context: CheckContext) -> Iterable[Finding]:
                     "title-case-unprotected",
                     Severity.WARNING,
                     f"title of '{paper.key}' has unprotected capitals: {', '.join(text for _start, _end, text in spots)}{lowered}",
-                    min(paper.sources),
+                    field_location(paper, "title"),
                     "surveytool check --fix adds braces around them",
                     paper.key,
                 )
