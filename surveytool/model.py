@@ -104,6 +104,12 @@ class Paper:
         return self.fields.get("year") or None
 
     @property
+    def venue(self) -> str:
+        """Where the record says it appeared: its journal (biblatex's journaltitle) or booktitle, "" if neither."""
+        fields = self.fields
+        return fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle") or ""
+
+    @property
     def abstract(self) -> str | None:
         return self.fields.get("abstract") or None
 

@@ -123,8 +123,7 @@ _VENUE_WORDS = frozenset(
 
 
 def _venue_words(paper: Paper) -> set[str]:
-    venue = next((paper.fields.get(n, "") for n in ("journal", "journaltitle", "booktitle") if paper.fields.get(n)), "")
-    return set(normalize(venue).split()) - _VENUE_WORDS
+    return set(normalize(paper.venue).split()) - _VENUE_WORDS
 
 
 def _share_a_word(a: set[str], b: set[str]) -> bool:

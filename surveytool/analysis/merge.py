@@ -189,8 +189,7 @@ _VERSION_FIELDS = frozenset(
 
 def _venue(paper: Paper) -> str:
     """The venue a record states, normalized ("" when it states none)."""
-    fields = paper.fields
-    return normalize(fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle") or "")
+    return normalize(paper.venue)
 
 
 def merge_group(group: Sequence[Paper]) -> Paper:

@@ -43,13 +43,12 @@ class Facts:
         title = fields.get("title", "")
         cut = paper.truncated and paper.resolution is None
         pages = fields.get("pages", "").strip()
-        venue = fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle") or ""
         year = fields.get("year", "")[:4]
         return cls(
             doi=doi,
             title=normalize(strip_truncation(title) if cut else title),
             title_is_prefix=cut,
-            venue="" if preprint_marker(paper) else normalize(venue),
+            venue="" if preprint_marker(paper) else normalize(paper.venue),
             volume=normalize(fields.get("volume", "")),
             number=normalize(fields.get("number", "")),
             first_page=normalize(_PAGE_SPLIT.split(pages, maxsplit=1)[0]) if pages else "",

@@ -18,7 +18,7 @@ from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Origin, Paper, Severity, Taxonomy
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
-from surveytool.output.tags_field import set_tags_field, tags_macro, tags_separator
+from surveytool.output.tags_field import set_tags_field, tags_macro
 from surveytool.text.line_ends import line_breaks_at_end, newline_of
 from surveytool.text.title_case import is_one_literal, needs_title_protection, protect_title_words
 
@@ -229,7 +229,7 @@ def _retagged(
     """``raw`` (``paper``'s text) with ``tags`` written, or None, with a finding in ``left`` saying why not."""
     macro = tags_macro(raw, tags_field, macros)
     # The tags are joined as the user joined them (JabRef writes "MoE, Reading list"): only the tags change.
-    written = None if macro else set_tags_field(raw, tags_field, tags_separator(raw, tags_field).join(tags), newline)
+    written = None if macro else set_tags_field(raw, tags_field, tags, newline)
     if written is None and left is not None:
         wanted = ",".join(tags)
         if macro:

@@ -9,7 +9,7 @@ not written over (see ``tags_macro``).
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Container, Sequence
 
 from surveytool.bibtex.field_spans import FieldSpan, field_spans
 from surveytool.bibtex.values import MONTH_MACROS, macro_names
@@ -36,12 +36,6 @@ def _tags_span(raw: str, field: str) -> FieldSpan | None:
     return None
 
 
-def tags_separator(raw: str, field: str) -> str:
-    """How the entry ``raw`` joins its tags: ", " as JabRef writes groups and many users write tags, else ","."""
-    span = _tags_span(raw, field)
-    return ", " if span is not None and ", " in span.value(raw) else ","
-
-
 def tags_macro(raw: str, field: str, macros: Container[str]) -> str | None:
     """The @string macro (one of ``macros``, lower case, or a month) the tags field of ``raw`` uses, if any.
 
@@ -55,16 +49,21 @@ def tags_macro(raw: str, field: str, macros: Container[str]) -> str | None:
     return next((name for name in macro_names(span.value(raw)) if name in macros or name in MONTH_MACROS), None)
 
 
-def set_tags_field(raw: str, field: str, value: str, newline: str = "\n") -> str | None:
-    """``raw`` with the tags field's whole value (every ``#`` piece) set to ``{value}``, or a tags field added;
+def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n") -> str | None:
+    """``raw`` with the tags field's whole value (every ``#`` piece) set to ``tags``, or a tags field added;
     None when a field of that name may stand past what reads field by field: adding one could write a second.
+
+    The tags are joined as the field joined them: ", " as JabRef writes groups and many users write tags,
+    else ",".
 
     A line added ends as most of the entry's lines do (in a file that mixes endings, the entry's own), or
     with ``newline`` (the file's) in an entry of one line.
     """
     span = _tags_span(raw, field)
     if span is not None:
-        return raw[: span.value_start] + "{" + value + "}" + raw[span.value_end :]
+        separator = ", " if ", " in span.value(raw) else ","
+        return raw[: span.value_start] + "{" + separator.join(tags) + "}" + raw[span.value_end :]
+    value = ",".join(tags)
     if _named(raw, field):
         spans = field_spans(raw)
         unread = raw[spans[-1].value_end if spans else _header_end(raw) :]

@@ -75,20 +75,20 @@ def test_a_tags_field_using_a_string_macro_is_reported_and_left(tmp_path, comman
     ],
 )
 def test_the_whole_value_is_replaced_or_a_field_added(raw, expected):
-    assert set_tags_field(raw, "sections", "x") == expected
+    assert set_tags_field(raw, "sections", ("x",)) == expected
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
 def test_an_added_tags_line_ends_as_the_entry_s_lines_do(newline):
     raw = "@misc{k,\n\ttitle = {T},\n\tyear = 2020\n}".replace("\n", newline)
     expected = "@misc{k,\n\tsections = {x},\n\ttitle = {T},\n\tyear = 2020\n}".replace("\n", newline)
-    assert set_tags_field(raw, "sections", "x", "\n") == expected
-    assert set_tags_field("@misc{k}", "sections", "x", newline) == f"@misc{{k,{newline}  sections = {{x}}{newline}}}"
+    assert set_tags_field(raw, "sections", ("x",), "\n") == expected
+    assert set_tags_field("@misc{k}", "sections", ("x",), newline) == f"@misc{{k,{newline}  sections = {{x}}{newline}}}"
 
 
 def test_no_second_tags_field_is_written_past_what_reads_field_by_field():
     raw = "@misc{k,\n  title = {T} stray words,\n  sections = {a}\n}"
-    assert set_tags_field(raw, "sections", "x") is None
+    assert set_tags_field(raw, "sections", ("x",)) is None
 
 
 def test_the_macro_a_tags_field_uses_is_named_if_a_source_defines_it():
