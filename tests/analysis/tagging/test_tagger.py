@@ -163,3 +163,37 @@ def test_a_negative_keyword_weight_counts_against_its_section(tmp_path):
     assert rules["gnn"][0] == (5 - 2) * 2 and rules["recsys"][0] == 1 * 2  # a title counts twice
     [tagged], _ = tag_papers([entry(title="Embedding tables to recommend items at scale")], taxonomy)
     assert tagged.tags[0].section == "recsys"
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        # Papers of other fields that share a word with the taxonomy's vocabulary ("graph*", "energy", "annealing",
+        # "memory", "merge*", "fault"): a general library holds many, and none belongs in a section.
+        "Thermal expansion and heat capacity of graphite at low temperatures",
+        "Binding energy of excitons in semiconductor quantum wells",
+        "A simulated annealing heuristic for nurse rostering",
+        "Register allocation by graph coloring in an optimizing compiler",
+        "Lock-free memory reclamation for concurrent hash tables",
+        "Merge conflicts in version control: an empirical study",
+        "Fault localization in spreadsheets by program slicing",
+    ],
+)
+def test_a_title_of_another_field_is_left_to_place(title):
+    [tagged], findings = tag_papers([entry(title=title, origin=Origin.BIBTEX)], TAXONOMY)
+    assert tagged.tags == ()
+    assert [f.check for f in findings] == ["needs-review"]
+
+
+@pytest.mark.parametrize(
+    ("title", "section"),
+    [
+        ("Pipeline parallelism for training large transformer models on GPU clusters", "pipeline-parallel"),
+        ("Reducing activation memory when training large language models", "memory"),
+        ("Gradient compression for data-parallel training at scale", "communication"),
+    ],
+)
+def test_a_title_of_the_field_in_the_same_words_is_still_placed(title, section):
+    [tagged], findings = tag_papers([entry(title=title, origin=Origin.BIBTEX)], TAXONOMY)
+    assert [t.section for t in tagged.tags][:1] == [section]
+    assert not findings

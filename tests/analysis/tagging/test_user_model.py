@@ -80,7 +80,8 @@ def test_the_users_nearest_entries_vote_for_their_sections_and_a_hidden_entry_no
 
 @pytest.mark.parametrize("index", range(0, 60, 7))
 def test_a_left_out_exemplar_is_scored_as_by_a_model_that_never_saw_it(index):
-    rows = [r for r in read_corpus(corpus_path()) if r.split == "train"][:60]
+    # A user's tagged entries: papers of the field (the corpus's background rows are no section of theirs).
+    rows = [r for r in read_corpus(corpus_path()) if r.split == "train" and r.sections[0] != "out-of-scope"][:60]
     exemplars = [Exemplar(f"e{n}", r.title, "", r.sections, 4.0, "user") for n, r in enumerate(rows)]
     sections = TAXONOMY.section_ids
     found = features(exemplars[index].title)
