@@ -19,8 +19,11 @@ from surveytool.options import Options
 from surveytool.output.bib_entry_edits import edit_fields
 from surveytool.output.bib_in_place import rewrite_entries
 from surveytool.pipeline import _resolver_findings, load_resolvers
-from surveytool.sources.read import read_source, read_text_file
+from surveytool.sources.read import FileHints, read_source, read_text_file
 from surveytool.text.file_encoding import TextFile
+
+#: complete's own argument is not a source: only a .bib is completed, and there are no seeds to fall back on.
+TARGET_HINTS = FileHints("name the .bib file to complete", "complete takes a .bib file", "")
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ def complete_bib(options: Options, target: Path, overwrite: Collection[str] = ()
     """``target`` completed from the catalogs of ``options`` and, with ``options.online``, the services
     named by ``complete_services`` in its settings."""
     display = str(target)
-    read = read_source(target, display, "bib", options.tags_field)
+    read = read_source(target, display, "bib", options.tags_field, hints=TARGET_HINTS)
     services = None
     if options.online:
         from surveytool.online_settings import load_online_settings

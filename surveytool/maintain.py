@@ -29,7 +29,7 @@ from surveytool.pipeline import (
     source_paths,
 )
 from surveytool.rebuild.reuse import analyse_reusing
-from surveytool.sources.read import read_text, read_text_file
+from surveytool.sources.read import option_hints, read_text, read_text_file
 from surveytool.text.tex_inputs import AuxCitation, Unreadable, read_document
 
 
@@ -40,6 +40,9 @@ def lock_beside(path: Path) -> Path:
 
 #: The stages write_bib() runs, in order.
 BIB_STAGES = (*ANALYSIS_STAGES, "writing .bib")
+#: What a message about a file given to --tex or --in-place tells to do (not a source's hints).
+TEX_HINTS = option_hints("--tex", "a LaTeX file")
+IN_PLACE_HINTS = option_hints("--in-place", "your .bib file")
 
 
 def write_bib(
@@ -85,8 +88,9 @@ def update_bib(
     # The target first: its entries keep their keys, and an added entry never takes one of them.
     sources = (target, *(s for s in options.sources if s != target))
     lock = options.lock_file or lock_beside(target)
+    # Read before the sources are: a problem with the target is then told as --in-place's, not a source's.
+    original, _ = read_text_file(target, str(target), allow_empty=True, hints=IN_PLACE_HINTS)
     survey = analyse_reusing(replace(options, sources=sources, lock_file=lock), stage)
-    original, _ = read_text_file(target, str(target), allow_empty=True)
     # The tags of an added entry are kept whatever is omitted: without them the next run would add them back.
     keep_tags = replace(fmt, omit=tuple(n for n in fmt.omit if n != survey.tags_field)) if fmt.omit else fmt
     left: list[Finding] = []
@@ -183,7 +187,8 @@ def read_tex_documents(
     aux: dict[AuxCitation, None] = {}  # in order, each once: two documents can share an .aux
     problems: dict[Finding, None] = {}
     for main in mains:
-        document = read_document(main, str(main), read_text(main, str(main))[0], _read_input)
+        main_text = read_text(main, str(main), hints=TEX_HINTS)[0]
+        document = read_document(main, str(main), main_text, _read_input)
         for shown, text in document.files:
             files.setdefault(os.path.normpath(shown), text)
         aux.update(dict.fromkeys(document.aux))

@@ -51,10 +51,6 @@ def complete(
             f"{', '.join(unknown)} is not a field complete fills (those are {', '.join(COMPLETED_FIELDS)})",
             param_hint="--overwrite",
         )
-    if not bib.exists():
-        from surveytool.errors import InputError
-
-        raise InputError("no such file", path=str(bib), hint="name the .bib file to complete")
     writes = (in_place or output is not None) and not dry_run
     options = make_options(None, catalog=catalog, online=online, config=config, cache=cache)
     done = complete_bib(options, bib, frozenset(names))

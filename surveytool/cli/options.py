@@ -175,6 +175,7 @@ def make_options(
         from surveytool.analysis.key_formula import formula_option
 
         formula_option(key_formula)  # a formula that cannot be read stops the command before it writes
+    check_catalogs(catalog or ())
     return Options(
         sources=tuple(sources or ()),
         taxonomy=taxonomy,
@@ -186,6 +187,16 @@ def make_options(
         cache=cache,
         key_formula=key_formula,
     )
+
+
+def check_catalogs(catalogs: Sequence[Path]) -> None:
+    """Stop with a message naming --catalog when a catalog is missing or not text. Read here, before any
+    source: the reader that resolves against catalogs (pipeline.load_resolvers) tells problems as a source's."""
+    from surveytool.sources.read import option_hints, read_text_file
+
+    hints = option_hints("--catalog", "a .bib file of known papers")
+    for path in catalogs:
+        read_text_file(path, str(path), allow_empty=True, hints=hints)
 
 
 #: Shown even with --quiet: the entry is written under another key, so \cite{key} no longer means it.

@@ -40,25 +40,50 @@ class ReadResult:
 BibReader = Callable[[str, str, str], BibDocument]
 
 
-def read_text(path: Path, display: str, allow_empty: bool = False) -> tuple[str, list[Finding]]:
+@dataclass(frozen=True)
+class FileHints:
+    """What to do about a file that is missing, not text or empty: a source's hints name the source
+    formats and the bundled seeds, which mean nothing for a file given to an option such as --tex."""
+
+    missing: str
+    not_text: str
+    empty: str
+
+
+SOURCE_HINTS = FileHints(
+    "check the path, or run without sources to use the bundled seeds",
+    "give a .txt, .bib, .ids or CSL-JSON file",
+    "remove it from the sources or add papers to it",
+)
+
+
+def option_hints(option: str, takes: str) -> FileHints:
+    """The hints for the file given to ``option`` (``--tex``), which takes ``takes`` (``a LaTeX file``)."""
+    takes = f"{option} takes {takes}"
+    return FileHints(f"check the path given with {option}", takes, f"is this the right file? {takes}")
+
+
+def read_text(
+    path: Path, display: str, allow_empty: bool = False, hints: FileHints = SOURCE_HINTS
+) -> tuple[str, list[Finding]]:
     """The text of a source file, decoded as ``text/file_encoding.py`` says, with a warning when it is not UTF-8."""
-    decoded, findings = read_text_file(path, display, allow_empty)
+    decoded, findings = read_text_file(path, display, allow_empty, hints)
     return decoded.text, findings
 
 
-def read_text_file(path: Path, display: str, allow_empty: bool = False) -> tuple[TextFile, list[Finding]]:
+def read_text_file(
+    path: Path, display: str, allow_empty: bool = False, hints: FileHints = SOURCE_HINTS
+) -> tuple[TextFile, list[Finding]]:
     """A source file's text and how it was encoded; an empty file is an error unless ``allow_empty``."""
     try:
         data = stdin_bytes() if is_stdin(path) else read_user_file(path, display, DOCUMENT_LIMIT)
     except FileNotFoundError:
-        raise InputError(
-            "no such file", path=display, hint="check the path, or run without sources to use the bundled seeds"
-        ) from None
+        raise InputError("no such file", path=display, hint=hints.missing) from None
     decoded = decode_bytes(data)
     if "\x00" in decoded.text:
-        raise InputError("is not a text file", path=display, hint="give a .txt, .bib, .ids or CSL-JSON file")
+        raise InputError("is not a text file", path=display, hint=hints.not_text)
     if not decoded.text.strip() and not allow_empty:
-        raise InputError("is empty", path=display, hint="remove it from the sources or add papers to it")
+        raise InputError("is empty", path=display, hint=hints.empty)
     return decoded, _encoding_findings(decoded, display)
 
 
@@ -148,11 +173,13 @@ def read_source(
     kind: str | None = None,
     tags_field: str = "sections",
     read_bib: BibReader = read_bibtex,
+    hints: FileHints = SOURCE_HINTS,
 ) -> ReadResult:
     display = display or str(path)
     kind = KIND_ALIASES.get(kind, kind) if kind else kind
     bib_suffix = _BY_SUFFIX.get(path.suffix.lower()) == "bib"
-    decoded, findings = read_text_file(path, display, allow_empty=kind == "bib" or (kind is None and bib_suffix))
+    allow_empty = kind == "bib" or (kind is None and bib_suffix)
+    decoded, findings = read_text_file(path, display, allow_empty, hints)
     text = decoded.text
     kind = kind or detect_kind(path, text)
     if kind == "bib":

@@ -65,6 +65,13 @@ def test_output_file_sorted_by_section_and_biblatex_fields(tmp_path):
 def test_bad_bib_usage(tmp_path):
     assert run_cli("bib", cwd=tmp_path).returncode == 2
     assert run_cli("bib", "-o", "x.bib", "--sort", "colour", cwd=tmp_path).returncode == 2
+    (tmp_path / "blob.bin").write_bytes(b"\x7fELF\x02\x01\x00\x00")
+    for target, words in (
+        ("gone.bib", "no such file (check the path given with --in-place)"),
+        ("blob.bin", "is not a text file (--in-place takes your .bib file)"),
+    ):
+        result = run_cli("bib", "--in-place", target, cwd=tmp_path)
+        assert result.returncode == 2 and result.stderr == f"{target}: error: {words}\n"
 
 
 HAVE_BIBER = shutil.which("biber") is not None

@@ -273,6 +273,22 @@ def test_section_coverage_is_checked_only_when_asked(project):
     assert "section 'moe' has 1 entry" in {f["message"] for f in covered if f["check"] == "thin-section"}
 
 
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("gone.tex", "no such file (check the path given with --tex)"),
+        ("blob.tex", "is not a text file (--tex takes a LaTeX file)"),
+        ("empty.tex", "is empty (is this the right file? --tex takes a LaTeX file)"),
+    ],
+)
+def test_a_bad_tex_file_is_told_as_the_option_s_not_a_source_s(project, name, words):
+    (project / "blob.tex").write_bytes(b"\x7fELF\x02\x01\x00\x00")
+    (project / "empty.tex").write_text("")
+    (project / "refs.bib").write_text(CLEAN)
+    result = run_cli("check", "refs.bib", "--tex", name, cwd=project)
+    assert result.returncode == 2 and result.stderr == f"{name}: error: {words}\n"
+
+
 def test_check_tex_follows_the_documents_inputs_and_reads_its_aux(project):
     (project / "paper" / "sections").mkdir(parents=True)
     (project / "paper" / "main.tex").write_text(

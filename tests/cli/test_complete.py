@@ -211,10 +211,18 @@ def test_a_venue_written_another_way_is_the_same_version(tmp_path):
         (("my.bib", "--overwrite", "title"), "title is not a field complete fills"),
         (("my.bib", "--in-place", "-o", "x.bib"), "give one of --in-place or -o FILE"),
         (("absent.bib",), "absent.bib: error: no such file (name the .bib file to complete)"),
+        (("blob.bin",), "blob.bin: error: is not a text file (complete takes a .bib file)"),
+        # A catalog is no source: the bundled seeds and the source formats are no help with it.
+        (("my.bib", "--catalog", "gone.bib"), "gone.bib: error: no such file (check the path given with --catalog)"),
+        (
+            ("my.bib", "--catalog", "blob.bin"),
+            "blob.bin: error: is not a text file (--catalog takes a .bib file of known papers)",
+        ),
     ],
 )
 def test_bad_usage_is_one_line_and_exit_2(tmp_path, args, words):
     (tmp_path / "my.bib").write_text("@misc{a, title = {A}}\n")
+    (tmp_path / "blob.bin").write_bytes(b"\x7fELF\x02\x01\x00\x00")
     result = run_cli("complete", *args, cwd=tmp_path)
     assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
 
