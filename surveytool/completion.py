@@ -8,19 +8,26 @@ every other byte stays as it was.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
-from surveytool.analysis.complete import Completion, FieldChange, complete_entry
+from surveytool.analysis.complete import Completion, FieldChange, Refusal, complete_entry
+from surveytool.analysis.resolve.resolver import Candidate, CatalogResolver, Resolver
 from surveytool.bibtex.fields import encode_field
+from surveytool.bibtex.reader import macro_table
+from surveytool.bibtex.value_braces import value_lone_braces
+from surveytool.bibtex.values import string_block_value, written_value_offences
 from surveytool.model import Finding, Paper, Severity
 from surveytool.options import Options
 from surveytool.output.bib_entry_edits import edit_fields
 from surveytool.output.bib_in_place import rewrite_entries
-from surveytool.pipeline import _resolver_findings, load_resolvers
+from surveytool.pipeline import _resolver_findings, catalog_paths, load_resolvers
+from surveytool.resources import default_catalog
 from surveytool.sources.read import FileHints, read_source, read_text_file
 from surveytool.text.file_encoding import TextFile
+from surveytool.text.latex import describe_offences
 
 #: complete's own argument is not a source: only a .bib is completed, and there are no seeds to fall back on.
 TARGET_HINTS = FileHints("name the .bib file to complete", "complete takes a .bib file", "")
@@ -62,6 +69,45 @@ def _edited(completion: Completion) -> str | None:
     return edit_fields(completion.paper.raw, values, completion.renamed, completion.entry_type)
 
 
+def _resolvers(options: Options, services: Sequence[str] | None) -> tuple[list[Resolver], Refusal]:
+    """The catalogs, then the services, as ``load_resolvers`` gives them, and the refusal of a catalog record's
+    field: the catalogs are read here to keep their @string tables, by which TeX would read their values."""
+    catalogs: list[Resolver] = []
+    strings: dict[str, Mapping[str, str]] = {}
+    for path in catalog_paths(options):
+        display = "seeds/catalog.bib" if path == default_catalog() else str(path)
+        read = read_source(path, display, "bib")
+        catalogs.append(CatalogResolver(read.papers, f"catalog:{display}"))
+        definitions = ((b.key, string_block_value(b)) for b in read.blocks if b.kind == "string")
+        strings[catalogs[-1].name] = macro_table(definitions)
+    services_only = replace(options, catalogs=(), bundled_catalog=False)
+    return catalogs + load_resolvers(services_only, services), partial(_unsafe_field, strings)
+
+
+def _unsafe_field(
+    strings: Mapping[str, Mapping[str, str]], paper: Paper, record: Candidate, name: str
+) -> Finding | None:
+    """A catalog record's field whose LaTeX leaves the allowlist (the dangerous-macro check of the user's own
+    files): not taken, and said, since a catalog is as untrusted as any shared .bib."""
+    table = strings.get(record.source)
+    latex = record.paper.latex_fields.get(name, "")
+    if table is None or not latex:
+        return None  # a service's answer is plain text, escaped when written
+    tex, offences = written_value_offences(latex, table)
+    if not offences:
+        return None
+    listed = describe_offences(offences, tex, value_lone_braces(latex))
+    return Finding(
+        "dangerous-macro",
+        Severity.ERROR,
+        f"field '{name}' of '{record.paper.key}' was not taken for '{paper.key}' ({min(paper.sources)}): "
+        f"it has LaTeX outside the allowlist: {listed}",
+        min(record.paper.sources),
+        "a catalog's commands are never copied; fix the record, or write the field into your entry yourself",
+        paper.key,
+    )
+
+
 def complete_bib(options: Options, target: Path, overwrite: Collection[str] = ()) -> CompletedBib:
     """``target`` completed from the catalogs of ``options`` and, with ``options.online``, the services
     named by ``complete_services`` in its settings."""
@@ -72,11 +118,11 @@ def complete_bib(options: Options, target: Path, overwrite: Collection[str] = ()
         from surveytool.online_settings import load_online_settings
 
         services = load_online_settings(options.config).complete_services
-    resolvers = load_resolvers(options, services)
+    resolvers, refuse = _resolvers(options, services)
     findings = list(read.findings)
     completions: dict[int, Completion] = {}
     for paper in read.papers:
-        completion, more = complete_entry(paper, resolvers, overwrite)
+        completion, more = complete_entry(paper, resolvers, overwrite, refuse)
         findings += more
         if completion is not None:
             completions[id(paper)] = completion

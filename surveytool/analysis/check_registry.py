@@ -152,7 +152,8 @@ _staged(
     "accents and special characters, text formatting (\\emph, \\textbf, ...), \\url and \\href to http(s) "
     "addresses, and math with a math allowlist (README: 'LaTeX in .bib values'). Anything else (\\input, "
     "\\write18, ^^5c, \\csname, a macro a @preamble defines, ...) is reported when the .bib is read; a .bib "
-    "surveytool writes (build, bib -o) prints it literally, and check and bib --in-place leave your file as it is. "
+    "surveytool writes (build, bib -o) prints it literally, and check and bib --in-place leave your file as it is; "
+    "complete takes no such field from a catalog record. "
     'Allow a command you trust in surveytool.toml: [latex] allow = ["\\\\mycmd"].',
 )
 _staged(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from surveytool.analysis.agreement import confirmed, years_agree
@@ -60,6 +60,8 @@ class Completion:
 
 # A value found, and where: (value, source, record).
 _Taken = tuple[str, str, str]
+#: Why a record's field must not be taken for an entry: (entry, record, field) -> a finding, or None to take it.
+Refusal = Callable[[Paper, Candidate, str], Finding | None]
 
 
 # biblatex's names for the same fields.
@@ -207,9 +209,10 @@ def query_of(paper: Paper) -> Paper:
 
 
 def complete_entry(
-    paper: Paper, resolvers: Sequence[Resolver], overwrite: Collection[str] = ()
+    paper: Paper, resolvers: Sequence[Resolver], overwrite: Collection[str] = (), refuse: Refusal | None = None
 ) -> tuple[Completion | None, list[Finding]]:
-    """What the resolvers, asked in order, add to ``paper`` (None: nothing), and what stood in the way."""
+    """What the resolvers, asked in order, add to ``paper`` (None: nothing), and what stood in the way
+    (``refuse``: why a record's field is not taken; a later resolver may still give that field)."""
     upgrading = is_preprint(paper)
     if not paper.title or not (upgrading or _family(paper.entry_type)):
         return None, []
@@ -263,6 +266,10 @@ def complete_entry(
             written = paper.fields.get(name, "")
             if has_field(paper, name) and not _is(name, marker) and normalize(written) in ("", normalize(value)):
                 continue  # the same value, or one written under biblatex's name for it
+            refused = refuse(paper, candidate, name) if refuse else None
+            if refused:
+                findings.append(refused)
+                continue
             taken[name] = (value, candidate.source, candidate.label)
         if all(n in taken or not wanted(n) for n in COMPLETED_FIELDS if n != other):
             break

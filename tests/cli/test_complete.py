@@ -171,6 +171,42 @@ def test_a_catalog_completes_entries_without_going_online(tmp_path):
     assert "added doi = 10.1038/nature14539 (catalog:known.bib k)" in result.stdout
 
 
+UNTRUSTED = """@string{evil = "IEEE" # "\\input{/etc/passwd}"}
+
+@article{k, title = {Deep Learning}, author = {LeCun, Yann},
+  journal = {Nature\\input{/etc/passwd}}, volume = {521}, pages = {436--444\\immediate\\write18{rm -rf ~}},
+  publisher = evil, doi = {10.1038/nature14539}, year = {2015}}
+"""
+
+
+def test_a_catalog_field_with_latex_outside_the_allowlist_is_not_taken_and_is_named(tmp_path):
+    (tmp_path / "known.bib").write_text(UNTRUSTED)
+    # A later catalog may still give what the first could not.
+    (tmp_path / "clean.bib").write_text(
+        "@article{c, title = {Deep learning}, author = {LeCun, Y.}, year = 2015, pages = {436--444}}\n"
+    )
+    mine = "@article{lecun, author = {Y. LeCun}, title = {Deep learning}, year = 2015}\n"
+    (tmp_path / "my.bib").write_text(mine)
+    result = run_cli(
+        "complete", "my.bib", "--catalog", "known.bib", "--catalog", "clean.bib", "--in-place", cwd=tmp_path
+    )
+    assert result.returncode == 1, result.stderr
+    assert (tmp_path / "my.bib").read_text() == mine.replace(
+        "year = 2015}", "year = 2015, volume = {521}, doi = {10.1038/nature14539}, pages = {436--444}}"
+    )
+    refused = [line for line in result.stderr.splitlines() if "[dangerous-macro]" in line]
+    hint = "(a catalog's commands are never copied; fix the record, or write the field into your entry yourself)"
+    assert refused == [
+        f"known.bib:3: error [dangerous-macro] field '{name}' of 'k' was not taken for 'lecun' (my.bib:1): "
+        f"it has LaTeX outside the allowlist: {listed} {hint}"
+        for name, listed in (
+            ("journal", "\\input (not in the LaTeX allowlist)"),
+            ("pages", "\\immediate (not in the LaTeX allowlist), \\write (not in the LaTeX allowlist)"),
+            ("publisher", "\\input (not in the LaTeX allowlist)"),  # through its @string macro
+        )
+    ]
+
+
 OTHER_VERSION = (
     "@article{other, title = {Deep Residual Learning for Image Recognition}, author = {He, Kaiming},\n"
     "  journal = {Journal B}, volume = {7}, number = {3}, pages = {1--9}, publisher = {Publisher B},"
