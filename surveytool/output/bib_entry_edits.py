@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from surveytool.output.field_layout import name_and_equals
 from surveytool.text.line_ends import line_start, newline_of
 
 _HEADER = re.compile(r"\s*@(?P<type>[A-Za-z]+)\s*(?P<open>[{(])\s*[^,\s]*\s*,")
@@ -99,19 +100,13 @@ def with_entry_type(raw: str, entry_type: str) -> str:
     return raw[: span[0]] + new + raw[span[1] :]
 
 
-def _layout(raw: str, spans: Sequence[FieldSpan]) -> tuple[str, str, str]:
-    """(line end or a space, indent, what stands between a name and its value) as the entry writes them."""
-    newline = newline_of(raw)
-    indent = ""
+def _layout(raw: str, spans: Sequence[FieldSpan]) -> tuple[str, str]:
+    """(line end or a space, indent) as the entry writes them."""
     for span in reversed(spans):
         start = line_start(raw, span.start)
         if start and not raw[start : span.start].strip():
-            indent = raw[start : span.start]
-            break
-    between = raw[spans[-1].start + len(spans[-1].name) : spans[-1].value_start] if spans else " = "
-    if not indent:
-        return " ", "", between  # an entry on one line stays on one line
-    return newline, indent, between
+            return newline_of(raw), raw[start : span.start]
+    return " ", ""  # an entry on one line stays on one line
 
 
 def edit_fields(
@@ -134,10 +129,11 @@ def edit_fields(
     if renamed is not None and upper:
         renamed = (renamed[0], renamed[1].upper())
     replacements: list[tuple[int, int, str]] = []
+    fields = [(span.start, span.value_start) for span in spans]
     if renamed is not None and renamed[0] != renamed[1] and renamed[0] in by_name and renamed[1] in pending:
         old = by_name[renamed[0]]
-        between = raw[old.start + len(old.name) : old.value_start]
-        replacements.append((old.start, old.end, renamed[1] + between + pending.pop(renamed[1])))
+        named = name_and_equals(raw, fields, renamed[1], raw[line_start(raw, old.start) : old.start])
+        replacements.append((old.start, old.end, named + pending.pop(renamed[1])))
     for name in list(pending):
         if name in by_name:
             span = by_name[name]
@@ -145,13 +141,13 @@ def edit_fields(
     if pending:
         if not spans:
             return None
-        newline, indent, between = _layout(raw, spans)
+        newline, indent = _layout(raw, spans)
         last = spans[-1].end
         comma = re.compile(r"[ \t]*,").match(raw, last)
-        added = "".join(
-            (f"{newline}{indent}{name}{between}{value}," if comma else f",{newline}{indent}{name}{between}{value}")
-            for name, value in pending.items()
+        lines = (
+            f"{newline}{indent}{name_and_equals(raw, fields, name, indent)}{value}" for name, value in pending.items()
         )
+        added = "".join(f"{line}," if comma else f",{line}" for line in lines)
         where = comma.end() if comma else last
         replacements.append((where, where, added))
     for start, end, text in sorted(replacements, reverse=True):

@@ -13,9 +13,11 @@ from collections.abc import Container, Sequence
 
 from surveytool.bibtex.field_spans import FieldSpan, field_spans
 from surveytool.bibtex.values import MONTH_MACROS, macro_names
+from surveytool.output.field_layout import name_and_equals
 from surveytool.text.line_ends import LINE_BREAK, newline_of
 
 _HEADER = re.compile(r"\s*@\w+\s*[{(]\s*[^,\s]*\s*,")
+_PADDED = re.compile(r"\t=|[ \t]{2}=")
 
 
 def _named(raw: str, field: str) -> bool:
@@ -78,7 +80,10 @@ def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n
     if LINE_BREAK.match(after):
         indent = LINE_BREAK.sub("", after, count=1)
         indent = indent[: len(indent) - len(indent.lstrip(" \t"))] or "  "
-        return raw[: header.end()] + newline_of(raw, newline) + indent + f"{field} = {{{value}}}," + after
+        # Its fields are read only when a name is padded before its "=": most entries are not lined up.
+        fields = [(s.start, s.value_start) for s in field_spans(raw)] if _PADDED.search(raw) else []
+        named = name_and_equals(raw, fields, field, indent)
+        return raw[: header.end()] + newline_of(raw, newline) + indent + named + f"{{{value}}}," + after
     return raw[: header.end()] + f" {field} = {{{value}}}," + after
 
 

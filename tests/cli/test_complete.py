@@ -171,6 +171,32 @@ def test_a_catalog_completes_entries_without_going_online(tmp_path):
     assert "added doi = 10.1038/nature14539 (catalog:known.bib k)" in result.stdout
 
 
+ALIGNED = (
+    "% lined up with tabs, then with spaces\n"
+    "@article{lecun,\n\tauthor\t= {Y. LeCun},\n\ttitle\t= {Deep learning},\n\tyear\t= 2015\n}\n\n"
+    "@Article{he2016,\r\n  author    = {He, K.},\r\n  title     = {Deep residual learning for image recognition},"
+    "\r\n  year      = 2016,\r\n}\r\n"
+)
+
+
+def test_added_fields_are_lined_up_as_the_entry_lines_up_its_own_and_nothing_else_changes(tmp_path):
+    (tmp_path / "known.bib").write_text(
+        "@article{k, title = {Deep Learning}, author = {LeCun, Yann}, journal = {Nature}, volume = {521},"
+        " publisher = {Springer Nature}, year = {2015}}\n"
+        "@article{h, title = {Deep residual learning for image recognition}, author = {He, Kaiming},"
+        " journal = {TPAMI}, doi = {10.1/h}, year = 2016}\n"
+    )
+    (tmp_path / "my.bib").write_bytes(ALIGNED.encode())
+    result = run_cli("complete", "my.bib", "--catalog", "known.bib", "--in-place", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    # Every byte as it was but for the new lines (and the comma the old last field needs before them).
+    expected = ALIGNED.replace(
+        "\tyear\t= 2015\n",
+        "\tyear\t= 2015,\n\tjournal\t= {Nature},\n\tvolume\t= {521},\n\tpublisher\t= {Springer Nature}\n",
+    ).replace("  year      = 2016,\r\n", "  year      = 2016,\r\n  journal   = {TPAMI},\r\n  doi       = {10.1/h},\r\n")
+    assert (tmp_path / "my.bib").read_bytes() == expected.encode()
+
+
 UNTRUSTED = """@string{evil = "IEEE" # "\\input{/etc/passwd}"}
 
 @article{k, title = {Deep Learning}, author = {LeCun, Yann},

@@ -38,6 +38,12 @@ def test_a_renamed_field_takes_the_old_ones_place_and_the_type_keeps_its_case():
     assert edited == "@Inproceedings{k,\n  Title = {T},\n  booktitle = {NeurIPS},\n  year = {2018}\n}"
 
 
+def test_a_renamed_field_is_lined_up_as_the_entry_lines_up_its_own():
+    raw = "@article{k,\n  title     = {T},\n  journal   = {arXiv preprint},\n  year      = {2018}\n}"
+    edited = edit_fields(raw, [("booktitle", "{NeurIPS}")], ("journal", "booktitle"), "inproceedings")
+    assert edited == "@inproceedings{k,\n  title     = {T},\n  booktitle = {NeurIPS},\n  year      = {2018}\n}"
+
+
 def test_an_existing_value_is_replaced_in_place_whatever_its_delimiters():
     raw = '@article{k, pages = "1-99", year = 2020}'
     assert edit_fields(raw, [("pages", "{1--15}"), ("year", "{2021}")]) == "@article{k, pages = {1--15}, year = {2021}}"

@@ -86,6 +86,17 @@ def test_an_added_tags_line_ends_as_the_entry_s_lines_do(newline):
     assert set_tags_field("@misc{k}", "sections", ("x",), newline) == f"@misc{{k,{newline}  sections = {{x}}{newline}}}"
 
 
+@pytest.mark.parametrize(
+    ("fields", "added"),
+    [
+        ("  author    = {A},\n  title     = {T},\n", "  sections  = {x},\n"),
+        ("\tauthor\t= {A},\n\tyear\t= 2020,\n", "\tsections\t= {x},\n"),
+    ],
+)
+def test_an_added_tags_field_is_lined_up_as_the_entry_lines_up_its_own(fields, added):
+    assert set_tags_field(f"@misc{{k,\n{fields}}}", "sections", ("x",)) == f"@misc{{k,\n{added}{fields}}}"
+
+
 def test_no_second_tags_field_is_written_past_what_reads_field_by_field():
     raw = "@misc{k,\n  title = {T} stray words,\n  sections = {a}\n}"
     assert set_tags_field(raw, "sections", ("x",)) is None
