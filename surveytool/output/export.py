@@ -72,13 +72,15 @@ def to_markdown(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
         "## Contents",
         "",
     ]
+    for group in groups:  # a group nested in another (its depth) is listed and headed under it
+        indent = "  " * group.depth
+        lines.append(f"{indent}- [{_md(group.title)}](#{_slug(group.title)})")
+        lines.extend(f"{indent}  - [{_md(s.title)}](#{_slug(s.title)}) ({len(s.papers)})" for s in group.sections)
     for group in groups:
-        lines.append(f"- [{_md(group.title)}](#{_slug(group.title)})")
-        lines.extend(f"  - [{_md(s.title)}](#{_slug(s.title)}) ({len(s.papers)})" for s in group.sections)
-    for group in groups:
-        lines += ["", f"## {_md(group.title)}"]
+        lines += ["", f"{'#' * min(2 + group.depth, 6)} {_md(group.title)}"]
         for section in group.sections:
-            lines += ["", f"### {_md(section.title)}", "", f"_{_md(section.scope)}_", ""]
+            heading = "#" * min(3 + group.depth, 6)
+            lines += ["", f"{heading} {_md(section.title)}", "", f"_{_md(section.scope)}_", ""]
             if not section.papers:
                 lines.append("No papers yet.")
                 continue

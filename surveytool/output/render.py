@@ -35,6 +35,15 @@ from surveytool.sources.bounded import SETTINGS_LIMIT
 from surveytool.text.latex import UNKNOWN_CHAR_MACRO, LatexMarkup, comment_text, escape_text, usable_key
 
 LEVELS = {"chapter": ("chapter", "section", "subsection"), "section": ("section", "subsection", "subsubsection")}
+#: LaTeX's sectioning commands, top down: a taxonomy nested deep is headed further down them.
+SECTIONING = ("chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph")
+
+
+def heading(levels: Any, below: int, highest: str = "") -> str:
+    """The sectioning command ``below`` levels under the chapter's top heading (``levels[0]``), \\subparagraph
+    at the deepest (LaTeX has none further down), and no higher than ``highest``."""
+    index = min(max(SECTIONING.index(str(levels[0])) + below, 0), len(SECTIONING) - 1)
+    return SECTIONING[max(index, SECTIONING.index(highest))] if highest else SECTIONING[index]
 
 
 def _finalize(value: Any) -> Any:
@@ -127,6 +136,7 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     env.filters["citep"] = lambda k: cite(k, "citep")
     env.filters["citealp"] = lambda k: cite(k, "citealp")
     env.filters["label"] = label
+    env.filters["heading"] = heading
     env.filters["comment"] = comment_text
     env.filters["latex"] = escape_text
     env.globals["UNKNOWN_CHAR_MACRO"] = LatexMarkup(UNKNOWN_CHAR_MACRO)

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from helpers import HAVE_LATEX, IN_CI, run_cli
+from helpers import HAVE_LATEX, IN_CI, ROOT, run_cli
 
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
@@ -32,6 +32,18 @@ def test_markdown_lists_sections_with_links_and_stays_inert():
     )
     md = to_markdown([hostile], load_taxonomy(default_taxonomy()))
     assert "\\<script\\>" in md and "\\[link\\]" in md and "\\|" in md and "\\*bold\\*" in md
+
+
+def test_markdown_nests_a_group_under_the_group_it_is_in(tmp_path):
+    nested = tmp_path / "nested.toml"
+    nested.write_text(
+        (ROOT / "seeds" / "taxonomy.toml")
+        .read_text(encoding="utf-8")
+        .replace('id = "parallelism"\n', 'id = "parallelism"\nparent = "foundations"\n')
+    )
+    text = run_cli("export", "--taxonomy", str(nested), "-q", check=True).stdout
+    assert "\n  - [Parallelism Strategies](#parallelism-strategies)\n    - [Data Parallelism" in text
+    assert "\n### Parallelism Strategies\n" in text and "\n#### Data Parallelism and State Sharding\n" in text
 
 
 def test_csl_json_reads_back_into_the_same_entries(tmp_path):

@@ -1,0 +1,64 @@
+"""The chapter's groups follow the taxonomy's nesting: each nested group headed a level below the one it is in."""
+
+import re
+
+from helpers import ROOT, compile_latex, requires_latex, run_cli
+
+from surveytool.analysis.taxonomy import parse_taxonomy
+from surveytool.output.chapter_view import PaperView, view_groups
+
+#: (group, the group it is in): root > middle > deep, root > empty, and beside at the top.
+GROUPS = [("root", ""), ("middle", "root"), ("deep", "middle"), ("empty", "root"), ("beside", "")]
+SECTIONS = [("in-deep", "deep"), ("in-middle", "middle"), ("in-beside", "beside")]
+
+
+def nested_taxonomy() -> str:
+    groups = [f'[[groups]]\nid = "{g}"\ntitle = "{g.title()}"\nparent = "{parent}"\n' for g, parent in GROUPS]
+    sections = [f'[[sections]]\nid = "{s}"\ntitle = "{s.title()}"\nparent = "{group}"\n' for s, group in SECTIONS]
+    return 'title = "Nested"\n' + "".join(groups + sections).replace('parent = ""\n', "")
+
+
+def test_groups_come_after_the_group_they_are_in_and_one_with_no_section_below_it_is_left_out():
+    paper = PaperView("k", "T", "2020", "", True, "", "in-deep", (), ())
+    groups = view_groups([paper], parse_taxonomy(nested_taxonomy()))
+    # "root" has no section of its own, but one nested in it: it is headed, unlike "empty".
+    assert [(g.id, g.depth, [s.id for s in g.sections]) for g in groups] == [
+        ("root", 0, []),
+        ("middle", 1, ["in-middle"]),
+        ("deep", 2, ["in-deep"]),
+        ("beside", 0, ["in-beside"]),
+    ]
+
+
+def nested_seeds_taxonomy() -> str:
+    """The bundled taxonomy with three levels of groups: foundations > parallelism > systems."""
+    text = (ROOT / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+    text = text.replace('id = "parallelism"\n', 'id = "parallelism"\nparent = "foundations"\n')
+    return text.replace('id = "systems"\n', 'id = "systems"\nparent = "parallelism"\n')
+
+
+@requires_latex
+def test_a_taxonomy_three_groups_deep_is_headed_at_each_level_and_compiles(tmp_path):
+    taxonomy = tmp_path / "nested.toml"
+    taxonomy.write_text(nested_seeds_taxonomy(), encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", "--taxonomy", str(taxonomy), "--out", str(out), check=True)
+    chapter = (out / "related_work.tex").read_text(encoding="utf-8")
+    levels = {
+        name: command for command, name in re.findall(r"^\\(\w+)\{[^}]*\}\\label\{sec:rw:([\w-]+)\}", chapter, re.M)
+    }
+    assert [levels[n] for n in ("foundations", "parallelism", "systems", "algorithms")] == [
+        "subsection",
+        "subsubsection",
+        "paragraph",
+        "subsection",
+    ]
+    assert levels["surveys"] == "subsubsection"  # a section of foundations
+    assert levels["pipeline-parallel"] == "paragraph"  # of parallelism
+    assert levels["memory"] == "subparagraph"  # of systems, as deep as LaTeX goes
+    # A section's themes one level below it: under a \paragraph, \subparagraph.
+    section = chapter[chapter.index(r"\label{sec:rw:model-parallel}") :]
+    assert re.search(r"^\\subparagraph\{Model training\}", section[: section.index(r"\label{sec:rw:", 1)], re.M)
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert not re.search(r"^! ", (out / "main.log").read_text(encoding="latin-1"), re.M)
