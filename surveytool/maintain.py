@@ -137,6 +137,8 @@ def check_sources(
 
     ``stage`` sees the stages of the first analysis (ANALYSIS_STAGES); the one after fixes runs unseen.
     """
+    # Read first: a --tex file that is missing or not text stops the run before a long analysis, not after it.
+    tex, aux, problems = read_tex_documents(tex_files)
     try:
         survey = analyse_reusing(options, stage)
     except TaxonomyError as error:
@@ -165,7 +167,6 @@ def check_sources(
                 fixes.extend(f"{display}:{e.line}: {e.key}: {e.what}" for e in edits)
         if fixes:
             survey = analyse_reusing(options)  # report what is left after the fixes
-    tex, aux, problems = read_tex_documents(tex_files)
     context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, aux, blocks=survey.blocks)
     return CheckResult(tuple(run_checks(context, [*survey.findings, *problems, *left], selected)), tuple(fixes))
 

@@ -289,6 +289,13 @@ def test_a_bad_tex_file_is_told_as_the_option_s_not_a_source_s(project, name, wo
     assert result.returncode == 2 and result.stderr == f"{name}: error: {words}\n"
 
 
+def test_a_missing_tex_file_stops_the_run_before_the_analysis_reads_a_source(project):
+    # The source is missing too: were --tex read after the analysis, the source would be the one told.
+    result = run_cli("check", "gone.bib", "--tex", "gone.tex", cwd=project)
+    assert result.returncode == 2
+    assert result.stderr == "gone.tex: error: no such file (check the path given with --tex)\n"
+
+
 def test_check_tex_follows_the_documents_inputs_and_reads_its_aux(project):
     (project / "paper" / "sections").mkdir(parents=True)
     (project / "paper" / "main.tex").write_text(
