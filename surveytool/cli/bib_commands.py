@@ -38,6 +38,7 @@ from surveytool.cli.options import (
     StrictOpt,
     TagsFieldOpt,
     TaxonomyOpt,
+    check_option_files,
     exit_code,
     make_options,
     merge_setting,
@@ -174,12 +175,15 @@ def rekey(
     """Rewrite \\cite keys in .tex files to the keys that --merge-duplicates keeps (each file atomically)."""
     from dataclasses import replace
 
+    from surveytool.maintain import TEX_HINTS
     from surveytool.output.rekey import rekey_documents, replacements
     from surveytool.pipeline import ANALYSIS_STAGES
     from surveytool.rebuild.reuse import analyse_reusing
 
     if not tex:
         raise typer.BadParameter("name the .tex files to rewrite", param_hint="--tex")
+    # As check reads them: a binary file, or a typo, is refused before the analysis, not rewritten after it.
+    check_option_files(tex, TEX_HINTS)
     survey = analyse_reusing(
         replace(make_options(sources, catalog=catalog, tags_field=tags_field), merge_duplicates=True),
         progress(quiet, ANALYSIS_STAGES),

@@ -11,6 +11,7 @@ import typer
 
 if TYPE_CHECKING:
     from surveytool.options import Options
+    from surveytool.sources.read import FileHints
 
 from surveytool.model import Finding, Severity
 
@@ -192,10 +193,17 @@ def make_options(
 def check_catalogs(catalogs: Sequence[Path]) -> None:
     """Stop with a message naming --catalog when a catalog is missing or not text. Read here, before any
     source: the reader that resolves against catalogs (pipeline.load_resolvers) tells problems as a source's."""
-    from surveytool.sources.read import option_hints, read_text_file
+    from surveytool.sources.read import option_hints
 
-    hints = option_hints("--catalog", "a .bib file of known papers")
-    for path in catalogs:
+    check_option_files(catalogs, option_hints("--catalog", "a .bib file of known papers"))
+
+
+def check_option_files(paths: Sequence[Path], hints: FileHints) -> None:
+    """Stop (exit 2) when a file given to an option is missing or not text, with that option's ``hints``:
+    before the analysis, so that a typo costs no wait."""
+    from surveytool.sources.read import read_text_file
+
+    for path in paths:
         read_text_file(path, str(path), allow_empty=True, hints=hints)
 
 

@@ -6,6 +6,7 @@ import os
 import shutil
 import stat
 
+import pytest
 from helpers import DATA, run_cli
 
 OLD, NEW = "lepikhin2021gshard", "lepikhin2020gshard"
@@ -92,3 +93,20 @@ def test_rekey_reads_a_file_two_documents_share_once_and_a_missing_main_file_is_
     assert done.stdout.splitlines()[-1] == "4 citation key(s) rewritten in 4 file(s); 5 file(s) read"
     missing = run_cli("rekey", "refs.bib", "--tex", "paper/gone.tex", cwd=tmp_path)
     assert missing.returncode == 2 and "paper/gone.tex" in missing.stderr and "Traceback" not in missing.stderr
+
+
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("gone.tex", "no such file (check the path given with --tex)"),
+        ("blob.tex", "is not a text file (--tex takes a LaTeX file)"),
+    ],
+)
+def test_a_tex_file_that_is_missing_or_not_text_is_refused_as_check_refuses_it(tmp_path, name, words):
+    shutil.copy(DATA / "duplicates" / "preprint-published.bib", tmp_path / "refs.bib")
+    blob = b"\x7fELF\x02\x01\x01\x00\x00\x00" + bytes(range(256))  # an executable's head
+    (tmp_path / "blob.tex").write_bytes(blob)
+    for command in ("rekey", "check"):
+        result = run_cli(command, "refs.bib", "--tex", name, cwd=tmp_path)
+        assert (command, result.returncode, result.stderr) == (command, 2, f"{name}: error: {words}\n")
+    assert (tmp_path / "blob.tex").read_bytes() == blob
