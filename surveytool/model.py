@@ -6,6 +6,7 @@ Text in these values is plain Unicode unless a name says otherwise
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -190,6 +191,21 @@ class Taxonomy:
     @property
     def section_ids(self) -> tuple[str, ...]:
         return tuple(s.id for s in self.sections)
+
+    def nested_groups(self) -> list[tuple[Group, int]]:
+        """The groups in the order the chapter heads them, each with the number of groups it is nested in: a group,
+        then the groups in it, before its next sibling (the taxonomy's checks leave no cycle and no unknown parent)."""
+        children: dict[str, list[Group]] = defaultdict(list)
+        for group in self.groups:
+            children[group.parent].append(group)
+        ordered: list[tuple[Group, int]] = []
+        waiting = [(group, 0) for group in reversed(children[""])]
+        while waiting:  # not recursive: a taxonomy may nest its groups deeper than Python recurses
+            group, depth = waiting.pop()
+            ordered.append((group, depth))
+            if group.id:  # the untitled group of a flat taxonomy's sections holds no groups
+                waiting.extend((child, depth + 1) for child in reversed(children[group.id]))
+        return ordered
 
 
 @dataclass(frozen=True)

@@ -61,28 +61,34 @@ def explain_tags(papers: Sequence[Paper]) -> str:
 
 
 def taxonomy_tree(taxonomy: Taxonomy, counts: Mapping[str, int] | None = None) -> str:
-    lines = [taxonomy.title]
-    # Sections of an untitled group (a flat taxonomy) hang from the root directly.
-    branches: list[tuple[str, list[str] | None]] = []  # (group label, its sections) or (section id, None)
-    for group in taxonomy.groups:
-        if group.title:
-            branches.append((f"{group.title} [{group.id}]", list(group.sections)))
-        else:
-            branches.extend((section_id, None) for section_id in group.sections)
+    """The taxonomy drawn as a tree: a group's sections, then the groups nested in it, under it."""
 
     def section_line(section_id: str) -> str:
         section = taxonomy.section(section_id)
         count = f"  ({counts.get(section_id, 0)})" if counts is not None else ""
         return f"{section.id}: {section.title}{count}"
 
-    for index, (label, children) in enumerate(branches):
-        last = index == len(branches) - 1
-        lines.append(f"{'└──' if last else '├──'} {label if children is not None else section_line(label)}")
-        members = children or []
-        for position, section_id in enumerate(members):
-            corner = "└──" if position == len(members) - 1 else "├──"
-            lines.append(f"{'    ' if last else '│   '}{corner} {section_line(section_id)}")
-    return "\n".join(lines) + "\n"
+    nodes: list[tuple[int, str]] = []  # (depth, label), each node before those under it
+    for group, depth in taxonomy.nested_groups():
+        if group.title:
+            nodes.append((depth, f"{group.title} [{group.id}]"))
+        # Sections of an untitled group (a flat taxonomy) hang from the root directly.
+        inner = depth + 1 if group.title else depth
+        nodes.extend((inner, section_line(section_id)) for section_id in group.sections)
+    return "\n".join([taxonomy.title, *_drawn(nodes)]) + "\n"
+
+
+def _drawn(nodes: Sequence[tuple[int, str]]) -> list[str]:
+    """Tree lines for nodes given parent first: read from the end, so that a node knows whether a sibling
+    follows it (├── or └──) and whether each node it hangs from has one still to come (│ or blank)."""
+    lines: list[str] = []
+    followed: set[int] = set()  # the depths at which a later sibling of this node or of a node above it stands
+    for depth, label in reversed(nodes):
+        followed = {d for d in followed if d <= depth}
+        rails = "".join("│   " if d in followed else "    " for d in range(depth))
+        lines.append(f"{rails}{'├──' if depth in followed else '└──'} {label}")
+        followed.add(depth)
+    return lines[::-1]
 
 
 def resolution_report(papers: Sequence[Paper], explain: bool = False) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from surveytool.analysis.facts import paper_facts
-from surveytool.model import Group, Paper, Role, Taxonomy
+from surveytool.model import Paper, Role, Taxonomy
 from surveytool.output.notes_regions import ORPHANED
 from surveytool.text.latex import LatexMarkup
 
@@ -125,7 +125,7 @@ def view_groups(views: Sequence[PaperView], taxonomy: Taxonomy) -> list[GroupVie
         for section_id in dict.fromkeys(view.see_also):
             related[section_id].append(view)
     groups = []
-    for group, depth in _nested(taxonomy.groups):
+    for group, depth in taxonomy.nested_groups():
         sections = []
         for section_id in group.sections:
             section = taxonomy.section(section_id)
@@ -160,22 +160,6 @@ def view_groups(views: Sequence[PaperView], taxonomy: Taxonomy) -> list[GroupVie
             )
         )
     return groups
-
-
-def _nested(groups: Sequence[Group]) -> list[tuple[Group, int]]:
-    """The groups in the order the chapter heads them, each with the number of groups it is nested in: a group,
-    then the groups in it, before its next sibling (the taxonomy's checks leave no cycle and no unknown parent)."""
-    children: dict[str, list[Group]] = defaultdict(list)
-    for group in groups:
-        children[group.parent].append(group)
-    ordered: list[tuple[Group, int]] = []
-    waiting = [(group, 0) for group in reversed(children[""])]
-    while waiting:  # not recursive: a taxonomy may nest its groups deeper than Python recurses
-        group, depth = waiting.pop()
-        ordered.append((group, depth))
-        if group.id:  # the untitled group of a flat taxonomy's sections holds no groups
-            waiting.extend((child, depth + 1) for child in reversed(children[group.id]))
-    return ordered
 
 
 def _with_sections(groups: Sequence[GroupView]) -> list[GroupView]:

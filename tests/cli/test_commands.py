@@ -1,6 +1,7 @@
 """The slice commands: parse, tag, taxonomy; each thin over the library."""
 
 import json
+import re
 
 from helpers import ROOT, run_cli
 
@@ -93,6 +94,38 @@ def test_taxonomy_tree_with_counts_and_validate(tmp_path):
     bad.write_text('[[sections]]\nid = "a"\ntitle = "A"\n[[sections]]\nid = "a"\ntitle = "B"\n')
     result = run_cli("taxonomy", "validate", str(bad))
     assert result.returncode == 2 and f"{bad}:5: error: duplicate id 'a'" in result.stderr
+
+
+NESTED_TREE = """Related Work on Large-Model Training
+├── Foundations [foundations]
+│   ├── surveys: Surveys and Taxonomies
+│   └── Parallelism Strategies [parallelism]
+│       ├── data-parallel: Data Parallelism and State Sharding
+│       ├── model-parallel: Model Parallelism and Automatic Sharding
+│       ├── pipeline-parallel: Pipeline Parallelism
+│       ├── moe: Mixture-of-Experts and Conditional Computation
+│       └── System Optimizations [systems]
+│           ├── memory: Memory and Compute Efficiency
+│           ├── communication: Communication Efficiency
+│           └── hardware-systems: Hardware, Clusters and Performance Analysis
+├── Training Algorithms [algorithms]
+│   ├── optimization: Large-Batch Optimization and Training Dynamics
+│   └── decentralized: Decentralized, Ensemble and Merged Training
+├── Workload-Specific Training [workloads]
+│   ├── embeddings-recsys: Embedding and Recommendation Models
+│   └── gnn-training: Large-Scale Graph Neural Network Training
+└── Applications [applications-group]
+    └── applications: Applications and Transfer
+"""
+
+
+def test_the_taxonomy_tree_shows_a_group_under_the_group_it_is_nested_in(tmp_path):
+    # foundations > parallelism > systems, three levels deep, as the chapter heads them.
+    text = (ROOT / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+    text = text.replace('id = "parallelism"\n', 'id = "parallelism"\nparent = "foundations"\n')
+    (tmp_path / "nested.toml").write_text(text.replace('id = "systems"\n', 'id = "systems"\nparent = "parallelism"\n'))
+    tree = run_cli("taxonomy", "--taxonomy", "nested.toml", cwd=tmp_path, check=True).stdout
+    assert re.sub(r"  \(\d+\)$", "", tree, flags=re.M) == NESTED_TREE  # without the counts of entries
 
 
 def _registered_commands() -> list[str]:
