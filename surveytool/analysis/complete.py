@@ -24,6 +24,7 @@ from surveytool.text.normalize import normalize
 
 #: The fields `complete` fills, in the order they are written.
 COMPLETED_FIELDS = ("journal", "booktitle", "year", "volume", "number", "pages", "publisher", "doi", "url")
+_WRITING_ORDER = {name: index for index, name in enumerate(COMPLETED_FIELDS)}  # the preprint's eprint after them
 VENUE_FIELD = {
     "article": "journal",
     "inproceedings": "booktitle",
@@ -313,6 +314,8 @@ def _completion(
             taken["eprint"] = (arxiv, "from the entry's", marker or "fields")
             if not has_field(paper, "archiveprefix"):
                 taken["archiveprefix"] = ("arXiv", "from the entry's", marker or "fields")
+    # Taken as the resolvers answered, written in one order: a field from a second catalog came after the first's.
+    taken = dict(sorted(taken.items(), key=lambda item: _WRITING_ORDER.get(item[0], len(COMPLETED_FIELDS))))
     for name, (value, source, record) in taken.items():
         if not (renamed and name == renamed[1]):
             changes.append(FieldChange(name, _written(paper, name), value, source, record))

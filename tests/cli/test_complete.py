@@ -171,6 +171,27 @@ def test_a_catalog_completes_entries_without_going_online(tmp_path):
     assert "added doi = 10.1038/nature14539 (catalog:known.bib k)" in result.stdout
 
 
+@pytest.mark.parametrize("first, second", [("a.bib", "b.bib"), ("b.bib", "a.bib")])
+def test_fields_taken_from_two_catalogs_are_written_in_the_documented_order(tmp_path, first, second):
+    record = (
+        "@article{{{}, title = {{Deep Learning}}, author = {{LeCun, Yann}}, journal = {{Nature}}, year = 2015, {}}}\n"
+    )
+    (tmp_path / "a.bib").write_text(record.format("a", "pages = {436--444}, url = {https://nature.com/dl}"))
+    (tmp_path / "b.bib").write_text(record.format("b", "volume = {521}, doi = {10.1038/nature14539}"))
+    mine = "@article{lecun, author = {Y. LeCun}, title = {Deep learning}, year = 2015}\n"
+    (tmp_path / "my.bib").write_text(mine)
+    result = run_cli("complete", "my.bib", "--catalog", first, "--catalog", second, "--in-place", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    # COMPLETED_FIELDS' order, whichever catalog gave a field, and so the one the changes are told in.
+    assert (tmp_path / "my.bib").read_text() == mine.replace(
+        "year = 2015}",
+        "year = 2015, journal = {Nature}, volume = {521}, pages = {436--444}, doi = {10.1038/nature14539}, "
+        "url = {https://nature.com/dl}}",
+    )
+    told = re.findall(r"added (\w+) =", result.stdout)
+    assert told == ["journal", "volume", "pages", "doi", "url"]
+
+
 ALIGNED = (
     "% lined up with tabs, then with spaces\n"
     "@article{lecun,\n\tauthor\t= {Y. LeCun},\n\ttitle\t= {Deep learning},\n\tyear\t= 2015\n}\n\n"
@@ -218,7 +239,7 @@ def test_a_catalog_field_with_latex_outside_the_allowlist_is_not_taken_and_is_na
     )
     assert result.returncode == 1, result.stderr
     assert (tmp_path / "my.bib").read_text() == mine.replace(
-        "year = 2015}", "year = 2015, volume = {521}, doi = {10.1038/nature14539}, pages = {436--444}}"
+        "year = 2015}", "year = 2015, volume = {521}, pages = {436--444}, doi = {10.1038/nature14539}}"
     )
     refused = [line for line in result.stderr.splitlines() if "[dangerous-macro]" in line]
     hint = "(a catalog's commands are never copied; fix the record, or write the field into your entry yourself)"
