@@ -1,7 +1,8 @@
 """Field-level edits of one entry's text as the user wrote it: every byte not edited stays.
 
-An entry is read into the spans of its fields (name, value) with BibTeX's own delimiters, so
-a value with nested braces, quotes or ``#`` concatenations is found whole. A new field is
+An entry is read into the spans of its fields (name, value) as the reader reads it (``bibtex/field_spans.py``),
+so a value with nested braces, quotes or ``#`` concatenations is found whole; an entry BibTeX would read
+otherwise is not edited. A new field is
 written after the last one, in the entry's layout: its indent, its ``name = value`` spacing,
 its line ends.
 """
@@ -10,79 +11,38 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from surveytool.bibtex.field_spans import FieldSpan, field_spans
+from surveytool.bibtex.value_braces import inner_quotes, quoted_plain_braces, value_lone_braces
 from surveytool.output.field_layout import name_and_equals
 from surveytool.text.line_ends import line_start, newline_of
 
 _HEADER = re.compile(r"\s*@(?P<type>[A-Za-z]+)\s*(?P<open>[{(])\s*[^,\s]*\s*,")
-_NAME = re.compile(r"[^\s=,{}()#\"]+")
-_BARE = re.compile(r"[^\s,#{}()\"]+")
+# The reader takes a "%" remark line before a name as part of it ("% note\n  year"): a field added by its plain
+# name ("year") would then be there twice.
+_PLAIN_NAME = re.compile(r"[^\s=,{}()#\"]+")
 
 
-@dataclass(frozen=True)
-class FieldSpan:
-    name: str  # lowercase
-    start: int  # where the name starts
-    value_start: int
-    end: int  # just after the value
-
-
-def _value_end(raw: str, at: int) -> int | None:
-    """The end of the value part starting at ``at`` (braced, quoted or bare), or None if it is not one."""
-    if at >= len(raw):
-        return None
-    if raw[at] in '{"':
-        closing = "}" if raw[at] == "{" else '"'
-        depth = 0
-        for index in range(at + 1, len(raw)):
-            char = raw[index]
-            if char == "{":
-                depth += 1
-            elif char == "}" and (depth > 0 or closing == '"'):
-                depth -= 1
-                if depth < 0:
-                    return None
-            elif char == closing and depth == 0:
-                return index + 1
-        return None
-    bare = _BARE.match(raw, at)
-    return bare.end() if bare else None
-
-
-def field_spans(raw: str) -> list[FieldSpan] | None:
-    """The fields of the entry ``raw``, in order; None when it is not one plain entry."""
+def _plain_spans(raw: str) -> list[FieldSpan] | None:
+    """The fields of the entry ``raw`` as the reader finds them (``bibtex/field_spans.py``); None unless every
+    field reads and only its closing delimiter follows the last: an edit is made in one plain entry or not at all."""
     header = _HEADER.match(raw)
     if header is None:
         return None
+    spans = field_spans(raw)
+    if any(not _PLAIN_NAME.fullmatch(s.name) or _misread(s.value(raw)) for s in spans):
+        return None
+    at = spans[-1].value_end if spans else header.end()
+    while at < len(raw) and (raw[at].isspace() or raw[at] == ","):
+        at += 1
     closing = "}" if header.group("open") == "{" else ")"
-    spans: list[FieldSpan] = []
-    at = header.end()
-    while True:
-        while at < len(raw) and (raw[at].isspace() or raw[at] == ","):
-            at += 1
-        if at >= len(raw):
-            return None
-        if raw[at] == closing:
-            return spans if not raw[at + 1 :].strip() else None
-        name = _NAME.match(raw, at)
-        if name is None:
-            return None
-        equals = re.compile(r"\s*=\s*").match(raw, name.end())
-        if equals is None:
-            return None
-        value_start = end = equals.end()
-        while True:
-            part = _value_end(raw, end)
-            if part is None:
-                return None
-            end = part
-            joined = re.compile(r"\s*#\s*").match(raw, end)
-            if joined is None:
-                break
-            end = joined.end()
-        spans.append(FieldSpan(name.group().lower(), at, value_start, end))
-        at = end
+    return spans if raw[at : at + 1] == closing and not raw[at + 1 :].strip() else None
+
+
+def _misread(value: str) -> bool:
+    """Whether BibTeX reads ``value`` otherwise than the reader (a lone ``\\{``, a brace its quotes do not pair,
+    a ``\\"`` between quotes): the fields after it are not where the reader found them, so none is edited."""
+    return bool(value_lone_braces(value) or quoted_plain_braces(value) or inner_quotes(value))
 
 
 def entry_type_span(raw: str) -> tuple[int, int] | None:
@@ -118,7 +78,7 @@ def edit_fields(
     """``raw`` with each (name, enclosed value) of ``values`` set: an existing field's value replaced
     in place, a new field added after the last; ``renamed`` (old, new) writes the new field where the
     old one stood. None when ``raw`` cannot be read as one plain entry."""
-    spans = field_spans(raw)
+    spans = _plain_spans(raw)
     if spans is None:
         return None
     by_name = {span.name: span for span in spans}
@@ -133,16 +93,16 @@ def edit_fields(
     if renamed is not None and renamed[0] != renamed[1] and renamed[0] in by_name and renamed[1] in pending:
         old = by_name[renamed[0]]
         named = name_and_equals(raw, fields, renamed[1], raw[line_start(raw, old.start) : old.start])
-        replacements.append((old.start, old.end, named + pending.pop(renamed[1])))
+        replacements.append((old.start, old.value_end, named + pending.pop(renamed[1])))
     for name in list(pending):
         if name in by_name:
             span = by_name[name]
-            replacements.append((span.value_start, span.end, pending.pop(name)))
+            replacements.append((span.value_start, span.value_end, pending.pop(name)))
     if pending:
         if not spans:
             return None
         newline, indent = _layout(raw, spans)
-        last = spans[-1].end
+        last = spans[-1].value_end
         comma = re.compile(r"[ \t]*,").match(raw, last)
         lines = (
             f"{newline}{indent}{name_and_equals(raw, fields, name, indent)}{value}" for name, value in pending.items()

@@ -2,18 +2,13 @@
 
 import pytest
 
-from surveytool.output.bib_entry_edits import edit_fields, field_spans
+from surveytool.output.bib_entry_edits import edit_fields
 
 
 def test_fields_with_nested_braces_quotes_and_concatenation_are_found_whole():
     raw = '@inproceedings{k, title = {A {B {C}} d}, note = "x {"} y" # macro # {z},\n  year = 2020}'
-    spans = field_spans(raw)
-    assert spans is not None
-    assert [(s.name, raw[s.value_start : s.end]) for s in spans] == [
-        ("title", "{A {B {C}} d}"),
-        ("note", '"x {"} y" # macro # {z}'),
-        ("year", "2020"),
-    ]
+    edited = edit_fields(raw, [("title", "{T}"), ("note", "{N}"), ("year", "{2021}"), ("doi", "{d}")])
+    assert edited == "@inproceedings{k, title = {T}, note = {N},\n  year = {2021},\n  doi = {d}}"
 
 
 def test_new_fields_follow_the_last_in_its_indent_spacing_and_line_ends():
@@ -50,10 +45,31 @@ def test_an_existing_value_is_replaced_in_place_whatever_its_delimiters():
 
 
 @pytest.mark.parametrize(
-    "raw", ["@article{k, title = {unclosed}", "@article{k, title {T}}", "not an entry", "@article{k}"]
+    "raw",
+    [
+        "@article{k, title = {unclosed}",
+        "@article{k, title {T}}",
+        "not an entry",
+        "@article{k}",
+        "@article{k, note = {see \\}}",  # the reader's note runs to the end: no brace is left to close the entry
+    ],
 )
 def test_text_that_is_not_one_plain_entry_is_left_alone(raw):
     assert edit_fields(raw, [("doi", "{d}")]) is None
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "note = {see \\} below}",  # BibTeX closes the value at the escaped brace
+        'note = "x { y"',  # BibTeX reads on past the quote
+        'note = "K\\"oln"',  # BibTeX ends the value at \"
+        "% a remark\n  note = {N}",  # the reader names the field "% a remark\n  note"
+    ],
+)
+def test_an_entry_the_reader_and_bibtex_read_otherwise_is_left_alone(field):
+    # The fields after such a value are not where the reader found them; a field could be added twice.
+    assert edit_fields(f"@article{{k,\n  title = {{T}},\n  {field}\n}}", [("note", "{N}")]) is None
 
 
 @pytest.mark.parametrize("newline", ["\r", "\r\n"])
