@@ -9,8 +9,8 @@ Run on its own: python tests/benchmarks/tagging_learned.py [--json]
   section ids of its own, plus the same 30% of tags; its sections keep the default's titles, so the
   corpus's labels carry over to them (``transfer.py``);
 - no corpus + 30% tagged: the same with no corpus at all, as for a taxonomy in the user's own words;
-- out of scope: the dev split's papers of deep learning at large (no section), and how many of them
-  were left to place rather than given a section;
+- out of scope: the dev split's papers that belong in no section (deep learning at large, other fields),
+  and how many of them were left to place rather than given a section;
 - seeds: the seed lists with catalog metadata (tagging_accuracy.py; the regression test holds it
   at 0.95 or more);
 - holdout: tests/data/holdout-snippets.tsv, snippets only.
@@ -51,7 +51,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {}
 
 def dev_papers(out_of_scope: bool = False) -> list[tuple[Paper, str]]:
     """The dev split as untagged papers (title only), with their labelled primary section: the field's papers,
-    or with ``out_of_scope`` those of deep learning at large."""
+    or with ``out_of_scope`` those that belong in no section."""
     rows = [
         r for r in read_corpus(corpus_path()) if r.split == "dev" and (r.sections[0] == OUT_OF_SCOPE) == out_of_scope
     ]
