@@ -6,7 +6,7 @@ from collections.abc import Container, Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.crossref import by_key, inherited_fields, named_parents
-from surveytool.analysis.field_checks import field_location
+from surveytool.bibtex.field_spans import field_location
 from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_key, is_placeholder_title
 from surveytool.model import Finding, Origin, Severity
 from surveytool.text.title_case import breaks_once_lowered, split_enclosing, unprotected

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
-from surveytool.bibtex.field_spans import field_spans, line_in, literal_inner
+from surveytool.bibtex.field_spans import field_location, literal_inner
 from surveytool.bibtex.raw_specials import escaped_in, raw_specials
 from surveytool.bibtex.values import MONTH_MACROS, macro_names, string_block_value
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
@@ -48,13 +48,6 @@ _STYLE_MACROS = frozenset(
 
 def _entries(context: CheckContext) -> Iterator[Paper]:
     return (p for p in context.papers if p.origin is Origin.BIBTEX and p.raw)
-
-
-def field_location(paper: Paper, field: str) -> SourceLocation:
-    """Where ``field`` of ``paper`` is written; the entry's start if it cannot be found in its text."""
-    start = min(paper.sources)
-    span = next((s for s in field_spans(paper.raw) if s.name == field), None)
-    return start if span is None else SourceLocation(start.path, line_in(paper.raw, span.start, start.line))
 
 
 def _fields(paper: Paper) -> Iterator[tuple[str, str]]:

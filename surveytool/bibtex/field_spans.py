@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from surveytool.model import Paper, SourceLocation
+
 
 class FieldSpan(NamedTuple):
     name: str  # lower case
@@ -100,6 +102,13 @@ def _group_end(raw: str, position: int) -> int | None:
 def line_in(raw: str, offset: int, first_line: int) -> int:
     """The line of ``offset`` in ``raw``, an entry that starts on ``first_line``."""
     return first_line + raw.count("\n", 0, offset)
+
+
+def field_location(paper: Paper, field: str) -> SourceLocation:
+    """Where ``field`` of ``paper`` is written; the entry's start if it cannot be found in its text."""
+    start = min(paper.sources)
+    span = next((s for s in field_spans(paper.raw) if s.name == field), None)
+    return start if span is None else SourceLocation(start.path, line_in(paper.raw, span.start, start.line))
 
 
 def literal_inner(value: str) -> tuple[int, str] | None:

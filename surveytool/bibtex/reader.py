@@ -13,13 +13,8 @@ from dataclasses import dataclass
 from bibtexparser import model
 
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
-from surveytool.bibtex.value_braces import (
-    PAIR_HINT,
-    brace_findings,
-    has_quoted_braces,
-    quote_findings,
-    value_lone_braces,
-)
+from surveytool.bibtex.field_spans import field_location
+from surveytool.bibtex.value_braces import brace_findings, has_quoted_braces, offences_and_hint, quote_findings
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
     bibtex_value_offences,
@@ -32,8 +27,7 @@ from surveytool.bibtex.values import (
 )
 from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
-from surveytool.text.latex import block_offences, describe_offences, usable_key
-from surveytool.text.latex_allowlist import Offence
+from surveytool.text.latex import block_offences, usable_key
 
 
 @dataclass(frozen=True)
@@ -112,7 +106,7 @@ def _read_chunk(
         where = SourceLocation(path, chunk.line + line + 1)
         if isinstance(block, model.Entry):
             papers.append(_entry_to_paper(block, where, strings, tags_field))
-            findings.extend(_dangerous_fields(papers[-1], where, strings))
+            findings.extend(_dangerous_fields(papers[-1], strings))
             if not usable_key(block.key):
                 findings.append(
                     Finding(
@@ -205,7 +199,7 @@ def _duplicate_string(name: str, first_line: int, where: SourceLocation) -> Find
     )
 
 
-def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str, str]) -> list[Finding]:
+def _dangerous_fields(paper: Paper, strings: Mapping[str, str]) -> list[Finding]:
     """Fields whose LaTeX, as TeX reads it (macros expanded, ``#`` parts joined, ``^^`` decoded), leaves the allowlist,
     and fields whose braces BibTeX counts otherwise than they were written (``value_braces.py``)."""
     values = paper.latex_fields.values()
@@ -222,11 +216,12 @@ def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str,
         fields = [(n, v) for n, v in fields if '"' in v and ("{" in v or "}" in v)]
     found = []
     for name, value in sorted(fields):
+        where = field_location(paper, name)  # the field's own line: a wild entry spreads over many
         quoted = '"' in value and has_quoted_braces(value)
         read = written_value_offences if quoted else bibtex_value_offences
         tex, offences = read(value, strings) if commands else ("", [])
         if offences:
-            listed, hint = _listing_and_hint(offences, tex, value)
+            listed, hint = offences_and_hint(offences, tex, value)
             message = f"field '{name}' of '{paper.key}' has LaTeX outside the allowlist: {listed}"
             found.append(Finding("dangerous-macro", Severity.ERROR, message, where, hint, paper.key))
         if quoted or "\\{" in value or "\\}" in value:
@@ -234,20 +229,6 @@ def _dangerous_fields(paper: Paper, where: SourceLocation, strings: Mapping[str,
         if '\\"' in value and not offences:  # a value printed literally is written in braces anyway
             found.extend(quote_findings(value, f"field '{name}' of '{paper.key}'", where, paper.key))
     return found
-
-
-#: True under every command: ``check`` and ``bib --in-place`` write no value, ``build`` and ``bib -o`` do.
-_WRITTEN = "a .bib surveytool writes (build, bib -o) prints it literally, your file keeps it"
-_ALLOW_HINT = (
-    _WRITTEN + '; delete it, or if you trust it allow the command in surveytool.toml: [latex] allow = ["\\\\name"]'
-)
-_BRACE_HINT = _WRITTEN + "; " + PAIR_HINT
-
-
-def _listing_and_hint(offences: list[Offence], tex: str, written: str) -> tuple[str, str]:
-    """The offences for a message, led by the lone escaped braces of the value as ``written`` (what they cause)."""
-    braces = value_lone_braces(written)
-    return describe_offences(offences, tex, braces), _BRACE_HINT if braces else _ALLOW_HINT
 
 
 def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Finding]:
@@ -271,7 +252,7 @@ def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Findin
         return []
     found = []
     if offences:
-        listed, hint = _listing_and_hint(offences, tex, written)
+        listed, hint = offences_and_hint(offences, tex, written)
         found.append(
             Finding(
                 "dangerous-macro",

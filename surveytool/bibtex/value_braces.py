@@ -201,3 +201,17 @@ def quote_findings(value: str, what: str, where: SourceLocation, key: str = "") 
 
 
 _QUOTE_HINT = 'write the accent in braces, {\\"u}, or the whole value in braces instead of quotes'
+
+
+#: True under every command: ``check`` and ``bib --in-place`` write no value, ``build`` and ``bib -o`` do.
+_WRITTEN = "a .bib surveytool writes (build, bib -o) prints it literally, your file keeps it"
+_ALLOW_HINT = (
+    _WRITTEN + '; delete it, or if you trust it allow the command in surveytool.toml: [latex] allow = ["\\\\name"]'
+)
+_BRACE_HINT = _WRITTEN + "; " + PAIR_HINT
+
+
+def offences_and_hint(offences: list[Offence], tex: str, written: str) -> tuple[str, str]:
+    """The offences for a message, led by the lone escaped braces of the value as ``written`` (what they cause)."""
+    braces = value_lone_braces(written)
+    return describe_offences(offences, tex, braces), _BRACE_HINT if braces else _ALLOW_HINT

@@ -90,3 +90,22 @@ def test_a_pylatexenc_decode_leaves_no_cycle_through_the_readers_frames():
     assert document.papers[0].title == "Written with the ® sign"
     assert any(name.startswith("__init__.py:get_latex_nodes") for name in frames)  # pylatexenc ran and left its cycle
     assert not {name for name in frames if name.startswith(("reader.py", "chunks.py", "values.py", "read.py"))}
+
+
+def test_a_dangerous_macro_is_reported_at_its_fields_line():
+    # A co-author's entry as the wild writes it: CRLF, a preamble line, the field lines below the key.
+    text = (
+        "@preamble{ {\\providecommand{\\x}{}} }\r\n"
+        "\r\n"
+        "@article{trick2021,\r\n"
+        "  author = {A. Author},\r\n"
+        "  title  = {Harmless},\r\n"
+        "  journal = {J},\r\n"
+        "  note   = {\\immediate\\write18{rm -rf ~}},\r\n"
+        "  year   = 2021\r\n"
+        "}\r\n"
+    )
+    findings = read_bibtex(text, "coauthor.bib").findings
+    found = [f for f in findings if f.check == "dangerous-macro" and f.key == "trick2021"]
+    assert [(f.location.path, f.location.line) for f in found] == [("coauthor.bib", 7)]
+    assert "field 'note' of 'trick2021'" in found[0].message

@@ -50,9 +50,10 @@ def test_each_brace_bibtex_misreads_is_an_error_on_its_line():
     assert _brace_findings(COAUTHOR) == [
         ("lone-escaped-brace", 2, "@string 'acmpress'"),
         ("lone-escaped-brace", 3, "@preamble"),
-        ("unbalanced-brace", 5, "field 'title' of 'lee2020sparse'"),
+        ("unbalanced-brace", 6, "field 'title' of 'lee2020sparse'"),  # the field's line
+        # Where BibTeX's reading of the braces and the reader's part, the field is not found: the entry's line.
         ("unbalanced-brace", 14, "field 'journal' of 'kim2021sets'"),
-        ("lone-escaped-brace", 14, "field 'title' of 'kim2021sets'"),
+        ("lone-escaped-brace", 15, "field 'title' of 'kim2021sets'"),
     ]
 
 
@@ -173,8 +174,8 @@ def test_a_quote_bibtex_ends_a_quoted_value_at_is_an_error_naming_it():
     findings = [f for f in read_bibtex(QUOTED_ACCENTS, "coauthor.bib").findings if f.check == "inner-quote"]
     assert [(f.location.line, f.message.split(" has ", 1)[0]) for f in findings] == [
         (1, "@string 'tum'"),
-        (2, "field 'author' of 'mueller2019'"),
-        (2, "field 'journal' of 'mueller2019'"),
+        (3, "field 'author' of 'mueller2019'"),
+        (5, "field 'journal' of 'mueller2019'"),
     ]
     assert all(f.severity is Severity.ERROR and '{\\"u}' in f.hint for f in findings)
     assert 'has \\" (a quote outside braces: BibTeX ends the quoted value there' in findings[1].message

@@ -83,4 +83,4 @@ def test_stderr_holds_only_findings_for_a_value_pylatexenc_stumbles_on(tmp_path)
         assert lines and all(
             re.match(r"refs\.bib:\d+: (error|warning|info) \[[a-z-]+\] .+ \(.+\)$", line) for line in lines
         )
-        assert "refs.bib:1: error [dangerous-macro] field 'title' of 'e10'" in result.stderr
+        assert "refs.bib:3: error [dangerous-macro] field 'title' of 'e10'" in result.stderr
