@@ -151,31 +151,41 @@ def _month(context: CheckContext) -> Iterable[Finding]:
 @register(
     "undefined-string",
     Severity.ERROR,
-    "a field that uses an @string macro no source defines",
-    "A bare word in a value (publisher = acmpress) is an @string macro. BibTeX prints an undefined one as "
-    "nothing, so the field's text is lost. Months (jan ... dec) are predefined, and so are the journal macros "
+    "a field that uses an @string macro no source defines, or one its file defines only further down",
+    "A bare word in a value (publisher = acmpress) is an @string macro. BibTeX prints an undefined one, or one "
+    "defined only below the entry in its file (BibTeX reads in order), as nothing, so the field's text is lost. Months (jan ... dec) are predefined, and so are the journal macros "
     "of the standard BibTeX styles (with --dialect bibtex). Define the macro, or brace the text.",
 )
 def _undefined_strings(context: CheckContext) -> Iterable[Finding]:
     known = {b.key.lower() for b in context.blocks if b.key} | set(MONTH_MACROS)
     if context.dialect == "bibtex":
         known |= _STYLE_MACROS
+    # BibTeX reads a file in order: a macro that only that file defines, below the entry, is undefined there.
+    defined: dict[str, list[SourceLocation]] = {}
+    for block in context.blocks:
+        if block.kind == "string" and block.key:
+            defined.setdefault(block.key.lower(), []).append(block.location)
     for paper in _entries(context):
         if not _BARE_VALUE.search(paper.raw):
             continue
+        start = min(paper.sources)
         for field, value in _fields(paper):
             if value[:1] in '{"' and "#" not in value:
                 continue  # one literal: no macro (the common case, without splitting)
             for name in macro_names(value):
-                if name in known:
+                later = defined.get(name, [])
+                if later and all(at.path == start.path and at.line > start.line for at in later):
+                    message = f"field '{_shown(field)}' of '{paper.key}' uses @string '{name}' above its definition"
+                    hint = f"BibTeX reads the file in order and prints it as nothing: move the @string (line {later[0].line}) above"
+                elif name in known:
                     continue
-                if name[:1].isdigit():
+                elif name[:1].isdigit():
                     message = f"field '{_shown(field)}' of '{paper.key}' is the bare '{name}': BibTeX reads a number or a macro"
+                    hint = "define it, or brace the text: {...}"
                 else:
                     message = f"field '{_shown(field)}' of '{paper.key}' uses @string '{name}', which no source defines"
-                yield _finding(
-                    "undefined-string", Severity.ERROR, message, paper, field, "define it, or brace the text: {...}"
-                )
+                    hint = "define it, or brace the text: {...}"
+                yield _finding("undefined-string", Severity.ERROR, message, paper, field, hint)
 
 
 @register(

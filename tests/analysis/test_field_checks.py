@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from helpers import run_cli
+from helpers import requires_latex, run_bibtex, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -162,6 +162,23 @@ def test_a_bare_word_that_is_no_macro_name_is_named_as_such(tmp_path):
     assert findings(tmp_path / "bare.bib", "undefined-string") == [
         ("undefined-string", 3, "field 'pages' of 'a' is the bare '12--15': BibTeX reads a number or a macro")
     ]
+
+
+@requires_latex
+def test_a_string_used_above_its_definition_in_the_same_file_is_undefined_as_bibtex_reads_it(tmp_path):
+    # A JabRef file, CRLF, whose @string block was appended at the end by hand.
+    text = (
+        "@article{a,\r\n  author = {A. Author},\r\n  title = {T},\r\n  journal = jmlr,\r\n  year = 2020,\r\n}\r\n\r\n"
+        '@string{jmlr = "Journal of Machine Learning Research"}\r\n\r\n'
+        "@article{b,\r\n  author = {B. Author},\r\n  title = {U},\r\n  journal = jmlr,\r\n  year = 2021,\r\n}\r\n"
+    )
+    (tmp_path / "references.bib").write_bytes(text.encode())
+    assert findings(tmp_path / "references.bib", "undefined-string") == [
+        ("undefined-string", 4, "field 'journal' of 'a' uses @string 'jmlr' above its definition")
+    ]
+    result, bbl = run_bibtex(tmp_path)
+    assert 'string name "jmlr" is undefined' in result.stdout and "empty journal in a\n" in result.stdout
+    assert bbl.count("Journal of Machine Learning Research") == 1  # b's, below the definition
 
 
 def test_stray_and_removals_cut_only_the_extra_and_with_its_outer_space():
