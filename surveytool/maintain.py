@@ -18,6 +18,7 @@ from surveytool.model import Finding, RawBlock, Severity, SourceLocation
 from surveytool.options import LOCK_FILE
 from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
 from surveytool.output.files import write_atomically, write_in_place
+from surveytool.output.tags_field import macro_tag_hints
 from surveytool.parallel import map_each
 from surveytool.pipeline import (
     ANALYSIS_STAGES,
@@ -109,7 +110,8 @@ def update_bib(
     if text != original.exact_text:
         write_in_place(target, original.encode(text))
     write_atomically(lock, dump_pins(survey.pins))
-    return replace(survey, findings=(*survey.findings, *left)), edits
+    found = macro_tag_hints(survey.findings, survey.papers, survey.tags_field, survey.taxonomy, survey.blocks)
+    return replace(survey, findings=(*found, *left)), edits
 
 
 def string_names(blocks: Sequence[RawBlock]) -> frozenset[str]:
@@ -168,7 +170,8 @@ def check_sources(
         if fixes:
             survey = analyse_reusing(options)  # report what is left after the fixes
     context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, aux, blocks=survey.blocks)
-    return CheckResult(tuple(run_checks(context, [*survey.findings, *problems, *left], selected)), tuple(fixes))
+    found = macro_tag_hints(survey.findings, survey.papers, survey.tags_field, survey.taxonomy, survey.blocks)
+    return CheckResult(tuple(run_checks(context, [*found, *problems, *left], selected)), tuple(fixes))
 
 
 def _read_input(path: Path, shown: str) -> str:

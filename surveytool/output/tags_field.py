@@ -9,10 +9,20 @@ not written over (see ``tags_macro``).
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Container, Mapping, Sequence
+from dataclasses import replace
 
+from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.field_spans import FieldSpan, field_spans
-from surveytool.bibtex.values import MONTH_MACROS, macro_names
+from surveytool.bibtex.values import (
+    MONTH_MACROS,
+    macro_names,
+    split_concatenation,
+    split_tags,
+    string_block_value,
+    value_to_text,
+)
+from surveytool.model import Finding, Paper, RawBlock, SourceLocation, Taxonomy
 from surveytool.output.field_layout import name_and_equals
 from surveytool.text.line_ends import LINE_BREAK, newline_of
 
@@ -49,6 +59,62 @@ def tags_macro(raw: str, field: str, macros: Container[str]) -> str | None:
     if span is None:
         return None
     return next((name for name in macro_names(span.value(raw)) if name in macros or name in MONTH_MACROS), None)
+
+
+def macro_tag_hints(
+    findings: Sequence[Finding], papers: Sequence[Paper], field: str, taxonomy: Taxonomy, blocks: Sequence[RawBlock]
+) -> list[Finding]:
+    """``findings`` with the hint of each tag-variant of an entry whose tags field uses an @string saying where the
+    tag is written: the hint "write the id; check --fix does this" sent the user to a literal the field does not
+    hold, and check --fix leaves such a field as it is (``tags_macro``)."""
+    definitions: dict[str, RawBlock] = {}
+    for block in blocks:
+        if block.kind == "string" and block.key:
+            definitions.setdefault(block.key.lower(), block)  # the first definition, as the reader uses
+    if not definitions or not any(f.check == "tag-variant" for f in findings):
+        return list(findings)
+    strings = {name: string_block_value(block) for name, block in definitions.items()}
+    entries: dict[tuple[str, SourceLocation | None], Paper] = {
+        (p.key, min(p.sources)): p for p in papers if p.raw and not p.tags_at
+    }
+    mended = []
+    for finding in findings:
+        paper = entries.get((finding.key or "", finding.location)) if finding.check == "tag-variant" else None
+        tag = (
+            next((t for t in paper.explicit_tags if finding.message.startswith(f"tag '{t}' ")), None) if paper else None
+        )
+        hint = _variant_hint(paper, tag, field, taxonomy, strings, definitions) if paper and tag else None
+        mended.append(replace(finding, hint=hint) if hint else finding)
+    return mended
+
+
+def _variant_hint(
+    paper: Paper,
+    tag: str,
+    field: str,
+    taxonomy: Taxonomy,
+    strings: Mapping[str, str],
+    definitions: Mapping[str, RawBlock],
+) -> str | None:
+    """Where ``tag`` of ``paper``'s tags field is written when the field uses an @string, for a hint; else None."""
+    span = _tags_span(paper.raw, field)
+    pieces = split_concatenation(span.value(paper.raw)) if span else []
+    used = [piece.lower() for piece in pieces if piece.lower() in definitions]
+    if not used:
+        return None
+    wanted = canonical_section(tag, taxonomy) or tag
+    entry = min(paper.sources)
+
+    def named(name: str) -> str:
+        where = definitions[name].location
+        return f"@string '{name}' at " + (f"line {where.line}" if where.path == entry.path else str(where))
+
+    # The piece the tag is read from: a tag spread over two pieces is in neither.
+    source = next((p for p in pieces if tag in split_tags(value_to_text(p, strings))), None)
+    if source is not None and source.lower() in definitions:
+        return f"'{tag}' comes from {named(source.lower())}, which other entries may share: write '{wanted}' there"
+    which = "; ".join(named(name) for name in dict.fromkeys(used))
+    return f"write '{wanted}' in the {field} field yourself: check --fix leaves a field that uses {which} as it is"
 
 
 def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n") -> str | None:
