@@ -58,6 +58,8 @@ def folds(count: int) -> tuple[list, list[list[int]]]:
 
 
 SIGNALS: list[tuple[tuple[float, ...], bool]] = []  # (Blend.signals of the best section, right), every case
+#: (log-odds of a title's background share, out of scope), every case of a model with a background column.
+SCOPE: list[tuple[tuple[float, ...], bool]] = []
 
 
 Outcome = tuple[float, bool, str, str, bool]  # confidence, right, labelled primary, tagged, one of its sections
@@ -70,6 +72,8 @@ def outcomes(tagger: Tagger, cases: list[tuple[Paper, tuple[str, ...]]]) -> list
         if blend is not None:
             top = blend.ranked()[0]
             SIGNALS.append((blend.signals(top), blend.sections[top] == labels[0]))
+            if len(tagger.model.sections) > len(blend.sections):
+                SCOPE.append(((calibration.log_odds(blend.background),), labels[0] == OUT_OF_SCOPE))
         tags = tagger.tag(case)
         best = tags[0].section if tags else ""
         found.append((tags[0].score if tags else 0.0, best == labels[0], labels[0], best, best in labels))
@@ -185,7 +189,7 @@ def main() -> int:
     parser.add_argument(
         "--fit-confidence",
         action="store_true",
-        help="fit tagging.CONFIDENCE_WEIGHTS on every cross-validated case (all three situations) and print them",
+        help="fit calibration.CONFIDENCE_WEIGHTS, _KNOTS and SCOPE_WEIGHTS on every cross-validated case and print them",
     )
     args = parser.parse_args()
     figures = run(args.folds)
@@ -194,6 +198,7 @@ def main() -> int:
         knots = fit_isotonic([(calibration.logistic(s, weights), right) for s, right in SIGNALS])
         print("CONFIDENCE_WEIGHTS =", tuple(weights))
         print("CONFIDENCE_KNOTS =", tuple(knots))
+        print("SCOPE_WEIGHTS =", tuple(fit_logistic(SCOPE, rate=0.5)))
         return 0
     if args.json:
         print(json.dumps(figures, indent=1))

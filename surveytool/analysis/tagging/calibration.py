@@ -55,6 +55,10 @@ CONFIDENCE_KNOTS: tuple[tuple[float, float], ...] = (
 #: logistic function of the log-odds of the blend's share (Platt scaling). The share is over-confident there:
 #: phrases of a section are found in the abstracts of papers filed elsewhere.
 BODY_CONFIDENCE_WEIGHTS = (1.23, 0.18)
+#: Intercept and slope of a logistic function of the log-odds of a title's background share (the learned model's
+#: column of papers out of the field's scope): the probability that the paper is out of scope. Fitted on the
+#: corpus's train split, where the background column is a share among the sections, not a probability.
+SCOPE_WEIGHTS = (1.29, 1.02)
 #: Shares are clipped this far from 0 and 1 before their log-odds are taken: a softmax can round to 1.
 SHARE_CLIP = 1e-4
 
@@ -68,6 +72,15 @@ def body_calibrated(share: float, weights: Sequence[float] | None = None) -> flo
     """The confidence of a section whose phrases were found in an entry's abstract or keywords, from its share."""
     intercept, slope = BODY_CONFIDENCE_WEIGHTS if weights is None else weights
     return 1.0 / (1.0 + math.exp(-(intercept + slope * log_odds(share))))
+
+
+def in_scope(background: float | None, weights: Sequence[float] | None = None) -> float:
+    """The probability that a paper is of the field, from its title's background share; None when nothing of the
+    title is known to the tagger, which for a title alone gives no section either."""
+    if background is None:
+        return 0.0
+    intercept, slope = SCOPE_WEIGHTS if weights is None else weights
+    return 1.0 - 1.0 / (1.0 + math.exp(-(intercept + slope * log_odds(background))))
 
 
 def logistic(signals: Sequence[float], weights: Sequence[float] | None = None) -> float:

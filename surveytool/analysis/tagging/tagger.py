@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from surveytool.analysis.tagging import calibration, user_model
-from surveytool.analysis.tagging.calibration import calibrated
+from surveytool.analysis.tagging.blend import Blend
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
@@ -58,6 +58,7 @@ def blend_settings() -> tuple[object, ...]:
         calibration.CONFIDENCE_WEIGHTS,
         calibration.CONFIDENCE_KNOTS,
         calibration.BODY_CONFIDENCE_WEIGHTS,
+        calibration.SCOPE_WEIGHTS,
         user_model.RELATIVE_WEIGHTS,
         (user_model.NEIGHBOURS, user_model.NEIGHBOUR_WEIGHT),
     )
@@ -66,49 +67,6 @@ def blend_settings() -> tuple[object, ...]:
 def text_of(paper: Paper) -> tuple[str, ...]:
     """The fields tags are computed from."""
     return tuple(paper.fields.get(f, "") for f, _ in FIELD_WEIGHTS)
-
-
-class Blend(NamedTuple):
-    """What a tag is computed from, per section (in taxonomy order)."""
-
-    sections: tuple[str, ...]
-    rules: dict[str, tuple[float, list[str]]]  # section -> (score, evidence phrases), where a rule fired
-    learned_logits: list[float]  # the model's, before the softmax
-    confidence: list[float]  # the blend's probabilities
-    support: float = 1.0  # 1 when the model learned from a labelled corpus, 0 when only from the taxonomy and user
-    body: bool = False  # the entry has an abstract or keywords, not only a title
-    background: float = 0.0  # the probability that the paper is out of the field's scope (no section at all)
-
-    def signals(self, index: int) -> tuple[float, ...]:
-        """What says how likely the section at ``index`` is right: its share of the blend, its lead over the rest
-        (the background included), whether a phrase of its vocabulary was found and whether a corpus taught
-        the model."""
-        others = max([c for i, c in enumerate(self.confidence) if i != index] + [self.background])
-        fired = 1.0 if self.sections[index] in self.rules else 0.0
-        return (self.confidence[index], self.confidence[index] - others, fired, self.support)
-
-    def sureness(self, index: int) -> float:
-        """The probability that the section at ``index`` is right (``calibration.py``).
-
-        The corpus has no abstracts, so an entry with a longer text has a map of its own, fitted on the
-        seeds' snippets, where a phrase of the section was found. It only ever lowers the share: the seeds
-        show high shares over-confident, and hold too few low ones to say that a weak phrase in an
-        abstract makes a paper likelier to belong than its share says. With no phrase found, the model
-        (which learned from titles) speaks alone and its share stands.
-        """
-        share = self.confidence[index]
-        if not self.body:
-            return calibrated(self.signals(index))
-        return min(share, calibration.body_calibrated(share)) if self.sections[index] in self.rules else share
-
-    @property
-    def learned(self) -> list[float]:
-        """The model's probabilities."""
-        return softmax(self.learned_logits)
-
-    def ranked(self) -> list[int]:
-        """Section indexes, most likely first (taxonomy order among equals)."""
-        return sorted(range(len(self.sections)), key=lambda i: (-self.confidence[i], i))
 
 
 class _Logits(NamedTuple):
@@ -204,6 +162,13 @@ class Tagger:
             blended = [x + u for x, u in zip(blended, own, strict=False)] + blended[len(own) :]
         shares = softmax(blended)
         count = len(self.order)  # the model's columns after the taxonomy's sections are its background
+        title = paper.fields.get("title")
+        in_scope = 1.0
+        # A related-paper list's entry was put there as related work of a paper of the field: where it came from
+        # says it is of the field, whatever its title.
+        if found.body and title and len(self.model.sections) > count and paper.origin is not Origin.SNIPPET:
+            titled = self.blend(replace(paper, fields=frozen_mapping({"title": title})), leave_out)
+            in_scope = calibration.in_scope(titled.background if titled else None)
         return Blend(
             self.model.sections[:count],
             found.scores,
@@ -212,6 +177,7 @@ class Tagger:
             self.support,
             found.body,
             sum(shares[count:]),
+            in_scope,
         )
 
     def tag(self, paper: Paper) -> tuple[Tag, ...]:
@@ -227,6 +193,8 @@ class Tagger:
             *rule_evidence,
             f"rules: score {rule_score:g}; learned: {blend.learned[ranked[0]]:.2f}; blend: {confidence[ranked[0]]:.2f}",
         ]
+        if blend.body and blend.in_scope < 1.0:
+            evidence.append(f"of the field, by its title: {blend.in_scope:.2f}")
         if second is not None:
             evidence.append(f"{RUNNER_UP}{second} {confidence[ranked[1]]:.2f}")
         sure = blend.sureness(ranked[0])

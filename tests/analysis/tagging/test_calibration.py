@@ -10,6 +10,7 @@ from surveytool.analysis.tagging.calibration import (
     BODY_CONFIDENCE_WEIGHTS,
     body_calibrated,
     calibrated,
+    in_scope,
     isotonic,
     logistic,
 )
@@ -85,8 +86,10 @@ def test_an_abstract_with_the_sections_phrases_is_no_surer_than_the_seeds_say():
     assert blend is not None and blend.body
     best = blend.ranked()[0]
     assert blend.sections[best] == "pipeline-parallel" and blend.confidence[best] > 0.99
-    # Of the seeds' snippets whose blend gave a section all of its share, about one in ten was wrong.
-    assert blend.sureness(best) == body_calibrated(blend.confidence[best]) < 0.96
+    # Of the seeds' snippets whose blend gave a section all of its share, about one in ten was wrong; times how
+    # likely "Training at Scale" is of the field at all.
+    assert blend.sureness(best) == body_calibrated(blend.confidence[best]) * blend.in_scope < 0.96
+    assert 0.5 < blend.in_scope < 1.0
 
 
 def test_a_weak_phrase_in_the_abstract_of_a_general_paper_does_not_make_it_surer_than_its_share():
@@ -99,7 +102,7 @@ def test_a_weak_phrase_in_the_abstract_of_a_general_paper_does_not_make_it_surer
     assert blend is not None and blend.body
     best = blend.ranked()[0]
     assert blend.sections[best] in blend.rules and blend.confidence[best] < 0.5
-    assert blend.sureness(best) == blend.confidence[best]
+    assert blend.sureness(best) == blend.confidence[best] * blend.in_scope
     [tagged], findings = tag_papers([paper], TAXONOMY)
     assert not tagged.tags and [f.check for f in findings] == ["needs-review"]
 
@@ -109,7 +112,7 @@ def test_an_abstract_with_no_phrase_of_its_best_section_keeps_the_models_share()
     blend = tagger.blend(entry("Training at Scale", "We report what we saw while doing it over several weeks."))
     assert blend is not None and blend.body and not blend.rules
     best = blend.ranked()[0]
-    assert blend.sureness(best) == blend.confidence[best]
+    assert blend.sureness(best) == blend.confidence[best] * blend.in_scope
 
 
 def test_the_body_map_is_monotone_and_keeps_its_fitted_constants():
@@ -139,3 +142,10 @@ def test_leaving_an_exemplar_out_of_the_complement_model_comes_close_to_a_model_
     assert (left[0] > left[1]) == (never[0] > never[1])
     # Exact but for the per-section normalisation, which is kept: much nearer than with the exemplar.
     assert abs(left[0] - never[0]) < abs(full[0] - never[0]) / 4
+
+
+def test_a_title_more_like_the_background_is_less_likely_of_the_field():
+    values = [in_scope(x / 100) for x in range(101)]
+    assert values == sorted(values, reverse=True) and 0.0 < values[-1] < values[0] < 1.0
+    # A title of which nothing is known gives no section alone; beside an abstract it is no evidence of the field.
+    assert in_scope(None) == 0.0
