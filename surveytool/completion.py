@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 
 from surveytool.analysis.complete import Completion, FieldChange, Refusal, complete_entry
-from surveytool.analysis.resolve.resolver import Candidate, CatalogResolver, Resolver
+from surveytool.analysis.resolve.resolver import Candidate, Resolver
 from surveytool.bibtex.fields import encode_field
 from surveytool.bibtex.reader import macro_table
 from surveytool.bibtex.value_braces import value_lone_braces
@@ -23,8 +23,7 @@ from surveytool.model import Finding, Paper, Severity
 from surveytool.options import Options
 from surveytool.output.bib_entry_edits import edit_fields
 from surveytool.output.bib_in_place import rewrite_entries
-from surveytool.pipeline import _resolver_findings, catalog_paths, load_resolvers
-from surveytool.resources import default_catalog
+from surveytool.pipeline import _resolver_findings, load_resolvers, read_catalogs
 from surveytool.sources.read import FileHints, read_source, read_text_file
 from surveytool.text.file_encoding import TextFile
 from surveytool.text.latex import describe_offences
@@ -74,12 +73,10 @@ def _resolvers(options: Options, services: Sequence[str] | None) -> tuple[list[R
     field: the catalogs are read here to keep their @string tables, by which TeX would read their values."""
     catalogs: list[Resolver] = []
     strings: dict[str, Mapping[str, str]] = {}
-    for path in catalog_paths(options):
-        display = "seeds/catalog.bib" if path == default_catalog() else str(path)
-        read = read_source(path, display, "bib")
-        catalogs.append(CatalogResolver(read.papers, f"catalog:{display}"))
+    for catalog, read in read_catalogs(options):
+        catalogs.append(catalog)
         definitions = ((b.key, string_block_value(b)) for b in read.blocks if b.kind == "string")
-        strings[catalogs[-1].name] = macro_table(definitions)
+        strings[catalog.name] = macro_table(definitions)
     services_only = replace(options, catalogs=(), bundled_catalog=False)
     return catalogs + load_resolvers(services_only, services), partial(_unsafe_field, strings)
 

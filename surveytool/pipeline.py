@@ -68,14 +68,20 @@ def options_taxonomy(options: Options) -> Taxonomy:
     return load_taxonomy(options.taxonomy or default_taxonomy(), None if options.taxonomy else "seeds/taxonomy.toml")
 
 
-def load_resolvers(options: Options, services: Sequence[str] | None = None) -> list[Resolver]:
-    """Catalogs first (the bundled one, then --catalog files), then online services if asked for (``services``:
-    which, by name; default: the settings' ``services``)."""
-    resolvers: list[Resolver] = []
+def read_catalogs(options: Options) -> list[tuple[CatalogResolver, ReadResult]]:
+    """Each catalog (the bundled one, then --catalog files) as a resolver, with what was read of it."""
+    found = []
     for path in catalog_paths(options):
         display = "seeds/catalog.bib" if path == default_catalog() else str(path)
         result = read_source(path, display, "bib")
-        resolvers.append(CatalogResolver(result.papers, f"catalog:{display}"))
+        found.append((CatalogResolver(result.papers, f"catalog:{display}"), result))
+    return found
+
+
+def load_resolvers(options: Options, services: Sequence[str] | None = None) -> list[Resolver]:
+    """Catalogs first (the bundled one, then --catalog files), then online services if asked for (``services``:
+    which, by name; default: the settings' ``services``)."""
+    resolvers: list[Resolver] = [resolver for resolver, _ in read_catalogs(options)]
     if options.online:
         from surveytool.analysis.resolve.http import HttpClient, HttpSettings
         from surveytool.analysis.resolve.response_cache import ResponseCache
