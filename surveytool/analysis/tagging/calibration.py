@@ -9,7 +9,8 @@ a logistic function of the signals (Platt scaling), then a monotone step map of 
 output (isotonic regression), so that of the tags given at 0.8 about 80% are right.
 The corpus holds titles only, so this applies to entries known by their title. An entry
 with an abstract or keywords has its own map (``body_calibrated``), fitted on the seed lists'
-labelled snippets (tests/benchmarks/tagging_accuracy.py --fit-confidence).
+labelled snippets (tests/benchmarks/tagging_accuracy.py --fit-confidence), and is scaled by the
+chance that its title is of the field (``in_scope``, fitted with the title map).
 """
 
 from __future__ import annotations
