@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from surveytool.model import Paper, Taxonomy
+
+if TYPE_CHECKING:  # the tagger is not loaded to print --help
+    from surveytool.analysis.tagging.review import Explained
 
 _TITLE_WIDTH = 60
 
@@ -45,13 +49,17 @@ def key_map(papers: Sequence[Paper]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def explain_tags(papers: Sequence[Paper]) -> str:
+def explain_tags(explained: Sequence[Explained]) -> str:
     lines = []
-    for paper in papers:
+    for paper, candidate in explained:
         lines.append(f"{paper.key}  ({', '.join(str(s) for s in paper.sources)})")
-        if not paper.tags:
-            # Either nothing matched, or the best section was below the threshold (a needs-review finding).
-            lines.append("  no tag: no section fits it surely enough (see its needs-review or no-section finding)")
+        if not paper.tags and candidate is not None:
+            lines.append(f"  no tag: the likeliest section, {candidate.section}, is only {candidate.score:g} sure")
+            lines.extend(f"      {evidence}" for evidence in candidate.evidence)
+        elif not paper.tags and (paper.explicit_tags or paper.unknown_tags):
+            lines.append("  no tag: the tags you gave name no section (see its unknown-tag finding)")
+        elif not paper.tags:
+            lines.append("  no tag: nothing in its text is known to the tagger (see its no-section finding)")
         for tag in paper.tags:
             kind = "given by you" if tag.explicit else "suggestion" if tag.suggested else "rules"
             lines.append(f"  {tag.role.value:<9} {tag.section:<18} score {tag.score:g} ({kind})")

@@ -51,11 +51,28 @@ def test_tag_explain_shows_evidence_for_every_tag():
 
 
 def test_tag_explain_says_why_an_entry_was_left_to_place(tmp_path):
+    # A Zotero export: BOM, CRLF; one entry of another field whose abstract has the field's words, one the tagger
+    # knows nothing of, one whose only tag names no section.
     bib = tmp_path / "general.bib"
-    bib.write_text("@article{resnet, title = {Deep Residual Learning for Image Recognition}, year = 2016}\n")
-    result = run_cli("tag", "--explain", str(bib), check=True)
-    assert "no tag: no section fits it surely enough" in result.stdout
-    assert "[needs-review]" in result.stderr and "'resnet'" in result.stderr
+    bib.write_bytes(
+        b"\xef\xbb\xbf@article{siek2007,\r\n  title = {Gradual Typing for Objects},\r\n"
+        b"  abstract = {Static and dynamic languages meet in one program: a compilation pipeline inserts casts.},"
+        b"\r\n  year = 2007\r\n}\r\n\r\n@misc{qz, title = {Qwxz vprt}}\r\n\r\n"
+        b"@misc{mine, title = {Qwxz vprt zzy}, sections = {to-read}}\r\n"
+    )
+    result = run_cli("tag", "--explain", str(bib))
+    assert result.returncode == 1  # the unknown tag is an error
+    blocks: dict[str, str] = {}
+    for line in result.stdout.splitlines():
+        if line and not line.startswith(" "):
+            key = line.split()[0]
+        blocks[key] = blocks.get(key, "") + line + "\n"
+    assert sorted(blocks) == ["mine", "qz", "siek2007"]
+    assert "no tag: the likeliest section, pipeline-parallel, is only 0.0" in blocks["siek2007"]
+    assert 'abstract: "pipeline"' in blocks["siek2007"] and "of the field, by its title: 0.0" in blocks["siek2007"]
+    assert "no tag: nothing in its text is known to the tagger" in blocks["qz"]
+    assert "no tag: the tags you gave name no section" in blocks["mine"]
+    assert "[needs-review]" in result.stderr and "'siek2007'" in result.stderr
 
 
 def test_overrides_win_over_the_tagger(tmp_path):

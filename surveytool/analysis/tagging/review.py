@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from typing import NamedTuple
 
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.features import features, paper_text
@@ -62,13 +63,27 @@ def tag_outliers(papers: Sequence[Paper], taxonomy: Taxonomy) -> Iterator[Findin
         )
 
 
-def with_exemplars(papers: Sequence[Paper], taxonomy: Taxonomy, count: int = NEIGHBOURS) -> list[Paper]:
+class Explained(NamedTuple):
+    """A paper for --explain: its tags with their nearest exemplars, and for an entry left to place, the section
+    the tagger was not sure enough of (with its evidence)."""
+
+    paper: Paper
+    candidate: Tag | None = None
+
+
+def with_exemplars(papers: Sequence[Paper], taxonomy: Taxonomy, count: int = NEIGHBOURS) -> list[Explained]:
     """``papers`` with, for each computed tag, the nearest tagged papers of that section added to its evidence."""
-    model = Tagger(taxonomy, user_exemplars(papers, taxonomy)).model
+    tagger = Tagger(taxonomy, user_exemplars(papers, taxonomy))
+    model = tagger.model
     explained = []
     for paper in papers:
-        if not paper.tags or all(t.explicit for t in paper.tags):
-            explained.append(paper)
+        if not paper.tags:
+            untagged = not paper.explicit_tags and not paper.unknown_tags
+            computed = tagger.tag(paper) if untagged else ()
+            explained.append(Explained(paper, computed[0] if computed else None))
+            continue
+        if all(t.explicit for t in paper.tags):
+            explained.append(Explained(paper))
             continue
         found = features(*paper_text(paper))
         nearest = [e for _, e in model.nearest(found, 50) if e.key != paper.key]
@@ -82,5 +97,5 @@ def with_exemplars(papers: Sequence[Paper], taxonomy: Taxonomy, count: int = NEI
                 "exemplar: no tagged paper of this section is near",
             )
             tags.append(replace(tag, evidence=(*tag.evidence, *lines)))
-        explained.append(replace(paper, tags=tuple(tags)))
+        explained.append(Explained(replace(paper, tags=tuple(tags))))
     return explained
