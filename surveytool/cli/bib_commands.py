@@ -197,5 +197,18 @@ def rekey(
             typer.echo(f"{'would rewrite' if dry_run else 'rewrote'} {shown}")
         typer.echo(
             f"{len(done.changes)} citation key(s) {'to rewrite' if dry_run else 'rewritten'} in "
-            f"{len(done.rewritten)} file(s); {done.read} file(s) read"
+            f"{len(done.rewritten)} file(s); {done.read} file(s) read, citing {done.cited} key(s)"
         )
+    if not done.cited:  # an empty or wrong file: "0 keys rewritten" alone reads as "nothing needed rewriting"
+        from surveytool.model import Finding, Severity, SourceLocation
+        from surveytool.text.tex_inputs import TEX_INPUT_CHECK
+
+        if len(tex) == 1:
+            message, location = (
+                "no \\cite command in this file or in the files it inputs",
+                SourceLocation(str(tex[0]), 1),
+            )
+        else:
+            message, location = f"no \\cite command in {', '.join(map(str, tex))} or in the files they input", None
+        hint = "name the .tex file that cites these sources, e.g. the main file of the thesis"
+        report([Finding(TEX_INPUT_CHECK, Severity.WARNING, message, location, hint)], quiet)
