@@ -8,7 +8,7 @@ they can be written back unchanged; plain text for matching is derived on the si
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bibtexparser import model
 
@@ -214,20 +214,25 @@ def _dangerous_fields(paper: Paper, strings: Mapping[str, str]) -> list[Finding]
         if '"' not in joined:
             return []
         fields = [(n, v) for n, v in fields if '"' in v and ("{" in v or "}" in v)]
-    found = []
+    found: list[Finding] = []
+    entry = min(paper.sources)
     for name, value in sorted(fields):
-        where = field_location(paper, name)  # the field's own line: a wild entry spreads over many
         quoted = '"' in value and has_quoted_braces(value)
         read = written_value_offences if quoted else bibtex_value_offences
         tex, offences = read(value, strings) if commands else ("", [])
+        what = f"field '{name}' of '{paper.key}'"
+        field: list[Finding] = []
         if offences:
             listed, hint = offences_and_hint(offences, tex, value)
-            message = f"field '{name}' of '{paper.key}' has LaTeX outside the allowlist: {listed}"
-            found.append(Finding("dangerous-macro", Severity.ERROR, message, where, hint, paper.key))
+            message = f"{what} has LaTeX outside the allowlist: {listed}"
+            field.append(Finding("dangerous-macro", Severity.ERROR, message, entry, hint, paper.key))
         if quoted or "\\{" in value or "\\}" in value:
-            found.extend(brace_findings(value, f"field '{name}' of '{paper.key}'", where, paper.key, not offences))
+            field.extend(brace_findings(value, what, entry, paper.key, not offences))
         if '\\"' in value and not offences:  # a value printed literally is written in braces anyway
-            found.extend(quote_findings(value, f"field '{name}' of '{paper.key}'", where, paper.key))
+            field.extend(quote_findings(value, what, entry, paper.key))
+        if field:  # the field's own line, a wild entry spreads over many: found only for a finding (it costs a scan)
+            where = field_location(paper, name)
+            found.extend(replace(finding, location=where) for finding in field)
     return found
 
 
