@@ -707,7 +707,16 @@ def test_a_template_that_is_not_utf8_is_one_line(tmp_path: Path):
     (folder / "related_work.tex.j2").write_bytes(b"\\section{Caf\xe9}\n")
     result = run_cli("build", "--out", str(tmp_path / "out"), "--templates", str(folder))
     assert result.returncode == 2
-    assert result.stderr.splitlines() == [ANY_LINE_WITH("related_work.tex.j2: error: template is not UTF-8")]
+    assert result.stderr.splitlines() == [
+        f"{folder / 'related_work.tex.j2'}: error: template is not UTF-8 (byte 12) (save it as UTF-8)"
+    ]
+
+
+def test_a_file_in_the_templates_folder_that_is_no_template_is_left_alone(tmp_path: Path):
+    folder = _templates(tmp_path, "\\VAR{title}\n")
+    (folder / "references.bib").write_bytes(b"@misc{caf\xe9, title = {Caf\xe9}}\n")
+    result = run_cli("build", "--out", str(tmp_path / "out"), "--templates", str(folder))
+    assert result.returncode == 0, result.stderr
 
 
 def test_the_bundled_templates_give_the_same_chapter_in_the_sandbox(tmp_path: Path):

@@ -17,7 +17,6 @@ from jinja2.ext import Extension
 from jinja2.parser import Parser
 
 from surveytool.digest import digest_text
-from surveytool.errors import TemplateError
 from surveytool.text.latex import LatexMarkup
 
 # Template variables and filters of the extension's own, named so that no template would use them.
@@ -82,17 +81,16 @@ def _plain(key: Any) -> Any:
 
 
 def templates_digest(environment: Any) -> str:
-    """A digest of every template the environment can load: what fragments depend on besides their keys."""
+    """A digest of every template the environment can load: what fragments depend on besides their keys.
+
+    A file of the folder that is no text (a .bib, an image beside the templates) counts by its name only:
+    no template can include it, and rendering one that tries says so with the file's path.
+    """
     loader = environment.loader
     parts: list[str] = []
     for name in sorted(loader.list_templates()):
         try:
             parts.extend((name, loader.get_source(environment, name)[0]))
-        except (OSError, UnicodeDecodeError) as error:
-            problem = "is not UTF-8" if isinstance(error, UnicodeDecodeError) else f"cannot be read ({error.strerror})"
-            raise TemplateError(
-                f"template {problem}",
-                path=getattr(error, "filename", None) or name,
-                hint="check the files of the --templates folder",
-            ) from None
+        except (OSError, UnicodeDecodeError):
+            parts.extend((name, "\0unreadable"))
     return digest_text(*parts)

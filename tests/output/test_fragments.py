@@ -51,3 +51,12 @@ def test_the_template_digest_changes_with_any_template(tmp_path: Path):
     (tmp_path / "list.tex.j2").write_text(TEMPLATE.replace("costs", "is"), encoding="utf-8")
     assert templates_digest(make_environment(tmp_path)) != before
     assert templates_digest(make_environment(None)) != before  # the bundled templates alone
+
+
+def test_a_file_beside_the_templates_that_is_no_text_counts_by_its_name(tmp_path: Path):
+    # A user keeps their references.bib or a figure in the templates folder: bytes no template can include.
+    (tmp_path / "list.tex.j2").write_text(TEMPLATE, encoding="utf-8")
+    (tmp_path / "figure.pdf").write_bytes(b"%PDF-1.5\n\xe2\xe3\xcf\xd3\xff\xfe\n")
+    with_binary = templates_digest(make_environment(tmp_path))
+    (tmp_path / "figure.pdf").unlink()
+    assert templates_digest(make_environment(tmp_path)) != with_binary
