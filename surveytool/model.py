@@ -6,6 +6,7 @@ Text in these values is plain Unicode unless a name says otherwise
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 V = TypeVar("V")
+_DATE_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
 
 
 def frozen_mapping(values: Mapping[str, V] | None = None) -> Mapping[str, V]:
@@ -102,7 +104,12 @@ class Paper:
 
     @property
     def year(self) -> str | None:
-        return self.fields.get("year") or None
+        """Its year field, or else the year biblatex's ``date`` starts with ("2021-03-15", "2021/2022")."""
+        year = self.fields.get("year")
+        if year:
+            return year
+        date = _DATE_YEAR.match(self.fields.get("date", ""))
+        return date.group(1) if date else None
 
     @property
     def venue(self) -> str:

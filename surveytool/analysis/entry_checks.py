@@ -35,6 +35,10 @@ def _placeholders(context: CheckContext) -> Iterable[Finding]:
             )
 
 
+#: What biblatex calls the BibTeX fields it also reads (a Zotero or JabRef biblatex export writes these).
+_BIBLATEX_NAMES = {"journal": ("journaltitle",), "year": ("date",), "school": ("institution",)}
+
+
 @register(
     "missing-field",
     Severity.WARNING,
@@ -59,12 +63,16 @@ def _missing(context: CheckContext) -> Iterable[Finding]:
             n.replace("|", " or ") for n in needed if not any(paper.fields.get(a) or a in lent for a in n.split("|"))
         ]
         if absent:
+            biblatex = [b for a in absent for b in _BIBLATEX_NAMES.get(a, ()) if paper.fields.get(b)]
             yield Finding(
                 "missing-field",
                 Severity.WARNING,
-                f"@{paper.entry_type} '{paper.key}' has no {', '.join(absent)}",
+                f"@{paper.entry_type} '{paper.key}' has no {', '.join(absent)}"
+                + (f" (it has biblatex's {', '.join(biblatex)}, which BibTeX styles do not read)" if biblatex else ""),
                 min(paper.sources),
-                "complete the entry, or change its type",
+                "check with --dialect biblatex if you use biblatex; surveytool bib -o writes them as BibTeX's fields"
+                if biblatex
+                else "complete the entry, or change its type",
                 paper.key,
             )
 

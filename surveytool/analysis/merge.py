@@ -65,7 +65,7 @@ def identities(paper: Paper) -> list[str]:
 
 def short_title_identity(paper: Paper, normalized_title: str) -> str:
     """A title too short to identify a work alone ("Layer normalization"), with every author's surname and the year."""
-    year = paper.fields.get("year", "")[:4]
+    year = (paper.year or "")[:4]
     if not year.isdigit() or not paper.authors:
         return ""
     surnames = ",".join(

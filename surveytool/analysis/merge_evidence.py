@@ -43,7 +43,7 @@ class Facts:
         title = fields.get("title", "")
         cut = paper.truncated and paper.resolution is None
         pages = fields.get("pages", "").strip()
-        year = fields.get("year", "")[:4]
+        year = (paper.year or "")[:4]
         return cls(
             doi=doi,
             title=normalize(strip_truncation(title) if cut else title),

@@ -80,6 +80,7 @@ REQUIRED_FIELDS = {
         "misc": ("author|editor", "title", "date|year"),
     },
 }
+_BIBLATEX_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(-\d{2})?")
 _PAGE_RANGE = re.compile(r"^\s*([\w:.]+)\s*(?:-+|–|—)\s*([\w:.]+)\s*$")
 _PLACEHOLDER_WORDS = 12
 #: How a placeholder title starts: the checks recognise one by it, also in a .bib written before.
@@ -182,6 +183,8 @@ def bibtex_fields(
         values[tags_field] = ",".join(paper.section_ids)
     if dialect == "biblatex":
         _to_biblatex(values, paper.aliases)
+    else:
+        _to_bibtex(values)
     rendered = []
     for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
         raw = (
@@ -191,6 +194,22 @@ def bibtex_fields(
         )
         rendered.append((name, raw))
     return rendered if fmt is STANDARD else format_fields(rendered, fmt)
+
+
+def _to_bibtex(values: dict[str, str]) -> None:
+    """biblatex's date, journaltitle and eprinttype, which BibTeX styles do not read, as the fields they do."""
+    date = _BIBLATEX_DATE.fullmatch(values.get("date", "").strip())
+    if date and not values.get("year"):
+        values["year"] = date.group(1)
+        if date.group(2) and not values.get("month"):
+            values["month"] = str(int(date.group(2)))
+        if not date.group(3):  # a day has no BibTeX field: the date stays beside the year
+            del values["date"]
+    if values.get("journaltitle") and not values.get("journal"):
+        values["journal"] = values.pop("journaltitle")
+    if values.get("eprinttype") and not values.get("archiveprefix"):
+        kind = values.pop("eprinttype")
+        values["archiveprefix"] = "arXiv" if kind.lower() == "arxiv" else kind
 
 
 def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:

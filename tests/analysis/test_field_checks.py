@@ -492,3 +492,16 @@ def test_raw_ampersands_and_percents_are_reported_on_their_lines_and_fixed_only_
     assert findings(path, "unescaped-special") == [findings(path, "unescaped-special")[0]]  # only the @string's
     again = run_cli("check", "refs.bib", "--fix", "--checks", "unescaped-special", cwd=tmp_path)
     assert "fixed" not in again.stdout and path.read_text().count("\\%") == 1
+
+
+def test_the_year_of_a_placeholder_surveytool_wrote_is_reported_once_as_unresolved(tmp_path: Path):
+    (tmp_path / "references.bib").write_text(
+        "@misc{anon-e6d1,\n  title = {Unresolved snippet: We study graph partitioning…},\n"
+        "  year = {n.d.},\n  key = {Unresolved anon-e6d1},\n}\n\n"
+        "@misc{typo,\n  title = {A real paper},\n  author = {Ann Smith},\n  year = {n.d.},\n}\n",
+        encoding="utf-8",
+    )
+    assert findings(tmp_path / "references.bib", "year-malformed", "unresolved-entry") == [
+        ("unresolved-entry", 1, "'anon-e6d1' is a placeholder for an unidentified paper"),
+        ("year-malformed", 10, "year of 'typo' is not a four-digit year: 'n.d.'"),
+    ]

@@ -1,5 +1,6 @@
 """`surveytool bib`: clean output, minimal-diff in-place updates, dialects, and real bibtex."""
 
+import json
 import shutil
 import subprocess
 
@@ -159,3 +160,65 @@ def test_of_two_files_sharing_a_key_the_first_named_keeps_it_as_bibtex_would(tmp
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert "@article{x,\n  author = {Doe, Jane},\n  title = {Pipeline" in written
     assert "@article{xb,\n  author = {Doe, Jane},\n  title = {Mixture" in written
+
+
+# A Zotero "Better BibLaTeX"-style export: BOM, tabs, CRLF, biblatex's date and journaltitle, no year or journal.
+ZOTERO_BIBLATEX = (
+    "\ufeff@article{lepikhin_gshard_2021,\r\n"
+    "\ttitle = {{GShard}: Scaling Giant Models with Conditional Computation and Automatic Sharding},\r\n"
+    "\tjournaltitle = {Journal of Machine Learning Research},\r\n"
+    "\tauthor = {Lepikhin, Dmitry and Lee, HyoukJoong},\r\n"
+    "\tdate = {2021-03},\r\n"
+    "\teprinttype = {arxiv},\r\n"
+    "\teprint = {2006.16668},\r\n"
+    "}\r\n\r\n"
+    "@article{fedus_switch_2022,\r\n"
+    "\ttitle = {Switch Transformers: Scaling to Trillion Parameter Models},\r\n"
+    "\tjournaltitle = {Journal of Machine Learning Research},\r\n"
+    "\tauthor = {Fedus, William and Zoph, Barret},\r\n"
+    "\tdate = {2022-01-15},\r\n"
+    "}\r\n"
+)
+
+
+def test_a_biblatex_export_is_dated_by_its_date_field(tmp_path):
+    (tmp_path / "zotero.bib").write_text(ZOTERO_BIBLATEX, encoding="utf-8", newline="")
+    result = run_cli("parse", "zotero.bib", "--json", cwd=tmp_path, check=True)
+    years = {e["key"]: e["year"] for e in json.loads(result.stdout)}
+    assert years == {"lepikhin_gshard_2021": "2021", "fedus_switch_2022": "2022"}
+
+
+def test_the_bibtex_dialect_writes_biblatex_fields_as_the_fields_bibtex_reads(tmp_path):
+    (tmp_path / "zotero.bib").write_text(ZOTERO_BIBLATEX, encoding="utf-8", newline="")
+    run_cli("bib", "zotero.bib", "-o", "references.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "references.bib").read_text(encoding="utf-8")
+    gshard = written[written.index("@article{lepikhin") :]
+    assert "journal = {Journal of Machine Learning Research}" in gshard and "journaltitle" not in gshard
+    assert "year = {2021}" in gshard and "month = mar" in gshard and "date =" not in gshard
+    assert "archiveprefix = {arXiv}" in gshard and "eprinttype" not in gshard
+    switch = written[written.index("@article{fedus") : written.index("@article{lepikhin")]
+    assert "year = {2022}" in switch and "date = {2022-01-15}" in switch  # the day has no BibTeX field
+    biblatex = run_cli("bib", "zotero.bib", "-o", "-", "--dialect", "biblatex", cwd=tmp_path, check=True).stdout
+    assert "date = {2021-03}" in biblatex and "journaltitle = {Journal" in biblatex and "year =" not in biblatex
+
+
+@pytest.mark.skipif(not HAVE_LATEX and not IN_CI, reason="bibtex not installed")
+def test_real_bibtex_finds_the_year_and_journal_of_a_biblatex_export_written_as_bibtex(tmp_path):
+    (tmp_path / "zotero.bib").write_text(ZOTERO_BIBLATEX, encoding="utf-8", newline="")
+    run_cli("bib", "zotero.bib", "-o", "references.bib", cwd=tmp_path, check=True)
+    result, bbl = run_bibtex(tmp_path)
+    assert "Warning--empty journal" not in result.stdout and "Warning--empty year" not in result.stdout, result.stdout
+    assert "2021" in bbl and "Journal of Machine Learning Research" in bbl
+
+
+def test_check_says_a_missing_field_is_there_under_its_biblatex_name(tmp_path):
+    (tmp_path / "zotero.bib").write_text(ZOTERO_BIBLATEX, encoding="utf-8", newline="")
+    result = run_cli("check", "zotero.bib", cwd=tmp_path)
+    missing = [line for line in result.stdout.splitlines() + result.stderr.splitlines() if "[missing-field]" in line]
+    assert (
+        len(missing) == 2
+        and "it has biblatex's journaltitle, date" in missing[0]
+        and "--dialect biblatex" in missing[0]
+    )
+    biblatex = run_cli("check", "zotero.bib", "--dialect", "biblatex", cwd=tmp_path)
+    assert "[missing-field]" not in biblatex.stdout + biblatex.stderr
