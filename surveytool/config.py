@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,13 +39,49 @@ class CheckSettings:
     thin: int = 2
 
 
+#: The tables a settings file may have ([online]: online_settings.py; [llm]: drafting/llm_client.py).
+TABLES = ("bib", "check", "duplicates", "keys", "latex", "llm", "online", "tag")
+_TOML_POSITION = re.compile(r" \(at line (\d+), column \d+\)")
+
+
 def _load(path: Path) -> dict:
+    settings = _parse(path)
+    _refuse_unknown(path, settings, TABLES, "table(s)", lambda name: _table_line(path, name), "[{}]".format)
+    return settings
+
+
+def _refuse_unknown(
+    path: Path,
+    found: Iterable[str],
+    known: Sequence[str],
+    what: str,
+    line_of: Callable[[str], int | None],
+    show: Callable[[str], str] = str,
+) -> None:
+    """Stop at the first name of ``found`` that is not ``known``, naming its line."""
+    unknown = sorted(set(found) - set(known))
+    if unknown:
+        raise InputError(
+            f"unknown {what}: {', '.join(map(show, unknown))}",
+            path=str(path),
+            line=line_of(unknown[0]),
+            hint="known: " + ", ".join(map(show, known)),
+        )
+
+
+def _parse(path: Path) -> dict:
     try:
         return tomllib.loads(read_user_file(path, str(path), SETTINGS_LIMIT, what="config file").decode("utf-8-sig"))
     except FileNotFoundError:
         raise InputError("no such config file", path=str(path), hint="check the path given with --config") from None
     except tomllib.TOMLDecodeError as error:
-        raise InputError(f"not valid TOML: {error}", path=str(path), hint="see the examples in the README") from None
+        where = _TOML_POSITION.search(str(error))
+        raise InputError(
+            f"not valid TOML: {_TOML_POSITION.sub('', str(error))}",
+            path=str(path),
+            line=int(where.group(1)) if where else None,
+            hint="see the examples in the README",
+        ) from None
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", path=str(path), hint="save the settings file as UTF-8") from None
     except OSError as error:
@@ -55,8 +92,8 @@ def _load(path: Path) -> dict:
         ) from None
 
 
-def settings_table(path: Path, name: str) -> dict:
-    """The ``[name]`` table of the settings file (empty if absent)."""
+def settings_table(path: Path, name: str, known: Iterable[str] | None = None) -> dict:
+    """The ``[name]`` table of the settings file (empty if absent); with ``known``, refusing other settings."""
     table = _load(path).get(name, {})
     if not isinstance(table, dict):
         raise InputError(
@@ -65,17 +102,31 @@ def settings_table(path: Path, name: str) -> dict:
             line=setting_line(path, "", name),
             hint=f"write [{name}] on a line of its own, the settings below it",
         )
+    if known is not None:
+        _refuse_unknown(path, table, tuple(known), f"setting(s) in [{name}]", lambda n: setting_line(path, name, n))
     return table
+
+
+def _table_line(path: Path, name: str) -> int | None:
+    """The line of the ``[name]`` header (or of a top-level ``name = ...``); None if it cannot be told."""
+    for number, line in enumerate(_lines(path), start=1):
+        stripped = line.strip()
+        header = stripped.startswith("[") and stripped.strip("[] \t").split("]")[0].strip().strip('"') == name
+        if header or stripped.split("=")[0].strip().strip('"') == name:
+            return number
+    return None
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return read_user_file(path, str(path), SETTINGS_LIMIT).decode("utf-8-sig").splitlines()
+    except (OSError, UnicodeError, SurveyToolError):
+        return []
 
 
 def load_check_settings(path: Path | None) -> CheckSettings:
     """The [check] table: checks to disable and the thin-section threshold."""
-    table = settings_table(path, "check") if path else {}
-    unknown = sorted(set(table) - {"disable", "thin"})
-    if unknown:
-        raise InputError(
-            f"unknown setting(s) in [check]: {', '.join(unknown)}", path=str(path), hint="known: disable, thin"
-        )
+    table = settings_table(path, "check", ("disable", "thin")) if path else {}
     disable = table.get("disable", [])
     if not isinstance(disable, list) or not all(isinstance(d, str) for d in disable):
         raise wrong_setting(path, "check", "disable", disable, "a list of check names", 'disable = ["thin-section"]')
@@ -92,13 +143,10 @@ class TagSettings:
 
 def load_tag_settings(path: Path | None) -> TagSettings:
     """The [tag] table: the confidence below which an entry is left for the user to place."""
-    table = _load(path).get("tag", {}) if path else {}
-    unknown = sorted(set(table) - {"threshold"})
-    if unknown:
-        raise InputError(f"unknown setting(s) in [tag]: {', '.join(unknown)}", path=str(path), hint="known: threshold")
+    table = settings_table(path, "tag", ("threshold",)) if path else {}
     threshold = table.get("threshold", TagSettings.threshold)
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 <= threshold <= 1:
-        raise InputError("[tag] threshold must be a number from 0 to 1", path=str(path), hint="threshold = 0.5")
+        raise wrong_setting(path, "tag", "threshold", threshold, "a number from 0 to 1", "threshold = 0.5")
     return TagSettings(float(threshold))
 
 
@@ -121,12 +169,8 @@ def setting_line(path: Path | None, table: str, name: str) -> int | None:
     """The line where ``name`` is set in ``[table]``, for the message; None if it cannot be told."""
     if path is None:
         return None
-    try:
-        lines = read_user_file(path, str(path), SETTINGS_LIMIT).decode("utf-8-sig").splitlines()
-    except (OSError, UnicodeError, SurveyToolError):
-        return None
     current = ""
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(_lines(path), start=1):
         stripped = line.strip()
         if stripped.startswith("[") and not stripped.startswith("[["):
             current = stripped.strip("[] \t").split("]")[0].strip()
@@ -149,19 +193,17 @@ def load_llm_settings(path: Path | None) -> LlmSettings:
 
 def load_latex_allow(path: Path | None) -> tuple[str, ...]:
     """The [latex] table's ``allow``: command names (``\\mycmd``) .bib values may use besides the built-in allowlist."""
-    table = _load(path).get("latex", {}) if path else {}
-    unknown = sorted(set(table) - {"allow"})
-    if unknown:
-        raise InputError(f"unknown setting(s) in [latex]: {', '.join(unknown)}", path=str(path), hint="known: allow")
+    table = settings_table(path, "latex", ("allow",)) if path else {}
     names = table.get("allow", [])
     if not isinstance(names, list) or not all(isinstance(n, str) and _ALLOWABLE_NAME.fullmatch(n) for n in names):
-        raise InputError("[latex] allow must be a list of command names", path=str(path), hint='allow = ["\\\\mycmd"]')
+        raise wrong_setting(path, "latex", "allow", names, "a list of command names", 'allow = ["\\\\mycmd"]')
     refused = sorted(n for n in names if n.removeprefix("\\") in NEVER_ALLOWED)
     if refused:
         raise InputError(
             f"[latex] allow names commands that read or write files, run programs or build other commands: "
             f"{', '.join(refused)}",
             path=str(path),
+            line=setting_line(path, "latex", "allow"),
             hint="remove them; no setting can allow them",
         )
     return tuple(names)
@@ -169,15 +211,10 @@ def load_latex_allow(path: Path | None) -> tuple[str, ...]:
 
 def load_merge_duplicates(path: Path | None) -> bool:
     """The [duplicates] table's ``merge``: whether bib, build and parse merge your own duplicate entries."""
-    table = _load(path).get("duplicates", {}) if path else {}
-    unknown = sorted(set(table) - {"merge"})
-    if unknown:
-        raise InputError(
-            f"unknown setting(s) in [duplicates]: {', '.join(unknown)}", path=str(path), hint="known: merge"
-        )
+    table = settings_table(path, "duplicates", ("merge",)) if path else {}
     merge = table.get("merge", False)
     if not isinstance(merge, bool):
-        raise InputError("[duplicates] merge must be true or false", path=str(path), hint="merge = true")
+        raise wrong_setting(path, "duplicates", "merge", merge, "true or false", "merge = true")
     return merge
 
 
@@ -185,15 +222,7 @@ def load_bib_format(path: Path | None) -> BibFormat:
     """The [bib] table: how `bib` (and `build`'s .bib) lays out the entries; the standard layout without one."""
     from surveytool.bibtex.format_options import SETTING_RULES, STANDARD, bib_format
 
-    table = settings_table(path, "bib") if path else {}
-    unknown = sorted(set(table) - set(SETTING_RULES))
-    if unknown:
-        raise InputError(
-            f"unknown setting(s) in [bib]: {', '.join(unknown)}",
-            path=str(path),
-            line=setting_line(path, "bib", unknown[0]),
-            hint="known: " + ", ".join(SETTING_RULES),
-        )
+    table = settings_table(path, "bib", SETTING_RULES) if path else {}
     for name, value in table.items():
         accepts, expected, example = SETTING_RULES[name]
         if not accepts(value):
@@ -205,15 +234,7 @@ def load_key_formula(path: Path | None) -> str | None:
     """The [keys] table's ``formula``, checked: the key formula new entries get their keys by (None: the default)."""
     from surveytool.analysis.key_formula import KeyFormulaError, compile_formula
 
-    table = settings_table(path, "keys") if path else {}
-    unknown = sorted(set(table) - {"formula"})
-    if unknown:
-        raise InputError(
-            f"unknown setting(s) in [keys]: {', '.join(unknown)}",
-            path=str(path),
-            line=setting_line(path, "keys", unknown[0]),
-            hint="known: formula",
-        )
+    table = settings_table(path, "keys", ("formula",)) if path else {}
     if "formula" not in table:
         return None
     formula = table["formula"]

@@ -25,7 +25,7 @@ import urllib.parse
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from surveytool.config import is_whole_number, settings_table, wrong_setting
+from surveytool.config import is_whole_number, setting_line, settings_table, wrong_setting
 from surveytool.errors import InputError
 
 SERVICES = ("openalex", "crossref", "arxiv", "dblp", "semantic_scholar")
@@ -56,13 +56,8 @@ class OnlineSettings:
 def load_online_settings(path: Path | None) -> OnlineSettings:
     if path is None:
         return OnlineSettings()
-    table = settings_table(path, "online")
     known = {f.name: f.type for f in fields(OnlineSettings)}
-    unknown = sorted(set(table) - set(known))
-    if unknown:
-        raise InputError(
-            f"unknown setting(s) in [online]: {', '.join(unknown)}", path=str(path), hint="known: " + ", ".join(known)
-        )
+    table = settings_table(path, "online", known)
     values = dict(table)
     for setting in ("services", "complete_services"):
         if setting not in values:
@@ -75,7 +70,10 @@ def load_online_settings(path: Path | None) -> OnlineSettings:
         bad = [s for s in services if s not in SERVICES]
         if bad:
             raise InputError(
-                f"unknown service(s): {', '.join(map(str, bad))}", path=str(path), hint="use " + ", ".join(SERVICES)
+                f"unknown service(s): {', '.join(map(str, bad))}",
+                path=str(path),
+                line=setting_line(path, "online", setting),
+                hint="use " + ", ".join(SERVICES),
             )
         values[setting] = services
     _check_online_types(path, values)

@@ -79,6 +79,7 @@ def bib(
     wrap: WrapOpt = None,
     drop_all_caps: DropAllCapsOpt = None,
     key_formula: KeyFormulaOpt = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Write a clean, stable .bib (-o FILE), or update your own in place (--in-place FILE)."""
     flags = dict(locals())  # the formatting flags are read by name (format_flags.chosen_format)
@@ -105,6 +106,7 @@ def bib(
         catalog=catalog,
         tags_field=tags_field,
         overrides=overrides,
+        config=config,
         key_formula=key_formula,
     )
     options = replace(
@@ -170,6 +172,7 @@ def rekey(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only print what would change.")] = False,
     catalog: CatalogOpt = None,
     tags_field: TagsFieldOpt = "sections",
+    config: ConfigOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Rewrite \\cite keys in .tex files to the keys that --merge-duplicates keeps (each file atomically)."""
@@ -185,7 +188,7 @@ def rekey(
     # As check reads them: a binary file, or a typo, is refused before the analysis, not rewritten after it.
     check_option_files(tex, TEX_HINTS)
     survey = analyse_reusing(
-        replace(make_options(sources, catalog=catalog, tags_field=tags_field), merge_duplicates=True),
+        replace(make_options(sources, catalog=catalog, tags_field=tags_field, config=config), merge_duplicates=True),
         progress(quiet, ANALYSIS_STAGES),
     )
     done = rekey_documents(tex, replacements(survey.papers), dry_run=dry_run)

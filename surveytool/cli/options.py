@@ -45,7 +45,10 @@ OnlineOpt = Annotated[
 ]
 ConfigOpt = Annotated[
     Path | None,
-    typer.Option("--config", help="Settings file with an [online] table (default: ./surveytool.toml if present)."),
+    typer.Option(
+        "--config",
+        help="Settings file: [tag], [bib], [keys], [latex], [online], ... (default: ./surveytool.toml if present).",
+    ),
 ]
 CacheOpt = Annotated[
     Path | None, typer.Option("--cache", help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).")

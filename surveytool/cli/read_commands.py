@@ -46,7 +46,9 @@ def export(
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
     overrides: OverridesOpt = None,
+    tags_field: TagsFieldOpt = "sections",
     kind: KindOpt = None,
+    config: ConfigOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Export the entries as a Markdown reading list or as CSL-JSON, or the facts their abstracts state."""
@@ -61,7 +63,10 @@ def export(
     require_choice(format, FORMATS, "--format")
     output = None if str(output) == "-" else output
     options = replace(
-        make_options(sources, taxonomy=taxonomy, catalog=catalog, overrides=overrides), source_kind=require_kind(kind)
+        make_options(
+            sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides, config=config
+        ),
+        source_kind=require_kind(kind),
     )
     survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet=True if output is None else quiet)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from surveytool.cli.options import (
+    ConfigOpt,
     TaxonomyOpt,
     make_options,
 )
@@ -25,6 +26,7 @@ def taxonomy_show(
         list[Path] | None,
         typer.Option("--sources", help="Count entries of these sources (default: the bundled seeds)."),
     ] = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Show the taxonomy tree with the number of entries whose primary section each is."""
     if ctx.invoked_subcommand is not None:
@@ -32,7 +34,7 @@ def taxonomy_show(
     from surveytool.cli.present import taxonomy_tree
     from surveytool.rebuild.reuse import analyse_reusing
 
-    survey = analyse_reusing(make_options(sources, taxonomy=taxonomy))
+    survey = analyse_reusing(make_options(sources, taxonomy=taxonomy, config=config))
     typer.echo(taxonomy_tree(survey.taxonomy, survey.section_counts()), nl=False)
 
 

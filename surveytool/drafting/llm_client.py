@@ -112,7 +112,10 @@ def llm_settings_from_table(
     unknown = sorted(set(table) - set(_RULES))
     if unknown:
         raise InputError(
-            f"unknown setting(s) in [llm]: {', '.join(unknown)}", path=where, hint="known: " + ", ".join(_RULES)
+            f"unknown setting(s) in [llm]: {', '.join(unknown)}",
+            path=where,
+            line=line_of(unknown[0]) if line_of else None,
+            hint="known: " + ", ".join(_RULES),
         )
     for name, value in table.items():
         accepts, expected, example = _RULES[name]

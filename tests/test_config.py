@@ -1,0 +1,52 @@
+"""The settings file: every mistake in it is one line naming the file, the line and a fix; every command reads it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+
+MINE = "@article{smith2020,\n  author = {Ann Smith},\n  title = {Pipeline parallel training},\n  year = 2020,\n}\n"
+
+
+@pytest.mark.parametrize(
+    "settings, line, message",
+    [
+        ("[tag]\nthreshold = 5\n", 3, "[tag] threshold must be a number from 0 to 1, not 5 (threshold = 0.5)"),
+        ("[tag]\ntreshold = 0.3\n", 3, "unknown setting(s) in [tag]: treshold (known: threshold)"),
+        ('[duplicates]\nmerge = "yes"\n', 3, "[duplicates] merge must be true or false, not 'yes' (merge = true)"),
+        ('[latex]\nallow = "\\\\mycmd"\n', 3, "[latex] allow must be a list of command names, not '\\\\mycmd'"),
+        ("[check]\nthin = 2\ncolour = 1\n", 4, "unknown setting(s) in [check]: colour (known: disable, thin)"),
+        ("[bogus]\nx = 1\n", 2, "unknown table(s): [bogus] (known: [bib], [check], [duplicates], [keys], [latex]"),
+        ('[bib]\nomit = ["abstract"\nwrap = 80\n', 4, "not valid TOML: Unclosed array"),
+    ],
+)
+def test_a_wrong_setting_is_one_line_with_its_file_and_line(tmp_path: Path, settings: str, line: int, message: str):
+    (tmp_path / "mine.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "surveytool.toml").write_text("# my settings\n" + settings, encoding="utf-8")
+    # parse reads [duplicates] (check does not merge), check reads [check]; both read the rest.
+    result = run_cli("parse" if "[duplicates]" in settings else "check", "mine.bib", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"surveytool.toml:{line}: error: {message}"), result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("bib", "mine.bib", "-o", "out.bib"),
+        ("export", "mine.bib", "-o", "out.md"),
+        ("rekey", "mine.bib", "--tex", "paper.tex"),
+        ("taxonomy", "--sources", "mine.bib"),
+        ("tag", "mine.bib"),
+        ("parse", "mine.bib"),
+    ],
+)
+def test_every_command_that_reads_sources_reads_the_settings_file_it_is_given(tmp_path: Path, command: tuple):
+    (tmp_path / "mine.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "paper.tex").write_text("\\cite{smith2020}\n", encoding="utf-8")
+    (tmp_path / "elsewhere.toml").write_text("[tag]\nthreshold = 7\n", encoding="utf-8")
+    result = run_cli(*command, "--config", "elsewhere.toml", cwd=tmp_path)
+    assert result.returncode == 2, (command, result.stderr)
+    assert result.stderr.startswith("elsewhere.toml:2: error: [tag] threshold must be a number from 0 to 1")
