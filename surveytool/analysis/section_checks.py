@@ -6,7 +6,9 @@ from collections import Counter
 from collections.abc import Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
-from surveytool.model import Finding, Origin, Section, Severity, SourceLocation
+from surveytool.analysis.taxonomy import canonical_section
+from surveytool.bibtex.values import split_tags
+from surveytool.model import Finding, Origin, Paper, Section, Severity, SourceLocation, Taxonomy
 
 #: Checks of the taxonomy's coverage: a question for a build or `check --coverage`, noise on a plain .bib
 #: (a user's file rarely fills every section of a taxonomy it did not choose).
@@ -35,7 +37,8 @@ def _tag_outliers(context: CheckContext) -> Iterable[Finding]:
     Severity.WARNING,
     "a .bib entry with no tags",
     "Entries of your .bib need a tags field (default 'sections') to be placed in the chapter on purpose. "
-    "The hint shows the tagger's guess; `surveytool bib --in-place` writes it for you. A volume other entries "
+    "The hint shows the tagger's guess (`surveytool bib --in-place` writes it for you), or, when another field "
+    "(tags, groups, keywords, ...) names a section, the --tags-field option that reads your tags there. A volume other entries "
     "name as their crossref or xdata parent (@proceedings, @collection, @periodical, @mvbook) is cited through "
     "them and needs none, nor does an @xdata entry (nor are they reported as no-section or needs-review).",
 )
@@ -43,14 +46,34 @@ def _untagged(context: CheckContext) -> Iterable[Finding]:
     for paper in context.papers:
         if paper.origin is Origin.BIBTEX and not paper.explicit_tags:
             guess = paper.primary_section
+            elsewhere = _tags_elsewhere(paper, context.taxonomy)
+            hint = f"the tagger suggests '{guess}'" if guess else "add a tags field"
+            if elsewhere:
+                field, tag = elsewhere
+                hint = f"its {field} field names the section '{tag}': to read tags there, use --tags-field {field}"
             yield Finding(
                 "untagged-entry",
                 Severity.WARNING,
                 f"entry '{paper.key}' has no tags",
                 min(paper.sources),
-                f"the tagger suggests '{guess}'" if guess else "add a tags field",
+                hint,
                 paper.key,
             )
+
+
+#: Fields other tools keep tags in (JabRef: groups; Zotero: keywords), where a user may have put sections.
+_TAG_FIELDS = ("sections", "tags", "groups", "keywords", "categories")
+
+
+def _tags_elsewhere(paper: Paper, taxonomy: Taxonomy | None) -> tuple[str, str] | None:
+    """A field of ``paper`` that is not its tags field but names a section, and the first tag that does."""
+    if taxonomy is None:
+        return None
+    for name in _TAG_FIELDS:
+        for tag in split_tags(paper.fields.get(name, "")):
+            if canonical_section(tag, taxonomy):
+                return name, tag
+    return None
 
 
 def _sections_with_counts(context: CheckContext) -> Iterable[tuple[Section, int, SourceLocation]]:

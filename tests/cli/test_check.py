@@ -396,3 +396,18 @@ def test_check_tex_under_includeonly_with_crlf_a_symlinked_chapter_and_one_outsi
         "paper/real/target.tex:2: error [cite-undefined] \\cite of 'ghost', which is not in the bibliography "
         "(check the key, or add the entry)",
     ]
+
+
+def test_an_untagged_entry_whose_tags_sit_in_another_field_is_told_which_option_reads_them(project):
+    # JabRef keeps groups, other tools "tags": the sections are there, but not in the field surveytool reads.
+    bib = CLEAN.replace("sections = {moe}", "tags = {data_parallel, MoE}")
+    _, found = check(project, bib)
+    [untagged] = [f for f in found if f["check"] == "untagged-entry"]
+    assert untagged["hint"] == (
+        "its tags field names the section 'data_parallel': to read tags there, use --tags-field tags"
+    )
+    _, read_there = check(project, bib, "--tags-field", "tags")
+    assert sorted(f["check"] for f in read_there if f["check"] in ("untagged-entry", "tag-variant")) == [
+        "tag-variant",
+        "tag-variant",
+    ]
