@@ -28,7 +28,26 @@ class InputError(SurveyToolError):
 
 
 class TaxonomyError(SurveyToolError):
-    """A taxonomy file is malformed."""
+    """A taxonomy file is malformed; ``more`` are its other problems, each told on a line of its own."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        hint: str = "",
+        more: tuple[TaxonomyError, ...] = (),
+    ):
+        super().__init__(message, path=path, line=line, hint=hint)
+        self.more = more
+
+    @property
+    def problems(self) -> tuple[TaxonomyError, ...]:
+        return (self, *self.more)
+
+    def __str__(self) -> str:
+        return "\n".join(SurveyToolError.__str__(problem) for problem in self.problems)
 
 
 class OutputError(SurveyToolError):

@@ -144,8 +144,19 @@ def check_sources(
     try:
         survey = analyse_reusing(options, stage)
     except TaxonomyError as error:
-        where = SourceLocation(error.path or "taxonomy", error.line or 1)
-        return CheckResult((Finding("taxonomy-invalid", Severity.ERROR, error.message, where, error.hint),), ())
+        return CheckResult(
+            tuple(
+                Finding(
+                    "taxonomy-invalid",
+                    Severity.ERROR,
+                    problem.message,
+                    SourceLocation(problem.path or "taxonomy", problem.line or 1),
+                    problem.hint,
+                )
+                for problem in error.problems
+            ),
+            (),
+        )
     fixes: list[str] = []
     left: list[Finding] = []  # fixes that could not be made safely
     if fix:

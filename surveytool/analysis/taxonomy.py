@@ -9,9 +9,9 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from surveytool.errors import TaxonomyError
 from surveytool.model import Group, Section, Taxonomy, frozen_mapping
@@ -19,6 +19,7 @@ from surveytool.output.chapter_view import GENERATED_IDS
 from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 from surveytool.text.normalize import normalize
 
+T = TypeVar("T")
 _TOP_KEYS = {"version", "title", "groups", "sections"}
 _GROUP_KEYS = {"id", "title", "parent", "description"}
 _SECTION_KEYS = {"id", "title", "parent", "description", "aliases", "keywords"}
@@ -27,14 +28,15 @@ _TABLE_HEADER = re.compile(r"^\s*\[\[\s*(groups|sections)\s*\]\]")
 _TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)")
 
 
-def load_taxonomy(path: Path, display: str | None = None) -> Taxonomy:
+def load_taxonomy(
+    path: Path, display: str | None = None, missing_hint: str = "check the path given with --taxonomy"
+) -> Taxonomy:
+    """The taxonomy of ``path``; ``missing_hint`` says where the user named it, for a file that is not there."""
     display = display or str(path)
     try:
         text = read_user_file(path, display, SETTINGS_LIMIT, TaxonomyError, "taxonomy file").decode("utf-8-sig")
     except FileNotFoundError:
-        raise TaxonomyError(
-            "no such taxonomy file", path=display, hint="check the path given with --taxonomy"
-        ) from None
+        raise TaxonomyError("no such taxonomy file", path=display, hint=missing_hint) from None
     except (OSError, UnicodeDecodeError) as error:
         raise TaxonomyError(f"cannot be read ({error})", path=display, hint="save it as UTF-8 TOML") from None
     return parse_taxonomy(text, display)
@@ -74,9 +76,15 @@ class _Validator:
                 starts.append(number)
         # A table's first line -> the line after its last: where the next begins, or the end of the file.
         self.table_ends: dict[int, int] = dict(zip(starts, [*starts[1:], len(self.lines) + 1], strict=False))
+        self.problems: list[TaxonomyError] = []
+        self.index_of: dict[int, int] = {}
 
     def fail(self, message: str, line: int | None, hint: str) -> None:
         raise TaxonomyError(message, path=self.display, line=line, hint=hint)
+
+    def note(self, message: str, line: int | None, hint: str) -> None:
+        """A problem told with the others the file has: the validation goes on past it."""
+        self.problems.append(TaxonomyError(message, path=self.display, line=line, hint=hint))
 
     def line_of(self, table: str, index: int, key: str | None = None) -> int | None:
         starts = self.table_lines[table]
@@ -97,22 +105,29 @@ class _Validator:
         return next((n for n, l in enumerate(self.lines, start=1) if pattern.match(l)), None)
 
     def build(self, data: Mapping[str, Any]) -> Taxonomy:
+        """The taxonomy, or a TaxonomyError with every problem found (a table's first problem; then those
+        between tables)."""
         for key in data:
             if key not in _TOP_KEYS:
-                self.fail(
+                self.note(
                     f"unknown key '{key}'",
                     self.top_line(key),
                     _did_you_mean(key, _TOP_KEYS, "allowed: " + ", ".join(sorted(_TOP_KEYS))),
                 )
-        groups = [self._group(i, g) for i, g in enumerate(self._tables(data, "groups"))]
-        sections = [self._section(i, s) for i, s in enumerate(self._tables(data, "sections"))]
-        if not sections:
-            self.fail(
+        groups = self._each(data, "groups", self._group)
+        groups_complete = not self.problems
+        sections = self._each(data, "sections", self._section)
+        if not sections and not self.problems:
+            self.note(
                 "the taxonomy has no [[sections]]", None, "add at least one [[sections]] table with an id and a title"
             )
         self._check_ids(groups, sections)
-        self._check_parents(groups, sections)
+        if groups_complete:  # else a section would name "unknown" the group that failed
+            self._check_parents(groups, sections)
         self._check_aliases(sections)
+        if self.problems:
+            first, *more = sorted(self.problems, key=lambda p: p.line or 0)
+            raise TaxonomyError(first.message, path=first.path, line=first.line, hint=first.hint, more=tuple(more))
         return Taxonomy(
             str(data.get("title", "Related Work")),
             tuple(self._ordered(groups, sections)),
@@ -120,11 +135,20 @@ class _Validator:
             self.display,
         )
 
-    def _tables(self, data: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
+    def _each(self, data: Mapping[str, Any], name: str, make: Callable[[int, Mapping[str, Any]], T]) -> list[T]:
+        """Each ``[[name]]`` table made by ``make``; a table with a problem is noted and left out."""
         tables = data.get(name, [])
         if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
-            self.fail(f"'{name}' must be an array of tables", self.top_line(name), f"write each one as [[{name}]]")
-        return tables
+            self.note(f"'{name}' must be an array of tables", self.top_line(name), f"write each one as [[{name}]]")
+            return []
+        made = []
+        for index, table in enumerate(tables):
+            try:
+                made.append(make(index, table))
+                self.index_of[id(made[-1])] = index  # its table's place in the file, though others are left out
+            except TaxonomyError as problem:
+                self.problems.append(problem)
+        return made
 
     def _common(self, table: str, index: int, raw: Mapping[str, Any], allowed: set[str]) -> tuple[str, str]:
         for key in raw:
@@ -190,7 +214,7 @@ class _Validator:
         nodes: list[Group | Section] = [*groups, *sections]
         for node in nodes:
             if node.id in seen:
-                self.fail(
+                self.note(
                     f"duplicate id '{node.id}' (first defined on line {seen[node.id]})",
                     node.line,
                     "give every group and section its own id",
@@ -204,8 +228,8 @@ class _Validator:
             parent = node.parent if isinstance(node, Group) else node.group
             if parent and parent not in group_ids:
                 table = "groups" if isinstance(node, Group) else "sections"
-                index = groups.index(node) if isinstance(node, Group) else sections.index(node)
-                self.fail(
+                index = self.index_of[id(node)]
+                self.note(
                     f"'{node.id}' names unknown parent '{parent}'",
                     self.line_of(table, index, "parent"),
                     _did_you_mean(parent, group_ids, "parents must be group ids"),
@@ -214,13 +238,14 @@ class _Validator:
         rooted: set[str] = set()
         for group in groups:
             chain, on_chain, current = [group.id], {group.id}, group
-            while current.parent and current.id not in rooted:
+            while current.parent in group_ids and current.id not in rooted:
                 if current.parent in on_chain:
-                    self.fail(
+                    self.note(
                         f"groups form a cycle: {' -> '.join(chain + [current.parent])}",
                         group.line,
                         "remove one of these parent links",
                     )
+                    break
                 chain.append(current.parent)
                 on_chain.add(current.parent)
                 current = group_ids[current.parent]
@@ -228,11 +253,12 @@ class _Validator:
 
     def _check_aliases(self, sections: list[Section]) -> None:
         owner: dict[str, str] = {normalize(s.id): s.id for s in sections}
-        for index, section in enumerate(sections):
+        for section in sections:
+            index = self.index_of[id(section)]
             for alias in section.aliases:
                 claimed = owner.setdefault(normalize(alias), section.id)
                 if claimed != section.id:
-                    self.fail(
+                    self.note(
                         f"alias '{alias}' of '{section.id}' is already a name of '{claimed}'",
                         self.line_of("sections", index, "aliases"),
                         "an alias must lead to one section only",

@@ -43,5 +43,5 @@ def taxonomy_validate(path: Annotated[Path, typer.Argument(help="Taxonomy TOML f
     """Check a taxonomy file; errors name the line (exit 2)."""
     from surveytool.analysis.taxonomy import load_taxonomy
 
-    taxonomy = load_taxonomy(path)
+    taxonomy = load_taxonomy(path, missing_hint="check the path given to taxonomy validate")
     typer.echo(f"{path}: ok, {len(taxonomy.sections)} sections in {len(taxonomy.groups)} groups")

@@ -84,6 +84,26 @@ def test_malformed_taxonomies_name_the_line(change, line, words):
     assert str(raised.value).startswith(f"tax.toml:{line}: error: ")
 
 
+def test_every_table_with_a_problem_is_reported_at_once_in_file_order():
+    # A user's first taxonomy: a typo in each of three tables and an alias two sections claim.
+    text = (
+        MINIMAL.replace('title = "G"', 'title = "G"\ncolour = "red"')
+        .replace('id = "b"', 'id = "B"')
+        .replace('aliases = ["alpha"]', 'aliases = ["alpha"]\nkeyword = {"x" = 1}')
+        + '[[sections]]\nid = "c"\ntitle = "C"\naliases = ["gamma"]\n'
+        + '[[sections]]\nid = "d"\ntitle = "D"\naliases = ["Gamma"]\n'
+    )
+    with pytest.raises(TaxonomyError) as raised:
+        parse_taxonomy(text, "tax.toml")
+    assert [(p.line, p.message) for p in raised.value.problems] == [
+        (5, "unknown key 'colour' in [[groups]]"),
+        (11, "unknown key 'keyword' in [[sections]]"),
+        (13, "id 'B' is not lowercase-with-hyphens"),
+        (23, "alias 'Gamma' of 'd' is already a name of 'c'"),
+    ]
+    assert str(raised.value).splitlines()[1].startswith("tax.toml:11: error: unknown key 'keyword'")
+
+
 def test_unknown_key_gets_a_did_you_mean():
     with pytest.raises(TaxonomyError) as raised:
         parse_taxonomy(MINIMAL.replace('aliases = ["alpha"]', 'alias = ["alpha"]'), "t.toml")
@@ -114,3 +134,12 @@ def test_a_key_of_the_last_table_is_located_on_its_own_line_in_a_wide_taxonomy()
 def test_a_taxonomy_with_no_tables_at_all_is_one_error_not_a_crash():
     with pytest.raises(TaxonomyError, match="no \\[\\[sections\\]\\]"):
         parse_taxonomy('title = "Only a title"\n')
+
+
+def test_the_readme_example_of_a_taxonomy_of_ones_own_is_valid():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = readme.split("A taxonomy of your own needs only", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    taxonomy = parse_taxonomy(example, "README.md")
+    [section] = taxonomy.sections
+    assert (section.id, section.group, canonical_section("kvcache", taxonomy)) == ("kv-cache", "systems", "kv-cache")
+    assert section.keywords["paged attention"] == 4

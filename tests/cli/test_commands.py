@@ -111,6 +111,14 @@ def test_taxonomy_tree_with_counts_and_validate(tmp_path):
     bad.write_text('[[sections]]\nid = "a"\ntitle = "A"\n[[sections]]\nid = "a"\ntitle = "B"\n')
     result = run_cli("taxonomy", "validate", str(bad))
     assert result.returncode == 2 and f"{bad}:5: error: duplicate id 'a'" in result.stderr
+    bad.write_text('[[sections]]\nid = "A"\ntitle = "A"\n[[sections]]\nid = "b"\ntitel = "B"\n')
+    result = run_cli("taxonomy", "validate", str(bad))
+    assert result.returncode == 2 and [line.split(": error: ")[0] for line in result.stderr.splitlines()] == [
+        f"{bad}:2",
+        f"{bad}:6",
+    ]
+    missing = run_cli("taxonomy", "validate", str(tmp_path / "nope.toml"))
+    assert missing.stderr.endswith("(check the path given to taxonomy validate)\n")
 
 
 NESTED_TREE = """Related Work on Large-Model Training
