@@ -161,6 +161,13 @@ def tag(
         from surveytool.analysis.tagging.evaluation import evaluation_report
 
         evaluation = cross_validate(survey.papers, survey.taxonomy, threshold=tag_threshold(options.config))
+        if not evaluation.predictions:
+            from surveytool.errors import InputError
+
+            raise InputError(
+                "no entry carries a tag naming a section: there is nothing to evaluate the tagger on",
+                hint=f"tag some entries ({tags_field} = {{...}}), or name the field your tags are in with --tags-field",
+            )
         typer.echo(json.dumps(evaluation.as_json(), indent=1) if as_json else evaluation_report(evaluation), nl=False)
         raise typer.Exit(exit_code(survey.findings, strict))
     if explain and not as_json:

@@ -158,6 +158,15 @@ def test_tag_evaluate_cross_validates_on_the_users_tags(tmp_path):
     assert again == figures
 
 
+def test_tag_evaluate_with_nothing_tagged_says_so_and_fails(tmp_path):
+    (tmp_path / "lib.bib").write_text(bib_entry("untagged", "Pipeline parallel training"), encoding="utf-8")
+    for extra in ((), ("--json",)):
+        result = run_cli("tag", "lib.bib", "--evaluate", "-q", *extra, cwd=tmp_path)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.startswith("error: no entry carries a tag naming a section")
+        assert "with --tags-field" in result.stderr
+
+
 def test_tag_outlier_reports_a_tag_its_neighbours_contradict(tmp_path):
     _tagged_library(tmp_path)
     result = run_cli("check", "lib.bib", "--checks", "tag-outlier", cwd=tmp_path)
