@@ -233,3 +233,15 @@ def test_version_prints_the_package_version():
 def test_option_help_keeps_its_brackets():
     result = run_cli("build", "--help", check=True)
     assert "[online]" in " ".join(result.stdout.split())  # --config: an [online] table, not a style tag
+
+
+def test_the_readme_example_of_a_list_of_titles_resolves_every_paper_against_the_catalog(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = readme.split("names no paper surely enough and stays a placeholder):", 1)[1]
+    (tmp_path / "list.txt").write_text(example.split("```text\n", 1)[1].split("```", 1)[0], encoding="utf-8")
+    entries = json.loads(run_cli("parse", "list.txt", "--json", cwd=tmp_path, check=True).stdout)
+    assert sorted(e["key"] for e in entries if e["resolved"]) == [
+        "bennun2019demystifying",
+        "jia2022whale",
+        "lepikhin2021gshard",
+    ]
