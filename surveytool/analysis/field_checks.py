@@ -110,9 +110,8 @@ def _doi(context: CheckContext) -> Iterable[Finding]:
 def _year(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
         year = paper.fields.get("year", "").strip()
-        if year == "n.d." and is_placeholder_title(paper.title or ""):
-            continue  # the placeholder build writes; unresolved-entry reports it
-        if "year" in paper.latex_fields and year and not re.fullmatch(r"\d{4}", year):
+        placeholder = year == "n.d." and is_placeholder_title(paper.title or "")  # unresolved-entry tells it
+        if "year" in paper.latex_fields and year and not placeholder and not re.fullmatch(r"\d{4}", year):
             yield _finding(
                 "year-malformed",
                 Severity.WARNING,

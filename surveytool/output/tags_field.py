@@ -12,6 +12,7 @@ import re
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import replace
 
+from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.field_spans import FieldSpan, field_spans
 from surveytool.bibtex.values import (
@@ -74,8 +75,9 @@ def macro_tag_hints(
     if not definitions or not any(f.check == "tag-variant" for f in findings):
         return list(findings)
     strings = {name: string_block_value(block) for name, block in definitions.items()}
+    variant_keys = {f.key for f in findings if f.check == "tag-variant"}
     entries: dict[tuple[str, SourceLocation | None], Paper] = {
-        (p.key, min(p.sources)): p for p in papers if p.raw and not p.tags_at
+        (p.key, tags_location(p)): p for p in papers if p.key in variant_keys and p.raw and not p.tags_at
     }
     mended = []
     for finding in findings:

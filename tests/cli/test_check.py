@@ -125,7 +125,7 @@ def test_json_findings_have_the_documented_fields(project):
         "check": "unknown-tag",
         "severity": "error",
         "path": "refs.bib",
-        "line": 1,
+        "line": 6,  # the tags field's line
         "key": "shazeer2017",
         "message": "tag 'mixture-of-expert' is not a section of the taxonomy",
         "hint": "did you mean 'moe'?",

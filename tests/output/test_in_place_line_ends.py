@@ -74,4 +74,4 @@ def test_findings_name_the_same_lines_whatever_the_line_ending(tmp_path: Path, n
     (tmp_path / "other" / "mine.bib").write_bytes(MINE.replace("\n", newline).encode())
     found = [run("check", str(tmp_path / folder / "mine.bib")).replace(folder, "") for folder in ("lf", "other")]
     assert found[0] == found[1]
-    assert "mine.bib:7: warning [tag-variant]" in found[1] and "duplicate-key" not in found[1]
+    assert "mine.bib:11: warning [tag-variant]" in found[1] and "duplicate-key" not in found[1]  # its tags field

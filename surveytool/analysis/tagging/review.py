@@ -9,6 +9,7 @@ from typing import NamedTuple
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.features import features, paper_text
 from surveytool.analysis.tagging.tagger import Tagger
+from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.model import Finding, Paper, Severity, Tag, Taxonomy
 
 #: The model trained without the entry must be this sure of another section...
@@ -57,7 +58,7 @@ def tag_outliers(papers: Sequence[Paper], taxonomy: Taxonomy) -> Iterator[Findin
             f"'{paper.key}' is tagged '{exemplar.sections[0]}' but reads like '{likely}' "
             f"({blend.confidence[best]:.2f} against {blend.confidence[own]:.2f}); nearest tagged papers: "
             + "; ".join(_label(e, 40) for _, e in nearest),
-            paper.tags_at or min(paper.sources),  # where the tag was written
+            tags_location(paper),
             f"check its tag: the tagger would put it in '{likely}'",
             paper.key,
         )

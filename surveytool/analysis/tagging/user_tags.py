@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from surveytool.analysis.taxonomy import canonical_section, suggest_section
-from surveytool.model import Finding, Paper, Role, Severity, Tag, Taxonomy
+from surveytool.bibtex.field_spans import field_spans, line_in
+from surveytool.model import Finding, Paper, Role, Severity, SourceLocation, Tag, Taxonomy
+
+
+def tags_location(paper: Paper) -> SourceLocation:
+    """Where the user wrote the entry's tags: their line of an overrides file, or the tags field's line."""
+    if paper.tags_at:
+        return paper.tags_at
+    start = min(paper.sources)
+    # The reader keeps every field of an entry but its tags field: the one field of its text not among them.
+    span = next((s for s in field_spans(paper.raw) if s.name.strip() not in paper.latex_fields), None)
+    return start if span is None else SourceLocation(start.path, line_in(paper.raw, span.start, start.line))
 
 
 def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tuple[str, ...], list[Finding]]:
@@ -11,7 +22,7 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
     tags: list[Tag] = []
     unknown: list[str] = []
     findings: list[Finding] = []
-    where = paper.tags_at or min(paper.sources)
+    where = tags_location(paper) if paper.explicit_tags else min(paper.sources)
     # Tags of an overrides file are mended there: check --fix and --in-place edit only the .bib.
     mended = f"in {paper.tags_at.path}" if paper.tags_at else "; surveytool check --fix does this"
     for raw in paper.explicit_tags:
