@@ -1,5 +1,6 @@
 """The benchmark harness runs end to end (its figures are for BENCHMARKS.md, never asserted here)."""
 
+import json
 import re
 import shutil
 import subprocess
@@ -59,3 +60,14 @@ def test_harness_says_where_the_files_are_missing(tmp_path: Path):
     )
     assert result.returncode == 2
     assert "medium-refdb.bib: not found" in result.stderr
+
+
+def test_the_tag_outlier_benchmark_finds_slips_it_planted():
+    script = BENCHMARKS / "tag_outliers.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--libraries", "6", "--size", "20", "--json"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["libraries"] == 6 and figures["sure_of_another"] == 0.6
+    assert figures["found"] > 0  # a random section is seldom one the tagger could believe

@@ -20,7 +20,7 @@ COVERAGE_CHECKS = ("empty-section", "thin-section")
     Severity.WARNING,
     "a tag of yours that the tagger, trained without it, rejects",
     "For each entry you tagged, the tagger learns from all your other tagged entries (and the bundled corpus) "
-    "and tags it again. When it is sure of another section (0.8 or more), gives yours under 0.1, and the "
+    "and tags it again. When it is sure of another section (0.6 or more), gives yours under 0.1, and the "
     "entry's nearest tagged papers all sit elsewhere, the tag is reported with the likely section. A deliberate "
     "tag can stay: this only points at tags worth a second look.",
 )

@@ -13,7 +13,7 @@ from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.model import Finding, Paper, Severity, Tag, Taxonomy
 
 #: The model trained without the entry must be this sure of another section...
-OUTLIER_CONFIDENCE = 0.8
+OUTLIER_CONFIDENCE = 0.6
 #: ...and give the user's own section less than this.
 OUTLIER_REJECTS_BELOW = 0.1
 NEIGHBOURS = 3
