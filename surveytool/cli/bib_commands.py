@@ -200,7 +200,7 @@ def rekey(
             typer.echo(f"{'would rewrite' if dry_run else 'rewrote'} {shown}")
         typer.echo(
             f"{len(done.changes)} citation key(s) {'to rewrite' if dry_run else 'rewritten'} in "
-            f"{len(done.rewritten)} file(s); {done.read} file(s) read, citing {done.cited} key(s)"
+            f"{len(done.rewritten)} file(s); {done.read} file(s) read, citing {done.cited} distinct key(s)"
         )
     if not done.cited:  # an empty or wrong file: "0 keys rewritten" alone reads as "nothing needed rewriting"
         from surveytool.model import Finding, Severity, SourceLocation

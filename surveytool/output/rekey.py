@@ -65,7 +65,7 @@ class RekeyedDocuments:
     changes: tuple[Rekeyed, ...]
     rewritten: tuple[str, ...]  # the files with a key rewritten (or to rewrite, on a dry run), as shown
     read: int  # how many files the documents are made of
-    cited: int  # how many citation keys they hold (0: perhaps not the document that cites these sources)
+    cited: int  # how many distinct keys they cite (0: perhaps not the document that cites these sources)
     findings: tuple[Finding, ...]  # tex-input warnings: an input missing, outside the folder, ...
 
 
@@ -90,7 +90,7 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
     rewritten: list[str] = []
     findings: dict[Finding, None] = {}
     done: set[Path] = set()
-    cited = 0
+    cited: set[str] = set()
     for main in mains:
         try:
             text = _decoded(read_user_file(main, str(main), DOCUMENT_LIMIT))
@@ -102,7 +102,7 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
             if path in done:
                 continue
             done.add(path)
-            cited += sum(1 for _ in cite_key_spans(content))
+            cited.update(content[start:end] for start, end in cite_key_spans(content))
             new_text, changed = rekey_text(content, renamed, shown)
             if not changed:
                 continue
@@ -110,4 +110,4 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
                 write_in_place(path, new_text.encode("utf-8", errors="surrogateescape"))
             changes.extend(changed)
             rewritten.append(shown)
-    return RekeyedDocuments(tuple(changes), tuple(rewritten), len(done), cited, tuple(findings))
+    return RekeyedDocuments(tuple(changes), tuple(rewritten), len(done), len(cited), tuple(findings))
