@@ -80,6 +80,7 @@ def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[s
             raise OutputError(
                 "was edited outside its notes regions; rebuilding would overwrite those edits",
                 path=str(path),
+                line=first_edited_line(old, text),
                 hint="move your text between the '% surveytool: begin/end notes' lines, "
                 "or rerun with --force (the old file is kept as .bak)",
             )
@@ -95,3 +96,14 @@ def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[s
     if merged.orphaned:
         notes.append(f"{path}: notes of sections no longer generated ({', '.join(merged.orphaned)}) moved to the end")
     return saved.in_its_style(stamp(merged.text))
+
+
+def first_edited_line(old: str, text: str) -> int | None:
+    """The first line of the saved file ``old`` that differs from the new ``text`` with the author's notes put in:
+    the hand edit, when the sources have not changed since (else perhaps a change of theirs). None for a file
+    with no checksum line, which surveytool did not write."""
+    if not old.startswith("% surveytool: checksum "):
+        return None
+    saved, expected = old.splitlines(), stamp(carry_over(text, old).text).splitlines()
+    differing = (n for n, (a, b) in enumerate(zip(saved, expected, strict=False), start=1) if n > 1 and a != b)
+    return next(differing, min(len(saved), len(expected)) + 1 if len(saved) != len(expected) else None)

@@ -1,5 +1,7 @@
 """The author's prose survives rebuilds; hand edits elsewhere are never overwritten silently."""
 
+import re
+
 from helpers import ROOT, run_cli
 
 from surveytool.output.notes_regions import carry_over, edited_outside_regions, regions, stamp
@@ -71,13 +73,28 @@ def test_edits_outside_regions_are_refused_without_force_and_backed_up_with_it(t
     (tmp_path / "extra.bib").write_text("@misc{extra, title = {A new entry}, year = 2024}\n", encoding="utf-8")
     refused = run_cli("build", "--out", str(out), str(tmp_path / "extra.bib"))
     assert refused.returncode == 2
-    assert "related_work.tex: error: was edited outside its notes regions" in refused.stderr
+    assert re.search(r"related_work\.tex:\d+: error: was edited outside its notes regions", refused.stderr)
     # Nothing was written: not the chapter, not the outputs made before the refusal, no temporary file.
     assert {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()} == before
     forced = run_cli("build", "--out", str(out), "--force")
     assert forced.returncode == 0
     assert (out / "related_work.tex.bak").read_text(encoding="utf-8") == edited
     assert "old version kept as" in forced.stderr
+
+
+def test_the_refusal_names_the_line_edited_by_hand_in_a_file_saved_with_crlf(tmp_path):
+    out = tmp_path / "out"
+    run_cli("build", "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    lines = chapter.read_text(encoding="utf-8").splitlines()
+    edited = next(n for n, line in enumerate(lines) if line.startswith("\\subsection"))
+    lines[edited] += " % my remark"
+    first_region = lines.index(next(line for line in lines if line.startswith("% surveytool: begin notes")))
+    lines.insert(first_region + 1, "My notes, where they belong.")  # above the edit: its line moves down one
+    chapter.write_bytes(("\r\n".join(lines) + "\r\n").encode("utf-8"))
+    refused = run_cli("build", "--out", str(out))
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(f"{chapter}:{edited + 2}: error: was edited outside its notes regions")
 
 
 def test_markers_count_only_at_the_start_of_a_line():

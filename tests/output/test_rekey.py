@@ -90,7 +90,10 @@ def test_rekey_reads_a_file_two_documents_share_once_and_a_missing_main_file_is_
     done = run_cli(
         "rekey", "refs.bib", "--tex", "paper/main.tex", "--tex", "paper/chapters/two.tex", cwd=tmp_path, check=True
     )
-    assert done.stdout.splitlines()[-1] == "4 citation key(s) rewritten in 4 file(s); 5 file(s) read, citing 3 distinct key(s)"
+    assert (
+        done.stdout.splitlines()[-1]
+        == "4 citation key(s) rewritten in 4 file(s); 5 file(s) read, citing 3 distinct key(s)"
+    )
     missing = run_cli("rekey", "refs.bib", "--tex", "paper/gone.tex", cwd=tmp_path)
     assert missing.returncode == 2 and "paper/gone.tex" in missing.stderr and "Traceback" not in missing.stderr
 
@@ -127,7 +130,10 @@ def test_rekey_says_when_the_document_cites_nothing(tmp_path, data):
     shutil.copy(DATA / "duplicates" / "preprint-published.bib", tmp_path / "refs.bib")
     (tmp_path / "kapitel.tex").write_bytes(data)
     done = run_cli("rekey", "refs.bib", "--tex", "kapitel.tex", cwd=tmp_path, check=True)
-    assert done.stdout.splitlines()[-1] == "0 citation key(s) rewritten in 0 file(s); 1 file(s) read, citing 0 distinct key(s)"
+    assert (
+        done.stdout.splitlines()[-1]
+        == "0 citation key(s) rewritten in 0 file(s); 1 file(s) read, citing 0 distinct key(s)"
+    )
     assert done.stderr.splitlines() == [
         "kapitel.tex:1: warning [tex-input] no \\cite command in this file or in the files it inputs "
         "(name the .tex file that cites these sources, e.g. the main file of the thesis)"
