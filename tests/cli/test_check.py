@@ -137,7 +137,7 @@ def test_text_output_exit_codes_and_strict(project):
     failed = run_cli("check", "refs.bib", cwd=project)
     assert failed.returncode == 1
     assert (
-        "refs.bib:1: error [unknown-tag] tag 'mixture-of-expert' is not a section of the taxonomy (did you mean 'moe'?)"
+        "refs.bib:6: error [unknown-tag] tag 'mixture-of-expert' is not a section of the taxonomy (did you mean 'moe'?)"
         in failed.stderr
     )
     assert failed.stdout == "1 error: unknown-tag 1\n"  # nothing else: the taxonomy's coverage is not asked
