@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 
 from surveytool.analysis.merge_groups import PairwiseGroups
 from surveytool.analysis.preprints import preprint_marker
+from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.model import Finding, Origin, Paper, frozen_mapping
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
 from surveytool.text.normalize import abstract_similarity, normalize, opening_words, shingles
@@ -235,5 +236,6 @@ def merge_group(group: Sequence[Paper]) -> Paper:
         resolution=next((p.resolution for p in ranked if p.resolution), None),
         tags=best.tags,
         explicit_tags=explicit,
+        tags_field_at=next((tags_location(p) for p in ranked if p.explicit_tags), None),
         aliases=tuple(sorted(keys - {key})),
     )

@@ -357,6 +357,24 @@ def test_in_place_updates_never_merge_the_users_entries(tmp_path):
     ]
 
 
+def test_a_merged_entrys_tag_finding_names_the_line_of_the_file_that_holds_the_tags(tmp_path):
+    # The published entry (b.bib) is the merge's best record, but the preprint in a.bib is the first source.
+    (tmp_path / "a.bib").write_text(
+        "@misc{shazeer17,\n  title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},\n"
+        "  year = 2017,\n}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "b.bib").write_text(
+        "@comment{three lines\nbefore\nthe entry}\n\n@inproceedings{shazeer2017,\n"
+        "  title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},\n"
+        "  author = {Noam Shazeer},\n  booktitle = {ICLR},\n  year = 2017,\n  sections = {mixture-of-expert},\n}\n",
+        encoding="utf-8",
+    )
+    merged = run_cli("bib", "a.bib", "b.bib", "--merge-duplicates", "-o", "out.bib", cwd=tmp_path)
+    assert "is merged into" in merged.stderr
+    assert "b.bib:10: error [unknown-tag] tag 'mixture-of-expert'" in merged.stderr
+
+
 def test_build_merges_on_request_and_a_rebuild_without_the_option_writes_both_entries_again(tmp_path):
     shutil.copy(DUPLICATES / "preprint-published.bib", tmp_path / "refs.bib")
     run_cli(

@@ -9,8 +9,9 @@ from surveytool.model import Finding, Paper, Role, Severity, SourceLocation, Tag
 
 def tags_location(paper: Paper) -> SourceLocation:
     """Where the user wrote the entry's tags: their line of an overrides file, or the tags field's line."""
-    if paper.tags_at:
-        return paper.tags_at
+    given = paper.tags_at or paper.tags_field_at
+    if given:
+        return given
     start = min(paper.sources)
     # The reader keeps every field of an entry but its tags field: the one field of its text not among them.
     span = next((s for s in field_spans(paper.raw) if s.name.strip() not in paper.latex_fields), None)
