@@ -18,6 +18,12 @@ V = TypeVar("V")
 _DATE_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
 
 
+def year_of_date(date: str) -> str | None:
+    """The year a biblatex date starts with: "2021" of "2021-03-15", "2021/2022" and "2021?"."""
+    year = _DATE_YEAR.match(date)
+    return year.group(1) if year else None
+
+
 def frozen_mapping(values: Mapping[str, V] | None = None) -> Mapping[str, V]:
     """A read-only view of a copy of ``values``, for fields of frozen dataclasses."""
     return MappingProxyType(dict(values or {}))
@@ -110,8 +116,7 @@ class Paper:
         year = self.fields.get("year")
         if year:
             return year
-        date = _DATE_YEAR.match(self.fields.get("date", ""))
-        return date.group(1) if date else None
+        return year_of_date(self.fields.get("date", ""))
 
     @property
     def venue(self) -> str:

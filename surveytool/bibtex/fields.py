@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from functools import partial
 
+from surveytool.bibtex.dialects import as_biblatex, as_bibtex
 from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
 from surveytool.bibtex.order import sort_papers
 from surveytool.bibtex.raw_specials import escaped_in, escaped_specials
@@ -80,7 +81,6 @@ REQUIRED_FIELDS = {
         "misc": ("author|editor", "title", "date|year"),
     },
 }
-_BIBLATEX_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(-\d{2})?")
 _PAGE_RANGE = re.compile(r"^\s*([\w:.]+)\s*(?:-+|–|—)\s*([\w:.]+)\s*$")
 _PLACEHOLDER_WORDS = 12
 #: How a placeholder title starts: the checks recognise one by it, also in a .bib written before.
@@ -182,9 +182,9 @@ def bibtex_fields(
     elif paper.tags:
         values[tags_field] = ",".join(paper.section_ids)
     if dialect == "biblatex":
-        _to_biblatex(values, paper.aliases)
+        as_biblatex(values, paper.aliases)
     else:
-        _to_bibtex(values)
+        as_bibtex(values, paper.latex_fields.get("date", "").strip())
     rendered = []
     for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
         raw = (
@@ -194,36 +194,6 @@ def bibtex_fields(
         )
         rendered.append((name, raw))
     return rendered if fmt is STANDARD else format_fields(rendered, fmt)
-
-
-def _to_bibtex(values: dict[str, str]) -> None:
-    """biblatex's date, journaltitle and eprinttype, which BibTeX styles do not read, as the fields they do."""
-    date = _BIBLATEX_DATE.fullmatch(values.get("date", "").strip())
-    if date and not values.get("year"):
-        values["year"] = date.group(1)
-        if date.group(2) and not values.get("month"):
-            values["month"] = str(int(date.group(2)))
-        if not date.group(3):  # a day has no BibTeX field: the date stays beside the year
-            del values["date"]
-    if values.get("journaltitle") and not values.get("journal"):
-        values["journal"] = values.pop("journaltitle")
-    if values.get("eprinttype") and not values.get("archiveprefix"):
-        kind = values.pop("eprinttype")
-        values["archiveprefix"] = "arXiv" if kind.lower() == "arxiv" else kind
-
-
-def _to_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
-    if "year" in values:
-        year = values.pop("year")
-        if year != "n.d.":  # a placeholder's "no date" is no biblatex date
-            values["date"] = year
-        values.pop("month", None)
-    if "journal" in values:
-        values["journaltitle"] = values.pop("journal")
-    if "archiveprefix" in values:
-        values["eprinttype"] = values.pop("archiveprefix").lower()
-    if aliases:
-        values["ids"] = ",".join(sorted(aliases))
 
 
 def bibtex_entry(

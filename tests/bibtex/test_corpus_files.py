@@ -12,7 +12,7 @@ from surveytool.bibtex.reader import read_bibtex
 from surveytool.sources.read import read_source
 
 #: biblatex's fields that the BibTeX dialect writes under the name BibTeX reads (a dated one: its year).
-BIBTEX_NAME = {"journaltitle": "journal", "eprinttype": "archiveprefix", "date": "year"}
+BIBTEX_NAME = {"journaltitle": "journal", "eprinttype": "archiveprefix", "date": "year", "eprintclass": "primaryclass"}
 
 
 def assert_written_as_bibtex(before: Mapping[str, str], after: Mapping[str, str], key: str) -> None:
@@ -23,7 +23,7 @@ def assert_written_as_bibtex(before: Mapping[str, str], after: Mapping[str, str]
         bibtex = BIBTEX_NAME.get(name)
         assert bibtex and not before.get(bibtex), (key, name, value, after.get(name))
         assert value.lower().startswith(after[bibtex].lower()), (key, name, value, after[bibtex])
-    assert set(after) - set(before) <= {"year", "month", "journal", "archiveprefix"}, key
+    assert set(after) - set(before) <= {"year", "month", "journal", "archiveprefix", "primaryclass"}, key
 
 
 def test_corpus_is_there():

@@ -1,6 +1,7 @@
 """`surveytool bib`: clean output, minimal-diff in-place updates, dialects, and real bibtex."""
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -200,6 +201,57 @@ def test_the_bibtex_dialect_writes_biblatex_fields_as_the_fields_bibtex_reads(tm
     assert "year = {2022}" in switch and "date = {2022-01-15}" in switch  # the day has no BibTeX field
     biblatex = run_cli("bib", "zotero.bib", "-o", "-", "--dialect", "biblatex", cwd=tmp_path, check=True).stdout
     assert "date = {2021-03}" in biblatex and "journaltitle = {Journal" in biblatex and "year =" not in biblatex
+
+
+@pytest.mark.parametrize(
+    ("date", "month", "date_kept"),
+    [
+        ("2021", None, False),
+        ("2021-12", "dec", False),
+        ("2021/2022", None, True),  # a range: the year it starts, the range kept
+        ("2021?", None, True),  # uncertain
+        ("2021-03~", "mar", True),  # approximate
+        ("2021-03-15T10:30", "mar", True),
+        ("2021-21", None, True),  # spring: a season is no month
+        ("2021-13", None, True),
+        ("2021-00", None, True),
+    ],
+)
+def test_every_biblatex_date_gives_the_year_bibtex_reads(tmp_path, date, month, date_kept):
+    (tmp_path / "refs.bib").write_text(
+        "@article{k,\n  title = {Scaling Laws},\n  journal = {JMLR},\n  date = {" + date + "},\n"
+        "  eprinttype = {arxiv},\n  eprint = {2001.08361},\n  eprintclass = {cs.LG},\n}\n",
+        encoding="utf-8",
+    )
+    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "year = {2021}," in written and ("date = {" + date + "}" in written) == date_kept
+    assert re.findall(r"month = (\w+),", written) == ([month] if month else [])
+    assert "primaryclass = {cs.LG}" in written and "eprintclass" not in written
+    found = run_cli("check", "out.bib", "--checks", "missing-field,year-malformed", cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+
+
+@pytest.mark.parametrize(
+    ("dated", "written"),
+    [
+        ("year = 2021,\n  month = mar,", "date = {2021-03},"),
+        ("year = 2021,\n  month = {12},", "date = {2021-12},"),
+        ("year = 2021,", "date = {2021},"),
+        ("year = 2021,\n  date = {2021-03-15},", "date = {2021-03-15},"),  # the year is the date's
+        ("year = 2020,\n  date = {2021-03-15},", "year = 2020,\n  date = {2021-03-15},"),  # they disagree: both kept
+        ("year = 2021,\n  month = {Spring},", "year = 2021,\n  month = {Spring},"),  # no month: kept as written
+        ("year = {2021a},", "year = {2021a},"),
+        ("year = {in press},", "year = {in press},"),
+    ],
+)
+def test_the_biblatex_dialect_dates_an_entry_by_its_year_and_month_and_loses_neither(tmp_path, dated, written):
+    (tmp_path / "refs.bib").write_text(
+        "@article{k,\n  title = {Scaling Laws},\n  journal = {JMLR},\n  " + dated + "\n}\n", encoding="utf-8"
+    )
+    result = run_cli("bib", "refs.bib", "-o", "-", "--dialect", "biblatex", cwd=tmp_path, check=True).stdout
+    dates = [line.strip() for line in result.splitlines() if re.match(r"\s*(year|month|date) =", line)]
+    assert dates == [line.strip() for line in written.splitlines()]
 
 
 @pytest.mark.skipif(not HAVE_LATEX and not IN_CI, reason="bibtex not installed")
