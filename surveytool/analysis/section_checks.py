@@ -38,7 +38,7 @@ def _tag_outliers(context: CheckContext) -> Iterable[Finding]:
     "a .bib entry with no tags",
     "Entries of your .bib need a tags field (default 'sections') to be placed in the chapter on purpose. "
     "The hint shows the tagger's guess (`surveytool bib --in-place` writes it for you), or, when another field "
-    "(tags, groups, keywords, ...) names a section, the --tags-field option that reads your tags there. A volume other entries "
+    "(tags, groups, keywords, ...) holds mostly section names, the --tags-field option that reads your tags there. A volume other entries "
     "name as their crossref or xdata parent (@proceedings, @collection, @periodical, @mvbook) is cited through "
     "them and needs none, nor does an @xdata entry (nor are they reported as no-section or needs-review).",
 )
@@ -50,7 +50,9 @@ def _untagged(context: CheckContext) -> Iterable[Finding]:
             hint = f"the tagger suggests '{guess}'" if guess else "add a tags field"
             if elsewhere:
                 field, tag = elsewhere
-                hint = f"its {field} field names the section '{tag}': to read tags there, use --tags-field {field}"
+                hint = f"its {field} field names the section '{tag}': to read tags there, use --tags-field {field}" + (
+                    f"; else the tagger suggests '{guess}'" if guess else ""
+                )
             yield Finding(
                 "untagged-entry",
                 Severity.WARNING,
@@ -66,13 +68,15 @@ _TAG_FIELDS = ("sections", "tags", "groups", "keywords", "categories")
 
 
 def _tags_elsewhere(paper: Paper, taxonomy: Taxonomy | None) -> tuple[str, str] | None:
-    """A field of ``paper`` that is not its tags field but names a section, and the first tag that does."""
+    """A field of ``paper`` that is not its tags field but is mostly sections, and the first tag naming one."""
     if taxonomy is None:
         return None
     for name in _TAG_FIELDS:
-        for tag in split_tags(paper.fields.get(name, "")):
-            if canonical_section(tag, taxonomy):
-                return name, tag
+        values = split_tags(paper.fields.get(name, ""))
+        sections = [tag for tag in values if canonical_section(tag, taxonomy)]
+        # Zotero's keywords mix subjects with the odd section title: only a field used for sections counts.
+        if sections and len(sections) * 2 > len(values):
+            return name, sections[0]
     return None
 
 

@@ -404,8 +404,14 @@ def test_an_untagged_entry_whose_tags_sit_in_another_field_is_told_which_option_
     _, found = check(project, bib)
     [untagged] = [f for f in found if f["check"] == "untagged-entry"]
     assert untagged["hint"] == (
-        "its tags field names the section 'data_parallel': to read tags there, use --tags-field tags"
+        "its tags field names the section 'data_parallel': to read tags there, use --tags-field tags; "
+        "else the tagger suggests 'moe'"
     )
+    # Subject keywords (Zotero) that happen to include a section's title are no tags field.
+    subjects = CLEAN.replace("sections = {moe}", "keywords = {Computer Science - Machine Learning, Mixture of Experts}")
+    _, found = check(project, subjects)
+    [untagged] = [f for f in found if f["check"] == "untagged-entry"]
+    assert untagged["hint"] == "the tagger suggests 'moe'"
     _, read_there = check(project, bib, "--tags-field", "tags")
     assert sorted(f["check"] for f in read_there if f["check"] in ("untagged-entry", "tag-variant")) == [
         "tag-variant",
