@@ -114,10 +114,12 @@ class _Validator:
                     self.top_line(key),
                     _did_you_mean(key, _TOP_KEYS, "allowed: " + ", ".join(sorted(_TOP_KEYS))),
                 )
+        known = len(self.problems)
         groups = self._each(data, "groups", self._group)
-        groups_complete = not self.problems
+        groups_complete = len(self.problems) == known
+        known = len(self.problems)
         sections = self._each(data, "sections", self._section)
-        if not sections and not self.problems:
+        if not sections and len(self.problems) == known:  # a [[sections]] table with a problem is reported already
             self.note(
                 "the taxonomy has no [[sections]]", None, "add at least one [[sections]] table with an id and a title"
             )
@@ -126,7 +128,7 @@ class _Validator:
             self._check_parents(groups, sections)
         self._check_aliases(sections)
         if self.problems:
-            first, *more = sorted(self.problems, key=lambda p: p.line or 0)
+            first, *more = sorted(self.problems, key=lambda p: (p.line is None, p.line or 0))
             raise TaxonomyError(first.message, path=first.path, line=first.line, hint=first.hint, more=tuple(more))
         return Taxonomy(
             str(data.get("title", "Related Work")),

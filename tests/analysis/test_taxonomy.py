@@ -104,6 +104,18 @@ def test_every_table_with_a_problem_is_reported_at_once_in_file_order():
     assert str(raised.value).splitlines()[1].startswith("tax.toml:11: error: unknown key 'keyword'")
 
 
+def test_a_typo_at_the_top_hides_neither_a_parent_typo_nor_a_missing_sections_table():
+    with pytest.raises(TaxonomyError) as raised:
+        parse_taxonomy('titel = "T"\n' + MINIMAL.replace('parent = "g"', 'parent = "gg"', 1), "t.toml")
+    assert [p.message for p in raised.value.problems] == [
+        "unknown key 'titel'",
+        "'a' names unknown parent 'gg'",
+    ]
+    with pytest.raises(TaxonomyError) as raised:
+        parse_taxonomy('titel = "T"\n', "t.toml")
+    assert [p.message for p in raised.value.problems] == ["unknown key 'titel'", "the taxonomy has no [[sections]]"]
+
+
 def test_unknown_key_gets_a_did_you_mean():
     with pytest.raises(TaxonomyError) as raised:
         parse_taxonomy(MINIMAL.replace('aliases = ["alpha"]', 'alias = ["alpha"]'), "t.toml")
