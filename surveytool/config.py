@@ -46,6 +46,14 @@ _TOML_POSITION = re.compile(r" \(at line (\d+), column \d+\)")
 
 def _load(path: Path) -> dict:
     settings = _parse(path)
+    outside = sorted(name for name, value in settings.items() if name not in TABLES and not isinstance(value, dict))
+    if outside:  # "threshold = 0.5" above every header: TOML reads it as no table's
+        raise InputError(
+            f"setting '{outside[0]}' is outside any table",
+            path=str(path),
+            line=_table_line(path, outside[0]),
+            hint="write it below the header of its table: " + ", ".join(f"[{t}]" for t in TABLES),
+        )
     _refuse_unknown(path, settings, TABLES, "table(s)", lambda name: _table_line(path, name), "[{}]".format)
     return settings
 
@@ -172,8 +180,10 @@ def setting_line(path: Path | None, table: str, name: str) -> int | None:
     current = ""
     for number, line in enumerate(_lines(path), start=1):
         stripped = line.strip()
-        if stripped.startswith("[") and not stripped.startswith("[["):
+        if stripped.startswith("["):
             current = stripped.strip("[] \t").split("]")[0].strip()
+            if current == (f"{table}.{name}" if table else name):  # [tag.extra], or [[tag]] for a table
+                return number
         elif current == table and stripped.split("=")[0].strip().strip('"') == name:
             return number
     return None
