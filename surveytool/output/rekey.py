@@ -31,9 +31,11 @@ class Rekeyed:
     line: int
     old: str
     new: str
+    removed: bool = False  # the citation cites ``new`` already: ``old`` went with its comma
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.old} -> {self.new}"
+        removed = " (cited beside it already: removed)" if self.removed else ""
+        return f"{self.path}:{self.line}: {self.old} -> {self.new}{removed}"
 
 
 def replacements(papers: Sequence[Paper]) -> dict[str, str]:
@@ -42,20 +44,54 @@ def replacements(papers: Sequence[Paper]) -> dict[str, str]:
 
 
 def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[str, list[Rekeyed]]:
-    """``text`` with every cited key in ``renamed`` replaced, and what was replaced where."""
+    """``text`` with every cited key in ``renamed`` replaced, and what was replaced where.
+
+    A key whose new key the same citation already cites is removed with its comma: ``\\cite{old,new}`` would
+    print the paper twice.
+    """
+    spans = cite_key_spans(text)
+    cited: dict[int, set[str]] = {}  # a citation's braces -> the keys it will cite
+    for start, end, group in spans:
+        if text[start:end] not in renamed:
+            cited.setdefault(group, set()).add(text[start:end])
     pieces: list[str] = []
     changes: list[Rekeyed] = []
     last = 0
-    for start, end in cite_key_spans(text):
+    for start, end, group in spans:
         old = text[start:end]
         new = renamed.get(old)
         if new is None:
             continue
-        pieces.extend((text[last:start], new))
+        line = text.count("\n", 0, start) + 1
+        if new in cited.setdefault(group, set()):
+            start, end = _with_its_comma(text, start, end, last)
+            pieces.append(text[last:start])
+            changes.append(Rekeyed(path, line, old, new, removed=True))
+        else:
+            cited[group].add(new)
+            pieces.extend((text[last:start], new))
+            changes.append(Rekeyed(path, line, old, new))
         last = end
-        changes.append(Rekeyed(path, text.count("\n", 0, start) + 1, old, new))
     pieces.append(text[last:])
     return "".join(pieces), changes
+
+
+def _with_its_comma(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
+    """The span of a key to remove from a key list with the comma that separates it: the one before it, or
+    for the first key the one after it (and the spaces after that)."""
+    before = start
+    while before > floor and text[before - 1] in " \t\r\n":
+        before -= 1
+    if before > floor and text[before - 1] == ",":
+        return before - 1, end
+    after = end
+    while after < len(text) and text[after] in " \t\r\n":
+        after += 1
+    if after < len(text) and text[after] == ",":
+        after += 1
+        while after < len(text) and text[after] in " \t\r\n":
+            after += 1
+    return start, after
 
 
 @dataclass(frozen=True)
@@ -102,7 +138,7 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
             if path in done:
                 continue
             done.add(path)
-            cited.update(content[start:end] for start, end in cite_key_spans(content))
+            cited.update(content[start:end] for start, end, _ in cite_key_spans(content))
             new_text, changed = rekey_text(content, renamed, shown)
             if not changed:
                 continue

@@ -122,8 +122,9 @@ def _inert_spans(text: str, finder: _Finder) -> Iterator[tuple[int, int]]:
         position = max(end, after)
 
 
-def _cited_keys(text: str) -> Iterator[tuple[int, int, int]]:
-    """(command start, key start, key end) of every key cited in ``text`` (comments blanked), in order."""
+def _cited_keys(text: str) -> Iterator[tuple[int, int, int, int]]:
+    """(command start, its key group's start, key start, key end) of every key cited in ``text`` (comments
+    blanked), in order."""
     finder = _Finder(text)
     position = 0
     while (command := _COMMAND.search(text, position)) is not None:
@@ -140,7 +141,7 @@ def _cited_keys(text: str) -> Iterator[tuple[int, int, int]]:
         for group_start, group_end in groups:
             for part in _KEY_PART.finditer(text, group_start, group_end):
                 if part.group()[0] != "#" and "\\" not in part.group():  # a macro's parameter, a command
-                    yield command.start(), part.start(), part.end()
+                    yield command.start(), group_start, part.start(), part.end()
 
 
 def citations(text: str) -> tuple[list[Citation], bool]:
@@ -149,7 +150,7 @@ def citations(text: str) -> tuple[list[Citation], bool]:
     found: list[Citation] = []
     cites_all = False
     line, counted_to = 1, 0
-    for command_start, start, end in _cited_keys(text):
+    for command_start, _, start, end in _cited_keys(text):
         line += text.count("\n", counted_to, command_start)
         counted_to = command_start
         key = text[start:end]
@@ -160,6 +161,7 @@ def citations(text: str) -> tuple[list[Citation], bool]:
     return found, cites_all
 
 
-def cite_key_spans(text: str) -> list[tuple[int, int]]:
-    """Where each key cited in ``text`` is (start, end offsets), outside comments: for rewriting keys in place."""
-    return [(start, end) for _, start, end in _cited_keys(blank_comments(text)) if text[start:end] != "*"]
+def cite_key_spans(text: str) -> list[tuple[int, int, int]]:
+    """Where each key cited in ``text`` is (start, end offsets, and the start of the braces that hold it, which
+    keys of one citation share), outside comments: for rewriting keys in place."""
+    return [(start, end, group) for _, group, start, end in _cited_keys(blank_comments(text)) if text[start:end] != "*"]

@@ -9,6 +9,8 @@ import stat
 import pytest
 from helpers import DATA, run_cli
 
+from surveytool.output.rekey import rekey_text
+
 OLD, NEW = "lepikhin2021gshard", "lepikhin2020gshard"
 
 
@@ -139,3 +141,21 @@ def test_rekey_says_when_the_document_cites_nothing(tmp_path, data):
         "(name the .tex file that cites these sources, e.g. the main file of the thesis)"
     ]
     assert (tmp_path / "kapitel.tex").read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "removed"),
+    [
+        (f"\\cite{{{OLD},{NEW}}}", f"\\cite{{{NEW}}}", 1),
+        (f"\\cite{{{NEW}, {OLD}}}", f"\\cite{{{NEW}}}", 1),
+        (f"\\citep[p.~2]{{other,\r\n  {OLD} ,{NEW}}}", f"\\citep[p.~2]{{other ,{NEW}}}", 1),
+        (f"\\cite{{{OLD}}} and \\cite{{{NEW}}}", f"\\cite{{{NEW}}} and \\cite{{{NEW}}}", 0),  # two citations
+        (f"\\cites{{{OLD}}}{{{NEW}}}", f"\\cites{{{NEW}}}{{{NEW}}}", 0),  # one key group each
+    ],
+)
+def test_a_key_whose_new_key_the_citation_cites_already_is_removed_with_its_comma(before, after, removed):
+    # \cite{old,new} rewritten to \cite{new,new} would print the paper twice.
+    text, changes = rekey_text(before, {OLD: NEW}, "main.tex")
+    assert text == after
+    assert len(changes) == 1 and changes[0].removed == bool(removed)
+    assert str(changes[0]).endswith("(cited beside it already: removed)") == bool(removed)
