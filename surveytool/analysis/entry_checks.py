@@ -8,7 +8,7 @@ from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.crossref import by_key, inherited_fields, named_parents
 from surveytool.bibtex.field_spans import field_location
 from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_key, is_placeholder_title
-from surveytool.model import Finding, Origin, Severity
+from surveytool.model import Finding, Origin, Paper, Severity
 from surveytool.text.title_case import breaks_once_lowered, split_enclosing, unprotected
 
 
@@ -70,11 +70,15 @@ def _missing(context: CheckContext) -> Iterable[Finding]:
                 f"@{paper.entry_type} '{paper.key}' has no {', '.join(absent)}"
                 + (f" (it has biblatex's {', '.join(biblatex)}, which BibTeX styles do not read)" if biblatex else ""),
                 min(paper.sources),
-                "check with --dialect biblatex if you use biblatex; surveytool bib -o writes them as BibTeX's fields"
-                if biblatex
-                else "complete the entry, or change its type",
+                _biblatex_hint(paper, biblatex) if biblatex else "complete the entry, or change its type",
                 paper.key,
             )
+
+
+def _biblatex_hint(paper: Paper, biblatex: list[str]) -> str:
+    if "date" in biblatex and paper.year is None:  # "-0044", "19XX", "../2021": no year bib -o could write
+        return f"check with --dialect biblatex if you use biblatex; else add the year its date '{paper.fields['date']}' means"
+    return "check with --dialect biblatex if you use biblatex; surveytool bib -o writes them as BibTeX's fields"
 
 
 @register(

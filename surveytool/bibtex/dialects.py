@@ -1,4 +1,9 @@
-"""The fields one dialect names differently from the other, renamed for the dialect a .bib is written in."""
+"""The fields one dialect names differently from the other, renamed for the dialect a .bib is written in.
+
+Each conversion says, for each field it set, which field's text as the user wrote it the new one carries (the
+journal of a journaltitle), or None for a value it computed (the year of a date): the writer keeps a value
+byte for byte only under its own origin, never the original text of a field the conversion filled.
+"""
 
 from __future__ import annotations
 
@@ -8,53 +13,78 @@ from collections.abc import Sequence
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
 from surveytool.model import year_of_date
 
-# A month only when it is one (01-12): "2021-21" is a season, "2021-00" no month.
 _YEAR = re.compile(r"\d{4}")
+# A month only when it is one (01-12): "2021-21" is a season, "2021-00" no month.
 _DATE_MONTH = re.compile(r"\s*\d{4}-(0[1-9]|1[0-2])(?!\d)")
 
+#: A converted field -> the field whose written text it carries (None: computed, written afresh).
+Origins = dict[str, str | None]
 
-def as_bibtex(values: dict[str, str], written_date: str) -> None:
+
+def as_bibtex(values: dict[str, str], written_date: str) -> Origins:
     """biblatex's date, journaltitle, eprinttype and eprintclass, which BibTeX styles do not read, as the fields
-    they do."""
-    # The date as written: decoding reads the "~" of an approximate date ("2021-03~") as a space.
-    date = written_date[1:-1] if written_date[:1] in ("{", '"') else values.get("date", "")
+    they do (where those are absent or empty)."""
+    origins: Origins = {}
+    date = _as_written(written_date, values.get("date", ""))
     year = year_of_date(date)
     if year and not values.get("year"):
-        values["year"] = year
+        values["year"], origins["year"] = year, None
         month = _DATE_MONTH.match(date)
         if month and not values.get("month"):
-            values["month"] = str(int(month.group(1)))
-        # A date that says more than year and month (a day, a range, "circa") stays beside them.
-        if date.strip() in {year, month.group(0).strip() if month else year}:
+            values["month"], origins["month"] = str(int(month.group(1))), None
+        # A date that says more than year and month (a day, a range, "circa"), or a month other than the
+        # entry's own, stays beside them.
+        if date == year or (month and date == month.group(0).strip() and "month" in origins):
             del values["date"]
-    if values.get("journaltitle") and not values.get("journal"):
-        values["journal"] = values.pop("journaltitle")
+    _rename(values, origins, "journaltitle", "journal")
     if values.get("eprinttype") and not values.get("archiveprefix"):
         kind = values.pop("eprinttype")
         values["archiveprefix"] = "arXiv" if kind.lower() == "arxiv" else kind
-    if values.get("eprintclass") and not values.get("primaryclass"):
-        values["primaryclass"] = values.pop("eprintclass")
+        origins["archiveprefix"] = None
+    _rename(values, origins, "eprintclass", "primaryclass")
+    return origins
 
 
-def as_biblatex(values: dict[str, str], aliases: Sequence[str]) -> None:
-    """BibTeX's year and month, journal and archiveprefix as biblatex's date, journaltitle and eprinttype; aliases as
-    ids."""
+def as_biblatex(values: dict[str, str], aliases: Sequence[str]) -> Origins:
+    """BibTeX's year and month, journal and archiveprefix as biblatex's date, journaltitle and eprinttype (where
+    those are absent or empty); aliases as ids."""
+    origins: Origins = {}
     year = values.get("year", "").strip()
+    month = month_macro(values.get("month", ""))
     if year == "n.d.":  # a placeholder's "no date" is no biblatex date
         del values["year"]
-    elif _YEAR.fullmatch(year):
-        month = month_macro(values.get("month", ""))
-        if values.get("date"):
-            if year_of_date(values["date"]) == year:  # the date says it already
-                del values["year"]
-        elif month or not values.get("month"):
-            values["date"] = f"{year}-{list(MONTH_MACROS).index(month) + 1:02d}" if month else year
-            values.pop("year")
-            values.pop("month", None)
+    elif values.get("date"):  # a year and month the date says already (bib -o wrote them beside it) go
+        date = values["date"]
+        if year and year_of_date(date) == year:
+            del values["year"]
+        said = _DATE_MONTH.match(date)
+        if month and said and list(MONTH_MACROS).index(month) + 1 == int(said.group(1)):
+            del values["month"]
+    elif _YEAR.fullmatch(year) and (month or not values.get("month")):
+        values["date"] = f"{year}-{list(MONTH_MACROS).index(month) + 1:02d}" if month else year
+        origins["date"] = None
+        values.pop("year")
+        values.pop("month", None)
     # Anything else ("2021a", "in press", a month "Spring") stays as written: biblatex reads year and month too.
-    if "journal" in values:
-        values["journaltitle"] = values.pop("journal")
-    if "archiveprefix" in values:
+    _rename(values, origins, "journal", "journaltitle")
+    if values.get("archiveprefix") and not values.get("eprinttype"):
         values["eprinttype"] = values.pop("archiveprefix").lower()
+        origins["eprinttype"] = None
     if aliases:
         values["ids"] = ",".join(sorted(aliases))
+        origins["ids"] = None
+    return origins
+
+
+def _rename(values: dict[str, str], origins: Origins, old: str, new: str) -> None:
+    if values.get(old) and not values.get(new):
+        values[new] = values.pop(old)
+        origins[new] = old
+
+
+def _as_written(written: str, decoded: str) -> str:
+    """A date as the user wrote it, inside its braces or quotes: decoding reads the "~" of an approximate date
+    ("2021-03~") as a space. The decoded value when the written one is no date (a macro, a command)."""
+    while written[:1] in ("{", '"') and written[-1:] in ("}", '"'):
+        written = written[1:-1].strip()
+    return written if year_of_date(written) else decoded

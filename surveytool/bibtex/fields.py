@@ -128,11 +128,10 @@ def encode_field(name: str, text: str) -> str:
     return "{" + encode_bibtex_value(text) + "}"
 
 
-def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str]) -> str:
-    # A value read from the user's .bib is written as they wrote it, unless TeX would read
+def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str], original: str | None) -> str:
+    # A value read from the user's .bib (``original``) is written as they wrote it, unless TeX would read
     # LaTeX outside the allowlist in it: then it prints literally. Stages that change a
-    # field drop its original (see merge.merge_group, resolve.apply_candidate).
-    original = paper.latex_fields.get(name)
+    # field drop its original (see merge.merge_group, resolve.apply_candidate, dialects).
     if original is None:
         return encode_field(name, text)
     written = safe_bibtex_value(original, macros)
@@ -182,13 +181,14 @@ def bibtex_fields(
     elif paper.tags:
         values[tags_field] = ",".join(paper.section_ids)
     if dialect == "biblatex":
-        as_biblatex(values, paper.aliases)
+        origins = as_biblatex(values, paper.aliases)
     else:
-        as_bibtex(values, paper.latex_fields.get("date", "").strip())
+        origins = as_bibtex(values, paper.latex_fields.get("date", "").strip())
     rendered = []
     for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
+        origin = origins.get(name, name)
         raw = (
-            _value(paper, name, values[name], macros)
+            _value(paper, name, values[name], macros, paper.latex_fields.get(origin) if origin else None)
             if name != tags_field
             else safe_bibtex_value("{" + values[name] + "}")
         )

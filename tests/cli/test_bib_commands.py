@@ -254,6 +254,43 @@ def test_the_biblatex_dialect_dates_an_entry_by_its_year_and_month_and_loses_nei
     assert dates == [line.strip() for line in written.splitlines()]
 
 
+@pytest.mark.parametrize("dialect", ["bibtex", "biblatex"])
+def test_a_field_the_conversion_fills_is_written_with_its_value_not_the_empty_one_it_replaces(tmp_path, dialect):
+    (tmp_path / "refs.bib").write_text(
+        "@article{bl,\n  title = {Alpha},\n  author = {Doe, Jane},\n  journaltitle = {{J}ournal of {Things}},\n"
+        "  journal = {},\n  year = {},\n  month = {},\n  date = {{2021-03}},\n}\n\n"
+        "@article{bt,\n  title = {Beta},\n  author = {Doe, Jane},\n  journal = {{J}ournal of {Things}},\n"
+        "  journaltitle = {},\n  year = 2021,\n  month = mar,\n  date = {},\n}\n",
+        encoding="utf-8",
+    )
+    run_cli("bib", "refs.bib", "-o", "out.bib", "--dialect", dialect, cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    journal = "journal" if dialect == "bibtex" else "journaltitle"
+    # Each entry's journal, as written, under the dialect's name; its year and month, whichever field had them.
+    assert written.count(f"  {journal} = {{{{J}}ournal of {{Things}}}},") == 2, written
+    if dialect == "bibtex":
+        assert written.count("year = {2021}") + written.count("year = 2021") == 2 and written.count("month = mar") == 2
+    else:
+        assert written.count("date = {2021-03}") + written.count("date = {{2021-03}}") == 2
+    check = run_cli("check", "out.bib", "--dialect", dialect, "--checks", "missing-field", cwd=tmp_path)
+    assert check.returncode == 0, check.stderr
+
+
+def test_a_biblatex_file_written_as_bibtex_and_back_is_dated_as_it_was(tmp_path):
+    dates = ["2021-03-15/2021-04", "2021-03-15T10:30:00Z", "2021-03~", "{2021-03-15}", "2021/2022"]
+    entries = "".join(
+        f"@article{{k{n},\n  title = {{T{n}}},\n  author = {{Doe, Jane}},\n  journaltitle = {{J}},\n  date = {{{d}}},\n}}\n\n"
+        for n, d in enumerate(dates)
+    )
+    (tmp_path / "refs.bib").write_text(entries, encoding="utf-8")
+    direct = run_cli("bib", "refs.bib", "-o", "-", "--dialect", "biblatex", cwd=tmp_path, check=True).stdout
+    run_cli("bib", "refs.bib", "-o", "bibtex.bib", cwd=tmp_path, check=True)
+    back = run_cli("bib", "bibtex.bib", "-o", "-", "--dialect", "biblatex", cwd=tmp_path, check=True).stdout
+    assert back == direct and "year =" not in back and "month =" not in back
+    for date in dates:
+        assert f"date = {{{date}}}," in back
+
+
 @pytest.mark.skipif(not HAVE_LATEX and not IN_CI, reason="bibtex not installed")
 def test_real_bibtex_finds_the_year_and_journal_of_a_biblatex_export_written_as_bibtex(tmp_path):
     (tmp_path / "zotero.bib").write_text(ZOTERO_BIBLATEX, encoding="utf-8", newline="")
@@ -274,3 +311,16 @@ def test_check_says_a_missing_field_is_there_under_its_biblatex_name(tmp_path):
     )
     biblatex = run_cli("check", "zotero.bib", "--dialect", "biblatex", cwd=tmp_path)
     assert "[missing-field]" not in biblatex.stdout + biblatex.stderr
+
+
+@pytest.mark.parametrize("date", ["-0044", "19XX", "../2021-03"])
+def test_a_date_with_no_year_bibtex_could_read_is_not_sent_to_a_conversion_that_cannot_help(tmp_path, date):
+    (tmp_path / "refs.bib").write_text(
+        "@article{k,\n  title = {T},\n  author = {Doe, Jane},\n  journal = {J},\n  date = {" + date + "},\n}\n",
+        encoding="utf-8",
+    )
+    found = run_cli("check", "refs.bib", "--checks", "missing-field", "--json", cwd=tmp_path)
+    [finding] = json.loads(found.stdout)
+    assert finding["hint"] == (
+        f"check with --dialect biblatex if you use biblatex; else add the year its date '{date}' means"
+    )
