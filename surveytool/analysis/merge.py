@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from surveytool.analysis.merge_groups import PairwiseGroups
 from surveytool.analysis.preprints import preprint_marker
 from surveytool.analysis.tagging.user_tags import tags_location
-from surveytool.model import Finding, Origin, Paper, frozen_mapping
+from surveytool.model import Finding, Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
 from surveytool.text.normalize import abstract_similarity, normalize, opening_words, shingles
 
@@ -236,6 +236,15 @@ def merge_group(group: Sequence[Paper]) -> Paper:
         resolution=next((p.resolution for p in ranked if p.resolution), None),
         tags=best.tags,
         explicit_tags=explicit,
-        tags_field_at=next((tags_location(p) for p in ranked if p.explicit_tags), None),
+        tag_places=_tag_places(ranked),
         aliases=tuple(sorted(keys - {key})),
     )
+
+
+def _tag_places(ranked: Sequence[Paper]) -> Mapping[str, SourceLocation]:
+    """Each tag of merged records where the first record that has it wrote it."""
+    places: dict[str, SourceLocation] = {}
+    for paper in ranked:
+        for tag in paper.explicit_tags:
+            places.setdefault(tag, tags_location(paper, tag))
+    return frozen_mapping(places)

@@ -357,7 +357,7 @@ def test_in_place_updates_never_merge_the_users_entries(tmp_path):
     ]
 
 
-def test_a_merged_entrys_tag_finding_names_the_line_of_the_file_that_holds_the_tags(tmp_path):
+def test_a_merged_entrys_tag_findings_name_the_line_of_the_file_that_holds_each_tag(tmp_path):
     # The published entry (b.bib) is the merge's best record, but the preprint in a.bib is the first source.
     (tmp_path / "a.bib").write_text(
         "@misc{shazeer17,\n  title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},\n"
@@ -370,9 +370,18 @@ def test_a_merged_entrys_tag_finding_names_the_line_of_the_file_that_holds_the_t
         "  author = {Noam Shazeer},\n  booktitle = {ICLR},\n  year = 2017,\n  sections = {mixture-of-expert},\n}\n",
         encoding="utf-8",
     )
-    merged = run_cli("bib", "a.bib", "b.bib", "--merge-duplicates", "-o", "out.bib", cwd=tmp_path)
-    assert "is merged into" in merged.stderr
+    (tmp_path / "c.bib").write_text(
+        "% a co-author's copy\n@misc{shazeer-moe,\n"
+        "  title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},\n"
+        "  year = 2017,\n  sections = {Mixture of Experts, memoryy},\n}\n",
+        encoding="utf-8",
+    )
+    merged = run_cli("bib", "a.bib", "b.bib", "c.bib", "--merge-duplicates", "-o", "out.bib", cwd=tmp_path)
+    assert merged.stderr.count("is merged into") == 2
+    # Each tag where it was written, though the three records are one entry now.
     assert "b.bib:10: error [unknown-tag] tag 'mixture-of-expert'" in merged.stderr
+    assert "c.bib:5: warning [tag-variant] tag 'Mixture of Experts'" in merged.stderr
+    assert "c.bib:5: error [unknown-tag] tag 'memoryy'" in merged.stderr
 
 
 def test_build_merges_on_request_and_a_rebuild_without_the_option_writes_both_entries_again(tmp_path):

@@ -7,11 +7,13 @@ from surveytool.bibtex.field_spans import field_spans, line_in
 from surveytool.model import Finding, Paper, Role, Severity, SourceLocation, Tag, Taxonomy
 
 
-def tags_location(paper: Paper) -> SourceLocation:
-    """Where the user wrote the entry's tags: their line of an overrides file, or the tags field's line."""
-    given = paper.tags_at or paper.tags_field_at
-    if given:
-        return given
+def tags_location(paper: Paper, tag: str | None = None) -> SourceLocation:
+    """Where the user wrote the entry's tags (``tag``, or else its first): their line of an overrides file, or the
+    tags field's line."""
+    if paper.tags_at:
+        return paper.tags_at
+    if paper.tag_places:
+        return paper.tag_places.get(tag or "") or next(iter(paper.tag_places.values()))
     start = min(paper.sources)
     # The reader keeps every field of an entry but its tags field: the one field of its text not among them.
     span = next((s for s in field_spans(paper.raw) if s.name.strip() not in paper.latex_fields), None)
@@ -23,7 +25,6 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
     tags: list[Tag] = []
     unknown: list[str] = []
     findings: list[Finding] = []
-    where = tags_location(paper) if paper.explicit_tags else min(paper.sources)
     # Tags of an overrides file are mended there: check --fix and --in-place edit only the .bib.
     mended = f"in {paper.tags_at.path}" if paper.tags_at else "; surveytool check --fix does this"
     for raw in paper.explicit_tags:
@@ -36,7 +37,7 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
                     "unknown-tag",
                     Severity.ERROR,
                     f"tag '{raw}' is not a section of the taxonomy",
-                    where,
+                    tags_location(paper, raw),
                     f"did you mean '{guess}'?" if guess else "see `surveytool taxonomy` for the section ids",
                     paper.key,
                 )
@@ -48,7 +49,7 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
                     "tag-variant",
                     Severity.WARNING,
                     f"tag '{raw}' is written differently from its section id '{section_id}'",
-                    where,
+                    tags_location(paper, raw),
                     f"write '{section_id}'{' ' if paper.tags_at else ''}{mended}",
                     paper.key,
                 )
