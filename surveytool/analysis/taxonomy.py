@@ -78,6 +78,8 @@ class _Validator:
         self.table_ends: dict[int, int] = dict(zip(starts, [*starts[1:], len(self.lines) + 1], strict=False))
         self.problems: list[TaxonomyError] = []
         self.index_of: dict[int, int] = {}
+        self.failed_ids: set[str] = set()  # ids of tables left out for a problem: naming one is no second problem
+        self.unreadable: set[str] = set()  # "groups" or "sections" when it is no array of tables at all
 
     def fail(self, message: str, line: int | None, hint: str) -> None:
         raise TaxonomyError(message, path=self.display, line=line, hint=hint)
@@ -114,9 +116,7 @@ class _Validator:
                     self.top_line(key),
                     _did_you_mean(key, _TOP_KEYS, "allowed: " + ", ".join(sorted(_TOP_KEYS))),
                 )
-        known = len(self.problems)
         groups = self._each(data, "groups", self._group)
-        groups_complete = len(self.problems) == known
         known = len(self.problems)
         sections = self._each(data, "sections", self._section)
         if not sections and len(self.problems) == known:  # a [[sections]] table with a problem is reported already
@@ -124,7 +124,7 @@ class _Validator:
                 "the taxonomy has no [[sections]]", None, "add at least one [[sections]] table with an id and a title"
             )
         self._check_ids(groups, sections)
-        if groups_complete:  # else a section would name "unknown" the group that failed
+        if "groups" not in self.unreadable:  # else every parent would be "unknown"
             self._check_parents(groups, sections)
         self._check_aliases(sections)
         if self.problems:
@@ -142,6 +142,7 @@ class _Validator:
         tables = data.get(name, [])
         if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
             self.note(f"'{name}' must be an array of tables", self.top_line(name), f"write each one as [[{name}]]")
+            self.unreadable.add(name)
             return []
         made = []
         for index, table in enumerate(tables):
@@ -150,6 +151,7 @@ class _Validator:
                 self.index_of[id(made[-1])] = index  # its table's place in the file, though others are left out
             except TaxonomyError as problem:
                 self.problems.append(problem)
+                self.failed_ids.add(str(table.get("id", "")))
         return made
 
     def _common(self, table: str, index: int, raw: Mapping[str, Any], allowed: set[str]) -> tuple[str, str]:
@@ -228,7 +230,7 @@ class _Validator:
         nodes: list[Group | Section] = [*groups, *sections]
         for node in nodes:
             parent = node.parent if isinstance(node, Group) else node.group
-            if parent and parent not in group_ids:
+            if parent and parent not in group_ids and parent not in self.failed_ids:
                 table = "groups" if isinstance(node, Group) else "sections"
                 index = self.index_of[id(node)]
                 self.note(

@@ -116,6 +116,21 @@ def test_a_typo_at_the_top_hides_neither_a_parent_typo_nor_a_missing_sections_ta
     assert [p.message for p in raised.value.problems] == ["unknown key 'titel'", "the taxonomy has no [[sections]]"]
 
 
+def test_a_group_with_a_problem_hides_no_other_sections_parent_typo():
+    text = (
+        MINIMAL.replace('title = "G"', 'title = "G"\ncolour = "red"')
+        + '[[groups]]\nid = "sys"\ntitle = "S"\n[[sections]]\nid = "c"\ntitle = "C"\nparent = "sytems"\n'
+    )
+    with pytest.raises(TaxonomyError) as raised:
+        parse_taxonomy(text, "t.toml")
+    # 'a' and 'b' name the group that failed: that is no second problem of theirs.
+    assert [p.message for p in raised.value.problems] == [
+        "unknown key 'colour' in [[groups]]",
+        "'c' names unknown parent 'sytems'",
+    ]
+    assert "did you mean 'sys'?" in str(raised.value)
+
+
 def test_unknown_key_gets_a_did_you_mean():
     with pytest.raises(TaxonomyError) as raised:
         parse_taxonomy(MINIMAL.replace('aliases = ["alpha"]', 'alias = ["alpha"]'), "t.toml")
