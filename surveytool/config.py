@@ -174,19 +174,30 @@ def wrong_setting(path: Path | None, table: str, name: str, value: object, expec
 
 
 def setting_line(path: Path | None, table: str, name: str) -> int | None:
-    """The line where ``name`` is set in ``[table]``, for the message; None if it cannot be told."""
+    """The line where ``name`` is set in ``[table]``, for the message; None if it cannot be told. TOML's other
+    spellings count too: ``table.name = ...`` above every header, ``table = { name = ... }``, ``["table"]``."""
     if path is None:
         return None
     current = ""
+    wanted = f"{table}.{name}" if table else name
     for number, line in enumerate(_lines(path), start=1):
         stripped = line.strip()
         if stripped.startswith("["):
-            current = stripped.strip("[] \t").split("]")[0].strip()
-            if current == (f"{table}.{name}" if table else name):  # [tag.extra], or [[tag]] for a table
+            current = _bare(stripped.strip("[] \t").split("]")[0])
+            if current == wanted:  # [tag.extra], or [[tag]] for a table
                 return number
-        elif current == table and stripped.split("=")[0].strip().strip('"') == name:
+            continue
+        key = _bare(stripped.split("=")[0])
+        if ".".join(filter(None, (current, key))) == wanted:
+            return number
+        if not current and table and key == table and "{" in stripped and name in stripped:  # an inline table
             return number
     return None
+
+
+def _bare(key: str) -> str:
+    """A TOML key as its parts joined by dots: ``"tag" . threshold`` -> ``tag.threshold``."""
+    return ".".join(part.strip().strip("\"'") for part in key.split("."))
 
 
 _ALLOWABLE_NAME = re.compile(r"\\?(?:[A-Za-z@]+|[^A-Za-z@\s])")

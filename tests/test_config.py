@@ -24,6 +24,11 @@ MINE = "@article{smith2020,\n  author = {Ann Smith},\n  title = {Pipeline parall
         ("threshold = 0.5\n[tag]\n", 2, "setting 'threshold' is outside any table (write it below the header"),
         ("[tag]\nthreshold = 0.5\n[tag.extra]\nx = 1\n", 4, "unknown setting(s) in [tag]: extra (known: threshold)"),
         ("[[tag]]\nthreshold = 0.5\n", 2, "tag must be a table (write [tag] on a line of its own"),
+        # TOML's other spellings of a table's setting.
+        ("tag.threshold = 2\n", 2, "[tag] threshold must be a number from 0 to 1, not 2"),
+        ('"check" . thin = -1\n', 2, "[check] thin must be a whole number of papers, 0 or more, not -1"),
+        ("tag = { threshold = 2 }\n", 2, "[tag] threshold must be a number from 0 to 1, not 2"),
+        ('[ "tag" ]\n"threshold" = 2\n', 3, "[tag] threshold must be a number from 0 to 1, not 2"),
     ],
 )
 def test_a_wrong_setting_is_one_line_with_its_file_and_line(tmp_path: Path, settings: str, line: int, message: str):
