@@ -70,9 +70,11 @@ def as_biblatex(values: dict[str, str], aliases: Sequence[str]) -> Origins:
     if values.get("archiveprefix") and not values.get("eprinttype"):
         values["eprinttype"] = values.pop("archiveprefix").lower()
         origins["eprinttype"] = None
-    if aliases:
-        values["ids"] = ",".join(sorted(aliases))
-        origins["ids"] = None
+    # The keys merged into this entry stay citable, beside those the user's own ids field names.
+    own = [key.strip() for key in values.get("ids", "").split(",") if key.strip()]
+    ids = list(dict.fromkeys([*own, *sorted(aliases)]))
+    if ids != own:
+        values["ids"], origins["ids"] = ",".join(ids), None
     return origins
 
 

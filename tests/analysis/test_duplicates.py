@@ -577,3 +577,21 @@ def test_a_merged_preprint_and_published_pair_cites_the_published_version_alone(
     assert "journal = {Advances in neural information processing systems}" in written
     assert "year = {2019}" in written and "volume = {32}" in written and "pages = {103--112}" in written
     assert "arXiv preprint" not in written and "{2018}" not in written
+
+
+def test_biblatex_ids_keep_the_users_own_beside_the_keys_merged_in(tmp_path):
+    title = "Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer"
+    (tmp_path / "a.bib").write_text(
+        f"@inproceedings{{shazeer17,\n  title = {{{title}}},\n  booktitle = {{ICLR}},\n  year = 2017,\n"
+        "  ids = {shazeer-old},\n}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "b.bib").write_text(
+        f"@misc{{shazeer2017,\n  title = {{{title}}},\n  year = 2017,\n}}\n", encoding="utf-8"
+    )
+    merged = run_cli(
+        "bib", "a.bib", "b.bib", "--merge-duplicates", "--dialect", "biblatex", "-o", "-", cwd=tmp_path, check=True
+    )
+    assert "  ids = {shazeer-old,shazeer2017},\n" in merged.stdout
+    alone = run_cli("bib", "a.bib", "--dialect", "biblatex", "-o", "-", cwd=tmp_path, check=True)
+    assert "  ids = {shazeer-old},\n" in alone.stdout
