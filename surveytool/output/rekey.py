@@ -19,7 +19,7 @@ from surveytool.errors import InputError
 from surveytool.model import Finding, Paper
 from surveytool.output.files import write_in_place
 from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
-from surveytool.text.citations import cite_key_spans
+from surveytool.text.citations import blank_comments, cite_key_spans
 from surveytool.text.tex_inputs import Unreadable, read_document
 
 
@@ -50,6 +50,7 @@ def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[s
     print the paper twice.
     """
     spans = cite_key_spans(text)
+    blanked = blank_comments(text)  # a comma is looked for outside comments: "\\cite{new,% old one\n old}"
     cited: dict[int, set[str]] = {}  # a citation's braces -> the keys it will cite
     for start, end, group in spans:
         if text[start:end] not in renamed:
@@ -64,7 +65,7 @@ def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[s
             continue
         line = text.count("\n", 0, start) + 1
         if new in cited.setdefault(group, set()):
-            start, end = _with_its_comma(text, start, end, last)
+            start, end = _with_its_comma(blanked, start, end, last)
             pieces.append(text[last:start])
             changes.append(Rekeyed(path, line, old, new, removed=True))
         else:
@@ -78,7 +79,8 @@ def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[s
 
 def _with_its_comma(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
     """The span of a key to remove from a key list with the comma that separates it: the one before it, or
-    for the first key the one after it (and the spaces after that)."""
+    for the first key the one after it (and the spaces after that). ``text`` has its comments blanked: one
+    between the comma and the key goes with them."""
     before = start
     while before > floor and text[before - 1] in " \t\r\n":
         before -= 1

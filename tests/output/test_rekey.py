@@ -149,6 +149,9 @@ def test_rekey_says_when_the_document_cites_nothing(tmp_path, data):
         (f"\\cite{{{OLD},{NEW}}}", f"\\cite{{{NEW}}}", 1),
         (f"\\cite{{{NEW}, {OLD}}}", f"\\cite{{{NEW}}}", 1),
         (f"\\citep[p.~2]{{other,\r\n  {OLD} ,{NEW}}}", f"\\citep[p.~2]{{other ,{NEW}}}", 1),
+        (f"\\cite{{{NEW},%\n      {OLD}}}", f"\\cite{{{NEW}}}", 1),  # a line ended with % in the key list
+        (f"\\cite{{{NEW}, % see, e.g.,\n {OLD}}}", f"\\cite{{{NEW}}}", 1),  # commas inside the comment
+        (f"\\cite{{{OLD}, % preprint\n  {NEW}}}", f"\\cite{{{NEW}}}", 1),
         (f"\\cite{{{OLD}}} and \\cite{{{NEW}}}", f"\\cite{{{NEW}}} and \\cite{{{NEW}}}", 0),  # two citations
         (f"\\cites{{{OLD}}}{{{NEW}}}", f"\\cites{{{NEW}}}{{{NEW}}}", 0),  # one key group each
     ],
