@@ -224,6 +224,7 @@ def merge_group(group: Sequence[Paper]) -> Paper:
     keyed = sorted((p for p in group if p.key), key=lambda p: _ORIGIN_RANK[p.origin])
     key = keyed[0].key if keyed else ""
     explicit = tuple(dict.fromkeys(t for p in ranked for t in p.explicit_tags))
+    _merge_ids(fields, latex, ranked, key)
     return Paper(
         origin=best.origin,
         sources=tuple(sorted({s for p in ranked for s in p.sources})),
@@ -248,3 +249,16 @@ def _tag_places(ranked: Sequence[Paper]) -> Mapping[str, SourceLocation]:
         for tag in paper.explicit_tags:
             places.setdefault(tag, tags_location(paper, tag))
     return frozen_mapping(places)
+
+
+def _merge_ids(fields: dict[str, str], latex: dict[str, str], ranked: Sequence[Paper], key: str) -> None:
+    """biblatex's ids of every record (each key a user kept citable), never the merged entry's own key."""
+    ids = [i for i in dict.fromkeys(k.strip() for p in ranked for k in p.fields.get("ids", "").split(",")) if i]
+    ids = [i for i in ids if i != key]
+    if ids == [k.strip() for k in fields.get("ids", "").split(",") if k.strip()]:
+        return
+    latex.pop("ids", None)
+    if ids:
+        fields["ids"] = ",".join(ids)
+    else:
+        fields.pop("ids", None)

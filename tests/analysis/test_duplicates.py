@@ -595,3 +595,15 @@ def test_biblatex_ids_keep_the_users_own_beside_the_keys_merged_in(tmp_path):
     assert "  ids = {shazeer-old,shazeer2017},\n" in merged.stdout
     alone = run_cli("bib", "a.bib", "--dialect", "biblatex", "-o", "-", cwd=tmp_path, check=True)
     assert "  ids = {shazeer-old},\n" in alone.stdout
+    # The preprint's own ids too, whichever record the merge prefers; never the merged entry's own key.
+    (tmp_path / "b.bib").write_text(
+        f"@misc{{shazeer2017,\n  title = {{{title}}},\n  year = 2017,\n  IDS = {{moe-paper, shazeer17}},\n}}\n",
+        encoding="utf-8",
+    )
+    for order in (("a.bib", "b.bib"), ("b.bib", "a.bib")):
+        merged = run_cli(
+            "bib", *order, "--merge-duplicates", "--dialect", "biblatex", "-o", "-", cwd=tmp_path, check=True
+        )
+        kept = {"a.bib": "shazeer17", "b.bib": "shazeer2017"}[order[0]]  # the entry read first keeps its key
+        [ids] = re.findall(r"  ids = \{(.*)\},\n", merged.stdout)
+        assert sorted(ids.split(",")) == sorted({"moe-paper", "shazeer-old", "shazeer17", "shazeer2017"} - {kept})
