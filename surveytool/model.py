@@ -98,8 +98,8 @@ class Paper:
     explicit_tags: tuple[str, ...] = ()
     unknown_tags: tuple[str, ...] = ()  # explicit tags naming no section: reported, and kept as written
     tags_at: SourceLocation | None = None  # where explicit_tags were given outside the entry (an overrides file)
-    # A merged paper's tags, each where an entry wrote it: its raw is one entry's text of several.
-    tag_places: Mapping[str, SourceLocation] = field(default_factory=frozen_mapping)
+    # A merged paper's tags, each where its entries wrote it: its raw is one entry's text of several.
+    tag_places: Mapping[str, tuple[SourceLocation, ...]] = field(default_factory=frozen_mapping)
     aliases: tuple[str, ...] = ()  # keys absorbed when duplicates merged
 
     @property

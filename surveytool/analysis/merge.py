@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from surveytool.analysis.merge_groups import PairwiseGroups
 from surveytool.analysis.preprints import preprint_marker
-from surveytool.analysis.tagging.user_tags import tags_location
+from surveytool.analysis.tagging.user_tags import tag_locations
 from surveytool.model import Finding, Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
 from surveytool.text.normalize import abstract_similarity, normalize, opening_words, shingles
@@ -242,12 +242,12 @@ def merge_group(group: Sequence[Paper]) -> Paper:
     )
 
 
-def _tag_places(ranked: Sequence[Paper]) -> Mapping[str, SourceLocation]:
-    """Each tag of merged records where the first record that has it wrote it."""
-    places: dict[str, SourceLocation] = {}
+def _tag_places(ranked: Sequence[Paper]) -> Mapping[str, tuple[SourceLocation, ...]]:
+    """Each tag of merged records, where each record that has it wrote it (in the order they rank)."""
+    places: dict[str, tuple[SourceLocation, ...]] = {}
     for paper in ranked:
         for tag in paper.explicit_tags:
-            places.setdefault(tag, tags_location(paper, tag))
+            places[tag] = tuple(dict.fromkeys((*places.get(tag, ()), *tag_locations(paper, tag))))
     return frozen_mapping(places)
 
 

@@ -373,7 +373,7 @@ def test_a_merged_entrys_tag_findings_name_the_line_of_the_file_that_holds_each_
     (tmp_path / "c.bib").write_text(
         "% a co-author's copy\n@misc{shazeer-moe,\n"
         "  title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},\n"
-        "  year = 2017,\n  sections = {Mixture of Experts, memoryy},\n}\n",
+        "  year = 2017,\n  sections = {Mixture of Experts, memoryy, mixture-of-expert},\n}\n",
         encoding="utf-8",
     )
     merged = run_cli("bib", "a.bib", "b.bib", "c.bib", "--merge-duplicates", "-o", "out.bib", cwd=tmp_path)
@@ -382,6 +382,8 @@ def test_a_merged_entrys_tag_findings_name_the_line_of_the_file_that_holds_each_
     assert "b.bib:10: error [unknown-tag] tag 'mixture-of-expert'" in merged.stderr
     assert "c.bib:5: warning [tag-variant] tag 'Mixture of Experts'" in merged.stderr
     assert "c.bib:5: error [unknown-tag] tag 'memoryy'" in merged.stderr
+    # A typo both files have is reported in both: one run shows every line to mend.
+    assert "c.bib:5: error [unknown-tag] tag 'mixture-of-expert'" in merged.stderr
 
 
 def test_build_merges_on_request_and_a_rebuild_without_the_option_writes_both_entries_again(tmp_path):

@@ -10,10 +10,19 @@ from surveytool.model import Finding, Paper, Role, Severity, SourceLocation, Tag
 def tags_location(paper: Paper, tag: str | None = None) -> SourceLocation:
     """Where the user wrote the entry's tags (``tag``, or else its first): their line of an overrides file, or the
     tags field's line."""
+    return tag_locations(paper, tag)[0]
+
+
+def tag_locations(paper: Paper, tag: str | None = None) -> tuple[SourceLocation, ...]:
+    """Every place the user wrote ``tag`` (or else the entry's first tag): several for records merged into one."""
     if paper.tags_at:
-        return paper.tags_at
+        return (paper.tags_at,)
     if paper.tag_places:
         return paper.tag_places.get(tag or "") or next(iter(paper.tag_places.values()))
+    return (_tags_field_line(paper),)
+
+
+def _tags_field_line(paper: Paper) -> SourceLocation:
     start = min(paper.sources)
     # The reader keeps every field of an entry but its tags field: the one field of its text not among them.
     span = next((s for s in field_spans(paper.raw) if s.name.strip() not in paper.latex_fields), None)
@@ -32,27 +41,29 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
         if section_id is None:
             unknown.append(raw)
             guess = suggest_section(raw, taxonomy)
-            findings.append(
+            findings.extend(
                 Finding(
                     "unknown-tag",
                     Severity.ERROR,
                     f"tag '{raw}' is not a section of the taxonomy",
-                    tags_location(paper, raw),
+                    where,
                     f"did you mean '{guess}'?" if guess else "see `surveytool taxonomy` for the section ids",
                     paper.key,
                 )
+                for where in tag_locations(paper, raw)
             )
             continue
         if section_id != raw:
-            findings.append(
+            findings.extend(
                 Finding(
                     "tag-variant",
                     Severity.WARNING,
                     f"tag '{raw}' is written differently from its section id '{section_id}'",
-                    tags_location(paper, raw),
+                    where,
                     f"write '{section_id}'{' ' if paper.tags_at else ''}{mended}",
                     paper.key,
                 )
+                for where in tag_locations(paper, raw)
             )
         if all(t.section != section_id for t in tags):
             role = Role.PRIMARY if not tags else Role.SECONDARY
