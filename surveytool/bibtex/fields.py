@@ -183,7 +183,8 @@ def bibtex_fields(
     if dialect == "biblatex":
         origins = as_biblatex(values, paper.aliases)
     else:
-        origins = as_bibtex(values, paper.latex_fields.get("date", "").strip())
+        written_date = paper.latex_fields.get("date", "").strip()
+        origins = as_bibtex(values, macros.get(written_date.lower(), written_date))  # date = pub: pub's text
     rendered = []
     for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
         origin = origins.get(name, name)

@@ -324,3 +324,14 @@ def test_a_date_with_no_year_bibtex_could_read_is_not_sent_to_a_conversion_that_
     assert finding["hint"] == (
         f"check with --dialect biblatex if you use biblatex; else add the year its date '{date}' means"
     )
+
+
+def test_an_approximate_date_given_by_a_string_macro_keeps_its_mark(tmp_path):
+    (tmp_path / "refs.bib").write_text(
+        '@string{spring = "2021-03~"}\n\n@article{k,\n  title = {T},\n  author = {Doe, Jane},\n  journal = {J},\n'
+        "  date = spring,\n}\n",
+        encoding="utf-8",
+    )
+    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "year = {2021}," in written and "month = mar," in written and "date = spring," in written
