@@ -203,6 +203,13 @@ def test_the_bibtex_dialect_writes_biblatex_fields_as_the_fields_bibtex_reads(tm
     assert "date = {2021-03}" in biblatex and "journaltitle = {Journal" in biblatex and "year =" not in biblatex
 
 
+def written_by_bib(tmp_path, bib: str, *options: str) -> str:
+    """``bib`` as refs.bib, and what ``surveytool bib refs.bib -o out.bib OPTIONS`` wrote of it."""
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    run_cli("bib", "refs.bib", "-o", "out.bib", *options, cwd=tmp_path, check=True)
+    return (tmp_path / "out.bib").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize(
     ("date", "month", "date_kept"),
     [
@@ -218,13 +225,11 @@ def test_the_bibtex_dialect_writes_biblatex_fields_as_the_fields_bibtex_reads(tm
     ],
 )
 def test_every_biblatex_date_gives_the_year_bibtex_reads(tmp_path, date, month, date_kept):
-    (tmp_path / "refs.bib").write_text(
+    written = written_by_bib(
+        tmp_path,
         "@article{k,\n  title = {Scaling Laws},\n  journal = {JMLR},\n  date = {" + date + "},\n"
         "  eprinttype = {arxiv},\n  eprint = {2001.08361},\n  eprintclass = {cs.LG},\n}\n",
-        encoding="utf-8",
     )
-    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path, check=True)
-    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert "year = {2021}," in written and ("date = {" + date + "}" in written) == date_kept
     assert re.findall(r"month = (\w+),", written) == ([month] if month else [])
     assert "primaryclass = {cs.LG}" in written and "eprintclass" not in written
@@ -256,15 +261,15 @@ def test_the_biblatex_dialect_dates_an_entry_by_its_year_and_month_and_loses_nei
 
 @pytest.mark.parametrize("dialect", ["bibtex", "biblatex"])
 def test_a_field_the_conversion_fills_is_written_with_its_value_not_the_empty_one_it_replaces(tmp_path, dialect):
-    (tmp_path / "refs.bib").write_text(
+    written = written_by_bib(
+        tmp_path,
         "@article{bl,\n  title = {Alpha},\n  author = {Doe, Jane},\n  journaltitle = {{J}ournal of {Things}},\n"
         "  journal = {},\n  year = {},\n  month = {},\n  date = {{2021-03}},\n}\n\n"
         "@article{bt,\n  title = {Beta},\n  author = {Doe, Jane},\n  journal = {{J}ournal of {Things}},\n"
         "  journaltitle = {},\n  year = 2021,\n  month = mar,\n  date = {},\n}\n",
-        encoding="utf-8",
+        "--dialect",
+        dialect,
     )
-    run_cli("bib", "refs.bib", "-o", "out.bib", "--dialect", dialect, cwd=tmp_path, check=True)
-    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     journal = "journal" if dialect == "bibtex" else "journaltitle"
     # Each entry's journal, as written, under the dialect's name; its year and month, whichever field had them.
     assert written.count(f"  {journal} = {{{{J}}ournal of {{Things}}}},") == 2, written
@@ -327,11 +332,9 @@ def test_a_date_with_no_year_bibtex_could_read_is_not_sent_to_a_conversion_that_
 
 
 def test_an_approximate_date_given_by_a_string_macro_keeps_its_mark(tmp_path):
-    (tmp_path / "refs.bib").write_text(
+    written = written_by_bib(
+        tmp_path,
         '@string{spring = "2021-03~"}\n\n@article{k,\n  title = {T},\n  author = {Doe, Jane},\n  journal = {J},\n'
         "  date = spring,\n}\n",
-        encoding="utf-8",
     )
-    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path, check=True)
-    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert "year = {2021}," in written and "month = mar," in written and "date = spring," in written
