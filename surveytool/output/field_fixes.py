@@ -32,6 +32,8 @@ def may_need_fixing(fields: Mapping[str, str]) -> bool:
     for name, value in fields.items():
         if (len(value) < 8 and EMPTY_VALUE.fullmatch(value)) or "&" in value or "%" in value:
             return True
+        if ("#" in value or "_" in value) and escaped_in(name, value):  # snake_case, C#: unescaped-special
+            return True
         if name == "doi" and doi_prefix(value[1:-1]):
             return True
         if name in NAME_FIELDS and might_have_stray_and(value):

@@ -417,3 +417,16 @@ def test_an_untagged_entry_whose_tags_sit_in_another_field_is_told_which_option_
         "tag-variant",
         "tag-variant",
     ]
+
+
+def test_fix_escapes_a_raw_underscore_or_hash_alone_and_leaves_a_reference_managers_groups(project):
+    # The entry's only specials are '_' and '#': the quick test that picks entries to fix let it through.
+    bib = CLEAN.replace("Outrageously", "Snake_case Outrageously C#").replace(
+        "  sections = {moe},\n", "  sections = {moe},\n  groups = {deep_learning},\n  mendeley-groups = {to_read},\n"
+    )
+    (project / "refs.bib").write_text(bib, encoding="utf-8")
+    fixed = run_cli("check", "refs.bib", "--fix", cwd=project)
+    assert fixed.returncode == 0, fixed.stderr
+    written = (project / "refs.bib").read_text(encoding="utf-8")
+    assert "title = {Snake\\_case Outrageously C\\# Large" in written
+    assert "groups = {deep_learning}" in written and "mendeley-groups = {to_read}" in written
