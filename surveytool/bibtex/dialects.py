@@ -27,8 +27,10 @@ def as_bibtex(values: dict[str, str], written_date: str) -> Origins:
     origins: Origins = {}
     date = _as_written(written_date, values.get("date", ""))
     year = year_of_date(date)
-    if year and not values.get("year"):
-        values["year"], origins["year"] = year, None
+    # A year of its own that agrees (a co-author's copy merged in) still leaves the month to the date.
+    if year and values.get("year", "").strip() in ("", year):
+        if not values.get("year"):
+            values["year"], origins["year"] = year, None
         month = _DATE_MONTH.match(date)
         if month and not values.get("month"):
             values["month"], origins["month"] = str(int(month.group(1))), None

@@ -338,3 +338,17 @@ def test_an_approximate_date_given_by_a_string_macro_keeps_its_mark(tmp_path):
         "  date = spring,\n}\n",
     )
     assert "year = {2021}," in written and "month = mar," in written and "date = spring," in written
+
+
+def test_a_biblatex_date_merged_with_a_copy_that_has_the_year_still_gives_its_month(tmp_path):
+    title = "GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding"
+    (tmp_path / "zotero.bib").write_text(
+        f"@article{{z,\n  title = {{{title}}},\n  journaltitle = {{JMLR}},\n  date = {{2021-03}},\n}}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "coauthor.bib").write_text(
+        f"@article{{c,\n  title = {{{title}}},\n  journal = {{JMLR}},\n  year = 2021,\n}}\n", encoding="utf-8"
+    )
+    run_cli("bib", "zotero.bib", "coauthor.bib", "--merge-duplicates", "-o", "out.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "month = mar," in written and "date =" not in written and written.count("year =") == 1
