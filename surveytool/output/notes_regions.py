@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 # Markers count only at a line start (see _at_line_starts).
-_MARKER = re.compile(r"% surveytool: (?P<kind>begin|end) notes (?P<id>\S+)[ \t]*$", re.M)
+_MARKER = re.compile(r"% surveytool: (?P<kind>begin|end) notes (?P<id>\S+)[ \t\r]*$", re.M)
 _CHECKSUM = re.compile(r"% surveytool: checksum (?P<sum>[0-9a-f]{40})[^\n]*\n")
 ORPHANED = "orphaned"
 
