@@ -18,6 +18,16 @@ V = TypeVar("V")
 _DATE_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
 
 
+#: The month of a biblatex date, only when it is one (01-12): "2021-21" is a season, "2021-00" no month.
+DATE_MONTH = re.compile(r"\s*\d{4}-(0[1-9]|1[0-2])(?!\d)")
+
+
+def month_of_date(date: str) -> int | None:
+    """The month a biblatex date names: 3 of "2021-03-15" and "2021-03/2021-05"; None for "2021" or "2021-21"."""
+    month = DATE_MONTH.match(date)
+    return int(month.group(1)) if month else None
+
+
 def year_of_date(date: str) -> str | None:
     """The year a biblatex date starts with: "2021" of "2021-03-15", "2021/2022" and "2021?"."""
     year = _DATE_YEAR.match(date)

@@ -11,11 +11,9 @@ import re
 from collections.abc import Sequence
 
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
-from surveytool.model import year_of_date
+from surveytool.model import DATE_MONTH, year_of_date
 
 _YEAR = re.compile(r"\d{4}")
-# A month only when it is one (01-12): "2021-21" is a season, "2021-00" no month.
-_DATE_MONTH = re.compile(r"\s*\d{4}-(0[1-9]|1[0-2])(?!\d)")
 
 #: A converted field -> the field whose written text it carries (None: computed, written afresh).
 Origins = dict[str, str | None]
@@ -31,7 +29,7 @@ def as_bibtex(values: dict[str, str], written_date: str) -> Origins:
     if year and values.get("year", "").strip() in ("", year):
         if not values.get("year"):
             values["year"], origins["year"] = year, None
-        month = _DATE_MONTH.match(date)
+        month = DATE_MONTH.match(date)
         if month and not values.get("month"):
             values["month"], origins["month"] = str(int(month.group(1))), None
         # A date that says more than year and month (a day, a range, "circa"), or a month other than the
@@ -59,7 +57,7 @@ def as_biblatex(values: dict[str, str], aliases: Sequence[str]) -> Origins:
         date = values["date"]
         if year and year_of_date(date) == year:
             del values["year"]
-        said = _DATE_MONTH.match(date)
+        said = DATE_MONTH.match(date)
         if month and said and list(MONTH_MACROS).index(month) + 1 == int(said.group(1)):
             del values["month"]
     elif _YEAR.fullmatch(year) and (month or not values.get("month")):

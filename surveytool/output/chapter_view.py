@@ -82,7 +82,7 @@ def one_paragraph(text: str) -> str:
 
 
 def venue_of(paper: Paper) -> str:
-    for field in ("booktitle", "journal", "howpublished"):
+    for field in ("booktitle", "journal", "journaltitle", "howpublished"):
         if paper.fields.get(field):
             return paper.fields[field]
     return ""

@@ -10,9 +10,9 @@ from urllib.parse import quote
 
 from surveytool.bibtex.names import split_names
 from surveytool.bibtex.values import MONTH_MACROS
-from surveytool.model import Paper, Taxonomy
+from surveytool.model import Paper, Taxonomy, month_of_date
 from surveytool.output.chapter_view import chapter_groups, venue_of
-from surveytool.text.identifiers import normalize_arxiv
+from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
 
 FORMATS = ("markdown", "csl-json", "facts-csv", "facts-json")
@@ -41,7 +41,7 @@ def _links(paper: Paper) -> str:
     links = []
     if paper.fields.get("doi"):
         # Percent-encoded: a DOI may hold parentheses, brackets or "<" (10.1002/(SICI)1097-...), which end a link.
-        doi = quote("".join(paper.fields["doi"].split()), safe="/:;.-_")
+        doi = quote("".join(bare_doi(paper.fields["doi"]).split()), safe="/:;.-_")
         links.append(f"[DOI](https://doi.org/{doi})")
     arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
     if arxiv:
@@ -88,7 +88,11 @@ def to_markdown(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
             for view in section.papers:
                 paper = by_key[view.key]
                 venue = venue_of(paper)
-                venue = math_to_text(venue) if paper.latex_fields.keys() & {"journal", "booktitle"} else venue
+                venue = (
+                    math_to_text(venue)
+                    if paper.latex_fields.keys() & {"journal", "journaltitle", "booktitle"}
+                    else venue
+                )
                 lines.append(f"| {_label(paper)} | {_md(venue)} | {_md(paper.year or '')} | {_links(paper)} |")
     return "\n".join(lines) + "\n"
 
@@ -139,10 +143,10 @@ def to_csl_json(papers: Sequence[Paper]) -> str:
                 item[field] = _csl_names(paper, field)
         year = (paper.year or "")[:4]
         if year.isdigit():
-            month = _month_number(paper.fields.get("month", ""))
+            month = _month_number(paper.fields.get("month", "")) or month_of_date(paper.fields.get("date", ""))
             item["issued"] = {"date-parts": [[int(year)] + ([month] if month else [])]}
-        venue = "booktitle" if paper.fields.get("booktitle") else "journal"
-        if paper.fields.get(venue):
+        venue = next((v for v in ("booktitle", "journal", "journaltitle") if paper.fields.get(v)), "")
+        if venue:
             item["container-title"] = _text(paper, venue)
         for ours, theirs in (
             ("doi", "DOI"),
@@ -153,7 +157,7 @@ def to_csl_json(papers: Sequence[Paper]) -> str:
             ("abstract", "abstract"),
         ):
             if paper.fields.get(ours):
-                item[theirs] = _text(paper, ours)
+                item[theirs] = bare_doi(_text(paper, ours)) if ours == "doi" else _text(paper, ours)
         arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
         url = paper.fields.get("url") or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
         if url:

@@ -41,10 +41,13 @@ def parse_identifier(text: str) -> Identifier | None:
     return None
 
 
+def bare_doi(doi: str) -> str:
+    """``doi`` without the "doi:" or resolver address a reference manager writes before it."""
+    return re.sub(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", "", doi.strip(), flags=re.IGNORECASE)
+
+
 def normalize_doi(doi: str) -> str:
-    doi = doi.strip()
-    doi = re.sub(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", "", doi, flags=re.IGNORECASE)
-    return doi.rstrip(".").lower()
+    return bare_doi(doi).rstrip(".").lower()
 
 
 def normalize_arxiv(eprint: str) -> str | None:

@@ -60,6 +60,26 @@ def test_csl_json_reads_back_into_the_same_entries(tmp_path):
     assert len(back) == 38  # the three unresolved snippets have no title to read back
 
 
+def test_a_zotero_entry_exports_its_date_venue_and_doi_as_they_are_meant(tmp_path):
+    # Zotero's biblatex export: date and journaltitle, and a DOI written as its resolver address.
+    (tmp_path / "zotero.bib").write_text(
+        "\ufeff@article{lepikhin_gshard_2021,\r\n\ttitle = {{GShard}: Scaling Giant Models with Conditional "
+        "Computation and Automatic Sharding},\r\n\tjournaltitle = {Journal of Machine Learning Research},\r\n"
+        "\tauthor = {Lepikhin, Dmitry},\r\n\tdate = {2021-03-15},\r\n"
+        "\tdoi = {https://doi.org/10.48550/arXiv.2006.16668},\r\n\tsections = {moe},\r\n}\r\n",
+        encoding="utf-8",
+        newline="",
+    )
+    [item] = json.loads(run_cli("export", "zotero.bib", "-f", "csl-json", cwd=tmp_path, check=True).stdout)
+    assert item["issued"] == {"date-parts": [[2021, 3]]}
+    assert item["container-title"] == "Journal of Machine Learning Research"
+    assert item["DOI"] == "10.48550/arXiv.2006.16668"
+    markdown = run_cli("export", "zotero.bib", "-f", "markdown", cwd=tmp_path, check=True).stdout
+    assert (
+        "| Journal of Machine Learning Research | 2021 | [DOI](https://doi.org/10.48550/arXiv.2006.16668)" in markdown
+    )
+
+
 def test_draft_writes_only_the_chapter_and_keeps_notes(tmp_path):
     run_cli("draft", "-o", "chapter.tex", cwd=tmp_path, check=True)
     chapter = tmp_path / "chapter.tex"
