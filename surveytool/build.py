@@ -20,7 +20,7 @@ from surveytool.output.entries_json import entries_json, entries_json_pieces
 from surveytool.output.files import StagedFiles, fill_reserved, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
 from surveytool.output.latex_files import chapter_context, render_main
-from surveytool.output.prose import ProseDrafts, keep_prose
+from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose
 from surveytool.output.render import make_environment, render_template
 from surveytool.output.staletemp import remove_stale_temporaries
 from surveytool.parallel import map_each, run_beside, worth_sharing
@@ -98,7 +98,7 @@ def build(
     options = replace(options, lock_file=layout.lock)
     memos = BuildCache(options.build_cache)
     _remove_leftovers(options, layout)
-    notes: list[str] = []
+    notes: list[ProseNote] = []
     with collector_paused():
         patched = _build_patched(options, layout, draft, stage, memos, notes)
         if patched is not None:
@@ -191,7 +191,7 @@ def _with_cache_findings(findings: Sequence[Finding], memos: BuildCache) -> tupl
 
 
 def _build_patched(
-    options: Options, layout: BuildLayout, draft: DraftOptions, stage: Stage, memos: BuildCache, notes: list[str]
+    options: Options, layout: BuildLayout, draft: DraftOptions, stage: Stage, memos: BuildCache, notes: list[ProseNote]
 ) -> BuildResult | None:
     """The build done by patching the last one, or None (nothing written) when that cannot give the right result."""
     cache = options.build_cache
@@ -259,7 +259,7 @@ def _write_outputs(
     draft: DraftOptions,
     layout: BuildLayout,
     staged: StagedFiles,
-    notes: list[str],
+    notes: list[ProseNote],
     memos: BuildCache,
     drafts: ProseDrafts,
 ) -> tuple[list[PaperView], DataFilesLayout | None]:

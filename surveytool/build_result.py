@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from surveytool.model import Finding, Taxonomy
 from surveytool.options import Options
+from surveytool.output.prose import ProseNote
 from surveytool.pipeline import Survey
 from surveytool.rebuild.reuse import analyse_reusing
 
@@ -30,7 +31,7 @@ class BuildResult:
     def __init__(
         self,
         summary: BuildSummary,
-        notes: tuple[str, ...],
+        notes: tuple[ProseNote, ...],
         survey: Survey | None = None,
         options: Options | None = None,
     ):

@@ -14,7 +14,7 @@ from surveytool.options import LOCK_FILE, DraftOptions
 from surveytool.output.chapter_view import GroupView, paper_view
 from surveytool.output.files import write_atomically
 from surveytool.output.notes_regions import stamp
-from surveytool.output.prose import ProseDrafts, keep_prose
+from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose
 from surveytool.output.render import render_template
 from surveytool.pipeline import Options, Stage, collector_paused, silent_stage
 from surveytool.rebuild.reuse import analyse_reusing
@@ -44,7 +44,7 @@ def draft_chapter(
             if suggest is not None:
                 context["groups"] = suggest(context["groups"])
             chapter = render_template(env, "related_work.tex.j2", context)
-    notes: list[str] = []
+    notes: list[ProseNote] = []
     if to_stdout:
         sys.stdout.write(stamp(chapter))
         sys.stdout.flush()

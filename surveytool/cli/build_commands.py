@@ -121,7 +121,8 @@ def build(
     summary = result.summary
     report(summary.findings, quiet)
     for note in result.notes:
-        typer.echo(note, err=True)
+        if not (quiet and note.routine):
+            typer.echo(note.text, err=True)
     pdf_failed = False
     if pdf:
         from surveytool.output.latexmk import compile_pdf
@@ -202,7 +203,7 @@ def draft(
     )
     findings = [*result.summary.findings, *suggester.findings()]
     report(findings, quiet)
-    for note in [*result.notes, suggester.save()]:
+    for note in [*(n.text for n in result.notes if not (quiet and n.routine)), suggester.save()]:
         if note:
             typer.echo(note, err=True)
     if not quiet:  # beside the chapter on stdout, the summary goes to stderr

@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import NamedTuple
 
 from surveytool.errors import OutputError
 from surveytool.output.files import write_atomically
 from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, regions, stamp
 from surveytool.output.theme_regions import renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
+
+
+class ProseNote(NamedTuple):
+    """What became of the author's prose in one file, for the user."""
+
+    text: str
+    routine: bool = False  # nothing of the author's moved or was set aside: --quiet leaves it out
 
 
 class ProseDrafts:
@@ -60,7 +68,7 @@ def read_generated(path: Path) -> bytes | None:
         raise OutputError(why, path=str(path), hint="move it away to have it made anew") from None
 
 
-def keep_prose(path: Path, text: str, force: bool, notes: list[str], drafts: ProseDrafts) -> str:
+def keep_prose(path: Path, text: str, force: bool, notes: list[ProseNote], drafts: ProseDrafts) -> str:
     """The new text of a generated .tex file with the author's notes carried over.
 
     Refuses (unless ``force``) when generated text was edited by hand; with
@@ -72,7 +80,7 @@ def keep_prose(path: Path, text: str, force: bool, notes: list[str], drafts: Pro
     return merged
 
 
-def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[str]) -> str:
+def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[ProseNote]) -> str:
     saved = read_saved(data)
     old = saved.text
     if edited_outside_regions(old):
@@ -86,15 +94,16 @@ def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[s
             )
         backup = path.with_name(path.name + ".bak")
         write_atomically(backup, data)
-        notes.append(f"{path}: edited outside its notes regions; old version kept as {backup}")
+        notes.append(ProseNote(f"{path}: edited outside its notes regions; old version kept as {backup}"))
     renames = renamed_themes(old, text, {r for r, content in regions(old).items() if content.strip()})
     merged = carry_over(text, with_renamed_regions(old, renames))
     for was, now in sorted(renames.items()):
-        notes.append(f"{path}: the theme of your notes in {was} is now {now}; they moved with its papers")
+        notes.append(ProseNote(f"{path}: the theme of your notes in {was} is now {now}; they moved with its papers"))
     if merged.kept:
-        notes.append(f"{path}: kept your notes in {', '.join(merged.kept)}")
+        notes.append(ProseNote(f"{path}: kept your notes in {', '.join(merged.kept)}", routine=True))
     if merged.orphaned:
-        notes.append(f"{path}: notes of sections no longer generated ({', '.join(merged.orphaned)}) moved to the end")
+        moved = ", ".join(merged.orphaned)
+        notes.append(ProseNote(f"{path}: notes of sections no longer generated ({moved}) moved to the end"))
     return saved.in_its_style(stamp(merged.text))
 
 

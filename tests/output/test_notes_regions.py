@@ -82,6 +82,26 @@ def test_edits_outside_regions_are_refused_without_force_and_backed_up_with_it(t
     assert "old version kept as" in forced.stderr
 
 
+def test_quiet_leaves_out_that_notes_were_kept_but_still_says_what_was_set_aside(tmp_path):
+    out = tmp_path / "out"
+    run_cli("build", "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    text = chapter.read_text(encoding="utf-8")
+    chapter.write_text(
+        text.replace("% surveytool: begin notes moe\n", "% surveytool: begin notes moe\nMine.\n"), "utf-8"
+    )
+    for command in (["build", "--out", str(out)], ["draft", "-o", str(chapter)]):
+        loud, quiet = run_cli(*command), run_cli(*command, "--quiet")
+        assert "kept your notes in moe" in loud.stderr
+        assert quiet.returncode == 0 and quiet.stderr == ""
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("present \\emph", "describe \\emph", 1), "utf-8")
+    forced = run_cli("build", "--out", str(out), "--force", "--quiet")
+    assert forced.returncode == 0
+    assert forced.stderr.splitlines() == [
+        f"{chapter}: edited outside its notes regions; old version kept as {chapter}.bak"
+    ]
+
+
 def test_the_refusal_names_the_line_edited_by_hand_in_a_file_saved_with_crlf(tmp_path):
     out = tmp_path / "out"
     run_cli("build", "--out", str(out), check=True)
