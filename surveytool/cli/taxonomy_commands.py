@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,6 +12,9 @@ from surveytool.cli.options import (
     TaxonomyOpt,
     make_options,
 )
+
+if TYPE_CHECKING:
+    from surveytool.model import Taxonomy
 
 taxonomy_app = typer.Typer(
     help="Show or validate a taxonomy.", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None
@@ -44,4 +47,16 @@ def taxonomy_validate(path: Annotated[Path, typer.Argument(help="Taxonomy TOML f
     from surveytool.analysis.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy(path, missing_hint="check the path given to taxonomy validate")
-    typer.echo(f"{path}: ok, {len(taxonomy.sections)} sections in {len(taxonomy.groups)} groups")
+    typer.echo(f"{path}: ok, {_size(taxonomy)}")
+
+
+def _size(taxonomy: Taxonomy) -> str:
+    """'13 sections in 6 groups'; a flat taxonomy's sections sit in an untitled group that is no group of the file's."""
+    sections, groups = len(taxonomy.sections), sum(1 for g in taxonomy.groups if g.id)
+    loose = sum(len(g.sections) for g in taxonomy.groups if not g.id)
+    said = f"{sections} section{'s' * (sections != 1)}"
+    if groups:
+        said += f" in {groups} group{'s' * (groups != 1)}"
+    if loose and groups:
+        said += f" ({loose} in none)"
+    return said

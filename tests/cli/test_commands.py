@@ -117,6 +117,17 @@ def test_taxonomy_tree_with_counts_and_validate(tmp_path):
         f"{bad}:2",
         f"{bad}:6",
     ]
+    flat = tmp_path / "flat.toml"
+    flat.write_text('[[sections]]\nid = "a"\ntitle = "A"\n')
+    assert run_cli("taxonomy", "validate", str(flat), check=True).stdout == f"{flat}: ok, 1 section\n"
+    flat.write_text(
+        '[[groups]]\nid = "g"\ntitle = "G"\n[[sections]]\nid = "a"\ntitle = "A"\nparent = "g"\n'
+        '[[sections]]\nid = "b"\ntitle = "B"\n'
+    )
+    assert (
+        run_cli("taxonomy", "validate", str(flat), check=True).stdout
+        == f"{flat}: ok, 2 sections in 1 group (1 in none)\n"
+    )
     missing = run_cli("taxonomy", "validate", str(tmp_path / "nope.toml"))
     assert missing.stderr.endswith("(check the path given to taxonomy validate)\n")
 
