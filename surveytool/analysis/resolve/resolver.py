@@ -297,7 +297,7 @@ def _resolve_one(paper: Paper, resolvers: Sequence[Resolver]) -> tuple[Paper, Fi
                 "add the DOI or arXiv id of the right one to a .bib or id list",
             )
         weak.extend(c for c in candidates if c.score >= REPORT)
-    hint = "add its DOI or arXiv id, or run with --online"
+    hint = _unresolved_hint(paper, asked_online=not all(isinstance(r, CatalogResolver) for r in resolvers))
     if weak:
         best = sorted(weak, key=lambda c: -c.score)[:3]
         hint = "closest: " + ", ".join(f"{c.label} ({c.score:.2f})" for c in best) + "; " + hint
@@ -309,3 +309,13 @@ def _resolve_one(paper: Paper, resolvers: Sequence[Resolver]) -> tuple[Paper, Fi
         min(paper.sources),
         hint,
     )
+
+
+def _unresolved_hint(paper: Paper, asked_online: bool) -> str:
+    if paper.origin is Origin.IDENTIFIER:  # a line of an id list is nothing but its DOI or arXiv id
+        return (
+            "check the identifier for a typo"
+            if asked_online
+            else "run resolve or build with --online to fetch its record"
+        )
+    return "add its DOI or arXiv id" + ("" if asked_online else ", or run resolve or build with --online")

@@ -262,7 +262,7 @@ def tag_papers(
                         Severity.WARNING,
                         "no section could be chosen for this entry",
                         min(paper.sources),
-                        "add a sections field naming its section",
+                        placing_hint(paper),
                         paper.key,
                     )
                 )
@@ -280,6 +280,13 @@ def needs_review(paper: Paper, tags: Sequence[Tag]) -> Finding:
         f"no section given to '{paper.key}': the tagger is not sure whether it belongs in {named} "
         f"(confidence {tags[0].score:.2f})",
         min(paper.sources),
-        f"add a tags field, e.g. sections = {{{best}}}",
+        placing_hint(paper, best),
         paper.key,
     )
+
+
+def placing_hint(paper: Paper, section: str | None = None) -> str:
+    """Where the user can give ``paper`` its section: its .bib entry, or an overrides file for a line of a list."""
+    if paper.origin is Origin.BIBTEX:
+        return f"add a tags field, e.g. sections = {{{section}}}" if section else "add a tags field naming its section"
+    return f'name its section in an overrides file (--overrides): [tags] {paper.key} = ["{section or "section-id"}"]'

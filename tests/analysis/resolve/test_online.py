@@ -549,3 +549,18 @@ def test_an_answer_cache_path_that_is_a_folder_is_one_line_and_exit_2(tmp_path):
         result.stderr.startswith("c.sqlite: error: cannot use the online answer cache")
         and len(result.stderr.splitlines()) == 1
     )
+
+
+def test_an_identifier_no_one_knows_is_sent_online_offline_and_checked_for_a_typo_online(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/crossref/works/10.9999": [(404, {}, "Resource not found.", 0)]}
+    ids = tmp_path / "ids.txt"
+    ids.write_text("10.9999/no.such.paper\n")
+    offline = analyse(Options(sources=(ids,), bundled_catalog=False))
+    online = analyse_online(tmp_path, config, ids)
+    hints = [next(f.hint for f in s.findings if f.check == "unresolved-entry") for s in (offline, online)]
+    assert hints == ["run resolve or build with --online to fetch its record", "check the identifier for a typo"]
+    (placing,) = [f.hint for f in offline.findings if f.check == "no-section"]
+    assert placing.startswith(
+        f"name its section in an overrides file (--overrides): [tags] {offline.papers[0].key} = ["
+    )
