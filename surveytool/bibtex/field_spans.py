@@ -26,7 +26,9 @@ class FieldSpan(NamedTuple):
         return raw[self.value_start : self.value_end]
 
 
-_HEADER = re.compile(r"\s*@\w*\s*[{(][^{}\",=]*,")
+# The entry's type, its opening delimiter and its key up to the comma, as the reader splits them (a key may hold
+# spaces): every edit of an entry starts after this.
+ENTRY_HEADER = re.compile(r"\s*@(?P<type>\w*)\s*(?P<open>[{(])[^{}\",=]*,")
 _NAME = re.compile(r"[^{}\",=]+(?<![\s\\])")
 _WHITE = " \t\r\n"
 _BARE = re.compile(r"[^\s,#{}\"()]+")
@@ -36,7 +38,7 @@ _QUOTE_END = re.compile(r'(?<![\\{])"')
 
 def field_spans(raw: str) -> list[FieldSpan]:
     """The fields of the entry ``raw`` in order; those up to the first that does not read, if one does not."""
-    header = _HEADER.match(raw)
+    header = ENTRY_HEADER.match(raw)
     if header is None:
         return []
     spans: list[FieldSpan] = []

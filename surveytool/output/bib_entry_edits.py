@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from surveytool.bibtex.field_spans import FieldSpan, field_spans
+from surveytool.bibtex.field_spans import ENTRY_HEADER, FieldSpan, field_spans
 from surveytool.bibtex.value_braces import inner_quotes, quoted_plain_braces, value_lone_braces
 from surveytool.output.field_layout import name_and_equals
 from surveytool.text.line_ends import line_start, newline_of
 
-_HEADER = re.compile(r"\s*@(?P<type>[A-Za-z]+)\s*(?P<open>[{(])\s*[^,\s]*\s*,")
 # The reader takes a "%" remark line before a name as part of it ("% note\n  year"): a field added by its plain
 # name ("year") would then be there twice.
 _PLAIN_NAME = re.compile(r"[^\s=,{}()#\"]+")
@@ -26,7 +25,7 @@ _PLAIN_NAME = re.compile(r"[^\s=,{}()#\"]+")
 def _plain_spans(raw: str) -> list[FieldSpan] | None:
     """The fields of the entry ``raw`` as the reader finds them (``bibtex/field_spans.py``); None unless every
     field reads and only its closing delimiter follows the last: an edit is made in one plain entry or not at all."""
-    header = _HEADER.match(raw)
+    header = ENTRY_HEADER.match(raw)
     if header is None:
         return None
     spans = field_spans(raw)
@@ -46,7 +45,7 @@ def _misread(value: str) -> bool:
 
 
 def entry_type_span(raw: str) -> tuple[int, int] | None:
-    header = _HEADER.match(raw)
+    header = ENTRY_HEADER.match(raw)
     return header.span("type") if header else None
 
 

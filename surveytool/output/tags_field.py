@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.analysis.taxonomy import canonical_section
-from surveytool.bibtex.field_spans import FieldSpan, field_spans
+from surveytool.bibtex.field_spans import ENTRY_HEADER, FieldSpan, field_spans
 from surveytool.bibtex.values import (
     MONTH_MACROS,
     macro_names,
@@ -27,7 +27,6 @@ from surveytool.model import Finding, Paper, RawBlock, SourceLocation, Taxonomy
 from surveytool.output.field_layout import name_and_equals
 from surveytool.text.line_ends import LINE_BREAK, newline_of
 
-_HEADER = re.compile(r"\s*@\w+\s*[{(]\s*[^,\s]*\s*,")
 _PADDED = re.compile(r"\t=|[ \t]{2}=")
 
 
@@ -139,11 +138,12 @@ def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n
         unread = raw[spans[-1].value_end if spans else _header_end(raw) :]
         if re.search(rf"(?:^|[\s,]){re.escape(field)}\s*=", unread, re.IGNORECASE):
             return None  # the field may stand where the reading stopped: a second would be written
-    header = _HEADER.match(raw)
+    header = ENTRY_HEADER.match(raw)
     if header is None:  # an entry with no fields: @misc{key}
         closing = raw.rstrip().rstrip("})")
         newline = newline_of(raw, newline)
-        return closing + f",{newline}  {field} = {{{value}}}{newline}" + raw[len(closing) :].lstrip(",")
+        comma = "" if closing.rstrip().endswith(",") else ","  # a key the header does not read, fields after it
+        return closing + f"{comma}{newline}  {field} = {{{value}}}{newline}" + raw[len(closing) :].lstrip(",")
     after = raw[header.end() :]
     if LINE_BREAK.match(after):
         indent = LINE_BREAK.sub("", after, count=1)
@@ -156,7 +156,7 @@ def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n
 
 
 def _header_end(raw: str) -> int:
-    header = _HEADER.match(raw)
+    header = ENTRY_HEADER.match(raw)
     if header is not None:
         return header.end()
     opening = re.match(r"\s*@\w+\s*[{(]\s*[^,\s{}()]*", raw)

@@ -159,3 +159,19 @@ def test_a_tag_variant_from_a_string_macro_is_hinted_where_it_is_written(tmp_pat
         "at line 2 as it is)",
     ]
     assert bib.read_bytes() == SHARED_TAGS.encode("latin-1")
+
+
+@pytest.mark.parametrize("key", ["key with space", "Smith 2020a", "ab\tc"])
+def test_a_key_with_spaces_is_given_its_tags_field_and_still_reads(tmp_path, key):
+    bib = tmp_path / "refs.bib"
+    text = f"@article{{{key},\n  author = {{S, P}},\n  title = {{Data parallel thing}},\n  year = {{2020}},\n}}\n"
+    bib.write_text(text, encoding="utf-8")
+    run("bib", "--in-place", str(bib))
+    written = bib.read_text(encoding="utf-8")
+    assert written == text.replace(",\n  author", ",\n  sections = {data-parallel},\n  author")
+    assert set_tags_field(text, "sections", ["moe"]) == text.replace(",\n  author", ",\n  sections = {moe},\n  author")
+
+
+def test_an_entry_whose_header_does_not_read_gets_no_second_comma():
+    raw = "@misc{a=b,\n  title = {T},\n}"
+    assert set_tags_field(raw, "sections", ["moe"]) == "@misc{a=b,\n  title = {T},\n\n  sections = {moe}\n}"
