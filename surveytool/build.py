@@ -17,7 +17,7 @@ from surveytool.model import Finding, Taxonomy
 from surveytool.options import BuildLayout, DraftOptions
 from surveytool.output.chapter_view import PaperView, paper_view
 from surveytool.output.entries_json import entries_json, entries_json_pieces
-from surveytool.output.files import StagedFiles, fill_reserved, write_atomically, written_at
+from surveytool.output.files import StagedFiles, fill_reserved, refuse_writing_over, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
 from surveytool.output.latex_files import chapter_context, render_main
 from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose
@@ -95,6 +95,11 @@ def build(
         raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
     layout = BuildLayout.of(out_dir, draft, options.lock_file)
     _refuse_links_out_of(layout)
+    refuse_writing_over(
+        (layout.bibliography, layout.entries, *layout.generated_tex),
+        options.read_files(),
+        "choose another --out folder",
+    )
     options = replace(options, lock_file=layout.lock)
     memos = BuildCache(options.build_cache)
     _remove_leftovers(options, layout)

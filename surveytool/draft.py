@@ -12,7 +12,7 @@ from surveytool.build import latex_context
 from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.options import LOCK_FILE, DraftOptions
 from surveytool.output.chapter_view import GroupView, paper_view
-from surveytool.output.files import write_atomically
+from surveytool.output.files import refuse_writing_over, write_atomically
 from surveytool.output.notes_regions import stamp
 from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose
 from surveytool.output.render import render_template
@@ -33,6 +33,8 @@ def draft_chapter(
     """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it),
     or printed when ``output`` is ``-``; ``suggest`` adds suggested paragraphs (drafting/suggestions.py)."""
     to_stdout = output == STDOUT
+    if not to_stdout:
+        refuse_writing_over([output], options.read_files(), "write the chapter to another file with -o")
     lock = options.lock_file or (None if to_stdout else output.parent / LOCK_FILE)
     with collector_paused():
         survey = analyse_reusing(replace(options, lock_file=lock), stage)

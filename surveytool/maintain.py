@@ -17,7 +17,7 @@ from surveytool.errors import InputError, TaxonomyError
 from surveytool.model import Finding, RawBlock, Severity, SourceLocation
 from surveytool.options import LOCK_FILE
 from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
-from surveytool.output.files import write_atomically, write_in_place
+from surveytool.output.files import refuse_writing_over, write_atomically, write_in_place
 from surveytool.output.tags_field import macro_tag_hints
 from surveytool.parallel import map_each
 from surveytool.pipeline import (
@@ -57,6 +57,10 @@ def write_bib(
 ) -> Survey:
     """Analyse the sources and write one .bib file (keys pinned beside it); ``-`` writes it to standard output."""
     to_stdout = str(output) == "-"
+    if not to_stdout:
+        refuse_writing_over(
+            [output], options.read_files(), "to update your own .bib, run bib --in-place; else name another -o"
+        )
     # Printed, the .bib has no folder to pin keys in: a lock named by the options is still read and kept.
     lock = options.lock_file or (None if to_stdout else lock_beside(output))
     with collector_paused():

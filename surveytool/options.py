@@ -34,6 +34,11 @@ class Options:
     )
     key_formula: str | None = None  # new entries' keys (analysis/key_formula.py); None: [keys] formula, or the default
 
+    def read_files(self) -> tuple[Path, ...]:
+        """The user's files this run reads, none of which an output may replace."""
+        named = (*self.sources, *self.catalogs, self.taxonomy, self.overrides, self.config)
+        return tuple(path for path in named if path is not None)
+
 
 @dataclass(frozen=True)
 class DraftOptions:

@@ -56,7 +56,7 @@ def export(
 
     from surveytool.output.comparison import to_facts_csv, to_facts_json
     from surveytool.output.export import FORMATS, to_csl_json, to_markdown
-    from surveytool.output.files import write_atomically
+    from surveytool.output.files import refuse_writing_over, write_atomically
     from surveytool.pipeline import ANALYSIS_STAGES
     from surveytool.rebuild.reuse import analyse_reusing
 
@@ -68,6 +68,8 @@ def export(
         ),
         source_kind=require_kind(kind),
     )
+    if output is not None:
+        refuse_writing_over([output], options.read_files(), "name another file with -o")
     survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet=True if output is None else quiet)
     writers = {

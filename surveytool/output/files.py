@@ -21,6 +21,22 @@ def write_atomically(path: Path, text: str | bytes | Iterable[str]) -> None:
         staged.commit()
 
 
+def refuse_writing_over(targets: Iterable[Path], inputs: Iterable[Path], hint: str) -> None:
+    """Stop before an output would replace a file the run reads (``bib refs.bib -o refs.bib``, a build into the
+    folder of one's own references.bib): the user's file would become the tool's rewrite of it, comments and all
+    gone. Links and relative spellings of one file count as that file."""
+    inputs = tuple(inputs)
+    for target in targets:
+        for source in inputs:
+            with suppress(OSError):  # a target or input that does not exist (yet) is no clash
+                if os.path.samefile(target, source):
+                    raise OutputError(
+                        f"is also read by this run (as {source}); writing it would replace your file",
+                        path=str(target),
+                        hint=hint,
+                    )
+
+
 def fill_reserved(temporary: str, text: str | bytes | Iterable[str], path: Path) -> None:
     """Fill the file ``StagedFiles.reserve`` made for ``path`` with a text, its pieces, or its UTF-8 (any process may)."""
     try:

@@ -256,3 +256,33 @@ def test_the_readme_example_of_a_list_of_titles_resolves_every_paper_against_the
         "jia2022whale",
         "lepikhin2021gshard",
     ]
+
+
+USER_BIB = "% my notes on these papers\n@misc{mine, title = {Pipeline parallelism at scale}, year = 2021}\n"
+
+
+def _outputs_onto_inputs(tmp_path):
+    """Each writing command aimed at a file the same run reads: by name, through a link, or as a build output."""
+    bib, taxonomy = tmp_path / "references.bib", tmp_path / "mine.toml"
+    taxonomy.write_bytes((ROOT / "seeds" / "taxonomy.toml").read_bytes())
+    (tmp_path / "link.bib").symlink_to(bib.name)
+    return [
+        ("bib", str(bib), "-o", str(bib)),
+        ("bib", str(tmp_path / "link.bib"), "-o", str(bib)),
+        ("export", str(bib), "-o", str(bib)),
+        ("export", str(bib), "--taxonomy", str(taxonomy), "-o", str(taxonomy)),
+        ("draft", str(bib), "-o", str(bib)),
+        ("build", str(bib), "--out", str(tmp_path)),
+    ]
+
+
+def test_no_command_writes_its_output_over_a_file_the_run_reads(tmp_path):
+    for command in _outputs_onto_inputs(tmp_path):
+        bib = tmp_path / "references.bib"
+        bib.write_text(USER_BIB, encoding="utf-8")
+        before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.is_symlink()}
+        result = run_cli(*command)
+        assert result.returncode == 2, command
+        assert "is also read by this run" in result.stderr and "Traceback" not in result.stderr
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.is_symlink()} == before, command
+    run_cli("bib", str(bib), "-o", str(tmp_path / "clean.bib"), check=True)  # another file is written as asked
