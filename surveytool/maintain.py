@@ -10,7 +10,7 @@ from pathlib import Path
 
 from surveytool.analysis.checks import CheckContext, run_checks
 from surveytool.analysis.keys import dump_pins
-from surveytool.bibtex.fields import bibliography_pieces
+from surveytool.bibtex.fields import bibliography_pieces, macros_added_to
 from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import sort_papers
 from surveytool.errors import InputError, TaxonomyError
@@ -110,12 +110,19 @@ def update_bib(
         keep_tags,
         string_names(survey.blocks),
         left,
+        macros_added_to(*_strings_of(survey.blocks, str(target))),
     )
     if text != original.exact_text:
         write_in_place(target, original.encode(text))
     write_atomically(lock, dump_pins(survey.pins))
     found = macro_tag_hints(survey.findings, survey.papers, survey.tags_field, survey.taxonomy, survey.blocks)
     return replace(survey, findings=(*found, *left)), edits
+
+
+def _strings_of(blocks: Sequence[RawBlock], path: str) -> tuple[list[RawBlock], list[RawBlock]]:
+    """The @string blocks of the file ``path``, and those of the other sources."""
+    strings = [block for block in blocks if block.kind == "string"]
+    return [b for b in strings if b.location.path == path], [b for b in strings if b.location.path != path]
 
 
 def string_names(blocks: Sequence[RawBlock]) -> frozenset[str]:

@@ -134,14 +134,9 @@ def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str], origin
     # field drop its original (see merge.merge_group, resolve.apply_candidate, dialects).
     if original is None:
         return encode_field(name, text)
+    if isinstance(macros, WrittenMacros) and macros.spelled_out and uses_any(original, macros.spelled_out):
+        return encode_field(name, text)  # its macro would read as another file's definition, or as nothing
     written = safe_bibtex_value(original, macros)
-    if (
-        written is original
-        and isinstance(macros, WrittenMacros)
-        and macros.redefined
-        and uses_any(original, macros.redefined)
-    ):
-        written = safe_bibtex_value(original, macros.as_first_defined())  # and as the first definitions read
     if name == "title" and "\\" in written and is_one_literal(written):
         # A style lowers a title outside braces: a command with capitals (\LaTeX) would become one no package
         # defines (title-case-unprotected reports it; the user's file keeps it as written).
@@ -220,9 +215,15 @@ def render_bibliography(
     dialect: str = "bibtex",
     presorted: bool = False,
     fmt: BibFormat = STANDARD,
+    macros: WrittenMacros | None = None,
 ) -> str:
-    """The text of a .bib file: kept blocks first (macros before use), then entries (by key unless presorted)."""
-    pieces = bibliography_pieces(papers, blocks, tags_field=tags_field, dialect=dialect, presorted=presorted, fmt=fmt)
+    """The text of a .bib file: kept blocks first (macros before use), then entries (by key unless presorted).
+
+    ``macros``: the @string table the entries are written against, when not that of ``blocks`` (entries added
+    to a file that has its own, ``macros_added_to``)."""
+    pieces = bibliography_pieces(
+        papers, blocks, tags_field=tags_field, dialect=dialect, presorted=presorted, fmt=fmt, macros=macros
+    )
     return "".join(pieces)
 
 
@@ -235,6 +236,7 @@ def bibliography_pieces(
     presorted: bool = False,
     map_each: MapEach | None = None,
     fmt: BibFormat = STANDARD,
+    macros: WrittenMacros | None = None,
 ) -> list[str]:
     """``render_bibliography``'s text as pieces to write one after the other (``writer.bibtex_pieces``).
 
@@ -244,7 +246,8 @@ def bibliography_pieces(
         raise ValueError(f"unknown dialect {dialect!r}")
     ordered = list(papers) if presorted else sort_papers(papers)
     blocks = list(blocks)
-    entry = partial(bibtex_entry, tags_field=tags_field, dialect=dialect, macros=written_macros(blocks), fmt=fmt)
+    macros = written_macros(blocks) if macros is None else macros
+    entry = partial(bibtex_entry, tags_field=tags_field, dialect=dialect, macros=macros, fmt=fmt)
     texts = map_each(entry, ordered) if map_each else [entry(p) for p in ordered]
     # Preambles, comments and broken blocks reach BibTeX too: the same allowlist applies to them.
     kept = [replace(b, text=_safe_block_text(b, entry.keywords["macros"])) for b in blocks]
@@ -252,19 +255,14 @@ def bibliography_pieces(
 
 
 class WrittenMacros(dict):
-    """@string name -> value as BibTeX reads the written .bib (a later definition wins), and in
-    ``redefined`` the first definitions of names defined again differently (by another source)."""
+    """@string name -> value as BibTeX reads the written .bib (a later definition wins), and in ``spelled_out``
+    the names whose definition there is not the one every entry using them was read with: defined again
+    differently (by another source), or defined only by a source whose @strings are not written with the entry
+    (``bib --in-place`` adds entries of other files). A value that uses one is written as its text."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.redefined: dict[str, str] = {}
-        self._first_defined: dict[str, str] | None = None
-
-    def as_first_defined(self) -> dict[str, str]:
-        """The table with the first definition of each name defined twice."""
-        if self._first_defined is None:
-            self._first_defined = {**self, **self.redefined}
-        return self._first_defined
+        self.spelled_out: set[str] = set()
 
 
 def written_macros(blocks: Iterable[RawBlock]) -> WrittenMacros:
@@ -278,8 +276,18 @@ def macros_of(definitions: Iterable[tuple[str, str]]) -> WrittenMacros:
     for key, value in definitions:
         name = key.lower()
         if name in macros and macros[name] != value:
-            macros.redefined.setdefault(name, macros[name])
+            macros.spelled_out.add(name)
         macros[name] = value
+    return macros
+
+
+def macros_added_to(file_blocks: Iterable[RawBlock], other_blocks: Iterable[RawBlock]) -> WrittenMacros:
+    """The @string table entries of other sources are written with when added to a file whose own blocks are
+    ``file_blocks``: a macro the file does not define as their source does is spelled out in them."""
+    macros = written_macros(file_blocks)
+    theirs = written_macros(other_blocks)
+    macros.spelled_out.update(name for name, value in theirs.items() if macros.get(name) != value)
+    macros.spelled_out.update(theirs.spelled_out)
     return macros
 
 

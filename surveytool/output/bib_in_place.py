@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from surveytool.analysis.taxonomy import canonical_section
-from surveytool.bibtex.fields import render_bibliography
+from surveytool.bibtex.fields import WrittenMacros, render_bibliography
 from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Origin, Paper, Severity, Taxonomy
@@ -103,12 +103,14 @@ def update_bib_in_place(
     fmt: BibFormat = STANDARD,
     macros: Container[str] = frozenset(),
     left: list[Finding] | None = None,
+    added_with: WrittenMacros | None = None,
 ) -> tuple[str, list[Edit]]:
     """``text`` (the file ``display``) with changed tags rewritten and new entries appended in ``fmt``'s layout
     (see ``rewrite_entries``), their lines ended as most of the file's lines are.
 
     ``macros``: the @string names the sources define (lower case); a tags field that uses one is left as it
-    is, with a finding appended to ``left`` (see ``tags_field.tags_macro``).
+    is, with a finding appended to ``left`` (see ``tags_field.tags_macro``). ``added_with``: the @string table
+    new entries are written against (``fields.macros_added_to``); a macro the file lacks is spelled out.
     """
 
     newline = newline_of(text if exact is None else exact)
@@ -126,9 +128,9 @@ def update_bib_in_place(
     if new:
 
         def rendered(group: Sequence[Paper]) -> str:
-            return render_bibliography(group, (), tags_field=tags_field, dialect=dialect, fmt=fmt).replace(
-                "\n", newline
-            )
+            return render_bibliography(
+                group, (), tags_field=tags_field, dialect=dialect, fmt=fmt, macros=added_with
+            ).replace("\n", newline)
 
         # BibTeX inherits only from a parent written after the child: a new child of an entry already in the
         # file goes just before that entry; the others are appended.
@@ -164,6 +166,7 @@ def fix_entries(
     selected: Container[str] = FIXABLE,
     macros: Container[str] = frozenset(),
     left: list[Finding] | None = None,
+    added_with: WrittenMacros | None = None,
 ) -> tuple[str, list[Edit]]:
     """The unambiguous fixes of the ``selected`` checks (`check --fix`): tag variants to ids, braces for title
     capitals, and the field fixes (``field_fixes.py``); ``macros`` and ``left`` as for ``update_bib_in_place``."""

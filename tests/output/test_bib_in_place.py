@@ -336,3 +336,40 @@ def test_a_new_child_of_a_proceedings_in_the_file_goes_before_it_and_every_old_b
     assert text.index("{zheng2020ansor,") < text.index("@proceedings{osdi2020,")
     assert text.replace(text[text.index("@inproceedings{zheng2020ansor,") : text.index("@proceedings")], "") == old
     assert "\n" not in text.replace("\r\n", "")  # the new entry takes the file's line endings
+
+
+OTHER_STRINGS = """@string{icmlx = {International Conference on Machine Learning}}
+@string{conf = "NeurIPS"}
+@string{jmlr = "JMLR"}
+@inproceedings{other2021, author = {Doe, J}, title = {Pipeline training}, booktitle = icmlx # " 2021", year = 2021}
+@inproceedings{b1, author = {Roe, J}, title = {Data parallel training}, booktitle = conf, year = 2021}
+@article{c1, author = {Coe, J}, title = {Sparse experts}, journal = jmlr, year = 2022}
+"""
+MINE_STRINGS = (
+    '@string{conf = "ICML"}\n@string{jmlr = "JMLR"}\n@misc{a1, title = {Gradient compression}, booktitle = conf}\n'
+)
+
+
+def test_an_entry_added_from_another_file_spells_out_the_macros_this_file_defines_otherwise_or_not_at_all(tmp_path):
+    mine, other = tmp_path / "mine.bib", tmp_path / "other.bib"
+    mine.write_text(MINE_STRINGS, encoding="utf-8")
+    other.write_text(OTHER_STRINGS, encoding="utf-8")
+    run_cli("bib", "--in-place", str(mine), str(other), check=True)
+    written = mine.read_text(encoding="utf-8")
+    assert written.startswith(MINE_STRINGS.replace("{a1,", "{a1, sections = {communication},"))
+    assert "booktitle = {International Conference on Machine Learning 2021}," in written  # icmlx: not in this file
+    assert "booktitle = {{NeurIPS}}," in written  # conf: this file's says ICML
+    assert "journal = jmlr," in written  # defined here as there: the macro stays
+    checked = run_cli("check", str(mine), "--checks", "undefined-string")
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_a_macro_two_sources_define_differently_is_spelled_out_in_each_entry_that_uses_it(tmp_path):
+    mine, other, out = tmp_path / "mine.bib", tmp_path / "other.bib", tmp_path / "out.bib"
+    mine.write_text(MINE_STRINGS, encoding="utf-8")
+    other.write_text(OTHER_STRINGS, encoding="utf-8")
+    run_cli("bib", str(mine), str(other), "-o", str(out), check=True)
+    written = out.read_text(encoding="utf-8")
+    # BibTeX reads every entry with the last @string{conf}: each entry gets its own file's text instead.
+    assert "booktitle = {{ICML}}," in written and "booktitle = {{NeurIPS}}," in written
+    assert 'booktitle = icmlx # " 2021",' in written and "journal = jmlr," in written
