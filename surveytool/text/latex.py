@@ -98,6 +98,10 @@ _EXTRA_TEXT_MACROS = {
     "textbraceright": "}",
     "textasciicircum": "^",
     "textasciitilde": "~",
+    "TeX": "TeX",
+    "LaTeX": "LaTeX",
+    "LaTeXe": "LaTeX2e",
+    "BibTeX": "BibTeX",
 }
 
 

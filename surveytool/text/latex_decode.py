@@ -60,6 +60,12 @@ _SYMBOLS = {
     "textgreater": ">",
     "textbar": "|",
     "ss": "ß",
+    " ": " ",  # a control space: "\\LaTeX\\ and"
+    ",": " ",  # a thin space: "5\\,GB"
+    "TeX": "TeX",
+    "LaTeX": "LaTeX",
+    "LaTeXe": "LaTeX2e",
+    "BibTeX": "BibTeX",
     "o": "ø",
     "O": "Ø",
     "aa": "å",
@@ -74,7 +80,7 @@ _SYMBOLS = {
     "j": "ȷ",
 }
 # One pass, so that a brace a command stands for is not then removed as markup.
-_COMMAND_OR_BRACE = re.compile(r"\\(?:([A-Za-z]+)\s*(?:\{\})?|([&%_#${}]))|[{}]")
+_COMMAND_OR_BRACE = re.compile(r"\\(?:([A-Za-z]+)\s*(?:\{\})?|([&%_#${} ,]))|[{}]")
 _TIE = re.compile(r"(?<!\\)~")
 
 

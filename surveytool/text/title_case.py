@@ -156,6 +156,9 @@ def needs_title_protection(raw: str) -> list[str]:
     return [text for _start, _end, text in unprotected(split_enclosing(raw)[1])]
 
 
+_ENDS_IN_CONTROL_WORD = re.compile(r"\\[A-Za-z]+$")
+
+
 def protect_title_words(raw: str, only_breaking: bool = False) -> str:
     """``raw`` (a BibTeX title value) with braces around what ``needs_title_protection`` finds.
 
@@ -168,6 +171,8 @@ def protect_title_words(raw: str, only_breaking: bool = False) -> str:
         return raw
     pieces, last = [], 0
     for start, end, _text in spots:
+        if _ENDS_IN_CONTROL_WORD.search(inner, start, end):  # TeX skips the spaces after it: "\\TeX book" is TeXbook
+            end += len(inner[end:]) - len(inner[end:].lstrip(" \t\r\n"))
         pieces += [inner[last:start], "{", inner[start:end], "}"]
         last = end
     pieces.append(inner[last:])

@@ -63,6 +63,12 @@ def test_quick_decoder_agrees_with_pylatexenc_on_common_markup():
         assert quick_latex_to_text(value) == latex_to_text(value), value
 
 
+def test_the_tex_logos_and_spaces_written_as_commands_keep_their_text():
+    value = r"Typesetting with \LaTeX\ and \TeX{} and {\BibTeX}: 5\,GB, \LaTeXe"
+    assert latex_to_text(value) == "Typesetting with LaTeX and TeX and BibTeX: 5 GB, LaTeX2e"
+    assert latex_to_text(value + r"; \dag") == latex_to_text(value) + "; †"  # through pylatexenc as well
+
+
 STRAY = "@article{e10,\n  author = {Doe, Jane},\n  title = {Pipeline parallel a^^\\input},\n  journal = {J},\n  year = 2001,\n}\n"
 
 

@@ -79,3 +79,9 @@ def test_plain_bibtex_keeps_a_protected_title_as_written_and_lowers_an_unprotect
     # ...and with the braces it adds, every capital survives.
     assert r"{$O(N \log N)$}" in protected_item and r"{\LaTeX{}}" in protected_item and r"{\TeX}\ " in protected_item
     assert "{GPUs}" in protected_item
+
+
+def test_a_control_word_braced_for_protection_still_swallows_the_spaces_after_it():
+    # "\TeX book" prints TeXbook; "{\TeX} book" would print "TeX book".
+    assert protect_title_words("{The \\TeX book}", only_breaking=True) == "{The {\\TeX }book}"
+    assert protect_title_words("{\\TeX{} and \\LaTeX}", only_breaking=True) == "{{\\TeX{}} and {\\LaTeX}}"
