@@ -18,10 +18,9 @@ from surveytool.bibtex.fields import is_placeholder_title
 from surveytool.bibtex.raw_specials import escaped_in, raw_specials
 from surveytool.bibtex.values import MONTH_MACROS, macro_names, string_block_value
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
+from surveytool.text.identifiers import DOI_PREFIX
 
 _DOI = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
-# What goes before a DOI when it is copied from a link or a reference list.
-_DOI_PREFIX = re.compile(r"(?:https?://(?:(?:dx\.|www\.)?doi\.org|doi\.acm\.org)/|doi:\s*)", re.IGNORECASE)
 EMPTY_VALUE = re.compile(r"\{\s*\}|\"\s*\"")
 # Quick tests of an entry's whole text, passed by every entry with an empty value, or with a bare value
 # other than a number (a macro, or a "#" join); they save a loop over the fields of the rest.
@@ -72,7 +71,7 @@ def _finding(check: str, severity: Severity, message: str, paper: Paper, field: 
 
 def doi_prefix(inner: str) -> str | None:
     """The link or ``doi:`` before a DOI in a doi value, when what follows it is a DOI."""
-    prefix = _DOI_PREFIX.match(inner.strip())
+    prefix = DOI_PREFIX.match(inner.strip())
     return prefix.group() if prefix and _DOI.fullmatch(inner.strip()[prefix.end() :]) else None
 
 

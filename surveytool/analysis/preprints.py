@@ -28,7 +28,11 @@ def preprint_marker(paper: Paper) -> str | None:
 
 def arxiv_id(paper: Paper) -> str | None:
     """The entry's arXiv id, wherever it is written: eprint, a preprint's venue text, a URL, arXiv's own DOI."""
-    found = normalize_arxiv(paper.fields.get("eprint", "")) or arxiv_id_of_doi(paper.fields.get("doi", ""))
+    found = (
+        normalize_arxiv(paper.fields.get("eprint", ""))
+        or normalize_arxiv(paper.fields.get("arxivid", ""))  # Mendeley's field
+        or arxiv_id_of_doi(paper.fields.get("doi", ""))
+    )
     for name in ("journal", "howpublished", "note", "url", "volume"):
         match = None if found else _ARXIV_IN_TEXT.search(paper.fields.get(name, "").replace("arxiv.org", "arxiv"))
         found = found or (normalize_arxiv(match.group(1)) if match else None)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts, split_multiple_persons_names
+from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts
+
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ def _is_one_group(name: str) -> bool:
 def split_names(value: str) -> list[PersonName]:
     """The people of an ``author`` or ``editor`` value (LaTeX, without enclosing braces); "others" is left out."""
     people: list[PersonName] = []
-    for name in split_multiple_persons_names(value):
+    for name in _persons(value):
         name = " ".join(name.split())
         if not name or name.lower() == "others":
             continue
@@ -47,3 +50,21 @@ def split_names(value: str) -> list[PersonName]:
             continue
         people.append(PersonName(" ".join(parts.first), " ".join(parts.von), " ".join(parts.last), " ".join(parts.jr)))
     return people
+
+
+def _persons(value: str) -> list[str]:
+    """The names of a name list, split at each "and" between spaces outside braces, as BibTeX splits them.
+
+    bibtexparser's splitter drops a backslash and the character after it when they follow an "and":
+    ``... and \\v{S}ima`` became ``{S}ima``, so every author after the first lost such an accent.
+    """
+    names: list[str] = []
+    start = scanned = depth = 0
+    for match in _AND.finditer(value):
+        depth += value.count("{", scanned, match.start()) - value.count("}", scanned, match.start())
+        scanned = match.start()
+        if depth == 0:
+            names.append(value[start : match.start()])
+            start = match.end()
+    names.append(value[start:])
+    return names

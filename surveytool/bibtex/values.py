@@ -70,6 +70,17 @@ def split_concatenation(value: str) -> list[str]:
     return parts
 
 
+def joined_latex(value: str) -> str | None:
+    """The LaTeX a raw value holds when every ``#`` piece of it is braced or quoted, joined as BibTeX joins them;
+    None when a piece is a macro or a bare number (its text is then the decoded value's)."""
+    inner = []
+    for piece in split_concatenation(value.strip()):
+        if len(piece) < 2 or piece[0] + piece[-1] not in ("{}", '""'):
+            return None
+        inner.append(piece[1:-1])
+    return "".join(inner)
+
+
 #: Fields shown to readers, decoded exactly (pylatexenc where the quick decoder is unsure).
 #: Other fields (abstracts, notes, ...) are only matched or written back as they were.
 EXACTLY_DECODED = frozenset(

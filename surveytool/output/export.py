@@ -8,8 +8,9 @@ import re
 from collections.abc import Sequence
 from urllib.parse import quote
 
+from surveytool.analysis.preprints import arxiv_id
 from surveytool.bibtex.names import split_names
-from surveytool.bibtex.values import MONTH_MACROS
+from surveytool.bibtex.values import MONTH_MACROS, joined_latex
 from surveytool.model import Paper, Taxonomy, month_of_date
 from surveytool.output.chapter_view import chapter_groups, venue_of
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
@@ -20,12 +21,41 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 _CSL_TYPES = {
     "article": "article-journal",
     "inproceedings": "paper-conference",
+    "conference": "paper-conference",
     "incollection": "chapter",
+    "inbook": "chapter",
     "book": "book",
+    "proceedings": "book",
     "phdthesis": "thesis",
+    "mastersthesis": "thesis",
+    "thesis": "thesis",
     "techreport": "report",
+    "report": "report",
+    "manual": "report",
+    "online": "webpage",
+    "software": "software",
+    "dataset": "dataset",
     "misc": "article",
 }
+# Fields CSL names otherwise, after those the export reads itself; the first of a CSL name present wins.
+_CSL_FIELDS = (
+    ("volume", "volume"),
+    ("pages", "page"),
+    ("publisher", "publisher"),
+    ("school", "publisher"),
+    ("institution", "publisher"),
+    ("organization", "publisher"),
+    ("address", "publisher-place"),
+    ("location", "publisher-place"),
+    ("edition", "edition"),
+    ("series", "collection-title"),
+    ("isbn", "ISBN"),
+    ("issn", "ISSN"),
+    ("note", "note"),
+    ("abstract", "abstract"),
+)
+# A biblatex date, or one end of a range: year, month, day.
+_DATE_PARTS = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
 
 
 def _md(text: str) -> str:
@@ -43,7 +73,7 @@ def _links(paper: Paper) -> str:
         # Percent-encoded: a DOI may hold parentheses, brackets or "<" (10.1002/(SICI)1097-...), which end a link.
         doi = quote("".join(bare_doi(paper.fields["doi"]).split()), safe="/:;.-_")
         links.append(f"[DOI](https://doi.org/{doi})")
-    arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
+    arxiv = arxiv_id(paper)
     if arxiv:
         links.append(f"[arXiv](https://arxiv.org/abs/{arxiv})")
     return " · ".join(links)
@@ -106,8 +136,8 @@ def _text(paper: Paper, name: str) -> str:
 def _csl_names(paper: Paper, field: str) -> list[dict[str, str]]:
     """The people of ``field`` as CSL names, split by BibTeX's rules on the value as written (braces and all)."""
     written = paper.latex_fields.get(field)
-    value = written.strip()[1:-1] if written and written.strip()[:1] + written.strip()[-1:] in ("{}", '""') else None
-    if value is None:  # no LaTeX original (a service, a list): the plain text, which has no braces to keep
+    value = joined_latex(written) if written else None
+    if value is None:  # no LaTeX original (a service, a list) or a macro: the plain text, which has no braces to keep
         value = paper.fields.get(field, "")
     names = []
     for person in split_names(value):
@@ -130,6 +160,29 @@ def _month_number(text: str) -> int | None:
     return names.index(key[:3]) + 1 if len(key) >= 3 and key[:3] in MONTH_MACROS else None
 
 
+def _date_parts(date: str) -> list[list[int]]:
+    """CSL date-parts of a biblatex date ("2021-03-15", a range "2021-03/2021-05"); [] for what is not one."""
+    ends = [_DATE_PARTS.match(end.strip()) for end in date.split("/")] if date.strip() else []
+    if not ends or len(ends) > 2 or not all(ends):
+        return []
+    return [[int(part) for part in end.groups() if part] for end in ends if end]
+
+
+def _issued(paper: Paper) -> list[list[int]]:
+    """The publication date: the year and month fields, else the whole date (day and range included)."""
+    year = (paper.year or "")[:4]
+    if not year.isdigit():
+        return []
+    date = paper.fields.get("date", "")
+    month = _month_number(paper.fields.get("month", ""))
+    if month is None:
+        dated = _date_parts(date)
+        if dated and dated[0][0] == int(year):
+            return dated
+        month = month_of_date(date) if date.startswith(year) else None  # "2021-03~": approximate, month still 3
+    return [[int(year)] + ([month] if month else [])]
+
+
 def to_csl_json(papers: Sequence[Paper]) -> str:
     items = []
     for paper in papers:
@@ -141,24 +194,23 @@ def to_csl_json(papers: Sequence[Paper]) -> str:
         for field in ("author", "editor"):
             if paper.fields.get(field):
                 item[field] = _csl_names(paper, field)
-        year = (paper.year or "")[:4]
-        if year.isdigit():
-            month = _month_number(paper.fields.get("month", "")) or month_of_date(paper.fields.get("date", ""))
-            item["issued"] = {"date-parts": [[int(year)] + ([month] if month else [])]}
+        issued = _issued(paper)
+        if issued:
+            item["issued"] = {"date-parts": issued}
+        accessed = _date_parts(paper.fields.get("urldate", ""))
+        if accessed:
+            item["accessed"] = {"date-parts": accessed}
         venue = next((v for v in ("booktitle", "journal", "journaltitle") if paper.fields.get(v)), "")
         if venue:
             item["container-title"] = _text(paper, venue)
-        for ours, theirs in (
-            ("doi", "DOI"),
-            ("volume", "volume"),
-            ("number", "issue"),
-            ("pages", "page"),
-            ("publisher", "publisher"),
-            ("abstract", "abstract"),
-        ):
-            if paper.fields.get(ours):
-                item[theirs] = bare_doi(_text(paper, ours)) if ours == "doi" else _text(paper, ours)
-        arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
+        if paper.fields.get("doi"):
+            item["DOI"] = bare_doi(_text(paper, "doi"))
+        if paper.fields.get("number"):  # a report's or a standard's number is its own, not an issue of a journal
+            item["number" if item["type"] in ("report", "book") else "issue"] = _text(paper, "number")
+        for ours, theirs in _CSL_FIELDS:
+            if paper.fields.get(ours) and theirs not in item:
+                item[theirs] = _text(paper, ours)
+        arxiv = arxiv_id(paper)
         url = paper.fields.get("url") or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
         if url:
             item["URL"] = url

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 
-_DOI = re.compile(r"^(?:doi:\s*|(?:https?://)?(?:dx\.)?doi\.org/)?(?P<doi>10\.\d{4,9}/\S+)$", re.IGNORECASE)
+# What goes before a DOI copied from a link or a reference list: a resolver's address, with or without its
+# scheme, or "doi:".
+DOI_PREFIX = re.compile(r"doi:\s*|(?:https?://)?(?:(?:dx\.|www\.)?doi\.org|doi\.acm\.org)/", re.IGNORECASE)
+_DOI = re.compile(rf"^(?:{DOI_PREFIX.pattern})?(?P<doi>10\.\d{{4,9}}/\S+)$", re.IGNORECASE)
 _ARXIV_NEW = r"\d{4}\.\d{4,5}"
 _ARXIV_OLD = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}"
 _ARXIV = re.compile(
@@ -42,8 +46,14 @@ def parse_identifier(text: str) -> Identifier | None:
 
 
 def bare_doi(doi: str) -> str:
-    """``doi`` without the "doi:" or resolver address a reference manager writes before it."""
-    return re.sub(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", "", doi.strip(), flags=re.IGNORECASE)
+    """``doi`` without the "doi:" or resolver address a reference manager writes before it; a DOI taken from a
+    link is read as the link spells it (``10.1000%2Fx`` is ``10.1000/x``)."""
+    text = doi.strip()
+    prefix = DOI_PREFIX.match(text)
+    if prefix is None:
+        return text
+    rest = text[prefix.end() :]
+    return unquote(rest) if prefix.group().endswith("/") else rest
 
 
 def normalize_doi(doi: str) -> str:

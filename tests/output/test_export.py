@@ -71,13 +71,44 @@ def test_a_zotero_entry_exports_its_date_venue_and_doi_as_they_are_meant(tmp_pat
         newline="",
     )
     [item] = json.loads(run_cli("export", "zotero.bib", "-f", "csl-json", cwd=tmp_path, check=True).stdout)
-    assert item["issued"] == {"date-parts": [[2021, 3]]}
+    assert item["issued"] == {"date-parts": [[2021, 3, 15]]}
     assert item["container-title"] == "Journal of Machine Learning Research"
     assert item["DOI"] == "10.48550/arXiv.2006.16668"
     markdown = run_cli("export", "zotero.bib", "-f", "markdown", cwd=tmp_path, check=True).stdout
     assert (
         "| Journal of Machine Learning Research | 2021 | [DOI](https://doi.org/10.48550/arXiv.2006.16668)" in markdown
     )
+
+
+WILD_EXPORT = r"""@report{r1, author = {Smith, J.} # " and " # {Doe, Q.}, title = {A report}, institution = {MIT},
+  number = {TR-123}, date = {2021-03-15}, urldate = {2022-01-02}, address = {Cambridge},
+  doi = {https://doi.org/10.1000%2Fpct}}
+@online{o1, author = {\c{C}elik, Ali and \"Ozt\"urk, F and \v{S}ima, I and \AA{}berg, C}, title = {A page},
+  date = {2021-03/2021-05}, url = {https://example.org}}
+@article{gs, title = {Megatron-LM}, author = {Shoeybi, M}, journal = {arXiv preprint arXiv:1909.08053}, year = {2019},
+  doi = {https://doi.acm.org/10.1145/3458817}}
+"""
+
+
+def test_what_reference_managers_write_is_exported_as_they_mean_it(tmp_path):
+    (tmp_path / "wild.bib").write_text(WILD_EXPORT, encoding="utf-8")
+    items = {i["id"]: i for i in json.loads(run_cli("export", "wild.bib", "-f", "csl-json", cwd=tmp_path).stdout)}
+    report, page, scholar = items["r1"], items["o1"], items["gs"]
+    assert report["author"] == [{"family": "Smith", "given": "J."}, {"family": "Doe", "given": "Q."}]  # a # join
+    assert (report["type"], report["number"], report["publisher"], report["publisher-place"]) == (
+        "report",
+        "TR-123",
+        "MIT",
+        "Cambridge",
+    )
+    assert report["issued"] == {"date-parts": [[2021, 3, 15]]} and report["accessed"] == {"date-parts": [[2022, 1, 2]]}
+    assert report["DOI"] == "10.1000/pct" and scholar["DOI"] == "10.1145/3458817"
+    assert [a["family"] for a in page["author"]] == ["Çelik", "Öztürk", "Šima", "Åberg"]  # accents after "and"
+    assert page["type"] == "webpage" and page["issued"] == {"date-parts": [[2021, 3], [2021, 5]]}
+    assert scholar["URL"] == "https://arxiv.org/abs/1909.08053"
+    markdown = run_cli("export", "wild.bib", cwd=tmp_path).stdout
+    assert "[DOI](https://doi.org/10.1000/pct)" in markdown and "[DOI](https://doi.org/10.1145/3458817)" in markdown
+    assert "[arXiv](https://arxiv.org/abs/1909.08053)" in markdown and "(Smith and Doe)" in markdown
 
 
 def test_draft_writes_only_the_chapter_and_keeps_notes(tmp_path):
