@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from urllib.parse import quote
 
@@ -63,8 +64,15 @@ def _md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
 
-def _slug(title: str) -> str:
-    return re.sub(r"[^a-z0-9 -]", "", title.lower()).strip().replace(" ", "-")
+def _anchors(titles: Sequence[str]) -> list[str]:
+    """The anchors GitHub gives the headings ``titles`` in order: lower case, letters of any script, digits,
+    "-" and "_" kept, spaces as "-", and "-1", "-2"... after a repeated one."""
+    anchors, seen = [], Counter[str]()
+    for title in titles:
+        slug = re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+        anchors.append(f"{slug}-{seen[slug]}" if seen[slug] else slug)
+        seen[slug] += 1
+    return anchors
 
 
 def _links(paper: Paper) -> str:
@@ -102,19 +110,23 @@ def to_markdown(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
         "## Contents",
         "",
     ]
+    # Headings in document order; sections outside any group (a flat taxonomy) stand without one.
+    headings = [h for g in groups for h in ([g.title] if g.title else []) + [s.title for s in g.sections]]
+    anchor = iter(_anchors([taxonomy.title, "Contents", *headings])[2:])  # anchors count every heading above
+    contents, body = [], []
     for group in groups:  # a group nested in another (its depth) is listed and headed under it
-        indent = "  " * group.depth
-        lines.append(f"{indent}- [{_md(group.title)}](#{_slug(group.title)})")
-        lines.extend(f"{indent}  - [{_md(s.title)}](#{_slug(s.title)}) ({len(s.papers)})" for s in group.sections)
-    for group in groups:
-        lines += ["", f"{'#' * min(2 + group.depth, 6)} {_md(group.title)}"]
+        depth = group.depth + bool(group.title)
+        if group.title:
+            contents.append(f"{'  ' * group.depth}- [{_md(group.title)}](#{next(anchor)})")
+            body += ["", f"{'#' * min(2 + group.depth, 6)} {_md(group.title)}"]
         for section in group.sections:
-            heading = "#" * min(3 + group.depth, 6)
-            lines += ["", f"{heading} {_md(section.title)}", "", f"_{_md(section.scope)}_", ""]
+            contents.append(f"{'  ' * depth}- [{_md(section.title)}](#{next(anchor)}) ({len(section.papers)})")
+            body += ["", f"{'#' * min(2 + depth, 6)} {_md(section.title)}", ""]
+            body += [f"_{_md(section.scope)}_", ""] if section.scope.strip() else []
             if not section.papers:
-                lines.append("No papers yet.")
+                body.append("No papers yet.")
                 continue
-            lines += ["| Paper | Venue | Year | Links |", "| --- | --- | --- | --- |"]
+            body += ["| Paper | Venue | Year | Links |", "| --- | --- | --- | --- |"]
             for view in section.papers:
                 paper = by_key[view.key]
                 venue = venue_of(paper)
@@ -123,8 +135,8 @@ def to_markdown(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
                     if paper.latex_fields.keys() & {"journal", "journaltitle", "booktitle"}
                     else venue
                 )
-                lines.append(f"| {_label(paper)} | {_md(venue)} | {_md(paper.year or '')} | {_links(paper)} |")
-    return "\n".join(lines) + "\n"
+                body.append(f"| {_label(paper)} | {_md(venue)} | {_md(paper.year or '')} | {_links(paper)} |")
+    return "\n".join(lines + contents + body) + "\n"
 
 
 def _text(paper: Paper, name: str) -> str:

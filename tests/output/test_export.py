@@ -46,6 +46,20 @@ def test_markdown_nests_a_group_under_the_group_it_is_in(tmp_path):
     assert "\n### Parallelism Strategies\n" in text and "\n#### Data Parallelism and State Sharding\n" in text
 
 
+def test_markdown_of_a_user_s_own_taxonomy_has_no_empty_heading_link_or_line(tmp_path):
+    own = tmp_path / "own.toml"
+    own.write_text(
+        'title = "Übersicht"\n[[groups]]\nid = "sys"\ntitle = "Systeme & Werkzeuge"\n'
+        '[[sections]]\nid = "zh"\ntitle = "并行训练"\nparent = "sys"\n'
+        '[[sections]]\nid = "other"\ntitle = "Systeme & Werkzeuge"\n',  # no group, no description, a repeated title
+        encoding="utf-8",
+    )
+    text = run_cli("export", "--taxonomy", str(own), "-q", check=True).stdout
+    assert "\n- [Systeme & Werkzeuge](#systeme--werkzeuge)\n  - [并行训练](#并行训练) (0)\n" in text
+    assert "\n- [Systeme & Werkzeuge](#systeme--werkzeuge-1) (0)\n" in text  # GitHub numbers a repeated heading
+    assert "](#)" not in text and "\n## \n" not in text and "\n__\n" not in text
+
+
 def test_csl_json_reads_back_into_the_same_entries(tmp_path):
     exported = run_cli("export", "--format", "csl-json", "-o", "refs.json", cwd=tmp_path, check=True)
     assert "wrote refs.json" in exported.stdout
