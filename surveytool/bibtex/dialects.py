@@ -8,7 +8,7 @@ byte for byte only under its own origin, never the original text of a field the 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
 from surveytool.model import DATE_MONTH, year_of_date
@@ -18,11 +18,49 @@ _YEAR = re.compile(r"\d{4}")
 #: A converted field -> the field whose written text it carries (None: computed, written afresh).
 Origins = dict[str, str | None]
 
+# biblatex's entry types that BibTeX styles do not define ("entry type ... isn't style-file defined", and the
+# entry prints without its institution or kind), as the BibTeX type of the same kind of work. Types of neither
+# (a style's own @patent, @electronic) are left as written.
+_BIBTEX_TYPES = {
+    "report": "techreport",
+    "online": "misc",
+    "software": "misc",
+    "dataset": "misc",
+    "mvbook": "book",
+    "collection": "book",
+    "mvcollection": "book",
+    "reference": "book",
+    "mvreference": "book",
+    "bookinbook": "inbook",
+    "suppbook": "inbook",
+    "inreference": "incollection",
+    "suppcollection": "incollection",
+    "mvproceedings": "proceedings",
+}
+# biblatex's keys for the kind of a thesis or report, which a BibTeX style would print as they are written.
+_KIND_KEYS = {"phdthesis", "mathesis", "mastersthesis", "techreport", "resreport"}
 
-def as_bibtex(values: dict[str, str], written_date: str) -> Origins:
+
+def bibtex_type(entry_type: str, values: Mapping[str, str]) -> str:
+    """The entry type a BibTeX style knows for a biblatex ``entry_type``; other types as written."""
+    kind = entry_type.lower()
+    if kind == "thesis":
+        return (
+            "mastersthesis" if values.get("type", "").strip().lower() in ("mathesis", "mastersthesis") else "phdthesis"
+        )
+    return _BIBTEX_TYPES.get(kind, entry_type)
+
+
+def as_bibtex(values: dict[str, str], written_date: str, entry_type: str = "misc") -> Origins:
     """biblatex's date, journaltitle, eprinttype and eprintclass, which BibTeX styles do not read, as the fields
-    they do (where those are absent or empty)."""
+    they do (where those are absent or empty); a thesis's institution as its school, and a kind key that the
+    BibTeX type now says (``type = {mathesis}``) dropped."""
     origins: Origins = {}
+    converted = bibtex_type(entry_type, values)
+    if converted != entry_type and values.get("type", "").strip().lower() in _KIND_KEYS:
+        del values["type"]
+    if converted in ("phdthesis", "mastersthesis"):
+        _rename(values, origins, "institution", "school")
     date = _as_written(written_date, values.get("date", ""))
     year = year_of_date(date)
     # A year of its own that agrees (a co-author's copy merged in) still leaves the month to the date.

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from functools import partial
 
-from surveytool.bibtex.dialects import as_biblatex, as_bibtex
+from surveytool.bibtex.dialects import as_biblatex, as_bibtex, bibtex_type
 from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
 from surveytool.bibtex.order import sort_papers
 from surveytool.bibtex.raw_specials import escaped_in, escaped_specials
@@ -179,7 +179,8 @@ def bibtex_fields(
         origins = as_biblatex(values, paper.aliases)
     else:
         written_date = paper.latex_fields.get("date", "").strip()
-        origins = as_bibtex(values, macros.get(written_date.lower(), written_date))  # date = pub: pub's text
+        # date = pub: pub's text
+        origins = as_bibtex(values, macros.get(written_date.lower(), written_date), paper.entry_type)
     rendered = []
     for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
         origin = origins.get(name, name)
@@ -204,7 +205,8 @@ def bibtex_entry(
     ``macros`` are the @string definitions written with it, as TeX will read the
     values that use them.
     """
-    return entry_text(paper.entry_type, paper.key, bibtex_fields(paper, tags_field, dialect, macros, fmt), fmt)
+    entry_type = paper.entry_type if dialect == "biblatex" else bibtex_type(paper.entry_type, paper.fields)
+    return entry_text(entry_type, paper.key, bibtex_fields(paper, tags_field, dialect, macros, fmt), fmt)
 
 
 def render_bibliography(

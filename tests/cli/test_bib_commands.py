@@ -352,3 +352,24 @@ def test_a_biblatex_date_merged_with_a_copy_that_has_the_year_still_gives_its_mo
     run_cli("bib", "zotero.bib", "coauthor.bib", "--merge-duplicates", "-o", "out.bib", cwd=tmp_path, check=True)
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert "month = mar," in written and "date =" not in written and written.count("year =") == 1
+
+
+ZOTERO_BIBLATEX_TYPES = """@report{r, author = {A, B}, title = {Rep}, institution = {MIT}, type = {techreport}, date = {2020}}
+@thesis{t, author = {C, D}, title = {Thes}, institution = {ETH}, type = {phdthesis}, date = {2019}}
+@thesis{m, author = {E, F}, title = {Mas}, institution = {ETH}, type = {mathesis}, date = {2019}}
+@online{o, author = {G, H}, title = {Web}, url = {https://example.org}, date = {2021}}
+@software{s, author = {I, J}, title = {Soft}, howpublished = {GitHub}, date = {2022}}
+"""
+
+
+@pytest.mark.skipif(not HAVE_LATEX and not IN_CI, reason="bibtex not installed")
+def test_biblatex_entry_types_are_written_as_the_bibtex_types_a_style_defines(tmp_path):
+    written = written_by_bib(tmp_path, ZOTERO_BIBLATEX_TYPES)
+    types = {key: kind for kind, key in re.findall(r"^@(\w+)\{(\w+),", written, re.M)}
+    assert types == {"m": "mastersthesis", "o": "misc", "r": "techreport", "s": "misc", "t": "phdthesis"}
+    assert "type =" not in written and written.count("school = {ETH}") == 2 and "institution = {MIT}" in written
+    (tmp_path / "references.bib").write_text(written, encoding="utf-8")
+    result, bbl = run_bibtex(tmp_path)
+    assert "isn't style-file defined" not in result.stdout and result.returncode == 0, result.stdout
+    assert "PhD thesis, ETH" in bbl and "Master's thesis, ETH" in bbl and "Technical report, MIT" in bbl
+    assert written_by_bib(tmp_path, ZOTERO_BIBLATEX_TYPES, "--dialect", "biblatex").count("@thesis{") == 2
