@@ -15,7 +15,7 @@ from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError
 from surveytool.model import Finding, Taxonomy
 from surveytool.options import BuildLayout, DraftOptions
-from surveytool.output.chapter_view import PaperView, paper_view
+from surveytool.output.chapter_view import PaperView, chapter_views
 from surveytool.output.entries_json import entries_json, entries_json_pieces
 from surveytool.output.files import StagedFiles, fill_reserved, refuse_writing_over, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
@@ -64,7 +64,7 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: 
         bibliography = render_bibliography(
             survey.papers, survey.blocks, tags_field=survey.tags_field, dialect=draft.dialect, fmt=draft.bib_format
         )
-        env, context = latex_context([paper_view(p) for p in survey.papers], survey.taxonomy, draft)
+        env, context = latex_context(chapter_views(survey.papers), survey.taxonomy, draft)
         chapter = render_template(env, "related_work.tex.j2", context)
         return {
             f"{draft.bibliography}.bib": bibliography,
@@ -274,7 +274,7 @@ def _write_outputs(
     writing them touches every field of every entry, and each page either process writes after a
     fork is held twice (BENCHMARKS.md has the figures).
     """
-    views = [paper_view(p) for p in survey.papers]
+    views = chapter_views(survey.papers)
     env, context = latex_context(views, survey.taxonomy, draft, memos)
     path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.

@@ -11,7 +11,7 @@ from surveytool.analysis.keys import dump_pins
 from surveytool.build import latex_context
 from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.options import LOCK_FILE, DraftOptions
-from surveytool.output.chapter_view import GroupView, paper_view
+from surveytool.output.chapter_view import GroupView, chapter_views
 from surveytool.output.files import refuse_writing_over, write_atomically
 from surveytool.output.notes_regions import stamp
 from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose
@@ -41,7 +41,7 @@ def draft_chapter(
         with stage("rendering"):
             chapter_file = "related_work" if to_stdout else output.stem
             env, context = latex_context(
-                [paper_view(p) for p in survey.papers], survey.taxonomy, replace(draft, chapter_file=chapter_file)
+                chapter_views(survey.papers), survey.taxonomy, replace(draft, chapter_file=chapter_file)
             )
             if suggest is not None:
                 context["groups"] = suggest(context["groups"])

@@ -10,8 +10,9 @@ periodical, an xdata entry) is cited through its children, not placed on its own
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
-from surveytool.model import Paper
+from surveytool.model import Paper, frozen_mapping
 
 #: Parent types whose title becomes a child's booktitle (biblatex's default inheritance).
 _BOOK_LIKE = frozenset(
@@ -68,6 +69,45 @@ def inherited_fields(paper: Paper, index: Mapping[str, Paper]) -> set[str]:
             have |= {"journal", "journaltitle"}
         pending.extend(_named(parent))
     return have
+
+
+def lends_or_borrows(paper: Paper) -> bool:
+    """Whether ``paper`` names a parent, or is of a type that exists to be one (a volume, an @xdata entry)."""
+    return bool(named_parents(paper)) or paper.entry_type in CONTAINERS or paper.entry_type in LENDERS_ONLY
+
+
+def with_lent_fields(papers: Sequence[Paper]) -> list[Paper]:
+    """``papers`` as readers see them: each child with the fields its parents lend and it lacks (a year, a
+    booktitle from a proceedings' title), for what prints them (the chapter, exports). The .bib keeps the
+    inheritance to BibTeX and biblatex."""
+    if not any(named_parents(p) for p in papers):
+        return list(papers)
+    index = by_key(papers)
+    return [_lent_to(p, index) if named_parents(p) else p for p in papers]
+
+
+def _lent_to(paper: Paper, index: Mapping[str, Paper]) -> Paper:
+    fields = {name: value for name, value in paper.fields.items() if value.strip()}
+    seen = {paper.key.lower()}
+    pending = _named(paper)
+    while pending:
+        name = pending.pop(0)
+        parent = index.get(name)
+        if parent is None or name in seen:
+            continue
+        seen.add(name)
+        title = parent.fields.get("title", "").strip()
+        if title and parent.entry_type in _BOOK_LIKE:
+            fields.setdefault("booktitle", title)
+        if title and parent.entry_type == "periodical":
+            fields.setdefault("journal", title)
+        for field, value in parent.fields.items():
+            if value.strip() and field not in ("title", "crossref", "xdata", "ids"):
+                fields.setdefault(field, value)
+        pending.extend(_named(parent))
+    if fields.keys() == {n for n, v in paper.fields.items() if v.strip()}:
+        return paper
+    return replace(paper, fields=frozen_mapping({**paper.fields, **fields}))
 
 
 def cited_through_children(papers: Sequence[Paper]) -> set[str]:

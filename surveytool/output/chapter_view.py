@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from surveytool.analysis.crossref import cited_through_children, with_lent_fields
 from surveytool.analysis.facts import paper_facts
 from surveytool.model import Paper, Role, Taxonomy
 from surveytool.output.notes_regions import ORPHANED
@@ -110,9 +111,16 @@ def _order(view: PaperView) -> tuple[str, str]:
     return (view.year or "9999", view.key)
 
 
+def chapter_views(papers: Sequence[Paper]) -> list[PaperView]:
+    """The views of the papers the chapter cites, with the year and venue their crossref parents lend: all but
+    the untagged volumes and @xdata entries cited through their children."""
+    lenders = cited_through_children(papers)
+    return [paper_view(p) for p in with_lent_fields(papers) if p.tags or p.key.lower() not in lenders]
+
+
 def chapter_groups(papers: Sequence[Paper], taxonomy: Taxonomy) -> list[GroupView]:
     """Groups and sections in taxonomy order; untagged papers in a last group so all are cited."""
-    return view_groups([paper_view(p) for p in papers], taxonomy)
+    return view_groups(chapter_views(papers), taxonomy)
 
 
 def view_groups(views: Sequence[PaperView], taxonomy: Taxonomy) -> list[GroupView]:

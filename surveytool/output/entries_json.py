@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from surveytool.analysis.crossref import with_lent_fields
 from surveytool.analysis.facts import fact_record, paper_facts
 from surveytool.model import MapEach, Paper
 
@@ -74,6 +75,7 @@ def entries_json_pieces(papers: Sequence[Paper], map_each: MapEach | None = None
     """
     if not papers:
         return ["[]\n"]
+    papers = with_lent_fields(papers)  # a child's year is its crossref parent's when it has none
     # ``map_each``: a build shares the work with a forked child (``parallel.map_each``).
     records = map_each(entry_json, papers) if map_each else [entry_json(p) for p in papers]
     records = [record + ",\n" for record in records]

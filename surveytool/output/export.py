@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from urllib.parse import quote
 
+from surveytool.analysis.crossref import LENDERS_ONLY, with_lent_fields
 from surveytool.analysis.preprints import arxiv_id
 from surveytool.bibtex.names import split_names
 from surveytool.bibtex.values import MONTH_MACROS, joined_latex
@@ -100,7 +101,7 @@ def _label(paper: Paper) -> str:
 
 
 def to_markdown(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
-    by_key = {p.key: p for p in papers}
+    by_key = {p.key: p for p in with_lent_fields(papers)}
     groups = chapter_groups(papers, taxonomy)
     lines = [
         f"# {_md(taxonomy.title)}",
@@ -197,7 +198,9 @@ def _issued(paper: Paper) -> list[list[int]]:
 
 def to_csl_json(papers: Sequence[Paper]) -> str:
     items = []
-    for paper in papers:
+    for paper in with_lent_fields(papers):
+        if paper.entry_type in LENDERS_ONLY:  # no work: its fields are in the entries that name it
+            continue
         item: dict = {"id": paper.key, "type": _CSL_TYPES.get(paper.entry_type, "article")}
         if paper.resolved and paper.title:
             item["title"] = _text(paper, "title")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
+from surveytool.analysis.crossref import lends_or_borrows
 from surveytool.analysis.keys import identity_of, load_pins, read_lock_text
 from surveytool.analysis.merge import identities
 from surveytool.analysis.tagging.exemplars import user_exemplars
@@ -174,6 +175,8 @@ def _patch(
         if len(document.papers) != 1 or document.blocks:
             return None
         paper = document.papers[0]
+        if lends_or_borrows(paper):
+            return None  # it may change what other entries print, or whether the chapter cites them
         found = tuple(identities(paper))
         identity = identity_of(paper, found)
         claims = claims_of(paper, paper, found, identity, pins)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from surveytool.analysis.crossref import lends_or_borrows
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Paper, SourceLocation
 from surveytool.rebuild.bib_reading import ChunkLayout
@@ -142,9 +143,11 @@ def take_snapshot(
     stamps: tuple[str, ...],
     environment: str,
 ) -> Snapshot | None:
-    """The snapshot of a build in full, or None when its sources are not all .bib files read with a memo."""
+    """The snapshot of a build in full, or None when its sources are not all .bib files read with a memo, or
+    when entries lend fields to others (crossref, xdata): an edit of one changes what its children print and
+    whether the chapter cites it, so such builds run in full. ``views`` are those of every paper, in order."""
     layouts = source_layouts(displays, trace.layouts)
-    if layouts is None or not trace.readable:
+    if layouts is None or not trace.readable or any(lends_or_borrows(p) for p in survey.papers):
         return None
     by_display = {layout.display: layout for layout in layouts}
     records = []

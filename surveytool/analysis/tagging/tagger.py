@@ -19,6 +19,7 @@ from dataclasses import replace
 from functools import cached_property
 from typing import NamedTuple
 
+from surveytool.analysis.crossref import cited_through_children
 from surveytool.analysis.tagging import calibration, user_model
 from surveytool.analysis.tagging.blend import Blend
 from surveytool.analysis.tagging.exemplars import Exemplar
@@ -245,12 +246,18 @@ def tag_papers(
     tagger = tagger or Tagger(taxonomy)
     tag_all = tag_all or tagger.tag_each
     given = [explicit_tags(paper, taxonomy) for paper in papers]
-    computed = iter(tag_all([p for p, (tags, _, _) in zip(papers, given, strict=True) if not tags]))
+    # A volume cited through its children, and an @xdata entry, is no work to place (unless the user places it).
+    lenders = cited_through_children(papers)
+    computed = iter(
+        tag_all([p for p, (tags, _, _) in zip(papers, given, strict=True) if not tags and p.key.lower() not in lenders])
+    )
     tagged: list[Paper] = []
     findings: list[Finding] = []
     for paper, (tags, unknown, problems) in zip(papers, given, strict=True):
         findings.extend(problems)
-        if not tags:
+        if not tags and paper.key.lower() in lenders:
+            pass
+        elif not tags:
             tags = next(computed)
             if tags and tags[0].score < threshold:
                 findings.append(needs_review(paper, tags))
