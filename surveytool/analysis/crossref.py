@@ -52,7 +52,13 @@ def by_key(papers: Iterable[Paper]) -> dict[str, Paper]:
 
 def inherited_fields(paper: Paper, index: Mapping[str, Paper]) -> set[str]:
     """The names of the fields ``paper`` has, its own and those its parents lend it (through chains too)."""
-    have = {name for name, value in paper.fields.items() if value.strip()}
+    return {name for name, value in paper.fields.items() if value.strip()} | _lent(paper, index).keys()
+
+
+def _lent(paper: Paper, index: Mapping[str, Paper], keep_own: Iterable[str] = ()) -> dict[str, str]:
+    """The fields ``paper``'s parents lend it, the nearest first (a proceedings' or periodical's title as the
+    child's booktitle or journal too), but for those named in ``keep_own``."""
+    lent: dict[str, str] = {}
     seen = {paper.key.lower()}
     pending = _named(paper)
     while pending:
@@ -61,14 +67,17 @@ def inherited_fields(paper: Paper, index: Mapping[str, Paper]) -> set[str]:
         if parent is None or name in seen:
             continue
         seen.add(name)
-        lent = {field for field, value in parent.fields.items() if value.strip()}
-        have |= lent
-        if "title" in lent and parent.entry_type in _BOOK_LIKE:
-            have.add("booktitle")
-        if "title" in lent and parent.entry_type == "periodical":
-            have |= {"journal", "journaltitle"}
+        title = parent.fields.get("title", "").strip()
+        if title and parent.entry_type in _BOOK_LIKE:
+            lent.setdefault("booktitle", title)
+        if title and parent.entry_type == "periodical":
+            lent.setdefault("journal", title)
+            lent.setdefault("journaltitle", title)
+        for field, value in parent.fields.items():
+            if value.strip() and field not in keep_own:
+                lent.setdefault(field, value)
         pending.extend(_named(parent))
-    return have
+    return lent
 
 
 def lends_or_borrows(paper: Paper) -> bool:
@@ -87,27 +96,9 @@ def with_lent_fields(papers: Sequence[Paper]) -> list[Paper]:
 
 
 def _lent_to(paper: Paper, index: Mapping[str, Paper]) -> Paper:
-    fields = {name: value for name, value in paper.fields.items() if value.strip()}
-    seen = {paper.key.lower()}
-    pending = _named(paper)
-    while pending:
-        name = pending.pop(0)
-        parent = index.get(name)
-        if parent is None or name in seen:
-            continue
-        seen.add(name)
-        title = parent.fields.get("title", "").strip()
-        if title and parent.entry_type in _BOOK_LIKE:
-            fields.setdefault("booktitle", title)
-        if title and parent.entry_type == "periodical":
-            fields.setdefault("journal", title)
-        for field, value in parent.fields.items():
-            if value.strip() and field not in ("title", "crossref", "xdata", "ids"):
-                fields.setdefault(field, value)
-        pending.extend(_named(parent))
-    if fields.keys() == {n for n, v in paper.fields.items() if v.strip()}:
-        return paper
-    return replace(paper, fields=frozen_mapping({**paper.fields, **fields}))
+    own = {name for name, value in paper.fields.items() if value.strip()}
+    lent = {n: v for n, v in _lent(paper, index, ("title", "crossref", "xdata", "ids")).items() if n not in own}
+    return replace(paper, fields=frozen_mapping({**paper.fields, **lent})) if lent else paper
 
 
 def cited_through_children(papers: Sequence[Paper]) -> set[str]:
