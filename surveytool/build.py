@@ -15,7 +15,7 @@ from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError
 from surveytool.model import Finding, Taxonomy
 from surveytool.options import BuildLayout, DraftOptions
-from surveytool.output.chapter_view import PaperView, chapter_views
+from surveytool.output.chapter_view import PaperView, chapter_views, paper_views, uncited_keys
 from surveytool.output.entries_json import entries_json, entries_json_pieces
 from surveytool.output.files import StagedFiles, fill_reserved, refuse_writing_over, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
@@ -129,6 +129,7 @@ def build(
                 trace,
                 [display for _, display in source_paths(options)],
                 views,
+                uncited_keys(survey.papers),
                 written,
                 stamps,
                 environment_digest(options, draft.dialect, lock_text, draft.bib_format),
@@ -228,7 +229,7 @@ def _build_patched(
             return True
 
         def chapter() -> None:
-            env, context = latex_context(patched.views, patched.taxonomy, draft, memos)
+            env, context = latex_context(patched.chapter_views, patched.taxonomy, draft, memos)
             path = layout.chapter
             staged.write(
                 path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
@@ -274,8 +275,11 @@ def _write_outputs(
     writing them touches every field of every entry, and each page either process writes after a
     fork is held twice (BENCHMARKS.md has the figures).
     """
-    views = chapter_views(survey.papers)
-    env, context = latex_context(views, survey.taxonomy, draft, memos)
+    views = paper_views(
+        survey.papers
+    )  # every entry's, for the snapshot; the chapter's leave out those it does not cite
+    uncited = uncited_keys(survey.papers)
+    env, context = latex_context([v for v in views if v.key not in uncited], survey.taxonomy, draft, memos)
     path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
     staged.write(

@@ -111,11 +111,22 @@ def _order(view: PaperView) -> tuple[str, str]:
     return (view.year or "9999", view.key)
 
 
-def chapter_views(papers: Sequence[Paper]) -> list[PaperView]:
-    """The views of the papers the chapter cites, with the year and venue their crossref parents lend: all but
-    the untagged volumes and @xdata entries cited through their children."""
+def uncited_keys(papers: Sequence[Paper]) -> set[str]:
+    """The keys of the papers the chapter does not cite: untagged volumes and @xdata entries cited through their
+    children (the user's tags place one all the same)."""
     lenders = cited_through_children(papers)
-    return [paper_view(p) for p in with_lent_fields(papers) if p.tags or p.key.lower() not in lenders]
+    return {p.key for p in papers if not p.tags and p.key.lower() in lenders} if lenders else set()
+
+
+def paper_views(papers: Sequence[Paper]) -> list[PaperView]:
+    """Every paper's view, in order, with the year and venue its crossref parents lend."""
+    return [paper_view(p) for p in with_lent_fields(papers)]
+
+
+def chapter_views(papers: Sequence[Paper]) -> list[PaperView]:
+    """The views of the papers the chapter cites (``uncited_keys``)."""
+    uncited = uncited_keys(papers)
+    return [view for view in paper_views(papers) if view.key not in uncited]
 
 
 def chapter_groups(papers: Sequence[Paper], taxonomy: Taxonomy) -> list[GroupView]:

@@ -74,6 +74,11 @@ class Patched:
     changed: int  # entries read and tagged anew
 
     @property
+    def chapter_views(self) -> tuple[PaperView, ...]:
+        """The views of the entries the chapter cites (``views`` and the snapshot's records are in one order)."""
+        return tuple(view for view, record in zip(self.views, self.snapshot.records, strict=True) if record.cited)
+
+    @property
     def unencodable(self) -> list[str]:
         return sorted({*self.snapshot.head_unencodable, *(c for r in self.snapshot.records for c in r.unencodable)})
 
@@ -154,9 +159,13 @@ def _patch(
     counted = removed or added  # nothing to count when nothing changed
     identity_counts = Counter(i for r in snapshot.records for i in r.identities) if counted else Counter()
     claim_counts = Counter(k for r in snapshot.records for k in r.claims) if counted else Counter()
+    parents = {r.crossref for r in snapshot.records if r.crossref}
     for record in gone:
         # An entry that shared an identity or a key with another changed how that one was merged or keyed.
         if any(identity_counts[i] != 1 for i in record.identities) or any(claim_counts[k] != 1 for k in record.claims):
+            return None
+        # A parent or a child: what the others print, or whether the chapter cites its parent, may change.
+        if record.crossref or not record.cited or record.key.lower() in parents:
             return None
         identity_counts.subtract(record.identities)
         claim_counts.subtract(record.claims)
@@ -175,8 +184,8 @@ def _patch(
         if len(document.papers) != 1 or document.blocks:
             return None
         paper = document.papers[0]
-        if lends_or_borrows(paper):
-            return None  # it may change what other entries print, or whether the chapter cites them
+        if lends_or_borrows(paper) or paper.key.lower() in parents:
+            return None  # it changes what other entries print, or whether the chapter cites them
         found = tuple(identities(paper))
         identity = identity_of(paper, found)
         claims = claims_of(paper, paper, found, identity, pins)
@@ -279,6 +288,7 @@ def _splice(
                     tuple(view),
                     tuple(unencodable_chars(text)),
                     crossref_target(paper),
+                    True,  # no volume cited through its children: those are built in full
                 ),
                 view,
             )

@@ -18,12 +18,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from surveytool.analysis.crossref import lends_or_borrows
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Paper, SourceLocation
 from surveytool.rebuild.bib_reading import ChunkLayout
@@ -47,6 +46,7 @@ class EntryRecord(NamedTuple):
     view: tuple  # its chapter.PaperView
     unencodable: tuple[str, ...]  # latex.unencodable_chars of its .bib text
     crossref: str  # the key it names in crossref, lower-cased ("" for none): its parent is written last
+    cited: bool  # whether the chapter cites it: not a volume or @xdata entry cited through its children
 
 
 class SourceLayout(NamedTuple):
@@ -139,15 +139,15 @@ def take_snapshot(
     trace: Trace,
     displays: Sequence[str],
     views: Sequence[PaperView],
+    uncited: Container[str],
     written: DataFilesLayout,
     stamps: tuple[str, ...],
     environment: str,
 ) -> Snapshot | None:
-    """The snapshot of a build in full, or None when its sources are not all .bib files read with a memo, or
-    when entries lend fields to others (crossref, xdata): an edit of one changes what its children print and
-    whether the chapter cites it, so such builds run in full. ``views`` are those of every paper, in order."""
+    """The snapshot of a build in full, or None when its sources are not all .bib files read with a memo.
+    ``views`` are those of every paper, in order; ``uncited`` the keys of those the chapter does not cite."""
     layouts = source_layouts(displays, trace.layouts)
-    if layouts is None or not trace.readable or any(lends_or_borrows(p) for p in survey.papers):
+    if layouts is None or not trace.readable:
         return None
     by_display = {layout.display: layout for layout in layouts}
     records = []
@@ -164,6 +164,7 @@ def take_snapshot(
                 tuple(views[index]),
                 written.unencodable[index],
                 crossref_target(paper),
+                paper.key not in uncited,
             )
         )
     findings = [f for f in survey.findings if f.check != CACHE_CHECK]

@@ -401,12 +401,16 @@ def test_an_entry_that_becomes_a_crossref_parent_moves_last_in_a_build_in_full(l
     assert _patched(_rebuild(source, out, fresh)) == (len(_outputs_keys(out)) - 1, 1)  # no parent left: patched
 
 
-def test_entries_that_lend_or_borrow_fields_are_built_in_full_as_a_fresh_build_writes_them(library):
+def test_an_edit_of_a_volume_or_its_child_is_built_in_full_and_other_edits_patch_around_them(library):
     source, out, fresh = library
     volume = "@proceedings{vol, title = {Proceedings of Things 2020}, year = 2020}\n\n"
-    _edit(source, "@inproceedings{paper4,", volume + "@inproceedings{paper4,\n  crossref = {vol},")
+    child = "@inproceedings{child,\n  crossref = {vol},\n  title = {Pipeline schedules},\n  author = {Doe, J},\n}\n\n"
+    _edit(source, "@inproceedings{paper4,", volume + child + "@inproceedings{paper4,")
     assert _patched(_rebuild(source, out, fresh)) is None
-    _edit(source, "part 6}", "part six}")
-    assert _patched(_rebuild(source, out, fresh)) is None  # no snapshot while an entry names a parent
+    _edit(source, "part 6}", "part six}")  # the volume stays out of the chapter, the child keeps its year
+    assert _patched(_rebuild(source, out, fresh)) == (len(_outputs_keys(out)), 1)  # the volume is no @inproceedings
     chapter = (out / "related_work.tex").read_text(encoding="utf-8")
-    assert "{paper4}" in chapter and "{vol}" not in chapter  # the volume is cited through its child
+    assert "{child}" in chapter and "{vol}" not in chapter
+    for parent_or_child in ("Things 2020}", "Pipeline schedules}"):
+        _edit(source, parent_or_child, parent_or_child.replace("}", " again}"))  # the year or title it lends
+        assert _patched(_rebuild(source, out, fresh)) is None
