@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container, Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.crossref import by_key, inherited_fields, named_parents
 from surveytool.bibtex.field_spans import field_location
 from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_key, is_placeholder_title
-from surveytool.model import Finding, Origin, Paper, Severity
+from surveytool.bibtex.values import MONTH_MACROS, month_macro
+from surveytool.model import Finding, Origin, Paper, Severity, month_of_date, year_of_date
 from surveytool.text.title_case import breaks_once_lowered, split_enclosing, unprotected
 
 
@@ -34,6 +36,8 @@ def _placeholders(context: CheckContext) -> Iterable[Finding]:
                 paper.key,
             )
 
+
+_FOUR_DIGITS = re.compile(r"\d{4}")
 
 #: What biblatex calls the BibTeX fields it also reads (a Zotero or JabRef biblatex export writes these).
 _BIBLATEX_NAMES = {"journal": ("journaltitle",), "year": ("date",), "school": ("institution",)}
@@ -79,6 +83,36 @@ def _biblatex_hint(paper: Paper, biblatex: list[str]) -> str:
     if "date" in biblatex and paper.year is None:  # "-0044", "19XX", "../2021": no year bib -o could write
         return f"check with --dialect biblatex if you use biblatex; else add the year its date '{paper.fields['date']}' means"
     return "check with --dialect biblatex if you use biblatex; surveytool bib -o writes them as BibTeX's fields"
+
+
+@register(
+    "date-conflict",
+    Severity.WARNING,
+    "a year or month that says another date than the entry's date",
+    "An entry with biblatex's date beside BibTeX's year and month (a Zotero export merged with a co-author's copy) "
+    "is dated by its date in biblatex and by its year and month in BibTeX and here: when they disagree, the two "
+    "print different dates. Keep the right one, or make them agree.",
+)
+def _date_conflict(context: CheckContext) -> Iterable[Finding]:
+    for paper in context.papers:
+        date = paper.fields.get("date", "").strip() if paper.origin is Origin.BIBTEX else ""
+        year = paper.fields.get("year", "").strip()
+        said_year, said_month = (year_of_date(date), month_of_date(date)) if date and year else (None, None)
+        month = month_macro(paper.fields.get("month", "")) if said_month else None
+        if said_year and _FOUR_DIGITS.fullmatch(year) and said_year != year:
+            field, said = "year", f"year {year}"
+        elif month and list(MONTH_MACROS).index(month) + 1 != said_month:
+            field, said = "month", f"month {month}"
+        else:
+            continue
+        yield Finding(
+            "date-conflict",
+            Severity.WARNING,
+            f"{said} of '{paper.key}' disagrees with its date {date}: BibTeX prints the {field}, biblatex the date",
+            field_location(paper, field),
+            "keep the right one, or make them agree",
+            paper.key,
+        )
 
 
 @register(

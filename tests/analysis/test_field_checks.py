@@ -505,3 +505,25 @@ def test_the_year_of_a_placeholder_surveytool_wrote_is_reported_once_as_unresolv
         ("unresolved-entry", 1, "'anon-e6d1' is a placeholder for an unidentified paper"),
         ("year-malformed", 10, "year of 'typo' is not a four-digit year: 'n.d.'"),
     ]
+
+
+def test_a_year_or_month_beside_a_date_that_says_another_is_reported_at_its_line(tmp_path):
+    (tmp_path / "dates.bib").write_text(
+        "@article{d1,\n  year = {2021},\n  date = {2020},\n}\n"
+        "@article{d2,\n  year = 2020,\n  month = mar,\n  date = {2020-05-01},\n}\n"
+        "@article{same,\n  year = 2020,\n  month = may,\n  date = {2020-05},\n}\n"
+        "@article{range,\n  year = 2020,\n  date = {2020/2021},\n}\n",
+        encoding="utf-8",
+    )
+    assert findings(tmp_path / "dates.bib", "date-conflict") == [
+        (
+            "date-conflict",
+            2,
+            "year 2021 of 'd1' disagrees with its date 2020: BibTeX prints the year, biblatex the date",
+        ),
+        (
+            "date-conflict",
+            7,
+            "month mar of 'd2' disagrees with its date 2020-05-01: BibTeX prints the month, biblatex the date",
+        ),
+    ]
