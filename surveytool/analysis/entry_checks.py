@@ -38,6 +38,7 @@ def _placeholders(context: CheckContext) -> Iterable[Finding]:
 
 
 _FOUR_DIGITS = re.compile(r"\d{4}")
+_AGREE = "keep the right one, or make them agree"
 
 #: What biblatex calls the BibTeX fields it also reads (a Zotero or JabRef biblatex export writes these).
 _BIBLATEX_NAMES = {"journal": ("journaltitle",), "year": ("date",), "school": ("institution",)}
@@ -105,14 +106,9 @@ def _date_conflict(context: CheckContext) -> Iterable[Finding]:
             field, said = "month", f"month {month}"
         else:
             continue
-        yield Finding(
-            "date-conflict",
-            Severity.WARNING,
-            f"{said} of '{paper.key}' disagrees with its date {date}: BibTeX prints the {field}, biblatex the date",
-            field_location(paper, field),
-            "keep the right one, or make them agree",
-            paper.key,
-        )
+        printed = f"BibTeX prints the {field}, biblatex the date"
+        message = f"{said} of '{paper.key}' disagrees with its date {date}: {printed}"
+        yield Finding("date-conflict", Severity.WARNING, message, field_location(paper, field), _AGREE, paper.key)
 
 
 @register(
