@@ -28,13 +28,23 @@ def refuse_writing_over(targets: Iterable[Path], inputs: Iterable[Path], hint: s
     inputs = tuple(inputs)
     for target in targets:
         for source in inputs:
-            with suppress(OSError):  # a target or input that does not exist (yet) is no clash
-                if os.path.samefile(target, source):
-                    raise OutputError(
-                        f"is also read by this run (as {source}); writing it would replace your file",
-                        path=str(target),
-                        hint=hint,
-                    )
+            if _same_file(target, source):
+                raise OutputError(
+                    f"is also read by this run (as {source}); writing it would replace your file",
+                    path=str(target),
+                    hint=hint,
+                )
+
+
+def _same_file(target: Path, source: Path) -> bool:
+    """Whether writing ``target`` would replace ``source``: one path once links and ".." are followed (also
+    through a folder the write would create, "new/../refs.bib"), or hard links to one file."""
+    if os.path.realpath(target) == os.path.realpath(source):
+        return True
+    try:
+        return os.path.samefile(target, source)
+    except OSError:  # a target that does not exist yet is no other name of an existing file
+        return False
 
 
 def fill_reserved(temporary: str, text: str | bytes | Iterable[str], path: Path) -> None:

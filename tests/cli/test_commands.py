@@ -270,9 +270,12 @@ def _outputs_onto_inputs(tmp_path):
         ("bib", str(bib), "-o", str(bib)),
         ("bib", str(tmp_path / "link.bib"), "-o", str(bib)),
         ("export", str(bib), "-o", str(bib)),
+        ("export", str(bib), "-o", str(tmp_path / "new" / ".." / bib.name)),  # through a folder it would make
+        ("bib", str(bib), "-o", f"{tmp_path}/new/../{bib.name}"),
         ("export", str(bib), "--taxonomy", str(taxonomy), "-o", str(taxonomy)),
         ("draft", str(bib), "-o", str(bib)),
         ("build", str(bib), "--out", str(tmp_path)),
+        ("build", str(bib), "--out", str(tmp_path / "new" / "..")),
     ]
 
 
