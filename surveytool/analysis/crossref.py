@@ -38,16 +38,33 @@ def _named(paper: Paper) -> list[str]:
     return [key.lower() for _, key in named_parents(paper)]
 
 
+def parent_names(paper: Paper) -> tuple[str, ...]:
+    """The names (lower case) of the entries ``paper`` inherits from, as its crossref and xdata write them."""
+    return tuple(_named(paper))
+
+
+def names_of(paper: Paper) -> list[str]:
+    """The names (lower case) a crossref or xdata may give ``paper`` by: its key and aliases (biblatex ``ids``)."""
+    names = (paper.key, *paper.aliases, *paper.fields.get("ids", "").split(","))
+    return [name.strip().lower() for name in names if name.strip()]
+
+
 def by_key(papers: Iterable[Paper]) -> dict[str, Paper]:
     """Papers by key and alias (biblatex ``ids``) in lower case, as a crossref names them; the first of a key wins."""
     found: dict[str, Paper] = {}
     for paper in papers:
-        for key in (paper.key, *paper.aliases, *paper.fields.get("ids", "").split(",")):
-            key = key.strip()
-            if not key:
-                continue
-            found.setdefault(key.lower(), paper)
+        for name in names_of(paper):
+            found.setdefault(name, paper)
     return found
+
+
+def lending_keys(papers: Sequence[Paper]) -> set[str]:
+    """The keys of the papers another inherits from (by crossref or xdata, under any of their names)."""
+    named = {name for paper in papers for name in _named(paper)}
+    if not named:
+        return set()
+    index = by_key(papers)
+    return {parent.key for name in named if (parent := index.get(name)) is not None}
 
 
 def inherited_fields(paper: Paper, index: Mapping[str, Paper]) -> set[str]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from surveytool.analysis.crossref import lends_or_borrows
+from surveytool.analysis.crossref import lends_or_borrows, names_of
 from surveytool.analysis.keys import identity_of, load_pins, read_lock_text
 from surveytool.analysis.merge import identities
 from surveytool.analysis.tagging.exemplars import user_exemplars
@@ -159,13 +159,13 @@ def _patch(
     counted = removed or added  # nothing to count when nothing changed
     identity_counts = Counter(i for r in snapshot.records for i in r.identities) if counted else Counter()
     claim_counts = Counter(k for r in snapshot.records for k in r.claims) if counted else Counter()
-    parents = {r.crossref for r in snapshot.records if r.crossref}
+    parents = {name for r in snapshot.records for name in r.parents}  # dangling names too: a new entry may take one
     for record in gone:
         # An entry that shared an identity or a key with another changed how that one was merged or keyed.
         if any(identity_counts[i] != 1 for i in record.identities) or any(claim_counts[k] != 1 for k in record.claims):
             return None
         # A parent or a child: what the others print, or whether the chapter cites its parent, may change.
-        if record.crossref or not record.cited or record.key.lower() in parents:
+        if record.parents or record.lends or not record.cited:
             return None
         identity_counts.subtract(record.identities)
         claim_counts.subtract(record.claims)
@@ -184,7 +184,7 @@ def _patch(
         if len(document.papers) != 1 or document.blocks:
             return None
         paper = document.papers[0]
-        if lends_or_borrows(paper) or paper.key.lower() in parents:
+        if lends_or_borrows(paper) or any(name in parents for name in names_of(paper)):
             return None  # it changes what other entries print, or whether the chapter cites them
         found = tuple(identities(paper))
         identity = identity_of(paper, found)
@@ -289,6 +289,8 @@ def _splice(
                     tuple(unencodable_chars(text)),
                     crossref_target(paper),
                     True,  # no volume cited through its children: those are built in full
+                    (),  # nor a child
+                    False,  # nor a parent
                 ),
                 view,
             )

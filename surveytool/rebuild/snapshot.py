@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from surveytool.analysis.crossref import lending_keys, parent_names
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Paper, SourceLocation
 from surveytool.rebuild.bib_reading import ChunkLayout
@@ -47,6 +48,8 @@ class EntryRecord(NamedTuple):
     unencodable: tuple[str, ...]  # latex.unencodable_chars of its .bib text
     crossref: str  # the key it names in crossref, lower-cased ("" for none): its parent is written last
     cited: bool  # whether the chapter cites it: not a volume or @xdata entry cited through its children
+    parents: tuple[str, ...]  # the names it inherits from (crossref, xdata), lower-cased: an edit there changes it
+    lends: bool  # whether another entry inherits from it: an edit of it changes that one
 
 
 class SourceLayout(NamedTuple):
@@ -150,6 +153,7 @@ def take_snapshot(
     if layouts is None or not trace.readable:
         return None
     by_display = {layout.display: layout for layout in layouts}
+    lending = lending_keys(survey.papers)
     records = []
     for index, paper in enumerate(survey.papers):
         facts = trace.facts[paper.key]
@@ -165,6 +169,8 @@ def take_snapshot(
                 written.unencodable[index],
                 crossref_target(paper),
                 paper.key not in uncited,
+                parent_names(paper),
+                paper.key in lending,
             )
         )
     findings = [f for f in survey.findings if f.check != CACHE_CHECK]

@@ -414,3 +414,40 @@ def test_an_edit_of_a_volume_or_its_child_is_built_in_full_and_other_edits_patch
     for parent_or_child in ("Things 2020}", "Pipeline schedules}"):
         _edit(source, parent_or_child, parent_or_child.replace("}", " again}"))  # the year or title it lends
         assert _patched(_rebuild(source, out, fresh)) is None
+
+
+@pytest.mark.parametrize(
+    ("parent", "child_names"),
+    [
+        (
+            "@book{vol,\n  title = {Proceedings of Things},\n  year = {2020},\n  ids = {volAlias},\n}\n",
+            "crossref = {volAlias}",
+        ),
+        (
+            "@misc{shared,\n  title = {Shared venue},\n  booktitle = {Conf on Stuff},\n  year = {2020},\n}\n",
+            "xdata = {shared}",
+        ),
+    ],
+    ids=["crossref through ids", "xdata naming a misc"],
+)
+def test_a_parent_a_child_names_by_alias_or_xdata_is_rebuilt_with_its_child(library, parent, child_names):
+    source, out, fresh = library
+    child = (
+        f"@inproceedings{{child,\n  {child_names},\n  title = {{Pipeline schedules}},\n  author = {{Doe, J}},\n}}\n\n"
+    )
+    _edit(source, "@inproceedings{paper4,", parent + "\n" + child + "@inproceedings{paper4,")
+    _rebuild(source, out, fresh)
+    _edit(source, "{2020}", "{2024}")  # what the parent lends: a patch of the parent alone would miss the child
+    assert _patched(_rebuild(source, out, fresh)) is None
+
+
+def test_a_new_entry_that_takes_a_name_a_dangling_crossref_gives_is_rebuilt_with_its_child(library):
+    source, out, fresh = library
+    child = (
+        "@inproceedings{child,\n  crossref = {conf20},\n  title = {Pipeline schedules},\n  author = {Doe, J},\n}\n\n"
+    )
+    _edit(source, "@inproceedings{paper4,", child + "@inproceedings{paper4,")
+    _rebuild(source, out, fresh)
+    volume = "@book{proc2020,\n  title = {Proceedings of Things},\n  year = {2020},\n  ids = {conf20},\n}\n\n"
+    _edit(source, "@inproceedings{paper5,", volume + "@inproceedings{paper5,")
+    assert _patched(_rebuild(source, out, fresh)) is None
