@@ -60,8 +60,9 @@ _SYMBOLS = {
     "textgreater": ">",
     "textbar": "|",
     "ss": "ß",
-    " ": " ",  # a control space: "\\LaTeX\\ and"
-    ",": " ",  # a thin space: "5\\,GB"
+    " ": " ",  # a control space: \LaTeX\ and
+    "\\": " ",  # a line break: Plain\\ text
+    ",": " ",  # a thin space: 5\,GB
     "TeX": "TeX",
     "LaTeX": "LaTeX",
     "LaTeXe": "LaTeX2e",
@@ -80,7 +81,7 @@ _SYMBOLS = {
     "j": "ȷ",
 }
 # One pass, so that a brace a command stands for is not then removed as markup.
-_COMMAND_OR_BRACE = re.compile(r"\\(?:([A-Za-z]+)\s*(?:\{\})?|([&%_#${} ,]))|[{}]")
+_COMMAND_OR_BRACE = re.compile(r"\\(?:([A-Za-z]+)\s*(?:\{\})?|([&%_#${} ,\\]))|[{}]")
 _TIE = re.compile(r"(?<!\\)~")
 
 
@@ -157,7 +158,8 @@ def quick_decode(value: str) -> tuple[str, bool]:
         part = _ACCENT.sub(
             lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], spell_ligatures(part)
         )
-        return _COMMAND_OR_BRACE.sub(command, _TIE.sub(" ", part))
+        # A tie is no space a control word swallows ("\\TeX~book" is "TeX book"): it is spaced after them.
+        return _COMMAND_OR_BRACE.sub(command, _TIE.sub("\0", part)).replace("\0", " ")
 
     pieces, last = [], 0
     for math in _MATH.finditer(value):

@@ -67,6 +67,7 @@ def test_the_tex_logos_and_spaces_written_as_commands_keep_their_text():
     value = r"Typesetting with \LaTeX\ and \TeX{} and {\BibTeX}: 5\,GB, \LaTeXe"
     assert latex_to_text(value) == "Typesetting with LaTeX and TeX and BibTeX: 5 GB, LaTeX2e"
     assert latex_to_text(value + r"; \dag") == latex_to_text(value) + "; †"  # through pylatexenc as well
+    assert latex_to_text(r"Plain\\ line and \TeX~book") == "Plain line and TeX book"  # a tie is no space it eats
 
 
 STRAY = "@article{e10,\n  author = {Doe, Jane},\n  title = {Pipeline parallel a^^\\input},\n  journal = {J},\n  year = 2001,\n}\n"
