@@ -97,9 +97,10 @@ def _lent(paper: Paper, index: Mapping[str, Paper], keep_own: Iterable[str] = ()
     return lent
 
 
-def lends_or_borrows(paper: Paper) -> bool:
-    """Whether ``paper`` names a parent, or is of a type that exists to be one (a volume, an @xdata entry)."""
-    return bool(named_parents(paper)) or paper.entry_type in CONTAINERS or paper.entry_type in LENDERS_ONLY
+def borrows_or_only_lends(paper: Paper) -> bool:
+    """Whether ``paper`` names a parent, or is an @xdata entry (which the chapter never cites). A volume no entry
+    names is a work like any other."""
+    return bool(named_parents(paper)) or paper.entry_type in LENDERS_ONLY
 
 
 def with_lent_fields(papers: Sequence[Paper]) -> list[Paper]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from surveytool.analysis.crossref import lends_or_borrows, names_of
+from surveytool.analysis.crossref import borrows_or_only_lends, names_of
 from surveytool.analysis.keys import identity_of, load_pins, read_lock_text
 from surveytool.analysis.merge import identities
 from surveytool.analysis.tagging.exemplars import user_exemplars
@@ -184,7 +184,7 @@ def _patch(
         if len(document.papers) != 1 or document.blocks:
             return None
         paper = document.papers[0]
-        if lends_or_borrows(paper) or any(name in parents for name in names_of(paper)):
+        if borrows_or_only_lends(paper) or any(name in parents for name in names_of(paper)):
             return None  # it changes what other entries print, or whether the chapter cites them
         found = tuple(identities(paper))
         identity = identity_of(paper, found)

@@ -451,3 +451,12 @@ def test_a_new_entry_that_takes_a_name_a_dangling_crossref_gives_is_rebuilt_with
     volume = "@book{proc2020,\n  title = {Proceedings of Things},\n  year = {2020},\n  ids = {conf20},\n}\n\n"
     _edit(source, "@inproceedings{paper5,", volume + "@inproceedings{paper5,")
     assert _patched(_rebuild(source, out, fresh)) is None
+
+
+def test_a_volume_no_entry_names_is_patched_like_any_other_entry(library):
+    source, out, fresh = library
+    volume = "@proceedings{vol,\n  title = {Proceedings of Things 2020},\n  year = {2020},\n}\n\n"
+    _edit(source, "@inproceedings{paper4,", volume + "@inproceedings{paper4,")
+    _rebuild(source, out, fresh)
+    _edit(source, "Things 2020}", "Things, 2020}")
+    assert _patched(_rebuild(source, out, fresh)) == (len(_outputs_keys(out)), 1)  # the volume is no @inproceedings
