@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
+from surveytool.analysis.crossref import cited_through_children
 from surveytool.model import Finding, Severity, SourceLocation
 from surveytool.text.citations import citations
 from surveytool.text.tex_inputs import TEX_INPUT_CHECK
@@ -67,7 +68,8 @@ def _cite_undefined(context: CheckContext) -> Iterable[Finding]:
     Severity.INFO,
     "an entry that no --tex file cites",
     "Only reported when --tex files are given and neither they, the files they input nor their .aux files "
-    "have \\nocite{*}. A key the .aux records counts as cited.",
+    "have \\nocite{*}. A key the .aux records counts as cited. A volume that entries name as their crossref "
+    "parent, and an @xdata entry, are cited through their children and never reported.",
 )
 def _cite_unused(context: CheckContext) -> Iterable[Finding]:
     if not context.tex_files:
@@ -80,8 +82,9 @@ def _cite_unused(context: CheckContext) -> Iterable[Finding]:
         if cites_all:
             return
         cited.update(c.key for c in found)
+    lenders = cited_through_children(context.papers)  # removing one would take from the children that cite it
     for paper in context.papers:
-        if paper.key not in cited and not cited.intersection(paper.aliases):
+        if paper.key not in cited and not cited.intersection(paper.aliases) and paper.key.lower() not in lenders:
             yield Finding(
                 "cite-unused",
                 Severity.INFO,

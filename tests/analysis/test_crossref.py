@@ -32,3 +32,15 @@ def test_a_volume_and_an_xdata_entry_are_not_placed_and_lend_their_children_year
     child = next(i for i in items if i["id"] == "child2020")
     assert [i["id"] for i in items if i["id"] == "pmlr"] == []
     assert (child["container-title"], child["issued"], child["publisher"]) == (VENUE, {"date-parts": [[2020]]}, "PMLR")
+
+
+def test_a_chapter_citing_the_children_is_not_told_to_remove_their_volume(tmp_path):
+    (tmp_path / "xref.bib").write_text(XREF, encoding="utf-8")
+    (tmp_path / "paper.tex").write_text("\\citet{child2020} and \\citet{child2b}\n", encoding="utf-8")
+    checked = run_cli("check", "xref.bib", "--tex", "paper.tex", "--checks", "cite-unused", cwd=tmp_path)
+    assert checked.returncode == 0 and "cite-unused" not in checked.stderr, checked.stderr
+    markdown = run_cli("export", "xref.bib", cwd=tmp_path, check=True).stdout
+    assert "\n2 papers in " in markdown  # the two it lists, not the volume and the xdata entry
+    (tmp_path / "book.bib").write_text("@collection{c, editor = {E, F}, title = {Edited}, year = 2020}\n", "utf-8")
+    [item] = json.loads(run_cli("export", "book.bib", "-f", "csl-json", cwd=tmp_path, check=True).stdout)
+    assert item["type"] == "book"
