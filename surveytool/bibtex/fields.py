@@ -12,7 +12,14 @@ from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
 from surveytool.bibtex.order import sort_papers
 from surveytool.bibtex.raw_specials import escaped_in, escaped_specials
 from surveytool.bibtex.value_braces import balanced_value, braced_quotes
-from surveytool.bibtex.values import VERBATIM_FIELDS, month_macro, safe_bibtex_value, string_block_value, uses_any
+from surveytool.bibtex.values import (
+    MONTH_MACROS,
+    VERBATIM_FIELDS,
+    month_macro,
+    safe_bibtex_value,
+    string_block_value,
+    uses_any,
+)
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
 from surveytool.text.latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex
@@ -135,7 +142,9 @@ def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str], origin
     if original is None:
         return encode_field(name, text)
     if isinstance(macros, WrittenMacros) and macros.spelled_out and uses_any(original, macros.spelled_out):
-        return encode_field(name, text)  # its macro would read as another file's definition, or as nothing
+        # Its macro would read as another file's definition, or as nothing. A month as braced text: as a
+        # month macro it would read as the user's redefinition again.
+        return "{" + encode_bibtex_value(text) + "}" if name == "month" else encode_field(name, text)
     written = safe_bibtex_value(original, macros)
     if name == "title" and "\\" in written and is_one_literal(written):
         # A style lowers a title outside braces: a command with capitals (\LaTeX) would become one no package
@@ -277,10 +286,15 @@ def macros_of(definitions: Iterable[tuple[str, str]]) -> WrittenMacros:
     macros = WrittenMacros()
     for key, value in definitions:
         name = key.lower()
-        if name in macros and macros[name] != value:
-            macros.spelled_out.add(name)
+        if (name in macros and macros[name] != value) or _redefines_month(name, value):
+            macros.spelled_out.add(name)  # a month redefined changes every entry's month, its file's or not
         macros[name] = value
     return macros
+
+
+def _redefines_month(name: str, value: str) -> bool:
+    """Whether an @string gives a month macro another text than BibTeX's own (``aug = "August"`` does not)."""
+    return name in MONTH_MACROS and value.strip().strip('{}"').strip().lower() != MONTH_MACROS[name].lower()
 
 
 def macros_added_to(file_blocks: Iterable[RawBlock], other_blocks: Iterable[RawBlock]) -> WrittenMacros:

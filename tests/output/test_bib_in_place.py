@@ -373,3 +373,12 @@ def test_a_macro_two_sources_define_differently_is_spelled_out_in_each_entry_tha
     # BibTeX reads every entry with the last @string{conf}: each entry gets its own file's text instead.
     assert "booktitle = {{ICML}}," in written and "booktitle = {{NeurIPS}}," in written
     assert 'booktitle = icmlx # " 2021",' in written and "journal = jmlr," in written
+
+
+def test_a_month_one_file_redefines_is_spelled_out_so_other_files_keep_their_own_month(tmp_path):
+    (tmp_path / "fr.bib").write_text('@string{jan = "Janvier"}\n@misc{fr1, title = {Fr}, month = jan}\n', "utf-8")
+    (tmp_path / "en.bib").write_text("@misc{en1, title = {En}, month = jan}\n", encoding="utf-8")
+    run_cli("bib", "fr.bib", "en.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    # BibTeX would read every "month = jan" as the @string written above them.
+    assert "month = {January}," in written and "month = {Janvier}," in written and "month = jan" not in written
