@@ -113,7 +113,8 @@ def build(
         trace = reuse.trace
         with stage("rendering"), StagedFiles() as staged:
             drafts = ProseDrafts()
-            views, written = _write_outputs(survey, draft, layout, staged, notes, memos, drafts)
+            uncited = uncited_keys(survey.papers)
+            views, written = _write_outputs(survey, uncited, draft, layout, staged, notes, memos, drafts)
             drafts.refuse_if_saved_meanwhile()
             staged.commit()
     lock_text = dump_pins(survey.pins)
@@ -129,7 +130,7 @@ def build(
                 trace,
                 [display for _, display in source_paths(options)],
                 views,
-                uncited_keys(survey.papers),
+                uncited,
                 written,
                 stamps,
                 environment_digest(options, draft.dialect, lock_text, draft.bib_format),
@@ -262,6 +263,7 @@ def _build_patched(
 
 def _write_outputs(
     survey: Survey,
+    uncited: set[str],
     draft: DraftOptions,
     layout: BuildLayout,
     staged: StagedFiles,
@@ -275,10 +277,8 @@ def _write_outputs(
     writing them touches every field of every entry, and each page either process writes after a
     fork is held twice (BENCHMARKS.md has the figures).
     """
-    views = paper_views(
-        survey.papers
-    )  # every entry's, for the snapshot; the chapter's leave out those it does not cite
-    uncited = uncited_keys(survey.papers)
+    # Every entry's view, for the snapshot; the chapter's leave out those it does not cite.
+    views = paper_views(survey.papers)
     env, context = latex_context([v for v in views if v.key not in uncited], survey.taxonomy, draft, memos)
     path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
