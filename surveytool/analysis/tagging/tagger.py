@@ -255,9 +255,7 @@ def tag_papers(
     findings: list[Finding] = []
     for paper, (tags, unknown, problems) in zip(papers, given, strict=True):
         findings.extend(problems)
-        if not tags and paper.key.lower() in lenders:
-            pass
-        elif not tags:
+        if not tags and paper.key.lower() not in lenders:
             tags = next(computed)
             if tags and tags[0].score < threshold:
                 findings.append(needs_review(paper, tags))
