@@ -58,15 +58,6 @@ def by_key(papers: Iterable[Paper]) -> dict[str, Paper]:
     return found
 
 
-def lending_keys(papers: Sequence[Paper]) -> set[str]:
-    """The keys of the papers another inherits from (by crossref or xdata, under any of their names)."""
-    named = {name for paper in papers for name in _named(paper)}
-    if not named:
-        return set()
-    index = by_key(papers)
-    return {parent.key for name in named if (parent := index.get(name)) is not None}
-
-
 def inherited_fields(paper: Paper, index: Mapping[str, Paper]) -> set[str]:
     """The names of the fields ``paper`` has, its own and those its parents lend it (through chains too)."""
     return {name for name, value in paper.fields.items() if value.strip()} | _lent(paper, index).keys()

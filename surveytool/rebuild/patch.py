@@ -6,14 +6,15 @@ entries.json. Suppose every source is a .bib file and nothing else changed
 (options, taxonomy, catalogs, lock file, the .bib and entries.json written).
 Suppose too that each chunk that changed (``changes.py``), before and after,
 is one plain entry sharing no identity and no key with any other entry. Then
-a full build would merge, key and tag every other entry as the last build did.
+a full build would merge, key and tag every other entry as the last build did,
+but for the entries a changed one lends to or borrows from (crossref, xdata):
+those are read again and rebuilt with it (``relatives.py``).
 The new outputs are the last ones with the changed entries cut out or spliced
 in, and the entries below a change moved to their new lines (entries.json,
 the chapter and findings print them).
 
 Anything else, and ``patch_last_build`` returns None: the build runs in full.
-A test compares the two on random edits.
-"""
+A test compares the two on random edits."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from surveytool.analysis.crossref import borrows_or_only_lends, names_of
+from surveytool.analysis.crossref import names_of, parent_names, with_lent_fields
 from surveytool.analysis.keys import identity_of, load_pins, read_lock_text
 from surveytool.analysis.merge import identities
 from surveytool.analysis.tagging.exemplars import user_exemplars
@@ -34,14 +35,15 @@ from surveytool.bibtex.order import crossref_levels, crossref_target, writing_or
 from surveytool.digest import digest_text
 from surveytool.errors import SurveyToolError
 from surveytool.model import Finding, Paper, Taxonomy
-from surveytool.output.chapter_view import PaperView, paper_view
+from surveytool.output.chapter_view import PaperView, paper_view, uncited_keys
 from surveytool.output.entries_json import entry_json
 from surveytool.pipeline import Options, catalog_paths, finding_order, options_taxonomy, tag_threshold
 from surveytool.rebuild.bib_reading import ChunkRun
-from surveytool.rebuild.changes import Move, changed_chunks, moved_source
+from surveytool.rebuild.changes import MAX_CHANGED_CHUNKS, Move, changed_chunks, moved_source
 from surveytool.rebuild.exemplars import stored_exemplars
 from surveytool.rebuild.memo import BuildCache
 from surveytool.rebuild.moves import moved_finding, moved_json
+from surveytool.rebuild.relatives import placed_anew, read_again, relatives
 from surveytool.rebuild.snapshot import (
     EntryRecord,
     OutputSpans,
@@ -71,7 +73,7 @@ class Patched:
     findings: tuple[Finding, ...]
     pins: dict[str, str]
     taxonomy: Taxonomy
-    changed: int  # entries read and tagged anew
+    changed: int  # entries read and tagged anew: those changed and their crossref/xdata family
 
     @property
     def chapter_views(self) -> tuple[PaperView, ...]:
@@ -156,36 +158,42 @@ def _patch(
     gone = [record for record in looked_up if record is not None]
     if len(gone) < len(looked_up):
         return None
-    counted = removed or added  # nothing to count when nothing changed
+    read: list[tuple[Paper, str, tuple[Finding, ...]]] = []
+    for run, index, macros in added:
+        document = run.read(index, macros)
+        if len(document.papers) != 1 or document.blocks:
+            return None
+        read.append((document.papers[0], run.keys[index], document.findings))
+    # Entries a changed one lends to or borrows from print differently too: read again, they are rebuilt with it.
+    family = relatives(snapshot.records, gone, [paper for paper, _, _ in read])
+    if family is None or len(family) + len(read) + len(gone) > MAX_CHANGED_CHUNKS:
+        return None
+    again = read_again(family, layouts, options.tags_field) if family else []
+    if again is None:
+        return None
+    counted = gone or read  # nothing to count when nothing changed
     identity_counts = Counter(i for r in snapshot.records for i in r.identities) if counted else Counter()
     claim_counts = Counter(k for r in snapshot.records for k in r.claims) if counted else Counter()
-    parents = {name for r in snapshot.records for name in r.parents}  # dangling names too: a new entry may take one
     for record in gone:
         # An entry that shared an identity or a key with another changed how that one was merged or keyed.
         if any(identity_counts[i] != 1 for i in record.identities) or any(claim_counts[k] != 1 for k in record.claims):
-            return None
-        # A parent or a child: what the others print, or whether the chapter cites its parent, may change.
-        if record.parents or record.lends or not record.cited:
             return None
         identity_counts.subtract(record.identities)
         claim_counts.subtract(record.claims)
 
     pins = dict(load_pins(options.lock_file)) if options.lock_file else {}
-    news: list[_Added] = []
+    # The family's text is unchanged, so are its findings; but whether a volume is placed may have changed.
+    family_chunks, family_keys = {r.chunk for r in family}, {r.key for r in family}
     findings = []
     for chunk, kept in snapshot.findings:
-        if chunk not in removed:
-            moved = moved_finding(kept, moves)
-            if moved is None:
-                return None  # its message names a line it does not say which: a full build says it anew
-            findings.append((chunk, moved))
-    for run, index, macros in added:
-        document = run.read(index, macros)
-        if len(document.papers) != 1 or document.blocks:
-            return None
-        paper = document.papers[0]
-        if borrows_or_only_lends(paper) or any(name in parents for name in names_of(paper)):
-            return None  # it changes what other entries print, or whether the chapter cites them
+        if chunk in removed or (chunk in family_chunks and placed_anew(finding_from_record(kept), family_keys)):
+            continue
+        moved = moved_finding(kept, moves)
+        if moved is None:
+            return None  # its message names a line it does not say which: a full build says it anew
+        findings.append((chunk, moved))
+    news = [_Added(paper, r.chunk, r.identities, r.claims) for r, paper in zip(family, again, strict=True)]
+    for paper, chunk, read_findings in read:
         found = tuple(identities(paper))
         identity = identity_of(paper, found)
         claims = claims_of(paper, paper, found, identity, pins)
@@ -194,15 +202,15 @@ def _patch(
         identity_counts.update(found)
         claim_counts.update(claims)
         pins.setdefault(identity, paper.key)  # its own key, as keys.assign_keys gives it
-        news.append(_Added(paper, run.keys[index], found, claims))
-        findings.extend((run.keys[index], finding_record(f)) for f in document.findings)
+        news.append(_Added(paper, chunk, found, claims))
+        findings.extend((chunk, finding_record(f)) for f in read_findings)
 
     taxonomy = options_taxonomy(options)
     # The tagger learns from the user's tagged entries: an edit to one of them may move the tags of every other.
     exemplars = stored_exemplars(options.build_cache) if options.build_cache else None
     if (
         exemplars is None
-        or user_exemplars([new.paper for new in news], taxonomy)
+        or user_exemplars([paper for paper, _, _ in read], taxonomy)  # those read again teach what they taught
         or {r.key for r in gone} & {e.key for e in exemplars}
     ):
         return None
@@ -210,12 +218,16 @@ def _patch(
         [new.paper for new in news], taxonomy, Tagger(taxonomy, exemplars), threshold=tag_threshold(options.config)
     )
     chunk_of_key = {new.paper.key: new.chunk for new in news}
-    findings.extend((chunk_of_key.get(f.key or "", ""), finding_record(f)) for f in tag_findings)
+    findings.extend(
+        (chunk_of_key.get(f.key or "", ""), finding_record(f))
+        for f in tag_findings
+        if f.key not in family_keys or placed_anew(f, family_keys)
+    )
     # The @string definitions the .bib is written with, as a full build gathers them from every source.
     macros = macros_of(definition for layout in layouts for definition in layout.macros)
     spliced = _splice(
         snapshot,
-        {r.key for r in gone},
+        {r.key for r in [*gone, *family]},
         list(zip(tagged, news, strict=True)),
         moves,
         old_bib,
@@ -271,11 +283,13 @@ def _splice(
             view = view._replace(sources=sources)
             record = record._replace(view=tuple(view), json_length=len(line) - 2)
         kept.append((record, view))
-    for paper, new in tagged:
+    papers = [paper for paper, _ in tagged]
+    uncited = uncited_keys(papers)  # the new ones and every entry they lend to or borrow from: the whole family
+    for (paper, new), shown in zip(tagged, with_lent_fields(papers), strict=True):
         text = bibtex_entry(paper, tags_field, written_as[0], macros, written_as[1]) + "\n"
         new_bib[paper.key] = text.encode("utf-8")
-        new_json[paper.key] = entry_json(paper).encode("utf-8") + b",\n"
-        view = paper_view(paper)
+        new_json[paper.key] = entry_json(shown).encode("utf-8") + b",\n"
+        view = paper_view(shown)
         kept.append(
             (
                 EntryRecord(
@@ -288,9 +302,9 @@ def _splice(
                     tuple(view),
                     tuple(unencodable_chars(text)),
                     crossref_target(paper),
-                    True,  # no volume cited through its children: those are built in full
-                    (),  # nor a child
-                    False,  # nor a parent
+                    paper.key not in uncited,
+                    parent_names(paper),
+                    tuple(names_of(paper)),
                 ),
                 view,
             )

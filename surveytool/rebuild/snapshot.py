@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from surveytool.analysis.crossref import lending_keys, parent_names
+from surveytool.analysis.crossref import names_of, parent_names
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Paper, SourceLocation
 from surveytool.rebuild.bib_reading import ChunkLayout
@@ -49,7 +49,7 @@ class EntryRecord(NamedTuple):
     crossref: str  # the key it names in crossref, lower-cased ("" for none): its parent is written last
     cited: bool  # whether the chapter cites it: not a volume or @xdata entry cited through its children
     parents: tuple[str, ...]  # the names it inherits from (crossref, xdata), lower-cased: an edit there changes it
-    lends: bool  # whether another entry inherits from it: an edit of it changes that one
+    names: tuple[str, ...]  # the names a crossref or xdata may give it by, lower-cased (``crossref.names_of``)
 
 
 class SourceLayout(NamedTuple):
@@ -153,7 +153,6 @@ def take_snapshot(
     if layouts is None or not trace.readable:
         return None
     by_display = {layout.display: layout for layout in layouts}
-    lending = lending_keys(survey.papers)
     records = []
     for index, paper in enumerate(survey.papers):
         facts = trace.facts[paper.key]
@@ -170,7 +169,7 @@ def take_snapshot(
                 crossref_target(paper),
                 paper.key not in uncited,
                 parent_names(paper),
-                paper.key in lending,
+                tuple(names_of(paper)),
             )
         )
     findings = [f for f in survey.findings if f.check != CACHE_CHECK]

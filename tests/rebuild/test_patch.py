@@ -314,6 +314,8 @@ EDIT = st.one_of(
     st.tuples(st.just("delete"), st.integers(0, 7), st.just("")),
     st.tuples(st.just("key"), st.integers(0, 7), st.sampled_from(["renamed", "paper0"])),
     st.tuples(st.just("comment"), st.integers(0, 7), st.just("")),
+    st.tuples(st.just("crossref"), st.integers(0, 7), st.sampled_from(["Paper1", "paper2", "vol", "nowhere"])),
+    st.tuples(st.just("volume"), st.integers(0, 8), st.sampled_from(["vol", "paper5"])),
 )
 
 
@@ -344,9 +346,15 @@ def _apply(entries: list[str], edit: tuple[str, int, str], counter: int) -> None
         entries[index] = entries[index].replace(key, word if word == "paper0" else f"{word}{counter}", 1)
     elif kind == "comment":
         entries[index] = "% a comment\n" + entries[index]
+    elif kind == "crossref":  # a child of another entry, of a volume, or of a name no entry holds
+        entries[index] = re.sub(
+            r"  (booktitle = venue|crossref = \{\w+\}),\n", f"  crossref = {{{word}}},\n", entries[index]
+        )
+    elif kind == "volume":  # a volume that lends its title and year, or one that takes another entry's key
+        entries.insert(index, f"@proceedings{{{word},\n  title = {{Proceedings of Things}},\n  year = {{2019}},\n}}\n")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(EDIT, min_size=1, max_size=4), st.sampled_from(["\n", "\r\n"]))
 def test_a_rebuild_after_any_edits_gives_the_bytes_of_a_build_in_full(tmp_path_factory, edits, newline):
     folder = tmp_path_factory.mktemp("edits")
@@ -384,36 +392,66 @@ def _keys_in_bib(out: Path) -> list[str]:
     return re.findall(r"^@\w+\{([^,\n]+),$", (out / "references.bib").read_text(encoding="utf-8"), re.M)
 
 
-def test_an_entry_that_becomes_a_crossref_parent_moves_last_in_a_build_in_full(library):
+def test_an_entry_that_becomes_a_crossref_parent_is_patched_with_its_child_and_moves_last(library):
     source, out, fresh = library
     assert _keys_in_bib(out)[:2] == ["paper0", "paper1"]
     child = _entry("child", "Pipeline schedules for long contexts", 2023).replace(
         "  booktitle = venue,\n", "  crossref = {Paper1},\n"
     )
     _edit(source, "@inproceedings{paper4,", child + "\n@inproceedings{paper4,")
-    # The child prints the year and venue its parent lends: an edit of either would change the other's view.
-    assert _patched(_rebuild(source, out, fresh)) is None
+    # The child prints the year and venue its parent lends: the parent is read again and rebuilt with it.
+    assert _patched(_rebuild(source, out, fresh)) == (7, 2)
     assert _keys_in_bib(out)[-1] == "paper1"  # BibTeX inherits only from a parent after its children
     _edit(source, "  crossref = {Paper1},\n", "")
-    assert _patched(_rebuild(source, out, fresh)) is None
+    assert _patched(_rebuild(source, out, fresh)) == (7, 2)  # the child's old parent goes back among the others
     assert _keys_in_bib(out)[:2] == ["child", "paper0"]
     _edit(source, "part 6}", "part six}")
-    assert _patched(_rebuild(source, out, fresh)) == (len(_outputs_keys(out)) - 1, 1)  # no parent left: patched
+    assert _patched(_rebuild(source, out, fresh)) == (8, 1)  # no parent left: the edited entry alone
 
 
-def test_an_edit_of_a_volume_or_its_child_is_built_in_full_and_other_edits_patch_around_them(library):
+def test_an_edit_of_a_volume_or_its_child_is_patched_with_the_whole_family(library):
     source, out, fresh = library
     volume = "@proceedings{vol, title = {Proceedings of Things 2020}, year = 2020}\n\n"
     child = "@inproceedings{child,\n  crossref = {vol},\n  title = {Pipeline schedules},\n  author = {Doe, J},\n}\n\n"
-    _edit(source, "@inproceedings{paper4,", volume + child + "@inproceedings{paper4,")
-    assert _patched(_rebuild(source, out, fresh)) is None
-    _edit(source, "part 6}", "part six}")  # the volume stays out of the chapter, the child keeps its year
-    assert _patched(_rebuild(source, out, fresh)) == (len(_outputs_keys(out)), 1)  # the volume is no @inproceedings
+    sibling = child.replace("{child,", "{sibling,").replace("Pipeline schedules", "Expert routing")
+    _edit(source, "@inproceedings{paper4,", volume + child + sibling + "@inproceedings{paper4,")
+    assert _patched(_rebuild(source, out, fresh)) == (7, 4)  # paper3's chunk now ends before another entry type
+    _edit(source, "part 6}", "part six}")  # the volume stays out of the chapter, the children keep its year
+    assert _patched(_rebuild(source, out, fresh)) == (10, 1)
     chapter = (out / "related_work.tex").read_text(encoding="utf-8")
     assert "{child}" in chapter and "{vol}" not in chapter
-    for parent_or_child in ("Things 2020}", "Pipeline schedules}"):
+    for parent_or_child in ("Things 2020}", "Pipeline schedules}", "year = 2020}"):
         _edit(source, parent_or_child, parent_or_child.replace("}", " again}"))  # the year or title it lends
-        assert _patched(_rebuild(source, out, fresh)) is None
+        assert _patched(_rebuild(source, out, fresh)) == (8, 3)
+    assert "Proceedings of Things 2020 again" in (out / "entries.json").read_text(encoding="utf-8")
+    _edit(source, "@proceedings{vol,", "@proceedings{volume,")  # its children name no entry now: it is cited
+    assert _patched(_rebuild(source, out, fresh)) == (8, 3)
+    assert "{volume}" in (out / "related_work.tex").read_text(encoding="utf-8")
+
+
+def test_a_volume_whose_last_child_leaves_it_is_placed_in_a_patch(library):
+    source, out, fresh = library
+    volume = "@proceedings{vol, title = {Proceedings of Things 2020}, year = 2020}\n\n"
+    child = "@inproceedings{child,\n  crossref = {vol},\n  title = {Pipeline schedules},\n  author = {Doe, J},\n}\n\n"
+    _edit(source, "@inproceedings{paper4,", child + volume + "@inproceedings{paper4,")
+    _rebuild(source, out, fresh)
+    assert not any(f.key == "vol" for f in _rebuild(source, out, fresh).summary.findings)
+    _edit(source, "  crossref = {vol},\n", "  booktitle = venue,\n")
+    result = _rebuild(source, out, fresh)
+    assert _patched(result) == (8, 2)  # the child, and the volume read again: now a work to place like any other
+    assert "vol" in {f.key for f in result.summary.findings if f.check in ("needs-review", "no-section")}
+
+
+def test_a_child_that_shares_its_title_with_another_entry_is_patched_when_its_volume_changes(library):
+    source, out, fresh = library
+    volume = "@proceedings{vol, title = {Proceedings of Things 2020}, year = 2020}\n\n"
+    child = "@inproceedings{child,\n  crossref = {vol},\n  title = {Pipeline schedules for training large models on many devices},\n  author = {Doe, J},\n}\n\n"
+    # The thesis behind the paper: another work, kept apart, that shares the paper's title.
+    twin = "@phdthesis{twin,\n  title = {Pipeline schedules for training large models on many devices},\n  author = {Doe, J},\n  school = {MIT},\n  year = 2021,\n}\n\n"
+    _edit(source, "@inproceedings{paper4,", child + volume + twin + "@inproceedings{paper4,")
+    assert {"child", "twin"} <= set(_keys_in_bib(_rebuild(source, out, fresh) and out))
+    _edit(source, "Things 2020}", "Things, 2020}")
+    assert _patched(_rebuild(source, out, fresh)) == (9, 2)  # the twins stay as they were, findings and keys
 
 
 @pytest.mark.parametrize(
@@ -438,7 +476,7 @@ def test_a_parent_a_child_names_by_alias_or_xdata_is_rebuilt_with_its_child(libr
     _edit(source, "@inproceedings{paper4,", parent + "\n" + child + "@inproceedings{paper4,")
     _rebuild(source, out, fresh)
     _edit(source, "{2020}", "{2024}")  # what the parent lends: a patch of the parent alone would miss the child
-    assert _patched(_rebuild(source, out, fresh)) is None
+    assert _patched(_rebuild(source, out, fresh)) == (8, 2)
 
 
 def test_a_new_entry_that_takes_a_name_a_dangling_crossref_gives_is_rebuilt_with_its_child(library):
@@ -450,6 +488,20 @@ def test_a_new_entry_that_takes_a_name_a_dangling_crossref_gives_is_rebuilt_with
     _rebuild(source, out, fresh)
     volume = "@book{proc2020,\n  title = {Proceedings of Things},\n  year = {2020},\n  ids = {conf20},\n}\n\n"
     _edit(source, "@inproceedings{paper5,", volume + "@inproceedings{paper5,")
+    assert _patched(_rebuild(source, out, fresh)) == (7, 3)  # the volume, its child, paper4 (now before a @book)
+    assert "Proceedings of Things" in (out / "related_work.tex").read_text(encoding="utf-8")
+
+
+def test_two_entries_a_crossref_may_name_are_built_in_full(library):
+    source, out, fresh = library
+    child = (
+        "@inproceedings{child,\n  crossref = {conf20},\n  title = {Pipeline schedules},\n  author = {Doe, J},\n}\n\n"
+    )
+    volume = "@book{proc2020,\n  title = {Proceedings of Things},\n  year = {2020},\n  ids = {conf20},\n}\n\n"
+    _edit(source, "@inproceedings{paper4,", child + volume + "@inproceedings{paper4,")
+    _rebuild(source, out, fresh)
+    # Which of two entries lends depends on the order of every entry: only a build in full knows it.
+    _edit(source, "@inproceedings{paper5,", volume.replace("proc2020", "other2020") + "@inproceedings{paper5,")
     assert _patched(_rebuild(source, out, fresh)) is None
 
 
