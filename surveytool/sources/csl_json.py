@@ -29,6 +29,11 @@ _TEXT_FIELDS = {
     "issue": "number",
     "page": "pages",
     "publisher": "publisher",
+    "publisher-place": "address",
+    "edition": "edition",
+    "collection-title": "series",
+    "ISBN": "isbn",
+    "ISSN": "issn",
 }
 # Where exports put an arXiv id: a URL, a report number ("arXiv:2104.14830"), an archive location.
 _ARXIV_PLACES = ("URL", "number", "archive_location", "archive-location")
@@ -166,6 +171,19 @@ def _year_month(issued: Any) -> tuple[str, str]:
     return match.group(1), str(int(month)) if month and 1 <= int(month) <= 12 else ""
 
 
+def _date(value: Any) -> str:
+    """A CSL date with year, month and day as biblatex writes one (2024-03-05); "" for anything less."""
+    parts = value.get("date-parts") if isinstance(value, dict) else None
+    if not (isinstance(parts, list) and parts and isinstance(parts[0], list) and len(parts[0]) >= 3):
+        return ""
+    year, month, day = (_scalar(part) for part in parts[0][:3])
+    if not (len(year) == 4 and year.isdigit() and month.isdigit() and day.isdigit()):
+        return ""
+    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return ""
+    return f"{year}-{int(month):02d}-{int(day):02d}"
+
+
 def _arxiv_fields(item: dict[str, Any]) -> dict[str, str]:
     for place in _ARXIV_PLACES:
         identifier = parse_identifier(_text(item.get(place)))
@@ -188,11 +206,18 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
                 latex[ours] = "{" + rich.latex + "}"
     if "abstract" in fields:
         fields["abstract"] = rich_text(fields["abstract"]).text
-    names = [_name(p) for p in item.get("author") or [] if isinstance(p, dict)]
-    names = [(text, tex) for text, tex in names if text]
-    if names:
-        fields["author"] = " and ".join(text for text, _ in names)
-        latex["author"] = "{" + " and ".join(tex for _, tex in names) + "}"
+    for role in ("author", "editor"):
+        names = [_name(p) for p in item.get(role) or [] if isinstance(p, dict)]
+        names = [(text, tex) for text, tex in names if text]
+        if names:
+            fields[role] = " and ".join(text for text, _ in names)
+            latex[role] = "{" + " and ".join(tex for _, tex in names) + "}"
+    number = _text(item.get("number"))
+    if kind == "techreport" and number and "number" not in fields and parse_identifier(number) is None:
+        fields["number"] = number  # a report's own number ("TR-2019-01"), not an arXiv id
+    accessed = _date(item.get("accessed"))
+    if accessed:
+        fields["urldate"] = accessed
     year, month = _year_month(item.get("issued"))
     if year:
         fields["year"] = year

@@ -102,3 +102,55 @@ def test_markup_in_csl_text_cannot_carry_a_command_or_unbalance_braces(tmp_path)
     assert r"{\textbackslash{}def\textbackslash{}x" in result.stdout
     assert "\\input{" not in result.stdout and "\\write18{" not in result.stdout and "\\def\\" not in result.stdout
     assert "dangerous-macro" not in result.stderr
+
+
+def test_a_chapter_and_a_report_keep_editors_place_edition_series_isbn_report_number_and_access_date(tmp_path):
+    # As Zotero exports a book section and a technical report (CSL keeps "accessed" for the URL's date).
+    items = [
+        {
+            "id": "smith2020pipelines",
+            "type": "chapter",
+            "title": "Pipelines in practice",
+            "container-title": "Handbook of Training Systems",
+            "collection-title": "Lecture Notes in Systems",
+            "author": [{"family": "Smith", "given": "Ana"}],
+            "editor": [{"family": "Müller", "given": "Jörg"}, {"literal": "ACME Labs"}],
+            "publisher": "Springer",
+            "publisher-place": "Cham",
+            "edition": "2",
+            "ISBN": "978-3-030-00000-0",
+            "page": "12-34",
+            "issued": {"date-parts": [[2020]]},
+        },
+        {
+            "id": "lab2019report",
+            "type": "report",
+            "title": "Checkpointing at scale",
+            "publisher": "Example Lab",
+            "number": "TR-2019-07",
+            "URL": "https://example.org/tr",
+            "accessed": {"date-parts": [[2024, 3, 5]]},
+            "issued": {"date-parts": [[2019, 7]]},
+        },
+    ]
+    (tmp_path / "zotero.json").write_text(json.dumps(items, indent=2), encoding="utf-8")
+    written = run_cli("bib", "zotero.json", "-o", "refs.bib", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    bib = (tmp_path / "refs.bib").read_text(encoding="utf-8")
+    chapter = bib[bib.index("@incollection{smith2020pipelines,") :]
+    for line in (
+        'editor = {M{\\"u}ller, J{\\"o}rg and {ACME Labs}},',  # the BibTeX dialect writes accents as commands
+        "address = {Cham},",
+        "edition = {2},",
+        "series = {Lecture Notes in Systems},",
+        "isbn = {978-3-030-00000-0},",
+    ):
+        assert line in chapter
+    report = bib[bib.index("@techreport{lab2019report,") :]
+    assert "number = {TR-2019-07}," in report and "urldate = {2024-03-05}," in report
+    back = json.loads(run_cli("export", "refs.bib", "-f", "csl-json", cwd=tmp_path, check=True).stdout)
+    exported = {item["id"]: item for item in back}
+    assert exported["smith2020pipelines"]["editor"][0] == {"family": "Müller", "given": "Jörg"}
+    assert exported["smith2020pipelines"]["publisher-place"] == "Cham"
+    assert exported["lab2019report"]["number"] == "TR-2019-07"
+    assert exported["lab2019report"]["accessed"] == {"date-parts": [[2024, 3, 5]]}
