@@ -76,7 +76,8 @@ class Rejection:
 @dataclass(frozen=True)
 class ThemeDraft:
     """What drafting one theme gave. ``source``: 'model' (asked now), 'cache', 'none' (not cached and no
-    client: nothing was asked), 'failed' (``error`` says why) or 'empty' (no paper can be cited)."""
+    client: nothing was asked), 'failed' (``error`` says why), 'given-up' (not asked: the model had failed too
+    often or the budget was spent, ``error`` says which) or 'empty' (no paper can be cited)."""
 
     section_id: str
     theme: str
@@ -89,7 +90,7 @@ class ThemeDraft:
 
     def findings(self) -> list[Finding]:
         found = [r.as_finding(self.section_id, self.theme) for r in self.rejections]
-        if self.error:
+        if self.source == "failed":  # the themes not asked after it are told once, by the run (``Suggester``)
             found.append(
                 Finding(
                     check="llm-failed",
@@ -210,6 +211,9 @@ def draft_theme(
     if answer is None:
         if client is None:
             return ThemeDraft(theme.section_id, theme.name, LatexMarkup(""), 0, (), "none", key)
+        reason = client.given_up()
+        if reason:
+            return ThemeDraft(theme.section_id, theme.name, LatexMarkup(""), 0, (), "given-up", key, reason)
         try:
             answer = client.complete(messages)
         except LlmError as error:

@@ -241,6 +241,10 @@ class LlmClient:
         )
         self.requests = 0  # requests sent by this client, for the run's summary
 
+    def given_up(self) -> str | None:
+        """Why the model is asked nothing more in this run (it kept failing, or the time budget is spent), or None."""
+        return self.http.skipped(SERVICE)
+
     def complete(self, messages: Sequence[Message]) -> str:
         """The model's answer to ``messages``; LlmError when there is no usable one."""
         body = json.dumps(request_document(self.settings.model, messages), ensure_ascii=True).encode("ascii")

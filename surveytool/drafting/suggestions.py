@@ -57,6 +57,16 @@ class Suggester:
 
     def findings(self) -> list[Finding]:
         found = [f for d in self.drafts for f in d.findings()]
+        given_up = [d for d in self.drafts if d.source == "given-up"]
+        if given_up:
+            found.append(
+                Finding(
+                    check="llm-failed",
+                    severity=Severity.WARNING,
+                    message=f"{len(given_up)} theme(s) not asked: the model was given up on ({given_up[-1].error})",
+                    hint="the notes and the rest of the chapter are unchanged; run draft --llm again later",
+                )
+            )
         if self.cache.problem:
             found.append(Finding(check="llm-cache", severity=Severity.INFO, message=self.cache.problem))
         return found
@@ -65,12 +75,15 @@ class Suggester:
         """One line: what was asked, reused and dropped; '' when nothing was drafted."""
         sources = [d.source for d in self.drafts]
         written = sum(bool(d.text) for d in self.drafts)
-        if not written and not sources.count("model") and not sources.count("failed"):
+        failed, given_up = sources.count("failed"), sources.count("given-up")
+        asked = sources.count("model") + failed  # a failed request was sent all the same
+        if not written and not asked and not given_up:
             return ""
         dropped = sum(len(d.rejections) for d in self.drafts)
+        not_asked = f", {given_up} not asked after the model kept failing" if given_up else ""
         return (
-            f"suggested paragraphs: {written} of {len(self.drafts)} themes ({sources.count('model')} asked, "
-            f"{sources.count('cache')} from the cache, {sources.count('failed')} failed); "
+            f"suggested paragraphs: {written} of {len(self.drafts)} themes ({asked} asked, "
+            f"{sources.count('cache')} from the cache, {failed} failed{not_asked}); "
             f"{dropped} sentence(s) dropped for citing outside their theme"
         )
 

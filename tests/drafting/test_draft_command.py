@@ -120,3 +120,38 @@ def test_a_key_written_in_the_settings_is_refused_with_its_line(project):
     (tmp_path / "surveytool.toml").write_text('[llm]\nmodel = "m"\napi_key = "sk-secret"\n')
     result = run_cli("draft", "--llm", "-o", str(tmp_path / "c.tex"), *sources, cwd=tmp_path)
     assert result.returncode == 2 and "surveytool.toml:3" in result.stderr and "sk-secret" not in result.stderr
+
+
+class Broken(FakeServices):
+    routes: dict = {}
+    seen: list = []
+    headers_seen: list = []
+    bodies_seen: list = []
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        type(self).bodies_seen.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(b"<html>upstream timed out</html>")
+
+
+def test_a_model_that_keeps_failing_is_given_up_on_and_the_summary_counts_what_was_sent(project):
+    tmp_path, sources = project
+    Broken.bodies_seen = []
+    with serve(Broken) as base:
+        (tmp_path / "surveytool.toml").write_text(f'[llm]\nbase_url = "{base}/v1"\nmodel = "test-model"\n')
+        result = run_cli("draft", "--llm", "-o", str(tmp_path / "out" / "related_work.tex"), *sources, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    sent = len(Broken.bodies_seen)
+    assert sent == 3  # three failures in a row, then no more requests
+    summary = re.search(
+        r"suggested paragraphs: 0 of (\d+) themes \((\d+) asked, 0 from the cache, (\d+) failed", result.stdout
+    )
+    assert summary and (int(summary[2]), int(summary[3])) == (sent, sent), result.stdout
+    themes = int(summary[1])
+    assert f", {themes - sent} not asked after the model kept failing)" in result.stdout
+    failed = [line for line in result.stderr.splitlines() if "[llm-failed]" in line]
+    assert len(failed) == sent + 1  # one per failed request, and one for every theme left unasked
+    assert sum(f"{themes - sent} theme(s) not asked: the model was given up on" in line for line in failed) == 1
