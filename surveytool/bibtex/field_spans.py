@@ -36,6 +36,12 @@ _BRACE = re.compile(r"(?<!\\)[{}]")
 _QUOTE_END = re.compile(r'(?<![\\{])"')
 
 
+def written_key(raw: str) -> str:
+    """The key of the entry ``raw`` as its file writes it ("" if its header does not read)."""
+    header = ENTRY_HEADER.match(raw)
+    return raw[header.end("open") : header.end() - 1].strip() if header else ""
+
+
 def field_spans(raw: str) -> list[FieldSpan]:
     """The fields of the entry ``raw`` in order; those up to the first that does not read, if one does not."""
     header = ENTRY_HEADER.match(raw)

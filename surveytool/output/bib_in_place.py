@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from surveytool.analysis.taxonomy import canonical_section
+from surveytool.bibtex.field_spans import written_key
 from surveytool.bibtex.fields import WrittenMacros, render_bibliography
 from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import crossref_target
@@ -78,8 +79,9 @@ def rewrite_entries(
         end = start + len(paper.raw)
         replacement = change[0] if exact is None else _keep_exact_ends(paper.raw, change[0], exact[start:end])
         replacements.append((start, end, replacement))
-        # The line where the entry was found: a reader's line may be off after unusual blocks.
-        edits.append(Edit(paper.key, bisect_right(offsets, start), change[1]))
+        # The line where the entry was found: a reader's line may be off after unusual blocks. The key as the
+        # file writes it: a key used twice is written under another by bib -o and build, not in the user's file.
+        edits.append(Edit(written_key(paper.raw) or paper.key, bisect_right(offsets, start), change[1]))
     # Joined once: splicing each replacement into the whole text would copy it once per edit,
     # quadratic when every entry of a large file gets its tags.
     source = text if exact is None else exact

@@ -382,3 +382,18 @@ def test_a_month_one_file_redefines_is_spelled_out_so_other_files_keep_their_own
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     # BibTeX would read every "month = jan" as the @string written above them.
     assert "month = {January}," in written and "month = {Janvier}," in written and "month = jan" not in written
+
+
+def test_a_key_used_twice_is_named_in_the_run_s_messages_as_the_file_writes_it(tmp_path):
+    bib = tmp_path / "mine.bib"
+    bib.write_text(
+        entry("dup", title="Pipeline parallelism for giant models", tags="")
+        + "\n"
+        + entry(" dup ", title="Gradient compression at scale", author="Roe, Rick", tags=""),
+        encoding="utf-8",
+    )
+    code, output = in_process("bib", "--in-place", str(bib))
+    assert code == 0, output
+    # bib -o and build write the second under the key 'dupb'; the user's file still says 'dup' on both.
+    assert re.findall(r"^\S+:(\d+): (\S+): tags", output, re.M) == [("1", "dup"), ("9", "dup")]
+    assert "dupb" not in bib.read_text(encoding="utf-8")
