@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Mapping
+from collections.abc import Container, Iterable, Mapping
 
 from surveytool.bibtex.value_braces import balanced_value, braced_quotes, has_quoted_braces
 from surveytool.model import RawBlock, frozen_mapping
@@ -70,15 +70,31 @@ def split_concatenation(value: str) -> list[str]:
     return parts
 
 
-def joined_latex(value: str) -> str | None:
-    """The LaTeX a raw value holds when every ``#`` piece of it is braced or quoted, joined as BibTeX joins them;
-    None when a piece is a macro or a bare number (its text is then the decoded value's)."""
+def joined_latex(value: str, macros: Mapping[str, str] | None = None) -> str | None:
+    """The LaTeX a raw value holds when every ``#`` piece of it is braced or quoted, or a macro of ``macros``
+    (name -> raw value) whose value is, joined as BibTeX joins them; None for anything else (a bare number,
+    an unknown macro): its text is then the decoded value's."""
     inner = []
     for piece in split_concatenation(value.strip()):
-        if len(piece) < 2 or piece[0] + piece[-1] not in ("{}", '""'):
+        if len(piece) >= 2 and piece[0] + piece[-1] in ("{}", '""'):
+            inner.append(piece[1:-1])
+            continue
+        # A definition that uses another macro is left to the decoded text: no chain to follow, no cycle.
+        expanded = joined_latex(macros[piece.lower()]) if macros and piece.lower() in macros else None
+        if expanded is None:
             return None
-        inner.append(piece[1:-1])
+        inner.append(expanded)
     return "".join(inner)
+
+
+def macros_by_file(blocks: Iterable[RawBlock]) -> dict[str, dict[str, str]]:
+    """Each file's @string definitions (name in lower case -> raw value), as its entries were read with them
+    (a repeated name keeps its first definition, as the reader does)."""
+    found: dict[str, dict[str, str]] = {}
+    for block in blocks:
+        if block.kind == "string" and block.key:
+            found.setdefault(block.location.path, {}).setdefault(block.key.lower(), string_block_value(block))
+    return found
 
 
 #: Fields shown to readers, decoded exactly (pylatexenc where the quick decoder is unsure).

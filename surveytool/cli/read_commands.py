@@ -74,7 +74,7 @@ def export(
     report(survey.findings, quiet=True if output is None else quiet)
     writers = {
         "markdown": to_markdown,
-        "csl-json": lambda papers, _: to_csl_json(papers),
+        "csl-json": lambda papers, _: to_csl_json(papers, survey.blocks),
         "facts-csv": to_facts_csv,
         "facts-json": to_facts_json,
     }

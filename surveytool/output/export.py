@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
 from surveytool.analysis.crossref import LENDERS_ONLY, with_lent_fields
 from surveytool.analysis.preprints import arxiv_id
 from surveytool.bibtex.names import split_names
-from surveytool.bibtex.values import MONTH_MACROS, joined_latex
-from surveytool.model import Paper, Taxonomy, month_of_date
+from surveytool.bibtex.values import MONTH_MACROS, joined_latex, macros_by_file
+from surveytool.model import Paper, RawBlock, Taxonomy, month_of_date
 from surveytool.output.chapter_view import chapter_groups, venue_of
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
@@ -157,10 +157,11 @@ def _text(paper: Paper, name: str) -> str:
     return math_to_text(text) if name in paper.latex_fields else text
 
 
-def _csl_names(paper: Paper, field: str) -> list[dict[str, str]]:
-    """The people of ``field`` as CSL names, split by BibTeX's rules on the value as written (braces and all)."""
+def _csl_names(paper: Paper, field: str, macros: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    """The people of ``field`` as CSL names, split by BibTeX's rules on the value as written (braces and all),
+    the @string ``macros`` of its file spelled out (``team = "{Google Research}"`` stays one name)."""
     written = paper.latex_fields.get(field)
-    value = joined_latex(written) if written else None
+    value = joined_latex(written, macros) if written else None
     if value is None:  # no LaTeX original (a service, a list) or a macro: the plain text, which has no braces to keep
         value = paper.fields.get(field, "")
     names = []
@@ -207,8 +208,10 @@ def _issued(paper: Paper) -> list[list[int]]:
     return [[int(year)] + ([month] if month else [])]
 
 
-def to_csl_json(papers: Sequence[Paper]) -> str:
+def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str:
+    """The papers as CSL-JSON items; ``blocks``: the sources' kept blocks, whose @string macros names may use."""
     items = []
+    macros = macros_by_file(blocks)
     for paper in with_lent_fields(papers):
         if paper.entry_type in LENDERS_ONLY:  # no work: its fields are in the entries that name it
             continue
@@ -219,7 +222,7 @@ def to_csl_json(papers: Sequence[Paper]) -> str:
             item["note"] = "unresolved snippet: identify the paper"
         for field in ("author", "editor"):
             if paper.fields.get(field):
-                item[field] = _csl_names(paper, field)
+                item[field] = _csl_names(paper, field, macros.get(paper.sources[0].path) if paper.sources else None)
         issued = _issued(paper)
         if issued:
             item["issued"] = {"date-parts": issued}

@@ -125,6 +125,25 @@ def test_what_reference_managers_write_is_exported_as_they_mean_it(tmp_path):
     assert "[arXiv](https://arxiv.org/abs/1909.08053)" in markdown and "(Smith and Doe)" in markdown
 
 
+def test_a_team_named_by_an_at_string_stays_one_name_in_csl_json(tmp_path):
+    # A co-author's file: the team's braces live in the @string, the entry only joins macros; the second file
+    # defines the same macro without braces, and its entries are read with its own definition.
+    (tmp_path / "team.bib").write_text(
+        '@string{team = "{Google Research}"}\n@string{me = "Doe, Jane"}\n'
+        '@article{a, title = {Pipeline parallelism for giant models}, author = me # " and " # team, year = 2020}\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "other.bib").write_text(
+        '@string{team = "Research, Google"}\n'
+        "@article{b, title = {Gradient compression at scale}, author = team, year = 2021}\n",
+        encoding="utf-8",
+    )
+    exported = run_cli("export", "team.bib", "other.bib", "-f", "csl-json", cwd=tmp_path, check=True).stdout
+    items = {i["id"]: i for i in json.loads(exported)}
+    assert items["a"]["author"] == [{"family": "Doe", "given": "Jane"}, {"literal": "Google Research"}]
+    assert items["b"]["author"] == [{"family": "Research", "given": "Google"}]
+
+
 def test_draft_writes_only_the_chapter_and_keeps_notes(tmp_path):
     run_cli("draft", "-o", "chapter.tex", cwd=tmp_path, check=True)
     chapter = tmp_path / "chapter.tex"
