@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from surveytool.analysis.crossref import cited_through_children
+from surveytool.analysis.tagging.tagger import TAGGING_FINDINGS
 from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
 from surveytool.text.tex_inputs import AuxCitation
 
@@ -223,8 +224,8 @@ def _once_per_entry(findings: list[Finding]) -> list[Finding]:
     ]
 
 
-#: The checks that ask for an entry to be placed in a section.
-PLACING_CHECKS = frozenset({"untagged-entry", "no-section", "needs-review"})
+#: The checks that ask for an entry to be placed in a section: those tagging gives, and the check of .bib entries.
+PLACING_CHECKS = frozenset({"untagged-entry", *TAGGING_FINDINGS})
 
 
 def _not_asking_volumes_to_be_placed(context: CheckContext, findings: list[Finding]) -> list[Finding]:

@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Sequence
 
 from surveytool.analysis.crossref import names_of, parent_names
-from surveytool.analysis.tagging.tagger import PLACING_CHECKS
+from surveytool.analysis.tagging.tagger import TAGGING_FINDINGS
 from surveytool.model import Finding, Paper
 from surveytool.rebuild.bib_reading import ChunkRun
 from surveytool.rebuild.snapshot import EntryRecord, SourceLayout
@@ -88,4 +88,4 @@ def read_again(family: Sequence[EntryRecord], layouts: Sequence[SourceLayout], t
 def placed_anew(finding: Finding, keys: Container[str]) -> bool:
     """Whether ``finding`` is one that tagging gives an entry of ``keys`` it has to place: of the family's findings,
     the only kind its edit can change (a volume named by no child any more is placed like any entry)."""
-    return finding.check in PLACING_CHECKS and finding.key in keys
+    return finding.check in TAGGING_FINDINGS and finding.key in keys

@@ -230,8 +230,8 @@ def candidates(tags: Sequence[Tag]) -> list[str]:
 TagAll = Callable[[Sequence[Paper]], list[tuple[Tag, ...]]]
 
 
-#: The findings ``tag_papers`` gives an entry whose tags it computes: left to the user to place.
-PLACING_CHECKS = frozenset({"needs-review", "no-section"})
+#: The findings ``tag_papers`` gives an entry whose tags it computes and cannot give: left to the user to place.
+TAGGING_FINDINGS = frozenset({"needs-review", "no-section"})
 
 
 def tag_papers(
