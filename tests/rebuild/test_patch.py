@@ -512,3 +512,46 @@ def test_a_volume_no_entry_names_is_patched_like_any_other_entry(library):
     _rebuild(source, out, fresh)
     _edit(source, "Things 2020}", "Things, 2020}")
     assert _patched(_rebuild(source, out, fresh)) == (len(_outputs_keys(out)), 1)  # the volume is no @inproceedings
+
+
+CHAIN = (
+    "@inproceedings{c1,\n  crossref = {vol},\n  title = {Pipeline schedules},\n  author = {Doe, J},\n}\n\n"
+    "@proceedings{vol,\n  crossref = {series},\n  title = {Proceedings of Things 2020},\n  ids = {volA},\n}\n\n"
+    "@proceedings{series,\n  title = {Series of Things},\n  year = {2019},\n  publisher = {ACM},\n}\n\n"
+    "@inproceedings{c2,\n  crossref = {VOLA},\n  title = {Expert routing},\n  author = {Roe, R},\n}\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    "edits",
+    [
+        [("{2019}", "{2018}"), ("publisher = {ACM}", "publisher = {IEEE}")],  # the top of the chain lends through vol
+        [("  crossref = {series},\n", ""), ("Things 2020}", "Things, 2020}")],  # the middle leaves the chain
+        [("@proceedings{series", "@book{series"), ("ids = {volA}", "ids = {volB}")],  # cited or not; c2 dangles
+        [("crossref = {VOLA}", "crossref = {c1}"), ("crossref = {vol},", "crossref = {c2},")],  # a cycle
+    ],
+    ids=["top", "middle", "type and alias", "cycle"],
+)
+def test_edits_along_a_crossref_chain_are_patched_with_the_whole_family(library, edits):
+    source, out, fresh = library
+    _edit(source, "@inproceedings{paper4,", CHAIN + "@inproceedings{paper4,")
+    _rebuild(source, out, fresh)
+    for old, new in edits:
+        _edit(source, old, new)
+        kept, read = _patched(_rebuild(source, out, fresh)) or (None, None)  # the same bytes as a build in full
+        assert read is not None and read >= 2, (old, new)
+
+
+def test_a_volume_in_one_file_and_its_child_in_another_are_patched_together(tmp_path):
+    mine, theirs, out, fresh = tmp_path / "mine.bib", tmp_path / "volumes.bib", tmp_path / "out", tmp_path / "fresh"
+    mine.write_text(
+        _text(_entries(4)) + "\n@inproceedings{child,\n  crossref = {vol},\n  title = {Pipeline schedules},\n}\n",
+        encoding="utf-8",
+    )
+    theirs.write_text(
+        "@proceedings{vol,\n  title = {Proceedings of Things 2020},\n  year = 2020,\n}\n", encoding="utf-8"
+    )
+    _rebuild((mine, theirs), out, fresh)
+    _edit(theirs, "year = 2020", "year = 2021")
+    assert _patched(_rebuild((mine, theirs), out, fresh)) == (4, 2)
+    assert '"year": "2021"' in (out / "entries.json").read_text(encoding="utf-8")
