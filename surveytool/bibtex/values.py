@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Container, Mapping
 
 from surveytool.bibtex.value_braces import balanced_value, braced_quotes, has_quoted_braces
 from surveytool.model import RawBlock, frozen_mapping
@@ -85,16 +85,6 @@ def joined_latex(value: str, macros: Mapping[str, str] | None = None) -> str | N
             return None
         inner.append(expanded)
     return "".join(inner)
-
-
-def macros_by_file(blocks: Iterable[RawBlock]) -> dict[str, dict[str, str]]:
-    """Each file's @string definitions (name in lower case -> raw value), as its entries were read with them
-    (a repeated name keeps its first definition, as the reader does)."""
-    found: dict[str, dict[str, str]] = {}
-    for block in blocks:
-        if block.kind == "string" and block.key:
-            found.setdefault(block.location.path, {}).setdefault(block.key.lower(), string_block_value(block))
-    return found
 
 
 #: Fields shown to readers, decoded exactly (pylatexenc where the quick decoder is unsure).

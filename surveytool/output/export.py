@@ -12,7 +12,8 @@ from urllib.parse import quote
 from surveytool.analysis.crossref import LENDERS_ONLY, with_lent_fields
 from surveytool.analysis.preprints import arxiv_id
 from surveytool.bibtex.names import split_names
-from surveytool.bibtex.values import MONTH_MACROS, joined_latex, macros_by_file
+from surveytool.bibtex.reader import macro_table
+from surveytool.bibtex.values import MONTH_MACROS, joined_latex, string_block_value
 from surveytool.model import Paper, RawBlock, Taxonomy, month_of_date
 from surveytool.output.chapter_view import chapter_groups, venue_of
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
@@ -208,10 +209,19 @@ def _issued(paper: Paper) -> list[list[int]]:
     return [[int(year)] + ([month] if month else [])]
 
 
+def _macros_by_file(blocks: Sequence[RawBlock]) -> dict[str, dict[str, str]]:
+    """Each file's @string table (name in lower case -> raw value), as its entries were read with it."""
+    strings = [block for block in blocks if block.kind == "string" and block.key]
+    paths = dict.fromkeys(block.location.path for block in strings)
+    return {
+        path: macro_table((b.key, string_block_value(b)) for b in strings if b.location.path == path) for path in paths
+    }
+
+
 def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str:
     """The papers as CSL-JSON items; ``blocks``: the sources' kept blocks, whose @string macros names may use."""
     items = []
-    macros = macros_by_file(blocks)
+    macros = _macros_by_file(blocks)
     for paper in with_lent_fields(papers):
         if paper.entry_type in LENDERS_ONLY:  # no work: its fields are in the entries that name it
             continue
