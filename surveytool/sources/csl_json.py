@@ -172,16 +172,17 @@ def _year_month(issued: Any) -> tuple[str, str]:
 
 
 def _date(value: Any) -> str:
-    """A CSL date with year, month and day as biblatex writes one (2024-03-05); "" for anything less."""
+    """A CSL date as biblatex writes one (2024-03-05, 2024-03 or 2024: as much as it gives); "" for none."""
     parts = value.get("date-parts") if isinstance(value, dict) else None
-    if not (isinstance(parts, list) and parts and isinstance(parts[0], list) and len(parts[0]) >= 3):
+    if not (isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]):
         return ""
-    year, month, day = (_scalar(part) for part in parts[0][:3])
-    if not (len(year) == 4 and year.isdigit() and month.isdigit() and day.isdigit()):
+    numbers = [_scalar(part) for part in parts[0][:3]]
+    if not all(n.isdigit() for n in numbers) or len(numbers[0]) != 4:
         return ""
-    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+    limits = (12, 31)
+    if any(not 1 <= int(n) <= limit for n, limit in zip(numbers[1:], limits, strict=False)):
         return ""
-    return f"{year}-{int(month):02d}-{int(day):02d}"
+    return "-".join([numbers[0], *(f"{int(n):02d}" for n in numbers[1:])])
 
 
 def _arxiv_fields(item: dict[str, Any]) -> dict[str, str]:

@@ -132,6 +132,8 @@ def test_a_chapter_and_a_report_keep_editors_place_edition_series_isbn_report_nu
             "accessed": {"date-parts": [[2024, 3, 5]]},
             "issued": {"date-parts": [[2019, 7]]},
         },
+        {"id": "page2024", "type": "webpage", "title": "A page", "accessed": {"date-parts": [["2024", "11"]]}},
+        {"id": "bad2024", "type": "webpage", "title": "Bad date", "accessed": {"date-parts": [[2024, 13, 1]]}},
     ]
     (tmp_path / "zotero.json").write_text(json.dumps(items, indent=2), encoding="utf-8")
     written = run_cli("bib", "zotero.json", "-o", "refs.bib", cwd=tmp_path)
@@ -148,6 +150,8 @@ def test_a_chapter_and_a_report_keep_editors_place_edition_series_isbn_report_nu
         assert line in chapter
     report = bib[bib.index("@techreport{lab2019report,") :]
     assert "number = {TR-2019-07}," in report and "urldate = {2024-03-05}," in report
+    assert "urldate = {2024-11}," in bib[bib.index("{page2024,") :].split("\n}")[0]  # as much as Zotero gives
+    assert "urldate" not in bib[bib.index("{bad2024,") :].split("\n}")[0]  # no 13th month
     back = json.loads(run_cli("export", "refs.bib", "-f", "csl-json", cwd=tmp_path, check=True).stdout)
     exported = {item["id"]: item for item in back}
     assert exported["smith2020pipelines"]["editor"][0] == {"family": "Müller", "given": "Jörg"}
