@@ -211,11 +211,11 @@ def _issued(paper: Paper) -> list[list[int]]:
 
 def _macros_by_file(blocks: Sequence[RawBlock]) -> dict[str, dict[str, str]]:
     """Each file's @string table (name in lower case -> raw value), as its entries were read with it."""
-    strings = [block for block in blocks if block.kind == "string" and block.key]
-    paths = dict.fromkeys(block.location.path for block in strings)
-    return {
-        path: macro_table((b.key, string_block_value(b)) for b in strings if b.location.path == path) for path in paths
-    }
+    definitions: dict[str, list[tuple[str, str]]] = {}
+    for block in blocks:
+        if block.kind == "string" and block.key:
+            definitions.setdefault(block.location.path, []).append((block.key, string_block_value(block)))
+    return {path: macro_table(pairs) for path, pairs in definitions.items()}
 
 
 def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str:

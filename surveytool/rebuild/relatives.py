@@ -64,13 +64,17 @@ def _join(
 def read_again(family: Sequence[EntryRecord], layouts: Sequence[SourceLayout], tags_field: str) -> list[Paper] | None:
     """Each entry of ``family`` read again from its chunk, unchanged in one of ``layouts``; None if one was not
     read alone from one plain entry, or reads as another key."""
-    where = {chunk: (layout, index) for layout in layouts for index, chunk in enumerate(layout.chunks)}
+    where: dict[str, tuple[SourceLayout, int] | None] = {}
+    for layout in layouts:
+        for index, chunk in enumerate(layout.chunks):
+            where[chunk] = None if chunk in where else (layout, index)  # a chunk twice: which one is unknown
     texts: dict[str, str] = {}
     found = []
     for record in family:
-        layout, index = where.get(record.chunk, (None, 0))
-        if layout is None or not layout.lone_entries[index] or layout.chunks.count(record.chunk) != 1:
-            return None  # "" for an entry merged from several records
+        place = where.get(record.chunk)  # none for "", an entry merged from several records
+        if place is None or not place[0].lone_entries[place[1]]:
+            return None
+        layout, index = place
         if layout.display not in texts:
             texts[layout.display] = layout.source.decode("utf-8", "surrogatepass")
         text = texts[layout.display]
