@@ -146,19 +146,39 @@ def lists(rows: list) -> dict[str, list[int]]:
     }
 
 
-def splits(rows: list, count: int) -> Iterator[tuple[str, list[int], list[Exemplar]]]:
-    """(kind, the rows held out, the corpus of the others): k folds of the train split, then each list left out
-    in turn ("unseen list: ")."""
+def corpus_without(rows: list, held: list[int]) -> list[Exemplar]:
+    """The train split's rows but ``held``, as the tagger's corpus."""
+    inside = set(held)
+    return [
+        Exemplar(f"corpus:{n}", r.title, "", r.sections, 1.0, "corpus") for n, r in enumerate(rows) if n not in inside
+    ]
+
+
+def splits(rows: list, count: int) -> Iterator[tuple[str, str, list[int], list[Exemplar]]]:
+    """(kind, the list left out or "", the rows held out, the corpus of the others): k folds of the train split,
+    then each list left out in turn ("unseen list: ")."""
     _, held_out = folds(count)
-    for kind, groups in (("", held_out), ("unseen list: ", list(lists(rows).values()))):
-        for held in groups:
-            inside = set(held)
-            corpus = [
-                Exemplar(f"corpus:{n}", r.title, "", r.sections, 1.0, "corpus")
-                for n, r in enumerate(rows)
-                if n not in inside
-            ]
-            yield kind, held, corpus
+    for held in held_out:
+        yield "", "", held, corpus_without(rows, held)
+    for name, held in lists(rows).items():
+        yield "unseen list: ", name, held, corpus_without(rows, held)
+
+
+def learning_curve(count: int, shares: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)) -> dict[str, float]:
+    """Primary accuracy on the random folds when the tagger learns from a share of the other folds (drawn with
+    the fixed seed): whether more rows of the same lists would help."""
+    taxonomy = options_taxonomy(Options())
+    rows, held_out = folds(count)
+    curve = {}
+    for share in shares:
+        found: list[Outcome] = []
+        for held in held_out:
+            corpus = corpus_without(rows, held)
+            random.Random(SEED).shuffle(corpus)
+            tagger = Tagger(taxonomy, corpus=corpus[: round(share * len(corpus))])
+            found += outcomes(tagger, [(paper(n, rows[n].title), rows[n].sections) for n in held])
+        curve[f"{share:.0%} of the other folds"] = summary(found)["primary"]
+    return curve
 
 
 def run(count: int) -> dict:
@@ -167,16 +187,23 @@ def run(count: int) -> dict:
     rows, _ = folds(count)
     by_list = lists(rows)
     results: dict[str, list[Outcome]] = {}
-    for kind, held, corpus in splits(rows, count):
+    each_list = {}
+    for kind, left_out, held, corpus in splits(rows, count):
         every = [(paper(n, rows[n].title), rows[n].sections) for n in held]
         for name, found in situations(taxonomy, corpus, every).items():
             results.setdefault(kind + name, []).extend(found)
+            if left_out and name == "plain":
+                alone = summary(found)
+                each_list[left_out] = (
+                    f"{alone['primary']:.3f} / {alone['any of its sections']:.3f} ({alone['entries']})"
+                )
     figures: dict = {name: summary(found) for name, found in results.items()}
+    figures["unseen list: plain, each list (primary / any)"] = each_list
     figures["lists left out"] = len(by_list)
     figures["seeds (given)"] = round(tagging_accuracy.evaluate(snippets_only=False)[0], 3)
     confusions: dict[str, int] = {}
     for _, right, label, best, _ in results["plain"]:
-        if not right:
+        if not right and label != OUT_OF_SCOPE:  # those are counted as left to place or not
             confusions[f"{label} -> {best}"] = confusions.get(f"{label} -> {best}", 0) + 1
     figures["plain confusions"] = dict(sorted(confusions.items(), key=lambda item: -item[1])[:15])
     return figures
@@ -191,7 +218,11 @@ def main() -> int:
         action="store_true",
         help="fit calibration.CONFIDENCE_WEIGHTS, _KNOTS and SCOPE_WEIGHTS on every cross-validated case and print them",
     )
+    parser.add_argument("--curve", action="store_true", help="print the learning curve (learning_curve) instead")
     args = parser.parse_args()
+    if args.curve:
+        print(json.dumps(learning_curve(args.folds), indent=1))
+        return 0
     figures = run(args.folds)
     if args.fit_confidence:
         weights = fit_logistic(SIGNALS)

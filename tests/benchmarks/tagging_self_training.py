@@ -66,7 +66,7 @@ def run(threshold: float) -> dict[str, tuple[float, ...]]:
     plain, rename = stripped(taxonomy)
     rows, _ = tagging_cv.folds(5)
     counts: dict[str, list[int]] = {}
-    for kind, held, corpus in tagging_cv.splits(rows, 5):
+    for kind, _, held, corpus in tagging_cv.splits(rows, 5):
         cases = [(tagging_cv.paper(n, rows[n].title), rows[n].sections[0]) for n in held]
         cases = [(p, label) for p, label in cases if label != OUT_OF_SCOPE]
         order = list(range(len(cases)))
