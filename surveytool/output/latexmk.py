@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,15 +81,26 @@ def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) 
     # A log of a run by hand (no -file-line-error) names no file for its errors, and latexmk, finding nothing
     # changed since, would not run again: the report would place a bibliography's error in main.tex.
     force = ["-g"] if _TEX_ERROR_WITHOUT_FILE.search(_tail(log_path)) else []
-    result = subprocess.run(
+    # Its own process group: on a timeout, pdflatex (which a definition calling itself keeps busy for ever)
+    # goes with latexmk instead of running on.
+    with subprocess.Popen(
         ["latexmk", "-pdf", *force, engine, tex_name],
         cwd=folder,
         env=paranoid_environment(),
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
         errors="replace",
-        timeout=timeout,
-    )
+        start_new_session=True,
+    ) as process:
+        try:
+            output, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            cause = f"latexmk did not finish in {timeout:g} s and was stopped; the end of {log_path.name} shows where TeX was"
+            return PdfReport(True, False, (cause,), None)
+    result = subprocess.CompletedProcess(process.args, process.returncode, output)
     log = log_path.read_text(encoding="latin-1") if log_path.exists() else result.stdout
     problems = explain_log(log, tex_name)
     pdf = folder / (Path(tex_name).stem + ".pdf")

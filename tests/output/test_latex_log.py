@@ -5,6 +5,7 @@ Each document here is compiled with the real latexmk, as `build --pdf` compiles 
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -165,3 +166,29 @@ def test_a_log_with_many_errors_and_a_long_bbl_is_read_in_linear_time(tmp_path):
     assert time.perf_counter() - start < 8.0
     assert causes[0] == "main.bbl:2: \\cmda is not defined (it comes from the entry 'k0')"
     assert len(causes) == 5
+
+
+def _working_in(folder: Path) -> list[int]:
+    """The processes whose working directory is ``folder``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.readlink(entry / "cwd") == str(folder):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_document_that_loops_is_stopped_at_the_timeout_with_every_tex_process_it_started(tmp_path):
+    folder = tmp_path / "loop"
+    folder.mkdir()
+    (folder / "main.tex").write_text("\\documentclass{article}\\begin{document}\\def\\x{\\x}\\x\\end{document}\n")
+    started = time.monotonic()
+    report = compile_pdf(folder, timeout=5)
+    assert time.monotonic() - started < 60
+    assert not report.ok and report.pdf is None
+    assert report.problems == (
+        "latexmk did not finish in 5 s and was stopped; the end of main.log shows where TeX was",
+    )
+    assert _working_in(folder.resolve()) == []
