@@ -121,13 +121,14 @@ def find_offences(value: str, policy: LatexPolicy | None = None, preamble: bool 
         return []
     policy = policy or _active
     found: list[Offence] = []
+    defined: set[int] = set()  # where the names a preamble's definitions define start
     for match in _CHECKEDTOKEN.finditer(value):
         token = match.group()
         if token.startswith("^^"):
             meaning = decode_carets(value[match.start() : match.start() + 4])[:1]
             found.append(Offence(match.start(), match.end(), token, f"TeX reads it as {_shown(meaning)}"))
-        elif token[0] == "\\":
-            offence = _command_offence(value, match, policy, preamble)
+        elif token[0] == "\\" and match.start() not in defined:
+            offence = _command_offence(value, match, policy, preamble, defined)
             if offence:
                 found.append(offence)
     return found
@@ -202,7 +203,9 @@ def math_after(math: str, token: str) -> str:
     return ""
 
 
-def _command_offence(value: str, match: re.Match, policy: LatexPolicy, preamble: bool) -> Offence | None:
+def _command_offence(
+    value: str, match: re.Match, policy: LatexPolicy, preamble: bool, defined: set[int]
+) -> Offence | None:
     token = match.group()
     name = token[1:]
     if not name:
@@ -210,12 +213,16 @@ def _command_offence(value: str, match: re.Match, policy: LatexPolicy, preamble:
             return Offence(match.start(), match.end(), token, "TeX decodes the ^^ after it into the command's name")
         return Offence(match.start(), match.end(), token, "a backslash at the end joins what follows it")
     if preamble and name in _DEFINING:
-        defined = _DEFINED_NAME.match(value, match.end())
-        target = defined and (defined.group(1) or defined.group(2))
-        if target and policy.may_define(target):
+        definition = _DEFINED_NAME.match(value, match.end())
+        target = definition and (definition.group(1) or definition.group(2))
+        if definition and target and policy.may_define(target):
+            defined.add(definition.start(1 if definition.group(1) else 2) - 1)  # its backslash
             return None
         shown = f"\\{target}" if target else "a command"
         return Offence(match.start(), match.end(), token, f"defines {shown}, which is not allowed")
+    if preamble and policy.may_define(name):
+        # A definition that calls a name a @preamble defines may call itself, and TeX would loop for ever.
+        return Offence(match.start(), match.end(), token, "a @preamble may define it but not use it")
     if not policy.allows(name):
         return Offence(match.start(), match.end(), token, "not in the LaTeX allowlist")
     if name in LINK_COMMANDS and not _WEB_ADDRESS.match(value, match.end()):

@@ -173,6 +173,27 @@ def test_a_user_can_allow_a_command_and_its_preamble_definition_but_not_one_that
     assert refused.returncode == 2 and "\\input" in refused.stderr and "Traceback" not in refused.stderr
 
 
+def test_a_preamble_definition_that_calls_a_name_a_preamble_defines_is_inert_and_the_document_compiles(tmp_path):
+    # \\noopsort calling itself kept pdflatex busy for ever, with BibTeX and with biber.
+    assert find_offences("\\newcommand{\\noopsort}[1]{} \\def\\printfirst#1#2{#1}", preamble=True) == []
+    looping = "\\def\\noopsort{\\noopsort} \\newcommand{\\printfirst}[2]{\\switchargs{#1}{#2}}"
+    assert [o.text for o in find_offences(looping, preamble=True)] == ["\\noopsort", "\\switchargs"]
+    bib = tmp_path / "loop.bib"
+    bib.write_text(
+        f'@preamble{{ "{looping}" }}\n'
+        "@article{smith2020, author = {Smith, John}, title = {{\\noopsort{a}}T}, journal = {J}, year = {2020}}\n",
+        encoding="utf-8",
+    )
+    found = run_cli("check", str(bib), "--checks", "dangerous-macro").stderr
+    assert "a @preamble may define it but not use it" in found, found
+    out = tmp_path / "out"
+    assert run_cli("build", str(bib), "--out", str(out), "--no-figure", "--no-plot").returncode == 1  # the error
+    started = time.monotonic()
+    compiled = compile_latex(out)
+    assert compiled.returncode == 0, compiled.stdout[-2000:]
+    assert time.monotonic() - started < 120
+
+
 _WORDS = st.text(
     alphabet="abcdefghijklmnopqrstuvwxyzABCXYZ0123456789 .,;:!?()[]-'`/=+*<>@|\"éüøß東", min_size=1, max_size=12
 )
