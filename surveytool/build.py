@@ -48,7 +48,7 @@ from surveytool.rebuild.snapshot import (
     save_snapshot,
     take_snapshot,
 )
-from surveytool.text.latex import unencodable_chars
+from surveytool.text.latex import declared_chars
 
 if TYPE_CHECKING:
     import jinja2
@@ -69,7 +69,7 @@ def render_outputs(survey: Survey, draft: DraftOptions = DraftOptions(), stage: 
         return {
             f"{draft.bibliography}.bib": bibliography,
             f"{draft.chapter_file}.tex": chapter,
-            "main.tex": render_main(env, context, unencodable_chars(bibliography)),
+            "main.tex": render_main(env, context, declared_chars(bibliography)),
             "entries.json": entries_json(survey.papers),
         }
 
@@ -235,7 +235,7 @@ def _build_patched(
             staged.write(
                 path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
             )
-            main = render_main(env, context, patched.unencodable)
+            main = render_main(env, context, patched.declared)
             staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
 
         if not worth_sharing(len(patched.views)):
@@ -295,7 +295,7 @@ def _write_outputs(
         fmt=draft.bib_format,
     )
     staged.write(layout.bibliography, pieces)
-    fallbacks = unencodable_chars(*pieces)
+    fallbacks = declared_chars(*pieces)
     # Where each entry's text went, for the next build to patch (only kept with a build cache).
     bibliography = bibliography_layout(pieces, len(survey.papers), fallbacks) if memos.folder is not None else None
     del pieces

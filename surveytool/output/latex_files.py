@@ -11,6 +11,7 @@ from surveytool.output.chapter_view import PaperView, one_paragraph, publication
 from surveytool.output.comparison import comparison_tables
 from surveytool.output.render import LEVELS, render_template
 from surveytool.output.section_themes import with_themes
+from surveytool.text.latex import UNKNOWN_CHAR_MACRO, char_spelling
 
 if TYPE_CHECKING:
     import jinja2
@@ -44,7 +45,12 @@ def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: Draft
     }
 
 
-def render_main(env: jinja2.Environment, context: dict[str, Any], fallbacks: list[str]) -> str:
-    # Characters with no LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib; pdfLaTeX
-    # prints each as a visible [U+XXXX] marker instead of stopping with an error.
-    return render_template(env, "main.tex.j2", {**context, "unicode_fallbacks": fallbacks})
+def render_main(env: jinja2.Environment, context: dict[str, Any], declared: list[str]) -> str:
+    """main.tex, declaring the ``declared`` characters (``latex.declared_chars`` of the .bib) to pdfLaTeX."""
+    # The .bib keeps UTF-8 that inputenc may not know (β, ′); each is declared with its LaTeX spelling, or
+    # without one (CJK, emoji) as a visible [U+XXXX] marker, instead of stopping the document.
+    spellings = [(code, char_spelling(code)) for code in declared]
+    fallbacks = [code for code, spelling in spellings if spelling.startswith(f"\\{UNKNOWN_CHAR_MACRO}{{")]
+    return render_template(
+        env, "main.tex.j2", {**context, "unicode_spellings": spellings, "unicode_fallbacks": fallbacks}
+    )

@@ -58,7 +58,7 @@ from surveytool.rebuild.trace import claims_of
 from surveytool.regular_files import Unusable, read_regular
 from surveytool.resources import default_taxonomy
 from surveytool.sealed import MAX_CACHE_FILE
-from surveytool.text.latex import unencodable_chars
+from surveytool.text.latex import declared_chars
 from surveytool.text.latex_allowlist import allowlist_digest
 
 
@@ -81,8 +81,8 @@ class Patched:
         return tuple(view for view, record in zip(self.views, self.snapshot.records, strict=True) if record.cited)
 
     @property
-    def unencodable(self) -> list[str]:
-        return sorted({*self.snapshot.head_unencodable, *(c for r in self.snapshot.records for c in r.unencodable)})
+    def declared(self) -> list[str]:
+        return sorted({*self.snapshot.head_declared, *(c for r in self.snapshot.records for c in r.declared)})
 
 
 def environment_digest(options: Options, dialect: str, lock_text: str, fmt: BibFormat = STANDARD) -> str:
@@ -300,7 +300,7 @@ def _splice(
                     len(new_bib[paper.key]),
                     len(new_json[paper.key]) - 2,
                     tuple(view),
-                    tuple(unencodable_chars(text)),
+                    tuple(declared_chars(text)),
                     crossref_target(paper),
                     paper.key not in uncited,
                     parent_names(paper),

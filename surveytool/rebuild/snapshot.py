@@ -45,7 +45,7 @@ class EntryRecord(NamedTuple):
     bib_length: int  # bytes of its .bib text (UTF-8), the blank line after it included
     json_length: int  # bytes of its entries.json object
     view: tuple  # its chapter.PaperView
-    unencodable: tuple[str, ...]  # latex.unencodable_chars of its .bib text
+    declared: tuple[str, ...]  # latex.declared_chars of its .bib text
     crossref: str  # the key it names in crossref, lower-cased ("" for none): its parent is written last
     cited: bool  # whether the chapter cites it: not a volume or @xdata entry cited through its children
     parents: tuple[str, ...]  # the names it inherits from (crossref, xdata), lower-cased: an edit there changes it
@@ -69,7 +69,7 @@ class Snapshot:
     records: tuple[EntryRecord, ...]  # in the order the .bib and entries.json list them (``bibtex.order``)
     findings: tuple[tuple[str, tuple], ...]  # (digest of the chunk it is about or "", finding_record)
     bib_head: int  # bytes of the .bib before its first entry (kept blocks)
-    head_unencodable: tuple[str, ...]
+    head_declared: tuple[str, ...]
     written: tuple[str, ...]  # content digests of the .bib and entries.json written (content_digest)
 
 
@@ -82,8 +82,8 @@ class DataFilesLayout(NamedTuple):
     bib_head: int
     bib_lengths: tuple[int, ...]
     json_lengths: tuple[int, ...]
-    unencodable: tuple[tuple[str, ...], ...]
-    head_unencodable: tuple[str, ...]
+    declared: tuple[tuple[str, ...], ...]
+    head_declared: tuple[str, ...]
 
 
 def content_digest(data: bytes) -> str:
@@ -99,7 +99,7 @@ def file_digests(*paths: Path) -> tuple[str, ...]:
         return ()
 
 
-def bibliography_layout(pieces: Sequence[str], entries: int, unencodable: Sequence[str]) -> tuple | None:
+def bibliography_layout(pieces: Sequence[str], entries: int, declared: Sequence[str]) -> tuple | None:
     """The .bib's part of a ``DataFilesLayout``, from ``bibliography_pieces`` of ``entries`` papers (None for none).
 
     Taken before entries.json is made, so that the .bib's pieces can be let go first.
@@ -107,10 +107,10 @@ def bibliography_layout(pieces: Sequence[str], entries: int, unencodable: Sequen
     if not entries:
         return None
     head, bib_entries = pieces[:-entries], pieces[-entries:]
-    chars = [(code, chr(int(code, 16))) for code in unencodable]
+    chars = [(code, chr(int(code, 16))) for code in declared]
 
     def found_in(piece: str) -> tuple[str, ...]:
-        return tuple(code for code, char in chars if char in piece) if chars else ()
+        return tuple(code for code, char in chars if char in piece) if chars and not piece.isascii() else ()
 
     # The last entry's blank line after it was dropped: the file ends in one newline.
     lengths = (*map(_size, bib_entries[:-1]), _size(bib_entries[-1]) + 1)
@@ -126,10 +126,10 @@ def data_files_layout(bibliography: tuple | None, json_pieces: Sequence[str]) ->
     """The layout of the data files: the .bib's part (``bibliography_layout``) and ``entries_json_pieces``."""
     if bibliography is None:
         return None
-    head, bib_lengths, unencodable, head_unencodable = bibliography
+    head, bib_lengths, declared, head_declared = bibliography
     records = json_pieces[1:-1]  # between "[\n" and "]\n", each followed by ",\n" but the last by "\n"
     json_lengths = (*(_size(p) - 2 for p in records[:-1]), _size(records[-1]) - 1)
-    return DataFilesLayout(head, bib_lengths, json_lengths, unencodable, head_unencodable)
+    return DataFilesLayout(head, bib_lengths, json_lengths, declared, head_declared)
 
 
 def _size(piece: str) -> int:
@@ -165,7 +165,7 @@ def take_snapshot(
                 written.bib_lengths[index],
                 written.json_lengths[index],
                 tuple(views[index]),
-                written.unencodable[index],
+                written.declared[index],
                 crossref_target(paper),
                 paper.key not in uncited,
                 parent_names(paper),
@@ -179,7 +179,7 @@ def take_snapshot(
         tuple(records),
         findings_plain(by_display, findings),
         written.bib_head,
-        written.head_unencodable,
+        written.head_declared,
         stamps,
     )
 
@@ -245,7 +245,7 @@ def save_snapshot(folder: Path, snapshot: Snapshot) -> None:
             tuple(tuple(r) for r in snapshot.records),
             snapshot.findings,
             snapshot.bib_head,
-            snapshot.head_unencodable,
+            snapshot.head_declared,
             snapshot.written,
         ),
     )
@@ -257,14 +257,14 @@ def load_snapshot(memos: BuildCache) -> Snapshot | None:
     if data is None:
         return None
     try:
-        environment, sources, records, findings, bib_head, head_unencodable, written = data
+        environment, sources, records, findings, bib_head, head_declared, written = data
         return Snapshot(
             environment,
             tuple(SourceLayout(*s) for s in sources),
             tuple(EntryRecord(*r) for r in records),
             findings,
             bib_head,
-            head_unencodable,
+            head_declared,
             written,
         )
     except (ValueError, TypeError):

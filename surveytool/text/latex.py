@@ -22,6 +22,7 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 from surveytool.text.latex_allowlist import Offence, describe, find_block_offences, find_offences
 from surveytool.text.latex_decode import NEEDS_DECODING, quick_decode, spell_ligatures
 from surveytool.text.latex_inert import LITERAL_SPELLINGS, render_inert
+from surveytool.text.pdflatex_glyphs import typesets
 from surveytool.text.title_case import WORD_CORE, needs_protection
 
 
@@ -77,12 +78,12 @@ def _bibtex_encoder() -> UnicodeToLatexEncoder:
 # character be encoded on its own, once.
 @lru_cache(maxsize=4096)
 def _text_char(char: str) -> str:
-    return _text_encoder().unicode_to_latex(char)
+    return _text_encoder().unicode_to_latex(char) if typesets(char) else _unknown_char(char)
 
 
 @lru_cache(maxsize=4096)
 def _bibtex_char(char: str) -> str:
-    return _bibtex_encoder().unicode_to_latex(char)
+    return _bibtex_encoder().unicode_to_latex(char) if typesets(char) else char
 
 
 def _encode_non_ascii(encode_char: Callable[[str], str], text: str) -> str:
@@ -189,12 +190,16 @@ def encode_bibtex_value(text: str) -> str:
     return escaped
 
 
-def unencodable_chars(*texts: str) -> list[str]:
-    """Hex codes of the characters in ``texts`` that have no LaTeX spelling (CJK, emoji)."""
-    encoder = _bibtex_encoder()
-    chars = {c for text in texts for c in _NON_ASCII.findall(text)}
-    found = {c for c in chars if encoder.unicode_to_latex(c) == c}
-    return sorted(f"{ord(c):04X}" for c in found)
+def declared_chars(*texts: str) -> list[str]:
+    """Hex codes of the non-ASCII characters in ``texts``, which main.tex declares: pdfLaTeX's inputenc knows
+    only some of those a .bib holds as UTF-8 (a Zotero title's β stopped the build)."""
+    chars = {c for text in texts if not text.isascii() for c in _NON_ASCII.findall(text)}
+    return sorted(f"{ord(c):04X}" for c in chars)
+
+
+def char_spelling(code: str) -> LatexMarkup:
+    """What main.tex declares the character ``code`` (hex) as: its LaTeX spelling, or ``\\stchar`` without one."""
+    return LatexMarkup(_text_char(chr(int(code, 16))))
 
 
 _TITLE_WORD = re.compile(r"\S+")
