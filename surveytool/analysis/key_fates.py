@@ -21,41 +21,68 @@ def key_findings(read: Sequence[Paper], written: Sequence[Paper], sources: Seque
 
     ``sources``: the run's source names in order, as ``keys.assign_keys`` was given them.
     """
-    owner = {source: paper for paper in written for source in paper.sources}
+    records = sorted((p for p in read if p.key and p.origin in _USER_KEYED), key=run_order(sources))
+    at: dict[SourceLocation, list[Paper]] = {}  # several entries may start on one line (a one-line file)
+    for entry in written:
+        for source in entry.sources:
+            at.setdefault(source, []).append(entry)
+    owners = _owners(records, at)
     first_at: dict[str, tuple[SourceLocation, str]] = {}  # by the key lower-cased, as BibTeX compares keys
     findings: list[Finding] = []
-    for record in sorted((p for p in read if p.key and p.origin in _USER_KEYED), key=run_order(sources)):
+    for record, paper in zip(records, owners, strict=True):
         where = record.sources[0]
         first, spelled = first_at.setdefault(record.key.lower(), (where, record.key))
-        found = _fate(record.key, where, first, owner, spelled)
+        found = _fate(record.key, where, paper, first, at.get(first, []), spelled)
         if found:
             findings.append(found)
     return findings
 
 
+def _owners(records: Sequence[Paper], at: dict[SourceLocation, list[Paper]]) -> list[Paper | None]:
+    """The written entry each record went to: the one at its place that kept its key, else one there left over
+    (renamed), else the one there it was merged into."""
+    left = {where: list(papers) for where, papers in at.items()}
+    owners: list[Paper | None] = []
+    for record in records:
+        here = left.get(record.sources[0], [])
+        kept = next((p for p in here if p.key == record.key), None)
+        if kept is not None:
+            here.remove(kept)
+        owners.append(kept)
+    for n, record in enumerate(records):
+        here = left.get(record.sources[0], [])
+        if owners[n] is None and here:
+            owners[n] = here.pop(0)
+        elif owners[n] is None:  # merged into an entry that lists the place once for several records
+            there = at.get(record.sources[0], [])
+            owners[n] = next((p for p in there if record.key in (p.key, *p.aliases)), there[0] if there else None)
+    return owners
+
+
 def _fate(
     key: str,
     where: SourceLocation,
+    paper: Paper | None,
     first: SourceLocation,
-    owner: dict[SourceLocation, Paper],
+    at_first: list[Paper],
     spelled: str = "",
 ) -> Finding | None:
-    """What happened to ``key`` read at ``where`` (``first``: where the key was read first, ``spelled`` as written
-    there, which may differ in case)."""
-    paper = owner.get(where)
+    """What happened to ``key`` read at ``where`` and written as ``paper`` (``first``: where the key was read first,
+    ``spelled`` as written there, which may differ in case; ``at_first``: the entries written from there)."""
     if paper is None:
         message = f"entry '{key}' is missing from the output"
         return Finding("duplicate-key", Severity.ERROR, message, where, "report this as a bug of surveytool", key, ())
     if paper.key == key:
         if first == where:
             return None
-        if owner.get(first) is paper:
+        if paper in at_first:
             message = f"entry key '{key}' is used again here by an identical copy of the entry at {first}; {_WRITTEN} leave this copy out"
             return Finding("duplicate-key", Severity.WARNING, message, where, "delete the copy", key, (first,))
         message = f"entry key '{key}' is used again here; \\cite{{{key}}} means this entry"
-        if first in owner:
-            message += f", the entry at {first} is written as '{owner[first].key}'"
-        places = (first,) if first in owner else ()
+        if at_first:
+            kept_as = next((p for p in at_first if p.key.lower() == spelled.lower()), at_first[0])
+            message += f", the entry at {first} is written as '{kept_as.key}'"
+        places = (first,) if at_first else ()
         return Finding("duplicate-key", Severity.WARNING, message, where, "give each entry its own key", key, places)
     if key in paper.aliases:
         message = f"'{key}' is merged into '{paper.key}' (--merge-duplicates): cite '{paper.key}' instead"

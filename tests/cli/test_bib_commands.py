@@ -373,3 +373,23 @@ def test_biblatex_entry_types_are_written_as_the_bibtex_types_a_style_defines(tm
     assert "isn't style-file defined" not in result.stdout and result.returncode == 0, result.stdout
     assert "PhD thesis, ETH" in bbl and "Master's thesis, ETH" in bbl and "Technical report, MIT" in bbl
     assert written_by_bib(tmp_path, ZOTERO_BIBLATEX_TYPES, "--dialect", "biblatex").count("@thesis{") == 2
+
+
+def test_entries_on_one_line_are_told_apart_by_their_keys_not_their_line(tmp_path):
+    # A one-line .bib, or CSL-JSON minified by pandoc or jq -c: every entry starts on line 1.
+    line = "".join(
+        f"@article{{{key}, author={{A, B}}, title={{Paper {n}}}, journal={{J}}, year=202{n}}} "
+        for n, key in enumerate(("a1", "b1", "c1"))
+    )
+    (tmp_path / "one.bib").write_text(line + "\n", encoding="utf-8")
+    items = [{"id": key, "type": "article-journal", "title": f"Item {key}"} for key in ("x", "y")]
+    (tmp_path / "one.json").write_text(json.dumps(items, separators=(",", ":")), encoding="utf-8")
+    result = run_cli("bib", "one.bib", "one.json", "-o", "out.bib", cwd=tmp_path, check=True)
+    assert "duplicate-key" not in result.stderr, result.stderr
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert all(f"{{{key}," in written for key in ("a1", "b1", "c1", "x", "y"))
+    (tmp_path / "dup.bib").write_text(line.replace("{b1,", "{a1,") + "\n", encoding="utf-8")
+    result = run_cli("bib", "dup.bib", "-o", "dup-out.bib", cwd=tmp_path, check=True)
+    [warning] = [w for w in result.stderr.splitlines() if "duplicate-key" in w]
+    assert "entry key 'a1' is used again here" in warning and "under the new key 'a1b'" in warning
+    assert "@article{a1b," in (tmp_path / "dup-out.bib").read_text(encoding="utf-8")
