@@ -50,21 +50,6 @@ def _entries(context: CheckContext) -> Iterator[Paper]:
     return (p for p in context.papers if p.origin is Origin.BIBTEX and p.raw)
 
 
-def _fields(paper: Paper) -> Iterator[tuple[str, str]]:
-    """The fields of an entry, but those commented out TeX-style (``% note = {}``), which the reader keeps."""
-    return ((name, value) for name, value in paper.latex_fields.items() if not commented_out(name))
-
-
-def commented_out(field: str) -> bool:
-    """Whether a field name as read is a field commented out TeX-style (BibTeX would read it still)."""
-    return _shown(field).startswith("%")
-
-
-def _shown(field: str) -> str:
-    """A field's name for a message: the reader takes a "%" remark on the lines before it into its name."""
-    return field.rsplit("\n", 1)[-1].strip()
-
-
 def _finding(check: str, severity: Severity, message: str, paper: Paper, field: str, hint: str) -> Finding:
     return Finding(check, severity, message, field_location(paper, field), hint, paper.key)
 
@@ -170,21 +155,21 @@ def _undefined_strings(context: CheckContext) -> Iterable[Finding]:
         if not _BARE_VALUE.search(paper.raw):
             continue
         start = min(paper.sources)
-        for field, value in _fields(paper):
+        for field, value in paper.latex_fields.items():
             if value[:1] in '{"' and "#" not in value:
                 continue  # one literal: no macro (the common case, without splitting)
             for name in macro_names(value):
                 later = defined.get(name, [])
                 if later and all(at.path == start.path and at.line > start.line for at in later):
-                    message = f"field '{_shown(field)}' of '{paper.key}' uses @string '{name}' above its definition"
+                    message = f"field '{field}' of '{paper.key}' uses @string '{name}' above its definition"
                     hint = f"BibTeX reads the file in order and prints it as nothing: move the @string (line {later[0].line}) above"
                 elif name in known:
                     continue
                 elif name[:1].isdigit():
-                    message = f"field '{_shown(field)}' of '{paper.key}' is the bare '{name}': BibTeX reads a number or a macro"
+                    message = f"field '{field}' of '{paper.key}' is the bare '{name}': BibTeX reads a number or a macro"
                     hint = "define it, or brace the text: {...}"
                 else:
-                    message = f"field '{_shown(field)}' of '{paper.key}' uses @string '{name}', which no source defines"
+                    message = f"field '{field}' of '{paper.key}' uses @string '{name}', which no source defines"
                     hint = "define it, or brace the text: {...}"
                 yield _finding("undefined-string", Severity.ERROR, message, paper, field, hint)
 
@@ -208,7 +193,7 @@ def _html(context: CheckContext) -> Iterable[Finding]:
             yield _finding(
                 "html-in-field",
                 Severity.WARNING,
-                f"field '{_shown(field)}' of '{paper.key}' has HTML: {' '.join(found[:4])}",
+                f"field '{field}' of '{paper.key}' has HTML: {' '.join(found[:4])}",
                 paper,
                 field,
                 "surveytool check --fix writes &amp; as \\&"
@@ -221,7 +206,7 @@ def _fields_with(context: CheckContext, chars: str) -> Iterator[tuple[Paper, str
     """(entry, field, value) of each field of the user's entries whose value holds one of ``chars``."""
     for paper in _entries(context):
         if any(char in paper.raw for char in chars):
-            for field, value in _fields(paper):
+            for field, value in paper.latex_fields.items():
                 if any(char in value for char in chars):
                     yield paper, field, value
 
@@ -269,9 +254,9 @@ def _specials_finding(what: str, value: str, found: list[int], where: SourceLoca
 )
 def _unescaped(context: CheckContext) -> Iterable[Finding]:
     for paper, field, value in _fields_with(context, "&%#_"):
-        found = unescaped_specials(value) if escaped_in(_shown(field).lower(), value) else []
+        found = unescaped_specials(value) if escaped_in(field, value) else []
         if found:
-            what = f"field '{_shown(field)}' of '{paper.key}'"
+            what = f"field '{field}' of '{paper.key}'"
             yield _specials_finding(what, value, found, field_location(paper, field), paper.key, True)
     for block in context.blocks:
         if block.kind == "string" and (found := unescaped_specials(value := string_block_value(block))):
@@ -290,12 +275,12 @@ def _empty(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
         if not _EMPTY_IN_TEXT.search(paper.raw):
             continue
-        for field, value in _fields(paper):
+        for field, value in paper.latex_fields.items():
             if EMPTY_VALUE.fullmatch(value):
                 yield _finding(
                     "empty-field",
                     Severity.WARNING,
-                    f"field '{_shown(field)}' of '{paper.key}' is empty",
+                    f"field '{field}' of '{paper.key}' is empty",
                     paper,
                     field,
                     "surveytool check --fix removes it",

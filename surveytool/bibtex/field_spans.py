@@ -58,14 +58,26 @@ def field_spans(raw: str) -> list[FieldSpan]:
         if raw[equals : equals + 1] != "=":
             return spans
         value_start = _skip(raw, equals + 1, _WHITE)
-        end = _value_end(raw, value_start)
+        end = value_end(raw, value_start)
         if end is None:
             return spans
         # A name that spans lines has a "%" remark before it; the field starts on its own last line.
         last_line = name.group().rfind("\n") + 1
         start = _skip(raw, name.start() + last_line, _WHITE) if last_line else name.start()
-        spans.append(FieldSpan(name.group().lower(), start, value_start, end))
+        named = field_name(name.group())
+        if named is not None:  # not a field commented out whole
+            spans.append(FieldSpan(named, start, value_start, end))
         position = end
+
+
+def field_name(key: str) -> str | None:
+    """The field a name as bibtexparser reads it stands for: the name itself; the name on its last line after
+    lines of ``%`` remarks; None for a field commented out whole (``% doi = {...}``): BibTeX has no comments
+    inside an entry (``field_syntax.py`` reports them)."""
+    if "%" not in key:
+        return key.lower()
+    last = key.rsplit("\n", 1)[-1].strip()
+    return None if not last or last.startswith("%") else last.lower()
 
 
 def _skip(raw: str, position: int, characters: str) -> int:
@@ -74,7 +86,7 @@ def _skip(raw: str, position: int, characters: str) -> int:
     return position
 
 
-def _value_end(raw: str, position: int) -> int | None:
+def value_end(raw: str, position: int) -> int | None:
     """The end of the value starting at ``position`` (parts joined by ``#``), or None if it does not read."""
     while True:
         end = _part_end(raw, position)

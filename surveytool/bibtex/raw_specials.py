@@ -41,10 +41,8 @@ _ADDRESS = re.compile(r'[{"]?\s*(?:[a-z][a-z0-9+.-]*://|www\.)', re.IGNORECASE)
 
 def escaped_in(field: str, value: str = "") -> bool:
     """Whether the .bib surveytool writes escapes raw specials in ``field``'s ``value``: not in an address or
-    identifier field, nor in a field no style prints that starts with an address (``downloads = {https://...}``),
-    nor in a field commented out TeX-style (``% note = {...}``, which the reader keeps in the name), written back
-    as it was."""
-    if field in LITERAL_FIELDS or field.rsplit("\n", 1)[-1].lstrip().startswith("%"):
+    identifier field, nor in a field no style prints that starts with an address (``downloads = {https://...}``)."""
+    if field in LITERAL_FIELDS:
         return False
     return field in _PRINTED or not _ADDRESS.match(value)
 

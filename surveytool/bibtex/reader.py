@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from bibtexparser import model
 
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
-from surveytool.bibtex.field_spans import field_location
+from surveytool.bibtex.field_spans import field_location, field_name
+from surveytool.bibtex.field_syntax import headless_entry, syntax_findings, without_remark
 from surveytool.bibtex.value_braces import brace_findings, has_quoted_braces, offences_and_hint, quote_findings
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
@@ -107,6 +108,7 @@ def _read_chunk(
         if isinstance(block, model.Entry):
             papers.append(_entry_to_paper(block, where, strings, tags_field))
             findings.extend(_dangerous_fields(papers[-1], strings))
+            findings.extend(syntax_findings(papers[-1], ((f.key, str(f.value)) for f in block.fields)))
             if not usable_key(block.key):
                 findings.append(
                     Finding(
@@ -131,7 +133,12 @@ def _read_chunk(
             )
             kept.append(RawBlock("comment", raw, where))
         elif isinstance(block, model.ImplicitComment):
-            if block.comment.strip():
+            if headless := headless_entry(block.comment):
+                at = SourceLocation(path, where.line + block.comment.count("\n", 0, headless.start()))
+                message = f"@{headless.group('type')} has no {{ after it, so neither BibTeX nor surveytool reads an entry there; the .bib surveytool writes keeps it as a comment"
+                findings.append(Finding("bibtex-syntax", Severity.ERROR, message, at, "write @type{key, ..."))
+                kept.append(RawBlock("failed", tidy_text(block.comment), where))
+            elif block.comment.strip():
                 kept.append(RawBlock("comment", tidy_text(block.comment), where))
         elif isinstance(block, model.ParsingFailedBlock):
             lines = lines if lines is not None else text[chunk.start : chunk.end].splitlines(keepends=True)
@@ -297,8 +304,10 @@ def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[
     tags: tuple[str, ...] = ()
     tags_field = tags_field.lower()
     for field in entry.fields:
-        name = field.key.lower()
-        value = field.value if isinstance(field.value, str) else str(field.value)
+        name = field_name(field.key)
+        if name is None:  # a field commented out (syntax_findings reports it)
+            continue
+        value = without_remark(field.value if isinstance(field.value, str) else str(field.value))
         if name == tags_field:
             tags = split_tags(value_to_text(value, strings))
             continue

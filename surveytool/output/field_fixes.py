@@ -15,7 +15,6 @@ from surveytool.analysis.field_checks import (
     EMPTY_VALUE,
     NAME_FIELDS,
     VERBATIM_FIELDS,
-    commented_out,
     doi_prefix,
     unescaped_specials,
 )
@@ -43,7 +42,7 @@ def may_need_fixing(fields: Mapping[str, str]) -> bool:
 
 def reads_alike(raw: str, fields: Mapping[str, str], ignore: Container[str] = ()) -> bool:
     """Whether the fields found in ``raw`` are those the reader read (``fields``): only then is an edit of one
-    sure to touch the value a check judged. They differ where the reader takes a ``%`` line into a field."""
+    sure to touch the value a check judged. They differ where a value runs on (a comma forgotten after it)."""
     return {s.name: s.value(raw) for s in field_spans(raw) if s.name not in ignore} == dict(fields)
 
 
@@ -56,7 +55,7 @@ def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) 
     cuts: list[Cut] = []
     done: list[str] = []
     for span in spans:
-        if span.name in ignore or commented_out(span.name):
+        if span.name in ignore:
             continue
         value = span.value(raw)
         literal = literal_inner(value)

@@ -64,12 +64,18 @@ def test_text_that_is_not_one_plain_entry_is_left_alone(raw):
         "note = {see \\} below}",  # BibTeX closes the value at the escaped brace
         'note = "x { y"',  # BibTeX reads on past the quote
         'note = "K\\"oln"',  # BibTeX ends the value at \"
-        "% a remark\n  note = {N}",  # the reader names the field "% a remark\n  note"
     ],
 )
 def test_an_entry_the_reader_and_bibtex_read_otherwise_is_left_alone(field):
     # The fields after such a value are not where the reader found them; a field could be added twice.
     assert edit_fields(f"@article{{k,\n  title = {{T}},\n  {field}\n}}", [("note", "{N}")]) is None
+
+
+def test_remarks_between_fields_stay_and_the_fields_around_them_are_edited_once():
+    # The reader names the field after a remark line by its own name, and leaves a field commented out whole out.
+    raw = "@article{k,\n  % doi = {old},\n  title = {T},\n  % a remark\n  note = {N}\n}"
+    edited = edit_fields(raw, [("note", "{M}"), ("doi", "{d}")])
+    assert edited == "@article{k,\n  % doi = {old},\n  title = {T},\n  % a remark\n  note = {M},\n  doi = {d}\n}"
 
 
 @pytest.mark.parametrize("newline", ["\r", "\r\n"])

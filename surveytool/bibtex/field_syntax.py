@@ -1,0 +1,79 @@
+"""Entries that BibTeX reads otherwise than bibtexparser, losing what follows: a line commented out with ``%``
+inside an entry, a comma forgotten between two fields, an entry type with no brace after it.
+
+BibTeX has no comments inside an entry and stops reading the entry at either of the first two, so every
+field after it is lost in the user's own build; bibtexparser reads on, into a field named ``% doi`` or an
+author that runs on into the next field. The third is no entry to bibtexparser (text between entries) and
+an error to BibTeX: either way the entry the user wrote is gone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from surveytool.bibtex.field_spans import field_location, field_name, line_in, value_end
+from surveytool.model import Finding, Paper, Severity, SourceLocation
+
+_REMARK = re.compile(r"^[ \t]*%", re.M)
+# An "@type" at a line's start followed by anything but the brace or parenthesis that opens an entry.
+_HEADLESS_ENTRY = re.compile(r"^[ \t]*@[ \t]*(?P<type>[A-Za-z]+)\b(?![ \t]*(?:[{(]|$))", re.M)
+_SHOWN = 30
+
+
+def without_remark(value: str) -> str:
+    """``value`` without the ``%`` remark lines bibtexparser read into it after its end (``{x} % why``)."""
+    end = value_end(value, 0) if "%" in value else None
+    rest = value[end:].strip() if end is not None else ""
+    if rest and all(line.lstrip().startswith("%") for line in rest.splitlines()):
+        return value[:end]
+    return value
+
+
+def syntax_findings(paper: Paper, fields: Iterable[tuple[str, str]]) -> list[Finding]:
+    """``bibtex-syntax`` errors for the remark lines and run-on values of ``paper`` (``fields``: its fields' names
+    and values as bibtexparser read them)."""
+    found = []
+    fields = list(fields)
+    remarked = next((key for key, _ in fields if "%" in key), None)
+    if remarked is not None:
+        start = min(paper.sources)
+        name = field_name(remarked)
+        remark = _REMARK.search(paper.raw)
+        if remark:  # a line of its own
+            where = SourceLocation(start.path, line_in(paper.raw, remark.start(), start.line))
+        else:  # at the end of a field's line: the field after it
+            where = field_location(paper, name) if name else start
+        message = (
+            f"entry '{paper.key}' has a % remark between its fields: BibTeX has no comments inside an entry and "
+            "stops reading it there, losing the fields after it; the .bib surveytool writes leaves such remarks out"
+        )
+        hint = "delete the remark or move it above the entry; check and bib --in-place leave it as you wrote it"
+        found.append(Finding("bibtex-syntax", Severity.ERROR, message, where, hint, paper.key))
+    for key, value in fields:
+        name = field_name(key)
+        if name and ("=" in value or "%" in value) and (rest := run_on(value)):
+            shown = rest if len(rest) <= _SHOWN else rest[:_SHOWN] + "…"
+            what = f"field '{name}' of '{paper.key}'"
+            if rest.startswith("%"):
+                message = f"{what} is followed by '{shown}', which BibTeX does not read as a comment: it stops reading the entry there"
+                hint = "delete the remark or move it above the entry"
+            else:
+                message = f"{what} runs on into '{shown}': a comma is missing after its value, and BibTeX stops reading the entry there"
+                hint = "add the comma"
+            found.append(
+                Finding("bibtex-syntax", Severity.ERROR, message, field_location(paper, name), hint, paper.key)
+            )
+    return found
+
+
+def run_on(value: str) -> str:
+    """What follows the value at the start of ``value`` (with its ``#`` parts): "" when nothing does."""
+    end = value_end(value, 0)
+    return "" if end is None else value[end:].strip()
+
+
+def headless_entry(comment: str) -> re.Match | None:
+    """An ``@type`` in text between entries that opens no entry (``@article key,``): BibTeX stops at it."""
+    found = _HEADLESS_ENTRY.search(comment)
+    return None if found is None or found.group("type").lower() == "comment" else found

@@ -1,0 +1,77 @@
+"""Entries BibTeX stops reading where bibtexparser reads on: a % remark between fields, a forgotten comma, an
+@type with no brace. Each is an error with its line; the .bib surveytool writes is one BibTeX reads in full."""
+
+from helpers import bibtex_as_written_and_rewritten, requires_latex, run_cli
+
+from surveytool.bibtex.reader import read_bibtex
+
+COMMENTED_OUT = """@article{c1,
+  author = {Ann Author},
+  title = {Pipeline Parallel Training},
+  journal = {J},
+%  doi = {10.1000/xyz},
+  year = 2020,
+  volume = {7},
+}
+"""
+REMARK_BEFORE_A_FIELD = (
+    "@article{c2,\n  author = {Ann Author},\n  title = {T},\n  journal = {J},\n  % why\n  year = 2021,\n}\n"
+)
+REMARK_AFTER_A_VALUE = (
+    "@book{c3,\n  author = {Ann Author},\n  title = {T},\n  publisher = {P},\n  year = {2022}   % checked\n}\n"
+)
+NO_COMMA = "@article{m1,\n  author = {Ann Author}\n  title = {Missing Comma},\n  journal = {J},\n  year = 2020,\n}\n"
+NO_BRACE = "@article{ok,\n  author = {Ann Author},\n  title = {Fine},\n  journal = {J},\n  year = 2020,\n}\n\n@article k1,\n  author = {Lost, L.},\n  title = {Lost},\n  year = 2020,\n}\n"
+
+
+def _errors(text: str) -> list[str]:
+    return [f"{f.location}: {f.message}" for f in read_bibtex(text, "x.bib").findings if f.check == "bibtex-syntax"]
+
+
+def test_a_remark_between_fields_is_an_error_at_its_line_and_the_fields_after_it_are_kept():
+    [commented] = _errors(COMMENTED_OUT)
+    assert commented.startswith("x.bib:5: entry 'c1' has a % remark between its fields")
+    [paper] = read_bibtex(COMMENTED_OUT, "x.bib").papers
+    assert dict(paper.fields) == {
+        "author": "Ann Author",
+        "title": "Pipeline Parallel Training",
+        "journal": "J",
+        "year": "2020",
+        "volume": "7",
+    }
+    [before] = _errors(REMARK_BEFORE_A_FIELD)
+    assert before.startswith("x.bib:5: entry 'c2' has a % remark")
+    assert read_bibtex(REMARK_BEFORE_A_FIELD, "x.bib").papers[0].fields["year"] == "2021"
+    [after] = _errors(REMARK_AFTER_A_VALUE)
+    assert after.startswith("x.bib:5: field 'year' of 'c3' is followed by '% checked'")
+    assert read_bibtex(REMARK_AFTER_A_VALUE, "x.bib").papers[0].latex_fields["year"] == "{2022}"
+
+
+def test_a_forgotten_comma_and_an_entry_with_no_brace_are_errors_at_their_lines():
+    [comma] = _errors(NO_COMMA)
+    assert comma.startswith(
+        "x.bib:2: field 'author' of 'm1' runs on into 'title = {Missing Comma}': a comma is missing"
+    )
+    [brace] = _errors(NO_BRACE)
+    assert brace.startswith("x.bib:8: @article has no { after it")
+    assert _errors('@misc{u, url = {https://x.org/?a=b&c=d%20e}, title = {a = b}, note = "x = y" # {z}}\n') == []
+
+
+def test_check_fails_on_each_and_leaves_the_file_as_it_is(tmp_path):
+    for n, text in enumerate((COMMENTED_OUT, REMARK_AFTER_A_VALUE, NO_COMMA, NO_BRACE)):
+        bib = tmp_path / f"{n}.bib"
+        bib.write_text(text, encoding="utf-8")
+        result = run_cli("check", str(bib))
+        assert result.returncode == 1 and "error [bibtex-syntax]" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr and bib.read_text(encoding="utf-8") == text
+
+
+@requires_latex
+def test_bibtex_reads_every_field_of_the_bib_surveytool_writes(tmp_path):
+    (_, as_written_bbl), (run, bbl) = bibtex_as_written_and_rewritten(tmp_path, COMMENTED_OUT + REMARK_AFTER_A_VALUE)
+    assert "2020" not in as_written_bbl  # BibTeX lost the year after the remark
+    assert run.returncode == 0 and "error message" not in run.stdout, run.stdout
+    assert "2020" in bbl and "7" in bbl and "2022" in bbl
+    (_, _), (run, bbl) = bibtex_as_written_and_rewritten(tmp_path, NO_BRACE)
+    assert run.returncode == 0 and "error message" not in run.stdout, run.stdout
+    assert "Fine" in bbl and "Lost" not in bbl  # kept as a comment, as surveytool read it
