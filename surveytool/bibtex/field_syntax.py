@@ -10,7 +10,7 @@ an error to BibTeX: either way the entry the user wrote is gone.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from surveytool.bibtex.field_spans import field_location, field_name, line_in, value_end
 from surveytool.model import Finding, Paper, Severity, SourceLocation
@@ -30,11 +30,10 @@ def without_remark(value: str) -> str:
     return value
 
 
-def syntax_findings(paper: Paper, fields: Iterable[tuple[str, str]]) -> list[Finding]:
-    """``bibtex-syntax`` errors for the remark lines and run-on values of ``paper`` (``fields``: its fields' names
-    and values as bibtexparser read them)."""
+def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Finding]:
+    """``bibtex-syntax`` errors for the remark lines and run-on values of ``paper`` (``fields``: those of its fields'
+    names and values as bibtexparser read them that hold a ``%`` or an ``=``)."""
     found = []
-    fields = list(fields)
     remarked = next((key for key, _ in fields if "%" in key), None)
     if remarked is not None:
         start = min(paper.sources)
@@ -73,7 +72,15 @@ def run_on(value: str) -> str:
     return "" if end is None else value[end:].strip()
 
 
-def headless_entry(comment: str) -> re.Match | None:
-    """An ``@type`` in text between entries that opens no entry (``@article key,``): BibTeX stops at it."""
+def headless_entry_finding(comment: str, where: SourceLocation) -> Finding | None:
+    """A ``bibtex-syntax`` error for an ``@type`` in text between entries (``comment``, read at ``where``) that
+    opens no entry (``@article key,``): BibTeX stops at it."""
     found = _HEADLESS_ENTRY.search(comment)
-    return None if found is None or found.group("type").lower() == "comment" else found
+    if found is None or found.group("type").lower() == "comment":
+        return None
+    at = SourceLocation(where.path, where.line + comment.count("\n", 0, found.start()))
+    message = (
+        f"@{found.group('type')} has no {{ after it, so neither BibTeX nor surveytool reads an entry there; "
+        "the .bib surveytool writes keeps it as a comment"
+    )
+    return Finding("bibtex-syntax", Severity.ERROR, message, at, "write @type{key, ...")

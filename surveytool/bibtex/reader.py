@@ -14,7 +14,7 @@ from bibtexparser import model
 
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
 from surveytool.bibtex.field_spans import field_location, field_name
-from surveytool.bibtex.field_syntax import headless_entry, syntax_findings, without_remark
+from surveytool.bibtex.field_syntax import headless_entry_finding, syntax_findings, without_remark
 from surveytool.bibtex.value_braces import brace_findings, has_quoted_braces, offences_and_hint, quote_findings
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
@@ -106,9 +106,10 @@ def _read_chunk(
             continue
         where = SourceLocation(path, chunk.line + line + 1)
         if isinstance(block, model.Entry):
-            papers.append(_entry_to_paper(block, where, strings, tags_field))
-            findings.extend(_dangerous_fields(papers[-1], strings))
-            findings.extend(syntax_findings(papers[-1], ((f.key, str(f.value)) for f in block.fields)))
+            paper, suspects = _entry_to_paper(block, where, strings, tags_field)
+            papers.append(paper)
+            findings.extend(_dangerous_fields(paper, strings))
+            findings.extend(syntax_findings(paper, suspects) if suspects else ())
             if not usable_key(block.key):
                 findings.append(
                     Finding(
@@ -133,10 +134,8 @@ def _read_chunk(
             )
             kept.append(RawBlock("comment", raw, where))
         elif isinstance(block, model.ImplicitComment):
-            if headless := headless_entry(block.comment):
-                at = SourceLocation(path, where.line + block.comment.count("\n", 0, headless.start()))
-                message = f"@{headless.group('type')} has no {{ after it, so neither BibTeX nor surveytool reads an entry there; the .bib surveytool writes keeps it as a comment"
-                findings.append(Finding("bibtex-syntax", Severity.ERROR, message, at, "write @type{key, ..."))
+            if headless := headless_entry_finding(block.comment, where):
+                findings.append(headless)
                 kept.append(RawBlock("failed", tidy_text(block.comment), where))
             elif block.comment.strip():
                 kept.append(RawBlock("comment", tidy_text(block.comment), where))
@@ -298,17 +297,23 @@ def _failed_region(blocks: list[tuple[int, model.Block]], index: int, lines: lis
     return region or (blocks[index][1].raw or ""), list(range(index + 1, end))
 
 
-def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[str, str], tags_field: str) -> Paper:
+def _entry_to_paper(
+    entry: model.Entry, where: SourceLocation, strings: Mapping[str, str], tags_field: str
+) -> tuple[Paper, list[tuple[str, str]]]:
+    """The entry as a paper, and its fields (name, value as read) that BibTeX may read otherwise (``field_syntax``)."""
     latex: dict[str, str] = {}
     plain: dict[str, str] = {}
     tags: tuple[str, ...] = ()
-    tags_field = tags_field.lower()
+    suspects: list[tuple[str, str]] = []
     for field in entry.fields:
-        name = field_name(field.key)
+        value = field.value if isinstance(field.value, str) else str(field.value)
+        if "%" in field.key or "%" in value or "=" in value:
+            suspects.append((field.key, value))
+        name = field.key.lower() if "%" not in field.key else field_name(field.key)
         if name is None:  # a field commented out (syntax_findings reports it)
             continue
-        value = without_remark(field.value if isinstance(field.value, str) else str(field.value))
-        if name == tags_field:
+        value = without_remark(value) if "%" in value else value
+        if name == tags_field.lower():
             tags = split_tags(value_to_text(value, strings))
             continue
         latex[name] = value
@@ -322,4 +327,4 @@ def _entry_to_paper(entry: model.Entry, where: SourceLocation, strings: Mapping[
         key=entry.key,
         raw=entry.raw or "",
         explicit_tags=tags,
-    )
+    ), suspects
