@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from surveytool.analysis.keys import run_order, runs_in_tex
+from surveytool.analysis.keys import run_order, runs_in_tex, unwritable_key
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
 
 _USER_KEYED = (Origin.BIBTEX, Origin.CSL_JSON)
@@ -94,6 +94,12 @@ def _fate(
     if runs_in_tex(key):
         message = (
             f"entry key '{key}' holds a TeX command, which would run wherever BibTeX copies the key; "
+            f"{_WRITTEN} write this entry under the new key '{paper.key}'"
+        )
+        return Finding("unusable-key", Severity.ERROR, message, where, f"cite this entry as '{paper.key}'", key)
+    if unwritable_key(key):
+        message = (
+            f"entry key '{key}' has a space, comma or brace, which BibTeX does not read in a key; "
             f"{_WRITTEN} write this entry under the new key '{paper.key}'"
         )
         return Finding("unusable-key", Severity.ERROR, message, where, f"cite this entry as '{paper.key}'", key)

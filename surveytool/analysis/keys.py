@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -24,11 +25,12 @@ from surveytool.text.transliterate import significant_words
 
 LOCK_VERSION = 1
 _MAX_WORD = 20
+_UNREADABLE_IN_KEY = re.compile(r"[\s,{}]")
 
 
 def key_base(paper: Paper, formula: KeyFormula = DEFAULT) -> str:
     """The key ``formula`` gives (``lepikhin2021gshard`` by default); a user's own key as it is."""
-    if paper.key and paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and not runs_in_tex(paper.key):
+    if paper.key and paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and not unwritable_key(paper.key):
         return paper.key
     if paper.resolved and paper.title:
         return formula.key(paper) or DEFAULT.key(paper)
@@ -86,6 +88,12 @@ def runs_in_tex(key: str) -> bool:
     return "\\" in key or "^^" in key
 
 
+def unwritable_key(key: str) -> bool:
+    """Whether ``key`` cannot be written back as it is: it ``runs_in_tex``, or BibTeX reads no key with a space,
+    comma or brace in it."""
+    return runs_in_tex(key) or bool(_UNREADABLE_IN_KEY.search(key))
+
+
 def run_order(sources: Sequence[str]) -> Callable[[Paper], tuple[int, int]]:
     """Sorts papers by where they were first read: the sources in the order of the run, then the line.
 
@@ -130,7 +138,7 @@ def assign_keys(
         pinned = next((pins[i] for i in candidates if i in pins), None)
         own = paper.key if paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and paper.key else None
         # BibTeX copies a key into the .bbl as it is: one that holds a command would run there.
-        key = next((k for k in (own, pinned) if k and not runs_in_tex(k)), None)
+        key = next((k for k in (own, pinned) if k and not unwritable_key(k)), None)
         if key and key.lower() not in taken:
             keyed[index] = key
             taken.add(key.lower())

@@ -393,3 +393,18 @@ def test_entries_on_one_line_are_told_apart_by_their_keys_not_their_line(tmp_pat
     [warning] = [w for w in result.stderr.splitlines() if "duplicate-key" in w]
     assert "entry key 'a1' is used again here" in warning and "under the new key 'a1b'" in warning
     assert "@article{a1b," in (tmp_path / "dup-out.bib").read_text(encoding="utf-8")
+
+
+def test_a_key_with_a_space_is_written_under_a_new_key_that_bibtex_reads_and_the_message_names_it(tmp_path):
+    (tmp_path / "spaced.bib").write_text(
+        "@proceedings{Pipeline parallel JavaGrande2002,\n  title = {Java Grande},\n  year = 2002,\n}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("bib", "spaced.bib", "-o", "references.bib", cwd=tmp_path)
+    [renamed] = [line for line in result.stderr.splitlines() if "does not read in a key" in line]
+    new_key = re.search(r"under the new key '([^']+)'", renamed).group(1)
+    written = (tmp_path / "references.bib").read_text(encoding="utf-8")
+    assert f"@proceedings{{{new_key}," in written and "Pipeline parallel" not in written
+    if HAVE_LATEX or IN_CI:
+        bibtex, bbl = run_bibtex(tmp_path)
+        assert "error message" not in bibtex.stdout and f"\\bibitem{{{new_key}}}" in bbl, bibtex.stdout
