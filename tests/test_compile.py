@@ -368,3 +368,23 @@ def test_raw_hashes_and_underscores_compile_and_print_in_full(tmp_path):
     assert "Jane Doe. Training in c# with snake_case names and xi steps. Systems_ML, 2021." in " ".join(
         pdf_text(out).split()
     )
+
+
+@requires_latex
+def test_a_bracket_in_an_author_name_neither_ends_natbibs_label_nor_takes_over_another_citation(tmp_path):
+    (tmp_path / "names.bib").write_text(
+        "@article{smith2020, author = {Sm]{jones2019}ith, Jo}, title = {First}, journal = {J}, year = 2020,"
+        " sections = {surveys}}\n"
+        "@article{jones2019, author = {Jones, Al}, title = {Second}, journal = {J}, year = 2019,"
+        " sections = {surveys}}\n"
+        '@article{q2018, author = "Q]x, Ann", title = {Third}, journal = {J}, year = 2018, sections = {surveys}}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    run_cli("build", str(tmp_path / "names.bib"), "--out", str(out), "--no-figure", "--no-plot", check=True)
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    bbl = (out / "main.bbl").read_text(encoding="utf-8")
+    assert bbl.count("\\bibitem[") == 3 and "]{smith2020}" in bbl and "]{jones2019}" in bbl and "]{q2018}" in bbl
+    log = (out / "main.log").read_text(encoding="latin-1")
+    assert "undefined" not in log.lower().replace("undefined references", ""), re.findall(r".*undefined.*", log)

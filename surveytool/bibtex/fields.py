@@ -9,6 +9,7 @@ from functools import partial
 
 from surveytool.bibtex.dialects import as_biblatex, as_bibtex, bibtex_type
 from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
+from surveytool.bibtex.names import label_safe
 from surveytool.bibtex.order import sort_papers
 from surveytool.bibtex.raw_specials import escaped_in, escaped_specials
 from surveytool.bibtex.value_braces import balanced_value, braced_quotes
@@ -136,6 +137,10 @@ def encode_field(name: str, text: str) -> str:
 
 
 def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str], original: str | None) -> str:
+    return label_safe(name, _value_as_read(paper, name, text, macros, original))
+
+
+def _value_as_read(paper: Paper, name: str, text: str, macros: Mapping[str, str], original: str | None) -> str:
     # A value read from the user's .bib (``original``) is written as they wrote it, unless TeX would read
     # LaTeX outside the allowlist in it: then it prints literally. Stages that change a
     # field drop its original (see merge.merge_group, resolve.apply_candidate, dialects).

@@ -68,3 +68,21 @@ def _persons(value: str) -> list[str]:
             start = match.end()
     names.append(value[start:])
     return names
+
+
+#: The fields natbib's styles build a citation label from, which LaTeX reads as ``\\bibitem[label]``.
+_LABEL_FIELDS = frozenset({"author", "editor", "key", "organization"})
+
+
+def label_safe(field: str, value: str) -> str:
+    """``value`` (a raw BibTeX value of ``field``) with each ``]`` outside its inner braces braced, in the fields a
+    label is made of: in ``\\bibitem[Sm]ith(2020)]`` it would end the label, and a key after it would take over
+    another entry's citation."""
+    if field not in _LABEL_FIELDS or "]" not in value:
+        return value
+    out, depth = [], 0
+    bare = 1 if value.startswith("{") else 0  # the depth of the value's own text: inside its braces, or its quotes
+    for char in value:
+        depth += (char == "{") - (char == "}")
+        out.append("{]}" if char == "]" and depth <= bare else char)
+    return "".join(out)
