@@ -388,3 +388,17 @@ def test_a_bracket_in_an_author_name_neither_ends_natbibs_label_nor_takes_over_a
     assert bbl.count("\\bibitem[") == 3 and "]{smith2020}" in bbl and "]{jones2019}" in bbl and "]{q2018}" in bbl
     log = (out / "main.log").read_text(encoding="latin-1")
     assert "undefined" not in log.lower().replace("undefined references", ""), re.findall(r".*undefined.*", log)
+
+
+@requires_latex
+def test_control_characters_pasted_into_a_title_are_dropped_and_the_document_compiles(tmp_path):
+    (tmp_path / "pasted.bib").write_bytes(
+        b"@article{cc, author = {Ann Author}, title = {Pasted\x7f from a\x01 PDF}, journal = {J}, year = 2020,"
+        b" sections = {surveys}}\n"
+    )
+    out = tmp_path / "out"
+    run_cli("build", str(tmp_path / "pasted.bib"), "--out", str(out), "--no-figure", "--no-plot", check=True)
+    assert "title = {Pasted from a PDF}" in (out / "references.bib").read_text(encoding="utf-8")
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert_clean_log(out)

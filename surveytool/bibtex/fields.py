@@ -23,44 +23,23 @@ from surveytool.bibtex.values import (
 )
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
-from surveytool.text.latex import block_offences, encode_bibtex_title, encode_bibtex_value, inert_latex
+from surveytool.text.latex import (
+    block_offences,
+    encode_bibtex_title,
+    encode_bibtex_value,
+    inert_latex,
+    without_control_chars,
+)
 from surveytool.text.title_case import is_one_literal, protect_title_words
 
 DIALECTS = ("bibtex", "biblatex")
 
-FIELD_ORDER = (
-    "author",
-    "editor",
-    "title",
-    "booktitle",
-    "journal",
-    "journaltitle",
-    "year",
-    "date",
-    "month",
-    "volume",
-    "number",
-    "pages",
-    "publisher",
-    "address",
-    "institution",
-    "school",
-    "organization",
-    "howpublished",
-    "series",
-    "edition",
-    "doi",
-    "eprint",
-    "archiveprefix",
-    "eprinttype",
-    "primaryclass",
-    "url",
-    "urldate",
-    "ids",
-    "key",
-    "note",
-    "abstract",
-    "keywords",
+FIELD_ORDER = tuple(
+    """
+    author editor title booktitle journal journaltitle year date month volume number pages publisher
+    address institution school organization howpublished series edition doi eprint archiveprefix
+    eprinttype primaryclass url urldate ids key note abstract keywords
+    """.split()
 )
 _ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
 #: Fields each entry type needs, per dialect ("a|b": either will do). A biblatex .bib read back
@@ -137,7 +116,7 @@ def encode_field(name: str, text: str) -> str:
 
 
 def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str], original: str | None) -> str:
-    return label_safe(name, _value_as_read(paper, name, text, macros, original))
+    return label_safe(name, without_control_chars(_value_as_read(paper, name, text, macros, original)))
 
 
 def _value_as_read(paper: Paper, name: str, text: str, macros: Mapping[str, str], original: str | None) -> str:

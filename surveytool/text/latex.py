@@ -19,7 +19,7 @@ from functools import lru_cache
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
-from surveytool.text.latex_allowlist import Offence, describe, find_block_offences, find_offences
+from surveytool.text.latex_allowlist import CONTROL_CHARS_SET, Offence, describe, find_block_offences, find_offences
 from surveytool.text.latex_decode import NEEDS_DECODING, quick_decode, spell_ligatures
 from surveytool.text.latex_inert import LITERAL_SPELLINGS, render_inert
 from surveytool.text.pdflatex_glyphs import typesets
@@ -33,10 +33,13 @@ class LatexMarkup(str):
 
 
 # ASCII characters with a meaning in LaTeX, and their literal spelling.
-_SPECIALS = {**LITERAL_SPELLINGS, "{": r"\{", "}": r"\}"}
+# Control characters (pasted from PDFs) print nothing, and pdfLaTeX stops at some: they are dropped.
+_DROPPED = dict.fromkeys(CONTROL_CHARS_SET, "")
+_SPECIALS = {**LITERAL_SPELLINGS, "{": r"\{", "}": r"\}", **_DROPPED}
 _SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIALS)) + "]")
 # BibTeX counts braces before LaTeX sees them: a literal brace must not be one.
-_BIBTEX_SPECIALS = LITERAL_SPELLINGS
+_BIBTEX_SPECIALS = {**LITERAL_SPELLINGS, **_DROPPED}
+_CONTROL_CHAR = re.compile("[" + "".join(sorted(CONTROL_CHARS_SET)) + "]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Anything escape_text would change: most keys, years and titles have none of it.
 _NEEDS_ESCAPING = re.compile("[" + re.escape("".join(_SPECIALS)) + r"'`\-]|[^\x00-\x7f]")
@@ -160,6 +163,11 @@ def usable_key(key: str) -> bool:
 
 def _escape_ascii(text: str) -> str:
     return _break_ligatures(_SPECIAL_RE.sub(lambda m: _SPECIALS[m.group()], text))
+
+
+def without_control_chars(value: str) -> str:
+    """``value`` (a raw BibTeX value) without the control characters that print nothing and stop pdfLaTeX."""
+    return _CONTROL_CHAR.sub("", value) if _CONTROL_CHAR.search(value) else value
 
 
 def escape_text(text: str) -> LatexMarkup:
