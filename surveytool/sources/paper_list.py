@@ -16,8 +16,9 @@ from dataclasses import dataclass
 _HEADER = re.compile(
     r"^\s*(?:related\s+papers?|相关论文|相關論文)\s*(?:[:：]|\s[-–—]+\s|[–—]+)(?P<title>.*)$", re.IGNORECASE
 )
-# A list item's number: "1.", "2)", "(3)", "[4]" and a space.
-_ITEM_NUMBER = re.compile(r"^(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])\s+(?=\S)")
+# A list item's number: "1.", "2)", "(3)", "[4]" and a space; or alone on its line (an empty item, or its
+# text on the next line), so that the number is never read as text of the item before it.
+_ITEM_NUMBER = re.compile(r"^(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])(?:\s+(?=\S)|\s*$)")
 _ELLIPSIS = ("…", "...")
 
 
@@ -37,6 +38,8 @@ class PaperList:
     suspect_lines: tuple[int, ...] = ()
     # The headers of further lists pasted after the first one: (title, line).
     later_anchors: tuple[tuple[str, int], ...] = ()
+    # Lines of numbered items with no text ("3." alone), which give no paragraph.
+    empty_item_lines: tuple[int, ...] = ()
 
     @property
     def anchor_truncated(self) -> bool:
@@ -87,6 +90,7 @@ def parse_paper_list(text: str) -> PaperList:
         break
 
     paragraphs: list[Paragraph] = []
+    empty_items: list[int] = []
     later: list[tuple[str, int]] = []
     block: list[str] = []
     block_line = 0
@@ -104,10 +108,13 @@ def parse_paper_list(text: str) -> PaperList:
             continue
         if block:
             for item, item_line in _numbered_items(block, block_line):
-                paragraphs.extend(_paragraphs(item, item_line))
+                if item:
+                    paragraphs.extend(_paragraphs(item, item_line))
+                else:
+                    empty_items.append(item_line)
             block = []
     suspects = tuple(p.line for p in paragraphs if _looks_like_several(p.text))
-    return PaperList(anchor_title, anchor_line, tuple(paragraphs), suspects, tuple(later))
+    return PaperList(anchor_title, anchor_line, tuple(paragraphs), suspects, tuple(later), tuple(empty_items))
 
 
 def _item_number(line: str) -> int | None:
@@ -119,7 +126,8 @@ def _numbered_items(lines: list[str], first_line: int) -> list[tuple[list[str], 
     """A block cut at its numbered items, each without its number; the block whole when it is not a numbered list.
 
     Only the next number in sequence starts an item, so that a wrapped line that happens to
-    begin with a number ("3. We ...") stays inside its paragraph.
+    begin with a number ("3. We ...") stays inside its paragraph. An item with no text ("3." alone)
+    has no lines.
     """
     number = _item_number(lines[0])
     if number is None:
@@ -128,7 +136,8 @@ def _numbered_items(lines: list[str], first_line: int) -> list[tuple[list[str], 
     for offset, line in enumerate(lines):
         if offset == 0 or _item_number(line) == number + 1:
             number = number if offset == 0 else number + 1
-            items.append(([_ITEM_NUMBER.sub("", line, count=1)], first_line + offset))
+            text = _ITEM_NUMBER.sub("", line, count=1)
+            items.append(([text] if text else [], first_line + offset))
         else:
             items[-1][0].append(line)
     return items

@@ -257,6 +257,16 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
         )
         for line in document.suspect_lines
     )
+    findings.extend(
+        Finding(
+            "empty-item",
+            Severity.WARNING,
+            "this numbered item has no text; skipped",
+            SourceLocation(display, line),
+            "write the paper's snippet after its number, or remove the number",
+        )
+        for line in document.empty_item_lines
+    )
     if not document.paragraphs:
         findings.append(
             Finding(

@@ -141,3 +141,48 @@ def test_a_second_list_pasted_below_the_first_gives_its_anchor_not_a_snippet(tmp
     assert anchors == [next(p.fields["title"] for p in one if p.origin.value == "anchor") for one in alone]
     assert len(papers) == sum(len(one) for one in alone)
     assert not any("Related papers" in p.fields.get("abstract", "") for p in papers)
+
+
+def test_an_empty_numbered_item_is_skipped_and_reported_not_glued_to_its_neighbours(tmp_path):
+    # "3." alone was no item: it and item 4 were read as text of item 2, and item 4 was lost.
+    first = "First snippet about pipeline parallel training with micro-batches and bubbles…"
+    second = "Second snippet about expert routing in mixture of experts layers for scale…"
+    fourth = "Fourth snippet about ZeRO memory optimizations for data parallel training…"
+    header = "Related papers - Some anchor paper title that is long enough\n\n"
+    markers = [
+        ("1.", "2.", "3.", "4."),
+        ("(1)", "(2)", "(3) ", "[4]"),
+        ("[1]", "[2]", "(3)", "(4)"),
+        ("1)", "2)", "3)", "4)"),
+    ]
+    for one, two, three, four in markers:
+        for gap in ("\n", "\n\n"):
+            items = [f"{one} {first}", f"{two} {second}", three, f"{four} {fourth}"]
+            path = tmp_path / "l4.txt"
+            path.write_text(header + gap.join(items) + "\n", encoding="utf-8")
+            result = read_source(path, "l4.txt")
+            snippets = [p for p in result.papers if p.origin.value == "snippet"]
+            lines = [3, 4, 6] if gap == "\n" else [3, 5, 9]
+            assert [(p.sources[0].line, p.fields["abstract"]) for p in snippets] == [
+                (lines[0], first),
+                (lines[1], second),
+                (lines[2], fourth),
+            ], (three, gap)
+            assert [(f.check, f.location.path, f.location.line) for f in result.findings] == [
+                ("empty-item", "l4.txt", lines[2] - len(gap))
+            ], (three, gap)
+
+
+def test_a_number_alone_on_its_line_starts_its_item_without_joining_the_one_before(tmp_path):
+    path = tmp_path / "apart.txt"
+    path.write_text(
+        "Related papers: X\n1. A first paper.\n2.\nThe second paper,\nwrapped.\n3) The third.\n", encoding="utf-8"
+    )
+    result = read_source(path, "apart.txt")
+    snippets = [p for p in result.papers if p.origin.value == "snippet"]
+    assert [(p.sources[0].line, p.fields["abstract"]) for p in snippets] == [
+        (2, "A first paper."),
+        (3, "The second paper, wrapped."),
+        (6, "The third."),
+    ]
+    assert not result.findings
