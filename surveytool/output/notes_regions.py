@@ -128,6 +128,7 @@ class SavedChapter:
     text: str
     bom: str = ""
     newline: str = "\n"
+    encoding: str = "utf-8"  # as it was saved; written back in UTF-8
 
     def in_its_style(self, text: str) -> str:
         """``text`` (with "\n" line ends) with this file's mark and line endings."""
@@ -146,7 +147,7 @@ def read_saved(data: bytes) -> SavedChapter:
     newline = newline_of(decoded.exact_text)
     # The mark is kept only as UTF-8: the chapter is rewritten in UTF-8, which LaTeX reads.
     bom = "\ufeff" if decoded.bom else ""
-    return SavedChapter(raw.replace("\r\n", "\n").replace("\r", "\n"), bom, newline)
+    return SavedChapter(raw.replace("\r\n", "\n").replace("\r", "\n"), bom, newline, decoded.encoding)
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,13 @@ def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[P
         backup = path.with_name(path.name + ".bak")
         write_atomically(backup, data)
         notes.append(ProseNote(f"{path}: edited outside its notes regions; old version kept as {backup}"))
+    if saved.encoding != "utf-8" and not old.isascii():
+        notes.append(
+            ProseNote(
+                f"{path}: was saved as {saved.encoding}; written in UTF-8, as main.tex reads it "
+                "(\\usepackage[utf8]{inputenc}): set your editor to UTF-8 for this file"
+            )
+        )
     renames = renamed_themes(old, text, {r for r, content in regions(old).items() if content.strip()})
     merged = carry_over(text, with_renamed_regions(old, renames))
     for was, now in sorted(renames.items()):

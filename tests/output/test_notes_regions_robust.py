@@ -329,3 +329,16 @@ def test_forcing_over_a_crlf_chapter_keeps_the_old_bytes_in_the_backup(tmp_path)
     assert run_cli("build", str(source), "--out", str(out)).returncode == 2
     assert run_cli("build", str(source), "--out", str(out), "--force").returncode == 0
     assert (out / "related_work.tex.bak").read_bytes() == edited
+
+
+def test_a_chapter_saved_as_latin_1_keeps_its_notes_and_says_it_is_written_in_utf_8(tmp_path):
+    source, out = build_folder(tmp_path)
+    chapter = out / "related_work.tex"
+    write_in_region(chapter, "unclassified", "Café naïve notes.\n")
+    chapter.write_bytes(chapter.read_text(encoding="utf-8").encode("latin-1"))
+    again = run_cli("build", str(source), "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert "related_work.tex: was saved as " in again.stderr and "written in UTF-8" in again.stderr
+    assert "Café naïve notes." in chapter.read_text(encoding="utf-8")
+    third = run_cli("build", str(source), "--out", str(out))  # UTF-8 now: nothing more to say
+    assert "was saved as" not in third.stderr
