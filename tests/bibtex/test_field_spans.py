@@ -21,8 +21,9 @@ def _mismatches(path: Path) -> tuple[int, list[str]]:
     return len(papers), [p.raw for p in papers if not reads_alike(p.raw, p.latex_fields, (TAGS_FIELD,))]
 
 
-# The reader takes a TeX-style "%" comment (BibTeX knows none: a field commented out, a remark after one)
-# into a field's name or value; those entries are the only ones read otherwise, and --fix leaves them be.
+# A TeX-style "%" remark (BibTeX knows none, and bibtex-syntax reports it) can still run into a field's value
+# where the reader cannot strip it (a remark then a field); those entries are the only ones read otherwise,
+# and --fix leaves them be.
 _PERCENT_LINE = re.compile(r"(?<!\\)%")
 
 
