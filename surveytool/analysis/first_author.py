@@ -223,10 +223,10 @@ def _one_of_two(one: AuthorName, two: AuthorName) -> bool:
     if not two.doubles or not one.singles:  # most names: compared pairwise, this is the one quick answer
         return False
     either = {name for pair in two.doubles if not set(pair) & one.given_words for name in pair}
-    return bool(one.singles & either) and _first_givens_agree(one, two)
+    return bool(one.singles & either) and first_givens_agree(one, two)
 
 
-def _first_givens_agree(a: AuthorName, b: AuthorName) -> bool:
+def first_givens_agree(a: AuthorName, b: AuthorName) -> bool:
     # An initial agrees with any name it begins; two whole names only when they are equal.
     return any(
         x == y or (x_initial or y_initial) and x[:1] == y[:1]

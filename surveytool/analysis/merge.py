@@ -14,8 +14,10 @@ import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
+from surveytool.analysis.first_author import AuthorName, author_name, first_givens_agree, same_author
+from surveytool.analysis.key_authors import names_of
 from surveytool.analysis.merge_groups import PairwiseGroups
-from surveytool.analysis.preprints import preprint_marker
+from surveytool.analysis.preprints import arxiv_id, preprint_marker
 from surveytool.analysis.tagging.user_tags import tag_locations
 from surveytool.model import Finding, Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
@@ -219,6 +221,8 @@ def merge_group(group: Sequence[Paper]) -> Paper:
                     latex[name] = other.latex_fields[name]
                 else:
                     latex.pop(name, None)
+    _take_fuller_names(fields, latex, ranked)
+    _keep_arxiv_id(fields, latex, ranked)
     keys = {p.key for p in ranked if p.key} | {a for p in ranked for a in p.aliases}
     # The entry read first keeps its key, so that \cite{key} still means what it meant in the user's file.
     keyed = sorted((p for p in group if p.key), key=lambda p: _ORIGIN_RANK[p.origin])
@@ -240,6 +244,56 @@ def merge_group(group: Sequence[Paper]) -> Paper:
         tag_places=_tag_places(ranked),
         aliases=tuple(sorted(keys - {key})),
     )
+
+
+def _take_fuller_names(fields: dict[str, str], latex: dict[str, str], ranked: Sequence[Paper]) -> None:
+    """The fullest author and editor lists of the group: the best version may abbreviate them ("Narayanan, D. and
+    others") where another record writes every name in full. Only a list that names the same people in the
+    same order, and then perhaps more, replaces the kept one."""
+    for field in ("author", "editor"):
+        kept = ranked[0]
+        for other in ranked[1:]:
+            if field in fields and other.fields.get(field) and _fuller(other, kept, field):
+                kept = other
+        if kept is not ranked[0] and fields.get(field) != kept.fields[field]:
+            fields[field] = kept.fields[field]
+            if field in kept.latex_fields:
+                latex[field] = kept.latex_fields[field]
+            else:
+                latex.pop(field, None)
+
+
+def _fuller(candidate: Paper, kept: Paper, field: str) -> bool:
+    """Whether ``candidate``'s name list says all ``kept``'s does, and more: more names, or longer given names."""
+    theirs, their_etal = names_of(candidate.fields.get(field, ""), candidate.latex_fields.get(field, ""))
+    ours, our_etal = names_of(kept.fields.get(field, ""), kept.latex_fields.get(field, ""))
+    if len(theirs) < len(ours) or len(theirs) > len(ours) and not our_etal or their_etal and not our_etal:
+        return False  # a shorter list, or one that names people the kept list says are all there is
+    people = [(author_name(*a), author_name(*b)) for a, b in zip(theirs, ours, strict=False)]
+    if not all(a and b and same_author(a, b) and _givens_agree(a, b) for a, b in people):
+        return False
+    return len(theirs) > len(ours) or sum(len(g) for a, _ in people for g in a.given_words) > sum(
+        len(g) for _, b in people for g in b.given_words
+    )
+
+
+def _givens_agree(a: AuthorName, b: AuthorName) -> bool:
+    # An initial agrees with any name it begins; a name without a given name with any.
+    return not a.first_given or not b.first_given or first_givens_agree(a, b)
+
+
+def _keep_arxiv_id(fields: dict[str, str], latex: dict[str, str], ranked: Sequence[Paper]) -> None:
+    """The preprint's arXiv id, as eprint, when the kept version does not say it: a Google Scholar preprint writes
+    it only in its journal ("arXiv preprint arXiv:1806.03377"), a field the published version replaces."""
+    if fields.get("eprint") or arxiv_id(ranked[0]):
+        return
+    found = next((i for i in (arxiv_id(p) for p in ranked[1:]) if i), None)
+    if found:
+        fields["eprint"] = found
+        latex.pop("eprint", None)
+        if not fields.get("archiveprefix") and not fields.get("eprinttype"):
+            fields["archiveprefix"] = "arXiv"
+            latex.pop("archiveprefix", None)
 
 
 def _tag_places(ranked: Sequence[Paper]) -> Mapping[str, tuple[SourceLocation, ...]]:

@@ -194,3 +194,45 @@ def test_two_chapters_sharing_an_abstract_keep_their_keys_when_one_leaves():
     for leaving in range(2):
         again, _ = assign_keys([chapters[1 - leaving]], pins)
         assert again[0].key == first[1 - leaving].key  # the pin of the chapter that left is not handed over
+
+
+def test_merging_a_google_scholar_preprint_keeps_its_full_names_and_its_arxiv_id():
+    published = paper(1, key="pub", title="Pipe Dreams at Scale", author="Narayanan, D. and Harlap, A. and others")
+    published = replace(published, fields=frozen_mapping({**published.fields, "booktitle": "SOSP", "year": "2019"}))
+    preprint = paper(
+        9,
+        key="pre",
+        title="Pipe Dreams at Scale",
+        author="Narayanan, Deepak and Harlap, Aaron and Phanishayee, Amar",
+        journal="arXiv preprint arXiv:1806.03377",
+        year="2018",
+    )
+    [merged] = merge_duplicates([published, preprint], merge_user_entries=True)
+    assert merged.fields["author"] == "Narayanan, Deepak and Harlap, Aaron and Phanishayee, Amar"
+    assert merged.fields["eprint"] == "1806.03377" and merged.fields["archiveprefix"] == "arXiv"
+    assert merged.fields["booktitle"] == "SOSP" and merged.fields["year"] == "2019" and "journal" not in merged.fields
+    # The published record's own arXiv id, or one in its eprint field, is never replaced.
+    with_id = replace(published, fields=frozen_mapping({**published.fields, "eprint": "1806.03377v2"}))
+    [merged] = merge_duplicates([with_id, preprint], merge_user_entries=True)
+    assert merged.fields["eprint"] == "1806.03377v2" and "archiveprefix" not in merged.fields
+
+
+def test_a_name_list_replaces_the_kept_one_only_when_it_names_the_same_people_more_fully():
+    def merged_authors(kept: str, other: str) -> str:
+        first = paper(1, key="a", title="Pipe Dreams at Scale", author=kept, booktitle="SOSP", year="2019")
+        second = paper(2, key="b", title="Pipe Dreams at Scale", author=other, year="2019")
+        [merged] = merge_duplicates([first, second], merge_user_entries=True)
+        return merged.fields["author"]
+
+    full = "Narayanan, Deepak and Harlap, Aaron"
+    assert merged_authors("Narayanan, D. and Harlap, A.", full) == full  # initials, then whole given names
+    assert merged_authors("D. Narayanan and others", full) == full  # "and others" said there were more
+    assert merged_authors(full, "Narayanan, D. and Harlap, A.") == full  # never the shorter spelling
+    # A list that names someone else, or more people than a list without "others" says there are: kept as read.
+    assert merged_authors("Narayanan, D. and Harlap, A.", "Narayanan, Deepak and Smith, Aaron") == (
+        "Narayanan, D. and Harlap, A."
+    )
+    assert merged_authors(
+        "Narayanan, D. and Harlap, A.", "Narayanan, Deepak and Harlap, Aaron and Phanishayee, Amar"
+    ) == ("Narayanan, D. and Harlap, A.")
+    assert merged_authors("Narayanan, Dan and Harlap, A.", full) == "Narayanan, Dan and Harlap, A."  # Dan is not Deepak
