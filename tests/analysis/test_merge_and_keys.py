@@ -112,6 +112,15 @@ def test_unresolved_snippets_get_stable_fingerprint_keys():
     assert key_base(snippet).startswith("anon-sharding-")
 
 
+def test_unresolved_ids_get_keys_that_differ_in_their_hash_not_by_a_suffix():
+    ids = [paper(n, Origin.IDENTIFIER, doi=f"10.1145/33413{n:02d}") for n in range(20)]
+    ids += [paper(30 + n, Origin.IDENTIFIER, eprint=f"2104.148{n:02d}") for n in range(20)]
+    keyed, _ = assign_keys(ids)
+    keys = [p.key for p in keyed]
+    assert len(set(keys)) == 40 and all(len(k) == len("anon-entry-646f") for k in keys)
+    assert keys == [p.key for p in assign_keys(ids)[0]]  # the same ids, the same keys
+
+
 def test_identities_are_computed_once_per_paper_and_shared_by_merging_and_keys(monkeypatch):
     calls = []
     real = merge.identities
