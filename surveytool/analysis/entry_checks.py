@@ -117,7 +117,8 @@ def _date_conflict(context: CheckContext) -> Iterable[Finding]:
     "a crossref or xdata that names no entry",
     "BibTeX ('a bad cross reference') and biber take nothing from a parent that is not in the bibliography, "
     "so the entry lacks what it was to inherit (and missing-field says so). Check the key, or add the parent "
-    "to your sources. Keys are matched as BibTeX matches them, in any case, and biblatex ids count.",
+    "to your sources. Keys are matched as BibTeX matches them, in any case. A biblatex ids alias counts with "
+    "--dialect biblatex; BibTeX knows no ids, so there a crossref must name the parent's key.",
 )
 def _crossref_undefined(context: CheckContext) -> Iterable[Finding]:
     index = None
@@ -126,15 +127,22 @@ def _crossref_undefined(context: CheckContext) -> Iterable[Finding]:
         if named:
             index = index if index is not None else by_key(context.papers)
         for field, key in named:
-            if index is not None and key.lower() not in index:
-                yield Finding(
-                    "crossref-undefined",
-                    Severity.WARNING,
-                    f"{field} of '{paper.key}' names '{key}', which is not in the bibliography",
-                    field_location(paper, field),
-                    "check the key, or add the entry it names",
-                    paper.key,
-                )
+            parent = index.get(key.lower()) if index is not None else None
+            if parent is None:
+                said, hint = "which is not in the bibliography", "check the key, or add the entry it names"
+            elif context.dialect == "bibtex" and field == "crossref" and parent.key.lower() != key.lower():
+                said = f"an ids alias of '{parent.key}', which BibTeX does not read (biber does)"
+                hint = f"write crossref = {{{parent.key}}}, or use --dialect biblatex with biber"
+            else:
+                continue
+            yield Finding(
+                "crossref-undefined",
+                Severity.WARNING,
+                f"{field} of '{paper.key}' names '{key}', {said}",
+                field_location(paper, field),
+                hint,
+                paper.key,
+            )
 
 
 @register(

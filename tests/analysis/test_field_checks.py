@@ -269,6 +269,22 @@ def test_a_crossref_child_without_a_parent_is_still_missing_its_fields(tmp_path)
     assert findings(tmp_path / "xref.bib", "crossref-undefined") == []  # SC20 is sc20, as BibTeX matches
 
 
+def test_a_crossref_naming_a_biblatex_alias_is_undefined_for_bibtex_only(tmp_path):
+    (tmp_path / "alias.bib").write_text(
+        "@proceedings{sosp19,\n  ids = {sosp2019},\n  title = {SOSP '19},\n  year = {2019},\n}\n\n"
+        "@inproceedings{pipe,\n  author = {A, B},\n  title = {T},\n  crossref = {SOSP2019},\n}\n",
+        encoding="utf-8",
+    )
+    assert findings(tmp_path / "alias.bib", "crossref-undefined") == [
+        (
+            "crossref-undefined",
+            10,
+            "crossref of 'pipe' names 'SOSP2019', an ids alias of 'sosp19', which BibTeX does not read (biber does)",
+        )
+    ]
+    assert findings(tmp_path / "alias.bib", "crossref-undefined", dialect="biblatex") == []
+
+
 def test_check_fix_edits_only_the_bytes_at_fault_in_a_latin1_crlf_file(tmp_path):
     before = LATIN1_CRLF.encode("latin-1")
     (tmp_path / "old.bib").write_bytes(before)
