@@ -178,27 +178,26 @@ def _pick(
         )
     if venue_family:
         best = venue_family[0]
-        return None, Finding(
-            "not-completed",
-            Severity.INFO,
-            f"{best.source}: {best.label} is another version of this paper ({other_version(paper, best.paper)}); "
-            "nothing was taken from it",
-            where,
-            "complete the entry from its own version, or use that version's DOI",
-            paper.key,
-        )
+        said = f"is another version of this paper ({other_version(paper, best.paper)}); nothing was taken from it"
+        hint = "complete the entry from its own version, or use that version's DOI"
+        return None, _not_completed(paper, best, said, hint)
+    other_kind = [c for c in candidates if acceptable(query, c) and not is_preprint(c.paper)]
+    if other_kind:  # the paper, published as another kind of work: a journal article for a proceedings entry
+        best = other_kind[0]
+        said = f"is this paper as @{best.paper.entry_type}, not @{paper.entry_type}; nothing was taken from it"
+        return None, _not_completed(paper, best, said, "if that is the version you cite, change the entry type")
     rejected = [c for c in candidates if c.score >= REPORT and not acceptable(query, c) and not is_preprint(c.paper)]
     if rejected:
         best = rejected[0]
-        return None, Finding(
-            "not-completed",
-            Severity.INFO,
-            f"{best.source}: {best.label} ({best.method} {best.score:.2f}) was not taken: not surely the same paper",
-            where,
-            "add its DOI or arXiv id if it is the same paper",
-            paper.key,
-        )
+        said = f"({best.method} {best.score:.2f}) was not taken: not surely the same paper"
+        return None, _not_completed(paper, best, said, "add its DOI or arXiv id if it is the same paper")
     return None, None
+
+
+def _not_completed(paper: Paper, record: Candidate, said: str, hint: str) -> Finding:
+    return Finding(
+        "not-completed", Severity.INFO, f"{record.source}: {record.label} {said}", min(paper.sources), hint, paper.key
+    )
 
 
 def query_of(paper: Paper) -> Paper:

@@ -62,6 +62,17 @@ def test_a_conference_record_never_completes_a_journal_article_and_two_versions_
     assert "several versions match: conf_version (inproceedings), journal_version (article)" in findings[0].message
 
 
+def test_an_entry_whose_only_record_is_another_kind_of_publication_is_told_why_nothing_was_taken():
+    # Google Scholar's @article for a NeurIPS paper, which the catalog knows as proceedings.
+    completion, findings = completed(
+        "@article{gs, title={GPipe: Efficient training of giant neural networks using pipeline parallelism},"
+        " author={Huang, Yanping and others}, journal={Advances in Neural Information Processing Systems}, year={2019}}"
+    )
+    assert completion is None and [f.check for f in findings] == ["not-completed"]
+    assert "conf is this paper as @inproceedings, not @article; nothing was taken from it" in findings[0].message
+    assert findings[0].hint == "if that is the version you cite, change the entry type"
+
+
 def test_a_field_the_user_wrote_is_kept_unless_overwrite_names_it():
     text = "@inproceedings{g, title = {GPipe: efficient training of giant neural networks using pipeline parallelism},"
     text += " author = {Yanping Huang}, booktitle = {Proc. NeurIPS}, year = 2019, pages = {1--10}}"
