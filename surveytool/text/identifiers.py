@@ -33,15 +33,33 @@ class Identifier:
         return {"eprint": self.value + self.version, "archiveprefix": "arXiv"}
 
 
+# How ids come copied from prose, mail and listings: in angle brackets or quotes, a comma or semicolon after
+# them, arXiv's subject class after the id ("arXiv:2104.14830 [cs.LG]").
+_WRAPPED = re.compile(r"^[<\"'“‘]+|[>\"'”’]+$|[,;]+$|\s+\[[a-z\-]+(?:\.[a-z]{2})?\]$", re.IGNORECASE)
+
+
 def parse_identifier(text: str) -> Identifier | None:
-    """A DOI or arXiv id (bare, prefixed or as a URL), or None."""
+    """A DOI or arXiv id (bare, prefixed or as a URL, as copied from text), or None."""
     text = text.strip()
+    return _parse(text) or _parse(_unwrapped(text))
+
+
+def _unwrapped(text: str) -> str:
+    text = _WRAPPED.sub("", text)
+    text = _WRAPPED.sub("", text).strip()  # '<doi:10.1/x>,' has both ends to take off
+    prefix = DOI_PREFIX.match(text)
+    if prefix is not None and prefix.group().endswith("/"):  # a link spells '/' as %2F
+        text = text[: prefix.end()] + unquote(text[prefix.end() :])
+    return text
+
+
+def _parse(text: str) -> Identifier | None:
     match = _ARXIV.match(text)
     if match:
         return Identifier("arxiv", match.group("id").lower(), (match.group("version") or "").lower())
     match = _DOI.match(text)
     if match:
-        return Identifier("doi", match.group("doi").rstrip("."))
+        return Identifier("doi", match.group("doi").rstrip(".,;"))
     return None
 
 

@@ -1,0 +1,26 @@
+"""DOIs and arXiv ids as users paste them: from links, mail, reference lists and arXiv's listings."""
+
+from surveytool.text.identifiers import Identifier, normalize_arxiv, parse_identifier
+
+
+def test_ids_copied_with_their_surroundings_are_read_without_them():
+    sici = "10.1002/(SICI)1097-4636(199706)35:4<467::AID-JBM7>3.0.CO;2-N"  # brackets and a ';' of its own
+    cases = {
+        "arXiv:2104.14830v2,": Identifier("arxiv", "2104.14830", "v2"),
+        "arXiv:2104.14830 [cs.LG]": Identifier("arxiv", "2104.14830"),
+        "cs/0112017 [cs.DC]": Identifier("arxiv", "cs/0112017"),
+        '"2104.14830"': Identifier("arxiv", "2104.14830"),
+        "<10.1000/abc>": Identifier("doi", "10.1000/abc"),
+        "DOI: 10.1109/SC41405.2020.00024;": Identifier("doi", "10.1109/SC41405.2020.00024"),
+        "doi:10.1016/S0140-6736(20)30183-5.": Identifier("doi", "10.1016/S0140-6736(20)30183-5"),
+        "http://dx.doi.org/10.1145%2F3341301.3359647": Identifier("doi", "10.1145/3341301.3359647"),
+        sici: Identifier("doi", sici),
+        f"<doi:{sici}>,": Identifier("doi", sici),
+    }
+    assert {text: parse_identifier(text) for text in cases} == cases
+
+
+def test_text_that_only_resembles_an_id_is_none():
+    for text in ("10.1000", "arXiv", "2104.148", "<>", "[cs.LG]", "see 10.1000/abc", "2104.14830 and more"):
+        assert parse_identifier(text) is None, text
+    assert normalize_arxiv("2104.14830,") == "2104.14830" and normalize_arxiv("") is None
