@@ -41,7 +41,7 @@ _WRAPPED = re.compile(r"^[<\"'“‘]+|[>\"'”’]+$|[,;]+$|\s+\[[a-z\-]+(?:\.[
 def parse_identifier(text: str) -> Identifier | None:
     """A DOI or arXiv id (bare, prefixed or as a URL, as copied from text), or None."""
     text = text.strip()
-    return _parse(text) or _parse(_unwrapped(text))
+    return (_parse(text) or _parse(_unwrapped(text))) if text else None
 
 
 def _unwrapped(text: str) -> str:
