@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from surveytool.analysis.agreement import agree
 from surveytool.analysis.preprints import preprint_marker
-from surveytool.model import Paper
+from surveytool.bibtex.values import MONTH_MACROS, month_macro
+from surveytool.model import Paper, month_of_date
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_doi
 from surveytool.text.normalize import normalize, strip_truncation
 
@@ -34,6 +35,7 @@ class Facts:
     number: str
     first_page: str
     year: str
+    month: str  # a month macro ("mar"), from month or date
 
     @classmethod
     def of(cls, paper: Paper) -> Facts:
@@ -53,7 +55,15 @@ class Facts:
             number=normalize(fields.get("number", "")),
             first_page=normalize(_PAGE_SPLIT.split(pages, maxsplit=1)[0]) if pages else "",
             year=year if year.isdigit() else "",
+            month=_month(fields.get("month", ""), fields.get("date", "")),
         )
+
+
+def _month(month: str, date: str) -> str:
+    if month.strip():
+        return month_macro(month) or ""
+    number = month_of_date(date) if date else None
+    return list(MONTH_MACROS)[number - 1] if number else ""
 
 
 def compatible_for_title(a: Paper, b: Paper) -> bool:
@@ -76,7 +86,7 @@ def disagreement(a: Facts, b: Facts) -> str:
     if _titles_differ(a, b):
         return "their titles differ"
     # Another volume or first page is another publication (a journal version of a conference paper, a
-    # recurring column); another issue or year is one only within the same venue.
+    # recurring column); another issue, year or month is one only within the same venue.
     for name, x, y in (("volumes", a.volume, b.volume), ("pages", a.first_page, b.first_page)):
         if x and y and x != y:
             return f"their {name} differ ({x}, {y})"
@@ -84,7 +94,7 @@ def disagreement(a: Facts, b: Facts) -> str:
     if a.venue and b.venue and a.venue != b.venue and a.title.count(" ") < _MIN_TITLE_WORDS - 1:
         return f"their venues differ ('{a.venue}', '{b.venue}')"
     if a.venue and a.venue == b.venue:
-        for name, x, y in (("issues", a.number, b.number), ("years", a.year, b.year)):
+        for name, x, y in (("issues", a.number, b.number), ("years", a.year, b.year), ("months", a.month, b.month)):
             if x and y and x != y:
                 return f"their {name} in '{a.venue}' differ ({x}, {y})"
     return ""

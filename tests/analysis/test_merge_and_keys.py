@@ -245,3 +245,14 @@ def test_a_name_list_replaces_the_kept_one_only_when_it_names_the_same_people_mo
         "Narayanan, D. and Harlap, A.", "Narayanan, Deepak and Harlap, Aaron and Phanishayee, Amar"
     ) == ("Narayanan, D. and Harlap, A.")
     assert merged_authors("Narayanan, Dan and Harlap, A.", full) == "Narayanan, Dan and Harlap, A."  # Dan is not Deepak
+
+
+def test_a_column_title_in_two_months_of_one_journal_is_two_works():
+    def column(line: int, key: str, **when: str) -> Paper:
+        return paper(line, key=key, title="Letter from the Editor", journal="Commun. ACM", year="2020", **when)
+
+    march, april = column(1, "mar", month="mar"), column(9, "apr", month="April")
+    assert len(merge_duplicates([march, april], merge_user_entries=True)) == 2
+    dated = column(17, "dated", date="2020-04-01")  # biblatex's date says the month too
+    assert len(merge_duplicates([march, dated], merge_user_entries=True)) == 2
+    assert len(merge_duplicates([april, dated], merge_user_entries=True)) == 1
