@@ -60,7 +60,9 @@ def _name(person: dict[str, Any]) -> tuple[str, str]:
     literal = _scalar(person.get("literal"))
     if literal or not (person.get("family") or person.get("given")):
         return literal, "{" + encode_bibtex_value(literal) + "}" if literal else ""
-    family = " ".join(p for p in (_scalar(person.get("non-dropping-particle")), _scalar(person.get("family"))) if p)
+    particle, family = _scalar(person.get("non-dropping-particle")), _scalar(person.get("family"))
+    if particle and not family.lower().startswith(particle.lower() + " "):  # some exporters write it in both
+        family = f"{particle} {family}".strip()
     von = _scalar(person.get("dropping-particle"))
     given, suffix = _scalar(person.get("given")), _scalar(person.get("suffix"))
     last = f"{von} {family}".strip()
@@ -155,6 +157,7 @@ def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list
 
 
 _RAW_DATE = re.compile(r"^\s*(\d{4})(?:[-/.](\d{1,2}))?")
+_YEAR_IN_TEXT = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\d)")
 
 
 def _year_month(issued: Any) -> tuple[str, str]:
@@ -164,9 +167,11 @@ def _year_month(issued: Any) -> tuple[str, str]:
     if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
         month = _scalar(parts[0][1]) if len(parts[0]) > 1 else ""
         return _scalar(parts[0][0]), month if month.isdigit() and 1 <= int(month) <= 12 else ""
-    match = _RAW_DATE.match(_scalar(issued.get("raw")))
-    if not match:
-        return "", ""
+    text = _scalar(issued.get("raw")) or _scalar(issued.get("literal"))
+    match = _RAW_DATE.match(text)
+    if not match:  # "Spring 2018", "May 2020": the year alone
+        year = _YEAR_IN_TEXT.search(text)
+        return (year.group(), "") if year else ("", "")
     month = match.group(2) or ""
     return match.group(1), str(int(month)) if month and 1 <= int(month) <= 12 else ""
 

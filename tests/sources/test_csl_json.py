@@ -158,3 +158,33 @@ def test_a_chapter_and_a_report_keep_editors_place_edition_series_isbn_report_nu
     assert exported["smith2020pipelines"]["publisher-place"] == "Cham"
     assert exported["lab2019report"]["number"] == "TR-2019-07"
     assert exported["lab2019report"]["accessed"] == {"date-parts": [[2024, 3, 5]]}
+
+
+def test_a_date_written_as_text_gives_its_year_and_a_particle_written_twice_is_read_once(tmp_path):
+    items = [
+        {"id": "spring", "type": "chapter", "title": "Spring Issue Chapter", "issued": {"literal": "Spring 2018"}},
+        {"id": "may", "type": "report", "title": "A May Report", "issued": {"raw": "May 2020"}},
+        {"id": "iso", "type": "report", "title": "An ISO Report", "issued": {"raw": "2020-05-03"}},
+        {"id": "none", "type": "report", "title": "Undated Report", "issued": {"literal": "forthcoming"}},
+        {
+            "id": "cruz",
+            "type": "book",
+            "title": "Los Libros",
+            "issued": {"date-parts": [["2001"]]},
+            "author": [
+                {"family": "de la Cruz", "given": "Juan", "non-dropping-particle": "de la"},
+                {"family": "Berg", "given": "Jan", "non-dropping-particle": "van den"},
+            ],
+        },
+    ]
+    (tmp_path / "lib.json").write_text(json.dumps(items), encoding="utf-8")
+    papers = {p.key: p for p in read_source(tmp_path / "lib.json", "lib.json").papers}
+    assert [papers[k].fields.get("year") for k in ("spring", "may", "iso", "none", "cruz")] == [
+        "2018",
+        "2020",
+        "2020",
+        None,
+        "2001",
+    ]
+    assert papers["iso"].fields["month"] == "5" and "month" not in papers["may"].fields
+    assert papers["cruz"].fields["author"] == "de la Cruz, Juan and van den Berg, Jan"
