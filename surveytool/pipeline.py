@@ -182,7 +182,7 @@ class Reuse(Protocol):
     def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> AbstractContextManager[Any]: ...
 
     def tag(
-        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float
+        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float, tags_field: str
     ) -> tuple[list[Paper], list[Finding]]: ...
 
     def record(
@@ -210,9 +210,9 @@ class NoReuse:
         yield None
 
     def tag(
-        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float
+        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float, tags_field: str
     ) -> tuple[list[Paper], list[Finding]]:
-        return tag_papers(papers, taxonomy, tagger, threshold=threshold)
+        return tag_papers(papers, taxonomy, tagger, threshold=threshold, tags_field=tags_field)
 
     def record(
         self,
@@ -268,7 +268,9 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
             overrides, lines = load_overrides(options.overrides)
             papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
         with stage("tagging"):
-            papers, tag_findings = reuse.tag(papers, taxonomy, tagger, ahead, tag_threshold(options.config))
+            papers, tag_findings = reuse.tag(
+                papers, taxonomy, tagger, ahead, tag_threshold(options.config), options.tags_field
+            )
     reuse.record([display for _, display in sources], read, list(zip(unkeyed, papers, strict=True)), identities, pins)
     reuse_findings, reused = reuse.finish()
     papers = in_bibtex_order(papers)

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import re
 
-from surveytool.bibtex.values import VERBATIM_FIELDS
+from surveytool.bibtex.values import FILING_FIELDS, VERBATIM_FIELDS
 
 #: Fields whose values are addresses, paths or identifiers: a ``%`` or ``&`` there is part of them.
 # Besides addresses and identifiers: the fields reference managers file entries by (JabRef's groups, Mendeley's
 # folders), which no style prints; a backslash there would rename the group.
-LITERAL_FIELDS = VERBATIM_FIELDS | frozenset(
-    {"file", "pdf", "crossref", "xdata", "groups", "keywords", "mendeley-groups", "mendeley-tags"}
-)
+LITERAL_FIELDS = VERBATIM_FIELDS | FILING_FIELDS | frozenset({"file", "pdf", "crossref", "xdata"})
 # Commands whose (first) argument is read as written: an address, a DOI, citation keys, math.
 _VERBATIM_ARGUMENT = frozenset({"url", "href", "doi", "cite", "citet", "citep", "ensuremath"})
 _SPECIALS = frozenset("&%#_")

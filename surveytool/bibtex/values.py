@@ -21,6 +21,9 @@ MONTH_MACROS = {
 
 #: Values copied verbatim: identifiers whose characters mean nothing to BibTeX styles.
 VERBATIM_FIELDS = frozenset({"doi", "url", "eprint", "archiveprefix", "eprinttype", "primaryclass", "urldate", "ids"})
+#: The fields reference managers file entries by (JabRef's groups, Mendeley's folders, Zotero's keywords): their
+#: names are the user's, shared with that tool, and no style prints them.
+FILING_FIELDS = frozenset({"groups", "keywords", "mendeley-groups", "mendeley-tags"})
 _MONTH_NUMBERS = {str(i): macro for i, macro in enumerate(MONTH_MACROS, start=1)}
 _MONTH_NAMES = {name.lower(): macro for macro, name in MONTH_MACROS.items()}
 

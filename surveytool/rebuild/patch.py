@@ -214,8 +214,9 @@ def _patch(
         or {r.key for r in gone} & {e.key for e in exemplars}
     ):
         return None
+    tagger, threshold = Tagger(taxonomy, exemplars), tag_threshold(options.config)
     tagged, tag_findings = tag_papers(
-        [new.paper for new in news], taxonomy, Tagger(taxonomy, exemplars), threshold=tag_threshold(options.config)
+        [new.paper for new in news], taxonomy, tagger, threshold=threshold, tags_field=options.tags_field
     )
     chunk_of_key = {new.paper.key: new.chunk for new in news}
     findings.extend(

@@ -36,12 +36,17 @@ class BuildReuse:
         return ReusingTagger(tagger, self.memos.memo("tags")).tag_beside(papers)
 
     def tag(
-        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float
+        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float, tags_field: str
     ) -> tuple[list[Paper], list[Finding]]:
         known = ahead.result()
         reusing = ReusingTagger(tagger, self.memos.memo("tags"))
         return tag_papers(
-            papers, taxonomy, tagger, tag_all=lambda todo: reusing.tag_all(todo, known), threshold=threshold
+            papers,
+            taxonomy,
+            tagger,
+            tag_all=lambda todo: reusing.tag_all(todo, known),
+            threshold=threshold,
+            tags_field=tags_field,
         )
 
     def record(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from surveytool.analysis.tagging.tagger import Tagger, blend_settings, text_of
+from surveytool.analysis.taxonomy import canonical_section
 from surveytool.digest import digest_text
 from surveytool.model import Paper, Tag
 from surveytool.parallel import FromBothEnds, map_beside, worth_sharing
@@ -62,7 +63,9 @@ class ReusingTagger:
         todo: dict[tuple[str, ...], Paper] = {}
         for paper in papers:
             text = text_of(paper)
-            if not paper.explicit_tags and (memo is None or memo.peek(self.memo_key(text)) is None):
+            # tag_papers computes every entry whose tags name no section (a JabRef group "To read" names none).
+            placed = any(canonical_section(tag, self.tagger.taxonomy) for tag in paper.explicit_tags)
+            if not placed and (memo is None or memo.peek(self.memo_key(text)) is None):
                 todo.setdefault(text, paper)
         if not worth_sharing(TAGGING_COST * len(todo)):
             return TagsAhead([], None)

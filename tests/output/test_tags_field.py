@@ -114,11 +114,12 @@ def test_the_macro_a_tags_field_uses_is_named_if_a_source_defines_it():
     "command", [("bib", "--in-place"), ("check", "--checks", "tag-variant", "--fix")], ids=["in-place", "fix"]
 )
 def test_tags_joined_with_comma_and_space_stay_so_and_only_a_variant_changes(tmp_path, command):
-    # JabRef writes groups = {MoE, Reading list, To read}; the spaces after its commas were dropped.
+    # Written as JabRef writes groups, {MoE, Reading list, To read}: the spaces after its commas were dropped.
+    # (JabRef's own groups field keeps its names as they are: see test_jabref_groups.py.)
     bib = tmp_path / "jabref.bib"
-    bib.write_text(ENTRY.format(tags="  groups    = {MoE, Reading list, To read},\n"), encoding="utf-8")
-    run(*command, str(bib), "--tags-field", "groups")
-    assert bib.read_text(encoding="utf-8") == ENTRY.format(tags="  groups    = {moe, Reading list, To read},\n")
+    bib.write_text(ENTRY.format(tags="  tags    = {MoE, Reading list, To read},\n"), encoding="utf-8")
+    run(*command, str(bib), "--tags-field", "tags")
+    assert bib.read_text(encoding="utf-8") == ENTRY.format(tags="  tags    = {moe, Reading list, To read},\n")
 
 
 # Hand-kept in Latin-1 with CRLF ends: one @string holds the tags several entries share.
@@ -130,14 +131,14 @@ SHARED_TAGS = (
     "  author = {Shazeer, Noam and M\u00fcller, J\u00fcrgen},\r\n"
     "  title = {Outrageously Large Neural Networks},\r\n"
     "  year = 2017,\r\n"
-    "  keywords = kw,\r\n"
+    "  tags = kw,\r\n"
     "}\r\n"
     "\r\n"
     "@article{fedus2022,\r\n"
     "  author = {Fedus, William},\r\n"
     "  title = {Switch Transformers},\r\n"
     "  year = 2022,\r\n"
-    '  keywords = kw # ", data_parallel",\r\n'
+    '  tags = kw # ", data_parallel",\r\n'
     "}\r\n"
 )
 
@@ -150,12 +151,12 @@ def test_a_tag_variant_from_a_string_macro_is_hinted_where_it_is_written(tmp_pat
     # --fix leaves a field that uses an @string as it is.
     bib = tmp_path / "refs.bib"
     bib.write_bytes(SHARED_TAGS.encode("latin-1"))
-    output = run(*command, str(bib), "--tags-field", "keywords")
+    output = run(*command, str(bib), "--tags-field", "tags")
     hints = sorted(line.split(" (", 1)[1] for line in output.splitlines() if "[tag-variant]" in line)
     assert hints == [
         "'MoE' comes from @string 'kw' at line 2, which other entries may share: write 'moe' there)",
         "'MoE' comes from @string 'kw' at line 2, which other entries may share: write 'moe' there)",
-        "write 'data-parallel' in the keywords field yourself: check --fix leaves a field that uses @string 'kw' "
+        "write 'data-parallel' in the tags field yourself: check --fix leaves a field that uses @string 'kw' "
         "at line 2 as it is)",
     ]
     assert bib.read_bytes() == SHARED_TAGS.encode("latin-1")

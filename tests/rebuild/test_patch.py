@@ -246,6 +246,20 @@ def test_another_taxonomy_or_option_is_built_in_full(library, tmp_path):
     assert _patched(_rebuild(source, out, fresh, taxonomy=taxonomy)) is None
 
 
+def test_an_entry_patched_in_reads_its_jabref_groups_as_a_build_in_full_does(tmp_path):
+    # The patch tagged what it read again as if the tags were in "sections": each group name that is no
+    # section was an unknown-tag error, which a build in full (and check) never reports.
+    source, out, fresh = tmp_path / "library.bib", tmp_path / "out", tmp_path / "fresh"
+    groups = ["  groups = {To read, Pipeline Parallelism},", "  groups = {Advisor picks},"]
+    entries = [entry.replace("\n}", f"\n{groups[i % 2]}\n}}") for i, entry in enumerate(_entries(8))]
+    source.write_text(_text(entries), encoding="utf-8")
+    assert _patched(_rebuild(source, out, fresh, tags_field="groups")) is None
+    _edit(source, "part 5}", "part five}")
+    result = _rebuild(source, out, fresh, tags_field="groups")
+    assert _patched(result) == (7, 1)
+    assert [f for f in result.summary.findings if f.check in ("unknown-tag", "tag-variant")] == []
+
+
 def test_an_edit_in_one_of_two_files_is_patched_and_an_entry_can_move_between_them(library):
     source, out, fresh = library
     other = source.with_name("other.bib")

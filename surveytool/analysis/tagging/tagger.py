@@ -26,7 +26,7 @@ from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
 from surveytool.analysis.tagging.user_model import UserModel, fit_user_model
-from surveytool.analysis.tagging.user_tags import explicit_tags
+from surveytool.analysis.tagging.user_tags import explicit_tags, shares_names
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher, name_parts
 from surveytool.model import Finding, Origin, Paper, Role, Severity, Tag, Taxonomy, frozen_mapping
 
@@ -241,15 +241,17 @@ def tag_papers(
     *,
     tag_all: TagAll | None = None,
     threshold: float = DEFAULT_THRESHOLD,
+    tags_field: str = "sections",
 ) -> tuple[list[Paper], list[Finding]]:
-    """Every paper with tags: the user's when given, the tagger's (through ``tag_all``) otherwise.
+    """Every paper with tags: the user's when given (read from ``tags_field``), the tagger's (through ``tag_all``)
+    otherwise.
 
     A computed primary tag less sure than ``threshold`` is not given: the entry gets no section and a
     ``needs-review`` finding with its two best candidates.
     """
     tagger = tagger or Tagger(taxonomy)
     tag_all = tag_all or tagger.tag_each
-    given = [explicit_tags(paper, taxonomy) for paper in papers]
+    given = [explicit_tags(paper, taxonomy, tags_field) for paper in papers]
     # A volume cited through its children, and an @xdata entry, is no work to place (unless the user places it).
     lenders = cited_through_children(papers)
     computed = iter(
@@ -262,16 +264,16 @@ def tag_papers(
         if not tags and paper.key.lower() not in lenders:
             tags = next(computed)
             if tags and tags[0].score < threshold:
-                findings.append(needs_review(paper, tags))
+                findings.append(needs_review(paper, tags, tags_field))
                 tags = ()
-            elif not tags and not paper.explicit_tags:  # unknown tags the user gave are reported as unknown-tag
+            elif not tags and not problems:  # unknown tags the user gave are reported as unknown-tag
                 findings.append(
                     Finding(
                         "no-section",
                         Severity.WARNING,
                         "no section could be chosen for this entry",
                         min(paper.sources),
-                        placing_hint(paper),
+                        placing_hint(paper, None, tags_field),
                         paper.key,
                     )
                 )
@@ -279,7 +281,7 @@ def tag_papers(
     return tagged, findings
 
 
-def needs_review(paper: Paper, tags: Sequence[Tag]) -> Finding:
+def needs_review(paper: Paper, tags: Sequence[Tag], tags_field: str = "sections") -> Finding:
     """An entry left for the user to place: the tagger's best section was not sure enough."""
     named = " or ".join(f"'{section_id}'" for section_id in candidates(tags))
     best = tags[0].section
@@ -289,13 +291,17 @@ def needs_review(paper: Paper, tags: Sequence[Tag]) -> Finding:
         f"no section given to '{paper.key}': the tagger is not sure whether it belongs in {named} "
         f"(confidence {tags[0].score:.2f})",
         min(paper.sources),
-        placing_hint(paper, best),
+        placing_hint(paper, best, tags_field),
         paper.key,
     )
 
 
-def placing_hint(paper: Paper, section: str | None = None) -> str:
+def placing_hint(paper: Paper, section: str | None = None, tags_field: str = "sections") -> str:
     """Where the user can give ``paper`` its section: its .bib entry, or an overrides file for a line of a list."""
+    if paper.origin is Origin.BIBTEX and shares_names(tags_field):  # the field may hold other names already
+        return f"add '{section or 'a section id'}' to its {tags_field} field"
     if paper.origin is Origin.BIBTEX:
-        return f"add a tags field, e.g. sections = {{{section}}}" if section else "add a tags field naming its section"
+        return (
+            f"add a tags field, e.g. {tags_field} = {{{section}}}" if section else "add a tags field naming its section"
+        )
     return f'name its section in an overrides file (--overrides): [tags] {paper.key} = ["{section or "section-id"}"]'

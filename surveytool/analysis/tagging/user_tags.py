@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from surveytool.analysis.taxonomy import canonical_section, suggest_section
 from surveytool.bibtex.field_spans import field_spans, line_in
+from surveytool.bibtex.values import FILING_FIELDS
 from surveytool.model import Finding, Paper, Role, Severity, SourceLocation, Tag, Taxonomy
 
 
@@ -29,17 +30,30 @@ def _tags_field_line(paper: Paper) -> SourceLocation:
     return start if span is None else SourceLocation(start.path, line_in(paper.raw, span.start, start.line))
 
 
-def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tuple[str, ...], list[Finding]]:
-    """The user's own tags as section ids, the ones naming no section, and a finding for each that is not an id."""
+def shares_names(tags_field: str) -> bool:
+    """Whether the tags field is one a reference manager files entries by (``groups = {MoE, To read}``): its
+    names are the user's own, so a name that is no section is no error, and none is respelled as an id."""
+    return tags_field.lower() in FILING_FIELDS
+
+
+def explicit_tags(
+    paper: Paper, taxonomy: Taxonomy, tags_field: str = "sections"
+) -> tuple[tuple[Tag, ...], tuple[str, ...], list[Finding]]:
+    """The user's own tags as section ids, the ones naming no section, and a finding for each that is not an id
+    (none for names read from a field shared with a reference manager: see ``shares_names``)."""
     tags: list[Tag] = []
     unknown: list[str] = []
     findings: list[Finding] = []
+    # An overrides file holds only section tags: its tags are checked whatever the tags field.
+    shared = shares_names(tags_field) and not paper.tags_at
     # Tags of an overrides file are mended there: check --fix and --in-place edit only the .bib.
     mended = f"in {paper.tags_at.path}" if paper.tags_at else "; surveytool check --fix does this"
     for raw in paper.explicit_tags:
         section_id = canonical_section(raw, taxonomy)
         if section_id is None:
             unknown.append(raw)
+            if shared:
+                continue
             guess = suggest_section(raw, taxonomy)
             findings.extend(
                 Finding(
@@ -53,7 +67,7 @@ def explicit_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[tuple[Tag, ...], tu
                 for where in tag_locations(paper, raw)
             )
             continue
-        if section_id != raw:
+        if section_id != raw and not shared:
             findings.extend(
                 Finding(
                     "tag-variant",
