@@ -12,6 +12,7 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from surveytool.analysis.tagging.user_tags import shares_names
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.field_spans import written_key
 from surveytool.bibtex.fields import WrittenMacros, render_bibliography
@@ -19,7 +20,7 @@ from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Origin, Paper, Severity, Taxonomy
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
-from surveytool.output.tags_field import set_tags_field, tags_macro
+from surveytool.output.tags_field import add_tags, set_tags_field, tags_macro
 from surveytool.text.line_ends import line_breaks_at_end, newline_of
 from surveytool.text.title_case import is_one_literal, needs_title_protection, protect_title_words
 
@@ -44,8 +45,16 @@ class Edit:
     what: str  # shown to the user: "tags moe -> moe,memory", "added"
 
 
-def desired_tags(paper: Paper, taxonomy: Taxonomy) -> tuple[str, ...]:
-    """The tags to write: the user's with variants made ids (unknown ones kept), else the tagger's."""
+def desired_tags(paper: Paper, taxonomy: Taxonomy, tags_field: str = "sections") -> tuple[str, ...]:
+    """The tags to write: the user's with variants made ids (unknown ones kept), else the tagger's.
+
+    The names of a field shared with a reference manager (JabRef's groups) stay as written: the tagger's
+    sections are added after them only when none of them names a section.
+    """
+    if shares_names(tags_field):
+        if any(canonical_section(t, taxonomy) for t in paper.explicit_tags):
+            return paper.explicit_tags
+        return paper.explicit_tags + tuple(s for s in paper.section_ids if s not in paper.explicit_tags)
     if paper.explicit_tags:
         return tuple(dict.fromkeys(canonical_section(t, taxonomy) or t for t in paper.explicit_tags))
     return paper.section_ids
@@ -118,7 +127,7 @@ def update_bib_in_place(
     newline = newline_of(text if exact is None else exact)
 
     def retag(paper: Paper) -> tuple[str, str] | None:
-        tags = desired_tags(paper, taxonomy)
+        tags = desired_tags(paper, taxonomy, tags_field)
         if tags == paper.explicit_tags or not tags or paper.tags_at:  # tags an overrides file gives stay there
             return None
         raw = _retagged(paper, paper.raw, tags_field, tags, macros, newline, left)
@@ -176,7 +185,9 @@ def fix_entries(
 
     def fix(paper: Paper) -> tuple[str, str] | None:
         raw, done = paper.raw, []
-        tags = desired_tags(paper, taxonomy) if paper.explicit_tags and not paper.tags_at else paper.explicit_tags
+        # The names of a shared field are no variants to mend (see ``desired_tags``).
+        given = paper.explicit_tags and not paper.tags_at and not shares_names(tags_field)
+        tags = desired_tags(paper, taxonomy) if given else paper.explicit_tags
         if tags != paper.explicit_tags and "tag-variant" in selected:
             retagged = _retagged(paper, raw, tags_field, tags, macros, newline, left)
             if retagged is not None:
@@ -234,7 +245,13 @@ def _retagged(
     """``raw`` (``paper``'s text) with ``tags`` written, or None, with a finding in ``left`` saying why not."""
     macro = tags_macro(raw, tags_field, macros)
     # The tags are joined as the user joined them (JabRef writes "MoE, Reading list"): only the tags change.
-    written = None if macro else set_tags_field(raw, tags_field, tags, newline)
+    if macro:
+        written = None
+    elif shares_names(tags_field):  # the names there stay byte for byte: desired_tags only adds after them
+        kept = paper.explicit_tags
+        written = add_tags(raw, tags_field, kept, tags[len(kept) :], newline)
+    else:
+        written = set_tags_field(raw, tags_field, tags, newline)
     if written is None and left is not None:
         wanted = ",".join(tags)
         if macro:

@@ -155,6 +155,30 @@ def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n
     return raw[: header.end()] + f" {field} = {{{value}}}," + after
 
 
+def add_tags(raw: str, field: str, kept: Sequence[str], added: Sequence[str], newline: str = "\n") -> str | None:
+    """``raw`` with ``added`` written after the names its tags field holds (``kept``, as read), whose every byte
+    stays: the field is shared with a reference manager (JabRef's groups), whose group names are the user's.
+
+    The names are joined as the field joins them (JabRef writes ", "); a field with none is added as
+    ``set_tags_field`` adds one. A value that does not end with a literal (``groups = MoE``) is written anew.
+    """
+    span = _tags_span(raw, field)
+    value = span.value(raw).rstrip() if span else ""
+    if span is None or not value.endswith(("}", '"')):
+        return set_tags_field(raw, field, [*kept, *added], newline)
+    found = re.search(r"[,;][ \t]*", value)
+    between = found.group() if found else ", "
+    before = value[:-1].rstrip()  # up to the closing delimiter, spaces and line breaks before it kept after
+    if before.endswith(("{", '"')):  # an empty last piece
+        lead = ""
+    elif before.endswith((",", ";")):  # a separator written last
+        lead = between[1:]
+    else:
+        lead = between
+    end = span.value_start + len(before)
+    return raw[:end] + lead + between.join(added) + raw[end:]
+
+
 def _header_end(raw: str) -> int:
     header = ENTRY_HEADER.match(raw)
     if header is not None:
