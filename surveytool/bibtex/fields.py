@@ -14,6 +14,7 @@ from surveytool.bibtex.order import sort_papers
 from surveytool.bibtex.raw_specials import escaped_in, escaped_specials
 from surveytool.bibtex.value_braces import balanced_value, braced_quotes
 from surveytool.bibtex.values import (
+    FILING_FIELDS,
     MONTH_MACROS,
     VERBATIM_FIELDS,
     month_macro,
@@ -162,7 +163,11 @@ def bibtex_fields(
         )
     elif values.get("key") == PLACEHOLDER_KEY and is_placeholder_title(values.get("title", "")):
         values["key"] = f"{PLACEHOLDER_KEY} {paper.key}"  # a placeholder written before labels were its own
-    if paper.explicit_tags:
+    if paper.explicit_tags and tags_field.lower() in FILING_FIELDS and not paper.tags_at:
+        # A reference manager's names (JabRef's groups) as written; the tagger's sections after them if none is one.
+        placed = any(tag.explicit for tag in paper.tags)
+        values[tags_field] = ",".join(paper.explicit_tags + (() if placed else paper.section_ids))
+    elif paper.explicit_tags:
         # The user's tags: variants written as ids, tags naming no section kept as they wrote them.
         given = [t.section for t in paper.tags if t.explicit] + list(paper.unknown_tags)
         values[tags_field] = ",".join(given or paper.explicit_tags)  # not tagged yet: as read
