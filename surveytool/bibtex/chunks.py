@@ -19,6 +19,7 @@ from itertools import groupby
 import bibtexparser
 from bibtexparser import model
 
+from surveytool.bibtex.brace_bounds import ESCAPED_BRACE, read_otherwise
 from surveytool.bibtex.scan import scan_plain_entry
 
 
@@ -148,7 +149,19 @@ def parse_chunks(text: str, chunks: list[Chunk], wanted: list[int]) -> dict[int,
                 block = block.ignore_error_block  # duplicates are found across the whole file in assemble
             position = bisect_right(starts, line) - 1
             found[first + position].append((line - starts[position], block))
+    for index in wanted:
+        if failed := refused(text, chunks[index]):
+            found[index] = failed
     return found
+
+
+def refused(text: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
+    """The chunk as one failed block if BibTeX reads its blocks otherwise than bibtexparser (``brace_bounds.py``), else []."""
+    if not ESCAPED_BRACE.search(text, chunk.start, chunk.end):
+        return []
+    source = text[chunk.start : chunk.end]
+    error = read_otherwise(source, chunk.line + 1, bool(chunk.follower))
+    return [] if error is None else [(0, model.ParsingFailedBlock(error, 0, source))]
 
 
 def _runs(indices: list[int]) -> Iterator[tuple[int, int]]:
@@ -164,6 +177,8 @@ def scan_chunk(text: str, chunk: Chunk) -> list[tuple[int, model.Block]] | None:
     Lines are relative to the chunk's first, counted as bibtexparser counts them.
     Fields get no start line: nothing here uses one.
     """
+    if failed := refused(text, chunk):
+        return failed
     source = text[chunk.start : chunk.end]
     block: model.Block
     closed_at = comment_end(source, 0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from surveytool.bibtex.brace_bounds import ReadOtherwise
 from surveytool.bibtex.field_spans import field_location, field_name, line_in, value_end
 from surveytool.model import Finding, Paper, Severity, SourceLocation
 
@@ -84,3 +85,12 @@ def headless_entry_finding(comment: str, where: SourceLocation) -> Finding | Non
         "the .bib surveytool writes keeps it as a comment"
     )
     return Finding("bibtex-syntax", Severity.ERROR, message, at, "write @type{key, ...")
+
+
+def failed_block_finding(error: BaseException, where: SourceLocation) -> Finding:
+    """The ``bibtex-syntax`` error for a block that did not parse, or that BibTeX reads otherwise (``brace_bounds``)."""
+    if isinstance(error, ReadOtherwise):
+        return Finding("bibtex-syntax", Severity.ERROR, error.message, where, error.hint, error.key)
+    reason = getattr(error, "abort_reason", None) or str(error)
+    message = f"this block could not be parsed: {reason.strip()}; the .bib surveytool writes keeps it as a comment"
+    return Finding("bibtex-syntax", Severity.ERROR, message, where, "check for an unbalanced brace or a missing comma")

@@ -14,7 +14,7 @@ from bibtexparser import model
 
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
 from surveytool.bibtex.field_spans import field_location, field_name
-from surveytool.bibtex.field_syntax import headless_entry_finding, syntax_findings, without_remark
+from surveytool.bibtex.field_syntax import failed_block_finding, headless_entry_finding, syntax_findings, without_remark
 from surveytool.bibtex.value_braces import brace_findings, has_quoted_braces, offences_and_hint, quote_findings
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
@@ -154,16 +154,7 @@ def _read_chunk(
                     )
                 )
             else:
-                reason = getattr(block.error, "abort_reason", None) or str(block.error)
-                findings.append(
-                    Finding(
-                        "bibtex-syntax",
-                        Severity.ERROR,
-                        f"this block could not be parsed: {reason.strip()}; the .bib surveytool writes keeps it as a comment",
-                        where,
-                        "check for an unbalanced brace or a missing comma",
-                    )
-                )
+                findings.append(failed_block_finding(block.error, where))
             kept.append(RawBlock("failed", region, where))
     for raw_block in kept:
         findings.extend(_dangerous_block(raw_block, strings))

@@ -1,0 +1,237 @@
+"""Blocks whose bounds BibTeX reads otherwise than bibtexparser, because of a brace after a backslash: refused.
+
+bibtexparser (and ``scan.py``, which mirrors it) takes a brace after a backslash for text; BibTeX counts
+every brace. Where that moves the end of a value, text surveytool reads inside a title can be an entry to
+BibTeX (``{A \\\\} @misc{hidden, ...}}``: BibTeX ends the title at the brace, stops at the text after it and
+starts again at the next ``@``), and a value can run on past its entry, taking the entries after it along.
+After ``\\\\`` (a line break) TeX counts the brace too, so the braces of the value bibtexparser read pair
+for no reader, and no spelling of it can be written.
+
+A chunk (``chunks.py``) holding such a brace is read here twice, by one reader of BibTeX's grammar: counting
+every brace, as BibTeX does, then skipping those after a backslash, as bibtexparser does. When the two start
+different blocks, or they differ at all and a brace after ``\\\\`` was skipped, the chunk is refused: it is
+read as one failed block with a ``bibtex-syntax`` error that says what BibTeX reads, and the .bib surveytool
+writes keeps it as a comment. Where they start the same blocks, the entry is read as bibtexparser reads it and
+``value_braces.py`` reports its lone escaped braces (an error: BibTeX reads the value otherwise, or on into the
+entries after it) and writes them paired.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import suppress
+from dataclasses import dataclass, field
+
+from bibtexparser.exceptions import BlockAbortedException
+
+#: A brace after a backslash: only a chunk holding one can be read otherwise (a test in C, false for most chunks).
+ESCAPED_BRACE = re.compile(r"\\[{}]")
+# A brace after an even number of backslashes: a line break (\\), then a brace TeX counts and bibtexparser skips.
+_COUNTED_BY_TEX = re.compile(r"(?<!\\)(?:\\\\)+[{}]")
+_WHITE = re.compile(r"\s*")
+_SHOWN = 30  # characters of a value shown where BibTeX ends it
+# What BibTeX reads as an entry type, a field name, a macro or a number.
+_NAME = re.compile(r"[^\s\"#%'(),={}]+")
+_KEY = {"}": re.compile(r"[^,}\s]*"), ")": re.compile(r"[^,\s]*")}
+# Inside a braced value only braces count; inside a quoted one, braces and quotes.
+_BIBTEX_MARKS = {"{": re.compile(r"[{}]"), '"': re.compile(r'[{}"]')}
+_PARSER_MARKS = {"{": re.compile(r"(?<!\\)[{}]"), '"': re.compile(r'(?<!\\)[{}]|"')}
+
+
+class _Stop(Exception):
+    """BibTeX stops reading the block here, with an error; it reads on from the next ``@``."""
+
+
+@dataclass
+class Reading:
+    """What one reader makes of a chunk's text."""
+
+    blocks: list[tuple[int, str, str]] = field(default_factory=list)  # each block's "@" offset, type and key
+    values: list[tuple[str, int, int]] = field(default_factory=list)  # each value's field name, start and end
+    runs_on: str | None = None  # the field read on past the chunk's end, into the next chunk ("" for no field)
+
+
+class _Reader:
+    """BibTeX's grammar over one chunk, as bibtex.web reads a database (``marks``: which braces count)."""
+
+    def __init__(self, text: str, marks: dict[str, re.Pattern[str]]):
+        self.text, self.marks, self.pos = text, marks, 0
+        self.reading = Reading()
+        self.field = ""
+
+    def read(self) -> Reading:
+        while (at := self.text.find("@", self.pos)) >= 0:
+            self.pos = at + 1
+            # At an error BibTeX skips whatever remains of the block: it looks for the next "@" from there.
+            with suppress(_Stop):
+                self._block(at)
+        return self.reading
+
+    def _next(self, awaiting: bool = False) -> str:
+        """The next character after white space; at the chunk's end, stop (reading on into the next chunk unless
+        ``awaiting`` a comma or a closing delimiter, where BibTeX stops at the next chunk's "@" and reads it)."""
+        self.pos = _WHITE.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        if self.pos < len(self.text):
+            return self.text[self.pos]
+        if not awaiting:
+            self.reading.runs_on = self.field
+        raise _Stop
+
+    def _name(self) -> str:
+        self._next()
+        name = _NAME.match(self.text, self.pos)
+        if name is None:
+            raise _Stop
+        self.pos = name.end()
+        return name.group()
+
+    def _expect(self, char: str) -> None:
+        if self._next() != char:
+            raise _Stop
+        self.pos += 1
+
+    def _block(self, at: int) -> None:
+        kind = self._name().lower()
+        if kind == "comment":  # BibTeX reads nothing of a comment but its name: on from the next "@"
+            self.reading.blocks.append((at, kind, ""))
+            return
+        opening = self._next()
+        if opening not in "{(":
+            raise _Stop
+        self.pos += 1
+        closing = "}" if opening == "{" else ")"
+        if kind in ("preamble", "string"):
+            self.reading.blocks.append((at, kind, ""))
+            if kind == "string":
+                name = self._name()
+                self._expect("=")
+            self._value(kind if kind == "preamble" else name)
+            if self._next(awaiting=True) != closing:
+                raise _Stop
+            self.pos += 1
+            return
+        self._next()
+        key = _KEY[closing].match(self.text, self.pos).group()  # type: ignore[union-attr]
+        self.pos += len(key)
+        self.reading.blocks.append((at, kind, key))
+        while (char := self._next(awaiting=True)) != closing:
+            if char != ",":
+                raise _Stop
+            self.pos += 1
+            if self._next() == closing:
+                break
+            name = self._name()
+            self._expect("=")
+            self._value(name.lower())
+        self.pos += 1
+
+    def _value(self, name: str) -> None:
+        """Read one value (pieces joined by ``#``) of the field ``name``."""
+        self.field = name
+        self._next()
+        start = self.pos
+        self.reading.values.append((name, start, start))
+        while True:
+            char = self._next()
+            if char in '{"':
+                self._delimited(char)
+            else:
+                self._name()
+            self.reading.values[-1] = (name, start, self.pos)
+            if self._next(awaiting=True) != "#":
+                break
+            self.pos += 1
+        self.field = ""
+
+    def _delimited(self, opening: str) -> None:
+        depth = 0
+        for mark in self.marks[opening].finditer(self.text, self.pos + 1):
+            char = mark.group()
+            if char == "{":
+                depth += 1
+            elif char == "}" and depth:
+                depth -= 1
+            elif char == "}" and opening == '"':  # BibTeX stops here: unbalanced braces
+                name, start, _ = self.reading.values[-1]
+                self.reading.values[-1] = (name, start, mark.end())
+                self.pos = mark.start()
+                raise _Stop
+            elif depth == 0:  # the closing brace, or a quote outside braces
+                self.pos = mark.end()
+                return
+        self.pos = len(self.text)
+        self.reading.runs_on = self.field
+        raise _Stop
+
+
+class ReadOtherwise(BlockAbortedException):
+    """A chunk whose blocks BibTeX reads otherwise than surveytool: a failed block with this message, hint and key."""
+
+    def __init__(self, message: str, hint: str, key: str):
+        super().__init__(message)
+        self.message, self.hint, self.key = message, hint, key
+
+
+HINT = (
+    "BibTeX counts \\{ and \\} as braces too: pair each with the other, or write \\textbraceleft{} or "
+    "\\textbraceright{} for a lone one; after \\\\ put a space before a brace"
+)
+
+
+def read_otherwise(text: str, first_line: int, followed: bool) -> ReadOtherwise | None:
+    """Why BibTeX reads the blocks of a chunk's ``text`` (on line ``first_line``, 1-based; ``followed`` by another
+    chunk) otherwise than surveytool, where the chunk must be refused; None where it need not."""
+    if not ESCAPED_BRACE.search(text):
+        return None
+    bibtex = _Reader(text, _BIBTEX_MARKS).read()
+    parser = _Reader(text, _PARSER_MARKS).read()
+    if bibtex == parser:
+        return None
+    runs_on = bibtex.runs_on if followed and bibtex.runs_on is not None and parser.runs_on is None else None
+    gained = [block for block in bibtex.blocks if block not in parser.blocks]
+    lost = [block for block in parser.blocks if block not in bibtex.blocks]
+    counted = _COUNTED_BY_TEX.search(text)
+    if not gained and not lost and not counted:
+        # The same blocks (a value may run on into the next chunk's, as a "{" between quotes does): the entry
+        # is read as bibtexparser reads it, and value_braces.py reports the lone braces and writes them paired.
+        return None
+
+    _, kind, key = (parser.blocks or bibtex.blocks)[0]
+    said = _what_bibtex_does(text, first_line, bibtex, parser, runs_on, counted)
+    told = ", ".join(said[:-1]) + ", and " + said[-1] if len(said) > 1 else said[0]
+    message = (
+        f"{f'entry {key!r}' if key else f'@{kind}'} is read otherwise by BibTeX, which counts every brace, \\{{ and "
+        f"\\}} too, where surveytool's parser skips a brace after a backslash: BibTeX {told}; the .bib surveytool "
+        "writes keeps it as a comment (check and bib --in-place leave it as you wrote it)"
+    )
+    return ReadOtherwise(message, HINT, key)
+
+
+def _what_bibtex_does(
+    text: str, first_line: int, bibtex: Reading, parser: Reading, runs_on: str | None, counted: re.Match[str] | None
+) -> list[str]:
+    """What BibTeX does otherwise in the chunk ``text``, each said for a message, in order."""
+
+    def line(offset: int) -> int:
+        return first_line + text.count("\n", 0, offset)
+
+    def named(blocks: list[tuple[int, str, str]]) -> str:
+        return ", ".join(
+            f"@{kind}{{{key}}} (line {line(at)})" if key else f"@{kind} (line {line(at)})" for at, kind, key in blocks
+        )
+
+    said: list[str] = []
+    differing = next((pair for pair in zip(bibtex.values, parser.values, strict=False) if pair[0] != pair[1]), None)
+    if differing is not None and differing[0][0] == differing[1][0]:
+        name, start, end = differing[0]
+        shown = text[max(start, end - _SHOWN) : end].replace("\n", " ")
+        said.append(f"ends field '{name}' after '{'…' if end - start > _SHOWN else ''}{shown}' (line {line(end)})")
+    if runs_on is not None:
+        said.append(f"reads {f'field {runs_on!r}' if runs_on else 'it'} on past its end, into the entries after it")
+    if gained := [block for block in bibtex.blocks if block not in parser.blocks]:
+        said.append(f"reads {named(gained)} as a block of its own, which surveytool took for text in a value")
+    if lost := [block for block in parser.blocks if block not in bibtex.blocks]:
+        said.append(f"does not read {named(lost)}")
+    if counted:
+        said.append(f"counts the brace after \\\\ on line {line(counted.start())}, as TeX does")
+    return said
