@@ -1,0 +1,115 @@
+"""A brace after a backslash that moves where BibTeX ends a value: the entry is refused, never read otherwise than BibTeX does."""
+
+import pytest
+from helpers import bibtex_as_written_and_rewritten, bibtex_balanced, requires_latex, run_cli
+
+from surveytool.bibtex.fields import render_bibliography
+from surveytool.bibtex.reader import read_bibtex
+from surveytool.model import Severity
+from surveytool.rebuild.bib_reading import ChunkRun
+
+GOOD = "@misc{good1, title = {Good One}, author = {Roe, Jane}, year = 2020, sections = {moe}}\n\n"
+AFTER = "\n\n@misc{good2, title = {Good Two}, author = {Doe, John}, year = 2022, sections = {moe}}\n"
+# BibTeX ends the title at \\} (a line break, then a brace it counts, as TeX does), stops at the text after it
+# and reads on from the next @: an entry of its own. bibtexparser skips the brace and reads one long title.
+SMUGGLED = "@misc{evil, title = {A \\\\} @misc{hidden, title={Hidden}, author={Mallory}}}, year = 2021}"
+# The brace after \\ opens a group for BibTeX: the title runs on to the entry's end, the note inside it.
+RUN_ON = "@misc{evil, title = {A \\\\{ title}, note = {@misc{hidden, title={x}}}, year = 2021}"
+
+
+def _bib(entry: str) -> str:
+    return GOOD + entry + AFTER
+
+
+def _refusal(bib: str):
+    document = read_bibtex(bib, "coauthor.bib")
+    (finding,) = [f for f in document.findings if f.check == "bibtex-syntax"]
+    return document, finding
+
+
+def test_an_entry_bibtex_reads_inside_a_title_is_an_error_naming_both_keys_and_neither_is_read():
+    document, finding = _refusal(_bib(SMUGGLED))
+    assert [p.key for p in document.papers] == ["good1", "good2"]
+    assert (finding.severity, finding.key, finding.location.line) == (Severity.ERROR, "evil", 3)
+    assert finding.message.startswith("entry 'evil' is read otherwise by BibTeX, which counts every brace")
+    assert "ends field 'title' after '{A \\\\}' (line 3)" in finding.message
+    assert "reads @misc{hidden} (line 3) as a block of its own" in finding.message
+    assert "\\\\ put a space before a brace" in finding.hint
+    (failed,) = [b for b in document.blocks if b.kind == "failed"]
+    assert failed.text == SMUGGLED  # kept as written, every byte
+
+
+def test_a_brace_after_a_line_break_is_refused_not_written_unbraced():
+    document, finding = _refusal(_bib(RUN_ON))
+    assert finding.key == "evil" and "counts the brace after \\\\ on line 3, as TeX does" in finding.message
+    assert [p.key for p in document.papers] == ["good1", "good2"]
+    written = render_bibliography(document.papers, document.blocks)
+    assert "\\textbraceleft{}A" not in written and "@misc{hidden" not in written
+    for line in written.splitlines():
+        if " = " in line and not line.startswith("%"):
+            value = line.split(" = ", 1)[1].rstrip(",")
+            assert value[0] in '{"' or value.isdigit(), line
+            assert bibtex_balanced(value), line
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "@misc{evil, title = {A \\} @misc{hidden, title={H}}}, year = 2021}",  # an escaped brace, TeX's too
+        '@misc{evil, title = "A \\} @misc{hidden, title={H}}", year = 2021}',  # between quotes
+        "@misc(evil, title = {A \\} @misc{hidden, title={H}}}, year = 2021)",  # in parentheses
+        "@string{x = {A \\} @misc{hidden, title={H}}}}",
+        '@preamble{ "A \\} @misc{hidden, title={H}}" }',
+    ],
+)
+def test_every_block_that_hides_an_entry_from_surveytool_is_refused(block):
+    document, finding = _refusal(_bib(block))
+    assert [p.key for p in document.papers] == ["good1", "good2"], block
+    assert "reads @misc{hidden} (line 3) as a block of its own" in finding.message
+    assert not [b for b in document.blocks if b.kind in ("string", "preamble")]
+
+
+def test_escaped_braces_that_leave_the_blocks_as_they_are_are_read_as_before():
+    # Paired: nothing differs. A lone one within one entry: value_braces.py reports it and writes it paired.
+    paired = read_bibtex(_bib("@misc{sets, title = {Sets \\{a, b\\} and x}, year = 2021}"), "x.bib")
+    assert [p.key for p in paired.papers] == ["good1", "sets", "good2"]
+    assert not [f for f in paired.findings if f.severity is Severity.ERROR]
+    lone = read_bibtex(_bib("@misc{k2, title = {A \\} b}, year = 2021}"), "x.bib")
+    assert [p.key for p in lone.papers] == ["good1", "k2", "good2"]
+    assert [f.check for f in lone.findings if f.severity is Severity.ERROR] == ["lone-escaped-brace"]
+
+
+def test_a_rebuild_does_not_patch_in_a_refused_entry_as_a_paper():
+    text = _bib("@misc{evil, title = {A \\\\{ title}, year = 2021}")  # plain to the fast path, refused here
+    start = text.index("@misc{evil")
+    run = ChunkRun(text, start, text.index("@misc{good2"), text.count("\n", 0, start), "x.bib")
+    assert not run.holds_one_plain_entry(0)  # it gives no paper: the whole file is read again
+    assert [p.key for p in read_bibtex(text, "x.bib").papers] == ["good1", "good2"]
+
+
+def test_bib_and_check_report_it_and_in_place_leaves_it_as_written(tmp_path):
+    source = tmp_path / "refs.bib"
+    bib = _bib(SMUGGLED).replace("sections = {moe}}\n\n@misc{evil", "sections = {MoE}}\n\n@misc{evil")
+    source.write_bytes(bib.encode())
+    for command in (["check", "refs.bib"], ["bib", "refs.bib", "-o", "out.bib"]):
+        result = run_cli(*command, cwd=tmp_path)
+        assert "refs.bib:3: error [bibtex-syntax] entry 'evil' is read otherwise by BibTeX" in result.stderr, command
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "@misc{hidden" not in written and "@misc{evil" not in written
+    assert "% (at)misc{evil, title = {A \\\\} (at)misc{hidden, title={Hidden}" in written
+    run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path)
+    # Only the tag that had to change is written: the refused entry keeps every byte.
+    assert source.read_bytes() == _bib(SMUGGLED).encode()
+
+
+@requires_latex
+@pytest.mark.latex
+def test_bibtex_reads_the_hidden_entry_in_the_file_as_written_and_not_in_the_one_written(tmp_path):
+    (_, bbl), (result, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, _bib(SMUGGLED))
+    assert "\\bibitem{hidden}" in bbl  # the attack, as BibTeX reads the co-author's file
+    assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
+    assert "\\bibitem{hidden}" not in written_bbl and "\\bibitem{evil}" not in written_bbl
+    assert "\\bibitem{good1}" in written_bbl and "\\bibitem{good2}" in written_bbl
+    (_, bbl), (result, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, _bib(RUN_ON))
+    assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
+    assert "\\bibitem{good1}" in written_bbl and "\\bibitem{good2}" in written_bbl and "evil" not in written_bbl
