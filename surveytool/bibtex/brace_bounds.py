@@ -1,19 +1,19 @@
-"""Blocks whose bounds BibTeX reads otherwise than bibtexparser, because of a brace after a backslash: refused.
+"""Blocks whose bounds BibTeX reads otherwise than bibtexparser, because of a brace or quote after a backslash: refused.
 
-bibtexparser (and ``scan.py``, which mirrors it) takes a brace after a backslash for text; BibTeX counts
-every brace. Where that moves the end of a value, text surveytool reads inside a title can be an entry to
-BibTeX (``{A \\\\} @misc{hidden, ...}}``: BibTeX ends the title at the brace, stops at the text after it and
-starts again at the next ``@``), and a value can run on past its entry, taking the entries after it along.
-After ``\\\\`` (a line break) TeX counts the brace too, so the braces of the value bibtexparser read pair
-for no reader, and no spelling of it can be written.
+bibtexparser (and ``scan.py``, which mirrors it) takes a brace or quote after a backslash for text; BibTeX
+counts every brace, and ends a quoted value at any quote outside braces. Where that moves the end of a value,
+text surveytool reads inside a title can be an entry to BibTeX (``{A \\\\} @misc{hidden, ...}}``: BibTeX ends
+the title at the brace, stops at the text after it and starts again at the next ``@``), and a value can run on
+past its entry, taking the entries after it along. After ``\\\\`` (a line break) TeX reads the brace or quote
+too, so the value bibtexparser read is one no reader reads, and no spelling of it can be written.
 
-A chunk (``chunks.py``) holding such a brace is read here twice, by one reader of BibTeX's grammar: counting
-every brace, as BibTeX does, then skipping those after a backslash, as bibtexparser does. When the two start
-different blocks, or they differ at all and a brace after ``\\\\`` was skipped, the chunk is refused: it is
+A chunk (``chunks.py``) holding such a mark is read here twice, by one reader of BibTeX's grammar: counting
+every mark, as BibTeX does, then skipping those after a backslash, as bibtexparser does. When the two start
+different blocks, or they differ at all and a mark after ``\\\\`` was skipped, the chunk is refused: it is
 read as one failed block with a ``bibtex-syntax`` error that says what BibTeX reads, and the .bib surveytool
-writes keeps it as a comment. Where they start the same blocks, the entry is read as bibtexparser reads it and
-``value_braces.py`` reports its lone escaped braces (an error: BibTeX reads the value otherwise, or on into the
-entries after it) and writes them paired.
+writes keeps it as a comment. Where they start the same blocks, the entry is read as bibtexparser reads it, and
+``value_braces.py`` reports its lone escaped braces and quotes (errors: BibTeX reads the value otherwise, or on
+into the entries after it) and writes them paired or in braces.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 from bibtexparser.exceptions import BlockAbortedException
 
-#: A brace after a backslash: only a chunk holding one can be read otherwise (a test in C, false for most chunks).
-ESCAPED_BRACE = re.compile(r"\\[{}]")
-# A brace after an even number of backslashes: a line break (\\), then a brace TeX counts and bibtexparser skips.
-_COUNTED_BY_TEX = re.compile(r"(?<!\\)(?:\\\\)+[{}]")
+#: A brace or quote after a backslash: only a chunk holding one can be read otherwise (a test in C, false for most).
+ESCAPED_MARK = re.compile(r'\\[{}"]')
+# A brace or quote after an even number of backslashes: a line break (\\), then one TeX reads and bibtexparser skips.
+_COUNTED_BY_TEX = re.compile(r'(?<!\\)(?:\\\\)+[{}"]')
 _WHITE = re.compile(r"\s*")
 _SHOWN = 30  # characters of a value shown where BibTeX ends it
 # What BibTeX reads as an entry type, a field name, a macro or a number.
@@ -35,7 +35,7 @@ _NAME = re.compile(r"[^\s\"#%'(),={}]+")
 _KEY = {"}": re.compile(r"[^,}\s]*"), ")": re.compile(r"[^,\s]*")}
 # Inside a braced value only braces count; inside a quoted one, braces and quotes.
 _BIBTEX_MARKS = {"{": re.compile(r"[{}]"), '"': re.compile(r'[{}"]')}
-_PARSER_MARKS = {"{": re.compile(r"(?<!\\)[{}]"), '"': re.compile(r'(?<!\\)[{}]|"')}
+_PARSER_MARKS = {"{": re.compile(r"(?<!\\)[{}]"), '"': re.compile(r'(?<!\\)[{}"]')}
 
 
 class _Stop(Exception):
@@ -174,14 +174,14 @@ class ReadOtherwise(BlockAbortedException):
 
 HINT = (
     "BibTeX counts \\{ and \\} as braces too: pair each with the other, or write \\textbraceleft{} or "
-    "\\textbraceright{} for a lone one; after \\\\ put a space before a brace"
+    '\\textbraceright{} for a lone one; write an accent in braces, {\\"u}; after \\\\ put a space before a brace or quote'
 )
 
 
 def read_otherwise(text: str, first_line: int, followed: bool) -> ReadOtherwise | None:
     """Why BibTeX reads the blocks of a chunk's ``text`` (on line ``first_line``, 1-based; ``followed`` by another
     chunk) otherwise than surveytool, where the chunk must be refused; None where it need not."""
-    if not ESCAPED_BRACE.search(text):
+    if not ESCAPED_MARK.search(text):
         return None
     bibtex = _Reader(text, _BIBTEX_MARKS).read()
     parser = _Reader(text, _PARSER_MARKS).read()
@@ -200,8 +200,8 @@ def read_otherwise(text: str, first_line: int, followed: bool) -> ReadOtherwise 
     said = _what_bibtex_does(text, first_line, bibtex, parser, runs_on, counted)
     told = ", ".join(said[:-1]) + ", and " + said[-1] if len(said) > 1 else said[0]
     message = (
-        f"{f'entry {key!r}' if key else f'@{kind}'} is read otherwise by BibTeX, which counts every brace, \\{{ and "
-        f"\\}} too, where surveytool's parser skips a brace after a backslash: BibTeX {told}; the .bib surveytool "
+        f"{f'entry {key!r}' if key else f'@{kind}'} is read otherwise by BibTeX, which reads a brace or a quote "
+        f"after a backslash as any other, where surveytool's parser skips it: BibTeX {told}; the .bib surveytool "
         "writes keeps it as a comment (check and bib --in-place leave it as you wrote it)"
     )
     return ReadOtherwise(message, HINT, key)
@@ -233,5 +233,6 @@ def _what_bibtex_does(
     if lost := [block for block in parser.blocks if block not in bibtex.blocks]:
         said.append(f"does not read {named(lost)}")
     if counted:
-        said.append(f"counts the brace after \\\\ on line {line(counted.start())}, as TeX does")
+        mark = "quote" if counted.group()[-1] == '"' else "brace"
+        said.append(f"counts the {mark} after \\\\ on line {line(counted.start())}, as TeX does")
     return said

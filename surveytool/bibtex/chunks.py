@@ -19,7 +19,7 @@ from itertools import groupby
 import bibtexparser
 from bibtexparser import model
 
-from surveytool.bibtex.brace_bounds import ESCAPED_BRACE, read_otherwise
+from surveytool.bibtex.brace_bounds import ESCAPED_MARK, read_otherwise
 from surveytool.bibtex.scan import scan_plain_entry
 
 
@@ -157,7 +157,7 @@ def parse_chunks(text: str, chunks: list[Chunk], wanted: list[int]) -> dict[int,
 
 def refused(text: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
     """The chunk as one failed block if BibTeX reads its blocks otherwise than bibtexparser (``brace_bounds.py``), else []."""
-    if not ESCAPED_BRACE.search(text, chunk.start, chunk.end):
+    if not ESCAPED_MARK.search(text, chunk.start, chunk.end):
         return []
     source = text[chunk.start : chunk.end]
     error = read_otherwise(source, chunk.line + 1, bool(chunk.follower))
