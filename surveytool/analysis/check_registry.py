@@ -108,6 +108,14 @@ _staged(
     "is. The message gives the parser's reason.",
 )
 _staged(
+    "commented-entry",
+    Severity.WARNING,
+    "an entry inside @comment{...}",
+    "biber and JabRef skip an @comment's braces, but BibTeX's @comment is its name alone: it reads the entry "
+    "inside, and before an entry of the same key cites it instead. The .bib surveytool writes has each @ in "
+    "the comment written (at); check and bib --in-place leave your file as it is.",
+)
+_staged(
     "encoding",
     Severity.WARNING,
     "a source file that is not UTF-8",

@@ -20,6 +20,8 @@ _REMARK = re.compile(r"^[ \t]*%", re.M)
 # An "@type" at a line's start followed by anything but the brace or parenthesis that opens an entry.
 _HEADLESS_ENTRY = re.compile(r"^[ \t]*@[ \t]*(?P<type>[A-Za-z]+)\b(?![ \t]*(?:[{(]|$))", re.M)
 _SHOWN = 30
+# An entry inside @comment{...}: BibTeX's @comment is the command's name alone, so it reads on into the braces.
+_ENTRY_IN_COMMENT = re.compile(r"@[ \t]*(?P<type>[A-Za-z]+)[ \t]*[{(][ \t]*(?P<key>[^\s,{}()]*)")
 
 
 def without_remark(value: str) -> str:
@@ -85,6 +87,23 @@ def headless_entry_finding(comment: str, where: SourceLocation) -> Finding | Non
         "the .bib surveytool writes keeps it as a comment"
     )
     return Finding("bibtex-syntax", Severity.ERROR, message, at, "write @type{key, ...")
+
+
+def commented_entry(comment: str, where: SourceLocation) -> tuple[str, Finding | None]:
+    """An ``@comment{...}``'s body as the .bib surveytool writes it, each @ written (at), with a ``commented-entry``
+    warning when an entry is inside: biber and JabRef skip it, but BibTeX reads it (and, before an entry of the
+    same key, cites it instead)."""
+    found = _ENTRY_IN_COMMENT.search(comment)
+    if found is None:
+        return comment, None
+    entry = f"@{found.group('type')}{{{found.group('key')}}}" if found.group("key") else f"@{found.group('type')}"
+    message = (
+        f"{entry} inside this @comment is read by BibTeX as an entry (biber and JabRef skip it); "
+        "the .bib surveytool writes has its @ written (at)"
+    )
+    at = SourceLocation(where.path, where.line + comment.count("\n", 0, found.start()))
+    hint = "delete the entry, or write its @ as (at) to keep it out of BibTeX too"
+    return comment.replace("@", "(at)"), Finding("commented-entry", Severity.WARNING, message, at, hint)
 
 
 def failed_block_finding(error: BaseException, where: SourceLocation) -> Finding:

@@ -14,7 +14,13 @@ from bibtexparser import model
 
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
 from surveytool.bibtex.field_spans import field_location, field_name
-from surveytool.bibtex.field_syntax import failed_block_finding, headless_entry_finding, syntax_findings, without_remark
+from surveytool.bibtex.field_syntax import (
+    commented_entry,
+    failed_block_finding,
+    headless_entry_finding,
+    syntax_findings,
+    without_remark,
+)
 from surveytool.bibtex.value_braces import brace_findings, has_quoted_braces, offences_and_hint, quote_findings
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
@@ -126,11 +132,14 @@ def _read_chunk(
         elif isinstance(block, model.Preamble):
             kept.append(RawBlock("preamble", f"@preamble{{{block.value}}}", where))
         elif isinstance(block, model.ExplicitComment):
+            body, entry_inside = commented_entry(block.comment, where)
+            if entry_inside is not None:
+                findings.append(entry_inside)
             # As written: its case (@Comment) and its last newline (JabRef's metadata) are the user's.
             raw = (
                 block.raw.strip()
-                if block.raw and block.raw.lstrip().startswith("@")
-                else f"@comment{{{block.comment}}}"
+                if block.raw and block.raw.lstrip().startswith("@") and entry_inside is None
+                else f"@comment{{{body}}}"
             )
             kept.append(RawBlock("comment", raw, where))
         elif isinstance(block, model.ImplicitComment):

@@ -114,3 +114,29 @@ def test_bibtex_reads_the_hidden_entry_in_the_file_as_written_and_not_in_the_one
     (_, bbl), (result, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, _bib(RUN_ON))
     assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
     assert "\\bibitem{good1}" in written_bbl and "\\bibitem{good2}" in written_bbl and "evil" not in written_bbl
+
+
+COMMENTED = "@Comment{ an entry set aside:\n@misc{good2, title={Hidden}, author={Mallory}}\n}"
+
+
+def test_an_entry_inside_a_comment_is_reported_and_kept_out_of_the_written_bib():
+    document = read_bibtex(COMMENTED + "\n\n" + GOOD + AFTER.strip(), "coauthor.bib")
+    [finding] = [f for f in document.findings if f.check == "commented-entry"]
+    assert finding.severity is Severity.WARNING and finding.location.line == 2
+    assert finding.message.startswith("@misc{good2} inside this @comment is read by BibTeX as an entry")
+    assert [p.key for p in document.papers] == ["good1", "good2"]
+    [comment] = document.blocks
+    assert comment.text == "@comment{ an entry set aside:\n(at)misc{good2, title={Hidden}, author={Mallory}}\n}"
+    # Comments without an entry stay as written: JabRef's metadata, an address.
+    for kept in ("@Comment{jabref-meta: databaseType:bibtex;}", "@comment{mail me@example.org {soon}}"):
+        document = read_bibtex(kept + "\n\n" + GOOD, "x.bib")
+        assert [b.text for b in document.blocks] == [kept] and not document.findings
+
+
+@requires_latex
+@pytest.mark.latex
+def test_bibtex_cites_the_commented_entry_of_the_file_as_written_and_not_of_the_one_written(tmp_path):
+    # Before the entry of the same key, BibTeX cites the commented one instead.
+    (_, bbl), (result, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, COMMENTED + "\n\n" + GOOD + AFTER)
+    assert "Mallory" in bbl and "Doe" not in bbl
+    assert result.returncode == 0 and "Doe" in written_bbl and "Mallory" not in written_bbl
