@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from surveytool.model import Finding, Severity, SourceLocation
 from surveytool.text.latex import describe_offences
-from surveytool.text.latex_allowlist import BRACE_TOKEN, Offence, lone_escaped_braces
+from surveytool.text.latex_allowlist import BRACE_TOKEN, Misplaced, Offence, lone_escaped_braces
 from surveytool.text.latex_inert import LITERAL_SPELLINGS, balanced_for_bibtex
 
 # What bibtexparser takes for a delimiter in a value: a brace or a quote that no backslash precedes.
@@ -209,9 +209,14 @@ _ALLOW_HINT = (
     _WRITTEN + '; delete it, or if you trust it allow the command in surveytool.toml: [latex] allow = ["\\\\name"]'
 )
 _BRACE_HINT = _WRITTEN + "; " + PAIR_HINT
+# An allowed command where it stops the document (a math symbol in text, \char without a number): allowing it cannot help.
+_PLACE_HINT = _WRITTEN + "; write it where LaTeX takes it (math in $...$, a command with its argument), or delete it"
 
 
 def offences_and_hint(offences: list[Offence], tex: str, written: str) -> tuple[str, str]:
     """The offences for a message, led by the lone escaped braces of the value as ``written`` (what they cause)."""
     braces = value_lone_braces(written)
-    return describe_offences(offences, tex, braces), _BRACE_HINT if braces else _ALLOW_HINT
+    misplaced = all(isinstance(o, Misplaced) for o in offences)
+    return describe_offences(
+        offences, tex, braces
+    ), _BRACE_HINT if braces else _PLACE_HINT if misplaced else _ALLOW_HINT

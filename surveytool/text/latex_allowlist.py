@@ -22,6 +22,7 @@ from surveytool.text.latex_commands import (
     PREAMBLE_COMMANDS,
     TEXT_COMMANDS,
 )
+from surveytool.text.latex_context import context_offences
 
 _DEFINING = frozenset({"newcommand", "providecommand", "def"})
 
@@ -52,6 +53,10 @@ class Offence:
     end: int
     text: str
     reason: str
+
+
+class Misplaced(Offence):
+    """An allowed token where it stops the document (a math symbol in text): allowing it again cannot help."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +136,11 @@ def find_offences(value: str, policy: LatexPolicy | None = None, preamble: bool 
             offence = _command_offence(value, match, policy, preamble, defined)
             if offence:
                 found.append(offence)
-    return found
+    if preamble:  # definitions: their bodies are read where they are used
+        return found
+    # Allowed commands can still stop the document where they stand (a math symbol in text, \char without a number).
+    misplaced = context_offences(value, {o.start for o in found})
+    return sorted([*found, *(Misplaced(*item) for item in misplaced)], key=lambda o: o.start) if misplaced else found
 
 
 # BibTeX still reads the inside of a @comment and of a block bibtexparser could not parse: there a

@@ -27,7 +27,7 @@ FORMATTING_COMMANDS = frozenset(
     emph textit textbf textsc texttt textrm textsf textup textmd textnormal textsl textsuperscript
     textsubscript underline mbox em it bf sc tt rm sf sl upshape itshape bfseries scshape mdseries
     normalfont ttfamily rmfamily sffamily tiny scriptsize footnotesize small normalsize large Large
-    quad qquad enspace thinspace space nobreakspace slash newline par relax protect ensuremath char verb
+    quad qquad enspace thinspace space nobreakspace slash newline par relax protect ensuremath char
     url href doi cite citet citep TeX LaTeX LaTeXe ifmmode else fi
 """)
 )
@@ -67,9 +67,44 @@ NEVER_ALLOWED = frozenset(
     endinput scantokens csname endcsname expandafter string detokenize noexpand catcode lccode uccode
     def edef gdef xdef let futurelet newcommand renewcommand providecommand DeclareRobustCommand
     special pdfliteral directlua latelua ShellEscape write18 pdffiledump pdfximage pdfobj pdfannot
-    verbatiminput lstinputlisting includegraphics usepackage RequirePackage makeatletter begin end
+    verbatiminput lstinputlisting includegraphics usepackage RequirePackage makeatletter begin end verb
 """)
 )
 TEXT_COMMANDS = LETTER_COMMANDS | SYMBOL_COMMANDS | FORMATTING_COMMANDS | BIBLATEX_COMMANDS | PREAMBLE_COMMANDS
 #: Commands whose first argument is a link target: only web addresses pass (no run:, file:, paths).
 LINK_COMMANDS = frozenset({"url", "href"})
+
+#: Math commands that work in text too; every other math command stops the document outside math.
+TEXT_AND_MATH = frozenset(_WORDS("text kern ensuremath"))
+#: Text commands that stop the document in math (\TeX sets the space factor; a paragraph cannot end in math).
+TEXT_ONLY = frozenset(_WORDS("TeX LaTeX LaTeXe par"))
+#: How many arguments a command needs, and their mode: "t" text, "m" math, "s" the mode around it.
+#: Before a "}" (or at the end of a value) TeX stops ("Argument of \\' has an extra }").
+_ACCENTS = "' \" ^ ` ~ = . u v H c d b t r k G"
+ARGUMENTS: dict[str, tuple[int, str]] = {
+    **dict.fromkeys(_WORDS(_ACCENTS), (1, "s")),
+    **dict.fromkeys(
+        _WORDS("""
+        emph textit textbf textsc texttt textrm textsf textup textmd textnormal textsl textsuperscript
+        textsubscript mbox text fbox mkbibquote mkbibemph mkbibitalic mkbibbold mkbibparens
+        mkbibbrackets mkbibsuperscript enquote bibstring
+        """),
+        (1, "t"),
+    ),
+    **dict.fromkeys(_WORDS("underline url cite citet citep doi"), (1, "s")),
+    "href": (2, "s"),
+    **dict.fromkeys(
+        _WORDS("""
+        ensuremath sqrt mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak mathscr boldsymbol
+        operatorname hat bar tilde vec dot ddot acute widehat widetilde overline underbrace overbrace mathbin
+        """),
+        (1, "m"),
+    ),
+    **dict.fromkeys(_WORDS("frac dfrac tfrac binom stackrel"), (2, "m")),
+}
+#: Commands whose argument is a number, a length or a counter's name: anything else stops the document.
+NUMBER_ARGUMENT = frozenset({"char", "mathchar", "kern", "hspace", "arabic"})
+#: The counters every standard class defines (\arabic{x} of another stops the document).
+COUNTERS = frozenset(
+    _WORDS("page part section subsection subsubsection paragraph subparagraph equation figure table footnote")
+)

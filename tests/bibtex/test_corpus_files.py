@@ -58,8 +58,13 @@ def test_every_entry_is_read_or_reported_and_survives_a_round_trip(path: Path):
         assert set(kept) <= lines and "@" not in "".join(kept)
     again = read_bibtex(text, "out.bib")
     fields_again = {p.key: dict(p.fields) for p in again.papers}
+    # A field with LaTeX that stops the document where it stands (biblatex's \arabic{author}) prints literally.
+    inert = {(f.key, f.message.split("'")[1]) for f in result.findings if f.check == "dangerous-macro" and f.key}
     for paper in papers:
-        assert_written_as_bibtex(paper.fields, fields_again[paper.key], paper.key)
+        before, after = (
+            {n: t for n, t in f.items() if (paper.key, n) not in inert} for f in (paper.fields, fields_again[paper.key])
+        )
+        assert_written_as_bibtex(before, after, paper.key)
     assert [b.text for b in again.blocks if b.kind == "string"] == [b.text for b in result.blocks if b.kind == "string"]
     # Writing is a fixed point (once a failed block, re-read out of its old context, has settled).
     settled = render_bibliography(again.papers, again.blocks)
