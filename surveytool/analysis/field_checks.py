@@ -15,7 +15,7 @@ from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
 from surveytool.bibtex.field_spans import field_location, literal_inner
 from surveytool.bibtex.fields import is_placeholder_title
-from surveytool.bibtex.raw_specials import escaped_in, raw_specials
+from surveytool.bibtex.raw_specials import escaped_in, raw_specials, spelled
 from surveytool.bibtex.values import MONTH_MACROS, macro_names, string_block_value
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
 from surveytool.text.identifiers import DOI_PREFIX
@@ -223,6 +223,8 @@ _SPECIAL_EFFECTS = {
     "%": "LaTeX reads the '%' as a comment and drops the rest of the line",
     "#": "LaTeX stops at the '#' (a macro's parameter)",
     "_": "LaTeX stops at the '_' outside math (a subscript)",
+    "^": "LaTeX stops at the '^' outside math (a superscript)",
+    "$": "LaTeX stops at a '$' whose math does not close in its group",
 }
 
 
@@ -231,7 +233,7 @@ def _specials_finding(what: str, value: str, found: list[int], where: SourceLoca
     effects = "; ".join(_SPECIAL_EFFECTS[c] for c in chars)
     hint = (
         "write "
-        + " and ".join(f"\\{c}" for c in chars)
+        + " and ".join(spelled(c) for c in chars)
         + (" instead; surveytool check --fix does this" if fix else " instead")
     )
     message = f"{what} has a raw {' and '.join(repr(c) for c in chars)}: {effects}"
@@ -241,19 +243,20 @@ def _specials_finding(what: str, value: str, found: list[int], where: SourceLoca
 @register(
     "unescaped-special",
     Severity.ERROR,
-    "a raw &, %, # or _ in a field or @string",
+    "a raw &, %, #, _, ^ or $ in a field or @string",
     "BibTeX copies a value to the bibliography as it is, and LaTeX reads a raw & as an alignment tab (outside a "
     "table the document stops: 'Misplaced alignment tab character &'), a raw % as a comment that hides the "
     "rest of the line (title = {50% faster training} prints '50'), a raw # as a macro's parameter (C# stops the "
-    "document) and a raw _ outside math as a subscript ('Missing $ inserted'). Write \\&, \\%, \\# and \\_. Fields "
-    "that hold addresses or identifiers (url, doi, eprint, file, ...), the argument of \\url, \\href (its address), "
-    "\\doi, \\cite and \\ensuremath, math, and the # joining a value's pieces are not checked: there the characters "
-    "are meant. The .bib surveytool writes (build, bib -o) has the backslashes; check and bib --in-place leave your "
-    "file as it is; --fix writes them.",
+    "document), a raw _ or ^ outside math as a script ('Missing $ inserted') and a $ whose math does not close in "
+    "its group as math to the end. Write \\&, \\%, \\#, \\_, \\^{} and \\$. Fields that hold addresses or "
+    "identifiers (url, doi, eprint, file, ...), math, and the # joining a value's pieces are not checked: there the "
+    "characters are meant; in the argument of \\url, \\href (its address), \\doi and \\cite only a % or # is (it "
+    "ends or breaks the argument). The .bib surveytool writes (build, bib -o) has the backslashes; check and bib "
+    "--in-place leave your file as it is; --fix writes them.",
     fixable=True,
 )
 def _unescaped(context: CheckContext) -> Iterable[Finding]:
-    for paper, field, value in _fields_with(context, "&%#_"):
+    for paper, field, value in _fields_with(context, "&%#_^$"):
         found = unescaped_specials(value) if escaped_in(field, value) else []
         if found:
             what = f"field '{field}' of '{paper.key}'"

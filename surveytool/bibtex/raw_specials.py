@@ -1,14 +1,14 @@
-"""Raw ``&``, ``%``, ``#`` and ``_`` in .bib values, common in hand-written and Google Scholar files.
+"""Raw ``&``, ``%``, ``#``, ``_``, ``^`` and ``$`` in .bib values, common in hand-written and Google Scholar files.
 
 BibTeX copies a value into the ``.bbl`` as it is, and LaTeX reads a raw ``&`` as an alignment tab (outside
 a table the document stops: "Misplaced alignment tab character &"), a raw ``%`` as a comment that hides
 the rest of the line (``title = {50% faster training}`` prints "50"), a raw ``#`` as a macro parameter
-("C# code" stops the document) and a raw ``_`` outside math as a subscript ("Missing $ inserted"). The
-``.bib`` surveytool writes spells them ``\\&``, ``\\%``, ``\\#`` and ``\\_``; ``unescaped-special`` reports them
-in a user's file. Fields that hold addresses or identifiers, and the argument of ``\\url``, ``\\href`` (its
-address), ``\\doi``, ``\\cite`` or ``\\ensuremath``, keep them: there they are meant, and those commands read
-them as written. A ``#`` between the pieces of a value joins them, and a ``_`` there is part of a macro's
-name: only characters inside braces or quotes are text.
+("C# code" stops the document), a raw ``_`` or ``^`` outside math as a script and a ``$`` whose math never
+closes as math to the end ("Missing $ inserted"). The ``.bib`` surveytool writes spells them ``\\&``, ``\\%``,
+``\\#``, ``\\_``, ``\\^{}`` and ``\\$``; ``unescaped-special`` reports them in a user's file. Fields that hold
+addresses or identifiers keep them, and so do the arguments of ``\\url``, ``\\href`` (its address), ``\\doi`` and
+``\\cite`` but for ``%`` and ``#``, which end or break an argument. A ``#`` between the pieces of a value joins
+them, and a ``_`` there is part of a macro's name: only characters inside braces or quotes are text.
 """
 
 from __future__ import annotations
@@ -16,17 +16,18 @@ from __future__ import annotations
 import re
 
 from surveytool.bibtex.values import FILING_FIELDS, VERBATIM_FIELDS
+from surveytool.text.latex_context import paired_dollars
 
 #: Fields whose values are addresses, paths or identifiers: a ``%`` or ``&`` there is part of them.
 # Besides addresses and identifiers: the fields reference managers file entries by (JabRef's groups, Mendeley's
 # folders), which no style prints; a backslash there would rename the group.
 LITERAL_FIELDS = VERBATIM_FIELDS | FILING_FIELDS | frozenset({"file", "pdf", "crossref", "xdata"})
-# Commands whose (first) argument is read as written: an address, a DOI, citation keys, math.
-_VERBATIM_ARGUMENT = frozenset({"url", "href", "doi", "cite", "citet", "citep", "ensuremath"})
-_SPECIALS = frozenset("&%#_")
-_INTERESTING = re.compile(r'[&%#_\\{}"$]')
+# Commands whose (first) argument is read as written: an address, a DOI, citation keys. A % or # there still
+# ends the argument or stops the document inside another command's argument (biblatex puts each field in one).
+_VERBATIM_ARGUMENT = frozenset({"url", "href", "doi", "cite", "citet", "citep"})
+_SPECIALS = frozenset("&%#_^$")
+_INTERESTING = re.compile(r'[&%#_\\{}"$^]')
 _CONTROL_WORD = re.compile(r"[A-Za-z]+")
-
 
 #: The fields BibTeX's standard styles (and natbib's) print: a raw special there stops the document.
 _PRINTED = frozenset(
@@ -46,41 +47,84 @@ def escaped_in(field: str, value: str = "") -> bool:
 
 
 def raw_specials(value: str) -> list[int]:
-    """Where ``value`` (a raw .bib value, or LaTeX) holds an ``&``, ``%``, ``#`` or ``_`` that LaTeX would not print.
+    """Where ``value`` (a raw .bib value, or LaTeX) holds an ``&``, ``%``, ``#``, ``_``, ``^`` or ``$`` that LaTeX
+    would not print.
 
-    Not one after a backslash (``\\&``; but ``\\\\&`` is a line break and a raw ``&``), nor one in the argument of
-    the commands that read it as written; a ``_`` in math (``$x_i$``) is a subscript, and a ``#`` or ``_`` outside
-    braces and quotes belongs to the .bib's syntax.
+    Not one after a backslash (``\\&``; but ``\\\\&`` is a line break and a raw ``&``); in the argument of the
+    commands that read it as written, only a ``%`` or ``#``; a ``_`` or ``^`` in math (``$x_i$``,
+    ``\\ensuremath{x^2}``) is a script, a ``$`` is one when the math it opens does not close in its group, a
+    ``^^`` is TeX's character notation (the allowlist's), and a ``#`` or ``_`` outside braces and quotes belongs to
+    the .bib's syntax.
     """
     if not any(char in value for char in _SPECIALS):
         return []
     found: list[int] = []
     depth, quoted, math = 0, False, False
+    dollars = paired_dollars(value)
+    math_groups: list[int] = []  # the depths of the \ensuremath arguments around
     index = 0
     # Only the characters that matter are visited: most values hold none but a few letters apart.
     while (at := _INTERESTING.search(value, index)) is not None:
         index, char = at.start(), at.group()
         text = depth > 0 or quoted
-        if char in "&%" or (char == "#" and text) or (char == "_" and text and not math):
+        in_math = math or bool(math_groups)
+        if char in "&%" or (char == "#" and text) or (char in "_^" and text and not in_math):
+            if value.startswith("^^", index):
+                index += 2
+                continue
             found.append(index)
+        elif char == "$":
+            if index in dollars:
+                math = not math
+                index += dollars[index]
+                continue
+            if text:
+                found.append(index)
         elif char == "\\":
             name = _CONTROL_WORD.match(value, index + 1)
             name_end = name.end() if name else index + 1
-            if value[index + 1 : name_end] in _VERBATIM_ARGUMENT:
+            command = value[index + 1 : name_end]
+            if command in _VERBATIM_ARGUMENT:
                 index = _address_end(value, name_end)
+                found.extend(_raw_in(value, name_end, index, "%#"))
                 continue
+            if command == "ensuremath" and value[name_end:].lstrip().startswith("{"):
+                math_groups.append(depth + 1)
             index = max(name_end, index + 2)  # a control word, or a backslash and the character it escapes
             continue
         elif char == "{":
             depth += 1
         elif char == "}":
+            if math_groups and math_groups[-1] == depth:
+                math_groups.pop()
             depth = max(depth - 1, 0)
         elif char == '"' and depth == 0:
             quoted = not quoted
-        elif char == "$" and text:
-            math = not math
         index += 1
     return found
+
+
+def _raw_in(value: str, start: int, end: int, chars: str) -> list[int]:
+    """Where ``chars`` are in ``value[start:end]`` without a backslash before them."""
+    found: list[int] = []
+    index = start
+    while index < end:
+        if value[index] == "\\":
+            index += 2
+            continue
+        if value[index] in chars:
+            found.append(index)
+        index += 1
+    return found
+
+
+#: How the .bib surveytool writes spells each: a backslash before it; a caret alone is an accent, on nothing.
+_SPELLED = {"^": "\\^{}"}
+
+
+def spelled(char: str) -> str:
+    """How ``char``, a raw special, is written to print (``\\%``, ``\\^{}``)."""
+    return _SPELLED.get(char, "\\" + char)
 
 
 def _address_end(value: str, start: int) -> int:
@@ -99,15 +143,15 @@ def _address_end(value: str, start: int) -> int:
 
 
 def escaped_specials(value: str, positions: list[int] | None = None) -> str:
-    """``value`` with a backslash before each of ``positions`` (by default every ``raw_specials``); ``value``
-    itself when there is none."""
+    """``value`` with each of ``positions`` (by default every ``raw_specials``) spelled to print (``spelled``);
+    ``value`` itself when there is none."""
     positions = raw_specials(value) if positions is None else positions
     if not positions:
         return value
     pieces: list[str] = []
     last = 0
     for position in positions:
-        pieces += [value[last:position], "\\"]
-        last = position
+        pieces += [value[last:position], spelled(value[position])]
+        last = position + 1
     pieces.append(value[last:])
     return "".join(pieces)

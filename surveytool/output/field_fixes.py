@@ -20,7 +20,7 @@ from surveytool.analysis.field_checks import (
 )
 from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
 from surveytool.bibtex.field_spans import FieldSpan, field_spans, literal_inner
-from surveytool.bibtex.raw_specials import escaped_in
+from surveytool.bibtex.raw_specials import escaped_in, spelled
 from surveytool.text.line_ends import line_start, next_line_break
 
 Cut = tuple[int, int, str]  # replace raw[start:end] with the text
@@ -31,7 +31,7 @@ def may_need_fixing(fields: Mapping[str, str]) -> bool:
     for name, value in fields.items():
         if (len(value) < 8 and EMPTY_VALUE.fullmatch(value)) or "&" in value or "%" in value:
             return True
-        if ("#" in value or "_" in value) and escaped_in(name, value):  # snake_case, C#: unescaped-special
+        if any(c in value for c in "#_^$") and escaped_in(name, value):  # snake_case, C#, x^2: unescaped-special
             return True
         if name == "doi" and doi_prefix(value[1:-1]):
             return True
@@ -77,8 +77,10 @@ def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) 
             if found:
                 done.append(f"{span.name}: &amp; -> \\&")
         if escaped_in(span.name, value) and "unescaped-special" in selected and (raw_at := unescaped_specials(value)):
-            cuts.extend((span.value_start + i, span.value_start + i, "\\") for i in raw_at)
-            done.append(f"{span.name}: " + ", ".join(f"{c} -> \\{c}" for c in sorted({value[i] for i in raw_at})))
+            cuts.extend((span.value_start + i, span.value_start + i + 1, spelled(value[i])) for i in raw_at)
+            done.append(
+                f"{span.name}: " + ", ".join(f"{c} -> {spelled(c)}" for c in sorted({value[i] for i in raw_at}))
+            )
         if span.name in NAME_FIELDS and "stray-and" in selected and literal:
             problems, removals = stray_and_removals(literal[1])
             cuts.extend((inner_start + start, inner_start + end, "") for start, end in removals)
