@@ -9,6 +9,7 @@ from functools import partial
 
 from surveytool.bibtex.dialects import as_biblatex, as_bibtex, bibtex_type
 from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
+from surveytool.bibtex.linked_fields import linked_value
 from surveytool.bibtex.names import label_safe
 from surveytool.bibtex.order import sort_papers
 from surveytool.bibtex.raw_specials import escaped_in, escaped_specials
@@ -130,7 +131,7 @@ def _value_as_read(paper: Paper, name: str, text: str, macros: Mapping[str, str]
         # Its macro would read as another file's definition, or as nothing. A month as braced text: as a
         # month macro it would read as the user's redefinition again.
         return "{" + encode_bibtex_value(text) + "}" if name == "month" else encode_field(name, text)
-    written = safe_bibtex_value(original, macros)
+    written = safe_bibtex_value(linked_value(name, original), macros)  # a style links url and doi: no command there
     if name == "title" and "\\" in written and is_one_literal(written):
         # A style lowers a title outside braces: a command with capitals (\LaTeX) would become one no package
         # defines (title-case-unprotected reports it; the user's file keeps it as written).

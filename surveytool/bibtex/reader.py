@@ -1,8 +1,7 @@
 """BibTeX text -> records: papers, the blocks kept as written, and findings. The only module that imports bibtexparser's model.
 
-Values are kept as written (braces, quotes, ``@string`` macros, ``#`` concatenations) so that
-they can be written back unchanged; plain text for matching is derived on the side
-(``values.py``). ``writer.py`` writes .bib text.
+Values are kept as written (braces, quotes, ``@string`` macros, ``#`` concatenations) so that they can be written
+back unchanged; plain text for matching is derived on the side (``values.py``). ``writer.py`` writes .bib text.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from surveytool.bibtex.field_syntax import (
     syntax_findings,
     without_remark,
 )
+from surveytool.bibtex.linked_fields import linked_offences
 from surveytool.bibtex.value_braces import brace_findings, has_quoted_braces, offences_and_hint, quote_findings
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
@@ -225,7 +225,7 @@ def _dangerous_fields(paper: Paper, strings: Mapping[str, str]) -> list[Finding]
     for name, value in sorted(fields):
         quoted = '"' in value and has_quoted_braces(value)
         read = written_value_offences if quoted else bibtex_value_offences
-        tex, offences = read(value, strings) if commands else ("", [])
+        tex, offences = linked_offences(name, *read(value, strings)) if commands else ("", [])
         what = f"field '{name}' of '{paper.key}'"
         field: list[Finding] = []
         if offences:

@@ -1,0 +1,47 @@
+"""The fields a style puts in ``\\url`` itself (plainnat: ``URL \\url{<url>}``, and ``\\doi{<doi>}``, a ``\\Url``).
+
+A command there is read by ``\\url``, not typeset: ``url = {\\url{https://x.org}}`` becomes
+``\\url{\\url{https://x.org}}``, which TeX expands for ever ("TeX capacity exceeded"), and ``\\textbf`` stops
+the document too. The .bib surveytool writes has an address wrapped in ``\\url`` or ``\\href`` alone, and
+any other command printed literally; the check names each (``dangerous-macro``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from surveytool.bibtex.field_spans import literal_inner
+from surveytool.text.latex import Offence, inert_latex
+from surveytool.text.latex_allowlist import Misplaced
+
+LINKED_FIELDS = frozenset({"url", "doi"})
+# A braced or quoted value that is one \url{...} or \href{...}{...} of a plain address.
+_WRAPPED = re.compile(r"([{\"])\s*\\(?:url|href)\s*\{([^{}\\%#\"]*)\}(?:\s*\{[^{}\"]*\})?\s*[}\"]")
+_COMMAND = re.compile(r"\\(?:[^\W\d_]|@)+")
+_REASON = "the style puts this field in \\url itself, which stops at a command: write the address alone"
+
+
+def linked_offences(name: str, tex: str, offences: list[Offence]) -> tuple[str, list[Offence]]:
+    """(``tex``, ``offences``) of field ``name``, with every command of a field the style links (``\\_`` is none)."""
+    if name not in LINKED_FIELDS or "\\" not in tex:
+        return tex, offences
+    starts = {o.start for o in offences}
+    more: list[Offence] = [
+        Misplaced(m.start(), m.end(), m.group(), _REASON) for m in _COMMAND.finditer(tex) if m.start() not in starts
+    ]
+    return tex, sorted([*offences, *more], key=lambda o: o.start) if more else offences
+
+
+def linked_value(name: str, value: str) -> str:
+    """``value`` (raw, as written) of field ``name`` as the .bib surveytool writes it: see the module's text."""
+    if name not in LINKED_FIELDS or not _COMMAND.search(value):
+        return value
+    wrapped = _WRAPPED.fullmatch(value)
+    if wrapped:
+        return "{" + wrapped.group(2).strip() + "}"
+    literal = literal_inner(value)
+    if literal is None:
+        return value  # a macro or a join: its commands are read, and written inert, as in any field
+    inner = literal[1]
+    offences: list[Offence] = [Misplaced(m.start(), m.end(), m.group(), _REASON) for m in _COMMAND.finditer(inner)]
+    return "{" + inert_latex(inner, offences, specials=False) + "}"
