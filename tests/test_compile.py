@@ -402,3 +402,45 @@ def test_control_characters_pasted_into_a_title_are_dropped_and_the_document_com
     result = compile_latex(out)
     assert result.returncode == 0, result.stdout[-3000:]
     assert_clean_log(out)
+
+
+@requires_latex
+def test_allowed_latex_that_would_stop_the_document_where_it_stands_is_reported_and_compiles(tmp_path):
+    # Each passed the allowlist (or was kept raw) and then stopped pdflatex.
+    cases = [
+        r"title = {Use \verb|x| here}",
+        r"title = {A \ifmmode x b}",
+        r"title = {A \char b}",
+        r"title = {An \arabic{x} b}",
+        r"title = {A \ensuremath{a%} b}",
+        r"title = {A \textbf{a#b} c}",
+        r"title = {A ^ b}",
+        r"title = {A $ b}",
+        r"title = {A \| b}",
+        r"title = {A \hspace{\textbackslash{}fill} b}",
+        r"title = {T}, url = {\url{https://x.org}}",
+        r"title = {An \emph{\url{https://x.org/a%20b}}}",
+    ]
+    library = tmp_path / "refs.bib"
+    text = "".join(
+        f"@article{{c{i},\n  author = {{Doe, Jane}},\n  {case},\n  journal = {{J}},\n  year = 2020,\n"
+        "  sections = {surveys},\n}\n"
+        for i, case in enumerate(cases)
+    )
+    library.write_text(text, encoding="utf-8")
+    checked = json.loads(run_cli("check", str(library), "--json").stdout)
+    reported = {(f["line"], f["check"]) for f in checked if f["check"] in ("dangerous-macro", "unescaped-special")}
+    lines = {line for line, _ in reported}
+    assert lines == {3 + 7 * i for i in range(len(cases))}, sorted(reported)  # each entry's field line
+    assert all(f["hint"] for f in checked)
+    out = tmp_path / "out"
+    built = run_cli("build", str(library), "--out", str(out), "--pdf", "--no-figure", "--no-plot")
+    assert built.returncode == 1 and "main.bbl:" not in built.stderr, built.stderr[
+        -3000:
+    ]  # errors reported, no TeX one
+    assert_clean_log(out)
+    assert library.read_text(encoding="utf-8") == text
+    written = (out / "references.bib").read_text(encoding="utf-8")
+    assert "url = {https://x.org}," in written and r"title = {A \^{} b}," in written
+    printed = " ".join(pdf_text(out).split())
+    assert "Use \\verb|x| here" in printed and "A \\| b" in printed and "A $ b" in printed

@@ -1,0 +1,100 @@
+"""Allowed LaTeX that would stop the document where it stands is found and written inert; valid LaTeX is kept."""
+
+import pytest
+
+from surveytool.bibtex.linked_fields import linked_value
+from surveytool.bibtex.raw_specials import escaped_specials
+from surveytool.bibtex.values import safe_bibtex_value
+from surveytool.text.latex_allowlist import Misplaced, find_offences
+from surveytool.text.latex_context import paired_dollars
+
+
+@pytest.mark.parametrize(
+    ("value", "token"),
+    [
+        ("Use \\verb|x| here", "\\verb"),  # reads its argument verbatim: illegal in any argument
+        ("A \\ifmmode x b", "\\ifmmode"),  # "Incomplete \ifmmode"
+        ("A \\fi b", "\\fi"),
+        ("A \\char b", "\\char"),  # "Missing number"
+        ("A \\char 300 b", "\\char"),  # "Bad character code"
+        ("A \\arabic{x} b", "\\arabic"),  # no such counter
+        ("A \\| b", "\\|"),  # a math symbol in text: "Missing $ inserted"
+        ("An \\alpha in text", "\\alpha"),
+        ("A \\hspace{\\textbackslash{}fill} b", "\\hspace"),  # "Illegal unit of measure"
+        ("A \\kern b", "\\kern"),
+        ("$\\TeX$", "\\TeX"),  # "You can't use \spacefactor in math mode"
+        ("\\emph{a\\par b}", "\\par"),
+        ("{\\'}", "\\'"),  # "Argument of \' has an extra }"
+        ("$\\frac{a}$", "\\frac"),
+        ("$\\left( x$", "\\left"),
+        ("\\textbf{\\url{https://x.org/\\textbf{a}}}", "\\url"),
+        ('$\\mathchar"8000$', "\\mathchar"),
+    ],
+)
+def test_allowed_latex_that_stops_the_document_where_it_stands_is_an_offence(value, token):
+    offences = find_offences(value)
+    assert [o.text for o in offences] == [token], offences
+    rendered = safe_bibtex_value("{" + value + "}")
+    assert rendered != "{" + value + "}" and find_offences(rendered[1:-1]) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "A \\ifmmode x\\else y\\fi{} b",
+        "$\\ifmmode \\alpha\\else a\\fi$",
+        'A \\char 92 b, \\char`\\\\ and \\char"5C',
+        "\\arabic{page}",
+        "a\\hspace{1em plus 1fill}b\\hspace*{-1.5em}\\kern.5em",
+        "$\\|x\\|$ and \\ensuremath{\\alpha} and \\mbox{$\\beta$}",
+        "$x$$\\alpha$ and $$y$$",
+        "\\textsuperscript{\\TeX} in $\\mbox{\\TeX}$",
+        "a\\par b and \\emph{}",
+        "$\\left\\{ x\\right.$ and $\\frac{a}{b}$ and \\^{} and \\'e",
+        "\\textbf{\\url{https://x.org/a\\%20b\\#c\\_d}}",
+    ],
+)
+def test_allowed_latex_valid_where_it_stands_is_kept(value):
+    assert find_offences(value) == []
+
+
+def test_an_offence_of_place_asks_to_move_the_command_not_to_allow_it():
+    [offence] = find_offences("A \\| b")
+    assert isinstance(offence, Misplaced) and "outside math" in offence.reason
+    [unlisted] = find_offences("\\input{x}")
+    assert not isinstance(unlisted, Misplaced)
+
+
+def test_dollars_pair_only_within_their_group():
+    assert paired_dollars("a $x$ b") == {2: 1, 4: 1}
+    assert paired_dollars("A $ b") == {}
+    assert paired_dollars("{$}x{$}") == {}
+    assert paired_dollars("$$y$$") == {0: 2, 3: 2}
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("{A $ b}", "{A \\$ b}"),  # math that never closes
+        ("{{$}x{$}}", "{{\\$}x{\\$}}"),  # closed in another group
+        ("{A ^ b and x^2}", "{A \\^{} b and x\\^{}2}"),  # a superscript outside math
+        ("{$x^2$ and \\ensuremath{y^2}}", "{$x^2$ and \\ensuremath{y^2}}"),
+        ("{\\ensuremath{a%} and $b#$}", "{\\ensuremath{a\\%} and $b\\#$}"),  # a comment or parameter in math too
+        ("{\\textbf{a#b}}", "{\\textbf{a\\#b}}"),
+        (
+            "{\\cite{a#b_c} \\textbf{\\url{https://x.org/a%20}}}",
+            "{\\cite{a\\#b_c} \\textbf{\\url{https://x.org/a\\%20}}}",
+        ),
+    ],
+)
+def test_specials_that_stop_the_document_in_text_or_math_are_escaped(value, written):
+    assert escaped_specials(value) == written
+    assert escaped_specials(written) == written
+
+
+def test_a_link_field_holds_the_address_alone():
+    assert linked_value("url", "{\\url{https://x.org}}") == "{https://x.org}"
+    assert linked_value("url", '"\\href{https://x.org/a}{here}"') == "{https://x.org/a}"
+    assert linked_value("url", "{https://x.org/\\textbf{a}}") == "{https://x.org/\\textbackslash{}textbf{a}}"
+    assert linked_value("url", "{https://x.org/a\\_b}") == "{https://x.org/a\\_b}"  # no command: as written
+    assert linked_value("title", "{\\url{https://x.org}}") == "{\\url{https://x.org}}"
