@@ -1,7 +1,7 @@
 """Related-paper lists: a header naming an anchor paper, then truncated abstracts.
 
-The text is plain text, kept exactly as written apart from joining hard-wrapped
-lines; nothing in it is interpreted as LaTeX.
+The text is plain text, kept as written apart from joining hard-wrapped lines and dropping what copying
+from a PDF or web page adds (``text/pasted.py``); nothing in it is interpreted as LaTeX.
 """
 
 from __future__ import annotations
@@ -9,16 +9,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from surveytool.sources.list_items import ItemSplitter, is_page_furniture
+from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted
+
 # "Related papers: <title>", "相关论文: <title>", "Related Papers - <title>", any casing; a colon (ASCII or
-# full-width) or a dash (hyphen, en or em dash) between them.
+# full-width) or a dash (hyphen, en or em dash) between them. Or worded: "Papers related to <title>",
+# "Similar papers for <title>", and in a Markdown heading "## Related to <title>". Markdown's heading
+# marks and bold may wrap the words.
 # The title is taken whole and stripped afterwards: a lazy title before a trailing \s*$ rescans the rest
 # of the line at every space inside it.
 _HEADER = re.compile(
-    r"^\s*(?:related\s+papers?|相关论文|相關論文)\s*(?:[:：]|\s[-–—]+\s|[–—]+)(?P<title>.*)$", re.IGNORECASE
+    r"^\s*(?P<heading>#{1,6}\s*)?(?:\*\*|__)?(?:"
+    r"(?:related\s+papers?|相关论文|相關論文)(?:\*\*|__)?\s*(?:[:：]|\s[-–—]+\s|[–—]+)"
+    r"|(?P<worded>papers\s+related\s+to|similar\s+papers\s+(?:for|to)|related\s+to)(?:\*\*|__)?\s*[:：]?(?=\s)"
+    r")(?:\*\*|__)?(?P<title>.*)$",
+    re.IGNORECASE,
 )
-# A list item's number: "1.", "2)", "(3)", "[4]" and a space; or alone on its line (an empty item, or its
-# text on the next line), so that the number is never read as text of the item before it.
-_ITEM_NUMBER = re.compile(r"^(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])(?:\s+(?=\S)|\s*$)")
 _ELLIPSIS = ("…", "...")
 
 
@@ -40,6 +46,10 @@ class PaperList:
     later_anchors: tuple[tuple[str, int], ...] = ()
     # Lines of numbered items with no text ("3." alone), which give no paragraph.
     empty_item_lines: tuple[int, ...] = ()
+    # Page numbers and running headers or footers, left out.
+    page_lines: tuple[int, ...] = ()
+    # Paragraphs read as the rest of the item before them: (their first line, that item's line).
+    joined_lines: tuple[tuple[int, int], ...] = ()
 
     @property
     def anchor_truncated(self) -> bool:
@@ -68,90 +78,98 @@ def split_lines(text: str) -> list[str]:
 def looks_like_paper_list(text: str) -> bool:
     """True when the first non-blank line is a related-papers header."""
     for line in split_lines(text):
+        line = clean_pasted(line)
         if line.strip():
-            return bool(_HEADER.match(line))
+            return header_title(line) is not None
     return False
+
+
+def header_title(line: str, inside_paragraph: bool = False) -> str | None:
+    """The anchor title a header line names ("" for none), or None when the line is no header.
+
+    Worded headers ("Papers related to ...") must not be a sentence: their title does not end with a full
+    stop, and "Related to" alone is a header only in a Markdown heading. A header inside a paragraph (a list
+    pasted below another with no blank line) must start with a capital, as a wrapped sentence's line does not.
+    """
+    match = _HEADER.match(line)
+    if match is None:
+        return None
+    title = match.group("title").strip().removesuffix("**").removesuffix("__").strip()
+    worded = match.group("worded")
+    if worded and (
+        (worded.lower().startswith("related") and not match.group("heading"))
+        or (title.endswith(".") and not is_truncated(title))
+    ):
+        return None
+    if inside_paragraph and line.lstrip(" #*_")[:1].islower():
+        return None
+    return title
 
 
 def parse_paper_list(text: str) -> PaperList:
     """Split a related-paper list into its anchor title and paragraphs."""
-    lines = split_lines(text)
+    lines = [clean_pasted(line, keep_final_soft_hyphen=True) for line in split_lines(text)]
     anchor_title: str | None = None
     anchor_line = 0
     start = 0
     for index, line in enumerate(lines):
         if not line.strip():
             continue
-        match = _HEADER.match(line)
-        if match:
-            anchor_title = match.group("title").strip() or None
+        title = header_title(line)
+        if title is not None:
+            anchor_title = title or None
             anchor_line = index + 1
             start = index + 1
         break
 
-    paragraphs: list[Paragraph] = []
-    empty_items: list[int] = []
+    splitter = ItemSplitter()
     later: list[tuple[str, int]] = []
-    block: list[str] = []
-    block_line = 0
+    pages: list[int] = []
+    block: list[tuple[str, int]] = []
     for index in range(start, len(lines) + 1):
-        line = lines[index] if index < len(lines) else ""
-        if line.strip():
-            header = None if block else _HEADER.match(line)
-            if header:  # another list pasted below: its header names its anchor paper, never a snippet
-                if header.group("title").strip():
-                    later.append((header.group("title").strip(), index + 1))
-                continue
-            if not block:
-                block_line = index + 1
-            block.append(line.strip())
-            continue
-        if block:
-            for item, item_line in _numbered_items(block, block_line):
-                if item:
-                    paragraphs.extend(_paragraphs(item, item_line))
-                else:
-                    empty_items.append(item_line)
-            block = []
-    suspects = tuple(p.line for p in paragraphs if _looks_like_several(p.text))
-    return PaperList(anchor_title, anchor_line, tuple(paragraphs), suspects, tuple(later), tuple(empty_items))
-
-
-def _item_number(line: str) -> int | None:
-    match = _ITEM_NUMBER.match(line)
-    return int(next(g for g in match.groups() if g)) if match else None
-
-
-def _numbered_items(lines: list[str], first_line: int) -> list[tuple[list[str], int]]:
-    """A block cut at its numbered items, each without its number; the block whole when it is not a numbered list.
-
-    Only the next number in sequence starts an item, so that a wrapped line that happens to
-    begin with a number ("3. We ...") stays inside its paragraph. An item with no text ("3." alone)
-    has no lines.
-    """
-    number = _item_number(lines[0])
-    if number is None:
-        return [(lines, first_line)]
-    items: list[tuple[list[str], int]] = []
-    for offset, line in enumerate(lines):
-        if offset == 0 or _item_number(line) == number + 1:
-            number = number if offset == 0 else number + 1
-            text = _ITEM_NUMBER.sub("", line, count=1)
-            items.append(([text] if text else [], first_line + offset))
+        line = lines[index].strip() if index < len(lines) else ""
+        title = header_title(line, inside_paragraph=bool(block)) if line else None
+        if line and title is None and is_page_furniture(line):
+            pages.append(index + 1)
+        elif line and title is None:
+            block.append((line, index + 1))
         else:
-            items[-1][0].append(line)
-    return items
+            if block:
+                splitter.add_block(block)
+                block = []
+            if title is not None:  # another list pasted below: its header names its anchor paper, never a snippet
+                splitter.restart()
+                if title:
+                    later.append((title, index + 1))
+    paragraphs: list[Paragraph] = []
+    for item in splitter.items:
+        paragraphs.extend(_paragraphs(item.lines, item.line))
+    suspects = tuple(p.line for p in paragraphs if _looks_like_several(p.text))
+    return PaperList(
+        anchor_title,
+        anchor_line,
+        tuple(paragraphs),
+        suspects,
+        tuple(later),
+        tuple(item.line for item in splitter.items if not item.lines),
+        tuple(pages),
+        tuple((line, item.line) for item in splitter.items for line in item.joined),
+    )
 
 
-def _paragraphs(lines: list[str], first_line: int) -> list[Paragraph]:
-    """One paragraph from a block of lines; or one per line when every line is a cut-off snippet.
+def _paragraphs(lines: list[tuple[str, int]], first_line: int) -> list[Paragraph]:
+    """One paragraph from an item's lines; or one per line when every line is a cut-off snippet or a title.
 
     Some lists put one snippet per line with no blank line between: a wrapped
     paragraph never ends each of its lines with an ellipsis.
     """
-    if len(lines) > 1 and (all(is_truncated(line) for line in lines) or all(map(_reads_as_title, lines))):
-        return [Paragraph(line, first_line + offset, is_truncated(line)) for offset, line in enumerate(lines)]
-    joined = _join_wrapped(lines)
+    if not lines:
+        return []
+    texts = [text for text, _ in lines]
+    if len(lines) > 1 and (all(map(is_truncated, texts)) or all(map(_reads_as_title, texts))):
+        lines = [(lines[0][0], first_line), *lines[1:]]
+        return [Paragraph(clean_pasted(text), line, is_truncated(text)) for text, line in lines]
+    joined = clean_pasted(_join_wrapped(texts))
     return [Paragraph(joined, first_line, is_truncated(joined))]
 
 
@@ -184,7 +202,9 @@ def _join_wrapped(lines: list[str]) -> str:
     """Re-join a hard-wrapped paragraph; a hyphen at a line end joins without a space."""
     text = lines[0]
     for line in lines[1:]:
-        if text.endswith("-") and not text.endswith(" -") and line[:1].islower():
+        if text.endswith(SOFT_HYPHEN):  # a word the PDF hyphenated only to break the line
+            text = text[:-1] + line
+        elif text.endswith("-") and not text.endswith(" -") and line[:1].islower():
             text += line
         else:
             text += " " + line

@@ -12,13 +12,8 @@ from surveytool.bibtex.reader import BibDocument, read_bibtex
 from surveytool.errors import InputError
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
-from surveytool.sources.paper_list import (
-    is_truncated,
-    looks_like_paper_list,
-    parse_paper_list,
-    split_lines,
-    strip_ellipsis,
-)
+from surveytool.sources.list_reading import read_paper_list
+from surveytool.sources.paper_list import looks_like_paper_list, split_lines
 from surveytool.sources.stdin import is_stdin, sniff_kind, stdin_bytes
 from surveytool.text.file_encoding import TextFile, decode_bytes
 from surveytool.text.identifiers import parse_identifier
@@ -212,72 +207,6 @@ def read_sources(
         blocks.extend(result.blocks)
         findings.extend(result.findings)
     return ReadResult(tuple(papers), tuple(blocks), tuple(findings))
-
-
-def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
-    document = parse_paper_list(text)
-    papers: list[Paper] = []
-    findings: list[Finding] = []
-    anchors = [(document.anchor_title, document.anchor_line)] if document.anchor_title else []
-    for title, line in [*anchors, *document.later_anchors]:
-        papers.append(
-            Paper(
-                origin=Origin.ANCHOR,
-                sources=(SourceLocation(display, line),),
-                fields=frozen_mapping({"title": strip_ellipsis(title)}),
-                truncated=is_truncated(title),
-            )
-        )
-    if not document.anchor_title:
-        findings.append(
-            Finding(
-                "list-header",
-                Severity.INFO,
-                "no 'Related papers: <title>' header; no anchor entry made",
-                SourceLocation(display, 1),
-                "add the anchor paper's title as the first line if there is one",
-            )
-        )
-    for paragraph in document.paragraphs:
-        papers.append(
-            Paper(
-                origin=Origin.SNIPPET,
-                sources=(SourceLocation(display, paragraph.line),),
-                fields=frozen_mapping({"abstract": paragraph.text}),
-                truncated=paragraph.truncated,
-            )
-        )
-    findings.extend(
-        Finding(
-            "glued-snippets",
-            Severity.WARNING,
-            "this paragraph looks like several snippets run together (an ellipsis inside it)",
-            SourceLocation(display, line),
-            "put a blank line between papers, or number them (1. 2. 3.)",
-        )
-        for line in document.suspect_lines
-    )
-    findings.extend(
-        Finding(
-            "empty-item",
-            Severity.WARNING,
-            "this numbered item has no text; skipped",
-            SourceLocation(display, line),
-            "write the paper's snippet after its number, or remove the number",
-        )
-        for line in document.empty_item_lines
-    )
-    if not document.paragraphs:
-        findings.append(
-            Finding(
-                "empty-list",
-                Severity.WARNING,
-                "the list has no paragraphs",
-                SourceLocation(display, max(document.anchor_line, 1)),
-                "separate paper snippets by blank lines",
-            )
-        )
-    return papers, findings
 
 
 def read_identifier_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:

@@ -1,0 +1,121 @@
+"""The items of a related-paper list: where numbers and bullets start papers, across the blank lines between them.
+
+A list copied from a PDF or a web page is cut by page breaks: a page number or running header between two
+items, or in the middle of one, and the rest of an abstract on the next page after a blank line. Such lines
+are left out (and reported); in a numbered or bulleted list, a paragraph with no marker that can only be
+the rest of the item before it joins that item (and is reported).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# A list item's number: "1.", "2)", "(3)", "[4]" and a space; or alone on its line (an empty item, or its
+# text on the next line), so that the number is never read as text of the item before it.
+_ITEM_NUMBER = re.compile(r"^(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])(?:\s+(?=\S)|\s*$)")
+# A bullet as word processors, web pages and Markdown write it, followed by a space or alone on its line.
+_BULLET = re.compile(r"^([•◦▪▫‣●○■□·*+\-–—])(?:\s+(?=\S)|\s*$)")
+_PAGE = r"(?:page|p\.|seite|página|pagina)\s*\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?"
+# A page number ("12", "- 12 -", "Page 3 of 10", "3 / 10"), or a running header or footer that ends in one
+# ("Related work survey — page 2"), alone on its line.
+_PAGE_FURNITURE = re.compile(
+    rf"^(?:[-–—]\s*)?\d{{1,4}}(?:\s*[-–—])?$|^\d{{1,4}}\s*(?:/|of)\s*\d{{1,4}}$|^{_PAGE}$"
+    rf"|^[^\s].{{0,80}}?\s[-–—|·•,]\s*{_PAGE}$",
+    re.IGNORECASE,
+)
+# How a sentence, or a cut-off snippet, ends: after it a new paragraph is a new paper.
+_FINISHED = re.compile(r"(?:[.!?…:;]|\.\.\.)[\"'”’)\]]*$")
+
+# A lower-case word and a space or a comma: no "arXiv:", "doi:" or "https://".
+_GOES_ON = re.compile(r"^[a-z\u00df-\u00ff]+(?:[\s,;]|$)")
+
+Line = tuple[str, int]  # a line's text (stripped) and its 1-based number
+
+
+@dataclass
+class Item:
+    lines: list[Line]
+    line: int  # where the item starts: its number or bullet, or its first line
+    marked: bool  # started by a number or a bullet
+    # Lines of paragraphs read as the rest of this item.
+    joined: list[int] = field(default_factory=list)
+
+
+def is_page_furniture(line: str) -> bool:
+    return bool(_PAGE_FURNITURE.match(line.strip()))
+
+
+def _item_number(line: str) -> int | None:
+    match = _ITEM_NUMBER.match(line)
+    return int(next(g for g in match.groups() if g)) if match else None
+
+
+def _bullet(line: str) -> str | None:
+    match = _BULLET.match(line)
+    return match.group(1) if match else None
+
+
+class ItemSplitter:
+    """Cuts the paragraphs (blocks of non-blank lines) of one list into items.
+
+    Only the next number in sequence starts an item, so that a wrapped line that happens to begin with a
+    number ("3. We ...") stays inside its paragraph; the sequence runs on across blank lines, so that an
+    item after a page break is still cut from the paragraph before it. A bullet starts an item when the
+    paragraph it is in, or the list so far, uses that bullet. An item with no text ("3." alone) has no lines.
+    """
+
+    def __init__(self) -> None:
+        self.items: list[Item] = []
+        self._number: int | None = None  # the last number of a running numbered list
+        self._bullet: str | None = None
+
+    def restart(self) -> None:
+        """A new list (a header) begins: its numbering and bullets are its own."""
+        self._number = self._bullet = None
+
+    def add_block(self, block: list[Line]) -> None:
+        first = block[0][0]
+        number, bullet = _item_number(first), _bullet(first)
+        if number is not None:
+            self._number, self._bullet = number - 1, None
+        elif bullet is not None:
+            self._number, self._bullet = None, bullet
+        current: Item | None = None
+        for text, line in block:
+            marker = self._marker(text)
+            if marker is not None:
+                rest = text[marker:].strip()
+                current = Item([(rest, line)] if rest else [], line, marked=True)
+                self.items.append(current)
+            elif current is None:
+                current = self._continued(text, line)
+                if current is None:
+                    current = Item([], line, marked=False)
+                    self.items.append(current)
+                current.lines.append((text, line))
+            else:
+                current.lines.append((text, line))
+
+    def _marker(self, text: str) -> int | None:
+        """The length of the marker that starts a new item on this line, or None."""
+        if self._number is not None and _item_number(text) == self._number + 1:
+            self._number += 1
+            match = _ITEM_NUMBER.match(text)
+        elif self._bullet is not None and _bullet(text) == self._bullet:
+            match = _BULLET.match(text)
+        else:
+            return None
+        return match.end() if match else None
+
+    def _continued(self, text: str, line: int) -> Item | None:
+        """The numbered or bulleted item before, when a paragraph without a marker can only be its rest: the item
+        stops mid-sentence and the paragraph goes on with a word in lower case (not a link, a DOI or an id)."""
+        last = self.items[-1] if self.items else None
+        if last is None or not last.marked or not last.lines or not _GOES_ON.match(text):
+            return None
+        before = last.lines[-1][0]
+        if " " not in before or _FINISHED.search(before):
+            return None
+        last.joined.append(line)
+        return last

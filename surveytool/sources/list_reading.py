@@ -1,0 +1,100 @@
+"""A related-paper list -> papers (its anchors and snippets) and what was found while reading it."""
+
+from __future__ import annotations
+
+from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
+from surveytool.sources.paper_list import PaperList, is_truncated, parse_paper_list, strip_ellipsis
+
+
+def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
+    document = parse_paper_list(text)
+    papers: list[Paper] = []
+    findings: list[Finding] = []
+    anchors = [(document.anchor_title, document.anchor_line)] if document.anchor_title else []
+    for title, line in [*anchors, *document.later_anchors]:
+        papers.append(
+            Paper(
+                origin=Origin.ANCHOR,
+                sources=(SourceLocation(display, line),),
+                fields=frozen_mapping({"title": strip_ellipsis(title)}),
+                truncated=is_truncated(title),
+            )
+        )
+    if not document.anchor_title:
+        findings.append(
+            Finding(
+                "list-header",
+                Severity.INFO,
+                "no 'Related papers: <title>' header; no anchor entry made",
+                SourceLocation(display, 1),
+                "add the anchor paper's title as the first line if there is one",
+            )
+        )
+    for paragraph in document.paragraphs:
+        where = SourceLocation(display, paragraph.line)
+        papers.append(
+            Paper(
+                origin=Origin.SNIPPET,
+                sources=(where,),
+                fields=frozen_mapping({"abstract": paragraph.text}),
+                truncated=paragraph.truncated,
+            )
+        )
+    findings.extend(_layout_findings(document, display))
+    if not document.paragraphs:
+        findings.append(
+            Finding(
+                "empty-list",
+                Severity.WARNING,
+                "the list has no paragraphs",
+                SourceLocation(display, max(document.anchor_line, 1)),
+                "separate paper snippets by blank lines",
+            )
+        )
+    return papers, findings
+
+
+def _layout_findings(document: PaperList, display: str) -> list[Finding]:
+    """What the reading of the list's layout could get wrong, each at its line."""
+    findings = [
+        Finding(
+            "glued-snippets",
+            Severity.WARNING,
+            "this paragraph looks like several snippets run together (an ellipsis inside it)",
+            SourceLocation(display, line),
+            "put a blank line between papers, or number them (1. 2. 3.)",
+        )
+        for line in document.suspect_lines
+    ]
+    findings.extend(
+        Finding(
+            "empty-item",
+            Severity.WARNING,
+            "this item has no text after its number or bullet; skipped",
+            SourceLocation(display, line),
+            "write the paper's snippet after its number, or remove the number",
+        )
+        for line in document.empty_item_lines
+    )
+    findings.extend(
+        Finding(
+            "page-furniture",
+            Severity.INFO,
+            "this line reads as a page number or a running header or footer; left out",
+            SourceLocation(display, line),
+            "if it is part of a snippet, join it to the line before",
+        )
+        for line in document.page_lines
+    )
+    findings.extend(
+        Finding(
+            "joined-paragraphs",
+            Severity.INFO,
+            f"this paragraph is read as the rest of the item at line {item_line}, which stops mid-sentence "
+            "(a page break between them?)",
+            SourceLocation(display, line),
+            "if it is a paper of its own, number it or end the item before with a full stop",
+        )
+        for line, item_line in document.joined_lines
+    )
+    return findings

@@ -1,0 +1,32 @@
+"""Text copied out of a PDF or a web page: the characters it brings that the author never typed.
+
+A soft hyphen or a zero-width space is invisible, yet it splits a word for matching and keys and makes a
+line that looks blank not blank; a no-break space between every word keeps LaTeX from breaking the line;
+a ligature ("ﬁ") is two letters a PDF stored as one glyph.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+SOFT_HYPHEN = "\u00ad"
+# Zero-width space, word joiner and a byte-order mark that a concatenated file left inside the text.
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
+# No-break, narrow no-break and figure spaces.
+_NO_BREAK_SPACES = re.compile("[\u00a0\u202f\u2007]")
+_LIGATURES = re.compile("[\ufb00-\ufb06]")
+
+
+def clean_pasted(line: str, keep_final_soft_hyphen: bool = False) -> str:
+    """``line`` without invisible characters, with plain spaces and letters for no-break spaces and ligatures.
+
+    A soft hyphen at the end of a line is kept when asked: it tells that the word goes on on the next line.
+    """
+    if line.isascii():
+        return line
+    end = SOFT_HYPHEN if keep_final_soft_hyphen and line.rstrip().endswith(SOFT_HYPHEN) else ""
+    line = _INVISIBLE.sub("", line.replace(SOFT_HYPHEN, ""))
+    line = _NO_BREAK_SPACES.sub(" ", line)
+    line = _LIGATURES.sub(lambda match: unicodedata.normalize("NFKC", match.group()), line)
+    return line.rstrip() + end if end else line
