@@ -1,9 +1,15 @@
-"""A related-paper list -> papers (its anchors and snippets) and what was found while reading it."""
+"""A related-paper list -> papers (its anchors, snippets and the ids it gives) and what was found while reading it."""
 
 from __future__ import annotations
 
+import re
+
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.paper_list import PaperList, is_truncated, parse_paper_list, strip_ellipsis
+from surveytool.text.identifiers import parse_identifier
+
+# A paragraph that is only a link: the page of a paper, whose text nobody can match.
+_LINK = re.compile(r"^(?:https?://|www\.)\S+$", re.IGNORECASE)
 
 
 def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
@@ -32,6 +38,10 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
         )
     for paragraph in document.paragraphs:
         where = SourceLocation(display, paragraph.line)
+        identifier = parse_identifier(paragraph.text)
+        if identifier is not None:  # a DOI or arXiv id names its paper exactly: no snippet to match
+            papers.append(Paper(origin=Origin.IDENTIFIER, sources=(where,), fields=frozen_mapping(identifier.fields())))
+            continue
         papers.append(
             Paper(
                 origin=Origin.SNIPPET,
@@ -40,6 +50,16 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
                 truncated=paragraph.truncated,
             )
         )
+        if _LINK.match(paragraph.text):
+            findings.append(
+                Finding(
+                    "link-item",
+                    Severity.WARNING,
+                    "this item is only a link, not a DOI or arXiv id; kept as a placeholder",
+                    where,
+                    "write the paper's DOI or arXiv id, or paste its abstract, instead of the link",
+                )
+            )
     findings.extend(_layout_findings(document, display))
     if not document.paragraphs:
         findings.append(

@@ -114,3 +114,23 @@ def test_a_second_header_with_no_blank_line_before_it_is_an_anchor_not_a_snippet
     # A wrapped line that begins with the words in lower case stays in its paragraph.
     anchors, snippets, findings = _read(tmp_path, HEADER + "We compare with the\nrelated papers - those on MoE.\n")
     assert snippets == [(2, "We compare with the related papers - those on MoE.")]
+
+
+def test_an_item_that_is_only_a_doi_or_arxiv_id_names_its_paper_and_a_bare_link_is_reported(tmp_path):
+    # Each was a snippet: an "Unresolved snippet: https://arxiv.org/abs/..." placeholder that no id resolved.
+    text = (
+        HEADER + "1. " + GPIPE + "\n2. https://arxiv.org/abs/1909.08053v2\n3. doi:10.1145/3458817.3476209\n"
+        "4. arXiv:1910.02054\n5. https://www.semanticscholar.org/paper/abc123\n"
+    )
+    path = tmp_path / "ids.txt"
+    path.write_text(text, encoding="utf-8")
+    papers = read_source(path, "ids.txt").papers
+    assert [(p.origin.value, p.sources[0].line, dict(p.fields)) for p in papers if p.origin.value == "identifier"] == [
+        ("identifier", 3, {"eprint": "1909.08053v2", "archiveprefix": "arXiv"}),
+        ("identifier", 4, {"doi": "10.1145/3458817.3476209"}),
+        ("identifier", 5, {"eprint": "1910.02054", "archiveprefix": "arXiv"}),
+    ]
+    result = run_cli("parse", str(path), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"{path}:6: warning [link-item]" in result.stderr
+    assert "https://arxiv" not in result.stdout  # no placeholder shows the link as its snippet
