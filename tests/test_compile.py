@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers import ROOT, compile_latex, requires_latex, run_cli
 
-from surveytool.text.latex_commands import BIBLATEX_COMMANDS
+from surveytool.text.latex_commands import BIBLATEX_COMMANDS, MATH_COMMANDS
 
 
 def assert_clean_log(folder):
@@ -444,3 +444,33 @@ def test_allowed_latex_that_would_stop_the_document_where_it_stands_is_reported_
     assert "url = {https://x.org}," in written and r"title = {A \^{} b}," in written
     printed = " ".join(pdf_text(out).split())
     assert "Use \\verb|x| here" in printed and "A \\| b" in printed and "A $ b" in printed
+
+
+@requires_latex
+def test_every_math_command_the_allowlist_keeps_compiles_in_math(tmp_path):
+    # \mathbb, \binom, \text, \operatorname and the like need amsmath and amssymb, which main.tex loads.
+    two = {"frac", "dfrac", "tfrac", "binom"}
+    one = set(
+        "sqrt mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak boldsymbol operatorname text hat bar "
+        "tilde vec dot ddot widehat widetilde overline underbrace overbrace".split()
+    )
+    paired = {"left", "right", "limits", "nolimits", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr"}
+    formulas = [
+        f"\\{name}" + "{X}" * (2 if name in two else 1 if name in one else 0) + " x"
+        for name in sorted(MATH_COMMANDS - paired)
+    ]
+    formulas += [r"\left( x \right)", r"\sum\limits_{i} x", r"\int\nolimits_0 x", r"\bigl( x \bigr)", r"\Big| x"]
+    formulas += [r"\big( x", r"\Bigl( x \Bigr)", r"\bigg[ x", r"\Bigg[ x \Bigg]"]
+    library = tmp_path / "math.bib"
+    library.write_text(
+        "".join(
+            f"@article{{m{i}, author = {{Doe, Jane}}, title = {{Title {i} on ${formula}$}}, journal = {{J}},"
+            f" year = {1800 + i}, sections = {{surveys}}}}\n"
+            for i, formula in enumerate(formulas)
+        ),
+        encoding="utf-8",
+    )
+    checked = json.loads(run_cli("check", str(library), "--json").stdout)
+    assert not [f for f in checked if f["check"] in ("dangerous-macro", "unescaped-special")], checked
+    out = compiled_build(library)
+    assert_clean_log(out)
