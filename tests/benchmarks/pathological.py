@@ -24,9 +24,11 @@ sys.path.insert(0, str(ROOT))
 
 from surveytool.analysis.agreement import agree  # noqa: E402
 from surveytool.analysis.checks import REGISTRY, CheckContext  # noqa: E402
+from surveytool.analysis.tagging.tagger import Tagger  # noqa: E402
 from surveytool.analysis.taxonomy import load_taxonomy  # noqa: E402
 from surveytool.bibtex.values import value_to_text  # noqa: E402
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping  # noqa: E402
+from surveytool.pipeline import Options, options_taxonomy  # noqa: E402
 from surveytool.sources.read import read_source  # noqa: E402
 from surveytool.text.citations import citations  # noqa: E402
 
@@ -145,6 +147,13 @@ def _name_trailing_words(size: int, folder: Path) -> Callable[[], object]:
     return lambda: agree(a, b)
 
 
+def _long_word_title(size: int, folder: Path) -> Callable[[], object]:
+    # A title pasted without spaces: the learned model tried every split of an unknown word into two known ones.
+    tagger = Tagger(options_taxonomy(Options()))
+    paper = Paper(Origin.BIBTEX, (SourceLocation("refs.bib", 1),), frozen_mapping({"title": "pipeline" * size}))
+    return lambda: tagger.tag(paper)
+
+
 CASES = (
     Case("cite-spaces", "check --tex: \\cite followed by spaces", 40_000, _cite_spaces),
     Case("cite-options", "check --tex: \\citep followed by empty [] options", 40_000, _cite_spaces_options),
@@ -170,6 +179,7 @@ CASES = (
     Case(
         "taxonomy-group-chain", "taxonomy validation: groups each the parent of the next", 1_000, _taxonomy_group_chain
     ),
+    Case("long-word-title", "tagging: a title of one word of many letters", 50_000, _long_word_title),
 )
 
 

@@ -30,6 +30,10 @@ from surveytool.digest import digest_text
 from surveytool.model import Taxonomy
 
 
+# Longer than any name that hides its topic ("DeepSpeedMoE", "FasterTransformer").
+_LONGEST_NAME = 40
+
+
 class CentroidModel:
     """Each section as the weighted sum of its exemplars' TF-IDF vectors; a paper scored by cosine with each.
 
@@ -94,6 +98,8 @@ class CentroidModel:
         Names often contain their topic ("FasterMoE", "DeepSpeed-MoE" is two words already).
         """
         found = self._parts.get(word)
+        if found is None and len(word) > _LONGEST_NAME:
+            return ()  # a run of letters pasted without spaces, no name: trying each split costs its length squared
         if found is None:
             found = ()
             idf = self.idf
