@@ -29,7 +29,6 @@ from surveytool.analysis.tagging.features import features, stem
 from surveytool.digest import digest_text
 from surveytool.model import Taxonomy
 
-
 # Longer than any name that hides its topic ("DeepSpeedMoE", "FasterTransformer").
 _LONGEST_NAME = 40
 
