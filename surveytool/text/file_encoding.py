@@ -64,6 +64,7 @@ class TextFile:
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")
+_SAMPLE = 4096  # bytes looked at for the zero bytes of UTF-16 without a mark
 
 
 def decode_bytes(data: bytes) -> TextFile:
@@ -86,11 +87,32 @@ def _decode(data: bytes) -> TextFile:
                 return TextFile(data[2:].decode(encoding), encoding, bom)
             except UnicodeDecodeError:
                 break  # not UTF-16 after all: a Latin-1 file may start with these bytes
+    unmarked = _unmarked_utf16(data) if b"\x00" in data[:_SAMPLE] else None
+    if unmarked is not None:
+        try:
+            return TextFile(data.decode(unmarked), unmarked)
+        except UnicodeDecodeError:
+            pass
     try:
         return TextFile(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
         pass
     return _mostly_utf8(data, b"") or _legacy(data)
+
+
+def _unmarked_utf16(data: bytes) -> str | None:
+    """UTF-16 saved without its byte-order mark (some Windows tools): text of Latin letters has a zero byte in
+    each pair, on the same side; no text file of another encoding has zero bytes at all."""
+    sample = data[: _SAMPLE - _SAMPLE % 2]
+    if len(sample) < 4 or len(data) % 2:
+        return None
+    pairs = len(sample) // 2
+    high_zero, low_zero = sample[1::2].count(0), sample[0::2].count(0)
+    if high_zero * 10 >= pairs * 9 and not low_zero:
+        return "utf-16-le"
+    if low_zero * 10 >= pairs * 9 and not high_zero:
+        return "utf-16-be"
+    return None
 
 
 def _mostly_utf8(data: bytes, bom: bytes) -> TextFile | None:

@@ -118,6 +118,22 @@ def test_a_utf16_file_with_a_bom_is_read_and_stays_utf16(tmp_path):
     assert bib.read_bytes() == b"\xff\xfe" + entry("a", tags="moe").encode("utf-16-le")
 
 
+def test_a_utf16_file_without_a_bom_is_read_and_stays_as_it_was_saved(tmp_path):
+    # Some Windows tools save UTF-16 with no byte-order mark; it was refused as "not a text file".
+    for codec in ("utf-16-le", "utf-16-be"):
+        bib = tmp_path / f"{codec}.bib"
+        bib.write_bytes(entry("mueller2020", title="Über Pipelines").encode(codec))
+        parsed = run_cli("parse", "--json", bib.name, cwd=tmp_path)
+        assert parsed.returncode == 0, parsed.stderr
+        assert [e["key"] for e in json.loads(parsed.stdout)] == ["mueller2020"]
+        in_process("bib", "--in-place", str(bib))
+        assert bib.read_bytes() == entry("mueller2020", title="Über Pipelines", tags="moe").encode(codec)
+    # Zero bytes in no such pattern are still no text.
+    (tmp_path / "binary.bib").write_bytes(b"\x00\x01\x02\x00" * 64)
+    refused = run_cli("parse", "binary.bib", cwd=tmp_path)
+    assert refused.returncode == 2 and "is not a text file" in refused.stderr
+
+
 def test_a_utf8_bom_and_crlf_endings_survive_an_inserted_tag_line(tmp_path):
     bib = tmp_path / "bom.bib"
     untagged = "@article{plain,\r\n  title = {Mixture of experts layers},\r\n  year = 2020\r\n}\r\n"
