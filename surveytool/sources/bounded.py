@@ -35,7 +35,13 @@ def read_user_file(
     try:
         handle = os.open(path, flags)
     except FileNotFoundError:
-        raise
+        if not path.is_symlink():
+            raise
+        raise error(
+            f"{what}is a symbolic link to {os.readlink(path)}, which does not exist",
+            path=display,
+            hint="point the link at the file, or name the file itself",
+        ) from None
     except OSError as problem:
         if problem.errno == errno.EISDIR:
             raise error(f"{what}is a directory, not a file", path=display, hint="name a file inside it") from None

@@ -37,3 +37,14 @@ def test_a_loop_of_symbolic_links_is_named_as_one_with_a_hint_that_helps(tmp_pat
         "a.bib: error: is a symbolic link that leads back to itself "
         "(point the link at the file; ls -l shows where each link leads)\n"
     )
+
+
+def test_a_link_to_a_file_that_is_gone_says_so_and_where_it_pointed(tmp_path):
+    (tmp_path / "shared.bib").symlink_to("../moved/refs.bib")
+    for command in (["check"], ["parse"], ["bib", "-o", "out.bib"], ["bib", "--in-place"]):
+        result = run_cli(*command, "shared.bib", cwd=tmp_path)
+        assert result.returncode == 2
+        assert result.stderr == (
+            "shared.bib: error: is a symbolic link to ../moved/refs.bib, which does not exist "
+            "(point the link at the file, or name the file itself)\n"
+        ), command
