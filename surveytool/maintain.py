@@ -191,7 +191,9 @@ def check_sources(
                 fixes.extend(f"{display}:{e.line}: {e.key}: {e.what}" for e in edits)
         if fixes:
             survey = analyse_reusing(options)  # report what is left after the fixes
-    context = CheckContext(survey.papers, survey.taxonomy, tex, dialect, thin, aux, blocks=survey.blocks)
+    context = CheckContext(
+        survey.papers, survey.taxonomy, tex, dialect, thin, aux, blocks=survey.blocks, tags_field=survey.tags_field
+    )
     found = macro_tag_hints(survey.findings, survey.papers, survey.tags_field, survey.taxonomy, survey.blocks)
     return CheckResult(tuple(run_checks(context, [*found, *problems, *left], selected)), tuple(fixes))
 

@@ -36,6 +36,7 @@ class CheckContext:
     thin: int = 2
     aux_citations: Sequence[AuxCitation] = ()  # what the --tex documents' .aux files record
     blocks: Sequence[RawBlock] = ()  # the sources' @string, @preamble and comment blocks
+    tags_field: str = "sections"  # the field explicit tags were read from
 
 
 REGISTRY: dict[str, Check] = {}

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
+from surveytool.analysis.tagging.user_tags import shares_names
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.values import split_tags
 from surveytool.model import Finding, Origin, Paper, Section, Severity, SourceLocation, Taxonomy
@@ -44,10 +45,13 @@ def _tag_outliers(context: CheckContext) -> Iterable[Finding]:
 )
 def _untagged(context: CheckContext) -> Iterable[Finding]:
     for paper in context.papers:
-        if paper.origin is Origin.BIBTEX and not paper.explicit_tags:
+        if paper.origin is Origin.BIBTEX and not _places(paper, context):
             guess = paper.primary_section
             elsewhere = _tags_elsewhere(paper, context.taxonomy)
             hint = f"the tagger suggests '{guess}'" if guess else "add a tags field"
+            if shares_names(context.tags_field):
+                what = f"'{guess}', the tagger's guess," if guess else "its section"
+                hint = f"add {what} to its {context.tags_field} field"
             if elsewhere:
                 field, tag = elsewhere
                 hint = f"its {field} field names the section '{tag}': to read tags there, use --tags-field {field}" + (
@@ -56,11 +60,21 @@ def _untagged(context: CheckContext) -> Iterable[Finding]:
             yield Finding(
                 "untagged-entry",
                 Severity.WARNING,
-                f"entry '{paper.key}' has no tags",
+                f"entry '{paper.key}' has no tags"
+                if not paper.explicit_tags
+                else f"entry '{paper.key}' has no section among its {context.tags_field}",
                 min(paper.sources),
                 hint,
                 paper.key,
             )
+
+
+def _places(paper: Paper, context: CheckContext) -> bool:
+    """Whether the entry's tags field places it: any tag at all, as an unknown one is its own error; in a field
+    a reference manager files by (JabRef's groups), only a name that is a section."""
+    if not shares_names(context.tags_field) or context.taxonomy is None:
+        return bool(paper.explicit_tags)
+    return any(canonical_section(tag, context.taxonomy) for tag in paper.explicit_tags)
 
 
 #: Fields other tools keep tags in (JabRef: groups; Zotero: keywords), where a user may have put sections.

@@ -103,6 +103,12 @@ def test_check_reports_no_group_name_as_a_problem(tmp_path):
     # The entry left to the user is pointed at the field it is read from, beside its other groups.
     assert "[needs-review] no section given to 'vague2021'" in reported
     assert "to its groups field)" in reported and "sections = {" not in reported, reported
+    # The entry bib --in-place would place is said to be unplaced, the tagger's guess named for its groups.
+    assert (
+        "library.bib:19: warning [untagged-entry] entry 'huang2019gpipe' has no section among its groups"
+        " (add 'pipeline-parallel', the tagger's guess, to its groups field)"
+    ) in reported, reported
+    assert "'shazeer2017moe' has no" not in reported and "'rajbhandari2020zero' has no" not in reported
     assert result.returncode == 0, reported
 
 
