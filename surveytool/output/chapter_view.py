@@ -10,7 +10,7 @@ from typing import NamedTuple
 from surveytool.analysis.crossref import cited_through_children, with_lent_fields
 from surveytool.analysis.facts import paper_facts
 from surveytool.model import Paper, Role, Taxonomy
-from surveytool.output.notes_regions import ORPHANED
+from surveytool.output.parked_notes import ORPHANED
 from surveytool.text.latex import LatexMarkup
 
 UNCLASSIFIED = "unclassified"

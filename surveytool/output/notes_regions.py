@@ -18,10 +18,11 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from surveytool.output.parked_notes import ORPHANED, parked, unpark
+
 # Markers count only at a line start (see _at_line_starts).
 _MARKER = re.compile(r"% surveytool: (?P<kind>begin|end) notes (?P<id>\S+)[ \t\r]*$", re.M)
 _CHECKSUM = re.compile(r"% surveytool: checksum (?P<sum>[0-9a-f]{40})[^\n]*\n")
-ORPHANED = "orphaned"
 
 
 def _at_line_starts(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
@@ -155,43 +156,42 @@ class Merged:
     text: str
     kept: tuple[str, ...]  # region ids whose prose was carried over
     orphaned: tuple[str, ...]  # region ids no longer generated, kept at the end
-
-
-def _parkable(prose: str) -> str:
-    """Prose to park in the ``orphaned`` region: a line of it that would end that region is commented out
-    once more (``% % surveytool: end notes orphaned``), or the rest would fall outside and be lost."""
-    pieces, last = [], 0
-    for marker in _at_line_starts(_MARKER, prose):
-        if marker.group("kind") == "end" and marker.group("id") == ORPHANED:
-            pieces += [prose[last : marker.start()], "% "]
-            last = marker.start()
-    return "".join(pieces) + prose[last:]
+    returned: tuple[str, ...] = ()  # region ids generated again, given back the prose parked at the end
 
 
 def carry_over(new_text: str, old_text: str) -> Merged:
     """``new_text`` with every non-empty region of ``old_text`` put back in its place.
 
     Each id's prose goes into the first region of that id, once; prose whose region is gone is parked
-    in the ``orphaned`` region, never dropped.
+    in the ``orphaned`` region, never dropped, and goes back to its region when that is generated again.
     """
-    old = {k: v for k, v in regions(old_text).items() if v.strip()}
     new_regions = _regions(new_text)
     new_ids = {region.id for region in new_regions}
+    old: dict[str, str] = {}
+    back = unpark("", new_ids)
+    for region_id, content in regions(old_text).items():
+        if region_id == ORPHANED:
+            back = unpark(content, new_ids)
+            content = back.still_parked
+        if content.strip():
+            old[region_id] = content
+    for region_id, content in back.home.items():
+        old[region_id] = old.get(region_id, "") + content
     orphans = [r for r in old if r not in new_ids or r == ORPHANED]
-    parked = "".join(f"% (from notes {r})\n{_parkable(old[r])}" if r != ORPHANED else old[r] for r in orphans)
+    parked_text = "".join(parked(r, old[r]) if r != ORPHANED else old[r] for r in orphans)
     contents: dict[int, str] = {}
     placed: set[str] = set()
     for number, region in enumerate(new_regions):
         if region.id in placed:
             continue
-        content = parked if region.id == ORPHANED else old.get(region.id)
-        if content:
-            contents[number] = content
+        carried = parked_text if region.id == ORPHANED else old.get(region.id)
+        if carried:
+            contents[number] = carried
             placed.add(region.id)
     new_text = _with_contents(new_text, new_regions, contents)
-    if parked and ORPHANED not in placed:
+    if parked_text and ORPHANED not in placed:
         new_text = (
-            new_text.rstrip("\n") + f"\n\n% surveytool: begin notes {ORPHANED}\n{parked}{_end_marker(ORPHANED)}\n"
+            new_text.rstrip("\n") + f"\n\n% surveytool: begin notes {ORPHANED}\n{parked_text}{_end_marker(ORPHANED)}\n"
         )
     kept = tuple(r for r in old if r in placed and r != ORPHANED)
-    return Merged(new_text, kept, tuple(o for o in orphans if o != ORPHANED))
+    return Merged(new_text, kept, tuple(o for o in orphans if o != ORPHANED), tuple(back.home))

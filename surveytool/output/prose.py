@@ -15,6 +15,7 @@ from typing import NamedTuple
 from surveytool.errors import OutputError
 from surveytool.output.files import write_atomically
 from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, regions, stamp
+from surveytool.output.parked_notes import PARKED_HEADER
 from surveytool.output.theme_regions import renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
 
@@ -108,10 +109,27 @@ def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[P
         notes.append(ProseNote(f"{path}: the theme of your notes in {was} is now {now}; they moved with its papers"))
     if merged.kept:
         notes.append(ProseNote(f"{path}: kept your notes in {', '.join(merged.kept)}", routine=True))
+    written = stamp(merged.text)
     if merged.orphaned:
         moved = ", ".join(merged.orphaned)
-        notes.append(ProseNote(f"{path}: notes of sections no longer generated ({moved}) moved to the end"))
-    return saved.in_its_style(stamp(merged.text))
+        notes.append(
+            ProseNote(
+                f"{path}:{_line_of(written, PARKED_HEADER.format(merged.orphaned[0]))}: notes of sections no longer "
+                f"generated ({moved}) moved to the end; they go back if the section returns "
+                "(else move them into other notes, or delete them)"
+            )
+        )
+    if merged.returned:
+        back = ", ".join(merged.returned)
+        line = _line_of(written, f"% surveytool: begin notes {merged.returned[0]}\n")
+        notes.append(ProseNote(f"{path}:{line}: your notes parked at the end went back to {back}, generated again"))
+    return saved.in_its_style(written)
+
+
+def _line_of(text: str, line: str) -> int:
+    """The number of the first line of ``text`` that is ``line``."""
+    at = text.find(line) if text.startswith(line) else text.find("\n" + line) + 1
+    return text.count("\n", 0, at) + 1
 
 
 def first_edited_line(old: str, text: str) -> int | None:

@@ -1,0 +1,48 @@
+"""Notes parked at the end of the chapter go back to their region when it is generated again."""
+
+import re
+
+from helpers import ROOT, run_cli
+
+from surveytool.output.notes_regions import carry_over, regions, stamp
+
+WITH_B = (
+    "% surveytool: begin notes a\n% surveytool: end notes a\n% surveytool: begin notes b\n% surveytool: end notes b\n"
+)
+WITHOUT_B = "% surveytool: begin notes a\n% surveytool: end notes a\n"
+
+
+def test_parked_notes_go_back_to_their_region_byte_for_byte_when_it_returns():
+    prose = "On B, 大模型 and $\\alpha$.\n% surveytool: end notes orphaned\n% % surveytool: end notes orphaned\nEnd.\n"
+    old = WITH_B.replace("notes b\n%", f"notes b\n{prose}%")
+    parked = carry_over(WITHOUT_B, old)
+    assert parked.orphaned == ("b",) and prose not in parked.text
+    # The author writes above the parked notes and starts new notes in b: both stay where they were written.
+    edited = parked.text.replace("% (from notes b)", "My own parked line.\n% (from notes b)")
+    back = carry_over(WITH_B, carry_over(WITH_B, edited).text)
+    assert carry_over(WITH_B, edited).returned == ("b",)
+    assert regions(back.text) == {"a": "", "b": prose, "orphaned": "My own parked line.\n"}
+    again = carry_over(WITH_B, stamp(back.text).replace("notes b\n", "notes b\nNew on B.\n", 1))
+    assert regions(again.text)["b"] == "New on B.\n" + prose
+
+
+def test_notes_parked_by_a_build_with_another_taxonomy_return_with_the_next_build(tmp_path):
+    taxonomy = (ROOT / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+    blocks = re.split(r"(?=^\[\[sections\]\])", taxonomy, flags=re.M)
+    without_moe = tmp_path / "taxonomy.toml"
+    without_moe.write_text("".join(b for b in blocks if 'id = "moe"' not in b), encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    prose = "Experts route tokens \\citep{lepikhin2021gshard}; Müller's façade.\n"
+    marker = "% surveytool: begin notes moe\n"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + prose), encoding="utf-8")
+    written = chapter.read_bytes()
+    away = run_cli("build", "--out", str(out), "--taxonomy", str(without_moe), check=True)
+    lines = chapter.read_text(encoding="utf-8").splitlines()
+    where = lines.index("% (from notes moe)") + 1
+    assert f"{chapter}:{where}: notes of sections no longer generated (moe) moved to the end" in away.stderr
+    back = run_cli("build", "--out", str(out), check=True)
+    assert chapter.read_bytes() == written
+    where = chapter.read_text(encoding="utf-8").splitlines().index(marker.strip()) + 1
+    assert f"{chapter}:{where}: your notes parked at the end went back to moe" in back.stderr
