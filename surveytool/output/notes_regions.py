@@ -107,6 +107,13 @@ def _without_contents(text: str) -> str:
 
 
 def checksum(text: str) -> str:
+    """The checksum of the generated part with each run of white space read as one space: what an editor does
+    to white space (tabs for spaces, trailing blanks, the last line end) is no edit to refuse a rebuild for."""
+    return hashlib.sha1(" ".join(_without_contents(text).split()).encode("utf-8")).hexdigest()
+
+
+def _checksum_as_written(text: str) -> str:
+    """The checksum of the generated part byte for byte, which chapters stamped by earlier versions carry."""
     return hashlib.sha1(_without_contents(text).encode("utf-8")).hexdigest()
 
 
@@ -118,7 +125,7 @@ def stamp(text: str) -> str:
 def edited_outside_regions(text: str) -> bool:
     """True when generated text was changed by hand (or the file was not made by surveytool)."""
     match = _checksum_line(text)
-    return match is None or match.group("sum") != checksum(text)
+    return match is None or match.group("sum") not in (checksum(text), _checksum_as_written(text))
 
 
 @dataclass(frozen=True)

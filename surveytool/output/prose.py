@@ -139,5 +139,6 @@ def first_edited_line(old: str, text: str) -> int | None:
     if not old.startswith("% surveytool: checksum "):
         return None
     saved, expected = old.splitlines(), stamp(carry_over(text, old).text).splitlines()
-    differing = (n for n, (a, b) in enumerate(zip(saved, expected, strict=False), start=1) if n > 1 and a != b)
+    pairs = enumerate(zip(saved, expected, strict=False), start=1)
+    differing = (n for n, (a, b) in pairs if n > 1 and a.split() != b.split())  # white space is no edit
     return next(differing, min(len(saved), len(expected)) + 1 if len(saved) != len(expected) else None)

@@ -1,5 +1,6 @@
 """The author's prose survives rebuilds; hand edits elsewhere are never overwritten silently."""
 
+import hashlib
 import re
 
 from helpers import ROOT, run_cli
@@ -126,3 +127,40 @@ def test_markers_count_only_at_the_start_of_a_line():
     stamped = stamp(text)
     assert not edited_outside_regions(stamped)
     assert edited_outside_regions("see " + stamped)  # the checksum line no longer starts a line
+
+
+def test_what_an_editor_does_to_white_space_outside_the_notes_is_no_edit():
+    stamped = stamp(GENERATED.replace("text", "  indented text") + "\\end{x}\n")
+    for saved in (
+        stamped.rstrip("\n"),  # the last line end removed
+        stamped + "\n\n",
+        stamped.replace("  indented", "\tindented"),
+        stamped.replace("end notes a\n", "end notes a  \n"),
+        stamped.replace("text\n", "text \n\n"),
+    ):
+        assert not edited_outside_regions(saved), saved
+    assert edited_outside_regions(stamped.replace("indented text", "indentedtext"))
+    # A chapter stamped with the checksum of its generated part as written (earlier versions) is no edit either.
+    generated = stamped.split("\n", 1)[1]  # its regions are empty
+    exact = hashlib.sha1(generated.encode("utf-8")).hexdigest()
+    assert not edited_outside_regions(f"% surveytool: checksum {exact}\n" + generated)
+
+
+def test_a_rebuild_after_an_editor_reformatted_white_space_keeps_the_notes_and_says_where_a_real_edit_is(tmp_path):
+    out = tmp_path / "out"
+    run_cli("build", "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    marker = "% surveytool: begin notes moe\n"
+    prose = "Experts\twith  two spaces.  \n"
+    saved = chapter.read_text(encoding="utf-8").replace(marker, marker + prose)
+    saved = re.sub(r"(?m)^  ", "\t", saved).rstrip("\n").replace("end notes moe\n", "end notes moe \n")
+    chapter.write_text(saved, encoding="utf-8")
+    rebuilt = run_cli("build", "--out", str(out))
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert regions(chapter.read_text(encoding="utf-8"))["moe"] == prose and not (out / "related_work.tex.bak").exists()
+    lines = re.sub(r"(?m)^  ", "\t", chapter.read_text(encoding="utf-8")).splitlines()
+    edited = next(n for n, line in enumerate(lines) if line.startswith("\\subsection"))
+    lines[edited] += " my remark"
+    chapter.write_text("\n".join(lines), encoding="utf-8")
+    refused = run_cli("build", "--out", str(out))
+    assert refused.returncode == 2 and refused.stderr.startswith(f"{chapter}:{edited + 1}: error: was edited")
