@@ -232,10 +232,9 @@ def _build_patched(
         def chapter() -> None:
             env, context = latex_context(patched.chapter_views, patched.taxonomy, draft, memos)
             path = layout.chapter
-            staged.write(
-                path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
-            )
-            main = render_main(env, context, patched.declared)
+            text = keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
+            staged.write(path, text)
+            main = render_main(env, context, patched.declared, text)
             staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
 
         if not worth_sharing(len(patched.views)):
@@ -282,9 +281,8 @@ def _write_outputs(
     env, context = latex_context([v for v in views if v.key not in uncited], survey.taxonomy, draft, memos)
     path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
-    staged.write(
-        path, keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
-    )
+    chapter = keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
+    staged.write(path, chapter)
     # Written in pieces, one after the other: these are the largest texts of a build.
     pieces = bibliography_pieces(
         survey.papers,
@@ -303,6 +301,6 @@ def _write_outputs(
     staged.write(layout.entries, records)
     written = data_files_layout(bibliography, records)
     del records
-    main = render_main(env, context, fallbacks)
+    main = render_main(env, context, fallbacks, chapter)
     staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
     return views, written

@@ -9,9 +9,10 @@ from surveytool.model import Taxonomy
 from surveytool.options import DraftOptions
 from surveytool.output.chapter_view import PaperView, one_paragraph, publication_trend, summary_rows, view_groups
 from surveytool.output.comparison import comparison_tables
+from surveytool.output.notes_regions import regions
 from surveytool.output.render import LEVELS, render_template
 from surveytool.output.section_themes import with_themes
-from surveytool.text.latex import UNKNOWN_CHAR_MACRO, char_spelling
+from surveytool.text.latex import UNKNOWN_CHAR_MACRO, char_spelling, declared_chars
 
 if TYPE_CHECKING:
     import jinja2
@@ -45,8 +46,10 @@ def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: Draft
     }
 
 
-def render_main(env: jinja2.Environment, context: dict[str, Any], declared: list[str]) -> str:
-    """main.tex, declaring the ``declared`` characters (``latex.declared_chars`` of the .bib) to pdfLaTeX."""
+def render_main(env: jinja2.Environment, context: dict[str, Any], declared: list[str], chapter: str = "") -> str:
+    """main.tex, declaring the ``declared`` characters (``latex.declared_chars`` of the .bib) to pdfLaTeX, and
+    those of the author's notes in the ``chapter`` as written (大, α in a sentence would stop the document)."""
+    declared = sorted({*declared, *declared_chars(*regions(chapter).values())})
     # The .bib keeps UTF-8 that inputenc may not know (β, ′); each is declared with its LaTeX spelling, or
     # without one (CJK, emoji) as a visible [U+XXXX] marker, instead of stopping the document.
     spellings = [(code, char_spelling(code)) for code in declared]

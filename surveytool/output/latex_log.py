@@ -46,14 +46,23 @@ class BblEntry:
 _READ_LIMIT = 256 * 1024 * 1024
 
 
+_STRAY_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def log_text(data: bytes) -> str:
+    """A log's text: UTF-8, which TeX copies from the document (大 in an error message, not å¤§), and every
+    other byte as its Latin-1 character, so that any log reads (TeX may cut a character at a line break)."""
+    return _STRAY_BYTE.sub(lambda m: chr(ord(m[0]) - 0xDC00), data.decode("utf-8", "surrogateescape"))
+
+
 def _read(folder: Path, name: str) -> str:
-    """A file TeX, BibTeX or biber left in ``folder`` (Latin-1: every byte reads), or "" when there is none
-    or it is not a regular file inside the folder: a planted link must not make a report print another file."""
+    """A file TeX, BibTeX or biber left in ``folder`` (see ``log_text``), or "" when there is none or it is
+    not a regular file inside the folder: a planted link must not make a report print another file."""
     path = folder / name
     try:
         if not path.resolve().is_relative_to(folder.resolve()):
             return ""
-        return read_regular(path, _READ_LIMIT, follow=True).decode("latin-1")
+        return log_text(read_regular(path, _READ_LIMIT, follow=True))
     except (OSError, Unusable):
         return ""
 

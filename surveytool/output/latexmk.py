@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from surveytool.output.latex_log import root_causes, tex_errors
+from surveytool.output.latex_log import log_text, root_causes, tex_errors
 
 _SHOWN_UNDEFINED = 5
 _FILE_NOT_FOUND = re.compile(r"File `(?P<file>[^']+)' not found")
@@ -68,7 +68,7 @@ def _tail(log_path: Path) -> str:
     try:
         with log_path.open("rb") as stream:
             stream.seek(max(stream.seek(0, 2) - (1 << 20), 0))
-            return stream.read().decode("latin-1")
+            return log_text(stream.read())
     except OSError:
         return ""
 
@@ -101,7 +101,7 @@ def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) 
             cause = f"latexmk did not finish in {timeout:g} s and was stopped; the end of {log_path.name} shows where TeX was"
             return PdfReport(True, False, (cause,), None)
     result = subprocess.CompletedProcess(process.args, process.returncode, output)
-    log = log_path.read_text(encoding="latin-1") if log_path.exists() else result.stdout
+    log = log_text(log_path.read_bytes()) if log_path.exists() else result.stdout
     problems = explain_log(log, tex_name)
     pdf = folder / (Path(tex_name).stem + ".pdf")
     ok = result.returncode == 0 and not problems

@@ -1,0 +1,41 @@
+"""The author's notes in any script compile with `build --pdf`, and LaTeX's errors about them read as written."""
+
+from helpers import requires_latex, run_cli
+
+from surveytool.output.latex_log import log_text
+
+ENTRY = "@misc{lee2020, title = {Pipeline Parallel Training}, author = {Ann Lee}, year = 2020}\n"
+
+
+def built_with_notes(tmp_path, prose):
+    (tmp_path / "refs.bib").write_text(ENTRY, encoding="utf-8")
+    run_cli("build", "refs.bib", "--out", "out", cwd=tmp_path, check=True)
+    chapter = tmp_path / "out" / "related_work.tex"
+    marker = "% surveytool: begin notes introduction\n"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + prose), encoding="utf-8")
+    return run_cli("build", "refs.bib", "--out", "out", "--pdf", cwd=tmp_path)
+
+
+@requires_latex
+def test_notes_in_chinese_greek_and_with_accents_compile_and_are_kept(tmp_path):
+    prose = "大模型训练 is costly: $α ≤ β$, a naïve façade — Müller's ∑.\n"
+    result = built_with_notes(tmp_path, prose)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / "main.pdf").exists()
+    main = (tmp_path / "out" / "main.tex").read_text(encoding="utf-8")
+    assert "\\DeclareUnicodeCharacter{5927}{\\stchar{5927}}" in main  # no glyph in pdfLaTeX: a visible marker
+    assert "\\DeclareUnicodeCharacter{03B1}" in main and "\\DeclareUnicodeCharacter{00EF}" in main
+    assert prose in (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8")
+
+
+@requires_latex
+def test_an_error_in_the_notes_is_reported_in_their_own_script(tmp_path):
+    result = built_with_notes(tmp_path, "\\begin{引用}x\\end{引用}\n")
+    assert result.returncode == 1
+    assert "LaTeX Error: Environment 引用 undefined." in result.stderr
+
+
+def test_a_log_reads_as_utf_8_with_any_other_byte_as_latin_1():
+    assert log_text("Environment 引用 undefined, é".encode() + b" \xe9 \xe5\xa4\n") == (
+        "Environment 引用 undefined, é é å¤\n"
+    )
