@@ -49,6 +49,7 @@ class _Region:
     id: str
     start: int  # where its content starts: just after the begin line
     end: int  # where its end line starts
+    begin: int = 0  # where its begin line starts
 
 
 def _regions(text: str) -> list[_Region]:
@@ -71,7 +72,7 @@ def _regions(text: str) -> list[_Region]:
         after = bisect.bisect_left(region_ends, index)
         if after < len(region_ends):
             end = markers[region_ends[after]]
-            found.append(_Region(begin.group("id"), min(begin.end() + 1, end.start()), end.start()))
+            found.append(_Region(begin.group("id"), min(begin.end() + 1, end.start()), end.start(), begin.start()))
             index = region_ends[after] + 1
     return found
 
@@ -79,6 +80,31 @@ def _regions(text: str) -> list[_Region]:
 def region_spans(text: str) -> list[tuple[str, int, int]]:
     """Each region's id and the offsets of its text (between its marker lines), in order."""
     return [(region.id, region.start, region.end) for region in _regions(text)]
+
+
+@dataclass(frozen=True)
+class Unpaired:
+    """A marker line outside every region that opens or closes none (lines from 1)."""
+
+    line: int
+    kind: str
+    id: str
+    ended_on: int | None = None  # for an end line: the end line of the last region of its id above it
+
+
+def unpaired_markers(text: str) -> list[Unpaired]:
+    """Begin lines with no end line of their id below them, and end lines with no begin line above them."""
+    found = _regions(text)
+    bounds = {r.begin for r in found} | {r.end for r in found}
+    unpaired = []
+    for marker in _at_line_starts(_MARKER, text):
+        if marker.start() in bounds or any(r.start <= marker.start() < r.end for r in found):
+            continue
+        before = [r.end for r in found if r.id == marker.group("id") and r.end < marker.start()]
+        ended_on = text.count("\n", 0, before[-1]) + 1 if before and marker.group("kind") == "end" else None
+        line = text.count("\n", 0, marker.start()) + 1
+        unpaired.append(Unpaired(line, marker.group("kind"), marker.group("id"), ended_on))
+    return unpaired
 
 
 def regions(text: str) -> dict[str, str]:

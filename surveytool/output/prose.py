@@ -14,7 +14,14 @@ from typing import NamedTuple
 
 from surveytool.errors import OutputError
 from surveytool.output.files import write_atomically
-from surveytool.output.notes_regions import carry_over, edited_outside_regions, read_saved, regions, stamp
+from surveytool.output.notes_regions import (
+    carry_over,
+    edited_outside_regions,
+    read_saved,
+    regions,
+    stamp,
+    unpaired_markers,
+)
 from surveytool.output.parked_notes import PARKED_HEADER
 from surveytool.output.theme_regions import renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
@@ -86,6 +93,7 @@ def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[P
     old = saved.text
     if edited_outside_regions(old):
         if not force:
+            _refuse_unpaired_marker(path, old)
             raise OutputError(
                 "was edited outside its notes regions; rebuilding would overwrite those edits",
                 path=str(path),
@@ -130,6 +138,33 @@ def _line_of(text: str, line: str) -> int:
     """The number of the first line of ``text`` that is ``line``."""
     at = text.find(line) if text.startswith(line) else text.find("\n" + line) + 1
     return text.count("\n", 0, at) + 1
+
+
+def _refuse_unpaired_marker(path: Path, old: str) -> None:
+    """Refuse, naming the marker line, when the edit is a region's begin or end line deleted or changed: the text
+    after a begin line with no end is no longer the author's notes, and a rebuild would overwrite it."""
+    unpaired = unpaired_markers(old)
+    if not unpaired:
+        return
+    first = unpaired[0]
+    begin, end = f"% surveytool: begin notes {first.id}", f"% surveytool: end notes {first.id}"
+    closing = next((u for u in unpaired[1:] if u.kind == "end"), None) if first.kind == "begin" else None
+    if closing is not None:
+        why = f"'{begin}' is followed by the end line of '{closing.id}' (line {closing.line}), not of '{first.id}'"
+        hint = "give both lines the id they had"
+    elif first.kind == "begin":
+        why, hint = f"'{begin}' has no '{end}' line below it", f"put '{end}' back after your notes"
+    elif first.ended_on is not None:
+        why = f"'{end}' comes after its region ended on line {first.ended_on} (at the first end line, in a comment too)"
+        hint = f"change or remove the end line on line {first.ended_on}"
+    else:
+        why, hint = f"'{end}' has no '{begin}' line above it", f"put '{begin}' back before your notes"
+    raise OutputError(
+        f"{why}: the notes it marked are no longer kept, and rebuilding would overwrite them",
+        path=str(path),
+        line=first.line,
+        hint=f"{hint}, then rebuild",
+    )
 
 
 def first_edited_line(old: str, text: str) -> int | None:

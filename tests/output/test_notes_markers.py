@@ -1,0 +1,34 @@
+"""A notes marker line deleted or changed by hand: the refusal names that line and says how to mend it."""
+
+import pytest
+from helpers import run_cli
+
+ENTRY = "@misc{lee2020, title = {Pipeline Parallel Training}, author = {Ann Lee}, year = 2020}\n"
+BEGIN, END = "% surveytool: begin notes introduction\n", "% surveytool: end notes introduction\n"
+COMMENTED = "\\begin{comment}\n% surveytool: end notes introduction\n\\end{comment}\n"
+
+
+@pytest.mark.parametrize(
+    ("edit", "marker", "says"),
+    [
+        ((END, ""), BEGIN, "has no '% surveytool: end notes introduction' line below it"),
+        ((BEGIN, ""), END, "has no '% surveytool: begin notes introduction' line above it"),
+        ((BEGIN, BEGIN.replace("introduction", "intro")), BEGIN.replace("introduction", "intro"), "not of 'intro'"),
+        ((END, COMMENTED + END), END, "comes after its region ended on line"),
+    ],
+    ids=["end deleted", "begin deleted", "id changed", "end line in a comment"],
+)
+def test_a_marker_line_deleted_or_changed_is_named_with_how_to_mend_it(tmp_path, edit, marker, says):
+    (tmp_path / "refs.bib").write_text(ENTRY, encoding="utf-8")
+    run_cli("build", "refs.bib", "--out", "out", cwd=tmp_path, check=True)
+    chapter = tmp_path / "out" / "related_work.tex"
+    text = chapter.read_text(encoding="utf-8").replace(BEGIN, BEGIN + "My introduction, 大.\n")
+    edited = text.replace(*edit)
+    chapter.write_text(edited, encoding="utf-8")
+    refused = run_cli("build", "refs.bib", "--out", "out", cwd=tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    lines = edited.splitlines(keepends=True)
+    line = len(lines) - lines[::-1].index(marker) if marker == END else lines.index(marker) + 1
+    assert refused.stderr.startswith(f"out/related_work.tex:{line}: error: '{marker.strip()}")
+    assert says in refused.stderr and "then rebuild" in refused.stderr
+    assert chapter.read_text(encoding="utf-8") == edited  # nothing overwritten
