@@ -232,7 +232,8 @@ def _build_patched(
         def chapter() -> None:
             env, context = latex_context(patched.chapter_views, patched.taxonomy, draft, memos)
             path = layout.chapter
-            text = keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
+            rendered = render_template(env, "related_work.tex.j2", context)
+            text = keep_prose(path, rendered, draft.force, notes, drafts, patched.taxonomy)
             staged.write(path, text)
             main = render_main(env, context, patched.declared, text)
             staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
@@ -281,7 +282,8 @@ def _write_outputs(
     env, context = latex_context([v for v in views if v.key not in uncited], survey.taxonomy, draft, memos)
     path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
-    chapter = keep_prose(path, render_template(env, "related_work.tex.j2", context), draft.force, notes, drafts)
+    rendered = render_template(env, "related_work.tex.j2", context)
+    chapter = keep_prose(path, rendered, draft.force, notes, drafts, survey.taxonomy)
     staged.write(path, chapter)
     # Written in pieces, one after the other: these are the largest texts of a build.
     pieces = bibliography_pieces(

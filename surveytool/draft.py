@@ -52,7 +52,7 @@ def draft_chapter(
         sys.stdout.flush()
     else:
         drafts = ProseDrafts()
-        text = keep_prose(output, chapter, draft.force, notes, drafts)
+        text = keep_prose(output, chapter, draft.force, notes, drafts, survey.taxonomy)
         drafts.refuse_if_saved_meanwhile()
         write_atomically(output, text)
     if lock is not None:

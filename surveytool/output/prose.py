@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from surveytool.errors import OutputError
+from surveytool.model import Taxonomy
 from surveytool.output.files import write_atomically
 from surveytool.output.notes_regions import (
     carry_over,
@@ -76,19 +77,29 @@ def read_generated(path: Path) -> bytes | None:
         raise OutputError(why, path=str(path), hint="move it away to have it made anew") from None
 
 
-def keep_prose(path: Path, text: str, force: bool, notes: list[ProseNote], drafts: ProseDrafts) -> str:
+def keep_prose(
+    path: Path,
+    text: str,
+    force: bool,
+    notes: list[ProseNote],
+    drafts: ProseDrafts,
+    taxonomy: Taxonomy | None = None,
+) -> str:
     """The new text of a generated .tex file with the author's notes carried over.
 
     Refuses (unless ``force``) when generated text was edited by hand; with
-    ``force`` the old file is kept as ``<name>.bak``. ``drafts`` remembers what was read.
+    ``force`` the old file is kept as ``<name>.bak``. ``drafts`` remembers what was read. Notes of a
+    section the ``taxonomy`` renamed, keeping the old id as an alias, move to the new id.
     """
     data = read_generated(path)
-    merged = stamp(text) if data is None else _merged_prose(path, data, text, force, notes)
+    merged = stamp(text) if data is None else _merged_prose(path, data, text, force, notes, taxonomy)
     drafts.note(path, data, merged)
     return merged
 
 
-def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[ProseNote]) -> str:
+def _merged_prose(
+    path: Path, data: bytes, text: str, force: bool, notes: list[ProseNote], taxonomy: Taxonomy | None
+) -> str:
     saved = read_saved(data)
     old = saved.text
     if edited_outside_regions(old):
@@ -111,10 +122,14 @@ def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[P
                 "(\\usepackage[utf8]{inputenc}): set your editor to UTF-8 for this file"
             )
         )
-    renames = renamed_themes(old, text, {r for r, content in regions(old).items() if content.strip()})
-    merged = carry_over(text, with_renamed_regions(old, renames))
+    written_in = {r for r, content in regions(old).items() if content.strip()}
+    renames = renamed_themes(old, text, written_in)
+    sections = _renamed_sections(written_in, set(regions(text)), taxonomy)
+    merged = carry_over(text, with_renamed_regions(old, {**renames, **sections}))
     for was, now in sorted(renames.items()):
         notes.append(ProseNote(f"{path}: the theme of your notes in {was} is now {now}; they moved with its papers"))
+    for was, now in sorted(sections.items()):
+        notes.append(ProseNote(f"{path}: section {was} is now {now} (its alias); your notes in it moved there"))
     if merged.kept:
         notes.append(ProseNote(f"{path}: kept your notes in {', '.join(merged.kept)}", routine=True))
     written = stamp(merged.text)
@@ -132,6 +147,15 @@ def _merged_prose(path: Path, data: bytes, text: str, force: bool, notes: list[P
         line = _line_of(written, f"% surveytool: begin notes {merged.returned[0]}\n")
         notes.append(ProseNote(f"{path}:{line}: your notes parked at the end went back to {back}, generated again"))
     return saved.in_its_style(written)
+
+
+def _renamed_sections(written_in: set[str], generated: set[str], taxonomy: Taxonomy | None) -> dict[str, str]:
+    """Regions with notes that are no longer generated, to the section that took their id as an alias."""
+    if taxonomy is None:
+        return {}
+    aliases = {alias.lower(): s.id for s in taxonomy.sections for alias in s.aliases}
+    gone = written_in - generated
+    return {was: aliases[was.lower()] for was in gone if aliases.get(was.lower()) in generated}
 
 
 def _line_of(text: str, line: str) -> int:

@@ -46,3 +46,20 @@ def test_notes_parked_by_a_build_with_another_taxonomy_return_with_the_next_buil
     assert chapter.read_bytes() == written
     where = chapter.read_text(encoding="utf-8").splitlines().index(marker.strip()) + 1
     assert f"{chapter}:{where}: your notes parked at the end went back to moe" in back.stderr
+
+
+def test_notes_of_a_section_renamed_with_its_old_id_as_an_alias_move_to_the_new_id(tmp_path):
+    taxonomy = (ROOT / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+    renamed = tmp_path / "taxonomy.toml"
+    assert '"sparse experts"]' in taxonomy  # moe's aliases name its id too, as a rename would keep it
+    renamed.write_text(taxonomy.replace('id = "moe"\n', 'id = "sparse-moe"\n'), encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    prose = "Experts route tokens \\citep{lepikhin2021gshard}.\n"
+    marker = "% surveytool: begin notes moe\n"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + prose), encoding="utf-8")
+    moved = run_cli("build", "--out", str(out), "--taxonomy", str(renamed), check=True)
+    assert regions(chapter.read_text(encoding="utf-8"))["sparse-moe"] == prose
+    assert "% (from notes moe)" not in chapter.read_text(encoding="utf-8")
+    assert f"{chapter}: section moe is now sparse-moe (its alias); your notes in it moved there" in moved.stderr
