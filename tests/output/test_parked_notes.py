@@ -26,17 +26,23 @@ def test_parked_notes_go_back_to_their_region_byte_for_byte_when_it_returns():
     assert regions(again.text)["b"] == "New on B.\n" + prose
 
 
+def _built_with_notes_in_moe(tmp_path, prose):
+    """A build of the seeds into tmp_path/out, ``prose`` then written into the moe section's notes."""
+    out = tmp_path / "out"
+    run_cli("build", "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    marker = "% surveytool: begin notes moe\n"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + prose), encoding="utf-8")
+    return out, chapter, marker
+
+
 def test_notes_parked_by_a_build_with_another_taxonomy_return_with_the_next_build(tmp_path):
     taxonomy = (ROOT / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
     blocks = re.split(r"(?=^\[\[sections\]\])", taxonomy, flags=re.M)
     without_moe = tmp_path / "taxonomy.toml"
     without_moe.write_text("".join(b for b in blocks if 'id = "moe"' not in b), encoding="utf-8")
-    out = tmp_path / "out"
-    run_cli("build", "--out", str(out), check=True)
-    chapter = out / "related_work.tex"
     prose = "Experts route tokens \\citep{lepikhin2021gshard}; Müller's façade.\n"
-    marker = "% surveytool: begin notes moe\n"
-    chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + prose), encoding="utf-8")
+    out, chapter, marker = _built_with_notes_in_moe(tmp_path, prose)
     written = chapter.read_bytes()
     away = run_cli("build", "--out", str(out), "--taxonomy", str(without_moe), check=True)
     lines = chapter.read_text(encoding="utf-8").splitlines()
@@ -53,12 +59,8 @@ def test_notes_of_a_section_renamed_with_its_old_id_as_an_alias_move_to_the_new_
     renamed = tmp_path / "taxonomy.toml"
     assert '"sparse experts"]' in taxonomy  # moe's aliases name its id too, as a rename would keep it
     renamed.write_text(taxonomy.replace('id = "moe"\n', 'id = "sparse-moe"\n'), encoding="utf-8")
-    out = tmp_path / "out"
-    run_cli("build", "--out", str(out), check=True)
-    chapter = out / "related_work.tex"
     prose = "Experts route tokens \\citep{lepikhin2021gshard}.\n"
-    marker = "% surveytool: begin notes moe\n"
-    chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + prose), encoding="utf-8")
+    out, chapter, _ = _built_with_notes_in_moe(tmp_path, prose)
     moved = run_cli("build", "--out", str(out), "--taxonomy", str(renamed), check=True)
     assert regions(chapter.read_text(encoding="utf-8"))["sparse-moe"] == prose
     assert "% (from notes moe)" not in chapter.read_text(encoding="utf-8")
