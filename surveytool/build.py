@@ -233,7 +233,9 @@ def _build_patched(
             env, context = latex_context(patched.chapter_views, patched.taxonomy, draft, memos)
             path = layout.chapter
             rendered = render_template(env, "related_work.tex.j2", context)
-            text = keep_prose(path, rendered, draft.force, notes, drafts, patched.taxonomy)
+            # Its views do not carry biblatex's ids aliases, which a biblatex document may cite: checked with BibTeX only.
+            known = {v.key for v in patched.views} if draft.dialect != "biblatex" else set()
+            text = keep_prose(path, rendered, draft.force, notes, drafts, patched.taxonomy, known)
             staged.write(path, text)
             main = render_main(env, context, patched.declared, text)
             staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
@@ -283,7 +285,10 @@ def _write_outputs(
     path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
     rendered = render_template(env, "related_work.tex.j2", context)
-    chapter = keep_prose(path, rendered, draft.force, notes, drafts, survey.taxonomy)
+    known = {p.key for p in survey.papers}
+    if draft.dialect == "biblatex":  # the keys merged entries absorbed stay citable as ids aliases
+        known |= {a for p in survey.papers for a in p.aliases}
+    chapter = keep_prose(path, rendered, draft.force, notes, drafts, survey.taxonomy, known)
     staged.write(path, chapter)
     # Written in pieces, one after the other: these are the largest texts of a build.
     pieces = bibliography_pieces(

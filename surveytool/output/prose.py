@@ -9,6 +9,7 @@ just before the outputs are moved into place.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,6 +20,7 @@ from surveytool.output.notes_regions import (
     carry_over,
     edited_outside_regions,
     read_saved,
+    region_spans,
     regions,
     stamp,
     unpaired_markers,
@@ -26,6 +28,7 @@ from surveytool.output.notes_regions import (
 from surveytool.output.parked_notes import PARKED_HEADER
 from surveytool.output.theme_regions import renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
+from surveytool.text.citations import citations
 
 
 class ProseNote(NamedTuple):
@@ -84,15 +87,19 @@ def keep_prose(
     notes: list[ProseNote],
     drafts: ProseDrafts,
     taxonomy: Taxonomy | None = None,
+    known_keys: Collection[str] = (),
 ) -> str:
     """The new text of a generated .tex file with the author's notes carried over.
 
     Refuses (unless ``force``) when generated text was edited by hand; with
     ``force`` the old file is kept as ``<name>.bak``. ``drafts`` remembers what was read. Notes of a
-    section the ``taxonomy`` renamed, keeping the old id as an alias, move to the new id.
+    section the ``taxonomy`` renamed, keeping the old id as an alias, move to the new id. A citation in the notes
+    of a key not in ``known_keys`` (when given) is named: its paper left the sources.
     """
     data = read_generated(path)
     merged = stamp(text) if data is None else _merged_prose(path, data, text, force, notes, taxonomy)
+    if known_keys:
+        notes.extend(_citations_gone(path, merged, known_keys))
     drafts.note(path, data, merged)
     return merged
 
@@ -147,6 +154,24 @@ def _merged_prose(
         line = _line_of(written, f"% surveytool: begin notes {merged.returned[0]}\n")
         notes.append(ProseNote(f"{path}:{line}: your notes parked at the end went back to {back}, generated again"))
     return saved.in_its_style(written)
+
+
+def _citations_gone(path: Path, text: str, known: Collection[str]) -> list[ProseNote]:
+    """A note for each key the author's notes cite that is in no entry (the generated text cites only entries)."""
+    found = []
+    for _, start, end in region_spans(text):
+        if not text[start:end].strip():
+            continue
+        above = text.count("\n", 0, start)
+        for citation in citations(text[start:end])[0]:
+            if citation.key not in known:
+                found.append(
+                    ProseNote(
+                        f"{path}:{above + citation.line}: your notes cite '{citation.key}', which is not in the "
+                        "bibliography (was its paper taken out of the sources? add it back, or change the citation)"
+                    )
+                )
+    return found
 
 
 def _renamed_sections(written_in: set[str], generated: set[str], taxonomy: Taxonomy | None) -> dict[str, str]:

@@ -65,3 +65,23 @@ def test_notes_of_a_section_renamed_with_its_old_id_as_an_alias_move_to_the_new_
     assert regions(chapter.read_text(encoding="utf-8"))["sparse-moe"] == prose
     assert "% (from notes moe)" not in chapter.read_text(encoding="utf-8")
     assert f"{chapter}: section moe is now sparse-moe (its alias); your notes in it moved there" in moved.stderr
+
+
+def test_a_rebuild_names_a_citation_in_the_notes_whose_paper_left_the_sources(tmp_path):
+    library = tmp_path / "refs.bib"
+    entry = "@article{{{key}, author = {{Doe, Jane}}, title = {{{title}}}, journal = {{J}}, year = 2020}}\n"
+    kept = entry.format(key="kept2020", title="Pipeline Parallel Training of Large Models")
+    gone = entry.format(key="gone2020", title="Sparse Experts for Routing Tokens")
+    library.write_text(kept + gone, encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", str(library), "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    marker = "% surveytool: begin notes introduction\n"
+    notes = "We build on \\citet{kept2020} and\n\\citep{gone2020, kept2020}.\n"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + notes), encoding="utf-8")
+    line = chapter.read_text(encoding="utf-8").splitlines().index(marker.strip()) + 3
+    for changed in (kept, kept + entry.format(key="new2021", title="Activation Checkpointing Revisited")):
+        library.write_text(changed, encoding="utf-8")  # the paper taken out, then a rebuild after one more edit
+        built = run_cli("build", str(library), "--out", str(out), check=True)
+        assert f"{chapter}:{line}: your notes cite 'gone2020', which is not in the bibliography" in built.stderr
+        assert "'kept2020'" not in built.stderr and notes in chapter.read_text(encoding="utf-8")
