@@ -21,7 +21,7 @@ from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted
 _HEADER = re.compile(
     r"^\s*(?P<heading>#{1,6}\s*)?(?:\*\*|__)?(?:"
     r"(?:related\s+papers?|相关论文|相關論文)(?:\*\*|__)?\s*(?:[:：]|\s[-–—]+\s|[–—]+)"
-    r"|(?P<worded>papers\s+related\s+to|similar\s+papers\s+(?:for|to)|related\s+to)(?:\*\*|__)?\s*[:：]?(?=\s)"
+    r"|(?P<worded>papers\s+related\s+to|similar\s+papers\s+(?:for|to)|related\s+to)(?:\*\*|__)?\s*(?P<colon>[:：])?(?=\s)"
     r")(?:\*\*|__)?(?P<title>.*)$",
     re.IGNORECASE,
 )
@@ -77,19 +77,22 @@ def split_lines(text: str) -> list[str]:
 
 def looks_like_paper_list(text: str) -> bool:
     """True when the first non-blank line is a related-papers header."""
-    for line in split_lines(text):
-        line = clean_pasted(line)
+    lines = map(clean_pasted, split_lines(text))
+    for line in lines:
         if line.strip():
-            return header_title(line) is not None
+            return header_title(line, next_line=next(lines, "")) is not None
     return False
 
 
-def header_title(line: str, inside_paragraph: bool = False) -> str | None:
+def header_title(line: str, inside_paragraph: bool = False, next_line: str = "") -> str | None:
     """The anchor title a header line names ("" for none), or None when the line is no header.
 
     Worded headers ("Papers related to ...") must not be a sentence: their title does not end with a full
-    stop, and "Related to" alone is a header only in a Markdown heading. A header inside a paragraph (a list
-    pasted below another with no blank line) must start with a capital, as a wrapped sentence's line does not.
+    stop, and "Related to" alone is a header only in a Markdown heading. Without a colon or a heading they
+    are the words an abstract may begin with ("Papers related to privacy have grown, and we"), so they are
+    a header only at a paragraph's start, with a title that starts as titles do (not in lower case) and no
+    wrapped line going on in lower case after them. A header inside a paragraph (a list pasted below another
+    with no blank line) must start with a capital, as a wrapped sentence's line does not, and so must its title.
     """
     match = _HEADER.match(line)
     if match is None:
@@ -101,7 +104,10 @@ def header_title(line: str, inside_paragraph: bool = False) -> str | None:
         or (title.endswith(".") and not is_truncated(title))
     ):
         return None
-    if inside_paragraph and line.lstrip(" #*_")[:1].islower():
+    bare = worded and not match.group("heading") and not match.group("colon")
+    if bare and (inside_paragraph or title[:1].islower() or next_line.strip()[:1].islower()):
+        return None
+    if inside_paragraph and (line.lstrip(" #*_")[:1].islower() or title[:1].islower()):
         return None
     return title
 
@@ -115,7 +121,7 @@ def parse_paper_list(text: str) -> PaperList:
     for index, line in enumerate(lines):
         if not line.strip():
             continue
-        title = header_title(line)
+        title = header_title(line, next_line=lines[index + 1] if index + 1 < len(lines) else "")
         if title is not None:
             anchor_title = title or None
             anchor_line = index + 1
@@ -128,7 +134,8 @@ def parse_paper_list(text: str) -> PaperList:
     block: list[tuple[str, int]] = []
     for index in range(start, len(lines) + 1):
         line = lines[index].strip() if index < len(lines) else ""
-        title = header_title(line, inside_paragraph=bool(block)) if line else None
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        title = header_title(line, bool(block), following) if line else None
         if line and title is None and is_page_furniture(line):
             pages.append(index + 1)
         elif line and title is None:
