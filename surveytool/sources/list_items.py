@@ -42,6 +42,38 @@ class Item:
     joined: list[int] = field(default_factory=list)
 
 
+# Words a wrapped line may end on (the sentence goes on) but a title does not.
+_CONTINUING = frozenset(
+    "a about across after an and are as at be been before between both but by can each for from has have in into is it"
+    " its not of on or our over such than that the their these they this through to under using via was we were when"
+    " where which while with".split()
+)
+
+
+def reads_as_title(line: str) -> bool:
+    """A line that is a whole title: a capital first, no sentence ending inside or at its end, not cut mid-phrase.
+
+    A list of titles one per line has these on every line; a hard-wrapped abstract
+    breaks mid-sentence on some line, or ends its last one with a full stop.
+    """
+    words = line.split()
+    if not words or len(words) > 25 or not (words[0][0].isupper() or words[0][0].isdigit()):
+        return False
+    if line.rstrip().endswith(("…", "...")):
+        return True
+    last = words[-1]
+    if last.endswith((".", ",", ";", ":", "-", "–")) or last.lower() in _CONTINUING:
+        return False
+    return not any(word.endswith((".", "!", "?")) and len(word) > 3 for word in words[:-1])
+
+
+def _whole_title(text: str) -> bool:
+    """An item that reads as a title in Title Case: complete, where a sentence cut by a page break is not."""
+    long_words = [word for word in text.split() if len(word) > 3 and word[0].isalpha()]
+    capitalised = sum(word[0].isupper() for word in long_words)
+    return reads_as_title(text) and capitalised * 2 > len(long_words)
+
+
 def is_page_furniture(line: str) -> bool:
     return bool(_PAGE_FURNITURE.match(line.strip()))
 
@@ -112,10 +144,12 @@ class ItemSplitter:
         """The numbered or bulleted item before, when a paragraph without a marker can only be its rest: the item
         stops mid-sentence and the paragraph goes on with a word in lower case (not a link, a DOI or an id)."""
         last = self.items[-1] if self.items else None
-        if last is None or not last.marked or not last.lines or not _GOES_ON.match(text):
+        # One page break per item: a second paragraph that goes on is a paper of a list mixing marked and unmarked
+        # items. An item that is a title ("2. Whale: Efficient Giant Model Training over Heterogeneous GPUs") is whole.
+        if last is None or not last.marked or not last.lines or last.joined or not _GOES_ON.match(text):
             return None
         before = last.lines[-1][0]
-        if " " not in before or _FINISHED.search(before):
+        if " " not in before or _FINISHED.search(before) or _whole_title(" ".join(t for t, _ in last.lines)):
             return None
         last.joined.append(line)
         return last

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from surveytool.sources.list_items import ItemSplitter, is_page_furniture
+from surveytool.sources.list_items import ItemSplitter, is_page_furniture, reads_as_title
 from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted
 
 # "Related papers: <title>", "相关论文: <title>", "Related Papers - <title>", any casing; a colon (ASCII or
@@ -173,36 +173,11 @@ def _paragraphs(lines: list[tuple[str, int]], first_line: int) -> list[Paragraph
     if not lines:
         return []
     texts = [text for text, _ in lines]
-    if len(lines) > 1 and (all(map(is_truncated, texts)) or all(map(_reads_as_title, texts))):
+    if len(lines) > 1 and (all(map(is_truncated, texts)) or all(map(reads_as_title, texts))):
         lines = [(lines[0][0], first_line), *lines[1:]]
         return [Paragraph(clean_pasted(text), line, is_truncated(text)) for text, line in lines]
     joined = clean_pasted(_join_wrapped(texts))
     return [Paragraph(joined, first_line, is_truncated(joined))]
-
-
-# Words a wrapped line may end on (the sentence goes on) but a title does not.
-_CONTINUING = frozenset(
-    "a about across after an and are as at be been before between both but by can each for from has have in into is it"
-    " its not of on or our over such than that the their these they this through to under using via was we were when"
-    " where which while with".split()
-)
-
-
-def _reads_as_title(line: str) -> bool:
-    """A line that is a whole title: a capital first, no sentence ending inside or at its end, not cut mid-phrase.
-
-    A list of titles one per line has these on every line; a hard-wrapped abstract
-    breaks mid-sentence on some line, or ends its last one with a full stop.
-    """
-    words = line.split()
-    if not words or len(words) > 25 or not (words[0][0].isupper() or words[0][0].isdigit()):
-        return False
-    if is_truncated(line):
-        return True
-    last = words[-1]
-    if last.endswith((".", ",", ";", ":", "-", "–")) or last.lower() in _CONTINUING:
-        return False
-    return not any(word.endswith((".", "!", "?")) and len(word) > 3 for word in words[:-1])
 
 
 def _join_wrapped(lines: list[str]) -> str:

@@ -37,3 +37,29 @@ def test_worded_headers_still_name_their_anchor(tmp_path):
         anchors, snippets, _ = _read(tmp_path, f"{header}\n{GPIPE}\n\n{HEADER}1. {GPIPE}\n")
         assert anchors == [(1, title), (4, title)], header
         assert [line for line, _ in snippets] == [2, 5], header
+
+
+def test_a_paper_after_a_numbered_list_of_titles_is_not_glued_to_its_last_title(tmp_path):
+    # A title has no full stop, so the lower-case snippet after the list was read as the rest of title 2.
+    text = (
+        HEADER + "1. Demystifying Parallel and Distributed Deep Learning: An In-Depth Concurrency Analysis\n"
+        "2. Whale: Efficient Giant Model Training over Heterogeneous GPUs\n\n"
+        "we study how mixture-of-experts layers route tokens and show that…\n"
+    )
+    anchors, snippets, findings = _read(tmp_path, text)
+    assert [line for line, _ in snippets] == [2, 3, 5]
+    assert findings == []
+
+
+def test_only_one_paragraph_after_an_item_cut_mid_sentence_is_read_as_its_rest(tmp_path):
+    # Snippets cut without an ellipsis, some bulleted: every lower-case paragraph after the last bullet was glued
+    # to it, as if one item ran over as many page breaks.
+    text = (
+        HEADER + "- GPipe trains giant networks by splitting them into stages and pipelining\n\n"
+        "each micro-batch across accelerators, which keeps every stage busy, and\n\n"
+        "we revisit data parallelism with sharded optimizer states and\n\n"
+        "de novo protein design with diffusion models generates binders for\n"
+    )
+    anchors, snippets, findings = _read(tmp_path, text)
+    assert [line for line, _ in snippets] == [2, 6, 8]
+    assert findings == [("joined-paragraphs", 4)]
