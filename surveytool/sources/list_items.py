@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 _ITEM_NUMBER = re.compile(r"^(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])(?:\s+(?=\S)|\s*$)")
 # A bullet as word processors, web pages and Markdown write it, followed by a space or alone on its line.
 _BULLET = re.compile(r"^([•◦▪▫‣●○■□·*+\-–—])(?:\s+(?=\S)|\s*$)")
+# Bullets that prose also starts a wrapped line with, as a dash.
+_DASHES = ("-", "–", "—")
 _PAGE = r"(?:page|p\.|seite|página|pagina)\s*\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?"
 # A page number ("12", "- 12 -", "Page 3 of 10", "3 / 10"), or a running header or footer that ends in one
 # ("Related work survey — page 2"), alone on its line.
@@ -113,6 +115,9 @@ class ItemSplitter:
             self._number, self._bullet = number - 1, None
         elif bullet is not None:
             self._number, self._bullet = None, bullet
+        elif self._bullet in _DASHES and self._rest_of(first) is None:
+            # A paper of its own after a dash list: a line of it that starts with a dash is prose ("- as we show -").
+            self._bullet = None
         current: Item | None = None
         for text, line in block:
             marker = self._marker(text)
@@ -141,6 +146,13 @@ class ItemSplitter:
         return match.end() if match else None
 
     def _continued(self, text: str, line: int) -> Item | None:
+        """The item before, taking the paragraph that starts with ``text`` as its rest when it can only be that."""
+        last = self._rest_of(text)
+        if last is not None:
+            last.joined.append(line)
+        return last
+
+    def _rest_of(self, text: str) -> Item | None:
         """The numbered or bulleted item before, when a paragraph without a marker can only be its rest: the item
         stops mid-sentence and the paragraph goes on with a word in lower case (not a link, a DOI or an id)."""
         last = self.items[-1] if self.items else None
@@ -151,5 +163,4 @@ class ItemSplitter:
         before = last.lines[-1][0]
         if " " not in before or _FINISHED.search(before) or _whole_title(" ".join(t for t, _ in last.lines)):
             return None
-        last.joined.append(line)
         return last

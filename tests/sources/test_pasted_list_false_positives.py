@@ -63,3 +63,18 @@ def test_only_one_paragraph_after_an_item_cut_mid_sentence_is_read_as_its_rest(t
     anchors, snippets, findings = _read(tmp_path, text)
     assert [line for line, _ in snippets] == [2, 6, 8]
     assert findings == [("joined-paragraphs", 4)]
+
+
+def test_a_dash_in_prose_at_a_line_start_cuts_no_paper_after_a_dash_item(tmp_path):
+    # One item written "- ..." made every later line that starts with a dash a bullet: papers cut in two, silently.
+    text = (
+        HEADER + "- Transformers for vision: we split images into patches and feed them to an encoder…\n\n"
+        "Graph neural networks are powerful models for relational data. Existing methods over-smooth and\n"
+        "- as we show - lose information at depth…\n\n"
+        "- Large language models are trained on web text…\n"
+        "- Mixture-of-experts layers route tokens to experts…\n"
+    )
+    anchors, snippets, findings = _read(tmp_path, text)
+    assert [line for line, _ in snippets] == [2, 4, 7, 8]
+    assert snippets[1][1].endswith("over-smooth and - as we show - lose information at depth…")
+    assert findings == []
