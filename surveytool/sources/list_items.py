@@ -85,6 +85,12 @@ def _item_number(line: str) -> int | None:
     return int(next(g for g in match.groups() if g)) if match else None
 
 
+def _number_style(line: str) -> str:
+    """How a line's item number is written: "1." and "(1)" are "." and "()"."""
+    match = _ITEM_NUMBER.match(line)
+    return re.sub(r"\d+|\s", "", match.group()) if match else ""
+
+
 def _bullet(line: str) -> str | None:
     match = _BULLET.match(line)
     return match.group(1) if match else None
@@ -103,6 +109,8 @@ class ItemSplitter:
         self.items: list[Item] = []
         self._number: int | None = None  # the last number of a running numbered list
         self._bullet: str | None = None
+        self._style = ""  # how the running numbered list writes its numbers
+        self._carried = False  # the paragraph being cut does not start with a number of its own
 
     def restart(self) -> None:
         """A new list (a header) begins: its numbering and bullets are its own."""
@@ -111,6 +119,10 @@ class ItemSplitter:
     def add_block(self, block: list[Line]) -> None:
         first = block[0][0]
         number, bullet = _item_number(first), _bullet(first)
+        # Numbering that runs on from an earlier paragraph goes on only as the list writes it: "(3)" at a line
+        # start in a paragraph after "2. ..." is the prose's own enumeration ("(1) a benchmark, (2) a recipe and").
+        self._style = _number_style(first) if number is not None else self._style
+        self._carried = number is None
         if number is not None:
             self._number, self._bullet = number - 1, None
         elif bullet is not None:
@@ -136,7 +148,11 @@ class ItemSplitter:
 
     def _marker(self, text: str) -> int | None:
         """The length of the marker that starts a new item on this line, or None."""
-        if self._number is not None and _item_number(text) == self._number + 1:
+        if (
+            self._number is not None
+            and _item_number(text) == self._number + 1
+            and (not self._carried or _number_style(text) == self._style)
+        ):
             self._number += 1
             match = _ITEM_NUMBER.match(text)
         elif self._bullet is not None and _bullet(text) == self._bullet:

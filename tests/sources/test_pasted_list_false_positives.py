@@ -78,3 +78,15 @@ def test_a_dash_in_prose_at_a_line_start_cuts_no_paper_after_a_dash_item(tmp_pat
     assert [line for line, _ in snippets] == [2, 4, 7, 8]
     assert snippets[1][1].endswith("over-smooth and - as we show - lose information at depth…")
     assert findings == []
+
+
+def test_an_enumeration_in_a_paper_after_a_numbered_list_does_not_cut_it(tmp_path):
+    # The list's numbering ran on into the next paragraph, whose "(3)" at a wrapped line's start cut it in two.
+    text = (
+        HEADER + "1. " + GPIPE + "\n\n2. Megatron-LM splits each transformer layer across GPUs…\n\n"
+        "We make three contributions: (1) a benchmark, (2) a recipe and\n(3) an analysis of attention heads…\n\n"
+        "After a page break the list goes on\n3. ZeRO removes the memory redundancy of data parallelism…\n"
+    )
+    anchors, snippets, findings = _read(tmp_path, text)
+    assert [line for line, _ in snippets] == [2, 4, 6, 9, 10]
+    assert snippets[2][1].endswith("a recipe and (3) an analysis of attention heads…")
