@@ -75,12 +75,19 @@ def split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def looks_like_paper_list(text: str) -> bool:
-    """True when the first non-blank line is a related-papers header."""
+def looks_like_paper_list(text: str, plain_only: bool = False) -> bool:
+    """True when the first non-blank line is a related-papers header.
+
+    With ``plain_only``, only one that says "Related papers" and a colon or dash, with no Markdown heading:
+    the other wordings are also how a comment of an id list ("# Papers related to X") or a line of text
+    before BibTeX entries reads, which this decides between.
+    """
     lines = map(clean_pasted, split_lines(text))
     for line in lines:
         if line.strip():
-            return header_title(line, next_line=next(lines, "")) is not None
+            match = _HEADER.match(line)
+            plain = match is not None and not (match.group("heading") or match.group("worded"))
+            return header_title(line, next_line=next(lines, "")) is not None and (plain or not plain_only)
     return False
 
 

@@ -155,8 +155,9 @@ def _strip_comment(line: str) -> str:
 
 
 def _is_identifier_list(text: str) -> bool:
-    """Mostly DOIs and arXiv ids and no list header: the odd bad line is reported, not read as a snippet."""
-    if looks_like_paper_list(text):
+    """Mostly DOIs and arXiv ids and no list header: the odd bad line is reported, not read as a snippet. A header
+    in another wording ("# Papers related to X") is a comment or a bad line of the id list, as before it was one."""
+    if looks_like_paper_list(text, plain_only=True):
         return False
     lines = [c for c in map(_strip_comment, split_lines(text)) if c]
     return bool(lines) and sum(parse_identifier(l) is not None for l in lines) * 2 >= len(lines)

@@ -37,7 +37,8 @@ def sniff_kind(text: str) -> str | None:
     """The kind of a source with no telling name: CSL-JSON, BibTeX, or None (a list or ids: decided later)."""
     if _JSON_OPENING.match(text):
         return "csl-json"
-    if looks_like_paper_list(text):  # its snippets may quote an @entry{...}
+    # Its snippets may quote an @entry{...}; a line such as "Papers related to X" before entries is BibTeX's text.
+    if looks_like_paper_list(text, plain_only=True):
         return None
     if _BIBTEX_BLOCK.search(text):
         return "bib"

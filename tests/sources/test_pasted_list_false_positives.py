@@ -1,5 +1,9 @@
 """Ordinary lists that the readings for lists copied from PDFs and web pages must leave as they were."""
 
+import json
+
+from helpers import run_cli
+
 from surveytool.sources.read import read_source
 
 GPIPE = "GPipe trains giant networks by splitting them into stages and pipelining micro-batches across accelerators…"
@@ -90,3 +94,18 @@ def test_an_enumeration_in_a_paper_after_a_numbered_list_does_not_cut_it(tmp_pat
     anchors, snippets, findings = _read(tmp_path, text)
     assert [line for line, _ in snippets] == [2, 4, 6, 9, 10]
     assert snippets[2][1].endswith("a recipe and (3) an analysis of attention heads…")
+
+
+def test_an_id_list_or_bibtex_whose_first_line_is_in_a_new_header_wording_is_still_read_as_such(tmp_path):
+    # "# Papers related to X" is a comment of an id list: the file became a list of one snippet of every id glued.
+    ids = "10.1145/3458817.3476209\narXiv:1910.02054\n1909.08053\n"
+    for comment in ("# Papers related to pipeline parallelism", "## Related to my survey"):
+        (tmp_path / "ids.txt").write_text(f"{comment}\n{ids}", encoding="utf-8")
+        papers = read_source(tmp_path / "ids.txt", "ids.txt").papers
+        assert [(p.origin.value, p.sources[0].line) for p in papers] == [("identifier", n) for n in (2, 3, 4)], comment
+    # Text before BibTeX entries piped in: its entries were one snippet of a list.
+    bib = tmp_path / "refs.bib"
+    bib.write_text("Papers related to Pipeline Parallelism\n\n@misc{gpipe, title = {GPipe}, year = 2019}\n")
+    result = run_cli("parse", "-", "--json", cwd=tmp_path, stdin=bib.read_text(encoding="utf-8"))
+    assert result.returncode == 0, result.stderr
+    assert [(e["key"], e["origin"]) for e in json.loads(result.stdout)] == [("gpipe", "bibtex")]
