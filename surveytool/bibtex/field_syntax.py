@@ -89,13 +89,12 @@ def headless_entry_finding(comment: str, where: SourceLocation) -> Finding | Non
     return Finding("bibtex-syntax", Severity.ERROR, message, at, "write @type{key, ...")
 
 
-def commented_entry(comment: str, where: SourceLocation) -> tuple[str, Finding | None]:
-    """An ``@comment{...}``'s body as the .bib surveytool writes it, each @ written (at), with a ``commented-entry``
-    warning when an entry is inside: biber and JabRef skip it, but BibTeX reads it (and, before an entry of the
-    same key, cites it instead)."""
+def commented_entry(comment: str, where: SourceLocation) -> Finding | None:
+    """A ``commented-entry`` warning for an entry inside an ``@comment{...}``: biber and JabRef skip it, but
+    BibTeX reads it (and, before an entry of the same key, cites it instead). The writer makes it inert."""
     found = _ENTRY_IN_COMMENT.search(comment)
     if found is None:
-        return comment, None
+        return None
     entry = f"@{found.group('type')}{{{found.group('key')}}}" if found.group("key") else f"@{found.group('type')}"
     message = (
         f"{entry} inside this @comment is read by BibTeX as an entry (biber and JabRef skip it); "
@@ -103,7 +102,7 @@ def commented_entry(comment: str, where: SourceLocation) -> tuple[str, Finding |
     )
     at = SourceLocation(where.path, where.line + comment.count("\n", 0, found.start()))
     hint = "delete the entry, or write its @ as (at) to keep it out of BibTeX too"
-    return comment.replace("@", "(at)"), Finding("commented-entry", Severity.WARNING, message, at, hint)
+    return Finding("commented-entry", Severity.WARNING, message, at, hint)
 
 
 def failed_block_finding(error: BaseException, where: SourceLocation) -> Finding:

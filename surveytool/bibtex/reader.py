@@ -132,14 +132,13 @@ def _read_chunk(
         elif isinstance(block, model.Preamble):
             kept.append(RawBlock("preamble", f"@preamble{{{block.value}}}", where))
         elif isinstance(block, model.ExplicitComment):
-            body, entry_inside = commented_entry(block.comment, where)
-            if entry_inside is not None:
+            if entry_inside := commented_entry(block.comment, where):
                 findings.append(entry_inside)
             # As written: its case (@Comment) and its last newline (JabRef's metadata) are the user's.
             raw = (
                 block.raw.strip()
-                if block.raw and block.raw.lstrip().startswith("@") and entry_inside is None
-                else f"@comment{{{body}}}"
+                if block.raw and block.raw.lstrip().startswith("@")
+                else f"@comment{{{block.comment}}}"
             )
             kept.append(RawBlock("comment", raw, where))
         elif isinstance(block, model.ImplicitComment):

@@ -79,4 +79,7 @@ def _block_text(block: RawBlock) -> str:
         # brace would take every entry after it along. BibTeX starts a command at any @, even in a comment.
         lines = block.text.rstrip("\n").replace("@", "(at)").split("\n")
         return FAILED_BLOCK_NOTE + "".join(f"% {line}".rstrip() + "\n" for line in lines)
-    return block.text + "\n"  # comments; preambles are kept as "@preamble{...}" already
+    if block.kind == "comment" and block.text.startswith("@"):
+        # BibTeX's @comment is its name alone: it reads on into the braces, and starts a command at each @ there.
+        return "@" + block.text[1:].replace("@", "(at)") + "\n"
+    return block.text + "\n"  # free-text comments; preambles are kept as "@preamble{...}" already

@@ -35,7 +35,10 @@ class Identifier:
 
 # How ids come copied from prose, mail and listings: in angle brackets or quotes, a comma or semicolon after
 # them, arXiv's subject class after the id ("arXiv:2104.14830 [cs.LG]").
-_WRAPPED = re.compile(r"^[<\"'“‘]+|[>\"'”’]+$|[,;]+$|\s+\[[a-z\-]+(?:\.[a-z]{2})?\]$", re.IGNORECASE)
+_OPENING = "<\"'\u201c\u2018"
+_CLOSING = ">\"'\u201d\u2019,;"
+_SUBJECT_CLASS = re.compile(r"[a-z\-]+(?:\.[a-z]{2})?\]", re.IGNORECASE)
+_LONGEST = 400  # longer than any id with what is copied around it: prose, not an id
 
 
 def parse_identifier(text: str) -> Identifier | None:
@@ -45,8 +48,12 @@ def parse_identifier(text: str) -> Identifier | None:
 
 
 def _unwrapped(text: str) -> str:
-    text = _WRAPPED.sub("", text)
-    text = _WRAPPED.sub("", text).strip()  # '<doi:10.1/x>,' has both ends to take off
+    if len(text) > _LONGEST:
+        return text
+    text = text.lstrip(_OPENING).rstrip(_CLOSING)
+    before, bracket, subject = text.rpartition("[")
+    if bracket and before[-1:].isspace() and _SUBJECT_CLASS.fullmatch(subject):
+        text = before.rstrip()
     prefix = DOI_PREFIX.match(text)
     if prefix is not None and prefix.group().endswith("/"):  # a link spells '/' as %2F
         text = text[: prefix.end()] + unquote(text[prefix.end() :])
