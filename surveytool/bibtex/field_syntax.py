@@ -14,14 +14,15 @@ from collections.abc import Sequence
 
 from surveytool.bibtex.brace_bounds import ReadOtherwise
 from surveytool.bibtex.field_spans import field_location, field_name, line_in, value_end
-from surveytool.model import Finding, Paper, Severity, SourceLocation
+from surveytool.bibtex.writer import tidy_text
+from surveytool.model import Finding, Paper, RawBlock, Severity, SourceLocation
+from surveytool.text.latex_allowlist import BIBTEX_BLOCK_OPENS
 
 _REMARK = re.compile(r"^[ \t]*%", re.M)
 # An "@type" at a line's start followed by anything but the brace or parenthesis that opens an entry.
 _HEADLESS_ENTRY = re.compile(r"^[ \t]*@[ \t]*(?P<type>[A-Za-z]+)\b(?![ \t]*(?:[{(]|$))", re.M)
 _SHOWN = 30
-# An entry inside @comment{...}: BibTeX's @comment is the command's name alone, so it reads on into the braces.
-_ENTRY_IN_COMMENT = re.compile(r"@[ \t]*(?P<type>[A-Za-z]+)[ \t]*[{(][ \t]*(?P<key>[^\s,{}()]*)")
+_KEY = re.compile(r"\s*([^\s,{}()]*)")
 
 
 def without_remark(value: str) -> str:
@@ -90,19 +91,32 @@ def headless_entry_finding(comment: str, where: SourceLocation) -> Finding | Non
 
 
 def commented_entry(comment: str, where: SourceLocation) -> Finding | None:
-    """A ``commented-entry`` warning for an entry inside an ``@comment{...}``: biber and JabRef skip it, but
-    BibTeX reads it (and, before an entry of the same key, cites it instead). The writer makes it inert."""
-    found = _ENTRY_IN_COMMENT.search(comment)
+    """A ``commented-entry`` warning when an @ in a comment (``@comment{...}``'s body, or text between entries) opens
+    a block: biber and JabRef skip it, but BibTeX's @comment is its name alone and any other @ starts a command, so
+    BibTeX reads the entry (and, before an entry of the same key, cites it instead). Any name counts (``@-{key,``,
+    ``@misc`` then a newline): BibTeX reads a type no style defines as a misc. ``writer.py`` writes such an @ (at)."""
+    found = next((m for m in BIBTEX_BLOCK_OPENS.finditer(comment) if m.group(1).lower() != "comment"), None)
     if found is None:
         return None
-    entry = f"@{found.group('type')}{{{found.group('key')}}}" if found.group("key") else f"@{found.group('type')}"
+    key = _KEY.match(comment, found.end()).group(1)  # type: ignore[union-attr]
+    entry = f"@{found.group(1)}{{{key}}}" if key else f"@{found.group(1)}"
     message = (
-        f"{entry} inside this @comment is read by BibTeX as an entry (biber and JabRef skip it); "
+        f"{entry} inside this comment is read by BibTeX as an entry (biber and JabRef skip it); "
         "the .bib surveytool writes has its @ written (at)"
     )
     at = SourceLocation(where.path, where.line + comment.count("\n", 0, found.start()))
     hint = "delete the entry, or write its @ as (at) to keep it out of BibTeX too"
     return Finding("commented-entry", Severity.WARNING, message, at, hint)
+
+
+def free_text_block(comment: str, where: SourceLocation) -> tuple[RawBlock | None, Finding | None]:
+    """Text between entries (``comment``, read at ``where``) as the block kept for the .bib surveytool writes, if
+    any, and what is wrong with it: an @type that opens no entry (failed), or one BibTeX reads (``commented_entry``)."""
+    if headless := headless_entry_finding(comment, where):
+        return RawBlock("failed", tidy_text(comment), where), headless
+    if not comment.strip():
+        return None, None
+    return RawBlock("comment", tidy_text(comment), where), commented_entry(comment, where)
 
 
 def failed_block_finding(error: BaseException, where: SourceLocation) -> Finding:

@@ -303,7 +303,7 @@ def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
         written = safe_bibtex_value(value, macros, preamble=True)
         return block.text if written is value else "@preamble{" + written + "}"
     if block.kind in ("comment", "failed"):
-        offences = block_offences(block.text, comment=block.kind == "comment")
+        offences = block_offences(block.text)
         return block.text if not offences else inert_latex(block.text, offences, specials=False)
     if block.kind == "string":  # it prints only through the values that use it, but BibTeX counts its braces
         value = string_block_value(block)

@@ -16,7 +16,7 @@ from surveytool.bibtex.field_spans import field_location, field_name
 from surveytool.bibtex.field_syntax import (
     commented_entry,
     failed_block_finding,
-    headless_entry_finding,
+    free_text_block,
     syntax_findings,
     without_remark,
 )
@@ -132,8 +132,7 @@ def _read_chunk(
         elif isinstance(block, model.Preamble):
             kept.append(RawBlock("preamble", f"@preamble{{{block.value}}}", where))
         elif isinstance(block, model.ExplicitComment):
-            if entry_inside := commented_entry(block.comment, where):
-                findings.append(entry_inside)
+            findings.extend([entry_inside] if (entry_inside := commented_entry(block.comment, where)) else ())
             # As written: its case (@Comment) and its last newline (JabRef's metadata) are the user's.
             raw = (
                 block.raw.strip()
@@ -142,11 +141,9 @@ def _read_chunk(
             )
             kept.append(RawBlock("comment", raw, where))
         elif isinstance(block, model.ImplicitComment):
-            if headless := headless_entry_finding(block.comment, where):
-                findings.append(headless)
-                kept.append(RawBlock("failed", tidy_text(block.comment), where))
-            elif block.comment.strip():
-                kept.append(RawBlock("comment", tidy_text(block.comment), where))
+            free, finding = free_text_block(block.comment, where)
+            kept.extend([free] if free else ())
+            findings.extend([finding] if finding else ())
         elif isinstance(block, model.ParsingFailedBlock):
             lines = lines if lines is not None else text[chunk.start : chunk.end].splitlines(keepends=True)
             region, swallowed = _failed_region(blocks, index, lines)
@@ -256,7 +253,7 @@ def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Findin
         what = named + " (a .bib surveytool writes prints it literally in the fields that use it)"
     elif block.kind in ("comment", "failed"):
         tex = block.text
-        offences = block_offences(tex, comment=block.kind == "comment")
+        offences = block_offences(tex)
         what = "block" if block.kind == "failed" else "comment (BibTeX reads the commands after an @ in it)"
     else:
         return []

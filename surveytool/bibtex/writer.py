@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from surveytool.bibtex.format_options import STANDARD, BibFormat, field_lines
 from surveytool.model import RawBlock
+from surveytool.text.latex_allowlist import BIBTEX_BLOCK_OPENS
+
+_COMMENT_HEAD = re.compile(r"@comment\s*[{(]", re.IGNORECASE)
 
 
 def tidy_text(text: str) -> str:
@@ -22,7 +27,7 @@ def bibtex_pieces(entries: Iterable[str], blocks: Iterable[RawBlock] = ()) -> li
     because that writer first builds a Library (key checks, a Field object per
     value) only to join strings, a large share of the time of `bib`.
     """
-    pieces = [_block_text(block) + "\n" for block in _coalesce_comments(blocks)]
+    pieces = [_block_text(block) + "\n" for block in _coalesce_comments(map(_unread_by_bibtex, blocks))]
     pieces.extend(entry + "\n" for entry in entries)  # one blank line after each
     # The file ends in exactly one newline.
     while pieces and not pieces[-1].strip("\n"):
@@ -45,6 +50,18 @@ def entry_text(entry_type: str, key: str, fields: Iterable[tuple[str, str]], fmt
 def _tidy_value(value: str) -> str:
     """No trailing spaces on any line of a multi-line value (the kept blocks are tidied when read)."""
     return tidy_text(value) if "\n" in value else value.rstrip()
+
+
+def _unread_by_bibtex(block: RawBlock) -> RawBlock:
+    """A comment with each @ written (at) where one opens a block: BibTeX's @comment is its name alone, and any
+    other @ in free text starts a command, so BibTeX would read an entry there that surveytool shows as a comment."""
+    if block.kind != "comment" or "@" not in block.text:
+        return block
+    if not any(m.group(1).lower() != "comment" for m in BIBTEX_BLOCK_OPENS.finditer(block.text)):
+        return block
+    head = _COMMENT_HEAD.match(block.text)  # the comment's own @comment{ stays: biber and JabRef read it so
+    kept = head.end() if head else 0
+    return replace(block, text=block.text[:kept] + block.text[kept:].replace("@", "(at)"))
 
 
 def _coalesce_comments(blocks: Iterable[RawBlock]) -> list[RawBlock]:
@@ -79,7 +96,4 @@ def _block_text(block: RawBlock) -> str:
         # brace would take every entry after it along. BibTeX starts a command at any @, even in a comment.
         lines = block.text.rstrip("\n").replace("@", "(at)").split("\n")
         return FAILED_BLOCK_NOTE + "".join(f"% {line}".rstrip() + "\n" for line in lines)
-    if block.kind == "comment" and block.text.startswith("@"):
-        # BibTeX's @comment is its name alone: it reads on into the braces, and starts a command at each @ there.
-        return "@" + block.text[1:].replace("@", "(at)") + "\n"
-    return block.text + "\n"  # free-text comments; preambles are kept as "@preamble{...}" already
+    return block.text + "\n"  # comments (``_unread_by_bibtex``); preambles are kept as "@preamble{...}" already

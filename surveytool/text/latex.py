@@ -133,9 +133,9 @@ def latex_offences(latex: str, preamble: bool = False) -> list[Offence]:
     return find_offences(latex, preamble=preamble)
 
 
-def block_offences(text: str, comment: bool = False) -> list[Offence]:
+def block_offences(text: str) -> list[Offence]:
     """Offences in a @comment or failed block: BibTeX may still read commands, and ``#`` joins, inside it."""
-    return find_block_offences(text, comment=comment)
+    return find_block_offences(text)
 
 
 def inert_latex(

@@ -158,7 +158,7 @@ def _may_grow(token: str) -> bool:
     )
 
 
-def find_block_offences(text: str, policy: LatexPolicy | None = None, comment: bool = False) -> list[Offence]:
+def find_block_offences(text: str, policy: LatexPolicy | None = None) -> list[Offence]:
     """Offences in a block BibTeX may read in ways bibtexparser did not: tokens, and pieces a ``#`` could join.
 
     BibTeX reads only what an ``@`` opens, up to its closing brace, and skips any other text: in a
@@ -168,7 +168,7 @@ def find_block_offences(text: str, policy: LatexPolicy | None = None, comment: b
     """
     if not may_hold_commands(text) and "^" not in text:
         return []
-    regions = _regions_bibtex_reads(text, 1 if comment else 0)
+    regions = _regions_bibtex_reads(text)
     if not regions:
         return []
     found = {o.start: o for o in find_offences(text, policy, preamble=True)}
@@ -184,14 +184,20 @@ def find_block_offences(text: str, policy: LatexPolicy | None = None, comment: b
     return sorted((o for o in found.values() if any(a <= o.start < b for a, b in regions)), key=lambda o: o.start)
 
 
-_COMMAND_OPENS = re.compile(r"@\s*[A-Za-z][^\s{(]*\s*([{(])")
+#: An ``@`` that BibTeX reads as opening a block: white space, a name (no digit first, none of the characters
+#: bibtex.web's id_class refuses: ``@-{key,`` is an entry too), white space, ``{`` or ``(``; groups: name, delimiter.
+BIBTEX_BLOCK_OPENS = re.compile(r"@\s*+([^\x00-\x200-9\"#%'(),={}][^\x00-\x20\"#%'(),={}]*+)\s*+([{(])")
 
 
-def _regions_bibtex_reads(text: str, position: int) -> list[tuple[int, int]]:
-    """(start, end) of each ``@type{...}`` or ``@type(...)`` from ``position`` on, as BibTeX reads them."""
+def _regions_bibtex_reads(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each ``@type{...}`` or ``@type(...)``, as BibTeX reads them: of ``@comment`` only its name."""
     regions: list[tuple[int, int]] = []
-    while (opened := _COMMAND_OPENS.search(text, position)) is not None:
-        depth, end, closing = 0, len(text), "}" if opened.group(1) == "{" else ")"
+    position = 0
+    while (opened := BIBTEX_BLOCK_OPENS.search(text, position)) is not None:
+        if opened.group(1).lower() == "comment":
+            position = opened.end()
+            continue
+        depth, end, closing = 0, len(text), "}" if opened.group(2) == "{" else ")"
         for index in range(opened.end(), len(text)):
             char = text[index]
             if char == closing and depth == 0:

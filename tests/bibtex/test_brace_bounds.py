@@ -5,7 +5,6 @@ from helpers import bibtex_as_written_and_rewritten, bibtex_balanced, requires_l
 
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.reader import read_bibtex
-from surveytool.bibtex.writer import bibtex_pieces
 from surveytool.model import Severity
 from surveytool.rebuild.bib_reading import ChunkRun
 
@@ -124,16 +123,38 @@ def test_an_entry_inside_a_comment_is_reported_and_kept_out_of_the_written_bib()
     document = read_bibtex(COMMENTED + "\n\n" + GOOD + AFTER.strip(), "coauthor.bib")
     [finding] = [f for f in document.findings if f.check == "commented-entry"]
     assert finding.severity is Severity.WARNING and finding.location.line == 2
-    assert finding.message.startswith("@misc{good2} inside this @comment is read by BibTeX as an entry")
+    assert finding.message.startswith("@misc{good2} inside this comment is read by BibTeX as an entry")
     assert [p.key for p in document.papers] == ["good1", "good2"]
-    assert bibtex_pieces([], document.blocks) == [
-        "@Comment{ an entry set aside:\n(at)misc{good2, title={Hidden}, author={Mallory}}\n}\n"
-    ]
-    # Comments without an entry: no finding, and as written, but for an @ (BibTeX would start a command there).
-    for kept in ("@Comment{jabref-meta: databaseType:bibtex;}", "@comment{mail me@example.org {soon}}"):
+    written = render_bibliography(document.papers, document.blocks)
+    assert written.startswith("@Comment{ an entry set aside:\n(at)misc{good2, title={Hidden}, author={Mallory}}\n}")
+    # Comments BibTeX reads no entry from stay as written: JabRef's metadata, an address.
+    for kept in ("@Comment{jabref-meta: databaseType:bibtex;}", "@comment{mail me@example.org soon}"):
         document = read_bibtex(kept + "\n\n" + GOOD, "x.bib")
-        assert not document.findings
-        assert bibtex_pieces([], document.blocks) == [kept.replace("me@", "me(at)") + "\n"]
+        assert [b.text for b in document.blocks] == [kept] and not document.findings
+        assert render_bibliography(document.papers, document.blocks).startswith(kept + "\n")
+
+
+# Entries BibTeX reads and bibtexparser does not: a newline after the @, a type of any characters, an
+# address before a brace; in @comment{...}, in @comment(...) and in the text between entries.
+OTHER_OPENINGS = (
+    "@comment{ x @\nmisc{good2, title={Hidden}, author={Mallory}} }",
+    "@comment( x @-{good2, title={Hidden}, author={Mallory}} )",
+    "Mail me@example.org {good2, title={Hidden}, author={Mallory}}",
+    "@misc\n{good2, title={Hidden}, author={Mallory}}",
+)
+
+
+@pytest.mark.parametrize("comment", OTHER_OPENINGS)
+def test_any_entry_bibtex_reads_in_a_comment_is_reported_and_kept_out_of_the_written_bib(comment):
+    document = read_bibtex(comment + "\n\n" + GOOD + AFTER.strip(), "coauthor.bib")
+    [finding] = [f for f in document.findings if f.check == "commented-entry"]
+    assert "{good2} inside this comment is read by BibTeX as an entry" in finding.message
+    written = render_bibliography(document.papers, document.blocks)
+    comment_written, _, _ = written.partition("@misc{good1,")
+    assert "Mallory" in comment_written and "(at)" in comment_written
+    assert comment_written.replace("@comment{", "").replace("@comment(", "").count("@") == 0
+    again = read_bibtex(written, "references.bib")
+    assert render_bibliography(again.papers, again.blocks) == written and not again.findings
 
 
 @requires_latex
@@ -143,3 +164,7 @@ def test_bibtex_cites_the_commented_entry_of_the_file_as_written_and_not_of_the_
     (_, bbl), (result, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, COMMENTED + "\n\n" + GOOD + AFTER)
     assert "Mallory" in bbl and "Doe" not in bbl
     assert result.returncode == 0 and "Doe" in written_bbl and "Mallory" not in written_bbl
+    for comment in OTHER_OPENINGS:
+        (_, bbl), (result, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, comment + "\n\n" + GOOD + AFTER)
+        assert "Mallory" in bbl and "Doe" not in bbl, comment
+        assert result.returncode == 0 and "Doe" in written_bbl and "Mallory" not in written_bbl, comment

@@ -300,7 +300,7 @@ def test_entries_inside_a_comment_stay_commented_and_comments_keep_their_text(tm
     (tmp_path / "jabref.bib").write_text(JABREF + "\n" + SWITCHED_OFF + "\n" + entry("live"), encoding="utf-8")
     run_cli("bib", "jabref.bib", "-o", "out.bib", cwd=tmp_path, check=True)
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
-    # BibTeX would read the entry inside the comment: its @ is written (at), so that no tool reads it.
+    # BibTeX reads an entry inside a comment (commented-entry): its @ is written (at), the comment's own kept.
     assert JABREF in written and SWITCHED_OFF.replace("@article", "(at)article") in written
     assert "@article{old," not in written
     records = json.loads(run_cli("parse", "--json", "jabref.bib", cwd=tmp_path, check=True).stdout)
