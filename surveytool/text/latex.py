@@ -153,7 +153,8 @@ def describe_offences(offences: list[Offence], latex: str, braces: list[Offence]
     return describe(offences, latex, braces=braces)
 
 
-_CITABLE_KEY = re.compile(r"^[^\s,{}\\%#~&$^]+$")
+# A control character too: TeX stops at ^^? ("invalid character") and at most others inside \cite's \csname.
+_CITABLE_KEY = re.compile(r"^[^\s,{}\\%#~&$^\x00-\x1f\x7f]+$")
 
 
 def usable_key(key: str) -> bool:

@@ -10,6 +10,7 @@ from surveytool.text.latex import (
     encode_bibtex_value,
     escape_text,
     latex_to_text,
+    usable_key,
 )
 from surveytool.text.latex_decode import quick_latex_to_text
 
@@ -91,3 +92,11 @@ def test_stderr_holds_only_findings_for_a_value_pylatexenc_stumbles_on(tmp_path)
             re.match(r"refs\.bib:\d+: (error|warning|info) \[[a-z-]+\] .+ \(.+\)$", line) for line in lines
         )
         assert "refs.bib:3: error [dangerous-macro] field 'title' of 'e10'" in result.stderr
+
+
+def test_a_key_with_a_control_character_cannot_be_cited():
+    # \cite{a^^?b} stops pdfLaTeX ("Text line contains an invalid character"), \cite{a^^Ab} ("Missing \endcsname").
+    for key in ("a\x7fb", "a\x01b", "a\x1bb", "a\x00b"):
+        assert not usable_key(key), repr(key)
+    for key in ("shazeer2017", "müller:2020/x", "a@b.c-d_e"):
+        assert usable_key(key), key
