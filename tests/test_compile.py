@@ -147,7 +147,7 @@ def test_a_hostile_bib_is_defused_in_the_generated_bibliography(tmp_path):
         ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True
     ).stdout
     assert "root:" not in text and "\\input" in text
-    assert "\\newcommand{\\noopsort}" in (out / "references.bib").read_text(
+    assert "\\providecommand{\\noopsort}" in (out / "references.bib").read_text(
         encoding="utf-8"
     )  # the preamble still works
 
@@ -474,3 +474,33 @@ def test_every_math_command_the_allowlist_keeps_compiles_in_math(tmp_path):
     assert not [f for f in checked if f["check"] in ("dangerous-macro", "unescaped-special")], checked
     out = compiled_build(library)
     assert_clean_log(out)
+
+
+@requires_latex
+def test_a_co_authors_preambles_keys_and_comments_neither_stop_nor_take_over_the_document(tmp_path):
+    # Each passed check or was written as it was, and then stopped pdflatex or had BibTeX cite another entry.
+    theirs = (
+        '@preamble{"\\newcommand{\\noopsort}[1]{}"}\n'
+        '@preamble{"\\ifmmode"}\n'
+        '@preamble{"\\providecommand{\\printfirst}[2]{\\in}"}\n'
+        "@comment{ set aside: @-{ours, title={Smuggled}, author={Mallory}} }\n"
+        "@article{a\x7fb, author = {Roe, Jane}, title = {Keyed}, journal = {J}, year = 2020, sections = {moe}}\n"
+    )
+    ours = (
+        '@preamble{"\\newcommand{\\noopsort}[1]{}"}\n'
+        "@article{ours, author = {Doe, John}, title = {{\\noopsort{a}}Ours}, journal = {J}, year = 2021,"
+        " sections = {moe}}\n"
+    )
+    (tmp_path / "theirs.bib").write_text(theirs, encoding="utf-8")
+    (tmp_path / "ours.bib").write_text(ours, encoding="utf-8")
+    checked = json.loads(run_cli("check", "theirs.bib", "--json", cwd=tmp_path).stdout)
+    found = {(f["line"], f["check"]) for f in checked if f["severity"] != "info"}
+    assert {(2, "dangerous-macro"), (3, "dangerous-macro"), (4, "commented-entry"), (5, "unusable-key")} <= found
+    out = tmp_path / "out"
+    built = run_cli(
+        "build", "ours.bib", "theirs.bib", "--out", str(out), "--pdf", "--no-figure", "--no-plot", cwd=tmp_path
+    )
+    assert "main.bbl:" not in built.stderr and "related_work.tex:" not in built.stderr, built.stderr[-3000:]
+    assert_clean_log(out)
+    bbl = (out / "main.bbl").read_text(encoding="utf-8")
+    assert "Doe" in bbl and "Mallory" not in bbl

@@ -297,11 +297,16 @@ def macros_added_to(file_blocks: Iterable[RawBlock], other_blocks: Iterable[RawB
     return macros
 
 
+_NEWCOMMAND = re.compile(r"\\newcommand(?![A-Za-z@])")
+
+
 def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
     if block.kind == "preamble":
         value = block.text[len("@preamble{") : -1]
-        written = safe_bibtex_value(value, macros, preamble=True)
-        return block.text if written is value else "@preamble{" + written + "}"
+        # \providecommand for \newcommand: two sources' @preamble{"\newcommand{\noopsort}..."}, or a document that
+        # defines it, stopped pdfLaTeX ("Command \noopsort already defined"); the first definition is kept.
+        written = _NEWCOMMAND.sub(r"\\providecommand", safe_bibtex_value(value, macros, preamble=True))
+        return block.text if written == value else "@preamble{" + written + "}"
     if block.kind in ("comment", "failed"):
         offences = block_offences(block.text)
         return block.text if not offences else inert_latex(block.text, offences, specials=False)

@@ -136,9 +136,8 @@ def find_offences(value: str, policy: LatexPolicy | None = None, preamble: bool 
             offence = _command_offence(value, match, policy, preamble, defined)
             if offence:
                 found.append(offence)
-    if preamble:  # definitions: their bodies are read where they are used
-        return found
-    # Allowed commands can still stop the document where they stand (a math symbol in text, \char without a number).
+    # Allowed commands can still stop the document where they stand (a math symbol in text, \char without a number);
+    # in a @preamble too: BibTeX writes it at the top of the .bbl, in text, and definitions' bodies are used in text.
     misplaced = context_offences(value, {o.start for o in found})
     return sorted([*found, *(Misplaced(*item) for item in misplaced)], key=lambda o: o.start) if misplaced else found
 

@@ -167,7 +167,10 @@ def test_a_user_can_allow_a_command_and_its_preamble_definition_but_not_one_that
     assert run_cli("check", str(bib), "--checks", "dangerous-macro", cwd=tmp_path).returncode == 0
     run_cli("bib", str(bib), "-o", str(tmp_path / "out.bib"), cwd=tmp_path, check=True)
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
-    assert '@preamble{"\\newcommand{\\mycmd}{My Command}"}' in written and "title = {Using \\mycmd{} here}" in written
+    # As \providecommand: a \newcommand of a name defined before stops pdfLaTeX.
+    assert (
+        '@preamble{"\\providecommand{\\mycmd}{My Command}"}' in written and "title = {Using \\mycmd{} here}" in written
+    )
     (tmp_path / "surveytool.toml").write_text('[latex]\nallow = ["\\\\input"]\n', encoding="utf-8")
     refused = run_cli("check", str(bib), cwd=tmp_path)
     assert refused.returncode == 2 and "\\input" in refused.stderr and "Traceback" not in refused.stderr
