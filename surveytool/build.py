@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from surveytool.analysis.coverage import chapter_coverage
-from surveytool.analysis.keys import dump_pins
+from surveytool.analysis.keys import citable_keys, dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
 from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError
@@ -285,9 +285,7 @@ def _write_outputs(
     path = layout.chapter
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
     rendered = render_template(env, "related_work.tex.j2", context)
-    known = {p.key for p in survey.papers}
-    if draft.dialect == "biblatex":  # the keys merged entries absorbed stay citable as ids aliases
-        known |= {a for p in survey.papers for a in p.aliases}
+    known = citable_keys(survey.papers, draft.dialect)
     chapter = keep_prose(path, rendered, draft.force, notes, drafts, survey.taxonomy, known)
     staged.write(path, chapter)
     # Written in pieces, one after the other: these are the largest texts of a build.

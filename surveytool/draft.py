@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from surveytool.analysis.keys import dump_pins
+from surveytool.analysis.keys import citable_keys, dump_pins
 from surveytool.build import latex_context
 from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.options import LOCK_FILE, DraftOptions
@@ -52,7 +52,8 @@ def draft_chapter(
         sys.stdout.flush()
     else:
         drafts = ProseDrafts()
-        text = keep_prose(output, chapter, draft.force, notes, drafts, survey.taxonomy)
+        known = citable_keys(survey.papers, draft.dialect)
+        text = keep_prose(output, chapter, draft.force, notes, drafts, survey.taxonomy, known)
         drafts.refuse_if_saved_meanwhile()
         write_atomically(output, text)
     if lock is not None:

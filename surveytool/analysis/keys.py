@@ -84,6 +84,12 @@ def _suffix(n: int) -> str:
     return letters
 
 
+def citable_keys(papers: Sequence[Paper], dialect: str) -> set[str]:
+    """The keys a document may cite: every entry's, and with biblatex the keys merged entries absorbed (ids)."""
+    keys = {p.key for p in papers}
+    return keys | {a for p in papers for a in p.aliases} if dialect == "biblatex" else keys
+
+
 def runs_in_tex(key: str) -> bool:
     """Whether TeX could read a command in ``key`` (a backslash, or ^^ notation for one)."""
     return "\\" in key or "^^" in key

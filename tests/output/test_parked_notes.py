@@ -85,3 +85,18 @@ def test_a_rebuild_names_a_citation_in_the_notes_whose_paper_left_the_sources(tm
         built = run_cli("build", str(library), "--out", str(out), check=True)
         assert f"{chapter}:{line}: your notes cite 'gone2020', which is not in the bibliography" in built.stderr
         assert "'kept2020'" not in built.stderr and notes in chapter.read_text(encoding="utf-8")
+
+
+def test_draft_names_a_citation_in_the_notes_whose_paper_left_the_sources(tmp_path):
+    library = tmp_path / "refs.bib"
+    library.write_text(
+        "@article{kept2020, author = {Doe, Jane}, title = {Pipeline Parallel Training}, journal = {J}, year = 2020}\n",
+        encoding="utf-8",
+    )
+    chapter = tmp_path / "chapter.tex"
+    run_cli("draft", str(library), "-o", str(chapter), check=True)
+    marker = "% surveytool: begin notes introduction\n"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + "See \\cite{gone2019}.\n"))
+    line = chapter.read_text(encoding="utf-8").splitlines().index(marker.strip()) + 2
+    drafted = run_cli("draft", str(library), "-o", str(chapter), check=True)
+    assert f"{chapter}:{line}: your notes cite 'gone2019', which is not in the bibliography" in drafted.stderr
