@@ -504,3 +504,27 @@ def test_a_co_authors_preambles_keys_and_comments_neither_stop_nor_take_over_the
     assert_clean_log(out)
     bbl = (out / "main.bbl").read_text(encoding="utf-8")
     assert "Doe" in bbl and "Mallory" not in bbl
+
+
+@requires_latex
+def test_braces_nested_deeper_than_tex_allows_are_reported_and_the_document_compiles(tmp_path):
+    # TeX stops at 255 grouping levels ("TeX capacity exceeded"): in text and in math.
+    nested = "{" * 300 + "x" + "}" * 300
+    library = tmp_path / "deep.bib"
+    text = (
+        f"@article{{deep, author = {{Doe, Jane}}, title = {{Deep {nested} title}}, journal = {{J}}, year = 2020,"
+        " sections = {surveys}}\n"
+        f"@article{{math, author = {{Roe, Ann}}, title = {{Deep ${nested}$ title}}, journal = {{J}}, year = 2021,"
+        " sections = {surveys}}\n"
+    )
+    library.write_text(text, encoding="utf-8")
+    checked = json.loads(run_cli("check", str(library), "--json").stdout)
+    assert {(f["key"], f["check"]) for f in checked if f["check"] == "dangerous-macro"} == {
+        ("deep", "dangerous-macro"),
+        ("math", "dangerous-macro"),
+    }
+    out = tmp_path / "out"
+    built = run_cli("build", str(library), "--out", str(out), "--pdf", "--no-figure", "--no-plot")
+    assert built.returncode == 1 and (out / "main.pdf").exists(), built.stderr[-2000:]
+    assert library.read_text(encoding="utf-8") == text
+    assert_clean_log(out)

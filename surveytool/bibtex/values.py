@@ -9,6 +9,7 @@ from surveytool.bibtex.value_braces import balanced_value, braced_quotes, has_qu
 from surveytool.model import RawBlock, frozen_mapping
 from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
 from surveytool.text.latex_allowlist import active_policy
+from surveytool.text.latex_context import DEEPEST
 from surveytool.text.latex_decode import quick_latex_to_text
 from surveytool.text.latex_inert import balanced_for_bibtex
 
@@ -200,15 +201,22 @@ def bibtex_value_offences(
 
     ``preamble``: the value of a @preamble, which may define the commands the allowlist lets it define.
     """
+    deep = value.count("{") > DEEPEST  # groups TeX cannot nest (latex_context.too_deep)
     if (
         "\\" not in value
         and "^^" not in value
         and "#" not in value
         and (value[:1] in '{"' or value.strip().lower() not in strings)
+        and not deep
     ):
         return "", _NONE  # one piece, with no command in it and no macro of the file: most values
     with_commands, memo = _table_state(strings)
-    if "\\" not in value and "^" not in value and not any(name in with_commands for name in macro_names(value)):
+    if (
+        "\\" not in value
+        and "^" not in value
+        and not deep
+        and not any(name in with_commands for name in macro_names(value))
+    ):
         return "", _NONE  # pieces and macros without a backslash or a caret: nothing for TeX to run
     key = (value, preamble, active_policy())
     found = memo.get(key)
@@ -273,7 +281,13 @@ def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(),
     pair (``unbalanced-brace``), so that BibTeX reads every field of the entry; a quoted piece with a ``\\"``
     is written in braces (``inner-quote``).
     """
-    if "\\" not in value and "^^" not in value and "#" not in value and value[:1] in '{"':
+    if (
+        "\\" not in value
+        and "^^" not in value
+        and "#" not in value
+        and value[:1] in '{"'
+        and value.count("{") <= DEEPEST
+    ):
         # bibtex_value_offences's first test, for the common case without a call: no command, one piece.
         if value[:1] == "{" or ("{" not in value and "}" not in value):
             return value

@@ -22,7 +22,7 @@ from surveytool.text.latex_commands import (
     PREAMBLE_COMMANDS,
     TEXT_COMMANDS,
 )
-from surveytool.text.latex_context import context_offences
+from surveytool.text.latex_context import context_offences, too_deep
 
 _DEFINING = frozenset({"newcommand", "providecommand", "def"})
 
@@ -122,8 +122,9 @@ def find_offences(value: str, policy: LatexPolicy | None = None, preamble: bool 
     ``preamble`` also accepts definitions (``\\newcommand``, ``\\providecommand``,
     ``\\def``) of the names the policy lets a @preamble define.
     """
+    deep: list[Offence] = [Misplaced(*item) for item in too_deep(value)]
     if not may_hold_commands(value):
-        return []
+        return deep
     policy = policy or _active
     found: list[Offence] = []
     defined: set[int] = set()  # where the names a preamble's definitions define start
@@ -138,8 +139,8 @@ def find_offences(value: str, policy: LatexPolicy | None = None, preamble: bool 
                 found.append(offence)
     # Allowed commands can still stop the document where they stand (a math symbol in text, \char without a number);
     # in a @preamble too: BibTeX writes it at the top of the .bbl, in text, and definitions' bodies are used in text.
-    misplaced = context_offences(value, {o.start for o in found})
-    return sorted([*found, *(Misplaced(*item) for item in misplaced)], key=lambda o: o.start) if misplaced else found
+    misplaced = [*(Misplaced(*item) for item in context_offences(value, {o.start for o in found})), *deep]
+    return sorted([*found, *misplaced], key=lambda o: o.start) if misplaced else found
 
 
 # BibTeX still reads the inside of a @comment and of a block bibtexparser could not parse: there a

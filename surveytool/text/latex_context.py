@@ -38,6 +38,31 @@ _LARGEST = {"char": 255, "mathchar": 0x7FFF}
 _SPACES = " \t\r\n"
 
 
+#: Groups nested deeper than this in one value are written as printed braces: TeX allows 255 in all, and the
+#: bibliography and the chapter put a value inside a few of their own.
+DEEPEST = 100
+_GROUP_BRACE = re.compile(r"\\.|[{}]", re.S)
+
+
+def too_deep(value: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, brace, reason) of both braces of each group nested deeper than ``DEEPEST`` (a value with
+    no more than ``DEEPEST`` braces has none)."""
+    if value.count("{") <= DEEPEST:
+        return []
+    found: list[tuple[int, int, str, str]] = []
+    opened: list[int] = []
+    reason = f"braces nested more than {DEEPEST} deep (TeX stops at 255: TeX capacity exceeded)"
+    for match in _GROUP_BRACE.finditer(value):
+        if match.group() == "{":
+            opened.append(match.start())
+        elif match.group() == "}" and opened:
+            start = opened.pop()
+            # An empty group (\textbraceleft{}, as such a brace is written) is one more level, never one more deep.
+            if len(opened) >= DEEPEST and match.start() > start + 1:
+                found += [(start, start + 1, "{", reason), (match.start(), match.end(), "}", reason)]
+    return sorted(found)
+
+
 @cache
 def math_only() -> frozenset[str]:
     """Commands that stop the document outside math: the allowlist's math ones, ``\\|``, and those pylatexenc's

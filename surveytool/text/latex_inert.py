@@ -48,6 +48,8 @@ _RENDERED = re.compile(TOKEN.pattern + "|[#&%_]", re.S)
 
 
 def _literal(text: str, math: bool) -> str:
+    if math and text in ("{", "}"):
+        return "\\" + text  # a brace of a pair in math: \{ and \}, which BibTeX pairs too, open no group
     printed = "".join(_LITERAL.get(char, char) for char in text)
     return r"\mbox{" + printed + "}" if math else printed
 

@@ -6,7 +6,8 @@ from surveytool.bibtex.linked_fields import linked_value
 from surveytool.bibtex.raw_specials import escaped_specials
 from surveytool.bibtex.values import safe_bibtex_value
 from surveytool.text.latex_allowlist import Misplaced, find_offences
-from surveytool.text.latex_context import paired_dollars
+from surveytool.text.latex_context import DEEPEST, paired_dollars
+from surveytool.text.latex_inert import render_inert
 
 
 @pytest.mark.parametrize(
@@ -98,3 +99,15 @@ def test_a_link_field_holds_the_address_alone():
     assert linked_value("url", "{https://x.org/\\textbf{a}}") == "{https://x.org/\\textbackslash{}textbf{a}}"
     assert linked_value("url", "{https://x.org/a\\_b}") == "{https://x.org/a\\_b}"  # no command: as written
     assert linked_value("title", "{\\url{https://x.org}}") == "{\\url{https://x.org}}"
+
+
+def test_groups_nested_deeper_than_tex_allows_are_written_as_printed_braces():
+    text = "Deep " + "{" * 150 + "x" + "}" * 150 + " title"
+    math = "Deep $" + "{" * 150 + "x" + "}" * 150 + "$ title"
+    for value, left, right in ((text, r"\textbraceleft{}", r"\textbraceright{}"), (math, r"\{", r"\}")):
+        offences = find_offences(value)
+        assert len(offences) == 2 * (150 - DEEPEST) and {o.text for o in offences} == {"{", "}"}
+        written = render_inert(value, offences)
+        assert written.count(left) == written.count(right) == 150 - DEEPEST and not find_offences(written)
+    shallow = "A " + "{" * DEEPEST + "x" + "}" * DEEPEST
+    assert find_offences(shallow) == [] and render_inert(shallow) == shallow
