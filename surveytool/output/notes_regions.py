@@ -133,9 +133,11 @@ def _without_contents(text: str) -> str:
 
 
 def checksum(text: str) -> str:
-    """The checksum of the generated part with each run of white space read as one space: what an editor does
-    to white space (tabs for spaces, trailing blanks, the last line end) is no edit to refuse a rebuild for."""
-    return hashlib.sha1(" ".join(_without_contents(text).split()).encode("utf-8")).hexdigest()
+    """The checksum of the generated part's lines, each without the white space around it, blank ones left out:
+    what an editor does to white space (tabs for spaces that indent, trailing blanks, blank lines, the last line
+    end) is no edit to refuse a rebuild for. Line by line: splitting a large chapter into words costs 3x more."""
+    lines = (line.strip() for line in _without_contents(text).splitlines())
+    return hashlib.sha1("\n".join(filter(None, lines)).encode("utf-8")).hexdigest()
 
 
 def _checksum_as_written(text: str) -> str:
@@ -151,7 +153,9 @@ def stamp(text: str) -> str:
 def edited_outside_regions(text: str) -> bool:
     """True when generated text was changed by hand (or the file was not made by surveytool)."""
     match = _checksum_line(text)
-    return match is None or match.group("sum") not in (checksum(text), _checksum_as_written(text))
+    if match is None:
+        return True
+    return match.group("sum") != checksum(text) and match.group("sum") != _checksum_as_written(text)
 
 
 @dataclass(frozen=True)
