@@ -35,7 +35,7 @@ from surveytool.bibtex.values import (
 from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from surveytool.text.latex import block_offences, usable_key
-from surveytool.text.latex_context import DEEPEST
+from surveytool.text.latex_context import may_nest_too_deep
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,7 @@ def _dangerous_fields(paper: Paper, strings: Mapping[str, str]) -> list[Finding]
     and fields whose braces BibTeX counts otherwise than they were written (``value_braces.py``)."""
     values = paper.latex_fields.values()
     joined = "".join(values)
-    commands = "\\" in joined or "^" in joined or joined.count("{") > DEEPEST
+    commands = "\\" in joined or "^" in joined or may_nest_too_deep(joined)
     if not commands:
         # Joined pieces without a backslash or a caret make none: only a macro holding one could bring a command.
         with_commands = macros_with_commands(strings)

@@ -9,7 +9,7 @@ from surveytool.bibtex.value_braces import balanced_value, braced_quotes, has_qu
 from surveytool.model import RawBlock, frozen_mapping
 from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
 from surveytool.text.latex_allowlist import active_policy
-from surveytool.text.latex_context import DEEPEST
+from surveytool.text.latex_context import may_nest_too_deep
 from surveytool.text.latex_decode import quick_latex_to_text
 from surveytool.text.latex_inert import balanced_for_bibtex
 
@@ -201,7 +201,7 @@ def bibtex_value_offences(
 
     ``preamble``: the value of a @preamble, which may define the commands the allowlist lets it define.
     """
-    deep = value.count("{") > DEEPEST  # groups TeX cannot nest (latex_context.too_deep)
+    deep = may_nest_too_deep(value)  # groups TeX cannot nest (latex_context.too_deep)
     if (
         "\\" not in value
         and "^^" not in value
@@ -286,7 +286,7 @@ def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(),
         and "^^" not in value
         and "#" not in value
         and value[:1] in '{"'
-        and value.count("{") <= DEEPEST
+        and not may_nest_too_deep(value)
     ):
         # bibtex_value_offences's first test, for the common case without a call: no command, one piece.
         if value[:1] == "{" or ("{" not in value and "}" not in value):

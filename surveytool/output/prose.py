@@ -159,10 +159,11 @@ def _merged_prose(
 def _citations_gone(path: Path, text: str, known: Collection[str]) -> list[ProseNote]:
     """A note for each key the author's notes cite that is in no entry (the generated text cites only entries)."""
     found = []
+    above, counted = 0, 0  # lines above the region, counted once over the text: regions come in order
     for _, start, end in region_spans(text):
         if not text[start:end].strip():
             continue
-        above = text.count("\n", 0, start)
+        above, counted = above + text.count("\n", counted, start), start
         for citation in citations(text[start:end])[0]:
             if citation.key not in known:
                 found.append(

@@ -44,10 +44,14 @@ DEEPEST = 100
 _GROUP_BRACE = re.compile(r"\\.|[{}]", re.S)
 
 
+def may_nest_too_deep(value: str) -> bool:
+    """The quick test before ``too_deep``: a value with no more than ``DEEPEST`` braces nests no deeper."""
+    return value.count("{") > DEEPEST
+
+
 def too_deep(value: str) -> list[tuple[int, int, str, str]]:
-    """(start, end, brace, reason) of both braces of each group nested deeper than ``DEEPEST`` (a value with
-    no more than ``DEEPEST`` braces has none)."""
-    if value.count("{") <= DEEPEST:
+    """(start, end, brace, reason) of both braces of each group nested deeper than ``DEEPEST``."""
+    if not may_nest_too_deep(value):
         return []
     found: list[tuple[int, int, str, str]] = []
     opened: list[int] = []
