@@ -201,7 +201,9 @@ def bibtex_value_offences(
 
     ``preamble``: the value of a @preamble, which may define the commands the allowlist lets it define.
     """
-    deep = may_nest_too_deep(value)  # groups TeX cannot nest (latex_context.too_deep)
+    # Groups TeX cannot nest (latex_context.too_deep); a @preamble (a few per file) is always read: a raw & in it,
+    # or in a macro it uses, stops LaTeX (preamble_text).
+    deep = preamble or may_nest_too_deep(value)
     if (
         "\\" not in value
         and "^^" not in value
@@ -287,6 +289,7 @@ def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(),
         and "#" not in value
         and value[:1] in '{"'
         and not may_nest_too_deep(value)
+        and not preamble
     ):
         # bibtex_value_offences's first test, for the common case without a call: no command, one piece.
         if value[:1] == "{" or ("{" not in value and "}" not in value):

@@ -19,10 +19,18 @@ from functools import lru_cache
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
-from surveytool.text.latex_allowlist import CONTROL_CHARS_SET, Offence, describe, find_block_offences, find_offences
+from surveytool.text.latex_allowlist import (
+    CONTROL_CHARS_SET,
+    Misplaced,
+    Offence,
+    describe,
+    find_block_offences,
+    find_offences,
+)
 from surveytool.text.latex_decode import NEEDS_DECODING, quick_decode, spell_ligatures
 from surveytool.text.latex_inert import LITERAL_SPELLINGS, render_inert
 from surveytool.text.pdflatex_glyphs import typesets
+from surveytool.text.preamble_text import may_hold_specials, preamble_specials
 from surveytool.text.title_case import WORD_CORE, needs_protection
 
 
@@ -129,8 +137,13 @@ def _break_ligatures(text: str) -> str:
 
 
 def latex_offences(latex: str, preamble: bool = False) -> list[Offence]:
-    """The tokens of a LaTeX value (as TeX will read it) outside the allowlist (``latex_allowlist.py``)."""
-    return find_offences(latex, preamble=preamble)
+    """The tokens of a LaTeX value (as TeX will read it) outside the allowlist (``latex_allowlist.py``); in a
+    @preamble's value (``preamble``), its raw special characters too (``preamble_text.py``)."""
+    found = find_offences(latex, preamble=preamble)
+    if not (preamble and may_hold_specials(latex)):
+        return found
+    specials = [Misplaced(*item) for item in preamble_specials(latex, {o.start for o in found})]
+    return sorted([*found, *specials], key=lambda o: o.start) if specials else found
 
 
 def block_offences(text: str) -> list[Offence]:

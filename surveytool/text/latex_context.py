@@ -216,7 +216,7 @@ def _arguments(value: str, position: int, name: str, mode: str, arguments: dict[
             word = re.match(r"\\(?:[^\W\d_]|@)+|\\.|.", value[position:], re.S)
             position += len(word.group()) if word else 1
             continue
-        end = _group_end(value, position)
+        end = group_end(value, position)
         if index == 0 and name in (*LINK_COMMANDS, "doi") and re.search(r"\\(?:[^\W\d_]|@)", value[position:end]):
             return "a command in its address stops the document (write \\% or \\# for % and #)"
         arguments[position] = ({"t": "text", "m": "math"}.get(kind, mode), True)
@@ -224,7 +224,7 @@ def _arguments(value: str, position: int, name: str, mode: str, arguments: dict[
     return ""
 
 
-def _group_end(value: str, start: int) -> int:
+def group_end(value: str, start: int) -> int:
     """The index after the group whose ``{`` is at ``start`` (the value's end if it never closes)."""
     depth = 0
     for match in re.compile(r"\\.|[{}]", re.S).finditer(value, start):

@@ -18,6 +18,7 @@ from surveytool.text.latex_allowlist import (
     lone_escaped_braces,
     math_after,
 )
+from surveytool.text.preamble_text import definition_parameters
 
 #: ASCII characters with a meaning in TeX or BibTeX, spelled to print literally (braces too: BibTeX counts them).
 LITERAL_SPELLINGS = {
@@ -76,8 +77,11 @@ def render_inert(
         if match.group()[0] == "$":
             math = math_after(math, match.group())
     math_closes = not math
+    parameters = definition_parameters(value, set(starts)) if preamble and specials else set()  # a body's #1
     pieces: list[str] = []
     last = 0
+    depth = 0
+    math_groups: list[int] = []  # the depths of the \ensuremath arguments around: math too
     for match in _RENDERED.finditer(value):
         if match.start() < last:
             continue
@@ -85,17 +89,29 @@ def render_inert(
         offence = starts.get(match.start())
         if offence is not None:
             literal = value[offence.start : offence.end]
+        elif token in ("{", "}"):
+            if token == "}" and math_groups and math_groups[-1] == depth:
+                math_groups.pop()
+            depth += 1 if token == "{" else -1
+            continue
+        elif token == "\\ensuremath" and value[match.end() :].lstrip().startswith("{"):
+            math_groups.append(depth + 1)
+            continue
         elif token[0] == "$" and math_closes:
             math = math_after(math, token)
             continue
-        elif not specials:
+        elif not specials or match.start() in parameters:
             continue
-        elif token in ("#", "&", "%", "$", "$$") or token in CONTROL_CHARS_SET or (token in ("_", "^") and not math):
+        elif (
+            token in ("#", "&", "%", "$", "$$")
+            or token in CONTROL_CHARS_SET
+            or (token in ("_", "^") and not (math or math_groups))
+        ):
             literal = token
         else:
             continue
         pieces.append(value[last : match.start()])
-        pieces.append(_literal(literal, bool(math)))
+        pieces.append(_literal(literal, bool(math or math_groups)))
         last = match.start() + len(literal)
     pieces.append(value[last:])
     rendered = "".join(pieces)

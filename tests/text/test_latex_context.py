@@ -111,3 +111,9 @@ def test_groups_nested_deeper_than_tex_allows_are_written_as_printed_braces():
         assert written.count(left) == written.count(right) == 150 - DEEPEST and not find_offences(written)
     shallow = "A " + "{" * DEEPEST + "x" + "}" * DEEPEST
     assert find_offences(shallow) == [] and render_inert(shallow) == shallow
+
+
+def test_a_rewritten_value_keeps_the_scripts_of_its_ensuremath_and_prints_an_offence_there_in_an_mbox():
+    # \textasciicircum in math is "invalid in math mode" and y^2 printed as text.
+    written = render_inert("A \\foo and \\ensuremath{y^2 \\bar{x}_i \\foo} b_c")
+    assert written == ("A \\textbackslash{}foo and \\ensuremath{y^2 \\bar{x}_i \\mbox{\\textbackslash{}foo}} b\\_c")
