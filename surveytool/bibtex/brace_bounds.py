@@ -1,11 +1,13 @@
-"""Blocks whose bounds BibTeX reads otherwise than bibtexparser, because of a brace or quote after a backslash: refused.
+"""Blocks whose bounds BibTeX reads otherwise than bibtexparser, because of a brace or quote after a backslash.
 
 bibtexparser (and ``scan.py``, which mirrors it) takes a brace or quote after a backslash for text; BibTeX
 counts every brace, and ends a quoted value at any quote outside braces. Where that moves the end of a value,
 text surveytool reads inside a title can be an entry to BibTeX (``{A \\\\} @misc{hidden, ...}}``: BibTeX ends
 the title at the brace, stops at the text after it and starts again at the next ``@``), and a value can run on
 past its entry, taking the entries after it along. After ``\\\\`` (a line break) TeX reads the brace or quote
-too, so the value bibtexparser read is one no reader reads, and no spelling of it can be written.
+too, so the value bibtexparser read is one no reader reads, and no spelling of it can be written; such a chunk
+is read again with those marks counted (``line_breaks.py``), and kept if BibTeX reads the same blocks in it
+without an error (``title = {A line\\\\{\\em x} end}``).
 
 A chunk (``chunks.py``) holding such a mark is read here twice, by one reader of BibTeX's grammar: counting
 every mark, as BibTeX does, then skipping those after a backslash, as bibtexparser does. When the two start
@@ -19,7 +21,6 @@ into the entries after it) and writes them paired or in braces.
 from __future__ import annotations
 
 import re
-from contextlib import suppress
 from dataclasses import dataclass, field
 
 from bibtexparser.exceptions import BlockAbortedException
@@ -49,6 +50,7 @@ class Reading:
     blocks: list[tuple[int, str, str]] = field(default_factory=list)  # each block's "@" offset, type and key
     values: list[tuple[str, int, int]] = field(default_factory=list)  # each value's field name, start and end
     runs_on: str | None = None  # the field read on past the chunk's end, into the next chunk ("" for no field)
+    failed: bool = False  # a block started and stopped with an error before its end
 
 
 class _Reader:
@@ -63,8 +65,11 @@ class _Reader:
         while (at := self.text.find("@", self.pos)) >= 0:
             self.pos = at + 1
             # At an error BibTeX skips whatever remains of the block: it looks for the next "@" from there.
-            with suppress(_Stop):
+            started = len(self.reading.blocks)
+            try:
                 self._block(at)
+            except _Stop:
+                self.reading.failed = self.reading.failed or len(self.reading.blocks) > started
         return self.reading
 
     def _next(self, awaiting: bool = False) -> str:
@@ -205,6 +210,13 @@ def read_otherwise(text: str, first_line: int, followed: bool) -> ReadOtherwise 
         "writes keeps it as a comment (check and bib --in-place leave it as you wrote it)"
     )
     return ReadOtherwise(message, HINT, key)
+
+
+def bibtex_blocks(text: str) -> list[tuple[str, str]] | None:
+    """(type, key) of each block but comments BibTeX reads in a chunk's ``text``, in order (a @string's or
+    @preamble's key is ""); None where it stops at an error in one."""
+    reading = _Reader(text, _BIBTEX_MARKS).read()
+    return None if reading.failed else [(kind, key) for _, kind, key in reading.blocks if kind != "comment"]
 
 
 def _what_bibtex_does(

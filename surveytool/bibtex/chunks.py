@@ -19,7 +19,8 @@ from itertools import groupby
 import bibtexparser
 from bibtexparser import model
 
-from surveytool.bibtex.brace_bounds import ESCAPED_MARK, read_otherwise
+from surveytool.bibtex.brace_bounds import ESCAPED_MARK, bibtex_blocks, read_otherwise
+from surveytool.bibtex.line_breaks import masked_line_breaks, unmasked
 from surveytool.bibtex.scan import scan_plain_entry
 
 
@@ -150,18 +151,49 @@ def parse_chunks(text: str, chunks: list[Chunk], wanted: list[int]) -> dict[int,
             position = bisect_right(starts, line) - 1
             found[first + position].append((line - starts[position], block))
     for index in wanted:
-        if failed := refused(text, chunks[index]):
-            found[index] = failed
+        if apart := read_apart(text, chunks[index]):
+            found[index] = apart
     return found
 
 
-def refused(text: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
-    """The chunk as one failed block if BibTeX reads its blocks otherwise than bibtexparser (``brace_bounds.py``), else []."""
+def read_apart(text: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
+    """The chunk's blocks where bibtexparser, reading it with the others, does not read them as BibTeX does: read
+    again with each brace or quote after ``\\\\`` counted (``line_breaks.py``), or else one failed block
+    (``brace_bounds.py``); [] where it does."""
     if not ESCAPED_MARK.search(text, chunk.start, chunk.end):
         return []
     source = text[chunk.start : chunk.end]
     error = read_otherwise(source, chunk.line + 1, bool(chunk.follower))
-    return [] if error is None else [(0, model.ParsingFailedBlock(error, 0, source))]
+    if error is None:
+        return []
+    masked = masked_line_breaks(source)
+    if masked is not None and read_otherwise(masked, chunk.line + 1, bool(chunk.follower)) is None:
+        blocks = _read_masked(masked, chunk)
+        if _as_bibtex_reads(blocks, source):
+            return blocks
+    return [(0, model.ParsingFailedBlock(error, 0, source))]
+
+
+def _read_masked(masked: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
+    with quiet_bibtexparser():
+        library = bibtexparser.parse_string(masked + chunk.follower, parse_stack=[])
+    # The follower's blocks are the next chunk's: they start on the line after this chunk's last, as counted.
+    end = masked.count("\n") - masked.count("\\\n")
+    return [(block.start_line or 0, unmasked(block)) for block in library.blocks if (block.start_line or 0) < end]
+
+
+def _as_bibtex_reads(blocks: list[tuple[int, model.Block]], source: str) -> bool:
+    """Whether bibtexparser read every block of the masked chunk, and the same blocks BibTeX reads in it: where
+    BibTeX stops at an error, bibtexparser reads on otherwise."""
+    read: list[tuple[str, str]] = []
+    for _, block in blocks:
+        if isinstance(block, model.ParsingFailedBlock):
+            return False
+        if isinstance(block, model.Entry):
+            read.append((block.entry_type.lower(), block.key))
+        elif isinstance(block, (model.String, model.Preamble)):
+            read.append(("string" if isinstance(block, model.String) else "preamble", ""))
+    return read == bibtex_blocks(source)
 
 
 def _runs(indices: list[int]) -> Iterator[tuple[int, int]]:
@@ -177,8 +209,8 @@ def scan_chunk(text: str, chunk: Chunk) -> list[tuple[int, model.Block]] | None:
     Lines are relative to the chunk's first, counted as bibtexparser counts them.
     Fields get no start line: nothing here uses one.
     """
-    if failed := refused(text, chunk):
-        return failed
+    if apart := read_apart(text, chunk):
+        return apart
     source = text[chunk.start : chunk.end]
     block: model.Block
     closed_at = comment_end(source, 0)

@@ -32,8 +32,10 @@ ENTRY_HEADER = re.compile(r"\s*@(?P<type>\w*)\s*(?P<open>[{(])[^{}\",=]*,")
 _NAME = re.compile(r"[^{}\",=]+(?<![\s\\])")
 _WHITE = " \t\r\n"
 _BARE = re.compile(r"[^\s,#{}\"()]+")
-_BRACE = re.compile(r"(?<!\\)[{}]")
-_QUOTE_END = re.compile(r'(?<![\\{])"')
+# A backslash and the character after it are one token: \{ and \" are text, as bibtexparser reads them, and in
+# \\{ and \\" the mark counts, as BibTeX reads it (line_breaks.py has bibtexparser read it so).
+_BRACE = re.compile(r"\\.|[{}]", re.S)
+_QUOTE_END = re.compile(r'\\.|(?<!\{)"', re.S)
 
 
 def written_key(raw: str) -> str:
@@ -103,7 +105,7 @@ def _part_end(raw: str, position: int) -> int | None:
     if opening == "{":
         return _group_end(raw, position)
     if opening == '"':
-        closing = _QUOTE_END.search(raw, position + 1)
+        closing = next((m for m in _QUOTE_END.finditer(raw, position + 1) if m.group() == '"'), None)
         return closing.end() if closing else None
     bare = _BARE.match(raw, position)
     return bare.end() if bare else None
@@ -113,6 +115,8 @@ def _group_end(raw: str, position: int) -> int | None:
     """Just after the brace that closes the one at ``position``."""
     depth = 0
     for match in _BRACE.finditer(raw, position):
+        if match.group()[0] == "\\":
+            continue
         depth += 1 if match.group() == "{" else -1
         if depth == 0:
             return match.end()

@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from surveytool.bibtex.chunks import CHUNK_START, STRING_START, Chunk, cut_chunks, parse_chunks, refused, string_chunks
+from surveytool.bibtex.chunks import (
+    CHUNK_START,
+    STRING_START,
+    Chunk,
+    cut_chunks,
+    parse_chunks,
+    read_apart,
+    string_chunks,
+)
 from surveytool.bibtex.reader import BibDocument, assemble, macro_table, read_chunks, string_definitions
 from surveytool.bibtex.scan import scan_plain_entry
 from surveytool.digest import digest_text
@@ -119,7 +127,7 @@ class ChunkRun:
         return (
             not STRING_START.search(self.text, chunk.start, chunk.end)
             and scan_plain_entry(self.text[chunk.start : chunk.end]) is not None
-            and not refused(self.text, chunk)
+            and not read_apart(self.text, chunk)
         )
 
     def read(self, index: int, macros: Mapping[str, str]) -> BibDocument:

@@ -1,4 +1,4 @@
-"""A brace after a backslash that moves where BibTeX ends a value: the entry is refused, never read otherwise than BibTeX does."""
+"""A brace after a backslash that moves where BibTeX ends a value: the entry is read as BibTeX reads it, or refused."""
 
 import pytest
 from helpers import bibtex_as_written_and_rewritten, bibtex_balanced, requires_latex, run_cli
@@ -78,6 +78,30 @@ def test_escaped_braces_that_leave_the_blocks_as_they_are_are_read_as_before():
     lone = read_bibtex(_bib("@misc{k2, title = {A \\} b}, year = 2021}"), "x.bib")
     assert [p.key for p in lone.papers] == ["good1", "k2", "good2"]
     assert [f.check for f in lone.findings if f.severity is Severity.ERROR] == ["lone-escaped-brace"]
+
+
+LINE_BREAKS = '@misc{breaks, title = {A line\\\\{\\em x} end}, note = "Ends with a break\\\\", year = 2021}'
+
+
+def test_a_brace_or_quote_after_a_line_break_is_read_as_bibtex_and_tex_read_it():
+    # bibtexparser skipped the brace after \\ and ended the title at "x}", so the entry was refused.
+    document = read_bibtex(_bib(LINE_BREAKS), "x.bib")
+    assert [p.key for p in document.papers] == ["good1", "breaks", "good2"]
+    assert not [f for f in document.findings if f.severity is Severity.ERROR], document.findings
+    paper = document.papers[1]
+    assert paper.latex_fields["title"] == "{A line\\\\{\\em x} end}"
+    assert paper.latex_fields["note"] == '"Ends with a break\\\\"'
+    written = render_bibliography(document.papers, document.blocks)
+    assert "title = {A line\\\\{\\em x} end}," in written
+
+
+def test_an_entry_with_a_brace_after_a_line_break_has_its_tag_mended_in_place_and_keeps_every_other_byte(tmp_path):
+    source = tmp_path / "refs.bib"
+    tagged = LINE_BREAKS.replace("year = 2021}", "sections = {MoE}, year = 2021}")
+    source.write_bytes(_bib(tagged).encode())
+    result = run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert source.read_text(encoding="utf-8") == _bib(tagged).replace("{MoE}", "{moe}")
 
 
 def test_a_rebuild_does_not_patch_in_a_refused_entry_as_a_paper():
