@@ -18,6 +18,10 @@ _ITEM_NUMBER = re.compile(r"^(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])(?:\s+
 _BULLET = re.compile(r"^([•◦▪▫‣●○■□·*+\-–—])(?:\s+(?=\S)|\s*$)")
 # Bullets that prose also starts a wrapped line with, as a dash.
 _DASHES = ("-", "–", "—")
+# Bullets no prose writes between words: a PDF's text layer may run several items of them into one line.
+_ONLY_BULLETS = "•◦▪▫‣●○■□"
+# A number may skip ahead by this much (a paper the list's author took out): after a finished item only.
+_SKIPPED = 5
 _PAGE = r"(?:page|p\.|seite|página|pagina)\s*\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?"
 # A page number ("12", "- 12 -", "Page 3 of 10", "3 / 10"), or a running header or footer that ends in one
 # ("Related work survey — page 2"), alone on its line.
@@ -131,8 +135,8 @@ class ItemSplitter:
             # A paper of its own after a dash list: a line of it that starts with a dash is prose ("- as we show -").
             self._bullet = None
         current: Item | None = None
-        for text, line in block:
-            marker = self._marker(text)
+        for text, line in self._run_together(block):
+            marker = self._marker(text, current.lines[-1][0] if current and current.lines else None)
             if marker is not None:
                 rest = text[marker:].strip()
                 current = Item([(rest, line)] if rest else [], line, marked=True)
@@ -146,14 +150,40 @@ class ItemSplitter:
             else:
                 current.lines.append((text, line))
 
-    def _marker(self, text: str) -> int | None:
-        """The length of the marker that starts a new item on this line, or None."""
+    def _run_together(self, block: list[Line]) -> list[Line]:
+        """The block's lines, each cut where a bullet of the list's own follows a finished item on it
+        ("... compute… • Pipeline parallelism ..."): the cut pieces keep their line's number."""
+        bullet = self._bullet
+        if bullet is None or bullet not in _ONLY_BULLETS or not any(f" {bullet} " in text for text, _ in block):
+            return block
+        cut: list[Line] = []
+        for text, line in block:
+            pieces = re.split(rf"(?<=\S)\s+(?={re.escape(bullet)}\s)", text)
+            start = pieces[0]
+            for piece in pieces[1:]:
+                if _FINISHED.search(start):
+                    cut.append((start, line))
+                    start = piece
+                else:
+                    start += " " + piece
+            cut.append((start, line))
+        return cut
+
+    def _marker(self, text: str, before: str | None) -> int | None:
+        """The length of the marker that starts a new item on this line (``before``: the item's last line so far),
+        or None."""
+        number = _item_number(text) if self._number is not None else None
         if (
             self._number is not None
-            and _item_number(text) == self._number + 1
+            and number is not None
+            and (
+                number == self._number + 1
+                # A number skipped (a paper taken out of the list) after an item that ends as an item does.
+                or (self._number + 1 < number <= self._number + _SKIPPED and bool(before and _FINISHED.search(before)))
+            )
             and (not self._carried or _number_style(text) == self._style)
         ):
-            self._number += 1
+            self._number = number
             match = _ITEM_NUMBER.match(text)
         elif self._bullet is not None and _bullet(text) == self._bullet:
             match = _BULLET.match(text)

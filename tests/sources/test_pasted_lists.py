@@ -52,6 +52,21 @@ def test_bullets_start_one_paper_each_and_are_not_part_of_the_snippet(tmp_path):
         assert findings == [("empty-item", 5)], bullet
 
 
+def test_bullets_a_pdf_ran_into_one_line_start_one_paper_each(tmp_path):
+    # A PDF's text layer put two items on one line: one snippet of two papers, tagged with both their sections.
+    text = HEADER + f"• {GPIPE} • {MEGATRON}\n• {ZERO}\n• A bullet • inside a sentence stays in it…\n"
+    anchors, snippets, findings = _read(tmp_path, text)
+    assert snippets == [(2, GPIPE), (2, MEGATRON), (3, ZERO), (4, "A bullet • inside a sentence stays in it…")]
+    assert findings == []
+
+
+def test_a_number_skipped_after_a_finished_item_still_starts_a_paper(tmp_path):
+    # The author took item 3 out: "4." and "5." were read as the start of their snippets' text.
+    text = HEADER + f"1. {GPIPE}\n2. {MEGATRON}\n4. {ZERO}\n5. A wrapped item that goes on over\n7. lines.\n"
+    anchors, snippets, findings = _read(tmp_path, text)
+    assert snippets == [(2, GPIPE), (3, MEGATRON), (4, ZERO), (5, "A wrapped item that goes on over 7. lines.")]
+
+
 def test_a_page_break_inside_a_numbered_list_glues_nothing_and_drops_the_page_furniture(tmp_path):
     # The rest of item 1 after the page break started a paragraph with no number, so items 2 and 3 were read
     # as its text (two papers lost), and the page number and running header became placeholders.
