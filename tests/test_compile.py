@@ -420,6 +420,7 @@ def test_allowed_latex_that_would_stop_the_document_where_it_stands_is_reported_
         r"title = {A \hspace{\textbackslash{}fill} b}",
         r"title = {T}, url = {\url{https://x.org}}",
         r"title = {An \emph{\url{https://x.org/a%20b}}}",
+        r"title = {The $x\limits$ parameter}",
     ]
     library = tmp_path / "refs.bib"
     text = "".join(
@@ -460,6 +461,7 @@ def test_every_math_command_the_allowlist_keeps_compiles_in_math(tmp_path):
         for name in sorted(MATH_COMMANDS - paired)
     ]
     formulas += [r"\left( x \right)", r"\sum\limits_{i} x", r"\int\nolimits_0 x", r"\bigl( x \bigr)", r"\Big| x"]
+    formulas += [r"\sum_{i=1}^n\limits x", r"\operatorname*{arg\,max}\limits_x f", r"\max \nolimits_x f"]
     formulas += [r"\big( x", r"\Bigl( x \Bigr)", r"\bigg[ x", r"\Bigg[ x \Bigg]"]
     library = tmp_path / "math.bib"
     library.write_text(

@@ -36,6 +36,16 @@ _COUNTER = re.compile(r"\s*\{\s*([A-Za-z]+)\s*\}")
 # The largest code each takes: pdfTeX has 256 characters; a math code of "8000 reads the character as a command.
 _LARGEST = {"char": 255, "mathchar": 0x7FFF}
 _SPACES = " \t\r\n"
+# What \limits and \nolimits may follow: a large operator or a named one, with its scripts.
+_OPERATORS = (
+    "sum prod coprod int oint iint iiint bigcup bigcap bigsqcup bigvee bigwedge bigodot bigotimes bigoplus biguplus"
+    " lim liminf limsup max min sup inf det gcd Pr log ln exp sin cos tan arg deg dim hom ker lg sec csc cot"
+    " sinh cosh tanh arcsin arccos arctan"
+).split()
+_SCRIPT = r"\s*[_^]\s*(?:\{[^{}]*\}|\\[A-Za-z]+|[^\s{}\\])"
+_AFTER_OPERATOR = re.compile(
+    rf"(?:\\(?:{'|'.join(_OPERATORS)})(?![A-Za-z])|\\operatorname\*?\s*\{{[^{{}}]*\}})(?:{_SCRIPT})*\s*$"
+)
 
 
 #: Groups nested deeper than this in one value are written as printed braces: TeX allows 255 in all, and the
@@ -178,6 +188,10 @@ def _misplaced(
             group.mode = group.open.pop()[2]
     if name in math_symbols and group.mode == "text":
         return "a math command outside math: LaTeX stops (Missing $ inserted)"
+    if name in ("limits", "nolimits") and not _AFTER_OPERATOR.search(value, 0, match.start()):
+        return (
+            "follows no operator (\\sum, \\int, \\lim, ...): LaTeX stops (Limit controls must follow a math operator)"
+        )
     if name in TEXT_ONLY and group.mode == "math":
         return "LaTeX stops at it in math"
     if name == "par" and group.argument:

@@ -28,6 +28,7 @@ from surveytool.text.latex_inert import render_inert
         ("{\\'}", "\\'"),  # "Argument of \' has an extra }"
         ("$\\frac{a}$", "\\frac"),
         ("$\\left( x$", "\\left"),
+        ("$x\\limits$", "\\limits"),  # "Limit controls must follow a math operator"
         ("\\textbf{\\url{https://x.org/\\textbf{a}}}", "\\url"),
         ('$\\mathchar"8000$', "\\mathchar"),
     ],
