@@ -76,6 +76,7 @@ class StagedFiles:
     def reserve(self, path: Path) -> str:
         """A new empty temporary file for ``path``, to be filled with ``fill_reserved``."""
         target = _through_link(path)
+        _refuse_read_only(target, path, "make it writable (chmod u+w), or write to another folder with --out")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=temporary_prefix(target.name), suffix=".tmp")
@@ -117,6 +118,7 @@ def write_in_place(path: Path, data: bytes) -> None:
     a reader sees the old file or the new one, and a symlink stays a symlink to the updated target.
     """
     target = Path(os.path.realpath(path))
+    _refuse_read_only(target, path, "make it writable (chmod u+w) for surveytool to update it")
     try:
         before = target.stat()
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=temporary_prefix(target.name), suffix=".tmp")
@@ -153,6 +155,17 @@ def _through_link(path: Path) -> Path:
         return target if stat.S_ISREG(target.stat().st_mode) else path
     except OSError:
         return path
+
+
+def _refuse_read_only(target: Path, path: Path, hint: str) -> None:
+    """Stop before replacing a file its owner made read-only: a rename would go through, and the mark (a chapter or
+    .bib protected from the tool) would be lost with the file. The mode is read, not access(): root may write."""
+    try:
+        mode = target.stat().st_mode
+    except OSError:  # not there yet: nothing to protect
+        return
+    if stat.S_ISREG(mode) and not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise OutputError("is read-only; surveytool does not replace a file you protected", path=str(path), hint=hint)
 
 
 def _mode_for(path: Path) -> int:

@@ -170,6 +170,28 @@ def test_the_file_mode_is_kept_by_bib_in_place_and_check_fix(tmp_path):
     assert stat.S_IMODE(bib.stat().st_mode) == 0o640
 
 
+def test_a_read_only_bib_or_chapter_is_not_replaced_and_the_message_says_how_to_allow_it(tmp_path):
+    # A rename goes through a file's mode: bib --in-place and build replaced files their owner had protected.
+    bib = tmp_path / "protected.bib"
+    bib.write_text(entry("a"), encoding="utf-8")
+    bib.chmod(0o444)
+    result = run_cli("bib", "--in-place", "protected.bib", cwd=tmp_path)
+    assert result.returncode == 2 and "protected.bib: error: is read-only" in result.stderr, result.stderr
+    assert "chmod u+w" in result.stderr and bib.read_text(encoding="utf-8") == entry("a")
+    assert stat.S_IMODE(bib.stat().st_mode) == 0o444
+    bib.chmod(0o644)
+    run_cli("build", "protected.bib", "--out", "out", cwd=tmp_path, check=True)
+    chapter = tmp_path / "out" / "related_work.tex"
+    protected = chapter.read_text(encoding="utf-8")
+    chapter.chmod(0o444)
+    references = (tmp_path / "out" / "references.bib").read_bytes()
+    bib.write_text(entry("a") + "\n" + entry("b"), encoding="utf-8")
+    result = run_cli("build", "protected.bib", "--out", "out", cwd=tmp_path)
+    assert result.returncode == 2 and "related_work.tex: error: is read-only" in result.stderr, result.stderr
+    assert chapter.read_text(encoding="utf-8") == protected
+    assert (tmp_path / "out" / "references.bib").read_bytes() == references  # the outputs move together or not at all
+
+
 def test_new_files_get_the_umask_mode_not_mkstemp_s(tmp_path):
     (tmp_path / "my.bib").write_text(entry("a"), encoding="utf-8")
     old = os.umask(0o022)
