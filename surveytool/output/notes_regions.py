@@ -107,6 +107,19 @@ def unpaired_markers(text: str) -> list[Unpaired]:
     return unpaired
 
 
+def repeated_regions(text: str) -> list[tuple[str, int, int]]:
+    """(id, line of its first begin line, line of the next) of each region id whose marker pair appears twice."""
+    first: dict[str, int] = {}
+    repeated = []
+    for region in _regions(text):
+        line = text.count("\n", 0, region.begin) + 1
+        if region.id in first:
+            repeated.append((region.id, first[region.id], line))
+        else:
+            first[region.id] = line
+    return repeated
+
+
 def regions(text: str) -> dict[str, str]:
     """Region id -> the text between its markers (empty when the author wrote nothing). The texts of
     regions that share an id are joined: none is lost."""

@@ -22,6 +22,7 @@ from surveytool.output.notes_regions import (
     read_saved,
     region_spans,
     regions,
+    repeated_regions,
     stamp,
     unpaired_markers,
 )
@@ -112,6 +113,7 @@ def _merged_prose(
     if edited_outside_regions(old):
         if not force:
             _refuse_unpaired_marker(path, old)
+            _refuse_repeated_region(path, old)
             raise OutputError(
                 "was edited outside its notes regions; rebuilding would overwrite those edits",
                 path=str(path),
@@ -215,6 +217,22 @@ def _refuse_unpaired_marker(path: Path, old: str) -> None:
         line=first.line,
         hint=f"{hint}, then rebuild",
     )
+
+
+def _refuse_repeated_region(path: Path, old: str) -> None:
+    """Refuse, naming both places, when a region's marker pair was copied: a rebuild puts each region where the
+    chapter has it, once, so the copy's place would be lost (its text would join the first's)."""
+    repeated = repeated_regions(old)
+    if repeated:
+        region_id, line, again = repeated[0]
+        raise OutputError(
+            f"the notes markers of '{region_id}' are on line {line} and again on line {again}: a copied pair, and a "
+            "rebuild keeps one place for each section's notes",
+            path=str(path),
+            line=again,
+            hint=f"move the text of the second pair into the first (line {line}) and delete the second pair's "
+            "marker lines, then rebuild",
+        )
 
 
 def first_edited_line(old: str, text: str) -> int | None:

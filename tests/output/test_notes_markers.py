@@ -32,3 +32,24 @@ def test_a_marker_line_deleted_or_changed_is_named_with_how_to_mend_it(tmp_path,
     assert refused.stderr.startswith(f"out/related_work.tex:{line}: error: '{marker.strip()}")
     assert says in refused.stderr and "then rebuild" in refused.stderr
     assert chapter.read_text(encoding="utf-8") == edited  # nothing overwritten
+
+
+def test_a_copied_marker_pair_is_named_at_both_places(tmp_path):
+    # The pair copied under another heading: a generic "edited outside its notes regions" named the first region.
+    (tmp_path / "refs.bib").write_text(ENTRY, encoding="utf-8")
+    run_cli("build", "refs.bib", "--out", "out", cwd=tmp_path, check=True)
+    chapter = tmp_path / "out" / "related_work.tex"
+    text = chapter.read_text(encoding="utf-8").replace(BEGIN, BEGIN + "My introduction.\n")
+    first = text.splitlines().index(BEGIN.strip()) + 1
+    lines = text.splitlines(keepends=True)
+    at = next(n for n, line in enumerate(lines) if n > first and line.startswith("% surveytool: begin notes "))
+    edited = "".join(lines[:at] + [BEGIN, "More of it, here.\n", END] + lines[at:])
+    chapter.write_text(edited, encoding="utf-8")
+    refused = run_cli("build", "refs.bib", "--out", "out", cwd=tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stderr.startswith(
+        f"out/related_work.tex:{at + 1}: error: the notes markers of 'introduction' are on line {first} and again on "
+        f"line {at + 1}: a copied pair"
+    ), refused.stderr
+    assert f"move the text of the second pair into the first (line {first})" in refused.stderr
+    assert chapter.read_text(encoding="utf-8") == edited
