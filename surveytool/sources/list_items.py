@@ -32,6 +32,9 @@ _PAGE_FURNITURE = re.compile(
 )
 # How a sentence, or a cut-off snippet, ends: after it a new paragraph is a new paper.
 _FINISHED = re.compile(r"(?:[.!?…:;]|\.\.\.)[\"'”’)\]]*$")
+# How an item ends before a skipped number or a bullet further on its line: a sentence or a cut-off snippet; after
+# a colon or a semicolon an abstract's own enumeration goes on ("contributions: • a schedule; • a policy").
+_ENDS_ITEM = re.compile(r"[.!?…][\"'”’)\]]*$")
 
 # A lower-case word and a space or a comma: no "arXiv:", "doi:" or "https://".
 _GOES_ON = re.compile(r"^[a-z\u00df-\u00ff]+(?:[\s,;]|$)")
@@ -135,8 +138,9 @@ class ItemSplitter:
             # A paper of its own after a dash list: a line of it that starts with a dash is prose ("- as we show -").
             self._bullet = None
         current: Item | None = None
-        for text, line in self._run_together(block):
-            marker = self._marker(text, current.lines[-1][0] if current and current.lines else None)
+        lines = self._run_together(block)
+        for index, (text, line) in enumerate(lines):
+            marker = self._marker(text, current.lines[-1][0] if current and current.lines else None, lines, index)
             if marker is not None:
                 rest = text[marker:].strip()
                 current = Item([(rest, line)] if rest else [], line, marked=True)
@@ -161,7 +165,7 @@ class ItemSplitter:
             pieces = re.split(rf"(?<=\S)\s+(?={re.escape(bullet)}\s)", text)
             start = pieces[0]
             for piece in pieces[1:]:
-                if _FINISHED.search(start):
+                if _ENDS_ITEM.search(start):
                     cut.append((start, line))
                     start = piece
                 else:
@@ -169,18 +173,14 @@ class ItemSplitter:
             cut.append((start, line))
         return cut
 
-    def _marker(self, text: str, before: str | None) -> int | None:
-        """The length of the marker that starts a new item on this line (``before``: the item's last line so far),
-        or None."""
+    def _marker(self, text: str, before: str | None, lines: list[Line], index: int) -> int | None:
+        """The length of the marker that starts a new item on ``lines[index]`` (``text``; ``before``: the item's last
+        line so far), or None."""
         number = _item_number(text) if self._number is not None else None
         if (
             self._number is not None
             and number is not None
-            and (
-                number == self._number + 1
-                # A number skipped (a paper taken out of the list) after an item that ends as an item does.
-                or (self._number + 1 < number <= self._number + _SKIPPED and bool(before and _FINISHED.search(before)))
-            )
+            and (number == self._number + 1 or self._skipped_to(number, text, before, lines[index + 1 :]))
             and (not self._carried or _number_style(text) == self._style)
         ):
             self._number = number
@@ -190,6 +190,17 @@ class ItemSplitter:
         else:
             return None
         return match.end() if match else None
+
+    def _skipped_to(self, number: int, text: str, before: str | None, later: list[Line]) -> bool:
+        """A number skipped ahead (a paper taken out of the list) after an item that ends as an item does, written
+        as the list writes its numbers: "3)" after "1." is an abstract's enumeration, and so is a number whose
+        skipped-over items come later in the paragraph ("Smith et al." / "3. Results ..." / "2. ...")."""
+        last = self._number
+        if last is None or not last + 1 < number <= last + _SKIPPED or not (before and _ENDS_ITEM.search(before)):
+            return False
+        if _number_style(text) != self._style:
+            return False
+        return not any(last < (_item_number(later_text) or 0) < number for later_text, _ in later)
 
     def _continued(self, text: str, line: int) -> Item | None:
         """The item before, taking the paragraph that starts with ``text`` as its rest when it can only be that."""

@@ -109,3 +109,31 @@ def test_an_id_list_or_bibtex_whose_first_line_is_in_a_new_header_wording_is_sti
     result = run_cli("parse", "-", "--json", cwd=tmp_path, stdin=bib.read_text(encoding="utf-8"))
     assert result.returncode == 0, result.stderr
     assert [(e["key"], e["origin"]) for e in json.loads(result.stdout)] == [("gpipe", "bibtex")]
+
+
+def test_an_enumeration_inside_a_numbered_item_is_not_read_as_a_skipped_number(tmp_path):
+    # "3)" or "(3)" after "...;" was read as item 3 of the list, the author having taken item 2 out: the abstract
+    # was cut in two and every later item glued to its second half, since the list's "2." no longer came next.
+    megatron = "2. Megatron-LM splits each transformer layer across GPUs…"
+    for enumeration in (
+        "1) a schedule; 2) a memory policy;\n3) an analysis",
+        "(1) a schedule; (2) a policy;\n(3) an analysis",
+    ):
+        text = f"{HEADER}1. GPipe trains giant networks. We make three contributions:\n{enumeration} of bubbles.\n"
+        anchors, snippets, findings = _read(tmp_path, text + megatron + "\n3. " + GPIPE + "\n")
+        assert [line for line, _ in snippets] == [2, 5, 6], enumeration
+        assert snippets[0][1].endswith(f"{enumeration.replace(chr(10), ' ')} of bubbles."), enumeration
+    # Written as the list writes its numbers, a number whose skipped-over item comes later is the prose's own.
+    text = f"{HEADER}1. We compare with the suites of Smith et al.\n3. Results hold across scales…\n{megatron}\n"
+    anchors, snippets, findings = _read(tmp_path, text)
+    assert snippets == [
+        (2, "We compare with the suites of Smith et al. 3. Results hold across scales…"),
+        (4, megatron[3:]),
+    ]
+
+
+def test_a_bullet_after_a_colon_or_semicolon_inside_an_abstract_cuts_no_paper(tmp_path):
+    # An abstract whose own bullets a web page ran into its text was cut into one paper per bullet.
+    abstract = "GPipe trains giant networks. Our contributions: • a pipeline schedule; • a re-materialization policy…"
+    anchors, snippets, findings = _read(tmp_path, f"{HEADER}• {abstract}\n• {GPIPE}\n")
+    assert snippets == [(2, abstract), (3, GPIPE)]
