@@ -155,17 +155,21 @@ class ItemSplitter:
                 current.lines.append((text, line))
 
     def _run_together(self, block: list[Line]) -> list[Line]:
-        """The block's lines, each cut where a bullet of the list's own follows a finished item on it
-        ("... compute… • Pipeline parallelism ..."): the cut pieces keep their line's number."""
+        """The block's lines, each cut where a bullet of the list's own follows a finished item or a whole title on
+        it ("... compute… • Pipeline parallelism ...", or a bullet at its end): the pieces keep their line's number."""
         bullet = self._bullet
-        if bullet is None or bullet not in _ONLY_BULLETS or not any(f" {bullet} " in text for text, _ in block):
+        if (
+            bullet is None
+            or bullet not in _ONLY_BULLETS
+            or not any(f" {bullet} " in text or text.endswith(f" {bullet}") for text, _ in block)
+        ):
             return block
         cut: list[Line] = []
         for text, line in block:
-            pieces = re.split(rf"(?<=\S)\s+(?={re.escape(bullet)}\s)", text)
+            pieces = re.split(rf"(?<=\S)\s+(?={re.escape(bullet)}(?:\s|$))", text)
             start = pieces[0]
             for piece in pieces[1:]:
-                if _ENDS_ITEM.search(start):
+                if _ENDS_ITEM.search(start) or _bullet(start) == bullet and _whole_title(start[1:].strip()):
                     cut.append((start, line))
                     start = piece
                 else:

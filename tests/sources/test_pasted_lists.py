@@ -149,3 +149,13 @@ def test_an_item_that_is_only_a_doi_or_arxiv_id_names_its_paper_and_a_bare_link_
     assert result.returncode == 0, result.stderr
     assert f"{path}:6: warning [link-item]" in result.stderr
     assert "https://arxiv" not in result.stdout  # no placeholder shows the link as its snippet
+
+
+def test_titles_and_a_bullet_at_a_line_end_a_pdf_ran_together_are_cut_too(tmp_path):
+    # Two titles on one line were one paper (a title has no full stop), and a bullet the PDF put at the end of the
+    # item before stayed at the end of its snippet.
+    gpipe = "GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism"
+    megatron = "Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism"
+    anchors, snippets, findings = _read(tmp_path, f"{HEADER}• {gpipe} • {megatron}\n• {GPIPE} •\n{ZERO}\n")
+    assert snippets == [(2, gpipe), (2, megatron), (3, GPIPE), (3, ZERO)]
+    assert findings == []
