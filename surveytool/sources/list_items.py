@@ -12,8 +12,11 @@ import re
 from dataclasses import dataclass, field
 
 # A list item's number: "1.", "2)", "(3)", "[4]" and a space; or alone on its line (an empty item, or its
-# text on the next line), so that the number is never read as text of the item before it.
-_ITEM_NUMBER = re.compile(r"^(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])(?:\s+(?=\S)|\s*$)")
+# text on the next line), so that the number is never read as text of the item before it. Chinese and Japanese
+# pages write "1、", "２．", "３）" or "（4）", with no space after it.
+_ITEM_NUMBER = re.compile(
+    r"^(?:(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])(?:\s+(?=\S)|\s*$)|(?:(\d{1,4})[、．）]|（(\d{1,4})）)\s*)"
+)
 # A bullet as word processors, web pages and Markdown write it, followed by a space or alone on its line.
 _BULLET = re.compile(r"^([•◦▪▫‣●○■□·*+\-–—])(?:\s+(?=\S)|\s*$)")
 # Bullets that prose also starts a wrapped line with, as a dash.

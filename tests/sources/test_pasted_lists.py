@@ -159,3 +159,10 @@ def test_titles_and_a_bullet_at_a_line_end_a_pdf_ran_together_are_cut_too(tmp_pa
     anchors, snippets, findings = _read(tmp_path, f"{HEADER}• {gpipe} • {megatron}\n• {GPIPE} •\n{ZERO}\n")
     assert snippets == [(2, gpipe), (2, megatron), (3, GPIPE), (3, ZERO)]
     assert findings == []
+
+
+def test_numbers_as_chinese_and_japanese_pages_write_them_start_papers(tmp_path):
+    # "1、" and full-width "２．" were not read as numbers: they stayed at the start of each snippet.
+    text = "相关论文: GShard\n1、" + GPIPE + "\n２．" + MEGATRON + "\n（3） " + ZERO + "\n"
+    anchors, snippets, findings = _read(tmp_path, text)
+    assert snippets == [(2, GPIPE), (3, MEGATRON), (4, ZERO)]
