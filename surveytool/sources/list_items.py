@@ -143,7 +143,7 @@ class ItemSplitter:
         current: Item | None = None
         lines = self._run_together(block)
         for index, (text, line) in enumerate(lines):
-            marker = self._marker(text, current.lines[-1][0] if current and current.lines else None, lines, index)
+            marker = self._marker(text, current.lines if current else [], lines[index + 1 :])
             if marker is not None:
                 rest = text[marker:].strip()
                 current = Item([(rest, line)] if rest else [], line, marked=True)
@@ -180,14 +180,17 @@ class ItemSplitter:
             cut.append((start, line))
         return cut
 
-    def _marker(self, text: str, before: str | None, lines: list[Line], index: int) -> int | None:
-        """The length of the marker that starts a new item on ``lines[index]`` (``text``; ``before``: the item's last
-        line so far), or None."""
+    def _marker(self, text: str, item: list[Line], later: list[Line]) -> int | None:
+        """The length of the marker that starts a new item on this line (``item``: the lines of the item so far,
+        ``later``: the paragraph's lines after this one), or None."""
         number = _item_number(text) if self._number is not None else None
         if (
             self._number is not None
             and number is not None
-            and (number == self._number + 1 or self._skipped_to(number, text, before, lines[index + 1 :]))
+            and (
+                (number == self._number + 1 and not self._enumerated(number, text, item, later))
+                or self._skipped_to(number, text, item, later)
+            )
             and (not self._carried or _number_style(text) == self._style)
         ):
             self._number = number
@@ -198,12 +201,20 @@ class ItemSplitter:
             return None
         return match.end() if match else None
 
-    def _skipped_to(self, number: int, text: str, before: str | None, later: list[Line]) -> bool:
+    def _enumerated(self, number: int, text: str, item: list[Line], later: list[Line]) -> bool:
+        """The next number goes on the item's own enumeration when the list's own comes later in the paragraph: it
+        is written otherwise ("(2) a memory analysis" before "2. Megatron-LM"), or the item's text began numbering
+        lines ("1. a schedule;" then "2. an analysis." in item 1)."""
+        if not any(_item_number(t) == number and _number_style(t) == self._style for t, _ in later):
+            return False
+        return _number_style(text) != self._style or any((_item_number(t) or number) < number for t, _ in item)
+
+    def _skipped_to(self, number: int, text: str, item: list[Line], later: list[Line]) -> bool:
         """A number skipped ahead (a paper taken out of the list) after an item that ends as an item does, written
         as the list writes its numbers: "3)" after "1." is an abstract's enumeration, and so is a number whose
         skipped-over items come later in the paragraph ("Smith et al." / "3. Results ..." / "2. ...")."""
         last = self._number
-        if last is None or not last + 1 < number <= last + _SKIPPED or not (before and _ENDS_ITEM.search(before)):
+        if last is None or not last + 1 < number <= last + _SKIPPED or not (item and _ENDS_ITEM.search(item[-1][0])):
             return False
         if _number_style(text) != self._style:
             return False

@@ -137,3 +137,23 @@ def test_a_bullet_after_a_colon_or_semicolon_inside_an_abstract_cuts_no_paper(tm
     abstract = "GPipe trains giant networks. Our contributions: • a pipeline schedule; • a re-materialization policy…"
     anchors, snippets, findings = _read(tmp_path, f"{HEADER}• {abstract}\n• {GPIPE}\n")
     assert snippets == [(2, abstract), (3, GPIPE)]
+
+
+def test_an_abstract_listing_its_contributions_one_per_line_stays_one_paper(tmp_path):
+    # "(1) ...", "(2) ...", "(3) ..." on lines of their own inside item 1 of a "1." list: "(2)" came next in any
+    # style and cut the abstract into three papers, and the list's own "2." and "3." were glued to the last one.
+    text = (
+        HEADER + "1. GPipe trains giant networks. We make three contributions:\n(1) a pipeline schedule;\n"
+        "(2) a memory analysis; and\n(3) an open-source library.\n2. Megatron-LM splits each layer across GPUs.\n"
+        "3. " + GPIPE + "\n"
+    )
+    anchors, snippets, findings = _read(tmp_path, text)
+    assert [line for line, _ in snippets] == [2, 6, 7]
+    assert snippets[0][1].endswith(
+        "contributions: (1) a pipeline schedule; (2) a memory analysis; and (3) an open-source library."
+    )
+    # So is "2." after "1. a schedule;" in the item, when the list's own "2." comes later.
+    text = HEADER + "1. GPipe trains giant networks. It has two parts:\n1. a schedule;\n2. an analysis.\n2. " + GPIPE
+    anchors, snippets, findings = _read(tmp_path, text + "\n")
+    assert [line for line, _ in snippets] == [2, 5]
+    assert snippets[0][1].endswith("parts: 1. a schedule; 2. an analysis.")

@@ -163,6 +163,7 @@ def test_titles_and_a_bullet_at_a_line_end_a_pdf_ran_together_are_cut_too(tmp_pa
 
 def test_numbers_as_chinese_and_japanese_pages_write_them_start_papers(tmp_path):
     # "1、" and full-width "２．" were not read as numbers: they stayed at the start of each snippet.
-    text = "相关论文: GShard\n1、" + GPIPE + "\n２．" + MEGATRON + "\n（3） " + ZERO + "\n"
-    anchors, snippets, findings = _read(tmp_path, text)
-    assert snippets == [(2, GPIPE), (3, MEGATRON), (4, ZERO)]
+    for one, two, three in (("1、", "2、", "3、"), ("１．", "２．", "３．"), ("（1）", "（2）", "（3） ")):
+        text = f"相关论文: GShard\n{one}{GPIPE}\n{two}{MEGATRON}\n{three}{ZERO}\n"
+        anchors, snippets, findings = _read(tmp_path, text)
+        assert snippets == [(2, GPIPE), (3, MEGATRON), (4, ZERO)], one
