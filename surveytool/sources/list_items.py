@@ -23,6 +23,9 @@ _BULLET = re.compile(r"^([•◦▪▫‣●○■□·*+\-–—])(?:\s+(?=\S)|
 _DASHES = ("-", "–", "—")
 # Bullets no prose writes between words: a PDF's text layer may run several items of them into one line.
 _ONLY_BULLETS = "•◦▪▫‣●○■□"
+# How many lines further an abstract's own enumeration is looked for: each line is looked at once per item, so a
+# paragraph of thousands of numbered lines would take their square.
+_AHEAD = 40
 # A number may skip ahead by this much (a paper the list's author took out): after a finished item only.
 _SKIPPED = 5
 _PAGE = r"(?:page|p\.|seite|página|pagina)\s*\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?"
@@ -143,7 +146,7 @@ class ItemSplitter:
         current: Item | None = None
         lines = self._run_together(block)
         for index, (text, line) in enumerate(lines):
-            marker = self._marker(text, current.lines if current else [], lines[index + 1 :])
+            marker = self._marker(text, current.lines if current else [], lines[index + 1 : index + 1 + _AHEAD])
             if marker is not None:
                 rest = text[marker:].strip()
                 current = Item([(rest, line)] if rest else [], line, marked=True)

@@ -90,6 +90,13 @@ def _header_padded(size: int, folder: Path) -> Callable[[], object]:
     return lambda: read_source(path)
 
 
+def _numbered_paragraph(size: int, folder: Path) -> Callable[[], object]:
+    # Each numbered line looked at every later line of its paragraph for an abstract's own enumeration.
+    items = "".join(f"{n}. A snippet about training giant models on many accelerators …\n" for n in range(1, size + 1))
+    path = _write(folder, "numbered.txt", "Related papers: Attention Is All You Need\n\n" + items)
+    return lambda: read_source(path)
+
+
 def _header_padded_inside(size: int, folder: Path) -> Callable[[], object]:
     path = _write(folder, "inside.txt", "Related papers: Attention" + " " * size + "Is All You Need\n\nA snippet …\n")
     return lambda: read_source(path)
@@ -162,6 +169,9 @@ CASES = (
     Case("undefined-cites", "check --tex: as many undefined cites as entries with aliases", 10_000, _undefined_cites),
     Case("header-padded", "paper list: header padded with trailing spaces", 40_000, _header_padded),
     Case("header-padded-inside", "paper list: header title padded with inner spaces", 40_000, _header_padded_inside),
+    Case(
+        "numbered-paragraph", "paper list: numbered items with no blank line between them", 5_000, _numbered_paragraph
+    ),
     Case("csl-items", "CSL-JSON items (line of each item)", 8_000, _csl_items),
     Case("nested-braces", "braces nested around an unknown macro", 400, _nested_braces),
     Case(
