@@ -21,6 +21,7 @@ into the entries after it) and writes them paired or in braces.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from bibtexparser.exceptions import BlockAbortedException
@@ -212,11 +213,20 @@ def read_otherwise(text: str, first_line: int, followed: bool) -> ReadOtherwise 
     return ReadOtherwise(message, HINT, key)
 
 
-def bibtex_blocks(text: str) -> list[tuple[str, str]] | None:
-    """(type, key) of each block but comments BibTeX reads in a chunk's ``text``, in order (a @string's or
-    @preamble's key is ""); None where it stops at an error in one."""
+def bibtex_blocks(text: str) -> list[tuple[str, str, list[tuple[str, str]]]] | None:
+    """(type, key, [(field name, value as written), ...]) of each block but comments BibTeX reads in a chunk's
+    ``text``, in order (a @string's or @preamble's key is "", its name the field's); None where it stops at an
+    error in one."""
     reading = _Reader(text, _BIBTEX_MARKS).read()
-    return None if reading.failed else [(kind, key) for _, kind, key in reading.blocks if kind != "comment"]
+    if reading.failed:
+        return None
+    starts = [at for at, _, _ in reading.blocks]
+    values: list[list[tuple[str, str]]] = [[] for _ in starts]
+    for name, start, end in reading.values:
+        values[bisect_right(starts, start) - 1].append((name.lower(), text[start:end]))
+    return [
+        (kind, key, found) for (_, kind, key), found in zip(reading.blocks, values, strict=True) if kind != "comment"
+    ]
 
 
 def _what_bibtex_does(

@@ -183,16 +183,20 @@ def _read_masked(masked: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
 
 
 def _as_bibtex_reads(blocks: list[tuple[int, model.Block]], source: str) -> bool:
-    """Whether bibtexparser read every block of the masked chunk, and the same blocks BibTeX reads in it: where
-    BibTeX stops at an error, bibtexparser reads on otherwise."""
-    read: list[tuple[str, str]] = []
+    """Whether bibtexparser read every block of the masked chunk, and the same blocks with the same values BibTeX
+    reads in it: where BibTeX stops at an error, bibtexparser reads on otherwise, and it ends a quoted value at
+    its next quote where BibTeX reads on inside braces (``"{x\\\\"}"``), which loses the fields after it."""
+    read: list[tuple[str, str, list[tuple[str, str]]]] = []
     for _, block in blocks:
         if isinstance(block, model.ParsingFailedBlock):
             return False
         if isinstance(block, model.Entry):
-            read.append((block.entry_type.lower(), block.key))
-        elif isinstance(block, (model.String, model.Preamble)):
-            read.append(("string" if isinstance(block, model.String) else "preamble", ""))
+            fields = [(f.key.lower(), f.value) for f in block.fields]
+            read.append((block.entry_type.lower(), block.key, fields))
+        elif isinstance(block, model.String):
+            read.append(("string", "", [(block.key.lower(), block.value)]))
+        elif isinstance(block, model.Preamble):
+            read.append(("preamble", "", [("preamble", block.value.strip())]))
     return read == bibtex_blocks(source)
 
 

@@ -36,6 +36,10 @@ _BARE = re.compile(r"[^\s,#{}\"()]+")
 # \\{ and \\" the mark counts, as BibTeX reads it (line_breaks.py has bibtexparser read it so).
 _BRACE = re.compile(r"\\.|[{}]", re.S)
 _QUOTE_END = re.compile(r'\\.|(?<!\{)"', re.S)
+# An entry holding a mark after \\ was read as BibTeX reads it, masked or alike by both readers (brace_bounds.py):
+# there every brace counts, \\} too ({a\\\\{b\\}} is one value), and a quote ends a piece only outside braces.
+_COUNTED = re.compile(r'(?<!\\)(?:\\\\)+[{}"]')
+_BIBTEX_MARK = re.compile(r'[{}"]')
 
 
 def written_key(raw: str) -> str:
@@ -51,6 +55,7 @@ def field_spans(raw: str) -> list[FieldSpan]:
         return []
     spans: list[FieldSpan] = []
     position = header.end()
+    bibtex = _COUNTED.search(raw) is not None
     while True:
         position = _skip(raw, position, _WHITE + ",")
         name = _NAME.match(raw, position)
@@ -60,7 +65,7 @@ def field_spans(raw: str) -> list[FieldSpan]:
         if raw[equals : equals + 1] != "=":
             return spans
         value_start = _skip(raw, equals + 1, _WHITE)
-        end = value_end(raw, value_start)
+        end = value_end(raw, value_start, bibtex)
         if end is None:
             return spans
         # A name that spans lines has a "%" remark before it; the field starts on its own last line.
@@ -88,10 +93,12 @@ def _skip(raw: str, position: int, characters: str) -> int:
     return position
 
 
-def value_end(raw: str, position: int) -> int | None:
-    """The end of the value starting at ``position`` (parts joined by ``#``), or None if it does not read."""
+def value_end(raw: str, position: int, bibtex: bool | None = None) -> int | None:
+    """The end of the value starting at ``position`` (parts joined by ``#``), or None if it does not read;
+    ``bibtex``: its marks count as BibTeX counts them (by default, where ``raw`` holds a mark after ``\\\\``)."""
+    bibtex = _COUNTED.search(raw) is not None if bibtex is None else bibtex
     while True:
-        end = _part_end(raw, position)
+        end = _part_end(raw, position, bibtex)
         if end is None:
             return None
         after = _skip(raw, end, _WHITE)
@@ -100,8 +107,20 @@ def value_end(raw: str, position: int) -> int | None:
         position = _skip(raw, after + 1, _WHITE)
 
 
-def _part_end(raw: str, position: int) -> int | None:
+def _part_end(raw: str, position: int, bibtex: bool) -> int | None:
     opening = raw[position : position + 1]
+    if opening in '{"' and bibtex:
+        depth = 0
+        for match in _BIBTEX_MARK.finditer(raw, position + 1):
+            if match.group() == "{":
+                depth += 1
+            elif depth:
+                depth -= match.group() == "}"
+            elif match.group() == opening.replace("{", "}"):
+                return match.end()
+            elif match.group() == "}":
+                return None  # BibTeX stops: unbalanced braces
+        return None
     if opening == "{":
         return _group_end(raw, position)
     if opening == '"':
@@ -139,8 +158,6 @@ def literal_inner(value: str) -> tuple[int, str] | None:
     """(offset, text) inside a value that is one braced or quoted string; None for a macro, number or ``#`` join."""
     if len(value) < 2 or (value[0], value[-1]) not in (("{", "}"), ('"', '"')):
         return None
-    if value[0] == "{" and _group_end(value, 0) != len(value):
-        return None
-    if value[0] == '"' and _part_end(value, 0) != len(value):
+    if _part_end(value, 0, _COUNTED.search(value) is not None) != len(value):
         return None
     return 1, value[1:-1]

@@ -23,8 +23,9 @@ from surveytool.text.latex import describe_offences
 from surveytool.text.latex_allowlist import BRACE_TOKEN, Misplaced, Offence, lone_escaped_braces
 from surveytool.text.latex_inert import LITERAL_SPELLINGS, balanced_for_bibtex
 
-# What bibtexparser takes for a delimiter in a value: a brace or a quote that no backslash precedes.
-_MARK = re.compile(r'(?<!\\)["{}]')
+# What bibtexparser takes for a delimiter in a value: a brace or a quote that no backslash precedes, or a quote
+# after \\ (a line break), which ends a quoted piece outside braces as BibTeX reads it (line_breaks.py).
+_MARK = re.compile(r'(?<!\\)(?:\\\\)*"|(?<!\\)[{}]')
 # What BibTeX does: any brace or quote.
 _ANY_MARK = re.compile(r'["{}]')
 
@@ -41,7 +42,9 @@ def quoted_insides(value: str) -> list[tuple[int, int]]:
     insides: list[tuple[int, int]] = []
     depth, opened = 0, -1
     for match in _MARK.finditer(value):
-        char, at = match.group(), match.start()
+        char, at = match.group()[-1], match.end() - 1
+        if len(match.group()) > 1 and opened >= 0 and value.count("{", opened, at) != value.count("}", opened, at):
+            continue  # {\\"} between quotes: text, the braces around it counted as BibTeX counts them
         if opened >= 0:
             # Between quotes only a quote counts, and {"} is a quote written inside them.
             if char == '"' and value[at - 1 : at + 2] != '{"}':

@@ -104,6 +104,39 @@ def test_an_entry_with_a_brace_after_a_line_break_has_its_tag_mended_in_place_an
     assert source.read_text(encoding="utf-8") == _bib(tagged).replace("{MoE}", "{moe}")
 
 
+# A quoted piece BibTeX and bibtexparser (masked) end at the quote after \\; the next piece holds an @ entry.
+QUOTE_AFTER_BREAK = '@misc{q, title = {T}, note = "a\\\\" # " @misc{hidden, title={H}} ", year = 2021}'
+
+
+def test_a_quote_after_a_line_break_ends_its_piece_for_the_checks_and_the_writer_too():
+    # value_braces took the quote after \\ for text: a false inner-quote error, and the written note was
+    # {a\\" \# } @misc{hidden, ...} ", where BibTeX stopped at the text after the braces and read @misc{hidden}.
+    document = read_bibtex(_bib(QUOTE_AFTER_BREAK), "x.bib")
+    assert [p.key for p in document.papers] == ["good1", "q", "good2"]
+    assert not [f for f in document.findings if f.severity is Severity.ERROR], document.findings
+    written = render_bibliography(document.papers, document.blocks)
+    assert 'note = "a\\\\" # " @misc{hidden, title={H}} ",' in written
+
+
+def test_a_masked_chunk_bibtexparser_reads_other_values_in_is_refused():
+    # Masked, bibtexparser ends the note at the quote inside braces and loses the year; BibTeX reads it whole.
+    entry = '@misc{m, title = {A\\\\{x} y}, note = "{a\\\\"}", year = 2021}'
+    document, finding = _refusal(_bib(entry))
+    assert finding.key == "m" and [p.key for p in document.papers] == ["good1", "good2"]
+
+
+@pytest.mark.parametrize("note", ["{a\\\\{b\\}}", '"{\\\\"}"', '"a\\\\" # "b"'])
+def test_in_place_finds_the_fields_after_a_value_both_readers_read_alike(tmp_path, note):
+    # field_spans counted the { after \\ but not the \\} after it, so the note ran on over the tags field
+    # and a second one was written; a quote after \\ inside braces ended the note, and no tag was written.
+    source = tmp_path / "refs.bib"
+    entry = f"@misc{{n, title = {{T}}, note = {note}, sections = {{MoE}}, year = 2021}}"
+    source.write_bytes(_bib(entry).encode())
+    result = run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path)
+    assert "tags-not-written" not in result.stderr and "[inner-quote]" not in result.stderr, result.stderr
+    assert source.read_text(encoding="utf-8") == _bib(entry).replace("{MoE}", "{moe}")
+
+
 def test_a_rebuild_does_not_patch_in_a_refused_entry_as_a_paper():
     text = _bib("@misc{evil, title = {A \\\\{ title}, year = 2021}")  # plain to the fast path, refused here
     start = text.index("@misc{evil")
@@ -138,6 +171,15 @@ def test_bibtex_reads_the_hidden_entry_in_the_file_as_written_and_not_in_the_one
     (_, bbl), (result, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, _bib(RUN_ON))
     assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
     assert "\\bibitem{good1}" in written_bbl and "\\bibitem{good2}" in written_bbl and "evil" not in written_bbl
+
+
+@requires_latex
+@pytest.mark.latex
+def test_bibtex_reads_no_entry_of_a_quoted_piece_after_a_line_break_in_the_one_written(tmp_path):
+    (_, bbl), (result, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, _bib(QUOTE_AFTER_BREAK))
+    assert "\\bibitem{hidden}" not in bbl and "\\bibitem{q}" in bbl
+    assert result.returncode == 0 and "error message" not in result.stdout, result.stdout
+    assert "\\bibitem{hidden}" not in written_bbl and "\\bibitem{q}" in written_bbl
 
 
 COMMENTED = "@Comment{ an entry set aside:\n@misc{good2, title={Hidden}, author={Mallory}}\n}"
