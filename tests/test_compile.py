@@ -486,7 +486,8 @@ def test_a_co_authors_preambles_keys_and_comments_neither_stop_nor_take_over_the
         '@preamble{"\\ifmmode"}\n'
         '@preamble{"\\providecommand{\\printfirst}[2]{\\in}"}\n'
         '@preamble{"$x^2 & 50% a_b"}\n'
-        '@preamble{"\\providecommand{\\switchargs}[1]{#2} \\def\\singleletter#1{\\ensuremath{#1^2}}"}\n'
+        '@preamble{"\\providecommand{\\switchargs}[1]{#2} \\def\\singleletter#1{\\ensuremath{#1^2}}'
+        ' \\providecommand{\\singleletter}{\\def\\printfirst#1{#1}} \\providecommand{\\switchargs}[10]{}"}\n'
         "@comment{ set aside: @-{ours, title={Smuggled}, author={Mallory}} }\n"
         "@article{a\x7fb, author = {Roe, Jane}, title = {Keyed}, journal = {J}, year = 2020, sections = {moe}}\n"
     )

@@ -18,10 +18,12 @@ _SPECIALS = frozenset("&%#_^$")
 _INTERESTING = re.compile(r"[&%#_^$\\{}]")
 _DEFINITION = re.compile(
     r"\\(?:(?:new|provide)command\*?\s*(?:\{\s*\\(?:[^\W\d_]|@)+\s*\}|\\(?:[^\W\d_]|@)+)"
-    r"\s*(?:\[\s*(?P<count>\d)\s*\])?(?:\s*\[[^\]{}]*\])?"
+    r"\s*(?:\[\s*(?P<count>\d+)\s*\])?(?:\s*\[[^\]{}]*\])?"
     r"|def\s*\\(?:[^\W\d_]|@)+(?P<parameters>[^{}]*))\s*(?=\{)"
 )
 _PARAMETER = re.compile(r"#(?:#|(\d))")
+# LaTeX stops at a definition of ten or more parameters ("You already have nine parameters").
+_TOO_MANY = re.compile(r"\[\s*\d\d")
 _REASONS = {
     "&": "LaTeX stops at a raw '&' (an alignment tab outside a table)",
     "%": "LaTeX reads a raw '%' as a comment and drops the rest of the line",
@@ -29,11 +31,12 @@ _REASONS = {
     "_": "LaTeX stops at a raw '_' outside math (a subscript)",
     "^": "LaTeX stops at a raw '^' outside math (a superscript)",
     "$": "LaTeX stops at a '$' whose math does not close in its group",
+    "9": "LaTeX stops at a definition of more than nine parameters",
 }
 
 
 def may_hold_specials(value: str) -> bool:
-    return any(char in value for char in _SPECIALS)
+    return any(char in value for char in _SPECIALS) or _TOO_MANY.search(value) is not None
 
 
 def definition_parameters(value: str, inert: set[int] | frozenset[int] = frozenset()) -> set[int]:
@@ -45,9 +48,10 @@ def definition_parameters(value: str, inert: set[int] | frozenset[int] = frozens
     if "#" not in value:
         return set()
     kept: set[int] = set()
+    outer_end = -1
     for definition in _DEFINITION.finditer(value):
-        if definition.start() in inert:
-            continue
+        if definition.start() in inert or definition.start() < outer_end:
+            continue  # TeX checks each # of a nested definition against the outer one's parameters, when it reads it
         count = int(definition.group("count") or 0)
         parameters = definition.group("parameters")
         if parameters is not None:
@@ -56,10 +60,16 @@ def definition_parameters(value: str, inert: set[int] | frozenset[int] = frozens
                 continue  # \def\x#2{...}: TeX stops at the parameter text itself
             count = len(numbered)
             kept.update(definition.start("parameters") + m.start() for m in numbered)
-        body_end = group_end(value, definition.end())
+        body_end = outer_end = group_end(value, definition.end())
+        # A ## is a nested definition's #; anywhere else in a body it typesets a # where the macro is used.
+        nested = [
+            (m.start(), group_end(value, m.end())) for m in _DEFINITION.finditer(value, definition.end(), body_end)
+        ]
         for match in _PARAMETER.finditer(value, definition.end(), body_end):
-            if match.group(1) is None or 1 <= int(match.group(1)) <= count:
-                kept.update(range(match.start(), match.start() + (2 if match.group(1) is None else 1)))
+            if match.group(1) is None and any(start < match.start() < end for start, end in nested):
+                kept.update((match.start(), match.start() + 1))
+            elif match.group(1) is not None and 1 <= int(match.group(1)) <= count <= 9:
+                kept.add(match.start())
     return kept
 
 
@@ -71,6 +81,10 @@ def preamble_specials(value: str, skip: set[int]) -> list[tuple[int, int, str, s
     if not may_hold_specials(value):
         return []
     found: list[tuple[int, int, str, str]] = []
+    for definition in _DEFINITION.finditer(value) if _TOO_MANY.search(value) else ():
+        if int(definition.group("count") or 0) > 9 and definition.start() not in skip:
+            command = re.match(r"\\[a-z]+\*?", value[definition.start() :]).group()  # type: ignore[union-attr]
+            found.append((definition.start(), definition.start() + len(command), command, _REASONS["9"]))
     dollars = paired_dollars(value)
     parameters = definition_parameters(value, skip)
     math = False
@@ -101,4 +115,4 @@ def preamble_specials(value: str, skip: set[int]) -> list[tuple[int, int, str, s
         elif char in "&%$" or (char == "#" and index not in parameters) or (char in "_^" and not (math or math_groups)):
             found.append((index, index + 1, char, _REASONS[char]))
         index += 1
-    return found
+    return sorted(found)

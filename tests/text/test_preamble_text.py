@@ -56,9 +56,26 @@ def test_a_preamble_using_a_macro_with_a_raw_ampersand_is_read_through_the_macro
 
 
 def test_definition_parameters_are_where_the_hashes_of_declared_parameters_stand():
-    value = "\\newcommand{\\a}[1]{#1 #2} \\def\\b#1{##1}"
+    value = "\\newcommand{\\a}[1]{#1 #2} \\def\\b#1{\\def\\c##1{##1#1}}"
     kept = sorted(definition_parameters(value))
-    assert [value[i : i + 2] for i in kept] == ["#1", "#1", "##", "#1"]  # not #2: \\a takes one argument
+    # not #2: \\a takes one argument; ## in \\c, the definition nested in \\b, and \\b's #1 there
+    assert [value[i : i + 2] for i in kept] == ["#1", "#1", "##", "#1", "##", "#1", "#1"]
+
+
+@pytest.mark.parametrize(
+    ("preamble", "specials"),
+    [
+        # TeX checks a nested definition's # against the outer one: "Illegal parameter number in definition".
+        ("\\newcommand{\\noopsort}{\\def\\printfirst#1{#1}}", ["#", "#"]),
+        # ## outside a nested definition: \\noopsort{x} typesets a parameter character, and LaTeX stops.
+        ("\\newcommand{\\noopsort}[1]{##1}", ["#", "#"]),
+        ("\\newcommand{\\noopsort}[10]{}", ["\\newcommand"]),  # "You already have nine parameters"
+    ],
+)
+def test_a_parameter_tex_rejects_in_a_nested_definition_or_past_nine_is_an_offence(preamble, specials):
+    assert [o.text for o in latex_offences(preamble, preamble=True)] == specials
+    written = safe_bibtex_value("{" + preamble + "}", preamble=True)
+    assert latex_offences(written[1:-1], preamble=True) == [] and safe_bibtex_value(written, preamble=True) == written
 
 
 def test_a_definition_written_to_print_defines_nothing_and_its_parameters_print_too():
