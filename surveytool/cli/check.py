@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections import Counter
 from pathlib import Path
@@ -78,14 +79,7 @@ def check(
 
     require_choice(dialect, DIALECTS, "--dialect")
     if explain is not None:
-        if explain not in REGISTRY:
-            raise typer.BadParameter(
-                f"unknown check {explain!r}; known: {', '.join(sorted(REGISTRY))}", param_hint="--explain"
-            )
-        item = REGISTRY[explain]
-        typer.echo(
-            f"{item.name} ({item.severity.value}{', fixable with --fix' if item.fixable else ''}): {item.summary}\n\n{item.explanation}"
-        )
+        typer.echo(_explanation(explain))
         raise typer.Exit(0)
     options = make_options(
         sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides, config=config
@@ -98,9 +92,7 @@ def check(
     skipped = {c.strip() for c in (disable.split(",") if disable else settings.disable) if c.strip()}
     for name in [*names, *skipped]:
         if name not in REGISTRY:
-            raise typer.BadParameter(
-                f"unknown check {name!r}; known: {', '.join(sorted(REGISTRY))}", param_hint="--checks/--disable"
-            )
+            raise typer.BadParameter(_not_a_check(name), param_hint="--checks/--disable")
     result = check_sources(
         options,
         tex or [],
@@ -145,3 +137,30 @@ def _summary(findings) -> str:
         if by_severity[s]
     )
     return f"{counts}: " + ", ".join(f"{name} {count}" for name, count in sorted(by_check.items()))
+
+
+def _explanation(name: str) -> str:
+    """What ``check --explain`` prints: a check, or a finding made while reading (always reported)."""
+    from surveytool.analysis.checks import REGISTRY
+    from surveytool.analysis.stage_findings import STAGE_FINDINGS
+
+    if name in REGISTRY:
+        item = REGISTRY[name]
+        fixable = ", fixable with --fix" if item.fixable else ""
+        return f"{item.name} ({item.severity.value}{fixable}): {item.summary}\n\n{item.explanation}"
+    if name in STAGE_FINDINGS:
+        found = STAGE_FINDINGS[name]
+        always = "found while reading, resolving, completing or drafting; always reported, not chosen with --checks"
+        return f"{found.name} ({found.severity}, {always}): {found.summary}\n\n{found.explanation}"
+    raise typer.BadParameter(_not_a_check(name), param_hint="--explain")
+
+
+def _not_a_check(name: str) -> str:
+    from surveytool.analysis.checks import REGISTRY
+    from surveytool.analysis.stage_findings import STAGE_FINDINGS
+
+    if name in STAGE_FINDINGS:
+        return f"{name!r} is found while the sources are read, resolved or drafted, and always reported: it cannot be chosen or left out"
+    close = difflib.get_close_matches(name, [*REGISTRY, *STAGE_FINDINGS], n=1, cutoff=0.6)
+    guess = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown check {name!r}{guess}; known: {', '.join(sorted(REGISTRY))}"
