@@ -67,7 +67,7 @@ class Rejection:
             check=self.kind,
             severity=Severity.WARNING,
             message=f"section {section_id}, theme {one_line(theme, 60)!r}: a suggested sentence was dropped, "
-            f"{self.reason}: {one_line(self.sentence, 120)!r}",
+            f"{self.reason}: '{one_line(self.sentence, 120)}'",  # as written: a repr doubles its backslashes
             key=self.key,
             hint="nothing was written; the other sentences of the suggestion stand",
         )

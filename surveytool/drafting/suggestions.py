@@ -8,12 +8,13 @@ rebuild is stable and needs no network.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from surveytool.drafting.answer_cache import AnswerCache
-from surveytool.drafting.grounded import DraftTheme, ThemeDraft, ThemePaper, draft_theme
+from surveytool.drafting.grounded import HALLUCINATED, MALFORMED, DraftTheme, ThemeDraft, ThemePaper, draft_theme
 from surveytool.drafting.llm_client import LlmClient, LlmSettings
 from surveytool.model import Finding, Severity
 from surveytool.output.chapter_view import UNCLASSIFIED, GroupView, SectionView, ThemeView
@@ -79,12 +80,14 @@ class Suggester:
         asked = sources.count("model") + failed  # a failed request was sent all the same
         if not written and not asked and not given_up:
             return ""
-        dropped = sum(len(d.rejections) for d in self.drafts)
+        kinds = Counter(r.kind for d in self.drafts for r in d.rejections)
         not_asked = f", {given_up} not asked after the model kept failing" if given_up else ""
+        malformed = f", {kinds[MALFORMED]} for a citation that does not read" if kinds[MALFORMED] else ""
         return (
             f"suggested paragraphs: {written} of {len(self.drafts)} themes ({asked} asked, "
             f"{sources.count('cache')} from the cache, {failed} failed{not_asked}); "
-            f"{dropped} sentence(s) dropped for citing outside their theme"
+            f"{kinds.total()} sentence(s) dropped: {kinds[HALLUCINATED]} for citing a key that is not one of their "
+            f"theme's papers (or in no entry at all){malformed}"
         )
 
     def save(self) -> str:

@@ -85,7 +85,9 @@ def test_draft_llm_writes_only_sentences_citing_the_themes_own_papers(project):
     assert INVENTED not in chapter
     assert "[hallucinated-citation]" in result.stderr and INVENTED in result.stderr
     assert "[llm-failed]" in result.stderr and "Communication" in result.stderr
-    assert "suggested paragraphs:" in result.stdout
+    assert re.search(r"suggested paragraphs:.*; (\d+) sentence\(s\) dropped: \1 for citing a key", result.stdout)
+    dropped = [line for line in result.stderr.splitlines() if "[hallucinated-citation]" in line]
+    assert dropped and all("\\\\" not in line for line in dropped)  # quoted as written, not as a repr
     # Every request held one theme's papers only: the model never saw the bibliography.
     assert all(len(re.findall(r"^key: ", b["messages"][-1]["content"], re.M)) <= 7 for b in Model.bodies_seen)
 
