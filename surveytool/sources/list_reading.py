@@ -96,6 +96,7 @@ def _layout_findings(document: PaperList, display: str) -> list[Finding]:
         )
         for line in document.empty_item_lines
     )
+    inner = set(document.inner_number_lines)
     findings.extend(
         Finding(
             "page-furniture",
@@ -103,6 +104,15 @@ def _layout_findings(document: PaperList, display: str) -> list[Finding]:
             "this line reads as a page number or a running header or footer; left out",
             SourceLocation(display, line),
             "if it is part of a snippet, join it to the line before",
+        )
+        if line not in inner
+        # Between two lines of a paragraph a bare number may be the text's own ("a batch size of" / "1024").
+        else Finding(
+            "page-furniture",
+            Severity.WARNING,
+            "a line of only a number inside a paragraph was left out as a page number; the text may have lost it",
+            SourceLocation(display, line),
+            "if it is part of the snippet, join it to the line before",
         )
         for line in document.page_lines
     )

@@ -50,6 +50,8 @@ class PaperList:
     page_lines: tuple[int, ...] = ()
     # Paragraphs read as the rest of the item before them: (their first line, that item's line).
     joined_lines: tuple[tuple[int, int], ...] = ()
+    # Of ``page_lines``, the bare numbers between two lines of a paragraph: perhaps the text's own ("1024").
+    inner_number_lines: tuple[int, ...] = ()
 
     @property
     def anchor_truncated(self) -> bool:
@@ -138,6 +140,7 @@ def parse_paper_list(text: str) -> PaperList:
     splitter = ItemSplitter()
     later: list[tuple[str, int]] = []
     pages: list[int] = []
+    inner_numbers: list[int] = []
     block: list[tuple[str, int]] = []
     for index in range(start, len(lines) + 1):
         line = lines[index].strip() if index < len(lines) else ""
@@ -145,6 +148,8 @@ def parse_paper_list(text: str) -> PaperList:
         title = header_title(line, bool(block), following) if line else None
         if line and title is None and is_page_furniture(line):
             pages.append(index + 1)
+            if block and line.isdigit() and following.strip():
+                inner_numbers.append(index + 1)
         elif line and title is None:
             block.append((line, index + 1))
         else:
@@ -168,6 +173,7 @@ def parse_paper_list(text: str) -> PaperList:
         tuple(item.line for item in splitter.items if not item.lines),
         tuple(pages),
         tuple((line, item.line) for item in splitter.items for line in item.joined),
+        tuple(inner_numbers),
     )
 
 

@@ -167,3 +167,14 @@ def test_numbers_as_chinese_and_japanese_pages_write_them_start_papers(tmp_path)
         text = f"相关论文: GShard\n{one}{GPIPE}\n{two}{MEGATRON}\n{three}{ZERO}\n"
         anchors, snippets, findings = _read(tmp_path, text)
         assert snippets == [(2, GPIPE), (3, MEGATRON), (4, ZERO)], one
+
+
+def test_a_bare_number_inside_a_paragraph_is_left_out_with_a_warning_not_an_info(tmp_path):
+    # "a batch size of" / "1024" / "sequences": the number was dropped with an info nobody reads.
+    text = HEADER + "\nWe train with a batch size of\n1024\nsequences on many accelerators…\n\n" + GPIPE + "\n\n7\n"
+    anchors, snippets, findings = _read(tmp_path, text, "inner.txt")
+    assert snippets[0] == (3, "We train with a batch size of sequences on many accelerators…")
+    path = tmp_path / "inner.txt"
+    result = run_cli("parse", str(path), cwd=tmp_path)
+    assert f"{path}:4: warning [page-furniture] a line of only a number inside a paragraph" in result.stderr
+    assert f"{path}:9: info [page-furniture]" in result.stderr  # alone between blank lines: a page number
