@@ -242,9 +242,27 @@ def test_a_bracket_in_braces_does_not_end_an_optional_argument():
     assert [c.key for c in citations(text)[0]] == ["a", "b", "c", "d"]
 
 
-def test_pre_commit_hook_is_declared():
-    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
-    assert "id: surveytool-check" in hooks and "entry: surveytool check" in hooks and "files: \\.bib$" in hooks
+def test_the_pre_commit_hook_as_the_readme_sets_it_up_checks_a_bibliography_split_in_two(tmp_path):
+    # The hook passed only the changed .bib: a \cite of an entry in the other one was reported undefined.
+    hook = dict(
+        line.strip().split(": ", 1)
+        for line in (ROOT / ".pre-commit-hooks.yaml").read_text().splitlines()
+        if line.startswith(("  ", "- ")) and ": " in line
+    )
+    assert hook["- id"] == "surveytool-check" and hook["pass_filenames"] == "false"
+    assert re.search(hook["files"], "more.bib") and re.search(hook["files"], "paper.tex")  # as pre-commit matches
+    args = ["refs.bib", "more.bib", "--tex", "paper.tex"]
+    assert f"args: [{', '.join(args)}]" in (ROOT / "README.md").read_text(encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(CLEAN, encoding="utf-8")
+    (tmp_path / "more.bib").write_text(CLEAN.replace("shazeer2017", "shazeer2018"), encoding="utf-8")
+    (tmp_path / "paper.tex").write_text("\\cite{shazeer2017} and \\cite{shazeer2018}\n", encoding="utf-8")
+    entry = hook["entry"].split()
+    assert entry[0] == "surveytool"
+    result = run_cli(*entry[1:], *args, cwd=tmp_path)  # pass_filenames: false, so the command is entry + args
+    assert "cite-undefined" not in result.stderr + result.stdout, result.stderr
+    (tmp_path / "paper.tex").write_text("\\cite{shazeer2019}\n", encoding="utf-8")
+    result = run_cli(*entry[1:], *args, cwd=tmp_path)
+    assert result.returncode == 1 and "cite-undefined" in result.stderr + result.stdout
 
 
 UNPLACEABLE = CLEAN.replace("  sections = {moe},\n", "") + (
