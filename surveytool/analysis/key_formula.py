@@ -95,7 +95,8 @@ def _field_shorttitle(paper: Paper, n: int, m: int) -> str:
 
 def _field_venue(paper: Paper) -> str:
     venue = next((paper.fields[f] for f in ("booktitle", "journal", "howpublished") if paper.fields.get(f)), "")
-    return " ".join(words(venue))
+    # Its name: after a comma or parenthesis come a year, an edition or a place ("... Representations (ICLR 2021)").
+    return " ".join(words(re.split(r"[,(]", venue, maxsplit=1)[0] or venue))
 
 
 _FIELDS: dict[str, tuple[_Params, Callable[..., str]]] = {
@@ -122,10 +123,15 @@ def _truncate(value: str, n: int) -> str:
     return "".join(kept).rstrip()
 
 
+def _abbreviation(value: str) -> str:
+    """The first letter of each word, stopwords and numbers ("2022", "32nd") left out."""
+    return "".join(w[:1] for w in value.split() if w.lower() not in STOPWORDS and not w[:1].isdigit())
+
+
 _FILTERS: dict[str, tuple[_Params, Callable[..., str]]] = {
     "lower": ((), str.lower),
     "upper": ((), str.upper),
-    "abbr": ((), lambda value: "".join(w[:1] for w in value.split() if w.lower() not in STOPWORDS)),
+    "abbr": ((), lambda value: _abbreviation(value)),
     "truncate": ((("n", int, None),), _truncate),
     "condense": ((("sep", str, ""),), lambda value, sep: sep.join(value.split())),
     # Better BibTeX's; every key is spelled in ASCII in the end, so they only matter before truncate or abbr.

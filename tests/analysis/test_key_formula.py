@@ -137,6 +137,13 @@ def test_fields_and_filters_of_the_language():
     assert key("title.truncate(12)") == "Theattention"  # spaces between words are not counted
     assert key('title.lower.condense("-").truncate(9)') == "the-atten"  # the separator counts, spaces do not
     assert key("venue.abbr.lower") == "nips"
+    # What follows a comma or a parenthesis (a year, an edition, a place) and numbers are no part of the name.
+    for venue, abbreviated in (
+        ("International Conference on Learning Representations ({ICLR} 2021)", "ICLR"),
+        ("2022 {USENIX} Annual Technical Conference ({USENIX} {ATC} 22)", "UATC"),
+        ("Advances in Neural Information Processing Systems 32, Vancouver, Canada", "ANIPS"),
+    ):
+        assert compile_formula("venue.abbr").key(item(author="Lee, A", booktitle=venue)) == abbreviated, venue
     assert key('"Øß:" + year') == "Oss:2017"  # quoted text is transliterated too
     assert key('"a b,c{d}"') == "abcd"  # what a key cannot hold is left out
     assert key('auth(0, 3).fold.lower + "." + auth(0, 3).ascii') == "oster.Oster"  # Better BibTeX's, accepted
