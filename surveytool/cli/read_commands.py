@@ -49,6 +49,7 @@ def export(
     tags_field: TagsFieldOpt = "sections",
     kind: KindOpt = None,
     config: ConfigOpt = None,
+    strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Export the entries as a Markdown reading list or as CSL-JSON, or the facts their abstracts state."""
@@ -85,6 +86,8 @@ def export(
         write_atomically(output, text)
         if not quiet:
             typer.echo(f"wrote {output}")
+    # The findings' exit code, as every other command that reads sources: a script sees the unknown tag.
+    raise typer.Exit(exit_code(survey.findings, strict))
 
 
 def parse(

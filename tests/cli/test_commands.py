@@ -289,3 +289,13 @@ def test_no_command_writes_its_output_over_a_file_the_run_reads(tmp_path):
         assert "is also read by this run" in result.stderr and "Traceback" not in result.stderr
         assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.is_symlink()} == before, command
     run_cli("bib", str(bib), "-o", str(tmp_path / "clean.bib"), check=True)  # another file is written as asked
+
+
+def test_export_exits_1_on_an_error_finding_as_the_other_commands_do(tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{smith2020,\n  title = {A study},\n  year = {2020},\n  sections = {comunication},\n}\n")
+    for args in (["-o", str(tmp_path / "x.md")], ["-f", "csl-json"], ["-f", "facts-json", "-o", "-"]):
+        result = run_cli("export", str(bib), *args, cwd=tmp_path)
+        assert result.returncode == 1, args
+        assert "error [unknown-tag]" in result.stderr
+    assert (tmp_path / "x.md").is_file()  # the export is still written
