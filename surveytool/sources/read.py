@@ -21,6 +21,14 @@ from surveytool.text.identifiers import parse_identifier
 SOURCE_KINDS = ("list", "bib", "ids", "csl-json")
 KIND_ALIASES = {"csl": "csl-json", "json": "csl-json", "bibtex": "bib", "txt": "list"}
 _BY_SUFFIX = {".txt": "list", ".bib": "bib", ".bibtex": "bib", ".ids": "ids", ".json": "csl-json"}
+#: Files that are surely no source (what they are, a hint): read as a list, they would give a placeholder entry
+#: and no error. ``--kind`` still reads them.
+_NOT_SOURCES = {
+    ".tex": ("a LaTeX document", "did you mean --tex {}?"),
+    ".toml": ("a settings or taxonomy file", "did you mean --taxonomy {0}, or --config {0}?"),
+    ".sty": ("a LaTeX package", "give a .txt, .bib, .ids or CSL-JSON file"),
+    ".cls": ("a LaTeX class", "give a .txt, .bib, .ids or CSL-JSON file"),
+}
 
 
 @dataclass(frozen=True)
@@ -173,6 +181,9 @@ def read_source(
 ) -> ReadResult:
     display = display or str(path)
     kind = KIND_ALIASES.get(kind, kind) if kind else kind
+    if kind is None and (refused := _NOT_SOURCES.get(path.suffix.lower())):
+        what, hint = refused
+        raise InputError(f"is {what}, not a source", path=display, hint=hint.format(display))
     bib_suffix = _BY_SUFFIX.get(path.suffix.lower()) == "bib"
     allow_empty = kind == "bib" or (kind is None and bib_suffix)
     decoded, findings = read_text_file(path, display, allow_empty, hints)
