@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import marshal
+import os
 import sys
 from functools import cache
 from pathlib import Path
@@ -115,7 +116,8 @@ class BuildCache:
 
     def load(self, name: str, stamp: str) -> Any:
         """The value kept in the file ``name`` under ``stamp``, or None (none, another stamp, or not to be trusted)."""
-        if self.folder is None or not self._usable():
+        # Reading makes no folder: a run stopped by bad input must leave no cache (nor out folder) behind.
+        if self.folder is None or not os.path.lexists(self.folder) or not self._usable():
             return None
         path = self.folder / name
         try:

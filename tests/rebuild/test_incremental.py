@@ -150,6 +150,17 @@ def test_saving_keeps_only_what_the_run_used(tmp_path: Path):
     assert third.get("old") is None and third.get("kept") == (2,)
 
 
+def test_a_build_stopped_by_bad_input_leaves_no_out_folder_or_cache_behind(tmp_path: Path):
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    (tmp_path / "mine").mkdir()
+    for source, out in (("nosuch.bib", "build"), ("empty.txt", "build"), ("nosuch.bib", "mine")):
+        result = run_cli("build", source, "--out", out, cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["empty.txt", "mine"]
+    assert BuildCache(tmp_path / "cache").memo("bibtex").get("k") is None
+    assert not (tmp_path / "cache").exists()
+
+
 def test_the_cli_says_what_it_reused_and_can_be_told_not_to(tmp_path: Path):
     source = tmp_path / "library.bib"
     source.write_text(library(5), encoding="utf-8")
