@@ -10,6 +10,7 @@ from pathlib import Path
 from surveytool.analysis.keys import citable_keys, dump_pins
 from surveytool.build import latex_context
 from surveytool.build_result import BuildResult, BuildSummary
+from surveytool.errors import OutputError
 from surveytool.options import LOCK_FILE, DraftOptions
 from surveytool.output.chapter_view import GroupView, chapter_views
 from surveytool.output.files import refuse_writing_over, write_atomically
@@ -33,6 +34,11 @@ def draft_chapter(
     """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it),
     or printed when ``output`` is ``-``; ``suggest`` adds suggested paragraphs (drafting/suggestions.py)."""
     to_stdout = output == STDOUT
+    # A folder not named as a chapter is often the build folder: say what to give, not to move it away.
+    if not to_stdout and output.is_dir() and output.suffix.lower() != ".tex":
+        raise OutputError(
+            "is a directory, not a file", path=str(output), hint=f"give a file, e.g. -o {output / 'related_work.tex'}"
+        )
     if not to_stdout:
         refuse_writing_over([output], options.read_files(), "write the chapter to another file with -o")
     lock = options.lock_file or (None if to_stdout else output.parent / LOCK_FILE)

@@ -299,3 +299,11 @@ def test_export_exits_1_on_an_error_finding_as_the_other_commands_do(tmp_path):
         assert result.returncode == 1, args
         assert "error [unknown-tag]" in result.stderr
     assert (tmp_path / "x.md").is_file()  # the export is still written
+
+
+def test_draft_into_a_folder_asks_for_a_file_in_it(tmp_path):
+    (tmp_path / "out").mkdir()
+    result = run_cli("draft", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == "out: error: is a directory, not a file (give a file, e.g. -o out/related_work.tex)\n"
+    assert not any((tmp_path / "out").iterdir())
