@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from surveytool.cli.options import (
     ConfigOpt,
@@ -16,8 +18,30 @@ from surveytool.cli.options import (
 if TYPE_CHECKING:
     from surveytool.model import Taxonomy
 
+
+class _TaxonomyGroup(TyperGroup):
+    """A file named where a subcommand goes (`taxonomy lib.bib`, as every other command takes sources) is told
+    the option that takes it: a positional source list would swallow the subcommand's name."""
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args and not ctx.resilient_parsing else ""
+        if name and name not in self.commands and (Path(name).suffix or "/" in name or Path(name).exists()):
+            command = ctx.command_path
+            if Path(name).suffix.lower() == ".toml":
+                said = f"To show it: {command} --taxonomy {name}; to check it: {command} validate {name}"
+            else:
+                files = itertools.takewhile(lambda arg: not arg.startswith("-"), args)
+                said = f"Sources are given with --sources: {command} " + " ".join(f"--sources {f}" for f in files)
+            ctx.fail(f"No such command {name!r}. {said}")
+        return super().resolve_command(ctx, args)
+
+
 taxonomy_app = typer.Typer(
-    help="Show or validate a taxonomy.", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None
+    cls=_TaxonomyGroup,
+    help="Show or validate a taxonomy.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    rich_markup_mode=None,
 )
 
 

@@ -307,3 +307,14 @@ def test_draft_into_a_folder_asks_for_a_file_in_it(tmp_path):
     assert result.returncode == 2
     assert result.stderr == "out: error: is a directory, not a file (give a file, e.g. -o out/related_work.tex)\n"
     assert not any((tmp_path / "out").iterdir())
+
+
+def test_a_file_given_to_taxonomy_as_a_source_is_told_the_option_that_takes_it(tmp_path):
+    (tmp_path / "lib.bib").write_text("@misc{a, title = {A}}\n")
+    result = run_cli("taxonomy", "lib.bib", "more.bib", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "Sources are given with --sources: " in result.stderr
+    assert result.stderr.rstrip().endswith("taxonomy --sources lib.bib --sources more.bib")
+    result = run_cli("taxonomy", "tax.toml", cwd=tmp_path)
+    assert result.returncode == 2 and "taxonomy --taxonomy tax.toml; to check it: " in result.stderr
+    assert "Did you mean 'validate'?" in run_cli("taxonomy", "valdate", cwd=tmp_path).stderr
