@@ -128,10 +128,11 @@ def bib(
         survey = write_bib(options, output, dialect=dialect, order=sort, stage=progress(quiet, BIB_STAGES), fmt=fmt)
         report(survey.findings, quiet)
         if not quiet:
+            from surveytool.cli.present import counted
+
             printed = str(output) == "-"
-            typer.echo(
-                f"{len(survey.papers)} entries written to {'standard output' if printed else output}", err=printed
-            )
+            written = counted(len(survey.papers), "entry", "entries")
+            typer.echo(f"{written} written to {'standard output' if printed else output}", err=printed)
     raise typer.Exit(exit_code(survey.findings, strict))
 
 

@@ -134,10 +134,10 @@ def build(
         if pdf_report.ok and not quiet:
             typer.echo(f"wrote {pdf_report.pdf}")
     if not quiet:
-        resolved = summary.resolved
-        typer.echo(
-            f"{summary.entries} entries, {resolved} resolved, {summary.entries - resolved} unresolved; wrote {out}/"
-        )
+        from surveytool.cli.present import counted
+
+        resolved, entries = summary.resolved, counted(summary.entries, "entry", "entries")
+        typer.echo(f"{entries}, {resolved} resolved, {summary.entries - resolved} unresolved; wrote {out}/")
         if any(hits for hits, _ in summary.reused.values()):
             typer.echo(
                 "reused from the last build: "
@@ -149,7 +149,9 @@ def build(
             )
         if summary.discussed is not None:
             cited, total = summary.discussed
-            typer.echo(f"{cited} of {total} papers discussed in your notes (check --tex {out}/related_work.tex: which)")
+            typer.echo(
+                f"{cited} of {counted(total, 'paper', 'papers')} discussed in your notes (check --tex {out}/related_work.tex: which)"
+            )
         counts = summary.sections
         for section in summary.taxonomy.sections:
             typer.echo(f"  {section.id:<20} {counts.get(section.id, 0):>4}")
@@ -207,8 +209,11 @@ def draft(
         if note:
             typer.echo(note, err=True)
     if not quiet:  # beside the chapter on stdout, the summary goes to stderr
+        from surveytool.cli.present import counted
+
         where = "the chapter" if output == STDOUT else output
-        typer.echo(f"wrote {where} ({result.summary.entries} entries cited)", err=output == STDOUT)
+        cited = counted(result.summary.entries, "entry", "entries")
+        typer.echo(f"wrote {where} ({cited} cited)", err=output == STDOUT)
         if suggester.summary():
             typer.echo(suggester.summary(), err=output == STDOUT)
     raise typer.Exit(exit_code(findings, strict))

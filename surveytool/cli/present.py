@@ -18,6 +18,11 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def counted(number: int, noun: str, plural: str) -> str:
+    """'1 entry', '2 entries': the noun agrees with the number."""
+    return f"{number} {noun if number == 1 else plural}"
+
+
 def entries_table(papers: Sequence[Paper]) -> str:
     rows = [("key", "year", "tags", "title / snippet", "sources")]
     for paper in papers:

@@ -318,3 +318,11 @@ def test_a_file_given_to_taxonomy_as_a_source_is_told_the_option_that_takes_it(t
     result = run_cli("taxonomy", "tax.toml", cwd=tmp_path)
     assert result.returncode == 2 and "taxonomy --taxonomy tax.toml; to check it: " in result.stderr
     assert "Did you mean 'validate'?" in run_cli("taxonomy", "valdate", cwd=tmp_path).stderr
+
+
+def test_a_count_of_one_entry_is_said_in_the_singular(tmp_path):
+    (tmp_path / "one.bib").write_text("@article{a2020, title = {A study}, year = {2020}, sections = {moe}}\n")
+    assert "1 entry written to two.bib" in run_cli("bib", "one.bib", "-o", "two.bib", cwd=tmp_path).stdout
+    built = run_cli("build", "one.bib", cwd=tmp_path).stdout
+    assert "1 entry, 1 resolved, 0 unresolved; wrote build/\n0 of 1 paper discussed in your notes" in built
+    assert "wrote chapter.tex (1 entry cited)" in run_cli("draft", "one.bib", "-o", "chapter.tex", cwd=tmp_path).stdout

@@ -15,7 +15,7 @@ def test_bibtex_piped_in_is_read_as_bibtex_and_printed_with_o_dash(tmp_path):
         result.stdout.startswith("% exported by JabRef\n\n@article{fontaine2020alpha,\n")
         and "sections = {surveys,moe}," in result.stdout
     )
-    assert "1 entries written to standard output" in result.stderr
+    assert "1 entry written to standard output" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no file named "-", no lock file
 
 
