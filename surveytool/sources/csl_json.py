@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from surveytool.bibtex.values import split_tags
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.csl_rich_text import rich_text
 from surveytool.text.identifiers import parse_identifier
@@ -39,6 +40,8 @@ _TEXT_FIELDS = {
 _ARXIV_PLACES = ("URL", "number", "archive_location", "archive-location")
 # An id that is a citation key rather than a URI or a database number: what BibTeX and \cite accept.
 _KEY_LIKE = re.compile(r"^[^\s,{}()#%~\\\"'=/]*[A-Za-z][^\s,{}()#%~\\\"'=/]*$")
+# A keyword written as a section id is ("moe", "pipeline-parallel"), as export -f csl-json writes the tags.
+_TAG_LIKE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 def _scalar(value: Any) -> str:
@@ -86,6 +89,14 @@ def _key(item: dict[str, Any]) -> str:
 
 # An "id" key and its value (a JSON string or a bare number).
 _ID_KEY = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|[-+.\w]+)')
+
+
+def _tags(item: dict[str, Any]) -> tuple[str, ...]:
+    """The section tags in ``keyword``: parts written as ids only, since Zotero and pandoc put the user's own
+    subjects there too ("Computer Science - Machine Learning"); an id naming no section is an unknown-tag."""
+    value = item.get("keyword")
+    parts = [part for text in (value if isinstance(value, list) else [value]) for part in split_tags(_scalar(text))]
+    return tuple(dict.fromkeys(part for part in parts if _TAG_LIKE.fullmatch(part)))
 
 
 def _id_lines(text: str) -> dict[str, int]:
@@ -238,4 +249,5 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
         entry_type=kind,
         key=_key(item),
         latex_fields=frozen_mapping(latex),
+        explicit_tags=_tags(item),
     )

@@ -188,3 +188,28 @@ def test_a_date_written_as_text_gives_its_year_and_a_particle_written_twice_is_r
     ]
     assert papers["iso"].fields["month"] == "5" and "month" not in papers["may"].fields
     assert papers["cruz"].fields["author"] == "de la Cruz, Juan and van den Berg, Jan"
+
+
+def test_the_tags_csl_json_export_writes_as_keyword_are_read_back_and_a_wrong_id_is_an_unknown_tag(tmp_path):
+    # The tagger would put this title in moe: the user's sections must survive export -> read.
+    (tmp_path / "refs.bib").write_text(
+        "@article{shazeer2017moe, title = {The Sparsely-Gated Mixture-of-Experts Layer}, author = {Shazeer, Noam},"
+        " journal = {ICLR}, year = {2017}, sections = {pipeline-parallel, surveys}}\n",
+        encoding="utf-8",
+    )
+    run_cli("export", "refs.bib", "-f", "csl-json", "-o", "refs.json", cwd=tmp_path, check=True)
+    for extra in ((), ("--tags-field", "keyword")):
+        markdown = run_cli("export", "refs.json", "-f", "markdown", *extra, cwd=tmp_path, check=True).stdout
+        assert "(#pipeline-parallelism) (1)" in markdown
+        assert "(#mixture-of-experts-and-conditional-computation) (0)" in markdown
+        again = run_cli("export", "refs.json", "-f", "csl-json", *extra, cwd=tmp_path, check=True).stdout
+        assert json.loads(again)[0]["keyword"] == "pipeline-parallel, surveys"
+    items = json.loads((tmp_path / "refs.json").read_text(encoding="utf-8"))
+    items[0]["keyword"] = "pipline, pipeline-parallel, Computer Science - Machine Learning"
+    (tmp_path / "refs.json").write_text(json.dumps(items), encoding="utf-8")
+    (paper,) = read_source(tmp_path / "refs.json", "refs.json").papers
+    assert paper.explicit_tags == ("pipline", "pipeline-parallel")  # a Zotero subject is no section id
+    result = run_cli("export", "refs.json", "-f", "markdown", cwd=tmp_path)
+    assert "refs.json:1: error [unknown-tag] tag 'pipline' is not a section" in result.stderr
+    assert "did you mean 'pipeline-parallel'?" in result.stderr and "Computer Science" not in result.stderr
+    assert "(#pipeline-parallelism) (1)" in result.stdout
