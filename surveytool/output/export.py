@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
 from surveytool.analysis.crossref import LENDERS_ONLY, with_lent_fields
-from surveytool.analysis.preprints import arxiv_id
+from surveytool.analysis.preprints import arxiv_id, preprint_marker
 from surveytool.bibtex.names import split_names
 from surveytool.bibtex.reader import macro_table
 from surveytool.bibtex.values import MONTH_MACROS, joined_latex, string_block_value
@@ -240,6 +240,9 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
         if accessed:
             item["accessed"] = {"date-parts": accessed}
         venue = next((v for v in ("booktitle", "journal", "journaltitle") if paper.fields.get(v)), "")
+        # A preprint's server in howpublished (arXiv preprint arXiv:...) is its venue, as in the Markdown list; other
+        # howpublished text is often a link or a remark, no container.
+        venue = venue or ("howpublished" if preprint_marker(paper) == "howpublished" else "")
         if venue:
             item["container-title"] = _text(paper, venue)
         if paper.fields.get("doi"):

@@ -203,3 +203,16 @@ def test_missing_templates_folder_and_an_output_path_that_is_a_file(tmp_path):
     ):
         result = run_cli("build", *args, cwd=tmp_path)
         assert result.returncode == 2 and words in result.stderr
+
+
+def test_a_preprint_s_server_in_howpublished_is_its_csl_container_but_a_link_there_is_not(tmp_path):
+    (tmp_path / "pre.bib").write_text(
+        "@misc{paine2013gpu, title = {GPU Asynchronous SGD}, author = {Paine, Thomas}, year = {2013},\n"
+        "  howpublished = {arXiv preprint arXiv:1312.6186}, eprint = {1312.6186}, sections = {data-parallel}}\n"
+        "@misc{page, title = {A page}, author = {Doe, Q.}, year = {2020}, howpublished = {\\url{https://example.org}},"
+        " sections = {data-parallel}}\n",
+        encoding="utf-8",
+    )
+    items = {i["id"]: i for i in json.loads(run_cli("export", "pre.bib", "-f", "csl-json", cwd=tmp_path).stdout)}
+    assert items["paine2013gpu"]["container-title"] == "arXiv preprint arXiv:1312.6186"
+    assert "container-title" not in items["page"]
