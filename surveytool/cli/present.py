@@ -23,13 +23,19 @@ def counted(number: int, noun: str, plural: str) -> str:
     return f"{number} {noun if number == 1 else plural}"
 
 
+def _identifier(paper: Paper) -> str:
+    """The id an entry of an id list was read from: all it has to show until it is resolved."""
+    doi, eprint = paper.fields.get("doi"), paper.fields.get("eprint")
+    return f"doi:{doi}" if doi else f"arXiv:{eprint}" if eprint else ""
+
+
 def entries_table(papers: Sequence[Paper]) -> str:
     rows = [("key", "year", "tags", "title / snippet", "sources")]
     for paper in papers:
         if paper.resolved:
             label = paper.title or "(no title)"
         else:
-            label = "[unresolved] " + (paper.abstract or paper.title or "")
+            label = "[unresolved] " + (paper.abstract or paper.title or _identifier(paper))
         rows.append(
             (
                 paper.key,

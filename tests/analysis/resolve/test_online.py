@@ -1,6 +1,7 @@
 """Online resolvers against a real HTTP server on 127.0.0.1 serving the services' response formats."""
 
 import json
+import re
 import sqlite3
 import time
 
@@ -564,3 +565,6 @@ def test_an_identifier_no_one_knows_is_sent_online_offline_and_checked_for_a_typ
     assert placing.startswith(
         f"name its section in an overrides file (--overrides): [tags] {offline.papers[0].key} = ["
     )
+    table = run_cli("parse", "ids.txt", cwd=tmp_path, check=True)  # the id, not an empty title, names it
+    row = re.split(r"\s{2,}", table.stdout.splitlines()[1])
+    assert row == [offline.papers[0].key, "[unresolved] doi:10.9999/no.such.paper", "ids.txt:1"]
