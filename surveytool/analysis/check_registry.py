@@ -75,7 +75,7 @@ _staged(
     Severity.WARNING,
     "the tagger found no section for an entry",
     "Nothing in the entry's title, abstract, venue or keywords matched the taxonomy, and no similar section was "
-    "found. Give it a tag yourself.",
+    "found. Give it a tag yourself. An unresolved id, with no text to tag, is reported as unresolved-entry only.",
 )
 _staged(
     "ambiguous-match",

@@ -69,6 +69,8 @@ def explain_tags(explained: Sequence[Explained]) -> str:
             lines.extend(f"      {evidence}" for evidence in candidate.evidence)
         elif not paper.tags and (paper.explicit_tags or paper.unknown_tags):
             lines.append("  no tag: the tags you gave name no section (see its unknown-tag finding)")
+        elif not paper.tags and not paper.resolved and not (paper.abstract or paper.title):
+            lines.append("  no tag: an unresolved id has no text to tag (see its unresolved-entry finding)")
         elif not paper.tags:
             lines.append("  no tag: nothing in its text is known to the tagger (see its no-section finding)")
         for tag in paper.tags:

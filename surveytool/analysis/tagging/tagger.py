@@ -266,7 +266,9 @@ def tag_papers(
             if tags and tags[0].score < threshold:
                 findings.append(needs_review(paper, tags, tags_field))
                 tags = ()
-            elif not tags and not problems:  # unknown tags the user gave are reported as unknown-tag
+            # Unknown tags the user gave are reported as unknown-tag, and an unresolved id, with no text to tag,
+            # as unresolved-entry: placing it by hand is not what it needs.
+            elif not tags and not problems and (paper.resolved or any(text_of(paper))):
                 findings.append(
                     Finding(
                         "no-section",

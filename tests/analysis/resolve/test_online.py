@@ -561,10 +561,11 @@ def test_an_identifier_no_one_knows_is_sent_online_offline_and_checked_for_a_typ
     online = analyse_online(tmp_path, config, ids)
     hints = [next(f.hint for f in s.findings if f.check == "unresolved-entry") for s in (offline, online)]
     assert hints == ["run resolve or build with --online to fetch its record", "check the identifier for a typo"]
-    (placing,) = [f.hint for f in offline.findings if f.check == "no-section"]
-    assert placing.startswith(
-        f"name its section in an overrides file (--overrides): [tags] {offline.papers[0].key} = ["
-    )
+    # Nothing but an id to tag: its unresolved-entry says what to do, no overrides file for an empty entry.
+    assert [f.check for f in offline.findings] == ["unresolved-entry"]
     table = run_cli("parse", "ids.txt", cwd=tmp_path, check=True)  # the id, not an empty title, names it
     row = re.split(r"\s{2,}", table.stdout.splitlines()[1])
     assert row == [offline.papers[0].key, "[unresolved] doi:10.9999/no.such.paper", "ids.txt:1"]
+    assert "no-section" not in table.stderr
+    explained = run_cli("tag", "ids.txt", "--explain", cwd=tmp_path, check=True).stdout
+    assert "no tag: an unresolved id has no text to tag (see its unresolved-entry finding)" in explained
