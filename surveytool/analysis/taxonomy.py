@@ -103,19 +103,19 @@ class _Validator:
         return start
 
     def top_line(self, key: str) -> int | None:
-        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
-        return next((n for n, l in enumerate(self.lines, start=1) if pattern.match(l)), None)
+        """Where top-level ``key`` is: ``key =``/``key.x =`` above the first table, or ``[[key]]``/``[key.x]``."""
+        name = r"\s*(?:{0}|\"{0}\"|'{0}')\s*".format(re.escape(key))
+        assignment, header = re.compile(rf"^{name}[.=]"), re.compile(rf"^\s*\[\[?{name}[.\]]")
+        lines = list(enumerate(self.lines, 1))
+        root = next((n for n, l in lines if l.lstrip().startswith("[")), len(lines) + 1)  # the first table's line
+        return next((n for n, l in lines if header.match(l) or n < root and assignment.match(l)), None)
 
     def build(self, data: Mapping[str, Any]) -> Taxonomy:
         """The taxonomy, or a TaxonomyError with every problem found (a table's first problem; then those
         between tables)."""
-        for key in data:
-            if key not in _TOP_KEYS:
-                self.note(
-                    f"unknown key '{key}'",
-                    self.top_line(key),
-                    _did_you_mean(key, _TOP_KEYS, "allowed: " + ", ".join(sorted(_TOP_KEYS))),
-                )
+        allowed = "allowed: " + ", ".join(sorted(_TOP_KEYS))
+        for key in (key for key in data if key not in _TOP_KEYS):
+            self.note(f"unknown key '{key}'", self.top_line(key), _did_you_mean(key, _TOP_KEYS, allowed))
         groups = self._each(data, "groups", self._group)
         known = len(self.problems)
         sections = self._each(data, "sections", self._section)

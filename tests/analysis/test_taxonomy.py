@@ -63,6 +63,11 @@ def test_aliases_and_variants_map_to_ids():
         (lambda t: t.replace('parent = "g"\ntitle = "B"', 'parent = "h"\ntitle = "B"'), 12, "unknown parent 'h'"),
         (lambda t: t.replace('title = "B"', 'title = "B"\naliases = ["Alpha"]'), 14, "alias 'Alpha'"),
         (lambda t: t.replace('title = "B"', 'titel = "B2"\ntitle = "B"'), 13, "unknown key 'titel'"),
+        # A top-level key misspelt as a table of its own, quoted, or dotted: its line, not the file alone.
+        (lambda t: t.replace("[[groups]]", "[[grups]]"), 2, "unknown key 'grups' (did you mean 'groups'?)"),
+        (lambda t: t + "[grups]\n", 14, "unknown key 'grups'"),
+        (lambda t: t.replace('title = "T"', 'title = "T"\n"titel" = "U"'), 2, "unknown key 'titel'"),
+        (lambda t: t.replace('title = "T"', 'title = "T"\ngrups.x = 1'), 2, "unknown key 'grups'"),
         (
             lambda t: (
                 t.replace('title = "G"', 'title = "G"\nparent = "g2"')
