@@ -40,8 +40,6 @@ _TEXT_FIELDS = {
 _ARXIV_PLACES = ("URL", "number", "archive_location", "archive-location")
 # An id that is a citation key rather than a URI or a database number: what BibTeX and \cite accept.
 _KEY_LIKE = re.compile(r"^[^\s,{}()#%~\\\"'=/]*[A-Za-z][^\s,{}()#%~\\\"'=/]*$")
-# A keyword written as a section id is ("moe", "pipeline-parallel"), as export -f csl-json writes the tags.
-_TAG_LIKE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 def _scalar(value: Any) -> str:
@@ -92,11 +90,12 @@ _ID_KEY = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|[-+.\w]+)')
 
 
 def _tags(item: dict[str, Any]) -> tuple[str, ...]:
-    """The section tags in ``keyword``: parts written as ids only, since Zotero and pandoc put the user's own
-    subjects there too ("Computer Science - Machine Learning"); an id naming no section is an unknown-tag."""
+    """The parts of ``keyword``, where export -f csl-json writes the section tags; Zotero and pandoc put the user's
+    own subjects there too ("Computer Science - Machine Learning"): those naming no section are no tags
+    (``user_tags.explicit_tags``)."""
     value = item.get("keyword")
     parts = [part for text in (value if isinstance(value, list) else [value]) for part in split_tags(_scalar(text))]
-    return tuple(dict.fromkeys(part for part in parts if _TAG_LIKE.fullmatch(part)))
+    return tuple(dict.fromkeys(parts))
 
 
 def _id_lines(text: str) -> dict[str, int]:

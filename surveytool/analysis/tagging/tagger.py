@@ -261,6 +261,9 @@ def tag_papers(
     findings: list[Finding] = []
     for paper, (tags, unknown, problems) in zip(papers, given, strict=True):
         findings.extend(problems)
+        if paper.origin is Origin.CSL_JSON and unknown:  # subjects of the keyword field, not sections: no tags
+            paper = replace(paper, explicit_tags=tuple(t for t in paper.explicit_tags if t not in unknown))
+            unknown = ()
         if not tags and paper.key.lower() not in lenders:
             tags = next(computed)
             if tags and tags[0].score < threshold:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from surveytool.analysis.taxonomy import canonical_section, suggest_section
 from surveytool.bibtex.field_spans import field_spans, line_in
 from surveytool.bibtex.values import FILING_FIELDS
-from surveytool.model import Finding, Paper, Role, Severity, SourceLocation, Tag, Taxonomy
+from surveytool.model import Finding, Origin, Paper, Role, Severity, SourceLocation, Tag, Taxonomy
 
 
 def tags_location(paper: Paper, tag: str | None = None) -> SourceLocation:
@@ -44,8 +44,9 @@ def explicit_tags(
     tags: list[Tag] = []
     unknown: list[str] = []
     findings: list[Finding] = []
-    # An overrides file holds only section tags: its tags are checked whatever the tags field.
-    shared = shares_names(tags_field) and not paper.tags_at
+    # An overrides file holds only section tags: its tags are checked whatever the tags field. A CSL-JSON item's
+    # keyword holds a reference manager's subjects beside the sections surveytool exported there.
+    shared = (shares_names(tags_field) or paper.origin is Origin.CSL_JSON) and not paper.tags_at
     # Tags of an overrides file are mended there: check --fix and --in-place edit only the .bib.
     mended = f"in {paper.tags_at.path}" if paper.tags_at else "; surveytool check --fix does this"
     for raw in paper.explicit_tags:
