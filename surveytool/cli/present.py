@@ -96,6 +96,10 @@ def taxonomy_tree(taxonomy: Taxonomy, counts: Mapping[str, int] | None = None) -
         # Sections of an untitled group (a flat taxonomy) hang from the root directly.
         inner = depth + 1 if group.title else depth
         nodes.extend((inner, section_line(section_id)) for section_id in group.sections)
+    # Entries no section was given (left for the user to place): the counts add up to every entry.
+    unplaced = counts.get("unclassified", 0) if counts is not None else 0
+    if unplaced:
+        nodes.append((0, f"to place: no section given  ({unplaced})"))
     return "\n".join([taxonomy.title, *_drawn(nodes)]) + "\n"
 
 

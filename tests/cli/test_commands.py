@@ -104,6 +104,9 @@ def test_tags_of_an_overrides_file_are_reported_there_and_never_written_into_the
 def test_taxonomy_tree_with_counts_and_validate(tmp_path):
     tree = run_cli("taxonomy", check=True).stdout
     assert "gnn-training: Large-Scale Graph Neural Network Training  (3)" in tree
+    # The entry left to place is counted too (build says 'unclassified 1'): the counts add up to every entry.
+    counts = [int(n) for n in re.findall(r"  \((\d+)\)$", tree, re.M)]
+    assert tree.endswith("└── to place: no section given  (1)\n") and sum(counts) == 41
     assert run_cli("taxonomy", "validate", str(ROOT / "seeds" / "taxonomy.toml"), check=True).stdout.endswith(
         "13 sections in 6 groups\n"
     )
@@ -150,8 +153,9 @@ NESTED_TREE = """Related Work on Large-Model Training
 ├── Workload-Specific Training [workloads]
 │   ├── embeddings-recsys: Embedding and Recommendation Models
 │   └── gnn-training: Large-Scale Graph Neural Network Training
-└── Applications [applications-group]
-    └── applications: Applications and Transfer
+├── Applications [applications-group]
+│   └── applications: Applications and Transfer
+└── to place: no section given
 """
 
 
