@@ -188,6 +188,10 @@ def _umask() -> int:
 
 
 def _cannot_write(path: Path, error: OSError) -> OutputError:
+    if error.errno == errno.EISDIR or path.is_dir():  # -o names a folder: the file goes in it
+        return OutputError(
+            "is a directory, not a file", path=str(path), hint=f"give the path of a file, in {path} or elsewhere"
+        )
     full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
     hint = (
         "free some space on its disk, or choose another folder with --out"

@@ -313,6 +313,19 @@ def test_draft_into_a_folder_asks_for_a_file_in_it(tmp_path):
     assert not any((tmp_path / "out").iterdir())
 
 
+def test_bib_and_export_into_a_folder_ask_for_a_file_not_for_permissions(tmp_path):
+    # "cannot be written (Is a directory) (check the output folder's permissions)" sent the user the wrong way.
+    (tmp_path / "out").mkdir()
+    (tmp_path / "lib.bib").write_text("@misc{a, title = {A}, year = 2020, sections = {moe}}\n")
+    for command in (["bib", "lib.bib", "-o", "out"], ["export", "lib.bib", "-o", "out"]):
+        result = run_cli(*command, cwd=tmp_path)
+        assert result.returncode == 2, command
+        assert (
+            result.stderr == "out: error: is a directory, not a file (give the path of a file, in out or elsewhere)\n"
+        )
+    assert not any((tmp_path / "out").iterdir())
+
+
 def test_a_file_given_to_taxonomy_as_a_source_is_told_the_option_that_takes_it(tmp_path):
     (tmp_path / "lib.bib").write_text("@misc{a, title = {A}}\n")
     result = run_cli("taxonomy", "lib.bib", "more.bib", cwd=tmp_path)
