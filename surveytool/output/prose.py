@@ -31,6 +31,9 @@ from surveytool.output.theme_regions import renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
 from surveytool.text.citations import citations
 
+# The first line of a paragraph draft --llm suggested (templates/related_work.tex.j2).
+_SUGGESTED = "\n% surveytool: suggested by draft --llm from this theme's papers only"
+
 
 class ProseNote(NamedTuple):
     """What became of the author's prose in one file, for the user."""
@@ -141,6 +144,16 @@ def _merged_prose(
         notes.append(ProseNote(f"{path}: section {was} is now {now} (its alias); your notes in it moved there"))
     if merged.kept:
         notes.append(ProseNote(f"{path}: kept your notes in {', '.join(merged.kept)}", routine=True))
+    # A build writes no suggestions: say where the ones draft --llm wrote went, as they are not the author's notes.
+    suggested = old.count(_SUGGESTED) - text.count(_SUGGESTED)
+    if suggested > 0:
+        notes.append(
+            ProseNote(
+                f"{path}: {suggested} paragraph(s) suggested by draft --llm left out (they are no notes of yours); "
+                "draft --llm writes them again from its cache",
+                routine=True,
+            )
+        )
     written = stamp(merged.text)
     if merged.orphaned:
         moved = ", ".join(merged.orphaned)

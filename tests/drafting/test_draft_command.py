@@ -103,6 +103,12 @@ def test_draft_llm_writes_only_sentences_citing_the_themes_own_papers(project):
     compiled = compile_latex(tmp_path / "out")
     assert compiled.returncode == 0, compiled.stdout[-3000:]
 
+    # A build writes no suggestions: it says so, and keeps the notes (they left without a word before).
+    built = run_cli("build", *sources, "--out", "out", cwd=tmp_path)
+    assert f"{len(blocks)} paragraph(s) suggested by draft --llm left out" in built.stderr, built.stderr
+    after = chapter_path.read_text(encoding="utf-8")
+    assert "suggested by draft --llm" not in after and marker + prose in after
+
 
 def test_draft_without_llm_sends_nothing_and_llm_without_settings_is_a_usage_error(project):
     tmp_path, sources = project
