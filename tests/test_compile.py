@@ -540,3 +540,20 @@ def test_braces_nested_deeper_than_tex_allows_are_reported_and_the_document_comp
     assert built.returncode == 1 and (out / "main.pdf").exists(), built.stderr[-2000:]
     assert library.read_text(encoding="utf-8") == text
     assert_clean_log(out)
+
+
+@requires_latex
+def test_a_title_longer_than_a_tex_line_is_shown_cut_in_the_chapter_and_the_document_compiles(tmp_path):
+    # A page pasted into a title: the chapter's sentence was one line of 240,000 characters, and TeX reads 200,000.
+    title = "Pipeline " + "stage " * 40_000 + "end"
+    library = tmp_path / "long.bib"
+    library.write_text(
+        f"@article{{long, author = {{Doe, Jane}}, title = {{{title}}}, journal = {{J}}, year = 2020,"
+        " sections = {pipeline-parallel}}\n",
+        encoding="utf-8",
+    )
+    out = compiled_build(library)
+    assert_clean_log(out)
+    chapter = (out / "related_work.tex").read_text(encoding="utf-8")
+    assert max(len(line) for line in chapter.splitlines()) < 5_000
+    assert "stage stage {\\textellipsis}}" in chapter and title in (out / "references.bib").read_text(encoding="utf-8")

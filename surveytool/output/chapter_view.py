@@ -19,6 +19,8 @@ UNCLASSIFIED_GROUP = "unclassified-group"
 #: (taxonomy.py), so that every region and label of the chapter has a name of its own.
 GENERATED_IDS = ("top", "introduction", "overview", ORPHANED, UNCLASSIFIED, UNCLASSIFIED_GROUP)
 _SNIPPET_CHARS = 300
+#: Far longer than any title or venue: a longer one is a paste gone wrong (a whole page), shown cut.
+_LONGEST_SHOWN = 2000
 
 
 class PaperView(NamedTuple):  # a tuple: the chapter's fragment memo keys by it (fragments.py)
@@ -89,15 +91,25 @@ def venue_of(paper: Paper) -> str:
     return ""
 
 
+def _shown(text: str) -> str:
+    """A title or venue on one line, cut (at a word, with " …") past ``_LONGEST_SHOWN`` characters: TeX reads a
+    line of at most 200,000 characters, and a title pasted with a whole page in it stopped the chapter."""
+    text = one_paragraph(text)
+    if len(text) <= _LONGEST_SHOWN:
+        return text
+    cut = text[:_LONGEST_SHOWN]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + " …"
+
+
 def paper_view(paper: Paper) -> PaperView:
     snippet = " ".join((paper.abstract or "").split())
     if len(snippet) > _SNIPPET_CHARS:
         snippet = snippet[:_SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
     return PaperView(
         key=paper.key,
-        title=one_paragraph(paper.title) if paper.resolved and paper.title else "",
+        title=_shown(paper.title) if paper.resolved and paper.title else "",
         year=one_paragraph(paper.year or ""),
-        venue=one_paragraph(venue_of(paper)),
+        venue=_shown(venue_of(paper)),
         resolved=paper.resolved,
         snippet=snippet,
         primary=paper.primary_section or UNCLASSIFIED,
