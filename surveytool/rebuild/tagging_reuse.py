@@ -2,8 +2,9 @@
 
 The pipeline starts tagging the entries as read (``ahead``) while it merges duplicates and
 assigns keys; then this process tags from the other end until the two meet. Tags depend only on
-a paper's ``text_of`` and on the tagger (taxonomy, what the model learned from), so ``tag_all``
-then computes only the papers that merging or resolution changed.
+a paper's ``text_of``, on whether it is a paragraph of a related-paper list (exempt from the tagger's
+"of the field, by its title" factor) and on the tagger (taxonomy, what the model learned from), so
+``tag_all`` then computes only the papers that merging or resolution changed.
 """
 
 from __future__ import annotations
@@ -13,12 +14,17 @@ from collections.abc import Mapping, Sequence
 from surveytool.analysis.tagging.tagger import Tagger, blend_settings, text_of
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.digest import digest_text
-from surveytool.model import Paper, Tag
+from surveytool.model import Origin, Paper, Tag
 from surveytool.parallel import FromBothEnds, map_beside, worth_sharing
 from surveytool.rebuild.memo import Memo, tags_from_plain, tags_to_plain
 
 #: Tagging an entry costs about twice the work of reading or writing one (``parallel.worth_sharing``).
 TAGGING_COST = 2
+
+
+def _tagged_text(paper: Paper) -> tuple[str, ...]:
+    """What a paper's tags depend on: its ``text_of``, and whether it is a list's paragraph (``Tagger.blend``)."""
+    return (*text_of(paper), "snippet" if paper.origin is Origin.SNIPPET else "")
 
 
 class TagsAhead:
@@ -51,7 +57,7 @@ class ReusingTagger:
         self._memo_keys: dict[tuple[str, ...], str] = {}
 
     def memo_key(self, text: tuple[str, ...]) -> str:
-        """What computed tags depend on: the paper's ``text_of`` and the tagger."""
+        """What computed tags depend on: the paper's ``_tagged_text`` and the tagger."""
         key = self._memo_keys.get(text)
         if key is None:  # asked twice per entry in a run (tag_beside, tag_all): digested once
             key = self._memo_keys[text] = digest_text(self.digest, *text)
@@ -62,7 +68,7 @@ class ReusingTagger:
         memo = self.memo
         todo: dict[tuple[str, ...], Paper] = {}
         for paper in papers:
-            text = text_of(paper)
+            text = _tagged_text(paper)
             # tag_papers computes every entry whose tags name no section (a JabRef group "To read" names none).
             placed = any(canonical_section(tag, self.tagger.taxonomy) for tag in paper.explicit_tags)
             if not placed and (memo is None or memo.peek(self.memo_key(text)) is None):
@@ -80,7 +86,7 @@ class ReusingTagger:
         ``ahead`` (``tag_beside``'s result) where they have it."""
         memo = self.memo
         ahead = ahead or {}
-        texts = [text_of(p) for p in papers]
+        texts = [_tagged_text(p) for p in papers]
         keys = [self.memo_key(text) for text in texts] if memo is not None else [""] * len(papers)
         known = [memo.get(key) for key in keys] if memo is not None else [None] * len(papers)
         todo = [i for i, stored in enumerate(known) if stored is None and texts[i] not in ahead]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import gc
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from helpers import CORPUS, ENTRY, SEEDS_TAXONOMY, TRICKY, library, outputs, run_cli
+from helpers import CORPUS, ENTRY, ROOT, SEEDS_TAXONOMY, TRICKY, library, outputs, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -292,3 +293,22 @@ def test_a_formatted_bib_is_patched_in_its_format_and_another_format_builds_in_f
     standard = build(options, reused).summary
     assert "entries" not in standard.reused  # another layout: every entry written again
     assert "\n  title = {" in (reused / "references.bib").read_text(encoding="utf-8")
+
+
+def test_a_list_entry_written_into_a_bib_is_tagged_as_a_bib_entry_not_from_the_lists_memo(tmp_path: Path):
+    # A paragraph of a related-paper list is exempt from the "of the field, by its title" factor; the same
+    # paper as a .bib entry (the list converted to a .bib) is not, so its tags are not the list entry's.
+    seeds = (ROOT / "seeds" / "002_4f31b26c0b2a06bc.txt").read_text(encoding="utf-8").split("\n\n")
+    snippet = next(paragraph for paragraph in seeds if paragraph.startswith("Techniques such as ensembling"))
+    listed = tmp_path / "list.txt"
+    listed.write_text(f"{seeds[0]}\n\n{snippet}\n", encoding="utf-8")
+    reused, fresh = tmp_path / "reused", tmp_path / "fresh"
+    build(Options(sources=(listed,), build_cache=reused / ".surveytool-cache"), reused)
+    written = (reused / "references.bib").read_text(encoding="utf-8")
+    converted = tmp_path / "library.bib"
+    converted.write_text(re.sub(r"(?m)^  sections = .*\n", "", written), encoding="utf-8")
+    fresh.mkdir()
+    shutil.copy(reused / "surveytool.lock.json", fresh)
+    build(Options(sources=(converted,), build_cache=reused / ".surveytool-cache"), reused)
+    build(Options(sources=(converted,)), fresh)
+    assert outputs(reused) == outputs(fresh)
