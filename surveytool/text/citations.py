@@ -14,6 +14,8 @@ _CITE_NAME = re.compile(r"[Cc]ite")
 # Commands named like citations that take no keys: natbib's and biblatex's settings and free text, and
 # the commands that define a citation command (\DeclareCiteCommand{\citejournal}).
 _NOT_CITING = re.compile(r"(?:[Dd]eclare|[Rr]enew|[Nn]ew|[Pp]rovide|set)|cite(?:style|text|reset|setup)$")
+# biblatex's \volcite[prenote]{volume}[pages]{key} (\pvolcite, \ftvolcite, ... and \volcites): a volume before each key.
+_VOLUME_CITE = re.compile(r"volcites?$")
 # An optional argument whose braces hold brackets ({[}online{]}); an unbraced "[" ends the reading, so
 # that each character is read a bounded number of times however many brackets are left open.
 _BRACED_OPTION = {"[": re.compile(r"\[(?:[^\[\]{}]|\{[^{}]*\})*\]"), "(": re.compile(r"\((?:[^()\[{}]|\{[^{}]*\})*\)")}
@@ -136,7 +138,9 @@ def _cited_keys(text: str) -> Iterator[tuple[int, int, int, int]]:
         if parsed is None:
             continue
         groups, position = parsed
-        if not name.endswith("cites"):
+        if _VOLUME_CITE.search(name):
+            groups = groups[1::2] if name.endswith("s") else groups[1:2]
+        elif not name.endswith("cites"):
             groups = groups[:1]  # \cite{keys} takes one key group; later braces are text
         for group_start, group_end in groups:
             for part in _KEY_PART.finditer(text, group_start, group_end):

@@ -232,6 +232,12 @@ def test_commands_named_like_citations_that_take_no_keys_and_macro_parameters_ci
     assert [c.key for c in citations(text)[0]] == ["a", "b", "c"]
 
 
+def test_a_volume_citation_cites_the_key_after_its_volume_not_the_volume():
+    # biblatex's \\volcite[prenote]{volume}[pages]{key}: the first group is a volume, as biber reads it.
+    text = "\\volcite{3}[45]{a} \\pvolcite[see]{2}{b} \\ftvolcite{1}{c}\n\\volcites(all)[see]{1}[2]{d}[x]{4}{e}"
+    assert [(c.key, c.line) for c in citations(text)[0]] == [("a", 1), ("b", 1), ("c", 1), ("d", 2), ("e", 2)]
+
+
 def test_a_percent_after_an_even_number_of_backslashes_starts_a_comment():
     text = "a & b \\\\% old row: \\cite{gone}\n50\\% \\cite{kept} \\\\\\% \\cite{also}\n"
     assert [c.key for c in citations(text)[0]] == ["kept", "also"]

@@ -162,3 +162,8 @@ def test_a_key_whose_new_key_the_citation_cites_already_is_removed_with_its_comm
     assert text == after
     assert len(changes) == 1 and changes[0].removed == bool(removed)
     assert str(changes[0]).endswith("(cited beside it already: removed)") == bool(removed)
+
+
+def test_a_volume_citation_has_its_key_rewritten_and_its_volume_kept():
+    text = "\\volcite{old}[4]{old} \\Volcites{2}{old}{3}{new}"
+    assert rekey_text(text, {"old": "new"})[0] == "\\volcite{old}[4]{new} \\Volcites{2}{new}{3}{new}"
