@@ -83,9 +83,10 @@ def _key_groups(text: str, position: int, finder: _Finder) -> tuple[list[tuple[i
 
 
 def blank_comments(text: str) -> str:
-    """``text`` with each comment and verbatim text (``\\verb|...|``, a verbatim environment) replaced by spaces:
+    """``text`` with each comment, verbatim text (``\\verb|...|``, a verbatim environment) and what follows
+    ``\\end{document}`` replaced by spaces:
     nothing in it is cited or input, and offsets and lines stay."""
-    if "%" not in text and "\\verb" not in text and "\\begin{" not in text:
+    if "%" not in text and "\\verb" not in text and "\\begin{" not in text and "\\end" not in text:
         return text
     pieces: list[str] = []
     done = 0
@@ -96,7 +97,9 @@ def blank_comments(text: str) -> str:
     return "".join([*pieces, text[done:]])
 
 
-_INERT_START = re.compile(r"(?<!\\)(?:\\\\)*%|\\verb\*?|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}")
+_INERT_START = re.compile(
+    r"(?<!\\)(?:\\\\)*%|\\verb\*?|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}|\\end\s*\{document\}"
+)
 _SPACES = re.compile(r"[^\n]")
 
 
@@ -108,7 +111,9 @@ def _inert_spans(text: str, finder: _Finder) -> Iterator[tuple[int, int]]:
         start, after = found.start(), found.end()
         line_end = finder.find("\n", start)
         line_end = len(text) if line_end < 0 else line_end
-        if found.group(1):  # an environment: to its \end, or to the end of the text
+        if found.group().endswith("{document}"):  # LaTeX stops reading there: what follows is neither cited nor input
+            start, end = after, len(text)
+        elif found.group(1):  # an environment: to its \end, or to the end of the text
             close = text.find(f"\\end{{{found.group(1)}}}", after)
             end = len(text) if close < 0 else close
         elif found.group().endswith("%"):  # after an even number of backslashes: \\% ends a line, then comments

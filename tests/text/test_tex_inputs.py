@@ -322,3 +322,16 @@ def test_an_escaped_underscore_in_a_file_name_is_an_underscore(tmp_path):
         | {"my_dir/part.tex": "\\cite{b}\n"},
     )
     assert [key for _, key, _ in _cited(document)] == ["a", "b"] and not _warnings(document)
+
+
+def test_nothing_after_end_document_is_cited_or_input_as_latex_stops_there(tmp_path):
+    document = _document(
+        tmp_path,
+        {
+            "main.tex": "\\begin{document}\n\\cite{a}\\input{body}\n\\end {document} \\cite{same line}\n"
+            "Notes: \\cite{later}\n\\input{gone}\n",
+            "body.tex": "\\cite{b}\n",
+        },
+    )
+    assert [key for _, key, _ in _cited(document)] == ["a", "b"] and document.findings == ()
+    assert [c.key for c in citations("\\begin{verbatim}\\end{document}\\end{verbatim}\\cite{d}")[0]] == ["d"]
