@@ -86,7 +86,7 @@ def blank_comments(text: str) -> str:
     """``text`` with each comment, verbatim text (``\\verb|...|``, a verbatim environment) and what follows
     ``\\end{document}`` replaced by spaces:
     nothing in it is cited or input, and offsets and lines stay."""
-    if "%" not in text and "\\verb" not in text and "\\begin{" not in text and "\\end" not in text:
+    if not any(mark in text for mark in ("%", "\\verb", "\\begin{", "\\end", "\\iffalse")):
         return text
     pieces: list[str] = []
     done = 0
@@ -98,9 +98,32 @@ def blank_comments(text: str) -> str:
 
 
 _INERT_START = re.compile(
-    r"(?<!\\)(?:\\\\)*%|\\verb\*?|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}|\\end\s*\{document\}"
+    r"(?<!\\)(?:\\\\)*(?:%|(?P<skip>\\iffalse)(?![A-Za-z@]))|\\verb\*?"
+    r"|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}|\\end\s*\{document\}"
 )
 _SPACES = re.compile(r"[^\n]")
+# What TeX sees in the text a false conditional skips: commands (a conditional opens a level, \fi closes one, \else
+# at the first level ends the skip) and comments. Only TeX's own conditionals count; \ifthenelse is a macro.
+_SKIPPED_TOKEN = re.compile(r"\\(?:([A-Za-z@]+)|.)|%[^\n]*", re.DOTALL)
+_DEFINING = re.compile(r"\\(?:let|def|[gex]def|(?:re)?newcommand|providecommand)(?![A-Za-z@])[^\n]*$")
+_CONDITIONALS = frozenset(
+    "if ifcat ifnum ifdim ifodd ifvmode ifhmode ifmmode ifinner ifvoid ifhbox ifvbox ifx ifeof iftrue iffalse "
+    "ifcase ifdefined ifcsname iffontchar ifincsname".split()
+)
+
+
+def _skipped_end(text: str, position: int) -> int:
+    """Where the text that ``\\iffalse`` skips, from ``position``, ends: after its \\fi or \\else (or the text's end)."""
+    depth = 0
+    for token in _SKIPPED_TOKEN.finditer(text, position):
+        name = token.group(1)
+        if name in _CONDITIONALS:
+            depth += 1
+        elif name == "fi" or (name == "else" and depth == 0):
+            if depth == 0:
+                return token.end()
+            depth -= 1
+    return len(text)
 
 
 def _inert_spans(text: str, finder: _Finder) -> Iterator[tuple[int, int]]:
@@ -113,8 +136,13 @@ def _inert_spans(text: str, finder: _Finder) -> Iterator[tuple[int, int]]:
         line_end = len(text) if line_end < 0 else line_end
         if found.group().endswith("{document}"):  # LaTeX stops reading there: what follows is neither cited nor input
             start, end = after, len(text)
-        elif found.group(1):  # an environment: to its \end, or to the end of the text
-            close = text.find(f"\\end{{{found.group(1)}}}", after)
+        elif found.group("skip"):  # \iffalse ... \fi: text commented out (not \let\ifdraft\iffalse, a definition)
+            if _DEFINING.search(text, max(0, start - 80), start):
+                position = after
+                continue
+            end = _skipped_end(text, after)
+        elif found.group(2):  # an environment: to its \end, or to the end of the text
+            close = text.find(f"\\end{{{found.group(2)}}}", after)
             end = len(text) if close < 0 else close
         elif found.group().endswith("%"):  # after an even number of backslashes: \\% ends a line, then comments
             end = line_end

@@ -238,6 +238,16 @@ def test_a_volume_citation_cites_the_key_after_its_volume_not_the_volume():
     assert [(c.key, c.line) for c in citations(text)[0]] == [("a", 1), ("b", 1), ("c", 1), ("d", 2), ("e", 2)]
 
 
+def test_text_an_iffalse_skips_is_not_cited_up_to_its_own_fi_or_else():
+    text = (
+        "\\let\\ifdraft\\iffalse\n\\cite{a}\n\\iffalse\n"
+        "\\cite{gone} \\ifnum1=1 \\cite{gone2} \\fi \\ifthenelse{x}{\\cite{gone3}}{} % \\fi\n"
+        "\\fi \\cite{b}\n\\iffalse \\nocite{*} \\else \\cite{c} \\fi \\ifdraft \\cite{d} \\fi\n"
+    )
+    found, cites_all = citations(text)
+    assert [(c.key, c.line) for c in found] == [("a", 2), ("b", 5), ("c", 6), ("d", 6)] and not cites_all
+
+
 def test_a_percent_after_an_even_number_of_backslashes_starts_a_comment():
     text = "a & b \\\\% old row: \\cite{gone}\n50\\% \\cite{kept} \\\\\\% \\cite{also}\n"
     assert [c.key for c in citations(text)[0]] == ["kept", "also"]
