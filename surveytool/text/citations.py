@@ -86,7 +86,7 @@ def blank_comments(text: str) -> str:
     """``text`` with each comment, verbatim text (``\\verb|...|``, a verbatim environment) and what follows
     ``\\end{document}`` replaced by spaces:
     nothing in it is cited or input, and offsets and lines stay."""
-    if not any(mark in text for mark in ("%", "\\verb", "\\begin{", "\\end", "\\iffalse")):
+    if not any(mark in text for mark in ("%", "\\verb", "\\begin{", "\\end", "\\iffalse", "inline")):
         return text
     pieces: list[str] = []
     done = 0
@@ -98,7 +98,7 @@ def blank_comments(text: str) -> str:
 
 
 _INERT_START = re.compile(
-    r"(?<!\\)(?:\\\\)*(?:%|(?P<skip>\\iffalse)(?![A-Za-z@]))|\\verb\*?"
+    r"(?<!\\)(?:\\\\)*(?:%|(?P<skip>\\iffalse)(?![A-Za-z@]))|\\verb\*?|\\lstinline(?:\[[^\]\n]*\])?|\\mintinline\{[^{}\n]*\}"
     r"|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}|\\end\s*\{document\}"
 )
 _SPACES = re.compile(r"[^\n]")
@@ -146,9 +146,10 @@ def _inert_spans(text: str, finder: _Finder) -> Iterator[tuple[int, int]]:
             end = len(text) if close < 0 else close
         elif found.group().endswith("%"):  # after an even number of backslashes: \\% ends a line, then comments
             end = line_end
-        else:  # \verb<delimiter>...<delimiter>, on one line; anything else is no \verb LaTeX reads
+        else:  # \verb<delimiter>...<delimiter> (\lstinline's also {...}), on one line; anything else is no \verb
             delimiter = text[after : after + 1]
-            close = text.find(delimiter, after + 1, line_end) if delimiter and not delimiter.isalpha() else -1
+            closing = "}" if delimiter == "{" and not found.group().startswith("\\verb") else delimiter
+            close = text.find(closing, after + 1, line_end) if delimiter and not delimiter.isalpha() else -1
             if delimiter.isspace() or close < 0:
                 position = after
                 continue

@@ -248,6 +248,13 @@ def test_text_an_iffalse_skips_is_not_cited_up_to_its_own_fi_or_else():
     assert [(c.key, c.line) for c in found] == [("a", 2), ("b", 5), ("c", 6), ("d", 6)] and not cites_all
 
 
+def test_code_shown_inline_by_listings_and_minted_is_not_cited():
+    text = "\\lstinline|\\cite{a}| \\lstinline[language=TeX]!\\cite{b}! \\lstinline{100%} \\cite{kept}\n"
+    text += "\\mintinline{latex}|\\cite{c}| \\mintinline{latex}{\\cite{d}} \\cite{also}"
+    found, cites_all = citations(text)
+    assert [(c.key, c.line) for c in found] == [("kept", 1), ("also", 2)] and not cites_all
+
+
 def test_a_percent_after_an_even_number_of_backslashes_starts_a_comment():
     text = "a & b \\\\% old row: \\cite{gone}\n50\\% \\cite{kept} \\\\\\% \\cite{also}\n"
     assert [c.key for c in citations(text)[0]] == ["kept", "also"]
