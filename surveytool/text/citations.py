@@ -18,9 +18,13 @@ _NOT_CITING = re.compile(r"(?:[Dd]eclare|[Rr]enew|[Nn]ew|[Pp]rovide|set)|cite(?:
 _VOLUME_CITE = re.compile(r"volcites?$")
 # An optional argument whose braces hold brackets ({[}online{]}); an unbraced "[" ends the reading, so
 # that each character is read a bounded number of times however many brackets are left open.
-_BRACED_OPTION = {"[": re.compile(r"\[(?:[^\[\]{}]|\{[^{}]*\})*\]"), "(": re.compile(r"\((?:[^()\[{}]|\{[^{}]*\})*\)")}
+_BRACED_OPTION = {
+    "[": re.compile(r"\[(?:[^\[\]{}]|\{[^{}]*\})*\]"),
+    "(": re.compile(r"\((?:[^()\[{}]|\{[^{}]*\})*\)"),
+    "<": re.compile(r"<(?:[^<>{}]|\{[^{}]*\})*>"),
+}
 _SPACE = re.compile(r"\s*")
-_OPTIONAL_CLOSE = {"[": "]", "(": ")"}
+_OPTIONAL_CLOSE = {"[": "]", "(": ")", "<": ">"}  # apacite's \cite<prefix>[postfix]{key}
 # A key inside a key group: no commas, no surrounding space.
 _KEY_PART = re.compile(r"[^,\s](?:[^,]*[^,\s])?")
 
@@ -59,7 +63,7 @@ def _key_groups(text: str, position: int, finder: _Finder) -> tuple[list[tuple[i
     if text.startswith("*", position):
         position += 1
     position = _after_space(text, position)
-    while position < len(text) and text[position] in _OPTIONAL_CLOSE:  # [prenote] [postnote] or (volume)
+    while position < len(text) and text[position] in _OPTIONAL_CLOSE:  # [prenote] [postnote], (volume), <prefix>
         close = finder.find(_OPTIONAL_CLOSE[text[position]], position + 1)
         if 0 <= finder.find("{", position + 1) < close:  # a bracket in braces ({[}online{]}) closes nothing
             braced = _BRACED_OPTION[text[position]].match(text, position)

@@ -255,6 +255,11 @@ def test_code_shown_inline_by_listings_and_minted_is_not_cited():
     assert [(c.key, c.line) for c in found] == [("kept", 1), ("also", 2)] and not cites_all
 
 
+def test_apacites_prefix_in_angle_brackets_is_read_past():
+    text = "\\cite<e.g.,>[p.~11]{a} \\citeA<{<}see>{b, c} \\citeNP<cf.>{d}"
+    assert [c.key for c in citations(text)[0]] == ["a", "b", "c", "d"]
+
+
 def test_a_percent_after_an_even_number_of_backslashes_starts_a_comment():
     text = "a & b \\\\% old row: \\cite{gone}\n50\\% \\cite{kept} \\\\\\% \\cite{also}\n"
     assert [c.key for c in citations(text)[0]] == ["kept", "also"]
