@@ -104,6 +104,7 @@ def blank_comments(text: str) -> str:
 _INERT_START = re.compile(
     r"(?<!\\)(?:\\\\)*(?:%|(?P<skip>\\iffalse)(?![A-Za-z@]))|\\verb\*?|\\lstinline(?:\[[^\]\n]*\])?|\\mintinline\{[^{}\n]*\}"
     r"|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}|\\end\s*\{document\}"
+    r"|(?P<address>\\(?:url|href)\{[^{}\n]*\})"  # its % is a character: \url{http://x.org/a%20b} \cite{key}
 )
 _SPACES = re.compile(r"[^\n]")
 # What TeX sees in the text a false conditional skips: commands (a conditional opens a level, \fi closes one, \else
@@ -138,6 +139,9 @@ def _inert_spans(text: str, finder: _Finder) -> Iterator[tuple[int, int]]:
         start, after = found.start(), found.end()
         line_end = finder.find("\n", start)
         line_end = len(text) if line_end < 0 else line_end
+        if found.group("address"):  # read, not blanked: nothing in it starts a comment
+            position = after
+            continue
         if found.group().endswith("{document}"):  # LaTeX stops reading there: what follows is neither cited nor input
             start, end = after, len(text)
         elif found.group("skip"):  # \iffalse ... \fi: text commented out (not \let\ifdraft\iffalse, a definition)

@@ -260,6 +260,11 @@ def test_apacites_prefix_in_angle_brackets_is_read_past():
     assert [c.key for c in citations(text)[0]] == ["a", "b", "c", "d"]
 
 
+def test_a_percent_in_a_web_address_starts_no_comment():
+    text = "\\url{http://x.org/a%20b} \\cite{b}\n\\href{http://x/%7E}{x} \\cite{c} % \\cite{gone}\n\\url{x%"
+    assert [c.key for c in citations(text)[0]] == ["b", "c"]
+
+
 def test_a_percent_after_an_even_number_of_backslashes_starts_a_comment():
     text = "a & b \\\\% old row: \\cite{gone}\n50\\% \\cite{kept} \\\\\\% \\cite{also}\n"
     assert [c.key for c in citations(text)[0]] == ["kept", "also"]
