@@ -139,15 +139,16 @@ def _inert_spans(text: str, finder: _Finder) -> Iterator[tuple[int, int]]:
         start, after = found.start(), found.end()
         line_end = finder.find("\n", start)
         line_end = len(text) if line_end < 0 else line_end
-        if found.group("address"):  # read, not blanked: nothing in it starts a comment
+        # A \url's % is no comment; \let\ifdraft\iffalse or \newcommand{\done}{\end{document}} is a definition.
+        if found.group("address") or (
+            (found.group("skip") or found.group().endswith("{document}"))
+            and _DEFINING.search(text, max(0, start - 80), start)
+        ):
             position = after
             continue
         if found.group().endswith("{document}"):  # LaTeX stops reading there: what follows is neither cited nor input
             start, end = after, len(text)
-        elif found.group("skip"):  # \iffalse ... \fi: text commented out (not \let\ifdraft\iffalse, a definition)
-            if _DEFINING.search(text, max(0, start - 80), start):
-                position = after
-                continue
+        elif found.group("skip"):  # \iffalse ... \fi: text commented out
             end = _skipped_end(text, after)
         elif found.group(2):  # an environment: to its \end, or to the end of the text
             close = text.find(f"\\end{{{found.group(2)}}}", after)

@@ -335,3 +335,7 @@ def test_nothing_after_end_document_is_cited_or_input_as_latex_stops_there(tmp_p
     )
     assert [key for _, key, _ in _cited(document)] == ["a", "b"] and document.findings == ()
     assert [c.key for c in citations("\\begin{verbatim}\\end{document}\\end{verbatim}\\cite{d}")[0]] == ["d"]
+    defined = (
+        "\\newcommand{\\finish}{\\printbibliography\\end{document}}\n\\begin{document}\\cite{e}\n\\cite{f}\\finish\n"
+    )
+    assert [c.key for c in citations(defined)[0]] == ["e", "f"]
