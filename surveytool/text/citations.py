@@ -103,7 +103,7 @@ def blank_comments(text: str) -> str:
 
 _INERT_START = re.compile(
     r"(?<!\\)(?:\\\\)*(?:%|(?P<skip>\\iffalse)(?![A-Za-z@]))|\\verb\*?|\\lstinline(?:\[[^\]\n]*\])?|\\mintinline\{[^{}\n]*\}"
-    r"|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}|\\end\s*\{document\}"
+    r"|\\begin\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}|\\end\s*\{document\}(?!\s*\})"
     r"|(?P<address>\\(?:url|href)\{[^{}\n]*\})"  # its % is a character: \url{http://x.org/a%20b} \cite{key}
 )
 _SPACES = re.compile(r"[^\n]")

@@ -339,3 +339,7 @@ def test_nothing_after_end_document_is_cited_or_input_as_latex_stops_there(tmp_p
         "\\newcommand{\\finish}{\\printbibliography\\end{document}}\n\\begin{document}\\cite{e}\n\\cite{f}\\finish\n"
     )
     assert [c.key for c in citations(defined)[0]] == ["e", "f"]
+    defined = (
+        "\\newcommand{\\finish}{%\n  \\printbibliography\n  \\end{document}\n}\n\\begin{document}\\cite{g}\\finish"
+    )
+    assert [c.key for c in citations(defined)[0]] == ["g"]
