@@ -31,6 +31,8 @@ _TWO_ARGUMENTS = ("import", "subimport", "inputfrom", "subinputfrom", "includefr
 _RELATIVE_TO_CURRENT = ("subimport", "subinputfrom", "subincludefrom")
 _INCLUDE_ONLY = re.compile(r"\\includeonly(?![A-Za-z@])\s*\{(?P<names>[^{}]*)\}")
 _BEGIN_DOCUMENT = re.compile(r"\\begin\s*\{document\}")
+# \IfFileExists{name}{\input{name}}{}: LaTeX opens the file only when it exists, so its absence is no problem.
+_IF_EXISTS = re.compile(r"\\IfFileExists\s*\{(?P<name>[^{}]*)\}")
 _INCLUDES = ("include", "includefrom", "subincludefrom")
 _AUX_CITATION = re.compile(r"\\citation\{(?P<keys>[^{}]*)\}")
 # biblatex: \abx@aux@cite{<refsection>}{key} (3.x), \abx@aux@cite{key} before.
@@ -54,6 +56,7 @@ class TexInput:
     name: str  # the file as written, "" when it could not be read from the source
     directory: str  # the import package's folder argument, "" for the others
     line: int
+    optional: bool = False  # guarded by \IfFileExists: a missing file is no warning
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ def _scan(text: str) -> list[TexInput]:
     found = [(m.start(), item) for m in _INPUT.finditer(text) if (item := _input_item(m)) is not None]
     found += [(m.start(), TexInput("includeonly", m.group("names"), "", 0)) for m in _INCLUDE_ONLY.finditer(text)]
     found += [(m.start(), TexInput("document", "", "", 0)) for m in _BEGIN_DOCUMENT.finditer(text)]
+    guarded = {_part_name(m.group("name")) for m in _IF_EXISTS.finditer(text)}
+    found = [(at, replace(item, optional=_part_name(item.name) in guarded)) for at, item in found]
     found.sort(key=lambda pair: pair[0])
     items = []
     line, counted_to = 1, 0
@@ -207,6 +212,8 @@ class _Walk:
                 return None
             if os.path.lexists(candidate):
                 return resolved
+        if item.optional:
+            return None
         self.findings.append(
             _warning(
                 f"{written}: no such file ({', '.join(_shown(self.main_shown, self.folder, c.resolve()) for c in candidates)})",

@@ -343,3 +343,10 @@ def test_nothing_after_end_document_is_cited_or_input_as_latex_stops_there(tmp_p
         "\\newcommand{\\finish}{%\n  \\printbibliography\n  \\end{document}\n}\n\\begin{document}\\cite{g}\\finish"
     )
     assert [c.key for c in citations(defined)[0]] == ["g"]
+
+
+def test_an_input_guarded_by_iffileexists_may_be_missing(tmp_path):
+    main = "\\IfFileExists{local.tex}{\\input{local}}{}\n\\IfFileExists{there}{\\input{there}}{}\\input{gone}\n"
+    document = _document(tmp_path, {"main.tex": main, "there.tex": "\\cite{a}\n"})
+    assert _warnings(document) == ["main.tex:2: \\input{gone}: no such file (gone.tex, gone)"]
+    assert [key for _, key, _ in _cited(document)] == ["a"]
