@@ -134,11 +134,12 @@ def commands(path: Path, work: Path) -> dict[str, list[str]]:
         "surveytool bib": [*cli, "bib", str(path), "-o", str(work / "out.bib"), "-q"],
         "surveytool tag": [*cli, "tag", str(path), "--json", "-q"],
         "surveytool build": [*cli, "build", str(path), "--out", str(work / "build"), "-q", "--force", "--no-reuse"],
-        # Tags every entry of a fresh copy (the copy, about 10 ms, is timed too).
+        # Tags every entry of a fresh copy (the copy, about 10 ms, is timed too), writable as a user's own file is
+        # (cp keeps a read-only original's mode, and surveytool does not replace a read-only file).
         "surveytool bib --in-place": [
             "sh",
             "-c",
-            'cp "$1" "$2" && shift 2 && exec "$@"',
+            'cp "$1" "$2" && chmod u+w "$2" && shift 2 && exec "$@"',
             "sh",
             str(path),
             str(work / "mine.bib"),
