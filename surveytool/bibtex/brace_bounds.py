@@ -29,7 +29,7 @@ from bibtexparser.exceptions import BlockAbortedException
 #: A brace or quote after a backslash: only a chunk holding one can be read otherwise (a test in C, false for most).
 ESCAPED_MARK = re.compile(r'\\[{}"]')
 # A brace or quote after an even number of backslashes: a line break (\\), then one TeX reads and bibtexparser skips.
-_COUNTED_BY_TEX = re.compile(r'(?<!\\)(?:\\\\)+[{}"]')
+COUNTED_BY_TEX = re.compile(r'(?<!\\)(?:\\\\)+[{}"]')
 _WHITE = re.compile(r"\s*")
 _SHOWN = 30  # characters of a value shown where BibTeX ends it
 # What BibTeX reads as an entry type, a field name, a macro or a number.
@@ -196,7 +196,7 @@ def read_otherwise(text: str, first_line: int, followed: bool) -> ReadOtherwise 
     runs_on = bibtex.runs_on if followed and bibtex.runs_on is not None and parser.runs_on is None else None
     gained = [block for block in bibtex.blocks if block not in parser.blocks]
     lost = [block for block in parser.blocks if block not in bibtex.blocks]
-    counted = _COUNTED_BY_TEX.search(text)
+    counted = COUNTED_BY_TEX.search(text)
     if not gained and not lost and not counted:
         # The same blocks (a value may run on into the next chunk's, as a "{" between quotes does): the entry
         # is read as bibtexparser reads it, and value_braces.py reports the lone braces and writes them paired.

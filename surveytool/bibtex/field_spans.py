@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from surveytool.bibtex.brace_bounds import COUNTED_BY_TEX
 from surveytool.model import Paper, SourceLocation
 
 
@@ -36,9 +37,8 @@ _BARE = re.compile(r"[^\s,#{}\"()]+")
 # \\{ and \\" the mark counts, as BibTeX reads it (line_breaks.py has bibtexparser read it so).
 _BRACE = re.compile(r"\\.|[{}]", re.S)
 _QUOTE_END = re.compile(r'\\.|(?<!\{)"', re.S)
-# An entry holding a mark after \\ was read as BibTeX reads it, masked or alike by both readers (brace_bounds.py):
+# An entry holding a mark after \\ (COUNTED_BY_TEX) was read as BibTeX reads it, masked or alike by both readers:
 # there every brace counts, \\} too ({a\\\\{b\\}} is one value), and a quote ends a piece only outside braces.
-_COUNTED = re.compile(r'(?<!\\)(?:\\\\)+[{}"]')
 _BIBTEX_MARK = re.compile(r'[{}"]')
 
 
@@ -55,7 +55,7 @@ def field_spans(raw: str) -> list[FieldSpan]:
         return []
     spans: list[FieldSpan] = []
     position = header.end()
-    bibtex = _COUNTED.search(raw) is not None
+    bibtex = COUNTED_BY_TEX.search(raw) is not None
     while True:
         position = _skip(raw, position, _WHITE + ",")
         name = _NAME.match(raw, position)
@@ -96,7 +96,7 @@ def _skip(raw: str, position: int, characters: str) -> int:
 def value_end(raw: str, position: int, bibtex: bool | None = None) -> int | None:
     """The end of the value starting at ``position`` (parts joined by ``#``), or None if it does not read;
     ``bibtex``: its marks count as BibTeX counts them (by default, where ``raw`` holds a mark after ``\\\\``)."""
-    bibtex = _COUNTED.search(raw) is not None if bibtex is None else bibtex
+    bibtex = COUNTED_BY_TEX.search(raw) is not None if bibtex is None else bibtex
     while True:
         end = _part_end(raw, position, bibtex)
         if end is None:
@@ -158,6 +158,6 @@ def literal_inner(value: str) -> tuple[int, str] | None:
     """(offset, text) inside a value that is one braced or quoted string; None for a macro, number or ``#`` join."""
     if len(value) < 2 or (value[0], value[-1]) not in (("{", "}"), ('"', '"')):
         return None
-    if _part_end(value, 0, _COUNTED.search(value) is not None) != len(value):
+    if _part_end(value, 0, COUNTED_BY_TEX.search(value) is not None) != len(value):
         return None
     return 1, value[1:-1]
