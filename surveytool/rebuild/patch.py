@@ -28,6 +28,7 @@ from surveytool.analysis.crossref import names_of, parent_names, with_lent_field
 from surveytool.analysis.keys import identity_of, load_pins, read_lock_text
 from surveytool.analysis.merge import identities
 from surveytool.analysis.tagging.exemplars import user_exemplars
+from surveytool.analysis.tagging.self_training import Taught, teachers_beside
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.bibtex.fields import bibtex_entry, macros_of
 from surveytool.bibtex.format_options import STANDARD, BibFormat
@@ -206,17 +207,25 @@ def _patch(
         findings.extend((chunk, finding_record(f)) for f in read_findings)
 
     taxonomy = options_taxonomy(options)
-    # The tagger learns from the user's tagged entries: an edit to one of them may move the tags of every other.
+    # The tagger learns from the user's tagged entries: an edit to one of them may move the tags of every other;
+    # so may one to an entry sure enough to teach its second pass, unless no other entry is unsure.
     exemplars = stored_exemplars(options.build_cache) if options.build_cache else None
-    if (
-        exemplars is None
-        or user_exemplars([paper for paper, _, _ in read], taxonomy)  # those read again teach what they taught
-        or {r.key for r in gone} & {e.key for e in exemplars}
-    ):
+    if exemplars is None or {r.key for r in gone} & {e.key for e in exemplars}:
         return None
-    tagger, threshold = Tagger(taxonomy, exemplars), tag_threshold(options.config)
+    tagger, threshold, papers = Tagger(taxonomy, exemplars), tag_threshold(options.config), [n.paper for n in news]
+    changed_keys = {r.key for r in gone} | {p.key for p in papers}
+    beside = teachers_beside(snapshot.taught, changed_keys, papers, tagger)
+    if beside is None or user_exemplars([paper for paper, _, _ in read], taxonomy):
+        return None  # those read again teach what they taught
+    news_taught: list[Taught] = []
     tagged, tag_findings = tag_papers(
-        [new.paper for new in news], taxonomy, tagger, threshold=threshold, tags_field=options.tags_field
+        papers,
+        taxonomy,
+        tagger,
+        threshold=threshold,
+        tags_field=options.tags_field,
+        teachers_elsewhere=beside,
+        on_taught=news_taught.append,
     )
     chunk_of_key = {new.paper.key: new.chunk for new in news}
     findings.extend(
@@ -240,7 +249,8 @@ def _patch(
     if spliced is None:
         return None
     bibliography, entries, records, views = spliced
-    patched = replace(snapshot, sources=layouts, records=records, findings=tuple(findings))
+    taught = snapshot.taught.after_patch(changed_keys, news_taught[0]) if news_taught else snapshot.taught
+    patched = replace(snapshot, sources=layouts, records=records, findings=tuple(findings), taught=taught)
     return Patched(
         patched,
         bibliography,

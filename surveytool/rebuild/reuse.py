@@ -9,6 +9,7 @@ from typing import Any
 
 from surveytool.analysis.merge import IdentityCache
 from surveytool.analysis.tagging.exemplars import Exemplar
+from surveytool.analysis.tagging.self_training import TagAll, Taught
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.model import Finding, Paper, Taxonomy
 from surveytool.pipeline import Options, Stage, Survey, analyse, silent_stage
@@ -28,6 +29,7 @@ class BuildReuse:
         self.memos = BuildCache(folder)
         self.read_bib = ReusingBibReader(self.memos.memo("bibtex"))
         self.trace: Trace | None = None
+        self.taught = Taught()  # what the library's sure entries taught the tagger's second pass
 
     def learned_from(self, exemplars: Sequence[Exemplar]) -> None:
         remember_exemplars(self.folder, exemplars)
@@ -39,14 +41,23 @@ class BuildReuse:
         self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float, tags_field: str
     ) -> tuple[list[Paper], list[Finding]]:
         known = ahead.result()
-        reusing = ReusingTagger(tagger, self.memos.memo("tags"))
+
+        def tag_all_by(chosen: Tagger) -> TagAll:
+            reusing = ReusingTagger(chosen, self.memos.memo("tags"))
+            # What the child computed ahead is the first tagger's.
+            return lambda todo: reusing.tag_all(todo, known if chosen is tagger else None)
+
+        def on_taught(taught: Taught) -> None:
+            self.taught = taught
+
         return tag_papers(
             papers,
             taxonomy,
             tagger,
-            tag_all=lambda todo: reusing.tag_all(todo, known),
+            tag_all_by=tag_all_by,
             threshold=threshold,
             tags_field=tags_field,
+            on_taught=on_taught,
         )
 
     def record(
@@ -63,6 +74,7 @@ class BuildReuse:
             tuple(self.read_bib.layouts.get(display) for display in displays),
             not any(f.check == "encoding" for f in read.findings),
             entry_facts(read.papers, keyed, identities, pins),
+            self.taught,
         )
 
     def finish(self) -> tuple[list[Finding], dict[str, tuple[int, int]]]:

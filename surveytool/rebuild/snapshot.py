@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from surveytool.analysis.crossref import names_of, parent_names
+from surveytool.analysis.tagging.self_training import Taught
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Paper, SourceLocation
 from surveytool.rebuild.bib_reading import ChunkLayout
@@ -71,6 +72,7 @@ class Snapshot:
     bib_head: int  # bytes of the .bib before its first entry (kept blocks)
     head_declared: tuple[str, ...]
     written: tuple[str, ...]  # content digests of the .bib and entries.json written (content_digest)
+    taught: Taught  # what the library's sure entries taught the tagger's second pass (``self_training.py``)
 
 
 class DataFilesLayout(NamedTuple):
@@ -181,6 +183,7 @@ def take_snapshot(
         written.bib_head,
         written.head_declared,
         stamps,
+        trace.taught,
     )
 
 
@@ -247,6 +250,7 @@ def save_snapshot(folder: Path, snapshot: Snapshot) -> None:
             snapshot.bib_head,
             snapshot.head_declared,
             snapshot.written,
+            snapshot.taught.to_plain(),
         ),
     )
 
@@ -257,7 +261,7 @@ def load_snapshot(memos: BuildCache) -> Snapshot | None:
     if data is None:
         return None
     try:
-        environment, sources, records, findings, bib_head, head_declared, written = data
+        environment, sources, records, findings, bib_head, head_declared, written, taught = data
         return Snapshot(
             environment,
             tuple(SourceLayout(*s) for s in sources),
@@ -266,6 +270,7 @@ def load_snapshot(memos: BuildCache) -> Snapshot | None:
             bib_head,
             head_declared,
             written,
+            Taught.from_plain(taught),
         )
     except (ValueError, TypeError):
         return None

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from surveytool.analysis.tagging.self_training import Taught
 from surveytool.model import Origin, Paper
 from surveytool.rebuild.bib_reading import ChunkLayout
 
@@ -17,6 +18,7 @@ class Trace:
     layouts: tuple[ChunkLayout | None, ...]  # per source, as read
     readable: bool  # every source was UTF-8
     facts: dict[str, EntryFacts]  # key -> the identities it holds and the keys it claims
+    taught: Taught  # what the library's sure entries taught the tagger's second pass
 
 
 class EntryFacts(NamedTuple):

@@ -60,6 +60,25 @@ BODY_CONFIDENCE_WEIGHTS = (1.23, 0.18)
 #: column of papers out of the field's scope): the probability that the paper is out of scope. Fitted on the
 #: corpus's train split, where the background column is a share among the sections, not a probability.
 SCOPE_WEIGHTS = (1.29, 1.02)
+#: (the second tagger's confidence, observed share right) knots of the map for an entry tagged again after the
+#: library's sure entries taught the tagger (``self_training.py``): it learned from its own answers.
+SELF_TAUGHT_KNOTS: tuple[tuple[float, float], ...] = (
+    (0.216, 0.1),
+    (0.291, 0.19),
+    (0.348, 0.28),
+    (0.391, 0.33),
+    (0.404, 0.35),
+    (0.423, 0.425),
+    (0.458, 0.445),
+    (0.479, 0.45),
+    (0.552, 0.5),
+    (0.704, 0.57),
+    (0.818, 0.61),
+    (0.84, 0.68),
+    (0.918, 0.735),
+    (0.926, 0.79),
+    (0.926, 1.0),
+)
 #: Shares are clipped this far from 0 and 1 before their log-odds are taken: a softmax can round to 1.
 SHARE_CLIP = 1e-4
 
@@ -101,6 +120,11 @@ def isotonic(value: float, knots: Sequence[tuple[float, float]] | None = None) -
         return knots[-1][1]
     (x0, y0), (x1, y1) = knots[at - 1], knots[at]
     return y0 if x1 <= x0 else y0 + (y1 - y0) * (value - x0) / (x1 - x0)
+
+
+def self_taught(score: float, knots: Sequence[tuple[float, float]] | None = None) -> float:
+    """The confidence of a tag computed again after the library taught the tagger, from the second tagger's."""
+    return isotonic(score, SELF_TAUGHT_KNOTS if knots is None else knots)
 
 
 def calibrated(signals: Sequence[float]) -> float:

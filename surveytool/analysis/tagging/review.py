@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.features import features, paper_text
+from surveytool.analysis.tagging.self_training import AGAIN, tag_twice, teachers
 from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.model import Finding, Paper, Severity, Tag, Taxonomy
@@ -75,18 +76,24 @@ class Explained(NamedTuple):
 def with_exemplars(papers: Sequence[Paper], taxonomy: Taxonomy, count: int = NEIGHBOURS) -> list[Explained]:
     """``papers`` with, for each computed tag, the nearest tagged papers of that section added to its evidence."""
     tagger = Tagger(taxonomy, user_exemplars(papers, taxonomy))
-    model = tagger.model
+    # The library's sure entries taught the tags of the unsure ones (``self_training.py``): the same again here.
+    placed = [p for p in papers if p.tags and not p.tags[0].explicit]
+    taught = teachers(placed, [p.tags for p in placed])
+    taught_model = tagger.taught(taught).model if taught else tagger.model
+    left = [p for p in papers if not p.tags and not p.explicit_tags and not p.unknown_tags]
+    computed_left = tag_twice(tagger, left, lambda chosen: chosen.tag_each, taught)
+    candidates = {p.key: tags for p, tags in zip(left, computed_left, strict=True)}
     explained = []
     for paper in papers:
         if not paper.tags:
-            untagged = not paper.explicit_tags and not paper.unknown_tags
-            computed = tagger.tag(paper) if untagged else ()
+            computed = candidates.get(paper.key, ())
             explained.append(Explained(paper, computed[0] if computed else None))
             continue
         if all(t.explicit for t in paper.tags):
             explained.append(Explained(paper))
             continue
         found = features(*paper_text(paper))
+        model = taught_model if any(AGAIN in line for line in paper.tags[0].evidence) else tagger.model
         nearest = [e for _, e in model.nearest(found, 50) if e.key != paper.key]
         tags: list[Tag] = []
         for tag in paper.tags:

@@ -25,6 +25,7 @@ from surveytool.analysis.tagging.blend import Blend
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
+from surveytool.analysis.tagging.self_training import TagAllBy, Taught, tag_twice
 from surveytool.analysis.tagging.user_model import UserModel, fit_user_model
 from surveytool.analysis.tagging.user_tags import explicit_tags, shares_names
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher, name_parts
@@ -95,6 +96,15 @@ class Tagger:
         self.matcher = PhraseMatcher(sorted(by_phrase))
         self.model = train(taxonomy, exemplars, corpus=corpus)
         self.support = 1.0 if any(e.origin == "corpus" for e in self.model.exemplars) else 0.0
+        self._given = (tuple(exemplars), corpus)
+        self.teachers: tuple[Exemplar, ...] = ()  # the library's sure entries it learned from (``taught``)
+
+    def taught(self, teachers: Sequence[Exemplar]) -> Tagger:
+        """This tagger learning from ``teachers`` too, the library's sure entries (``self_training.py``)."""
+        exemplars, corpus = self._given
+        tagger = Tagger(self.taxonomy, [*exemplars, *teachers], corpus)
+        tagger.teachers = tuple(teachers)
+        return tagger
 
     @cached_property
     def user_model(self) -> UserModel | None:
@@ -225,11 +235,6 @@ def candidates(tags: Sequence[Tag]) -> list[str]:
     return found
 
 
-#: Tags each of some papers: ``tag_papers`` asks only for those the user gave no tags. A build passes
-#: one that takes tags from its memo and from a forked child (``rebuild/tagging_reuse.py``).
-TagAll = Callable[[Sequence[Paper]], list[tuple[Tag, ...]]]
-
-
 #: The findings ``tag_papers`` gives an entry whose tags it computes and cannot give: left to the user to place.
 TAGGING_FINDINGS = frozenset({"needs-review", "no-section"})
 
@@ -239,24 +244,26 @@ def tag_papers(
     taxonomy: Taxonomy,
     tagger: Tagger | None = None,
     *,
-    tag_all: TagAll | None = None,
+    tag_all_by: TagAllBy | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     tags_field: str = "sections",
+    teachers_elsewhere: Sequence[Exemplar] = (),
+    on_taught: Callable[[Taught], None] | None = None,
 ) -> tuple[list[Paper], list[Finding]]:
-    """Every paper with tags: the user's when given (read from ``tags_field``), the tagger's (through ``tag_all``)
-    otherwise.
+    """Every paper with tags: the user's when given (read from ``tags_field``), the tagger's otherwise, each
+    unsure one tagged again after the sure ones taught it (``self_training.tag_twice``, whose arguments the
+    last three are; ``tag_all_by`` asks only for the papers the user gave no tags).
 
     A computed primary tag less sure than ``threshold`` is not given: the entry gets no section and a
     ``needs-review`` finding with its two best candidates.
     """
     tagger = tagger or Tagger(taxonomy)
-    tag_all = tag_all or tagger.tag_each
+    by = tag_all_by or (lambda chosen: chosen.tag_each)
     given = [explicit_tags(paper, taxonomy, tags_field) for paper in papers]
     # A volume cited through its children, and an @xdata entry, is no work to place (unless the user places it).
     lenders = cited_through_children(papers)
-    computed = iter(
-        tag_all([p for p, (tags, _, _) in zip(papers, given, strict=True) if not tags and p.key.lower() not in lenders])
-    )
+    todo = [p for p, (tags, _, _) in zip(papers, given, strict=True) if not tags and p.key.lower() not in lenders]
+    computed = iter(tag_twice(tagger, todo, by, teachers_elsewhere, on_taught))
     tagged: list[Paper] = []
     findings: list[Finding] = []
     for paper, (tags, unknown, problems) in zip(papers, given, strict=True):

@@ -1,0 +1,72 @@
+"""Self-training (self_training.py): a library's sure entries teach the tagger, which tags the unsure ones again."""
+
+from __future__ import annotations
+
+from surveytool.analysis.tagging.self_training import RETAG_FLOOR, TEACHING_CONFIDENCE, tag_twice, teachers
+from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger, tag_papers
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.pipeline import Options, options_taxonomy
+
+TAXONOMY = options_taxonomy(Options())
+# A system the bundled corpus has never heard of, named in titles that say what it is, and one that does not.
+SURE = [
+    "Zorblax: sparse mixture-of-experts routing with expert parallelism",
+    "Zorblax-2: scaling mixture-of-experts language models to trillions of parameters",
+    "Load balancing the experts of Zorblax with a switch router",
+    "Zorblax goes multilingual: gating networks for sparse experts",
+]
+UNSURE = "Training Zorblax faster"
+OTHER_FIELD = "Deep residual learning for image recognition"
+
+
+def _papers(*titles: str) -> list[Paper]:
+    return [
+        Paper(Origin.BIBTEX, (SourceLocation("lib.bib", n + 1),), frozen_mapping({"title": t}), key=f"key{n}")
+        for n, t in enumerate(titles)
+    ]
+
+
+def _twice(tagger: Tagger, papers: list[Paper]):
+    return tag_twice(tagger, papers, lambda chosen: chosen.tag_each)
+
+
+def test_a_librarys_sure_entries_teach_the_tagger_its_own_names():
+    tagger = Tagger(TAXONOMY)
+    papers = _papers(*SURE, UNSURE)
+    first = tagger.tag_each(papers)
+    assert all(tags[0].section == "moe" and tags[0].score >= TEACHING_CONFIDENCE for tags in first[:-1])
+    assert first[-1][0].section != "moe" and RETAG_FLOOR <= first[-1][0].score < DEFAULT_THRESHOLD
+    again = _twice(tagger, papers)
+    assert again[:-1] == first[:-1]  # the sure ones are not tagged again
+    [primary, *_] = again[-1]
+    assert primary.section == "moe" and primary.score >= DEFAULT_THRESHOLD
+    assert "tagged again after learning from 4 sure entries of this library" in primary.evidence
+
+
+def test_a_build_gives_the_section_the_library_taught():
+    tagged, findings = tag_papers(_papers(*SURE, UNSURE), TAXONOMY)
+    assert tagged[-1].primary_section == "moe"
+    assert not findings
+
+
+def test_without_sure_entries_nothing_is_tagged_again():
+    tagger = Tagger(TAXONOMY)
+    papers = _papers(UNSURE, OTHER_FIELD)
+    assert not teachers(papers, tagger.tag_each(papers))
+    assert _twice(tagger, papers) == tagger.tag_each(papers)
+
+
+def test_an_entry_of_another_field_is_not_pulled_into_the_librarys_sections():
+    tagger = Tagger(TAXONOMY)
+    papers = _papers(*SURE, OTHER_FIELD)
+    first = tagger.tag_each(papers)
+    assert first[-1][0].score < RETAG_FLOOR
+    assert _twice(tagger, papers)[-1] == first[-1]
+
+
+def test_the_order_of_the_library_does_not_change_its_tags():
+    tagger = Tagger(TAXONOMY)
+    papers = _papers(*SURE, UNSURE, OTHER_FIELD)
+    forward = dict(zip([p.key for p in papers], _twice(tagger, papers), strict=True))
+    backward = dict(zip([p.key for p in papers[::-1]], _twice(tagger, papers[::-1]), strict=True))
+    assert forward == backward
