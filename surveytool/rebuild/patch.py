@@ -27,9 +27,6 @@ from typing import NamedTuple
 from surveytool.analysis.crossref import names_of, parent_names, with_lent_fields
 from surveytool.analysis.keys import identity_of, load_pins, read_lock_text
 from surveytool.analysis.merge import identities
-from surveytool.analysis.tagging.exemplars import user_exemplars
-from surveytool.analysis.tagging.self_training import Taught, teachers_beside
-from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.bibtex.fields import bibtex_entry, macros_of
 from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import crossref_levels, crossref_target, writing_order
@@ -38,12 +35,12 @@ from surveytool.errors import SurveyToolError
 from surveytool.model import Finding, Paper, Taxonomy
 from surveytool.output.chapter_view import PaperView, paper_view, uncited_keys
 from surveytool.output.entries_json import entry_json
-from surveytool.pipeline import Options, catalog_paths, finding_order, options_taxonomy, tag_threshold
+from surveytool.pipeline import Options, catalog_paths, finding_order, options_taxonomy
 from surveytool.rebuild.bib_reading import ChunkRun
 from surveytool.rebuild.changes import MAX_CHANGED_CHUNKS, Move, changed_chunks, moved_source
-from surveytool.rebuild.exemplars import stored_exemplars
 from surveytool.rebuild.memo import BuildCache
 from surveytool.rebuild.moves import moved_finding, moved_json
+from surveytool.rebuild.patch_tagging import tag_read_again
 from surveytool.rebuild.relatives import placed_anew, read_again, relatives
 from surveytool.rebuild.snapshot import (
     EntryRecord,
@@ -207,26 +204,11 @@ def _patch(
         findings.extend((chunk, finding_record(f)) for f in read_findings)
 
     taxonomy = options_taxonomy(options)
-    # The tagger learns from the user's tagged entries: an edit to one of them may move the tags of every other;
-    # so may one to an entry sure enough to teach its second pass, unless no other entry is unsure.
-    exemplars = stored_exemplars(options.build_cache) if options.build_cache else None
-    if exemplars is None or {r.key for r in gone} & {e.key for e in exemplars}:
+    gone_keys, read_papers = {r.key for r in gone}, [p for p, _, _ in read]
+    tagging = tag_read_again(options, taxonomy, snapshot.taught, gone_keys, [n.paper for n in news], read_papers)
+    if tagging is None:
         return None
-    tagger, threshold, papers = Tagger(taxonomy, exemplars), tag_threshold(options.config), [n.paper for n in news]
-    changed_keys = {r.key for r in gone} | {p.key for p in papers}
-    beside = teachers_beside(snapshot.taught, changed_keys, papers, tagger)
-    if beside is None or user_exemplars([paper for paper, _, _ in read], taxonomy):
-        return None  # those read again teach what they taught
-    news_taught: list[Taught] = []
-    tagged, tag_findings = tag_papers(
-        papers,
-        taxonomy,
-        tagger,
-        threshold=threshold,
-        tags_field=options.tags_field,
-        teachers_elsewhere=beside,
-        on_taught=news_taught.append,
-    )
+    tagged, tag_findings, taught = tagging
     chunk_of_key = {new.paper.key: new.chunk for new in news}
     findings.extend(
         (chunk_of_key.get(f.key or "", ""), finding_record(f))
@@ -249,7 +231,6 @@ def _patch(
     if spliced is None:
         return None
     bibliography, entries, records, views = spliced
-    taught = snapshot.taught.after_patch(changed_keys, news_taught[0]) if news_taught else snapshot.taught
     patched = replace(snapshot, sources=layouts, records=records, findings=tuple(findings), taught=taught)
     return Patched(
         patched,

@@ -1,0 +1,49 @@
+"""Tagging the entries a patched rebuild reads again (``patch.py``), as a build in full would tag them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from surveytool.analysis.tagging.exemplars import user_exemplars
+from surveytool.analysis.tagging.self_training import Taught, teachers_beside
+from surveytool.analysis.tagging.tagger import Tagger, tag_papers
+from surveytool.model import Finding, Paper, Taxonomy
+from surveytool.pipeline import Options, tag_threshold
+from surveytool.rebuild.exemplars import stored_exemplars
+
+
+def tag_read_again(
+    options: Options,
+    taxonomy: Taxonomy,
+    last: Taught,
+    gone: set[str],
+    papers: Sequence[Paper],
+    changed: Sequence[Paper],
+) -> tuple[list[Paper], list[Finding], Taught] | None:
+    """``papers`` (those read again: the changed ones and their family) tagged, with their findings and what the
+    library now teaches the tagger's second pass; None when a build in full would tag other entries anew.
+
+    ``last``: what it taught in the last build; ``gone``: the keys of the entries changed or removed since;
+    ``changed``: the entries changed, as read now.
+    """
+    # The tagger learns from the user's tagged entries: an edit to one of them may move the tags of every other;
+    # so may one to an entry sure enough to teach its second pass, unless no other entry is unsure.
+    exemplars = stored_exemplars(options.build_cache) if options.build_cache else None
+    if exemplars is None or gone & {e.key for e in exemplars} or user_exemplars(changed, taxonomy):
+        return None  # the changed ones, read again, teach what they taught
+    tagger = Tagger(taxonomy, exemplars)
+    keys = gone | {p.key for p in papers}
+    beside = teachers_beside(last, keys, papers, tagger)
+    if beside is None:
+        return None
+    taught: list[Taught] = []
+    tagged, findings = tag_papers(
+        papers,
+        taxonomy,
+        tagger,
+        threshold=tag_threshold(options.config),
+        tags_field=options.tags_field,
+        teachers_elsewhere=beside,
+        on_taught=taught.append,
+    )
+    return tagged, findings, last.after_patch(keys, taught[0])
