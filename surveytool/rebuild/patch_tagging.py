@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from surveytool.analysis.tagging.exemplars import user_exemplars
-from surveytool.analysis.tagging.self_training import Taught, teachers_beside
+from surveytool.analysis.tagging.self_training import Taught
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.model import Finding, Paper, Taxonomy
 from surveytool.pipeline import Options, tag_threshold
@@ -27,15 +27,12 @@ def tag_read_again(
     ``changed``: the entries changed, as read now.
     """
     # The tagger learns from the user's tagged entries: an edit to one of them may move the tags of every other;
-    # so may one to an entry sure enough to teach its second pass, unless no other entry is unsure.
+    # so may one that changes what the library's sure entries teach its second pass (``Taught.after_patch``).
     exemplars = stored_exemplars(options.build_cache) if options.build_cache else None
     if exemplars is None or gone & {e.key for e in exemplars} or user_exemplars(changed, taxonomy):
         return None  # the changed ones, read again, teach what they taught
     tagger = Tagger(taxonomy, exemplars)
     keys = gone | {p.key for p in papers}
-    beside = teachers_beside(last, keys, papers, tagger)
-    if beside is None:
-        return None
     taught: list[Taught] = []
     tagged, findings = tag_papers(
         papers,
@@ -43,7 +40,8 @@ def tag_read_again(
         tagger,
         threshold=tag_threshold(options.config),
         tags_field=options.tags_field,
-        teachers_elsewhere=beside,
+        beside=last.beside(keys),
         on_taught=taught.append,
     )
-    return tagged, findings, last.after_patch(keys, taught[0])
+    now = last.after_patch(keys, taught[0])
+    return None if now is None else (tagged, findings, now)

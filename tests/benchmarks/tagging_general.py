@@ -7,7 +7,8 @@ references) holds physics, programming languages, software engineering and some 
 papers share words with the taxonomy ("graphite", "energy", "annealing", a lock-free "memory"), and a
 tag given to one of them at 0.8 is a confident wrong answer. The bench file is such a library: this
 draws ``--count`` of its distinct titles at random (fixed seed), tags them by title alone and with the
-file's abstracts, and prints how many were given a section at the default threshold (at 0.8 or more).
+file's abstracts, as one library each, and prints how many were given a section at the default threshold
+(at 0.8 or more).
 Nobody labelled these titles, so the figure is an upper bound on the right tags, not an accuracy.
 """
 
@@ -18,6 +19,7 @@ import random
 import sys
 from pathlib import Path
 
+from surveytool.analysis.tagging.self_training import tag_twice
 from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.pipeline import Options, analyse, options_taxonomy
@@ -42,11 +44,15 @@ def sample(bench_dir: Path, count: int) -> list[tuple[str, str]]:
 
 def given(tagger: Tagger, texts: list[tuple[str, str]], abstracts: bool) -> tuple[int, int]:
     """How many of ``texts`` get a section at the default threshold, and how many of those at 0.8 or more."""
-    scores = []
+    papers = []
     for n, (title, abstract) in enumerate(texts):
         fields = {"title": title, **({"abstract": abstract} if abstracts and abstract else {})}
-        tags = tagger.tag(Paper(Origin.BIBTEX, (SourceLocation("general.bib", n + 1),), frozen_mapping(fields)))
-        scores.append(tags[0].score if tags else 0.0)
+        papers.append(
+            Paper(Origin.BIBTEX, (SourceLocation("general.bib", n + 1),), frozen_mapping(fields), key=f"g{n}")
+        )
+    # Tagged as one library, as the tool tags a .bib: its sure entries teach the second pass (self_training.py).
+    found = tag_twice(tagger, papers, lambda chosen: chosen.tag_each)
+    scores = [tags[0].score if tags else 0.0 for tags in found]
     return sum(s >= DEFAULT_THRESHOLD for s in scores), sum(s >= 0.8 for s in scores)
 
 

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.features import features, paper_text
-from surveytool.analysis.tagging.self_training import AGAIN, tag_twice, teachers
+from surveytool.analysis.tagging.self_training import AGAIN, Library, tag_twice, teachers
 from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.model import Finding, Paper, Severity, Tag, Taxonomy
@@ -81,7 +81,8 @@ def with_exemplars(papers: Sequence[Paper], taxonomy: Taxonomy, count: int = NEI
     taught = teachers(placed, [p.tags for p in placed])
     taught_model = tagger.taught(taught).model if taught else tagger.model
     left = [p for p in papers if not p.tags and not p.explicit_tags and not p.unknown_tags]
-    computed_left = tag_twice(tagger, left, lambda chosen: chosen.tag_each, taught)
+    beside = Library(taught, len(placed))
+    computed_left = tag_twice(tagger, left, lambda chosen: chosen.tag_each, beside)
     candidates = {p.key: tags for p, tags in zip(left, computed_left, strict=True)}
     explained = []
     for paper in papers:

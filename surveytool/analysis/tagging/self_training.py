@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 TEACHING_CONFIDENCE = 0.8
 #: A computed tag less sure than this is not tagged again.
 RETAG_FLOOR = 0.1
+#: A library teaches only when this share of the entries the tagger tags are sure: one mostly of the field. In a
+#: general bibliography (a lab's, a thesis's) a few sure entries say little about how the rest is filed, and a
+#: second pass mostly pulls papers of other fields into some section.
+MIN_SURE_SHARE = 0.2
 #: How the evidence of a tag computed again begins.
 AGAIN = "tagged again after learning from"
 
@@ -37,27 +41,41 @@ TagAll = Callable[[Sequence[Paper]], list[tuple[Tag, ...]]]
 TagAllBy = Callable[["Tagger"], TagAll]
 
 
+class Library(NamedTuple):
+    """The rest of a library beside the papers a patched rebuild tags: its sure entries, and how many it tagged."""
+
+    teachers: tuple[Exemplar, ...] = ()
+    computed: int = 0
+
+
 def tag_twice(
     tagger: Tagger,
     papers: Sequence[Paper],
     tag_all_by: TagAllBy,
-    teachers_elsewhere: Sequence[Exemplar] = (),
+    beside: Library | None = None,
     on_taught: Callable[[Taught], None] | None = None,
 ) -> list[tuple[Tag, ...]]:
     """The tags of ``papers``, those the first tagger was unsure of tagged again after the sure ones taught it.
 
-    ``teachers_elsewhere``: sure entries of the library that are not among ``papers`` (a patched rebuild's);
-    ``on_taught`` is told what taught the second pass and which papers were unsure (a build keeps it for a patch).
+    ``beside``: the rest of the library, when ``papers`` are not all of it (a patched rebuild's);
+    ``on_taught`` is told what taught the second pass and which papers were tagged (a build keeps it for a patch).
     """
+    beside = beside or Library()
     first = tag_all_by(tagger)(papers)
-    taught = tuple(sorted({*teachers_elsewhere, *teachers(papers, first)}, key=lambda e: (e.key, e.title, e.sections)))
+    taught = tuple(sorted({*beside.teachers, *teachers(papers, first)}, key=lambda e: (e.key, e.title, e.sections)))
     again = unsure(first)
     if on_taught is not None:
-        on_taught(Taught(taught, frozenset(papers[i].key for i in again)))
-    if not taught or not again:
+        keys = frozenset(papers[i].key for i in again), frozenset(p.key for p in papers)
+        on_taught(Taught(taught, *keys))
+    if not again or not teaches(len(taught), beside.computed + len(papers)):
         return list(first)
     second = tag_all_by(tagger.taught(taught))([papers[i] for i in again])
     return merged(first, dict(zip(again, second, strict=True)), len(taught))
+
+
+def teaches(sure: int, computed: int) -> bool:
+    """Whether ``sure`` entries of ``computed`` (those the tagger tagged) teach a second pass."""
+    return sure > 0 and sure >= MIN_SURE_SHARE * computed
 
 
 def teachers(papers: Sequence[Paper], tags: Sequence[tuple[Tag, ...]]) -> tuple[Exemplar, ...]:
@@ -93,30 +111,32 @@ def merged(
 
 
 class Taught(NamedTuple):
-    """What a build's second tagger learned from, and the keys of the entries it tags again (``unsure``) when
-    anything taught it."""
+    """What the library's sure entries taught the tagger's second pass: the teachers, the keys of the entries
+    it tags again when they teach (``unsure``), and of every entry the tagger tagged (``computed``)."""
 
     teachers: tuple[Exemplar, ...] = ()
     unsure: frozenset[str] = frozenset()
+    computed: frozenset[str] = frozenset()
+
+    @property
+    def active(self) -> bool:
+        return teaches(len(self.teachers), len(self.computed))
 
     def to_plain(self) -> tuple:
-        return tuple(tuple(e) for e in self.teachers), tuple(sorted(self.unsure))
+        return tuple(tuple(e) for e in self.teachers), tuple(sorted(self.unsure)), tuple(sorted(self.computed))
 
     @classmethod
     def from_plain(cls, data: tuple) -> Taught:
-        teachers, keys = data
-        return cls(tuple(Exemplar(*e) for e in teachers), frozenset(keys))
+        teachers, unsure, computed = data
+        return cls(tuple(Exemplar(*e) for e in teachers), frozenset(unsure), frozenset(computed))
 
-    def after_patch(self, changed: set[str], news: Taught) -> Taught:
-        """This with the entries whose keys ``changed`` tagged anew (``news``: what tagging them was told)."""
-        return Taught(news.teachers, frozenset(self.unsure - changed) | news.unsure)
+    def beside(self, changed: set[str]) -> Library:
+        """The rest of the library when the entries whose keys ``changed`` (gone or read again) are taken out."""
+        return Library(tuple(t for t in self.teachers if t.key not in changed), len(self.computed - changed))
 
-
-def teachers_beside(last: Taught, changed: set[str], papers: Sequence[Paper], tagger: Tagger) -> list[Exemplar] | None:
-    """For a patched rebuild: the last build's teachers but those whose keys ``changed`` (gone or read again),
-    for ``tag_twice`` to tag ``papers`` (those read again) as a full build would. None when what the second
-    tagger learns changes while other entries are unsure: a full build tags them anew."""
-    kept = [t for t in last.teachers if t.key not in changed]
-    if set(kept).union(teachers(papers, tagger.tag_each(papers))) != set(last.teachers) and last.unsure - changed:
-        return None
-    return kept
+    def after_patch(self, changed: set[str], news: Taught) -> Taught | None:
+        """This with the entries whose keys ``changed`` tagged anew (``news``: what tagging them was told); None
+        when another entry, unsure, is tagged otherwise now: a build in full tags it anew."""
+        now = Taught(news.teachers, (self.unsure - changed) | news.unsure, (self.computed - changed) | news.computed)
+        same = now.active == self.active and (not now.active or set(now.teachers) == set(self.teachers))
+        return now if same or not self.unsure - changed else None

@@ -25,7 +25,7 @@ from surveytool.analysis.tagging.blend import Blend
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
-from surveytool.analysis.tagging.self_training import TagAllBy, Taught, tag_twice
+from surveytool.analysis.tagging.self_training import Library, TagAllBy, Taught, tag_twice
 from surveytool.analysis.tagging.user_model import UserModel, fit_user_model
 from surveytool.analysis.tagging.user_tags import explicit_tags, shares_names
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher, name_parts
@@ -247,7 +247,7 @@ def tag_papers(
     tag_all_by: TagAllBy | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     tags_field: str = "sections",
-    teachers_elsewhere: Sequence[Exemplar] = (),
+    beside: Library | None = None,
     on_taught: Callable[[Taught], None] | None = None,
 ) -> tuple[list[Paper], list[Finding]]:
     """Every paper with tags: the user's when given (read from ``tags_field``), the tagger's otherwise, each
@@ -263,7 +263,7 @@ def tag_papers(
     # A volume cited through its children, and an @xdata entry, is no work to place (unless the user places it).
     lenders = cited_through_children(papers)
     todo = [p for p, (tags, _, _) in zip(papers, given, strict=True) if not tags and p.key.lower() not in lenders]
-    computed = iter(tag_twice(tagger, todo, by, teachers_elsewhere, on_taught))
+    computed = iter(tag_twice(tagger, todo, by, beside, on_taught))
     tagged: list[Paper] = []
     findings: list[Finding] = []
     for paper, (tags, unknown, problems) in zip(papers, given, strict=True):

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from surveytool.analysis.tagging.self_training import RETAG_FLOOR, TEACHING_CONFIDENCE, tag_twice, teachers
+from surveytool.analysis.tagging.exemplars import Exemplar
+from surveytool.analysis.tagging.self_training import (
+    MIN_SURE_SHARE,
+    RETAG_FLOOR,
+    TEACHING_CONFIDENCE,
+    Library,
+    Taught,
+    tag_twice,
+    teachers,
+)
 from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger, tag_papers
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.pipeline import Options, options_taxonomy
@@ -70,3 +79,32 @@ def test_the_order_of_the_library_does_not_change_its_tags():
     forward = dict(zip([p.key for p in papers], _twice(tagger, papers), strict=True))
     backward = dict(zip([p.key for p in papers[::-1]], _twice(tagger, papers[::-1]), strict=True))
     assert forward == backward
+
+
+def test_a_general_library_with_few_sure_entries_teaches_nothing():
+    """Most of a lab's bibliography is of other fields: its few sure entries do not teach a second pass."""
+    tagger = Tagger(TAXONOMY)
+    others = [f"Electronic structure of layered graphite, sample {n}" for n in range(20)]
+    papers = _papers(*SURE, UNSURE, *others)
+    first = tagger.tag_each(papers)
+    assert len(teachers(papers, first)) == len(SURE) < MIN_SURE_SHARE * len(papers)
+    assert _twice(tagger, papers) == first
+
+
+def _exemplar(key: str) -> Exemplar:
+    return Exemplar(key, f"title of {key}", "", ("moe",), 4.0, "user")
+
+
+def test_a_patch_that_changes_what_the_library_teaches_is_refused_while_another_entry_is_unsure():
+    last = Taught((_exemplar("a"), _exemplar("b")), frozenset({"u"}), frozenset({"a", "b", "u"}))
+    assert last.active
+    kept = Taught((_exemplar("b"),), frozenset(), frozenset({"a", "b"}))  # "a" edited: no longer sure
+    assert last.beside({"a"}) == Library((_exemplar("b"),), 2)
+    assert last.after_patch({"a"}, kept) is None  # "u" was tagged again with what "a" taught
+    alone = Taught(last.teachers, frozenset(), frozenset({"a", "b"}))
+    assert alone.after_patch({"a"}, kept) == Taught((_exemplar("b"),), frozenset(), frozenset({"a", "b"}))
+    same = Taught(last.teachers, frozenset(), frozenset({"a", "b"}))  # "a" edited, as sure of the same text
+    assert last.after_patch({"a"}, same) == last
+    general = Taught((_exemplar("a"),), frozenset({"u"}), frozenset({"a", *"bcdefgh", "u"}))
+    assert not general.active  # nothing was tagged again: what its one sure entry teaches does not matter
+    assert general.after_patch({"a"}, Taught((), frozenset(), frozenset({"a"}))) is not None
