@@ -97,14 +97,11 @@ class Tagger:
         self.model = train(taxonomy, exemplars, corpus=corpus)
         self.support = 1.0 if any(e.origin == "corpus" for e in self.model.exemplars) else 0.0
         self._given = (tuple(exemplars), corpus)
-        self.teachers: tuple[Exemplar, ...] = ()  # the library's sure entries it learned from (``taught``)
 
     def taught(self, teachers: Sequence[Exemplar]) -> Tagger:
         """This tagger learning from ``teachers`` too, the library's sure entries (``self_training.py``)."""
         exemplars, corpus = self._given
-        tagger = Tagger(self.taxonomy, [*exemplars, *teachers], corpus)
-        tagger.teachers = tuple(teachers)
-        return tagger
+        return Tagger(self.taxonomy, [*exemplars, *teachers], corpus)
 
     @cached_property
     def user_model(self) -> UserModel | None:
