@@ -29,7 +29,9 @@ class BuildReuse:
         self.memos = BuildCache(folder)
         self.read_bib = ReusingBibReader(self.memos.memo("bibtex"))
         self.trace: Trace | None = None
-        self.taught = Taught()  # what the library's sure entries taught the tagger's second pass
+        # What tagged the entries: the tagger, and what the library's sure entries taught its second pass.
+        self.tagger: Tagger | None = None
+        self.taught = Taught()
 
     def learned_from(self, exemplars: Sequence[Exemplar]) -> None:
         remember_exemplars(self.folder, exemplars)
@@ -41,6 +43,7 @@ class BuildReuse:
         self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float, tags_field: str
     ) -> tuple[list[Paper], list[Finding]]:
         known = ahead.result()
+        self.tagger = tagger
 
         def tag_all_by(chosen: Tagger) -> TagAll:
             reusing = ReusingTagger(chosen, self.memos.memo("tags"))

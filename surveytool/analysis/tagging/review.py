@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.features import features, paper_text
-from surveytool.analysis.tagging.self_training import AGAIN, Library, tag_twice, teachers
+from surveytool.analysis.tagging.self_training import Taught, merged
 from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.model import Finding, Paper, Severity, Tag, Taxonomy
@@ -73,29 +73,32 @@ class Explained(NamedTuple):
     candidate: Tag | None = None
 
 
-def with_exemplars(papers: Sequence[Paper], taxonomy: Taxonomy, count: int = NEIGHBOURS) -> list[Explained]:
-    """``papers`` with, for each computed tag, the nearest tagged papers of that section added to its evidence."""
-    tagger = Tagger(taxonomy, user_exemplars(papers, taxonomy))
-    # The library's sure entries taught the tags of the unsure ones (``self_training.py``): the same again here.
-    placed = [p for p in papers if p.tags and not p.tags[0].explicit]
-    taught = teachers(placed, [p.tags for p in placed])
-    taught_model = tagger.taught(taught).model if taught else tagger.model
-    left = [p for p in papers if not p.tags and not p.explicit_tags and not p.unknown_tags]
-    beside = Library(taught, len(placed))
-    computed_left = tag_twice(tagger, left, lambda chosen: chosen.tag_each, beside)
-    candidates = {p.key: tags for p, tags in zip(left, computed_left, strict=True)}
+def with_exemplars(papers: Sequence[Paper], tagger: Tagger, taught: Taught, count: int = NEIGHBOURS) -> list[Explained]:
+    """``papers`` with, for each computed tag, the nearest tagged papers of that section added to its evidence.
+
+    ``tagger`` and ``taught``: what the build tagged ``papers`` with, and what its sure entries taught the second
+    pass (``self_training.tag_twice``): an entry left to place is shown the candidate the build computed.
+    """
+    again = taught.unsure if taught.active else frozenset()
+    second = tagger.taught(taught.teachers) if again else tagger
+
+    def computed(paper: Paper) -> tuple[Tag, ...]:
+        first = tagger.tag_each([paper])
+        if paper.key not in again:
+            return first[0]
+        return merged(first, {0: second.tag_each([paper])[0]}, len(taught.teachers))[0]
+
     explained = []
     for paper in papers:
         if not paper.tags:
-            computed = candidates.get(paper.key, ())
-            explained.append(Explained(paper, computed[0] if computed else None))
+            found = computed(paper) if paper.key in taught.computed else ()
+            explained.append(Explained(paper, found[0] if found else None))
             continue
         if all(t.explicit for t in paper.tags):
             explained.append(Explained(paper))
             continue
-        found = features(*paper_text(paper))
-        model = taught_model if any(AGAIN in line for line in paper.tags[0].evidence) else tagger.model
-        nearest = [e for _, e in model.nearest(found, 50) if e.key != paper.key]
+        model = second.model if paper.key in again else tagger.model
+        nearest = [e for _, e in model.nearest(features(*paper_text(paper)), 50) if e.key != paper.key]
         tags: list[Tag] = []
         for tag in paper.tags:
             if tag.explicit:

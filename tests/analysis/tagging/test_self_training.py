@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+from helpers import run_cli
+
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.self_training import (
     MIN_SURE_SHARE,
@@ -108,3 +112,39 @@ def test_a_patch_that_changes_what_the_library_teaches_is_refused_while_another_
     general = Taught((_exemplar("a"),), frozenset({"u"}), frozenset({"a", *"bcdefgh", "u"}))
     assert not general.active  # nothing was tagged again: what its one sure entry teaches does not matter
     assert general.after_patch({"a"}, Taught((), frozenset(), frozenset({"a"}))) is not None
+
+
+def _bib(key: str, title: str, tags: str = "") -> str:
+    return f"@article{{{key},\n  title = {{{title}}},\n" + (f"  sections = {{{tags}}},\n" if tags else "") + "}\n"
+
+
+def _explained(tmp_path, entries: list[str]) -> tuple[dict[str, str], str]:
+    """``tag --explain`` of a library of ``entries``: each entry's block by key, and the findings."""
+    (tmp_path / "lib.bib").write_text("\n".join(entries), encoding="utf-8")
+    result = run_cli("tag", "lib.bib", "--explain", cwd=tmp_path)
+    blocks: dict[str, str] = {}
+    for line in result.stdout.splitlines():
+        if line and not line.startswith(" "):
+            key = line.split()[0]
+        blocks[key] = blocks.get(key, "") + line + "\n"
+    return blocks, result.stderr
+
+
+def test_explain_shows_the_section_the_library_taught_with_the_sure_entries_that_taught_it(tmp_path):
+    blocks, _ = _explained(tmp_path, [_bib(f"sure{n}", t) for n, t in enumerate(SURE)] + [_bib("unsure", UNSURE)])
+    block = blocks["unsure"]
+    assert "primary   moe" in block and "tagged again after learning from 4 sure entries" in block
+    assert "exemplar: sure" in block  # the second tagger's neighbours: what the library taught
+
+
+def test_explain_shows_the_candidate_the_build_weighed_when_the_library_taught_nothing(tmp_path):
+    """The entries whose tags name no section are tagged too (nothing is known of their words): with them the sure
+    ones are too few to teach."""
+    others = [_bib(f"todo{n}", f"Qwxz vprt zzy {n}", "to-read") for n in range(20)]
+    blocks, findings = _explained(
+        tmp_path, [_bib(f"sure{n}", t) for n, t in enumerate(SURE)] + [_bib("unsure", UNSURE), *others]
+    )
+    [review] = [line for line in findings.splitlines() if "[needs-review]" in line and "'unsure'" in line]
+    section, score = re.search(r"the likeliest section, (\S+), is only ([\d.]+) sure", blocks["unsure"]).groups()
+    assert f"belongs in '{section}'" in review and f"(confidence {float(score):.2f})" in review
+    assert "tagged again" not in blocks["unsure"]
