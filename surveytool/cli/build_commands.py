@@ -129,7 +129,7 @@ def build(
 
         pdf_report = compile_pdf(out)
         for problem in pdf_report.problems:
-            typer.echo(f"{out}/{problem}" if pdf_report.ran else f"warning: {problem}", err=True)
+            typer.echo(problem if pdf_report.ran else f"warning: {problem}", err=True)
         pdf_failed = pdf_report.ran and not pdf_report.ok
         if pdf_report.ok and not quiet:
             typer.echo(f"wrote {pdf_report.pdf}")

@@ -8,6 +8,7 @@ is named (TeX puts it at the end of the first line of the error's context), and 
 
 from __future__ import annotations
 
+import os
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -119,18 +120,19 @@ def _bib_files(folder: Path, aux: str, blg: str) -> list[str]:
 
 
 def _entry_place(folder: Path, bib_files: Sequence[str], key: str) -> str:
-    """``references.bib:8``: where the entry ``key`` starts, in the first of ``bib_files`` that has it."""
+    """``out/references.bib:8``: where the entry ``key`` starts, in the first of ``bib_files`` that has it (named
+    in ``folder``, as the places of a ``PdfReport``)."""
     start = re.compile(r"^[ \t]*@[ \t]*\w+[ \t]*[{(][ \t]*" + re.escape(key) + r"\s*,", re.M)
     for name in bib_files:
         text = _read(folder, name)  # only the build's own files: a .bib elsewhere is not this report's to open
         match = start.search(text)
         if match:
-            return f"{name}:{text.count(chr(10), 0, match.start()) + 1}"
+            return f"{os.path.join(folder, name)}:{text.count(chr(10), 0, match.start()) + 1}"
     return ""
 
 
 def _entry_note(folder: Path, bib_files: Sequence[str], keys: Sequence[str]) -> str:
-    """`` (it comes from the entry 'key', references.bib:8)``, or nothing when no entry is known."""
+    """`` (it comes from the entry 'key', out/references.bib:8)``, or nothing when no entry is known."""
     notes = []
     for key in keys[:_SHOWN]:
         place = _entry_place(folder, bib_files, key)
@@ -223,7 +225,8 @@ def _mentions(text: str, macro: str) -> bool:
 
 
 def root_causes(folder: Path, tex_name: str = "main.tex") -> list[str]:
-    """What to fix first after a failed run in ``folder``, as ``file:line: what happened`` lines."""
+    """What to fix first after a failed run in ``folder``, as ``file:line: what happened`` lines: the file in
+    ``folder``, the .bib an entry comes from named with ``folder`` (``compile_pdf`` adds it to the first)."""
     stem = Path(tex_name).stem
     log, blg, bbl_text, aux = (_read(folder, f"{stem}.{suffix}") for suffix in ("log", "blg", "bbl", "aux"))
     bbl = bbl_entries(bbl_text)

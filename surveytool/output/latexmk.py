@@ -20,6 +20,8 @@ _UNDEFINED = re.compile(r"(?:Citation|Reference) [`'](?P<key>[^']+)' on page \d+
 
 @dataclass(frozen=True)
 class PdfReport:
+    """``problems`` as ``file:line: what happened``, each file named from where the build folder was named."""
+
     ran: bool
     ok: bool
     problems: tuple[str, ...]
@@ -74,6 +76,7 @@ def _tail(log_path: Path) -> str:
 
 
 def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) -> PdfReport:
+    """latexmk run in ``folder`` on ``tex_name``, and what went wrong; stopped after ``timeout`` seconds."""
     if shutil.which("latexmk") is None:
         return PdfReport(False, False, ("latexmk is not installed: install TeX Live to get a PDF",), None)
     engine = "-pdflatex=pdflatex -file-line-error -interaction=nonstopmode -halt-on-error %O %S"
@@ -98,7 +101,7 @@ def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) 
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
-            cause = f"latexmk did not finish in {timeout:g} s and was stopped; the end of {log_path.name} shows where TeX was"
+            cause = f"{log_path}: latexmk did not finish in {timeout:g} s and was stopped; its end shows where TeX was"
             return PdfReport(True, False, (cause,), None)
     result = subprocess.CompletedProcess(process.args, process.returncode, output)
     log = log_text(log_path.read_bytes()) if log_path.exists() else result.stdout
@@ -108,8 +111,10 @@ def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) 
     if not ok:
         problems = lead_with_causes(root_causes(folder, tex_name), problems, log, tex_name)
     if result.returncode != 0 and not problems:
-        problems = [f"latexmk failed (exit {result.returncode}); see {log_path}"]
-    return PdfReport(True, ok, tuple(problems), pdf if pdf.exists() else None)
+        problems = [f"{log_path.name}: latexmk failed (exit {result.returncode})"]
+    # The places TeX names are in the folder; the user reads them from where they named it.
+    inside = os.path.join(folder, "")
+    return PdfReport(True, ok, tuple(inside + problem for problem in problems), pdf if pdf.exists() else None)
 
 
 def lead_with_causes(causes: list[str], summary: list[str], log: str, tex_name: str = "main.tex") -> list[str]:

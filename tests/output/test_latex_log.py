@@ -5,6 +5,7 @@ Each document here is compiled with the real latexmk, as `build --pdf` compiles 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -41,23 +42,24 @@ def _compile(folder: Path, main: str, bib: str, body: str = CITES):
     folder.mkdir(exist_ok=True)
     (folder / "main.tex").write_text(main.replace("BODY", body), encoding="utf-8")
     (folder / "references.bib").write_text(bib, encoding="utf-8")
-    return compile_pdf(folder)
+    with contextlib.chdir(folder.parent):  # the folder named as a user names it: the places are named from there
+        return compile_pdf(Path(folder.name))
 
 
 def test_a_bibtex_syntax_error_comes_first_and_the_citations_it_left_undefined_are_counted(tmp_path):
     report = _compile(tmp_path / "doc", NATBIB, GOOD + BROKEN)
     assert not report.ok
     assert report.problems == (
-        "references.bib:9: BibTeX: I was expecting a `,' or a `}' (near \"extra,\")",
-        "references.bib: no entry for 'macro', which the document cites",
-        "main.tex: 3 citations or references are undefined; fix the problems above first",
+        "doc/references.bib:9: BibTeX: I was expecting a `,' or a `}' (near \"extra,\")",
+        "doc/references.bib: no entry for 'macro', which the document cites",
+        "doc/main.tex: 3 citations or references are undefined; fix the problems above first",
     )
 
 
 def test_a_biber_syntax_error_is_placed_in_the_users_bib_not_bibers_temporary_copy(tmp_path):
     report = _compile(tmp_path / "doc", BIBLATEX, GOOD + BROKEN, "\\cite{good}, \\cite{broken} and \\cite{macro}.")
     assert not report.ok
-    assert report.problems[0].startswith('references.bib:9: biber: syntax error: found "extra"'), report.problems
+    assert report.problems[0].startswith('doc/references.bib:9: biber: syntax error: found "extra"'), report.problems
     assert report.problems[-1].endswith("undefined; fix the problems above first")
     assert not [p for p in report.problems if "is cited or referenced but not defined" in p]
 
@@ -67,7 +69,7 @@ def test_an_undefined_command_in_an_entry_title_names_the_command_and_the_entry(
     assert not report.ok
     first = report.problems[0]
     assert re.fullmatch(
-        r"main\.bbl:\d+: \\foo is not defined \(it comes from the entry 'macro', references\.bib:8\)", first
+        r"doc/main\.bbl:\d+: \\foo is not defined \(it comes from the entry 'macro', doc/references\.bib:8\)", first
     ), report.problems
     bbl_line = int(first.split(":")[1])
     bbl = (tmp_path / "doc" / "main.bbl").read_text(encoding="utf-8").splitlines()
@@ -77,17 +79,19 @@ def test_an_undefined_command_in_an_entry_title_names_the_command_and_the_entry(
 def test_with_biblatex_the_entry_is_found_by_the_command_it_holds(tmp_path):
     report = _compile(tmp_path / "doc", BIBLATEX, GOOD + MACRO, "\\cite{good} and \\cite{macro}.")
     # TeX reports the error where biblatex prints the bibliography: at \\end{document}, line 7.
-    assert report.problems[0] == "main.tex:7: \\foo is not defined (it comes from the entry 'macro', references.bib:8)"
+    assert report.problems[0] == (
+        "doc/main.tex:7: \\foo is not defined (it comes from the entry 'macro', doc/references.bib:8)"
+    )
 
 
 def test_an_undefined_command_in_the_document_is_named_and_an_old_blg_is_not_blamed(tmp_path):
     folder = tmp_path / "doc"
-    assert _compile(folder, NATBIB, GOOD + BROKEN).problems[0].startswith("references.bib:9: BibTeX")
+    assert _compile(folder, NATBIB, GOOD + BROKEN).problems[0].startswith("doc/references.bib:9: BibTeX")
     report = _compile(
         folder, NATBIB.replace("\\begin{document}", "\\title{On \\foo}\n\\begin{document}\\maketitle"), GOOD
     )
     assert report.problems == (
-        "main.tex:4: \\foo is not defined (a package is missing, or the document or a template uses a command of "
+        "doc/main.tex:4: \\foo is not defined (a package is missing, or the document or a template uses a command of "
         "its own)",
     )
 
@@ -97,7 +101,7 @@ def test_an_error_the_summary_already_explains_is_left_to_its_words(tmp_path):
     report = _compile(tmp_path / "doc", main, GOOD, "\\citet{good}.")
     # LaTeX reads the line after \\usepackage (for an optional date) before it stops: TeX's l.NN is that line.
     assert report.problems == (
-        "main.tex:4: the LaTeX package or file nosuchpackageanywhere.sty is not installed (install it with your "
+        "doc/main.tex:4: the LaTeX package or file nosuchpackageanywhere.sty is not installed (install it with your "
         "TeX distribution)",
     )
 
@@ -189,6 +193,6 @@ def test_a_document_that_loops_is_stopped_at_the_timeout_with_every_tex_process_
     assert time.monotonic() - started < 60
     assert not report.ok and report.pdf is None
     assert report.problems == (
-        "latexmk did not finish in 5 s and was stopped; the end of main.log shows where TeX was",
+        f"{folder}/main.log: latexmk did not finish in 5 s and was stopped; its end shows where TeX was",
     )
     assert _working_in(folder.resolve()) == []
