@@ -21,10 +21,12 @@ from pathlib import Path
 from surveytool.model import Finding, Severity, SourceLocation
 from surveytool.text.citations import Citation, blank_comments
 
-# \input{a} \include{a} \subfile{a}, \input a (TeX's own form), and the import package's two-argument
-# commands; the name ends where a longer command name would go on (\inputencoding, \includegraphics).
+# \input{a} \include{a} \subfile{a}, \input a (TeX's own form), the import package's two-argument
+# commands and \InputIfFileExists{a}{then}{else}; the name ends where a longer command name would go on
+# (\inputencoding, \includegraphics).
 _INPUT = re.compile(
-    r"\\(?P<command>input|include|subfile|(?:sub)?(?:import|inputfrom|includefrom))(?![A-Za-z@])\*?\s*"
+    r"\\(?P<command>input|include|subfile|(?:sub)?(?:import|inputfrom|includefrom)|InputIfFileExists)(?![A-Za-z@])"
+    r"\*?\s*"
     r"(?:\{(?P<first>[^{}]*)\}\s*(?:\{(?P<second>[^{}]*)\})?|(?P<bare>[^\s{}\\%]+))"
 )
 _TWO_ARGUMENTS = ("import", "subimport", "inputfrom", "subinputfrom", "includefrom", "subincludefrom")
@@ -93,7 +95,8 @@ def _input_item(match: re.Match[str]) -> TexInput | None:
     name, directory = name.strip('"').replace("\\_", "_"), directory.replace("\\_", "_")
     if not name or "#" in name or "#" in directory:
         return None  # a macro's parameter: the file is named where the macro is used
-    return TexInput(command, name, directory, 0)
+    # LaTeX reads it only if it exists: its absence is no problem.
+    return TexInput(command, name, directory, 0, optional=command == "InputIfFileExists")
 
 
 def _scan(text: str) -> list[TexInput]:
@@ -104,7 +107,7 @@ def _scan(text: str) -> list[TexInput]:
     found += [(m.start(), TexInput("includeonly", m.group("names"), "", 0)) for m in _INCLUDE_ONLY.finditer(text)]
     found += [(m.start(), TexInput("document", "", "", 0)) for m in _BEGIN_DOCUMENT.finditer(text)]
     guarded = {_part_name(m.group("name")) for m in _IF_EXISTS.finditer(text)}
-    found = [(at, replace(item, optional=_part_name(item.name) in guarded)) for at, item in found]
+    found = [(at, replace(item, optional=item.optional or _part_name(item.name) in guarded)) for at, item in found]
     found.sort(key=lambda pair: pair[0])
     items = []
     line, counted_to = 1, 0

@@ -347,6 +347,8 @@ def test_nothing_after_end_document_is_cited_or_input_as_latex_stops_there(tmp_p
 
 def test_an_input_guarded_by_iffileexists_may_be_missing(tmp_path):
     main = "\\IfFileExists{local.tex}{\\input{local}}{}\n\\IfFileExists{there}{\\input{there}}{}\\input{gone}\n"
-    document = _document(tmp_path, {"main.tex": main, "there.tex": "\\cite{a}\n"})
+    # LaTeX's own form: the file, then what to do when it exists and when it does not.
+    main += "\\InputIfFileExists{extra}{}{}\n\\InputIfFileExists{also.tex}{\\typeout{read}}{\\relax}\n"
+    document = _document(tmp_path, {"main.tex": main, "there.tex": "\\cite{a}\n", "also.tex": "\\cite{b}\n"})
     assert _warnings(document) == ["main.tex:2: \\input{gone}: no such file (gone.tex, gone)"]
-    assert [key for _, key, _ in _cited(document)] == ["a"]
+    assert [key for _, key, _ in _cited(document)] == ["a", "b"]
