@@ -12,8 +12,9 @@ from dataclasses import dataclass
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _CITE_NAME = re.compile(r"[Cc]ite")
 # Commands named like citations that take no keys: natbib's and biblatex's settings and free text, and
-# the commands that define a citation command (\DeclareCiteCommand{\citejournal}).
-_NOT_CITING = re.compile(r"(?:[Dd]eclare|[Rr]enew|[Nn]ew|[Pp]rovide|set)|cite(?:style|text|reset|setup)$")
+# the commands that define a citation command (\DeclareCiteCommand{\citejournal}) or an alias
+# (natbib's \defcitealias{key}{text}, which writes no \citation: \citetalias cites).
+_NOT_CITING = re.compile(r"(?:[Dd]eclare|[Rr]enew|[Nn]ew|[Pp]rovide|set|def)|cite(?:style|text|reset|setup)$")
 # biblatex's \volcite[prenote]{volume}[pages]{key} (\pvolcite, \ftvolcite, ... and \volcites): a volume before each key.
 _VOLUME_CITE = re.compile(r"volcites?$")
 # An optional argument whose braces hold brackets ({[}online{]}); an unbraced "[" ends the reading, so

@@ -227,9 +227,9 @@ def test_commands_named_like_citations_that_take_no_keys_and_macro_parameters_ci
     text = (
         "\\setcitestyle{authoryear,round}\\newcommand{\\mycite}[1]{\\citep{#1}}\n"
         "\\DeclareCiteCommand{\\citejournal}{x}\\citetext{priv.\\ comm.} \\citestyle{numeric}\n"
-        "\\mycite{a} \\citejournal{b} \\Citet{c}"
+        "\\mycite{a} \\citejournal{b} \\Citet{c}\\defcitealias{alias}{Paper~I} \\citetalias{d}"
     )
-    assert [c.key for c in citations(text)[0]] == ["a", "b", "c"]
+    assert [c.key for c in citations(text)[0]] == ["a", "b", "c", "d"]
 
 
 def test_a_volume_citation_cites_the_key_after_its_volume_not_the_volume():
