@@ -181,3 +181,15 @@ def test_explain_names_the_nearest_tagged_papers_of_each_computed_tag(tmp_path):
     block = text[text.index("untagged  (") :].split("\n\n")[0]
     assert "hardware-systems" in block.splitlines()[1]
     assert "exemplar: spike" in block
+
+
+def test_the_models_digest_changes_with_anything_its_nearest_exemplars_hang_on():
+    """A build reuses tags by the model's digest; ``nearest`` orders equal cosines by key, so keys count too."""
+    from surveytool.analysis.tagging.exemplars import Exemplar
+    from surveytool.analysis.tagging.learned import CentroidModel
+
+    def digest(key: str) -> str:
+        exemplars = [Exemplar(key, "Sparse experts", "", ("moe",), 4.0, "user")]
+        return CentroidModel(("moe", "memory"), exemplars).digest
+
+    assert digest("a") == digest("a") != digest("b")
