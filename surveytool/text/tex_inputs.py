@@ -271,7 +271,11 @@ class _Walk:
                 continue
             self.files.append((target_shown, text))
             self.paths.append(target)
-            stack.append((target, target_shown, inner_base, iter(_scan(text))))
+            inputs = _scan(text)
+            if item.command == "subfile":  # read from a main file, a subfile's preamble is skipped
+                starts = [n for n, inner in enumerate(inputs) if inner.command == "document"]
+                inputs = inputs[starts[0] :] if starts else inputs
+            stack.append((target, target_shown, inner_base, iter(inputs)))
 
     def note(self, item: TexInput) -> None:
         """An ``\\includeonly`` in the preamble (the last one wins, as each replaces LaTeX's list) or the body's start."""

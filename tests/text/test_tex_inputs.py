@@ -219,6 +219,22 @@ def test_a_subfiles_inputs_are_read_from_its_folder_first_then_from_the_main_fil
     assert document.findings == ()
 
 
+def test_a_subfiles_own_preamble_is_not_read_from_the_main_file(tmp_path):
+    # With \\begin{document} the subfile compiles on its own; the subfiles package reads only its body into the main.
+    one = "\\documentclass[../main.tex]{subfiles}\\input{alone-macros}\\input{gone}\n\\begin{document}\\input{body}\n"
+    document = _document(
+        tmp_path,
+        {
+            "main.tex": "\\begin{document}\\subfile{chapters/one}\n",
+            "chapters/one.tex": one + "\\end{document}\n",
+            "chapters/alone-macros.tex": "\\nocite{preamble}\n",
+            "chapters/body.tex": "\\cite{body}\n",
+        },
+    )
+    assert [key for _, key, _ in _cited(document)] == ["body"]
+    assert document.findings == ()
+
+
 def test_includeonly_skips_the_includes_it_does_not_list_the_last_one_winning_and_never_an_input(tmp_path):
     document = _document(
         tmp_path,
