@@ -81,17 +81,15 @@ def with_exemplars(papers: Sequence[Paper], tagger: Tagger, taught: Taught, coun
     """
     again = taught.unsure if taught.active else frozenset()
     second = tagger.taught(taught.teachers) if again else tagger
-
-    def computed(paper: Paper) -> tuple[Tag, ...]:
-        first = tagger.tag_each([paper])
-        if paper.key not in again:
-            return first[0]
-        return merged(first, {0: second.tag_each([paper])[0]}, len(taught.teachers))[0]
-
+    left = [p for p in papers if not p.tags and p.key in taught.computed]
+    retagged = [i for i, p in enumerate(left) if p.key in again]
+    tags_again = dict(zip(retagged, second.tag_each([left[i] for i in retagged]), strict=True))
+    computed = merged(tagger.tag_each(left), tags_again, len(taught.teachers))
+    candidates = {p.key: tags for p, tags in zip(left, computed, strict=True)}
     explained = []
     for paper in papers:
         if not paper.tags:
-            found = computed(paper) if paper.key in taught.computed else ()
+            found = candidates.get(paper.key, ())
             explained.append(Explained(paper, found[0] if found else None))
             continue
         if all(t.explicit for t in paper.tags):
