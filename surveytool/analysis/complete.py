@@ -1,8 +1,7 @@
 """Completing a user's own entries: missing fields from a record that is surely the same paper.
 
-A record is taken only by the never-the-wrong-paper rule of resolution, made stricter: a shared
-DOI or arXiv id, or the same title (ignoring case, accents, punctuation and spacing) with the
-first author or the year confirming it. A similar title is never enough. A field the user wrote
+A record is taken only when it is surely the entry's paper, in the version the entry cites
+(``complete_match.py``): a similar title is never enough. A field the user wrote
 is never replaced unless asked (``overwrite``); a preprint (an arXiv id, with no venue but the
 preprint server) is upgraded to its published version: its type becomes the published one, the
 field that named the server names the venue instead, and the arXiv id stays as ``eprint``.
@@ -10,27 +9,28 @@ field that named the server names the venue instead, and the arXiv id stays as `
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
-from surveytool.analysis.agreement import confirmed, years_agree
+from surveytool.analysis.complete_match import (
+    VENUE_FIELD,
+    kind_of_venue,
+    may_be_a_paper,
+    pick_record,
+    published_as,
+    query_of,
+    same_version,
+)
 from surveytool.analysis.preprints import arxiv_id, is_preprint, names_a_server, preprint_marker
-from surveytool.analysis.resolve.resolver import REPORT, Candidate, Resolver
-from surveytool.model import Finding, Paper, Severity, frozen_mapping
-from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
+from surveytool.analysis.resolve.resolver import Candidate, Resolver
+from surveytool.model import Finding, Paper
+from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv
 from surveytool.text.normalize import normalize
 
 #: The fields `complete` fills, in the order they are written.
 COMPLETED_FIELDS = ("journal", "booktitle", "year", "volume", "number", "pages", "publisher", "doi", "url")
 _WRITING_ORDER = {name: index for index, name in enumerate(COMPLETED_FIELDS)}  # the preprint's eprint after them
-VENUE_FIELD = {
-    "article": "journal",
-    "inproceedings": "booktitle",
-    "incollection": "booktitle",
-    "conference": "booktitle",
-}
 
 
 @dataclass(frozen=True)
@@ -90,132 +90,16 @@ def _written(paper: Paper, name: str) -> str:
     return latex or paper.fields.get(name, "")
 
 
-def _same_title(a: Paper, b: Paper) -> bool:
-    x, y = normalize(a.title or ""), normalize(b.title or "")
-    return bool(x) and (x == y or x.replace(" ", "") == y.replace(" ", ""))
-
-
-def acceptable(query: Paper, candidate: Candidate) -> bool:
-    """A shared identifier (scored against the title already), or the same title confirmed by author or year."""
-    if candidate.score <= 0:
-        return False
-    return candidate.method in ("doi", "arxiv") or (
-        _same_title(query, candidate.paper) and confirmed(query, candidate.paper)
-    )
-
-
-def _family(entry_type: str) -> str:
-    return VENUE_FIELD.get(entry_type, "")
-
-
-def same_version(a: Paper, b: Paper) -> bool:
-    """Two records of one publication: the same kind of venue, no two DOIs, years that agree."""
-    doi_a, doi_b = normalize_doi(a.fields.get("doi", "")), normalize_doi(b.fields.get("doi", ""))
-    return (
-        _family(a.entry_type) == _family(b.entry_type)
-        and not (doi_a and doi_b and doi_a != doi_b)
-        and years_agree(a, b)
-    )
-
-
-# Words of many venues' names: two names that share only these name two venues.
-_VENUE_WORDS = frozenset(
-    "the of on in and for proceedings proc conference conf international intl journal transactions trans "
-    "workshop symposium annual acm ieee advances letters review reviews research".split()
-)
-
-
-def _venue_words(paper: Paper) -> set[str]:
-    return set(normalize(paper.venue).split()) - _VENUE_WORDS
-
-
-def _share_a_word(a: set[str], b: set[str]) -> bool:
-    """Whether a word of ``a`` and one of ``b`` begin alike: an abbreviation ("mach", "machine"), an acronym
-    and its name ("neurips", "neural"), the same word."""
-    return any(len(os.path.commonprefix([x, y])) >= min(4, len(x), len(y)) for x in a for y in b)
-
-
-def other_version(a: Paper, b: Paper) -> str:
-    """Why the user's entry ``a`` and a record ``b`` are two versions of a work (two DOIs, years or venues),
-    or ""."""
-    doi_a, doi_b = normalize_doi(a.fields.get("doi", "")), normalize_doi(b.fields.get("doi", ""))
-    if doi_a and doi_b and doi_a != doi_b:
-        return f"its DOI is {doi_b}"
-    if not years_agree(a, b):
-        return f"its year is {b.year}"
-    words_a, words_b = (set() if is_preprint(p) else _venue_words(p) for p in (a, b))
-    if words_a and words_b and not _share_a_word(words_a, words_b):
-        return "it names another venue"
-    return ""
-
-
-def _pick(
-    paper: Paper, query: Paper, candidates: Sequence[Candidate], family: str
-) -> tuple[Candidate | None, Finding | None]:
-    """The one published record among ``candidates`` that is surely ``query``'s paper, of the ``family`` of
-    venue (any, when empty), or why there is none."""
-    venue_family = [
-        c
-        for c in candidates
-        if acceptable(query, c)
-        and not is_preprint(c.paper)
-        and _family(c.paper.entry_type) in ((family,) if family else ("journal", "booktitle"))
-    ]
-    # The entry's own version only: a record of another (another DOI or venue) would mix two citations.
-    published = [c for c in venue_family if not family or not other_version(paper, c.paper)]
-    where = min(paper.sources)
-    if published and all(same_version(published[0].paper, c.paper) for c in published[1:]):
-        return published[0], None
-    if published:
-        names = ", ".join(f"{c.label} ({c.paper.entry_type})" for c in published[:3])
-        return None, Finding(
-            "ambiguous-match",
-            Severity.INFO,
-            f"{published[0].source}: several versions match: {names}; none was taken",
-            where,
-            "add the DOI of the right one",
-            paper.key,
-        )
-    if venue_family:
-        best = venue_family[0]
-        said = f"is another version of this paper ({other_version(paper, best.paper)}); nothing was taken from it"
-        hint = "complete the entry from its own version, or use that version's DOI"
-        return None, _not_completed(paper, best, said, hint)
-    other_kind = [c for c in candidates if acceptable(query, c) and not is_preprint(c.paper)]
-    if other_kind:  # the paper, published as another kind of work: a journal article for a proceedings entry
-        best = other_kind[0]
-        said = f"is this paper as @{best.paper.entry_type}, not @{paper.entry_type}; nothing was taken from it"
-        return None, _not_completed(paper, best, said, "if that is the version you cite, change the entry type")
-    rejected = [c for c in candidates if c.score >= REPORT and not acceptable(query, c) and not is_preprint(c.paper)]
-    if rejected:
-        best = rejected[0]
-        said = f"({best.method} {best.score:.2f}) was not taken: not surely the same paper"
-        return None, _not_completed(paper, best, said, "add its DOI or arXiv id if it is the same paper")
-    return None, None
-
-
-def _not_completed(paper: Paper, record: Candidate, said: str, hint: str) -> Finding:
-    return Finding(
-        "not-completed", Severity.INFO, f"{record.source}: {record.label} {said}", min(paper.sources), hint, paper.key
-    )
-
-
-def query_of(paper: Paper) -> Paper:
-    """``paper`` as it is looked up: with its arXiv id as ``eprint`` when only its venue text or URL gives it."""
-    arxiv = arxiv_id(paper)
-    if arxiv and not normalize_arxiv(paper.fields.get("eprint", "")):
-        return replace(paper, fields=frozen_mapping({**paper.fields, "eprint": arxiv}))
-    return paper
-
-
 def complete_entry(
     paper: Paper, resolvers: Sequence[Resolver], overwrite: Collection[str] = (), refuse: Refusal | None = None
 ) -> tuple[Completion | None, list[Finding]]:
     """What the resolvers, asked in order, add to ``paper`` (None: nothing), and what stood in the way
     (``refuse``: why a record's field is not taken; a later resolver may still give that field)."""
     upgrading = is_preprint(paper)
-    if not paper.title or not (upgrading or _family(paper.entry_type)):
+    if not paper.title:
         return None, []
+    if not (upgrading or kind_of_venue(paper.entry_type)):
+        return None, published_as(paper, resolvers) if may_be_a_paper(paper) else []
     marker = preprint_marker(paper) if upgrading else None
     preprint_doi = bool(arxiv_id_of_doi(paper.fields.get("doi", "")))
 
@@ -242,7 +126,9 @@ def complete_entry(
     taken: dict[str, _Taken] = {}
     notes: list[str] = []
     for resolver in resolvers:
-        candidate, finding = _pick(paper, query, resolver.lookup(query), "" if upgrading else _family(paper.entry_type))
+        candidate, finding = pick_record(
+            paper, query, resolver.lookup(query), "" if upgrading else kind_of_venue(paper.entry_type)
+        )
         findings += [finding] if finding else []
         if candidate is None or (chosen is not None and not same_version(chosen.paper, candidate.paper)):
             continue

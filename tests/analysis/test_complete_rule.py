@@ -142,3 +142,26 @@ def test_a_first_author_whose_family_name_only_resembles_the_records_completes_n
             " year = 2017}"
         )
         assert complete_entry(paper, [catalog(REGISTRY_SPELLINGS)]) == (None, []), author
+
+
+def test_a_misc_entry_that_is_surely_a_published_paper_is_told_so_and_left_as_it_is():
+    # Zotero and hand-written entries: no venue, no arXiv id, nothing that says what was published.
+    [told] = entries(
+        "@misc{gp, title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},"
+        " author = {Huang, Yanping}, year = 2019}"
+    )
+    completion, findings = complete_entry(told, [catalog()])
+    assert completion is None and [f.check for f in findings] == ["not-completed"]
+    assert "conf is this paper as @inproceedings; nothing is taken for a @misc" in findings[0].message
+    assert findings[0].hint == "if that is the version you cite, make the entry @inproceedings and complete it again"
+    # The same title by another author in another year (a talk, a blog post) is not surely that paper.
+    for text in (
+        "@misc{talk, title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},"
+        " author = {Doe, Jane}, year = 2023}",
+        "@misc{other, title = {Notes on pipelines}, author = {Huang, Yanping}, year = 2019}",
+        # A page that says what it is: not looked up.
+        "@misc{page, title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},"
+        " author = {Huang, Yanping}, year = 2019, howpublished = {\\url{https://example.org/gpipe}}}",
+    ):
+        [paper] = entries(text)
+        assert complete_entry(paper, [catalog()]) == (None, [])
