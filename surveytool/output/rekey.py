@@ -134,7 +134,7 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
             text = _decoded(read_user_file(main, str(main), DOCUMENT_LIMIT))
         except FileNotFoundError:
             raise InputError("no such file", path=str(main), hint="check the path") from None
-        document = read_document(main, str(main), text, _read_input, honour_include_only=False)
+        document = read_document(main, str(main), text, _read_input, every_file=True)
         findings.update(dict.fromkeys(document.findings))
         for path, (shown, content) in zip(document.paths, document.files, strict=True):
             if path in done:

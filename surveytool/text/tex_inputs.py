@@ -20,14 +20,15 @@ from pathlib import Path
 
 from surveytool.model import Finding, Severity, SourceLocation
 from surveytool.text.citations import Citation, blank_comments
+from surveytool.text.tex_aux import aux_citations
 
 # \input{a} \include{a} \subfile{a}, \input a (TeX's own form), the import package's two-argument
 # commands and \InputIfFileExists{a}{then}{else}; the name ends where a longer command name would go on
-# (\inputencoding, \includegraphics).
+# (\inputencoding, \includegraphics). A second argument is looked at, not taken: what "then" does is read too.
 _INPUT = re.compile(
     r"\\(?P<command>input|include|subfile|(?:sub)?(?:import|inputfrom|includefrom)|InputIfFileExists)(?![A-Za-z@])"
     r"\*?\s*"
-    r"(?:\{(?P<first>[^{}]*)\}\s*(?:\{(?P<second>[^{}]*)\})?|(?P<bare>[^\s{}\\%]+))"
+    r"(?:\{(?P<first>[^{}]*)\}\s*(?:(?=\{(?P<second>[^{}]*)\}))?|(?P<bare>[^\s{}\\%]+))"
 )
 _TWO_ARGUMENTS = ("import", "subimport", "inputfrom", "subinputfrom", "includefrom", "subincludefrom")
 _RELATIVE_TO_CURRENT = ("subimport", "subinputfrom", "subincludefrom")
@@ -36,10 +37,6 @@ _BEGIN_DOCUMENT = re.compile(r"\\begin\s*\{document\}")
 # \IfFileExists{name}{\input{name}}{}: LaTeX opens the file only when it exists, so its absence is no problem.
 _IF_EXISTS = re.compile(r"\\IfFileExists\s*\{(?P<name>[^{}]*)\}")
 _INCLUDES = ("include", "includefrom", "subincludefrom")
-_AUX_CITATION = re.compile(r"\\citation\{(?P<keys>[^{}]*)\}")
-# biblatex: \abx@aux@cite{<refsection>}{key} (3.x), \abx@aux@cite{key} before.
-_AUX_BIBLATEX = re.compile(r"\\abx@aux@cite\{(?P<first>[^{}]*)\}(?:\{(?P<second>[^{}]*)\})?")
-_AUX_INPUT = re.compile(r"\\@input\{(?P<name>[^{}]*)\}")
 
 TEX_INPUT_CHECK = "tex-input"
 
@@ -99,6 +96,12 @@ def _input_item(match: re.Match[str]) -> TexInput | None:
     return TexInput(command, name, directory, 0, optional=command == "InputIfFileExists")
 
 
+def _body(text: str) -> str:
+    """``text`` with what comes before its ``\\begin{document}`` (if any) blanked: lines and offsets stay."""
+    begin = _BEGIN_DOCUMENT.search(blank_comments(text))
+    return text if begin is None else re.sub(r"[^\n]", " ", text[: begin.start()]) + text[begin.start() :]
+
+
 def _scan(text: str) -> list[TexInput]:
     """The inputs of ``text`` outside comments, and its ``\\includeonly`` lists and ``\\begin{document}`` (as
     commands ``includeonly`` and ``document``), in the order TeX meets them."""
@@ -134,23 +137,6 @@ def include_only_names(argument: str) -> frozenset[str]:
     return frozenset(_part_name(name) for name in argument.split(",") if name.strip())
 
 
-def aux_citations(text: str) -> tuple[list[Citation], list[tuple[str, int]]]:
-    """The keys an .aux file records (BibTeX's ``\\citation`` and biblatex's ``\\abx@aux@cite``) and the
-    .aux files it reads in turn (``\\@input``, one per ``\\include``), each with its line."""
-    found: list[Citation] = []
-    inputs: list[tuple[str, int]] = []
-    for line, content in enumerate(text.splitlines(), 1):  # TeX writes one command a line
-        for match in _AUX_CITATION.finditer(content):
-            found.extend(Citation(key.strip(), line) for key in match.group("keys").split(",") if key.strip())
-        for match in _AUX_BIBLATEX.finditer(content):
-            second = match.group("second")
-            key = (second if second is not None else match.group("first")).strip()
-            if key:
-                found.append(Citation(key, line))
-        inputs.extend((m.group("name").strip(), line) for m in _AUX_INPUT.finditer(content))
-    return found, inputs
-
-
 def _shown(main_shown: str, folder: Path, path: Path) -> str:
     """How ``path`` (inside ``folder``) is named in messages: beside the main file as the user named it."""
     return os.path.normpath(os.path.join(os.path.dirname(main_shown), os.path.relpath(path, folder)))
@@ -173,13 +159,13 @@ def _warning(message: str, where: SourceLocation, hint: str) -> Finding:
 class _Walk:
     """One document's files, read depth first in the order TeX reads them."""
 
-    def __init__(self, main: Path, main_shown: str, read: Reader, honour_include_only: bool):
+    def __init__(self, main: Path, main_shown: str, read: Reader, every_file: bool):
         self.folder = main.parent.resolve()
         self.main_shown = main_shown
         self.read = read
         self.files: list[tuple[str, str]] = []
         self.paths: list[Path] = []
-        self.honour_include_only = honour_include_only
+        self.every_file = every_file
         self.include_only: frozenset[str] | None = None  # None: every \include is read
         self.in_body = False  # after \begin{document}, where \includeonly is an error LaTeX ignores
         self.findings: list[Finding] = []
@@ -191,6 +177,8 @@ class _Walk:
 
     def target(self, bases: list[Path], item: TexInput, where: SourceLocation) -> Path | None:
         """The file ``item`` reads, or None (with a finding when the document has a problem)."""
+        if ("\\" in item.name or "\\" in item.directory) and item.optional:
+            return None  # \InputIfFileExists{\jobname.cfg}: LaTeX reads it if it exists, a missing one is no problem
         if "\\" in item.name or "\\" in item.directory:
             self.findings.append(
                 _warning(
@@ -269,19 +257,17 @@ class _Walk:
             except Unreadable as problem:
                 self.findings.append(_warning(f"{target_shown} {problem}", where, "check the file"))
                 continue
+            if item.command == "subfile" and not self.every_file:
+                text = _body(text)  # the subfiles package skips a subfile's own preamble
             self.files.append((target_shown, text))
             self.paths.append(target)
-            inputs = _scan(text)
-            if item.command == "subfile":  # read from a main file, a subfile's preamble is skipped
-                starts = [n for n, inner in enumerate(inputs) if inner.command == "document"]
-                inputs = inputs[starts[0] :] if starts else inputs
-            stack.append((target, target_shown, inner_base, iter(inputs)))
+            stack.append((target, target_shown, inner_base, iter(_scan(text))))
 
     def note(self, item: TexInput) -> None:
         """An ``\\includeonly`` in the preamble (the last one wins, as each replaces LaTeX's list) or the body's start."""
         if item.command == "document":
             self.in_body = True
-        elif self.honour_include_only and not self.in_body:
+        elif not self.every_file and not self.in_body:
             self.include_only = include_only_names(item.name)
 
     def excluded(self, item: TexInput, base: Path) -> bool:
@@ -318,10 +304,11 @@ class _Walk:
 
 
 def read_document(
-    main: Path, main_shown: str, main_text: str, read: Reader, *, honour_include_only: bool = True
+    main: Path, main_shown: str, main_text: str, read: Reader, *, every_file: bool = False
 ) -> TexDocument:
-    """``main`` (its text read by the caller) and every file it inputs inside its folder, and its .aux citations.
-    With ``honour_include_only`` false every ``\\include`` is read, whatever ``\\includeonly`` says."""
-    walk = _Walk(main, main_shown, read, honour_include_only)
+    """``main`` (its text read by the caller) and every file it inputs inside its folder, as LaTeX reads them to
+    compile it, and its .aux citations. With ``every_file``, every file of the document: each ``\\include``,
+    whatever ``\\includeonly`` says, and a subfile's own preamble (read when the subfile is compiled alone)."""
+    walk = _Walk(main, main_shown, read, every_file)
     walk.walk(main, main_text)
     return TexDocument(tuple(walk.files), tuple(walk.aux(main)), tuple(walk.findings), tuple(walk.paths))

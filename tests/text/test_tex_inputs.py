@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from surveytool.text.citations import Citation, citations
+from surveytool.text.tex_aux import aux_citations
 from surveytool.text.tex_inputs import (
     TexInput,
     Unreadable,
-    aux_citations,
     include_only_names,
     read_document,
     tex_inputs,
@@ -219,20 +219,32 @@ def test_a_subfiles_inputs_are_read_from_its_folder_first_then_from_the_main_fil
     assert document.findings == ()
 
 
-def test_a_subfiles_own_preamble_is_not_read_from_the_main_file(tmp_path):
+def test_a_subfiles_own_preamble_is_not_read_from_the_main_file_but_is_a_file_of_the_document(tmp_path):
     # With \\begin{document} the subfile compiles on its own; the subfiles package reads only its body into the main.
-    one = "\\documentclass[../main.tex]{subfiles}\\input{alone-macros}\\input{gone}\n\\begin{document}\\input{body}\n"
-    document = _document(
-        tmp_path,
-        {
-            "main.tex": "\\begin{document}\\subfile{chapters/one}\n",
-            "chapters/one.tex": one + "\\end{document}\n",
-            "chapters/alone-macros.tex": "\\nocite{preamble}\n",
-            "chapters/body.tex": "\\cite{body}\n",
-        },
+    one = (
+        "\\documentclass[../main.tex]{subfiles}\n\\nocite{preamble}\\input{alone-macros}\\input{gone}\n"
+        "\\begin{document}\\input{body}\n\\end{document}\n"
     )
-    assert [key for _, key, _ in _cited(document)] == ["body"]
+    files = {
+        "main.tex": "\\begin{document}\\subfile{chapters/one}\n",
+        "chapters/one.tex": one,
+        "chapters/alone-macros.tex": "\\nocite{alone}\n",
+        "chapters/body.tex": "\\cite{body}\n",
+    }
+    document = _document(tmp_path, files)
+    assert [(path, key, line) for path, key, line in _cited(document)] == [("chapters/body.tex", "body", 1)]
     assert document.findings == ()
+    # Every file of the document (what rekey rewrites): the preamble's too, as compiling the subfile alone reads it.
+    main = tmp_path / "main.tex"
+    every = read_document(main, "main.tex", main.read_text(), _read, every_file=True)
+    assert [key for _, text in every.files for key in (c.key for c in citations(text)[0])] == [
+        "preamble",
+        "alone",
+        "body",
+    ]
+    assert _warnings(every) == [
+        "chapters/one.tex:2: \\input{gone}: no such file (chapters/gone.tex, chapters/gone, gone.tex, gone)"
+    ]
 
 
 def test_includeonly_skips_the_includes_it_does_not_list_the_last_one_winning_and_never_an_input(tmp_path):
@@ -273,12 +285,12 @@ def test_an_includeonly_in_an_input_preamble_counts_and_an_empty_one_leaves_ever
     assert [key for _, key, _ in _cited(_document(tmp_path, files))] == []
 
 
-def test_without_honouring_includeonly_every_chapter_is_read(tmp_path):
+def test_every_file_is_each_chapter_whatever_includeonly_says(tmp_path):
     main = _write(
         tmp_path,
         {"main.tex": "\\includeonly{one}\n\\include{one}\n\\include{two}\n", "one.tex": "", "two.tex": "\\cite{t}\n"},
     )
-    document = read_document(main, "main.tex", main.read_text(), _read, honour_include_only=False)
+    document = read_document(main, "main.tex", main.read_text(), _read, every_file=True)
     assert [path for path, _ in document.files] == ["main.tex", "one.tex", "two.tex"]
     assert document.paths == (main.resolve(), (tmp_path / "one.tex").resolve(), (tmp_path / "two.tex").resolve())
 
@@ -365,6 +377,9 @@ def test_an_input_guarded_by_iffileexists_may_be_missing(tmp_path):
     main = "\\IfFileExists{local.tex}{\\input{local}}{}\n\\IfFileExists{there}{\\input{there}}{}\\input{gone}\n"
     # LaTeX's own form: the file, then what to do when it exists and when it does not.
     main += "\\InputIfFileExists{extra}{}{}\n\\InputIfFileExists{also.tex}{\\typeout{read}}{\\relax}\n"
-    document = _document(tmp_path, {"main.tex": main, "there.tex": "\\cite{a}\n", "also.tex": "\\cite{b}\n"})
+    # A file named by a macro, which may be missing too; what to do when it exists is read as well.
+    main += "\\InputIfFileExists{\\jobname.cfg}{}{}\\InputIfFileExists{local}{\\input defaults}{}\n"
+    files = {"main.tex": main, "there.tex": "\\cite{a}\n", "also.tex": "\\cite{b}\n", "defaults.tex": "\\cite{c}\n"}
+    document = _document(tmp_path, files)
     assert _warnings(document) == ["main.tex:2: \\input{gone}: no such file (gone.tex, gone)"]
-    assert [key for _, key, _ in _cited(document)] == ["a", "b"]
+    assert [key for _, key, _ in _cited(document)] == ["a", "b", "c"]
