@@ -107,6 +107,12 @@ def bbl_entries(bbl: str) -> list[BblEntry]:
     return entries
 
 
+def in_folder(folder: Path, place: str) -> str:
+    """A place TeX or BibTeX names (``file`` or ``file:line``, in ``folder`` unless absolute) named from where
+    ``folder`` was named: what the user can open."""
+    return place if os.path.isabs(place) else os.path.join(folder, place)
+
+
 def _bib_files(folder: Path, aux: str, blg: str) -> list[str]:
     """The .bib files the run read, as named in its .blg (or the .aux's \\bibdata when BibTeX left no .blg)."""
     named = [m.group("file") for line in blg.splitlines() for m in [_BIBTEX_DATABASE.match(line)] if m]
@@ -120,14 +126,13 @@ def _bib_files(folder: Path, aux: str, blg: str) -> list[str]:
 
 
 def _entry_place(folder: Path, bib_files: Sequence[str], key: str) -> str:
-    """``out/references.bib:8``: where the entry ``key`` starts, in the first of ``bib_files`` that has it (named
-    in ``folder``, as the places of a ``PdfReport``)."""
+    """``out/references.bib:8``: where the entry ``key`` starts, in the first of ``bib_files`` that has it."""
     start = re.compile(r"^[ \t]*@[ \t]*\w+[ \t]*[{(][ \t]*" + re.escape(key) + r"\s*,", re.M)
     for name in bib_files:
         text = _read(folder, name)  # only the build's own files: a .bib elsewhere is not this report's to open
         match = start.search(text)
         if match:
-            return f"{os.path.join(folder, name)}:{text.count(chr(10), 0, match.start()) + 1}"
+            return in_folder(folder, f"{name}:{text.count(chr(10), 0, match.start()) + 1}")
     return ""
 
 
@@ -225,8 +230,8 @@ def _mentions(text: str, macro: str) -> bool:
 
 
 def root_causes(folder: Path, tex_name: str = "main.tex") -> list[str]:
-    """What to fix first after a failed run in ``folder``, as ``file:line: what happened`` lines: the file in
-    ``folder``, the .bib an entry comes from named with ``folder`` (``compile_pdf`` adds it to the first)."""
+    """What to fix first after a failed run in ``folder``, as ``file:line: what happened`` lines, each file
+    named from where ``folder`` was named (``in_folder``)."""
     stem = Path(tex_name).stem
     log, blg, bbl_text, aux = (_read(folder, f"{stem}.{suffix}") for suffix in ("log", "blg", "bbl", "aux"))
     bbl = bbl_entries(bbl_text)
@@ -237,17 +242,17 @@ def root_causes(folder: Path, tex_name: str = "main.tex") -> list[str]:
     # With -halt-on-error a LaTeX error outside the .bbl stops the run before BibTeX: the .blg is an old run's.
     if all(error.where.split(":")[0].endswith(".bbl") for error in latex):
         errors, missing = bibliography_errors(blg, f"{stem}.blg")
-        causes += errors[:_SHOWN]
+        causes += [in_folder(folder, error) for error in errors[:_SHOWN]]
     # An error is a cause worth leading with when it says more than the summary: the command, the entry.
     named = [error for error in latex if error.keys or error.message.endswith(" is not defined")]
     for error in named[:_SHOWN]:
         note = _entry_note(folder, bib_files, error.keys)
         if not error.keys:
             note = " (a package is missing, or the document or a template uses a command of its own)"
-        causes.append(f"{error.where}: {error.message}{note}")
+        causes.append(f"{in_folder(folder, error.where)}: {error.message}{note}")
     if missing:
         shown = ", ".join(f"'{key}'" for key in missing[:_SHOWN])
         more = f" and {len(missing) - _SHOWN} more" if len(missing) > _SHOWN else ""
         where = bib_files[0] if len(bib_files) == 1 else f"{stem}.aux"
-        causes.append(f"{where}: no entry for {shown}{more}, which the document cites")
+        causes.append(f"{in_folder(folder, where)}: no entry for {shown}{more}, which the document cites")
     return causes

@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from surveytool.output.latex_log import log_text, root_causes, tex_errors
+from surveytool.output.latex_log import in_folder, log_text, root_causes, tex_errors
 
 _SHOWN_UNDEFINED = 5
 _FILE_NOT_FOUND = re.compile(r"File `(?P<file>[^']+)' not found")
@@ -28,8 +28,8 @@ class PdfReport:
     pdf: Path | None
 
 
-def explain_log(log: str, tex_name: str = "main.tex") -> list[str]:
-    """Errors as ``file:line: what happened``; undefined citations only when nothing else failed."""
+def explain_log(log: str, folder: Path, tex_name: str = "main.tex") -> list[str]:
+    """Errors as ``file:line: what happened`` (``in_folder``); undefined citations only when nothing else failed."""
     problems = []
     for error in tex_errors(log, tex_name, ()):
         message = error.message
@@ -38,14 +38,15 @@ def explain_log(log: str, tex_name: str = "main.tex") -> list[str]:
             message = f"the LaTeX package or file {missing.group('file')} is not installed (install it with your TeX distribution)"
         elif message.endswith(" is not defined") or message.startswith("Undefined control sequence"):
             message = f"{message.removesuffix('.')} (a package is missing, or a template uses a command of its own)"
-        problems.append(f"{error.where}: {message}")
+        problems.append(f"{in_folder(folder, error.where)}: {message}")
     if problems:
         return problems  # undefined citations after a fatal error are only its consequence
     undefined = sorted(set(_UNDEFINED.findall(log)))
+    tex = in_folder(folder, tex_name)
     for key in undefined[:_SHOWN_UNDEFINED]:
-        problems.append(f"{tex_name}: '{key}' is cited or referenced but not defined")
+        problems.append(f"{tex}: '{key}' is cited or referenced but not defined")
     if len(undefined) > _SHOWN_UNDEFINED:
-        problems.append(f"{tex_name}: and {len(undefined) - _SHOWN_UNDEFINED} more undefined citations or references")
+        problems.append(f"{tex}: and {len(undefined) - _SHOWN_UNDEFINED} more undefined citations or references")
     return problems
 
 
@@ -101,25 +102,26 @@ def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) 
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
-            cause = f"{log_path}: latexmk did not finish in {timeout:g} s and was stopped; its end shows where TeX was"
+            where = in_folder(folder, log_path.name)
+            cause = f"{where}: latexmk did not finish in {timeout:g} s and was stopped; its end shows where TeX was"
             return PdfReport(True, False, (cause,), None)
     result = subprocess.CompletedProcess(process.args, process.returncode, output)
     log = log_text(log_path.read_bytes()) if log_path.exists() else result.stdout
-    problems = explain_log(log, tex_name)
+    problems = explain_log(log, folder, tex_name)
     pdf = folder / (Path(tex_name).stem + ".pdf")
     ok = result.returncode == 0 and not problems
     if not ok:
-        problems = lead_with_causes(root_causes(folder, tex_name), problems, log, tex_name)
+        problems = lead_with_causes(root_causes(folder, tex_name), problems, log, in_folder(folder, tex_name))
     if result.returncode != 0 and not problems:
-        problems = [f"{log_path.name}: latexmk failed (exit {result.returncode})"]
-    # The places TeX names are in the folder; the user reads them from where they named it.
-    inside = os.path.join(folder, "")
-    return PdfReport(True, ok, tuple(inside + problem for problem in problems), pdf if pdf.exists() else None)
+        where = in_folder(folder, log_path.name if log_path.exists() else tex_name)
+        problems = [f"{where}: latexmk failed (exit {result.returncode})"]
+    return PdfReport(True, ok, tuple(problems), pdf if pdf.exists() else None)
 
 
-def lead_with_causes(causes: list[str], summary: list[str], log: str, tex_name: str = "main.tex") -> list[str]:
+def lead_with_causes(causes: list[str], summary: list[str], log: str, tex_name: str) -> list[str]:
     """The root causes first, then the summary without what they already say: an error at the same place,
-    and the undefined citations one by one (a bibliography error leaves them all undefined), counted instead."""
+    and the undefined citations one by one (a bibliography error leaves them all undefined), counted instead.
+    ``tex_name``: the document as the places of both name it."""
     if not causes:
         return summary
     placed = {cause.split(": ", 1)[0] for cause in causes}

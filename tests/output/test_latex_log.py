@@ -106,6 +106,18 @@ def test_an_error_the_summary_already_explains_is_left_to_its_words(tmp_path):
     )
 
 
+def test_a_file_of_the_tex_installation_is_named_where_it_is_and_a_run_with_no_log_names_the_document(tmp_path):
+    main = NATBIB.replace("\\documentclass{article}", "\\documentclass{article}\n\\usepackage[nosuchoption]{amsmath}")
+    report = _compile(tmp_path / "doc", main, GOOD, "\\citet{good}.")
+    place = report.problems[0].split(":")[0]
+    assert os.path.isabs(place) and place.endswith("amsmath.sty"), report.problems  # not doc//usr/share/...
+    (tmp_path / "empty").mkdir()
+    with contextlib.chdir(tmp_path):
+        failed = compile_pdf(Path("empty"))
+    assert not failed.ok and len(failed.problems) == 1
+    assert re.fullmatch(r"empty/main\.tex: latexmk failed \(exit \d+\)", failed.problems[0]), failed.problems
+
+
 def test_a_clean_document_reports_nothing(tmp_path):
     report = _compile(tmp_path / "doc", NATBIB, GOOD, "\\citet{good}.")
     assert report.ok and report.problems == () and report.pdf is not None
@@ -168,7 +180,7 @@ def test_a_log_with_many_errors_and_a_long_bbl_is_read_in_linear_time(tmp_path):
     start = time.perf_counter()
     causes = root_causes(tmp_path)
     assert time.perf_counter() - start < 8.0
-    assert causes[0] == "main.bbl:2: \\cmda is not defined (it comes from the entry 'k0')"
+    assert causes[0] == f"{tmp_path}/main.bbl:2: \\cmda is not defined (it comes from the entry 'k0')"
     assert len(causes) == 5
 
 
