@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +20,7 @@ from surveytool.analysis.keys import assign_keys, load_pins
 from surveytool.analysis.merge import IdentityCache, merge_records
 from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, resolve_papers
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
+from surveytool.analysis.tagging.self_training import Tagging, Taught
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.bibtex.order import in_bibtex_order
@@ -43,6 +44,7 @@ class Survey:
     pins: dict[str, str] = field(default_factory=dict)
     tags_field: str = "sections"
     reused: dict[str, tuple[int, int]] = field(default_factory=dict)  # memo -> (hits, misses), with a build cache
+    tagging: Tagging | None = None  # what tagged the entries (set by ``analyse``): --explain shows what it weighed
 
     def section_counts(self) -> Counter:
         return Counter(p.primary_section or "unclassified" for p in self.papers)
@@ -182,7 +184,14 @@ class Reuse(Protocol):
     def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> AbstractContextManager[Any]: ...
 
     def tag(
-        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float, tags_field: str
+        self,
+        papers: Sequence[Paper],
+        taxonomy: Taxonomy,
+        tagger: Tagger,
+        ahead: Any,
+        threshold: float,
+        tags_field: str,
+        on_taught: Callable[[Taught], None],
     ) -> tuple[list[Paper], list[Finding]]: ...
 
     def record(
@@ -210,9 +219,16 @@ class NoReuse:
         yield None
 
     def tag(
-        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float, tags_field: str
+        self,
+        papers: Sequence[Paper],
+        taxonomy: Taxonomy,
+        tagger: Tagger,
+        ahead: Any,
+        threshold: float,
+        tags_field: str,
+        on_taught: Callable[[Taught], None],
     ) -> tuple[list[Paper], list[Finding]]:
-        return tag_papers(papers, taxonomy, tagger, threshold=threshold, tags_field=tags_field)
+        return tag_papers(papers, taxonomy, tagger, threshold=threshold, tags_field=tags_field, on_taught=on_taught)
 
     def record(
         self,
@@ -268,8 +284,9 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
             overrides, lines = load_overrides(options.overrides)
             papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
         with stage("tagging"):
+            taught: list[Taught] = []
             papers, tag_findings = reuse.tag(
-                papers, taxonomy, tagger, ahead, tag_threshold(options.config), options.tags_field
+                papers, taxonomy, tagger, ahead, tag_threshold(options.config), options.tags_field, taught.append
             )
     reuse.record([display for _, display in sources], read, list(zip(unkeyed, papers, strict=True)), identities, pins)
     reuse_findings, reused = reuse.finish()
@@ -278,7 +295,8 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
         [*read.findings, *merge_findings, *resolve_findings, *override_findings, *tag_findings, *reuse_findings],
         key=finding_order,
     )
-    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, reused)
+    tagging = Tagging(tagger, taught[-1] if taught else Taught())
+    return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, reused, tagging)
 
 
 def key_formula(options: Options) -> KeyFormula:

@@ -62,9 +62,13 @@ def key_map(papers: Sequence[Paper]) -> str:
 
 def explain_tags(explained: Sequence[Explained]) -> str:
     lines = []
-    for paper, candidate in explained:
+    for paper, candidate, lender in explained:
         lines.append(f"{paper.key}  ({', '.join(str(s) for s in paper.sources)})")
-        if not paper.tags and candidate is not None:
+        if not paper.tags and lender:
+            lines.append(
+                "  no tag: it is cited through the entries that name it (crossref or xdata), not placed itself"
+            )
+        elif not paper.tags and candidate is not None:
             lines.append(f"  no tag: the likeliest section, {candidate.section}, is only {candidate.score:g} sure")
             lines.extend(f"      {evidence}" for evidence in candidate.evidence)
         elif not paper.tags and (paper.explicit_tags or paper.unknown_tags):

@@ -151,14 +151,13 @@ def tag(
     """Tag entries with taxonomy sections (primary first); --explain shows why, --evaluate how far to trust it."""
     from surveytool.cli.present import entries_table, explain_tags
     from surveytool.output.entries_json import entries_json
-    from surveytool.pipeline import ANALYSIS_STAGES, analyse, tag_threshold
-    from surveytool.rebuild.reuse import BuildReuse
+    from surveytool.pipeline import ANALYSIS_STAGES, tag_threshold
+    from surveytool.rebuild.reuse import analyse_reusing
 
     options = make_options(
         sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides, config=config
     )
-    reuse = BuildReuse(options.build_cache)
-    survey = analyse(options, progress(quiet, ANALYSIS_STAGES), reuse)
+    survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet)
     if evaluate:
         import json
@@ -178,10 +177,9 @@ def tag(
         raise typer.Exit(exit_code(survey.findings, strict))
     if explain and not as_json:
         from surveytool.analysis.tagging.review import with_exemplars
-        from surveytool.analysis.tagging.tagger import Tagger
 
-        tagger = reuse.tagger or Tagger(survey.taxonomy)  # set by the build as it tags
-        typer.echo(explain_tags(with_exemplars(survey.papers, tagger, reuse.taught)), nl=False)
+        assert survey.tagging is not None  # analyse tags every survey
+        typer.echo(explain_tags(with_exemplars(survey.papers, survey.tagging)), nl=False)
     elif as_json:
         typer.echo(entries_json(survey.papers), nl=False)
     else:

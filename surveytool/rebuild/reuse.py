@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -29,9 +29,7 @@ class BuildReuse:
         self.memos = BuildCache(folder)
         self.read_bib = ReusingBibReader(self.memos.memo("bibtex"))
         self.trace: Trace | None = None
-        # What tagged the entries: the tagger, and what the library's sure entries taught its second pass.
-        self.tagger: Tagger | None = None
-        self.taught = Taught()
+        self.taught = Taught()  # what the library's sure entries taught the tagger's second pass, for the trace
 
     def learned_from(self, exemplars: Sequence[Exemplar]) -> None:
         remember_exemplars(self.folder, exemplars)
@@ -40,18 +38,25 @@ class BuildReuse:
         return ReusingTagger(tagger, self.memos.memo("tags")).tag_beside(papers)
 
     def tag(
-        self, papers: Sequence[Paper], taxonomy: Taxonomy, tagger: Tagger, ahead: Any, threshold: float, tags_field: str
+        self,
+        papers: Sequence[Paper],
+        taxonomy: Taxonomy,
+        tagger: Tagger,
+        ahead: Any,
+        threshold: float,
+        tags_field: str,
+        on_taught: Callable[[Taught], None],
     ) -> tuple[list[Paper], list[Finding]]:
         known = ahead.result()
-        self.tagger = tagger
 
         def tag_all_by(chosen: Tagger) -> TagAll:
             reusing = ReusingTagger(chosen, self.memos.memo("tags"))
             # What the child computed ahead is the first tagger's.
             return lambda todo: reusing.tag_all(todo, known if chosen is tagger else None)
 
-        def on_taught(taught: Taught) -> None:
+        def record_taught(taught: Taught) -> None:
             self.taught = taught
+            on_taught(taught)
 
         return tag_papers(
             papers,
@@ -60,7 +65,7 @@ class BuildReuse:
             tag_all_by=tag_all_by,
             threshold=threshold,
             tags_field=tags_field,
-            on_taught=on_taught,
+            on_taught=record_taught,
         )
 
     def record(

@@ -75,6 +75,20 @@ def test_tag_explain_says_why_an_entry_was_left_to_place(tmp_path):
     assert "[needs-review]" in result.stderr and "'siek2007'" in result.stderr
 
 
+def test_tag_explain_says_a_volume_cited_through_its_papers_is_not_placed(tmp_path):
+    bib = tmp_path / "conf.bib"
+    bib.write_text(
+        "@proceedings{mlsys21, title = {Proceedings of the Conference on Machine Learning and Systems}, year = 2021}\n"
+        "@inproceedings{moe21, title = {Sparse mixture-of-experts routing with expert parallelism},"
+        " crossref = {mlsys21}}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("tag", "--explain", str(bib), check=True)
+    block = result.stdout.split("mlsys21  (", 1)[1].split("\nmoe21", 1)[0]
+    assert "no tag: it is cited through the entries that name it (crossref or xdata), not placed itself" in block
+    assert "mlsys21" not in result.stderr  # no finding says otherwise
+
+
 def test_overrides_win_over_the_tagger(tmp_path):
     overrides = tmp_path / "overrides.toml"
     overrides.write_text('[tags]\nlepikhin2021gshard = ["Pipeline Parallelism", "memory"]\nnobody2020 = ["moe"]\n')

@@ -80,11 +80,11 @@ class CentroidModel:
                 norms[column] += value * value
         self.norms = [math.sqrt(n) for n in norms]
         self.complement = ComplementModel(len(self.sections), [p for p in self._primaries if p is not None])
-        # Keys too: ``nearest`` orders equal cosines by key, and the user model's votes follow it.
+        # Keys and origins too: ``nearest`` orders equal cosines by key and picks by origin (the user model's votes).
         self.digest = digest_text(
             repr(settings),
             repr(self.sections),
-            *(repr((e.key, e.title, e.body, e.sections, e.weight)) for e in self.exemplars),
+            *(repr((e.key, e.title, e.body, e.sections, e.weight, e.origin)) for e in self.exemplars),
         )
 
     @property

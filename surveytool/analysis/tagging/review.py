@@ -6,9 +6,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
+from surveytool.analysis.crossref import cited_through_children
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.features import features, paper_text
-from surveytool.analysis.tagging.self_training import Taught, merged
+from surveytool.analysis.tagging.self_training import Tagging, tags_as_built
 from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.model import Finding, Paper, Severity, Tag, Taxonomy
@@ -71,31 +72,27 @@ class Explained(NamedTuple):
 
     paper: Paper
     candidate: Tag | None = None
+    lender: bool = False  # a volume or @xdata entry cited through the entries that name it: not placed itself
 
 
-def with_exemplars(papers: Sequence[Paper], tagger: Tagger, taught: Taught, count: int = NEIGHBOURS) -> list[Explained]:
-    """``papers`` with, for each computed tag, the nearest tagged papers of that section added to its evidence.
-
-    ``tagger`` and ``taught``: what the build tagged ``papers`` with, and what its sure entries taught the second
-    pass (``self_training.tag_twice``): an entry left to place is shown the candidate the build computed.
-    """
-    again = taught.unsure if taught.active else frozenset()
-    second = tagger.taught(taught.teachers) if again else tagger
+def with_exemplars(papers: Sequence[Paper], tagging: Tagging, count: int = NEIGHBOURS) -> list[Explained]:
+    """``papers`` with, for each computed tag, the nearest tagged papers of that section added to its evidence;
+    an entry left to place, with the candidate the build computed (``tagging``: what tagged ``papers``)."""
+    tagger, taught = tagging
     left = [p for p in papers if not p.tags and p.key in taught.computed]
-    retagged = [i for i, p in enumerate(left) if p.key in again]
-    tags_again = dict(zip(retagged, second.tag_each([left[i] for i in retagged]), strict=True))
-    computed = merged(tagger.tag_each(left), tags_again, len(taught.teachers))
-    candidates = {p.key: tags for p, tags in zip(left, computed, strict=True)}
+    candidates = dict(zip((p.key for p in left), tags_as_built(tagger, left, taught), strict=True))
+    second = tagger.taught(taught.teachers) if taught.tagged_again else tagger
+    lenders = cited_through_children(papers)
     explained = []
     for paper in papers:
         if not paper.tags:
             found = candidates.get(paper.key, ())
-            explained.append(Explained(paper, found[0] if found else None))
+            explained.append(Explained(paper, found[0] if found else None, paper.key.lower() in lenders))
             continue
         if all(t.explicit for t in paper.tags):
             explained.append(Explained(paper))
             continue
-        model = second.model if paper.key in again else tagger.model
+        model = second.model if paper.key in taught.tagged_again else tagger.model
         nearest = [e for _, e in model.nearest(features(*paper_text(paper)), 50) if e.key != paper.key]
         tags: list[Tag] = []
         for tag in paper.tags:

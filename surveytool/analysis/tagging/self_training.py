@@ -110,6 +110,24 @@ def merged(
     return [taught_tags(again[i], teacher_count) if again.get(i) else tags for i, tags in enumerate(first)]
 
 
+def tags_as_built(tagger: Tagger, papers: Sequence[Paper], taught: Taught) -> list[tuple[Tag, ...]]:
+    """The tags a build computed for ``papers`` (some it tagged), told what taught its second pass: the first
+    tagger's, and for those it tagged again, the second's (for --explain, which shows what the build weighed)."""
+    retagged = [i for i, paper in enumerate(papers) if paper.key in taught.tagged_again]
+    first = tagger.tag_each(papers)
+    if not retagged:
+        return first
+    second = tagger.taught(taught.teachers).tag_each([papers[i] for i in retagged])
+    return merged(first, dict(zip(retagged, second, strict=True)), len(taught.teachers))
+
+
+class Tagging(NamedTuple):
+    """What tagged a library: the tagger, and what the library's sure entries taught its second pass."""
+
+    tagger: Tagger
+    taught: Taught
+
+
 class Taught(NamedTuple):
     """What the library's sure entries taught the tagger's second pass: the teachers, the keys of the entries
     it tags again when they teach (``unsure``), and of every entry the tagger tagged (``computed``)."""
@@ -121,6 +139,11 @@ class Taught(NamedTuple):
     @property
     def active(self) -> bool:
         return teaches(len(self.teachers), len(self.computed))
+
+    @property
+    def tagged_again(self) -> frozenset[str]:
+        """The keys of the entries the second pass tagged."""
+        return self.unsure if self.active else frozenset()
 
     def to_plain(self) -> tuple:
         return tuple(tuple(e) for e in self.teachers), tuple(sorted(self.unsure)), tuple(sorted(self.computed))
