@@ -30,8 +30,11 @@ def _identifier(paper: Paper) -> str:
 
 
 def entries_table(papers: Sequence[Paper]) -> str:
+    """One row per entry; a child's year is the one its crossref parent lends it, as in --json."""
+    from surveytool.analysis.crossref import with_lent_fields
+
     rows = [("key", "year", "tags", "title / snippet", "sources")]
-    for paper in papers:
+    for paper in with_lent_fields(papers):
         if paper.resolved:
             label = paper.title or "(no title)"
         else:
@@ -69,7 +72,7 @@ def explain_tags(explained: Sequence[Explained]) -> str:
                 "  no tag: it is cited through the entries that name it (crossref or xdata), not placed itself"
             )
         elif not paper.tags and candidate is not None:
-            lines.append(f"  no tag: the likeliest section, {candidate.section}, is only {candidate.score:g} sure")
+            lines.append(f"  no tag: the likeliest section, {candidate.section}, is only {candidate.score:.2f} sure")
             lines.extend(f"      {evidence}" for evidence in candidate.evidence)
         elif not paper.tags and (paper.explicit_tags or paper.unknown_tags):
             lines.append("  no tag: the tags you gave name no section (see its unknown-tag finding)")

@@ -87,6 +87,11 @@ def test_tag_explain_says_a_volume_cited_through_its_papers_is_not_placed(tmp_pa
     block = result.stdout.split("mlsys21  (", 1)[1].split("\nmoe21", 1)[0]
     assert "no tag: it is cited through the entries that name it (crossref or xdata), not placed itself" in block
     assert "mlsys21" not in result.stderr  # no finding says otherwise
+    # The table gives the child the year its volume lends it, as --json does.
+    [row] = [
+        line for line in run_cli("tag", str(bib), "-q", check=True).stdout.splitlines() if line.startswith("moe21")
+    ]
+    assert row.split()[1] == "2021"
 
 
 def test_overrides_win_over_the_tagger(tmp_path):

@@ -9,6 +9,7 @@ from typing import NamedTuple
 from surveytool.analysis.crossref import cited_through_children
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.features import features, paper_text
+from surveytool.analysis.tagging.learned import CentroidModel
 from surveytool.analysis.tagging.self_training import Tagging, tags_as_built
 from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.analysis.tagging.user_tags import tags_location
@@ -87,22 +88,24 @@ def with_exemplars(papers: Sequence[Paper], tagging: Tagging, count: int = NEIGH
     for paper in papers:
         if not paper.tags:
             found = candidates.get(paper.key, ())
-            explained.append(Explained(paper, found[0] if found else None, paper.key.lower() in lenders))
+            candidate = found[0] if found else None
+            if candidate is not None:
+                model = second.model if paper.key in taught.tagged_again else tagger.model
+                candidate = _with_exemplars(candidate, model, paper, count)
+            explained.append(Explained(paper, candidate, paper.key.lower() in lenders))
             continue
         if all(t.explicit for t in paper.tags):
             explained.append(Explained(paper))
             continue
         model = second.model if paper.key in taught.tagged_again else tagger.model
-        nearest = [e for _, e in model.nearest(features(*paper_text(paper)), 50) if e.key != paper.key]
-        tags: list[Tag] = []
-        for tag in paper.tags:
-            if tag.explicit:
-                tags.append(tag)
-                continue
-            same = [e for e in nearest if e.sections[0] == tag.section][:count]
-            lines = tuple(f"exemplar: {_label(e)}" for e in same) or (
-                "exemplar: no tagged paper of this section is near",
-            )
-            tags.append(replace(tag, evidence=(*tag.evidence, *lines)))
-        explained.append(Explained(replace(paper, tags=tuple(tags))))
+        tags = tuple(tag if tag.explicit else _with_exemplars(tag, model, paper, count) for tag in paper.tags)
+        explained.append(Explained(replace(paper, tags=tags)))
     return explained
+
+
+def _with_exemplars(tag: Tag, model: CentroidModel, paper: Paper, count: int) -> Tag:
+    """``tag`` with the tagged papers of its section nearest ``paper`` added to its evidence: what pulled it there."""
+    nearest = [e for _, e in model.nearest(features(*paper_text(paper)), 50) if e.key != paper.key]
+    same = [e for e in nearest if e.sections[0] == tag.section][:count]
+    lines = tuple(f"exemplar: {_label(e)}" for e in same) or ("exemplar: no tagged paper of this section is near",)
+    return replace(tag, evidence=(*tag.evidence, *lines))

@@ -148,3 +148,4 @@ def test_explain_shows_the_candidate_the_build_weighed_when_the_library_taught_n
     section, score = re.search(r"the likeliest section, (\S+), is only ([\d.]+) sure", blocks["unsure"]).groups()
     assert f"belongs in '{section}'" in review and f"(confidence {float(score):.2f})" in review
     assert "tagged again" not in blocks["unsure"]
+    assert "exemplar: corpus: " in blocks["unsure"]  # the tagged papers that pulled it towards its candidate
