@@ -55,12 +55,18 @@ def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Fin
         found.append(Finding("bibtex-syntax", Severity.ERROR, message, where, hint, paper.key))
     for key, value in fields:
         name = field_name(key)
-        if name and ("=" in value or "%" in value) and (rest := run_on(value)):
+        if name and (rest := run_on(value)):
             shown = rest if len(rest) <= _SHOWN else rest[:_SHOWN] + "…"
             what = f"field '{name}' of '{paper.key}'"
             if rest.startswith("%"):
                 message = f"{what} is followed by '{shown}', which BibTeX does not read as a comment: it stops reading the entry there"
                 hint = "delete the remark or move it above the entry"
+            elif "=" not in rest:  # no field after it: text left after the value
+                message = (
+                    f"{what} is followed by '{shown}' after its value: BibTeX expects a comma or the entry's end "
+                    "there and stops reading the entry"
+                )
+                hint = "delete it, or put it inside the value's braces"
             else:
                 message = f"{what} runs on into '{shown}': a comma is missing after its value, and BibTeX stops reading the entry there"
                 hint = "add the comma"
@@ -68,6 +74,16 @@ def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Fin
                 Finding("bibtex-syntax", Severity.ERROR, message, field_location(paper, name), hint, paper.key)
             )
     return found
+
+
+def may_run_on(value: str) -> bool:
+    """Whether something may follow the value at the start of ``value`` (as bibtexparser read it): a braced or
+    quoted value that does not end with its closing mark, or a bare one (a number, a macro) with a space in it.
+    A cheap look for every field; ``run_on`` tells."""
+    first, last = value[:1], value.rstrip()[-1:]
+    if first in ("{", '"'):
+        return last not in ("}", '"')
+    return " " in value or "\t" in value or "\n" in value
 
 
 def run_on(value: str) -> str:

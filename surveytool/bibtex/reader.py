@@ -17,6 +17,7 @@ from surveytool.bibtex.field_syntax import (
     commented_entry,
     failed_block_finding,
     free_text_block,
+    may_run_on,
     syntax_findings,
     without_remark,
 )
@@ -304,7 +305,7 @@ def _entry_to_paper(
     suspects: list[tuple[str, str]] = []
     for field in entry.fields:
         value = field.value if isinstance(field.value, str) else str(field.value)
-        if "%" in field.key or "%" in value or "=" in value:
+        if "%" in field.key or "%" in value or "=" in value or may_run_on(value):
             suspects.append((field.key, value))
         name = field.key.lower() if "%" not in field.key else field_name(field.key)
         if name is None:  # a field commented out (syntax_findings reports it)

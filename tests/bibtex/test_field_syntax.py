@@ -57,6 +57,21 @@ def test_a_forgotten_comma_and_an_entry_with_no_brace_are_errors_at_their_lines(
     assert _errors('@misc{u, url = {https://x.org/?a=b&c=d%20e}, title = {a = b}, note = "x = y" # {z}}\n') == []
 
 
+def test_text_left_after_a_value_is_an_error_at_its_line_and_joined_values_are_not():
+    # A co-author's edit gone wrong: a word after a number or after a closing brace; BibTeX expects a comma there.
+    text = (
+        "@article{a,\n  title = {A},\n  year = 2021 extra,\n  author = {Doe, J.},\n}\n"
+        "@article{b,\n  title = {B},\n  journal = {Journal} extra,\n  year = 2020,\n}\n"
+        '@article{c,\n  title = {C},\n  month = jan # " 1",\n  journal = {J} # { and } # "K",\n  year = 2020\n}\n'
+    )
+    assert _errors(text) == [
+        "x.bib:3: field 'year' of 'a' is followed by 'extra' after its value: BibTeX expects a comma or the entry's "
+        "end there and stops reading the entry",
+        "x.bib:8: field 'journal' of 'b' is followed by 'extra' after its value: BibTeX expects a comma or the "
+        "entry's end there and stops reading the entry",
+    ]
+
+
 def test_check_fails_on_each_and_leaves_the_file_as_it_is(tmp_path):
     for n, text in enumerate((COMMENTED_OUT, REMARK_AFTER_A_VALUE, NO_COMMA, NO_BRACE)):
         bib = tmp_path / f"{n}.bib"
