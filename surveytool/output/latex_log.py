@@ -107,6 +107,11 @@ def bbl_entries(bbl: str) -> list[BblEntry]:
     return entries
 
 
+# The next entry's start; a child's crossref and xdata fields (braced or quoted, as surveytool writes them).
+_NEXT_ENTRY = re.compile(r"^[ \t]*@", re.M)
+_PARENTS = re.compile(r"\b(?:crossref|xdata)\s*=\s*[{\"](?P<keys>[^{}\"]*)[}\"]", re.I)
+
+
 def in_folder(folder: Path, place: str) -> str:
     """A place TeX or BibTeX names (``file`` or ``file:line``, in ``folder`` unless absolute) named from where
     ``folder`` was named: what the user can open."""
@@ -125,23 +130,42 @@ def _bib_files(folder: Path, aux: str, blg: str) -> list[str]:
     return [name for name in dict.fromkeys(named) if name]
 
 
-def _entry_place(folder: Path, bib_files: Sequence[str], key: str) -> str:
-    """``out/references.bib:8``: where the entry ``key`` starts, in the first of ``bib_files`` that has it."""
+def _entry_text(folder: Path, bib_files: Sequence[str], key: str) -> tuple[str, str, int] | None:
+    """(file, the entry's text, its first line) of the entry ``key`` in the first of ``bib_files`` that has it."""
     start = re.compile(r"^[ \t]*@[ \t]*\w+[ \t]*[{(][ \t]*" + re.escape(key) + r"\s*,", re.M)
     for name in bib_files:
         text = _read(folder, name)  # only the build's own files: a .bib elsewhere is not this report's to open
         match = start.search(text)
         if match:
-            return in_folder(folder, f"{name}:{text.count(chr(10), 0, match.start()) + 1}")
-    return ""
+            after = _NEXT_ENTRY.search(text, match.end())
+            return (
+                name,
+                text[match.start() : after.start() if after else len(text)],
+                text.count("\n", 0, match.start()) + 1,
+            )
+    return None
 
 
-def _entry_note(folder: Path, bib_files: Sequence[str], keys: Sequence[str]) -> str:
+def _entry_place(folder: Path, bib_files: Sequence[str], key: str, macro: str | None = None) -> str:
+    """``'key', out/references.bib:8``: where the entry ``key`` starts; when ``macro`` is not in it but in an entry
+    it inherits from (crossref, xdata), where that one starts: BibTeX and biber print the parent's fields as the
+    child's."""
+    found = _entry_text(folder, bib_files, key)
+    if found is None:
+        return f"'{key}'"
+    name, text, line = found
+    if macro is not None and not _mentions(text, macro):
+        for parent in (p.strip() for m in _PARENTS.finditer(text) for p in m.group("keys").split(",")):
+            inherited = _entry_text(folder, bib_files, parent) if parent else None
+            if inherited is not None and _mentions(inherited[1], macro):
+                where = in_folder(folder, f"{inherited[0]}:{inherited[2]}")
+                return f"'{key}', whose parent '{parent}' holds it, {where}"
+    return f"'{key}', {in_folder(folder, f'{name}:{line}')}"
+
+
+def _entry_note(folder: Path, bib_files: Sequence[str], keys: Sequence[str], macro: str | None = None) -> str:
     """`` (it comes from the entry 'key', out/references.bib:8)``, or nothing when no entry is known."""
-    notes = []
-    for key in keys[:_SHOWN]:
-        place = _entry_place(folder, bib_files, key)
-        notes.append(f"'{key}', {place}" if place else f"'{key}'")
+    notes = [_entry_place(folder, bib_files, key, macro) for key in keys[:_SHOWN]]
     if not notes:
         return ""
     more = f" and {len(keys) - _SHOWN} more" if len(keys) > _SHOWN else ""
@@ -246,7 +270,8 @@ def root_causes(folder: Path, tex_name: str = "main.tex") -> list[str]:
     # An error is a cause worth leading with when it says more than the summary: the command, the entry.
     named = [error for error in latex if error.keys or error.message.endswith(" is not defined")]
     for error in named[:_SHOWN]:
-        note = _entry_note(folder, bib_files, error.keys)
+        macro = error.message.removesuffix(" is not defined") if error.message.endswith(" is not defined") else None
+        note = _entry_note(folder, bib_files, error.keys, macro)
         if not error.keys:
             note = " (a package is missing, or the document or a template uses a command of its own)"
         causes.append(f"{in_folder(folder, error.where)}: {error.message}{note}")

@@ -76,6 +76,17 @@ def test_an_undefined_command_in_an_entry_title_names_the_command_and_the_entry(
     assert "\\foo" in bbl[bbl_line - 1]
 
 
+def test_a_command_a_child_inherits_is_placed_in_the_parent_that_holds_it(tmp_path):
+    child = "@inproceedings{child,\n  title = {Child},\n  author = {Bo Author},\n  crossref = {conf},\n}\n\n"
+    parent = "@proceedings{conf,\n  title = {Proc},\n  booktitle = {Proceedings of \\foo{} 2020},\n  year = 2020,\n}\n"
+    report = _compile(tmp_path / "doc", NATBIB, GOOD + child + parent, "\\citet{good} and \\citep{child}.")
+    assert re.fullmatch(
+        r"doc/main\.bbl:\d+: \\foo is not defined \(it comes from the entry 'child', whose parent 'conf' holds it, "
+        r"doc/references\.bib:14\)",
+        report.problems[0],
+    ), report.problems
+
+
 def test_with_biblatex_the_entry_is_found_by_the_command_it_holds(tmp_path):
     report = _compile(tmp_path / "doc", BIBLATEX, GOOD + MACRO, "\\cite{good} and \\cite{macro}.")
     # TeX reports the error where biblatex prints the bibliography: at \\end{document}, line 7.
