@@ -291,8 +291,11 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
     reuse.record([display for _, display in sources], read, list(zip(unkeyed, papers, strict=True)), identities, pins)
     reuse_findings, reused = reuse.finish()
     papers = in_bibtex_order(papers)
+    # A key that cannot be cited: the key it is written under (key_fates.py) says more than the reader's "rename it".
+    rekeyed = {f.key for f in merge_findings if f.check == "unusable-key"}
+    read_findings = [f for f in read.findings if f.check != "unusable-key" or f.key not in rekeyed]
     findings = sorted(
-        [*read.findings, *merge_findings, *resolve_findings, *override_findings, *tag_findings, *reuse_findings],
+        [*read_findings, *merge_findings, *resolve_findings, *override_findings, *tag_findings, *reuse_findings],
         key=finding_order,
     )
     tagging = Tagging(tagger, taught[-1] if taught else Taught())

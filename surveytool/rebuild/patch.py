@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from surveytool.analysis.crossref import names_of, parent_names, with_lent_fields
-from surveytool.analysis.keys import identity_of, load_pins, read_lock_text
+from surveytool.analysis.keys import identity_of, load_pins, read_lock_text, unwritable_key
 from surveytool.analysis.merge import identities
 from surveytool.bibtex.fields import bibtex_entry, macros_of
 from surveytool.bibtex.format_options import STANDARD, BibFormat
@@ -197,6 +197,8 @@ def _patch(
         claims = claims_of(paper, paper, found, identity, pins)
         if not paper.key or any(identity_counts[i] for i in found) or any(claim_counts[k] for k in claims):
             return None  # it would merge with another entry, or take a key another holds or claims
+        if unwritable_key(paper.key):
+            return None  # a build in full writes it under a key of its own
         identity_counts.update(found)
         claim_counts.update(claims)
         pins.setdefault(identity, paper.key)  # its own key, as keys.assign_keys gives it

@@ -483,3 +483,14 @@ def test_fix_escapes_a_raw_underscore_or_hash_alone_and_leaves_a_reference_manag
     written = (project / "refs.bib").read_text(encoding="utf-8")
     assert "title = {Snake\\_case Outrageously C\\# Large" in written
     assert "groups = {deep_learning}" in written and "mendeley-groups = {to_read}" in written
+
+
+def test_a_key_that_cannot_be_cited_is_one_finding_naming_the_key_it_is_written_under(tmp_path):
+    bib = tmp_path / "k.bib"
+    bib.write_text(
+        "@article{macro extra,\n  title = {Tiny},\n  author = {Doe, John},\n  journal = {J},\n  year = 2021,\n}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(bib))
+    [line] = [line for line in result.stderr.splitlines() if "[unusable-key]" in line]
+    assert "'macro extra' has a space, comma or brace" in line and "(cite this entry as 'doe2021tiny')" in line
