@@ -25,7 +25,7 @@ from surveytool.analysis.tagging.blend import Blend
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import paper_features, paper_text
 from surveytool.analysis.tagging.learned import softmax, train
-from surveytool.analysis.tagging.self_training import Library, TagAllBy, Taught, tag_twice
+from surveytool.analysis.tagging.self_training import RETAG_FLOOR, Library, TagAllBy, Taught, tag_twice
 from surveytool.analysis.tagging.user_model import UserModel, fit_user_model
 from surveytool.analysis.tagging.user_tags import explicit_tags, shares_names
 from surveytool.analysis.tagging.vocabulary import PhraseMatcher, name_parts
@@ -293,7 +293,8 @@ def tag_papers(
 def needs_review(paper: Paper, tags: Sequence[Tag], tags_field: str = "sections") -> Finding:
     """An entry left for the user to place: the tagger's best section was not sure enough."""
     named = " or ".join(f"'{section_id}'" for section_id in candidates(tags))
-    best = tags[0].section
+    # Too little of the field was found to suggest the section: a paper of another field, most likely.
+    best = tags[0].section if tags[0].score >= RETAG_FLOOR else None
     return Finding(
         "needs-review",
         Severity.WARNING,
