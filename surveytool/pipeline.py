@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +20,7 @@ from surveytool.analysis.keys import assign_keys, load_pins
 from surveytool.analysis.merge import IdentityCache, merge_records
 from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, resolve_papers
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
-from surveytool.analysis.tagging.self_training import Tagging, Taught
+from surveytool.analysis.tagging.self_training import TagAllBy, Tagging, Taught
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.bibtex.order import in_bibtex_order
@@ -183,16 +183,9 @@ class Reuse(Protocol):
 
     def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> AbstractContextManager[Any]: ...
 
-    def tag(
-        self,
-        papers: Sequence[Paper],
-        taxonomy: Taxonomy,
-        tagger: Tagger,
-        ahead: Any,
-        threshold: float,
-        tags_field: str,
-        on_taught: Callable[[Taught], None],
-    ) -> tuple[list[Paper], list[Finding]]: ...
+    def tag_all_by(self, tagger: Tagger, ahead: Any) -> TagAllBy:
+        """How ``tag_papers`` tags, given the tagger it chose (``tagger``, or the second pass's)."""
+        ...
 
     def record(
         self,
@@ -201,6 +194,7 @@ class Reuse(Protocol):
         keyed: Sequence[tuple[Paper, Paper]],
         identities: IdentityCache,
         pins: dict[str, str],
+        taught: Taught,
     ) -> None: ...
 
     def finish(self) -> tuple[list[Finding], dict[str, tuple[int, int]]]: ...
@@ -218,17 +212,8 @@ class NoReuse:
     def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> Iterator[None]:
         yield None
 
-    def tag(
-        self,
-        papers: Sequence[Paper],
-        taxonomy: Taxonomy,
-        tagger: Tagger,
-        ahead: Any,
-        threshold: float,
-        tags_field: str,
-        on_taught: Callable[[Taught], None],
-    ) -> tuple[list[Paper], list[Finding]]:
-        return tag_papers(papers, taxonomy, tagger, threshold=threshold, tags_field=tags_field, on_taught=on_taught)
+    def tag_all_by(self, tagger: Tagger, ahead: Any) -> TagAllBy:
+        return lambda chosen: chosen.tag_each
 
     def record(
         self,
@@ -237,6 +222,7 @@ class NoReuse:
         keyed: Sequence[tuple[Paper, Paper]],
         identities: IdentityCache,
         pins: dict[str, str],
+        taught: Taught,
     ) -> None:
         pass
 
@@ -284,11 +270,19 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
             overrides, lines = load_overrides(options.overrides)
             papers, override_findings = apply_overrides(papers, overrides, str(options.overrides), lines)
         with stage("tagging"):
-            taught: list[Taught] = []
-            papers, tag_findings = reuse.tag(
-                papers, taxonomy, tagger, ahead, tag_threshold(options.config), options.tags_field, taught.append
+            told: list[Taught] = []
+            papers, tag_findings = tag_papers(
+                papers,
+                taxonomy,
+                tagger,
+                tag_all_by=reuse.tag_all_by(tagger, ahead),
+                threshold=tag_threshold(options.config),
+                tags_field=options.tags_field,
+                on_taught=told.append,
             )
-    reuse.record([display for _, display in sources], read, list(zip(unkeyed, papers, strict=True)), identities, pins)
+    taught = told[-1] if told else Taught()
+    keyed = list(zip(unkeyed, papers, strict=True))
+    reuse.record([display for _, display in sources], read, keyed, identities, pins, taught)
     reuse_findings, reused = reuse.finish()
     papers = in_bibtex_order(papers)
     # A key that cannot be cited: the key it is written under (key_fates.py) says more than the reader's "rename it".
@@ -298,7 +292,7 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
         [*read_findings, *merge_findings, *resolve_findings, *override_findings, *tag_findings, *reuse_findings],
         key=finding_order,
     )
-    tagging = Tagging(tagger, taught[-1] if taught else Taught())
+    tagging = Tagging(tagger, taught)
     return Survey(tuple(papers), read.blocks, tuple(findings), taxonomy, pins, options.tags_field, reused, tagging)
 
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from surveytool.analysis.merge import IdentityCache
 from surveytool.analysis.tagging.exemplars import Exemplar
-from surveytool.analysis.tagging.self_training import TagAll, Taught
-from surveytool.analysis.tagging.tagger import Tagger, tag_papers
-from surveytool.model import Finding, Paper, Taxonomy
+from surveytool.analysis.tagging.self_training import TagAll, TagAllBy, Taught
+from surveytool.analysis.tagging.tagger import Tagger
+from surveytool.model import Finding, Paper
 from surveytool.pipeline import Options, Stage, Survey, analyse, silent_stage
 from surveytool.rebuild.bib_reading import ReusingBibReader
 from surveytool.rebuild.exemplars import remember_exemplars
@@ -29,7 +29,6 @@ class BuildReuse:
         self.memos = BuildCache(folder)
         self.read_bib = ReusingBibReader(self.memos.memo("bibtex"))
         self.trace: Trace | None = None
-        self.taught = Taught()  # what the library's sure entries taught the tagger's second pass, for the trace
 
     def learned_from(self, exemplars: Sequence[Exemplar]) -> None:
         remember_exemplars(self.folder, exemplars)
@@ -37,36 +36,15 @@ class BuildReuse:
     def tag_beside(self, tagger: Tagger, papers: Sequence[Paper]) -> AbstractContextManager[Any]:
         return ReusingTagger(tagger, self.memos.memo("tags")).tag_beside(papers)
 
-    def tag(
-        self,
-        papers: Sequence[Paper],
-        taxonomy: Taxonomy,
-        tagger: Tagger,
-        ahead: Any,
-        threshold: float,
-        tags_field: str,
-        on_taught: Callable[[Taught], None],
-    ) -> tuple[list[Paper], list[Finding]]:
+    def tag_all_by(self, tagger: Tagger, ahead: Any) -> TagAllBy:
         known = ahead.result()
 
-        def tag_all_by(chosen: Tagger) -> TagAll:
+        def by(chosen: Tagger) -> TagAll:
             reusing = ReusingTagger(chosen, self.memos.memo("tags"))
             # What the child computed ahead is the first tagger's.
             return lambda todo: reusing.tag_all(todo, known if chosen is tagger else None)
 
-        def record_taught(taught: Taught) -> None:
-            self.taught = taught
-            on_taught(taught)
-
-        return tag_papers(
-            papers,
-            taxonomy,
-            tagger,
-            tag_all_by=tag_all_by,
-            threshold=threshold,
-            tags_field=tags_field,
-            on_taught=record_taught,
-        )
+        return by
 
     def record(
         self,
@@ -75,6 +53,7 @@ class BuildReuse:
         keyed: Sequence[tuple[Paper, Paper]],
         identities: IdentityCache,
         pins: dict[str, str],
+        taught: Taught,
     ) -> None:
         if self.folder is None:
             return
@@ -82,7 +61,7 @@ class BuildReuse:
             tuple(self.read_bib.layouts.get(display) for display in displays),
             not any(f.check == "encoding" for f in read.findings),
             entry_facts(read.papers, keyed, identities, pins),
-            self.taught,
+            taught,
         )
 
     def finish(self) -> tuple[list[Finding], dict[str, tuple[int, int]]]:
