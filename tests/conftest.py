@@ -6,10 +6,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # helpers.py, for tests in any folder below
 
-from helpers import run_cli  # noqa: E402
+from helpers import IN_CI, run_cli  # noqa: E402
+
+# A gate must not fail on the luck of a draw: CI replays the same examples every run (a found failure is
+# then fixed, not retried away), while a developer's runs keep searching with fresh ones.
+settings.register_profile("ci", derandomize=True)
+if IN_CI:
+    settings.load_profile("ci")
 
 
 def pytest_addoption(parser):

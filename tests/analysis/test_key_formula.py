@@ -76,7 +76,14 @@ def test_names_are_transliterated_never_dropped_or_anonymous(author, key):
 def test_any_name_gives_a_key_bibtex_can_hold_and_one_with_a_letter_is_never_anonymous(name):
     key = key_base(item(author=name, title="T", year="2020"))
     assert KEY_CHARACTERS.fullmatch(key)
-    assert key.startswith("anon") <= (not any(unicodedata.category(c).startswith("L") for c in name) or name == "anon")
+    # "others" (any case) is BibTeX's "et al.", no person; "anon" is itself the anonymous stem.
+    no_person = name.strip().lower() in {"others", "anon"}
+    assert key.startswith("anon") <= (not any(unicodedata.category(c).startswith("L") for c in name) or no_person)
+
+
+@pytest.mark.parametrize("name", ["OTHERS", "Others", " others "])
+def test_others_in_any_case_is_no_author_of_the_key(name):
+    assert key_base(item(author=name, title="Sparse Routing", year="2020")) == "anon2020sparse"
 
 
 def test_latex_accents_latin1_and_braces_in_a_bib_give_the_same_letters():
