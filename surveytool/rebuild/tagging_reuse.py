@@ -52,8 +52,10 @@ class ReusingTagger:
     def __init__(self, tagger: Tagger, memo: Memo | None = None):
         self.tagger = tagger
         self.memo = memo
-        # What a memoized tag depends on besides the paper: the taxonomy and what the model learned from.
-        self.digest = digest_text(repr(tagger.taxonomy.sections), tagger.model.digest, repr(blend_settings()))
+        # What a memoized tag depends on besides the paper: the taxonomy, what the model learned from and the
+        # library's shares its blends are weighed by.
+        parts = (tagger.model.digest, repr(tagger.library_shares), repr(blend_settings()))
+        self.digest = digest_text(repr(tagger.taxonomy.sections), *parts)
         self._memo_keys: dict[tuple[str, ...], str] = {}
 
     def memo_key(self, text: tuple[str, ...]) -> str:

@@ -63,20 +63,16 @@ SCOPE_WEIGHTS = (1.29, 1.02)
 #: (the second tagger's confidence, observed share right) knots of the map for an entry tagged again after the
 #: library's sure entries taught the tagger (``self_training.py``): it learned from its own answers.
 SELF_TAUGHT_KNOTS: tuple[tuple[float, float], ...] = (
-    (0.216, 0.1),
-    (0.291, 0.19),
-    (0.348, 0.28),
-    (0.391, 0.33),
-    (0.404, 0.35),
-    (0.423, 0.425),
-    (0.458, 0.445),
-    (0.479, 0.45),
-    (0.552, 0.5),
-    (0.704, 0.57),
-    (0.818, 0.61),
-    (0.84, 0.68),
-    (0.918, 0.735),
-    (0.926, 0.79),
+    (0.226, 0.14),
+    (0.299, 0.21),
+    (0.358, 0.31),
+    (0.405, 0.335),
+    (0.447, 0.423),
+    (0.537, 0.527),
+    (0.725, 0.55),
+    (0.823, 0.627),
+    (0.919, 0.71),
+    (0.926, 0.99),
     (0.926, 1.0),
 )
 #: Shares are clipped this far from 0 and 1 before their log-odds are taken: a softmax can round to 1.

@@ -82,7 +82,7 @@ def with_exemplars(papers: Sequence[Paper], tagging: Tagging, count: int = NEIGH
     tagger, taught = tagging
     left = [p for p in papers if not p.tags and p.key in taught.computed]
     candidates = dict(zip((p.key for p in left), tags_as_built(tagger, left, taught), strict=True))
-    second = tagger.taught(taught.teachers) if taught.tagged_again else tagger
+    second = tagger.taught(taught.teachers, taught.estimate) if taught.tagged_again else tagger
     lenders = cited_through_children(papers)
     explained = []
     for paper in papers:

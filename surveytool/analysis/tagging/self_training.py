@@ -3,7 +3,8 @@
 A user's library is a list of its own: one survey's papers, with words and habits of filing the
 bundled corpus may not know. The entries the tagger is sure of (``TEACHING_CONFIDENCE``) are taken
 as if the user had tagged them (self-training), a second tagger learns from them beside the user's
-own tags, and it tags again the entries the first was unsure of. An entry below ``RETAG_FLOOR``
+own tags, and it tags again the entries the first was unsure of, its blends weighed by the library's own shares of
+the sections (``label_shift.py``), estimated from the first tagger's blends of every entry. An entry below ``RETAG_FLOOR``
 is left as it was: nothing of the field was found in it, and what the library teaches would only
 pull it into some section. The second tagger learned from the first's own answers, so its shares
 are over-confident: its confidence goes through a map of its own (``calibration.self_taught``),
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from surveytool.analysis.tagging import calibration
 from surveytool.analysis.tagging.exemplars import SETTINGS, Exemplar
 from surveytool.analysis.tagging.features import paper_text
+from surveytool.analysis.tagging.label_shift import EntryShares, entry_shares, expected_shares, library_shares
 from surveytool.model import Paper, Tag
 
 if TYPE_CHECKING:
@@ -41,11 +43,17 @@ TagAll = Callable[[Sequence[Paper]], list[tuple[Tag, ...]]]
 TagAllBy = Callable[["Tagger"], TagAll]
 
 
+#: Each entry's part in estimating the library's shares (``label_shift.py``), by key.
+KeyedShares = tuple[tuple[str, EntryShares], ...]
+
+
 class Library(NamedTuple):
-    """The rest of a library beside the papers a patched rebuild tags: its sure entries, and how many it tagged."""
+    """The rest of a library beside the papers a patched rebuild tags: its sure entries, how many it tagged and
+    their parts in the library's shares."""
 
     teachers: tuple[Exemplar, ...] = ()
     computed: int = 0
+    shares: KeyedShares = ()
 
 
 def tag_twice(
@@ -64,13 +72,31 @@ def tag_twice(
     first = tag_all_by(tagger)(papers)
     taught = tuple(sorted({*beside.teachers, *teachers(papers, first)}, key=lambda e: (e.key, e.title, e.sections)))
     again = unsure(first)
+    active = teaches(len(taught), beside.computed + len(papers))
+    # Only where a second pass runs: a general bibliography never pays for blending every entry again.
+    own = keyed_shares(tagger, papers) if active else ()
+    estimate = estimated(tagger, (*beside.shares, *own)) if active else ()
     if on_taught is not None:
         keys = frozenset(papers[i].key for i in again), frozenset(p.key for p in papers)
-        on_taught(Taught(taught, *keys))
-    if not again or not teaches(len(taught), beside.computed + len(papers)):
+        on_taught(Taught(taught, *keys, own, estimate))
+    if not again or not active:
         return list(first)
-    second = tag_all_by(tagger.taught(taught))([papers[i] for i in again])
+    second = tag_all_by(tagger.taught(taught, estimate))([papers[i] for i in again])
     return merged(first, dict(zip(again, second, strict=True)), len(taught))
+
+
+def keyed_shares(tagger: Tagger, papers: Sequence[Paper]) -> KeyedShares:
+    """Each paper's part in estimating the library's shares, by key (none for a paper the tagger knows nothing of)."""
+    blends = ((paper.key, tagger.blend(paper)) for paper in papers)
+    return tuple((key, entry_shares(blend)) for key, blend in blends if blend is not None)
+
+
+def estimated(tagger: Tagger, shares: KeyedShares) -> tuple[float, ...]:
+    """The library's shares of the sections, from every entry's part in key order; () without a corpus."""
+    expected = expected_shares(tagger)
+    if expected is None or not shares:
+        return ()
+    return library_shares([own for _, own in sorted(shares)], expected)
 
 
 def teaches(sure: int, computed: int) -> bool:
@@ -117,7 +143,7 @@ def tags_as_built(tagger: Tagger, papers: Sequence[Paper], taught: Taught) -> li
     first = tagger.tag_each(papers)
     if not retagged:
         return first
-    second = tagger.taught(taught.teachers).tag_each([papers[i] for i in retagged])
+    second = tagger.taught(taught.teachers, taught.estimate).tag_each([papers[i] for i in retagged])
     return merged(first, dict(zip(retagged, second, strict=True)), len(taught.teachers))
 
 
@@ -130,11 +156,14 @@ class Tagging(NamedTuple):
 
 class Taught(NamedTuple):
     """What the library's sure entries taught the tagger's second pass: the teachers, the keys of the entries
-    it tags again when they teach (``unsure``), and of every entry the tagger tagged (``computed``)."""
+    it tags again when they teach (``unsure``), and of every entry the tagger tagged (``computed``); when they
+    teach, each entry's part in the library's shares of the sections, and the shares (``estimate``)."""
 
     teachers: tuple[Exemplar, ...] = ()
     unsure: frozenset[str] = frozenset()
     computed: frozenset[str] = frozenset()
+    shares: KeyedShares = ()
+    estimate: tuple[float, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -146,20 +175,30 @@ class Taught(NamedTuple):
         return self.unsure if self.active else frozenset()
 
     def to_plain(self) -> tuple:
-        return tuple(tuple(e) for e in self.teachers), tuple(sorted(self.unsure)), tuple(sorted(self.computed))
+        teachers = tuple(tuple(e) for e in self.teachers)
+        return teachers, tuple(sorted(self.unsure)), tuple(sorted(self.computed)), self.shares, self.estimate
 
     @classmethod
     def from_plain(cls, data: tuple) -> Taught:
-        teachers, unsure, computed = data
-        return cls(tuple(Exemplar(*e) for e in teachers), frozenset(unsure), frozenset(computed))
+        teachers, unsure, computed, shares, estimate = data
+        keyed = tuple((key, (tuple(own), weight)) for key, (own, weight) in shares)
+        return cls(
+            tuple(Exemplar(*e) for e in teachers), frozenset(unsure), frozenset(computed), keyed, tuple(estimate)
+        )
 
     def beside(self, changed: set[str]) -> Library:
         """The rest of the library when the entries whose keys ``changed`` (gone or read again) are taken out."""
-        return Library(tuple(t for t in self.teachers if t.key not in changed), len(self.computed - changed))
+        teachers = tuple(t for t in self.teachers if t.key not in changed)
+        return Library(teachers, len(self.computed - changed), tuple(s for s in self.shares if s[0] not in changed))
 
     def after_patch(self, changed: set[str], news: Taught) -> Taught | None:
         """This with the entries whose keys ``changed`` tagged anew (``news``: what tagging them was told); None
         when another entry, unsure, is tagged otherwise now: a build in full tags it anew."""
-        now = Taught(news.teachers, (self.unsure - changed) | news.unsure, (self.computed - changed) | news.computed)
-        same = now.active == self.active and (not now.active or set(now.teachers) == set(self.teachers))
+        kept = tuple(s for s in self.shares if s[0] not in changed)
+        unsure, computed = (self.unsure - changed) | news.unsure, (self.computed - changed) | news.computed
+        now = Taught(news.teachers, unsure, computed, tuple(sorted((*kept, *news.shares))), news.estimate)
+        if now.active and not self.active:
+            return None  # the other entries' parts in the library's shares were not kept: a build in full keeps them
+        taught_alike = set(now.teachers) == set(self.teachers) and now.estimate == self.estimate
+        same = now.active == self.active and (not now.active or taught_alike)
         return now if same or not self.unsure - changed else None

@@ -24,6 +24,7 @@ from surveytool.analysis.tagging import calibration, user_model
 from surveytool.analysis.tagging.blend import Blend
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import paper_features, paper_text
+from surveytool.analysis.tagging.label_shift import ratio_to, reweighted
 from surveytool.analysis.tagging.learned import softmax, train
 from surveytool.analysis.tagging.self_training import RETAG_FLOOR, Library, TagAllBy, Taught, tag_twice
 from surveytool.analysis.tagging.user_model import UserModel, fit_user_model
@@ -97,11 +98,17 @@ class Tagger:
         self.model = train(taxonomy, exemplars, corpus=corpus)
         self.support = 1.0 if any(e.origin == "corpus" for e in self.model.exemplars) else 0.0
         self._given = (tuple(exemplars), corpus)
+        self.library_shares: tuple[float, ...] = ()  # what its blends are weighed by (``label_shift.py``)
+        self._ratio: list[float] | None = None
 
-    def taught(self, teachers: Sequence[Exemplar]) -> Tagger:
-        """This tagger learning from ``teachers`` too, the library's sure entries (``self_training.py``)."""
+    def taught(self, teachers: Sequence[Exemplar], library_shares: Sequence[float] = ()) -> Tagger:
+        """This tagger learning from ``teachers`` too, the library's sure entries (``self_training.py``), its
+        blends weighed by the library's own shares of the sections when given."""
         exemplars, corpus = self._given
-        return Tagger(self.taxonomy, [*exemplars, *teachers], corpus)
+        tagger = Tagger(self.taxonomy, [*exemplars, *teachers], corpus)
+        if library_shares:  # computed here, before a forked child would compute it again
+            tagger.library_shares, tagger._ratio = tuple(library_shares), ratio_to(tagger, library_shares)
+        return tagger
 
     @cached_property
     def user_model(self) -> UserModel | None:
@@ -193,6 +200,8 @@ class Tagger:
         blend = self.blend(paper)
         if blend is None:
             return ()
+        if self._ratio is not None and not blend.body:  # with an abstract the rules speak, with no corpus's shares
+            blend = reweighted(blend, self._ratio)
         sections, scores, confidence = blend.sections, blend.rules, blend.confidence
         ranked = blend.ranked()
         best, second = sections[ranked[0]], sections[ranked[1]] if len(ranked) > 1 else None
