@@ -86,9 +86,10 @@ def tag_twice(
 
 
 def keyed_shares(tagger: Tagger, papers: Sequence[Paper]) -> KeyedShares:
-    """Each paper's part in estimating the library's shares, by key (none for a paper the tagger knows nothing of)."""
+    """Each paper's part in estimating the library's shares, in key order (none for a paper the tagger knows
+    nothing of)."""
     blends = ((paper.key, tagger.blend(paper)) for paper in papers)
-    return tuple((key, entry_shares(blend)) for key, blend in blends if blend is not None)
+    return tuple(sorted((key, entry_shares(blend)) for key, blend in blends if blend is not None))
 
 
 def estimated(tagger: Tagger, shares: KeyedShares) -> tuple[float, ...]:
@@ -194,11 +195,13 @@ class Taught(NamedTuple):
     def after_patch(self, changed: set[str], news: Taught) -> Taught | None:
         """This with the entries whose keys ``changed`` tagged anew (``news``: what tagging them was told); None
         when another entry, unsure, is tagged otherwise now: a build in full tags it anew."""
-        kept = tuple(s for s in self.shares if s[0] not in changed)
         unsure, computed = (self.unsure - changed) | news.unsure, (self.computed - changed) | news.computed
-        now = Taught(news.teachers, unsure, computed, tuple(sorted((*kept, *news.shares))), news.estimate)
+        now = Taught(news.teachers, unsure, computed)
         if now.active and not self.active:
             return None  # the other entries' parts in the library's shares were not kept: a build in full keeps them
+        if now.active:  # as a build in full keeps them: only while they teach
+            kept = tuple(s for s in self.shares if s[0] not in changed)
+            now = now._replace(shares=tuple(sorted((*kept, *news.shares))), estimate=news.estimate)
         taught_alike = set(now.teachers) == set(self.teachers) and now.estimate == self.estimate
         same = now.active == self.active and (not now.active or taught_alike)
         return now if same or not self.unsure - changed else None

@@ -124,3 +124,10 @@ def test_tags_memoised_under_one_librarys_shares_are_not_taken_under_anothers():
         for shares in ((), _shares_favouring(tagger, "moe"), _shares_favouring(tagger, "memory"))
     }
     assert len(digests) == 3
+
+
+def test_a_library_that_stops_teaching_keeps_no_parts_as_a_build_in_full_keeps_none():
+    parts = (("a", ((0.9, 0.1), 1.0)), ("b", ((0.9, 0.1), 1.0)))
+    last = Taught((_exemplar("a"), _exemplar("b")), frozenset(), frozenset({"a", "b"}), parts, (0.6, 0.4))
+    unsure_now = Taught((_exemplar("b"),), frozenset(), frozenset({"a", *"cdefghij"}))  # "a" and eight more, unsure
+    assert last.after_patch({"a"}, unsure_now) == Taught(unsure_now.teachers, frozenset(), frozenset("abcdefghij"))
