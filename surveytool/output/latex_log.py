@@ -8,10 +8,11 @@ is named (TeX puts it at the end of the first line of the error's context), and 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,10 +147,32 @@ def _entry_text(folder: Path, bib_files: Sequence[str], key: str) -> tuple[str, 
     return None
 
 
-def _entry_place(folder: Path, bib_files: Sequence[str], key: str, macro: str | None = None) -> str:
-    """``'key', out/references.bib:8``: where the entry ``key`` starts; when ``macro`` is not in it but in an entry
-    it inherits from (crossref, xdata), where that one starts: BibTeX and biber print the parent's fields as the
-    child's."""
+def _read_from(folder: Path) -> dict[str, str]:
+    """Key -> where the build read the entry (the first of its sources in the folder's entries.json, named as the
+    user named them): the file to edit, which the written .bib is not."""
+    try:
+        entries = json.loads(_read(folder, "entries.json") or "[]")
+    except ValueError:
+        return {}
+    if not isinstance(entries, list):
+        return {}
+    found = {}
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("key"), str) and entry.get("sources"):
+            found[entry["key"]] = str(entry["sources"][0])
+    return found
+
+
+def _entry_place(
+    folder: Path,
+    bib_files: Sequence[str],
+    key: str,
+    macro: str | None = None,
+    read_from: Mapping[str, str] | None = None,
+) -> str:
+    """``'key', out/references.bib:8, read from lib.bib:3``: where the entry ``key`` starts (and where the build
+    read it); when ``macro`` is not in it but in an entry it inherits from (crossref, xdata), where that one
+    starts: BibTeX and biber print the parent's fields as the child's."""
     found = _entry_text(folder, bib_files, key)
     if found is None:
         return f"'{key}'"
@@ -159,13 +182,19 @@ def _entry_place(folder: Path, bib_files: Sequence[str], key: str, macro: str | 
             inherited = _entry_text(folder, bib_files, parent) if parent else None
             if inherited is not None and _mentions(inherited[1], macro):
                 where = in_folder(folder, f"{inherited[0]}:{inherited[2]}")
-                return f"'{key}', whose parent '{parent}' holds it, {where}"
-    return f"'{key}', {in_folder(folder, f'{name}:{line}')}"
+                return f"'{key}', whose parent '{parent}' holds it, {where}{_source(read_from, parent)}"
+    return f"'{key}', {in_folder(folder, f'{name}:{line}')}{_source(read_from, key)}"
+
+
+def _source(read_from: Mapping[str, str] | None, key: str) -> str:
+    return f", read from {read_from[key]}" if read_from and key in read_from else ""
 
 
 def _entry_note(folder: Path, bib_files: Sequence[str], keys: Sequence[str], macro: str | None = None) -> str:
-    """`` (it comes from the entry 'key', out/references.bib:8)``, or nothing when no entry is known."""
-    notes = [_entry_place(folder, bib_files, key, macro) for key in keys[:_SHOWN]]
+    """`` (it comes from the entry 'key', out/references.bib:8, read from lib.bib:3)``, or nothing when no entry
+    is known."""
+    read_from = _read_from(folder) if keys else {}
+    notes = [_entry_place(folder, bib_files, key, macro, read_from) for key in keys[:_SHOWN]]
     if not notes:
         return ""
     more = f" and {len(keys) - _SHOWN} more" if len(keys) > _SHOWN else ""

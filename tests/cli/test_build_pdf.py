@@ -49,6 +49,7 @@ def test_after_a_compile_by_hand_an_error_in_the_bibliography_is_still_placed_th
     assert result.returncode == 1
     first = next(line for line in result.stderr.splitlines() if line.startswith("out/"))
     assert re.fullmatch(
-        r"out/main\.bbl:\d+: \\mycmd is not defined \(it comes from the entry 'a1', out/references\.bib:1\)",
+        r"out/main\.bbl:\d+: \\mycmd is not defined \(it comes from the entry 'a1', out/references\.bib:1, "
+        r"read from refs\.bib:1\)",
         first,
     )

@@ -6,6 +6,7 @@ Each document here is compiled with the real latexmk, as `build --pdf` compiles 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import time
@@ -85,6 +86,24 @@ def test_a_command_a_child_inherits_is_placed_in_the_parent_that_holds_it(tmp_pa
         r"doc/references\.bib:14\)",
         report.problems[0],
     ), report.problems
+
+
+def test_the_entry_is_also_named_where_the_build_read_it_the_file_to_edit(tmp_path):
+    folder = tmp_path / "doc"
+    folder.mkdir()
+    sources = [
+        {"key": "good", "sources": ["lib.bib:3"]},
+        {"key": "macro", "sources": ["../mine/lib.bib:40", "b.bib:2"]},
+    ]
+    (folder / "entries.json").write_text(json.dumps(sources), encoding="utf-8")
+    report = _compile(folder, NATBIB, GOOD + MACRO)
+    assert re.fullmatch(
+        r"doc/main\.bbl:\d+: \\foo is not defined \(it comes from the entry 'macro', doc/references\.bib:8, "
+        r"read from \.\./mine/lib\.bib:40\)",
+        report.problems[0],
+    ), report.problems
+    (folder / "entries.json").write_text("[{]", encoding="utf-8")  # not the build's: only the written .bib is named
+    assert _compile(folder, NATBIB, GOOD + MACRO).problems[0].endswith("'macro', doc/references.bib:8)")
 
 
 def test_with_biblatex_the_entry_is_found_by_the_command_it_holds(tmp_path):
