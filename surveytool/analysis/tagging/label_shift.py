@@ -17,6 +17,7 @@ keeps them in its snapshot, estimates what a build in full does. Measured in BEN
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -69,16 +70,20 @@ def expected_shares(tagger: Tagger) -> list[float] | None:
 def library_shares(entries: Sequence[EntryShares], expected: Sequence[float]) -> tuple[float, ...]:
     """The library's share of each section by EM over its ``entries`` (in a fixed order: a patch sums as a build
     does), to 2 decimals and none below ``SHARE_FLOOR``."""
+    # Entry i's reweighted share of section s is own[i][s] * ratio[s] / its total: summed over the entries, each
+    # section's column times ratio[s], with entry i weighed by weight[i] / total[i] (sums in C, not per share).
+    rows = [own for own, _ in entries]
+    weights = [weight for _, weight in entries]
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in expected]
+    mass = STRENGTH + sum(weights)
     shares = list(expected)
     for _ in range(ITERATIONS):
         ratio = [p / e for p, e in zip(shares, expected, strict=True)]
-        sums = [STRENGTH * e for e in expected]
-        mass = STRENGTH
-        for own, weight in entries:
-            for s, x in enumerate(normalised([x * r for x, r in zip(own, ratio, strict=True)])):
-                sums[s] += weight * x
-            mass += weight
-        new = [x / mass for x in sums]
+        scales = [w / (sum(map(operator.mul, own, ratio)) or 1.0) for own, w in zip(rows, weights, strict=True)]
+        new = [
+            (STRENGTH * e + r * sum(map(operator.mul, column, scales))) / mass
+            for e, r, column in zip(expected, ratio, columns, strict=True)
+        ]
         done = max(abs(a - b) for a, b in zip(new, shares, strict=True)) < 1e-6
         shares = new
         if done:

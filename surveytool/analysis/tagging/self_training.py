@@ -54,6 +54,7 @@ class Library(NamedTuple):
     teachers: tuple[Exemplar, ...] = ()
     computed: int = 0
     shares: KeyedShares = ()
+    estimate: tuple[float, ...] = ()  # the last build's, while every part it was estimated from is in ``shares``
 
 
 def tag_twice(
@@ -75,7 +76,12 @@ def tag_twice(
     active = teaches(len(taught), beside.computed + len(papers))
     # Only where a second pass runs: a general bibliography never pays for blending every entry again.
     own = keyed_shares(tagger, papers) if active else ()
-    estimate = estimated(tagger, (*beside.shares, *own)) if active else ()
+    if not active:
+        estimate: tuple[float, ...] = ()
+    elif own or not beside.estimate:
+        estimate = estimated(tagger, (*beside.shares, *own))
+    else:  # estimated from the same parts: as it was
+        estimate = beside.estimate
     if on_taught is not None:
         keys = frozenset(papers[i].key for i in again), frozenset(p.key for p in papers)
         on_taught(Taught(taught, *keys, own, estimate))
@@ -190,7 +196,8 @@ class Taught(NamedTuple):
     def beside(self, changed: set[str]) -> Library:
         """The rest of the library when the entries whose keys ``changed`` (gone or read again) are taken out."""
         teachers = tuple(t for t in self.teachers if t.key not in changed)
-        return Library(teachers, len(self.computed - changed), tuple(s for s in self.shares if s[0] not in changed))
+        kept = tuple(s for s in self.shares if s[0] not in changed)
+        return Library(teachers, len(self.computed - changed), kept, self.estimate if kept == self.shares else ())
 
     def after_patch(self, changed: set[str], news: Taught) -> Taught | None:
         """This with the entries whose keys ``changed`` tagged anew (``news``: what tagging them was told); None

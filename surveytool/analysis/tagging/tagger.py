@@ -99,16 +99,19 @@ class Tagger:
         self.support = 1.0 if any(e.origin == "corpus" for e in self.model.exemplars) else 0.0
         self._given = (tuple(exemplars), corpus)
         self.library_shares: tuple[float, ...] = ()  # what its blends are weighed by (``label_shift.py``)
-        self._ratio: list[float] | None = None
 
     def taught(self, teachers: Sequence[Exemplar], library_shares: Sequence[float] = ()) -> Tagger:
         """This tagger learning from ``teachers`` too, the library's sure entries (``self_training.py``), its
         blends weighed by the library's own shares of the sections when given."""
         exemplars, corpus = self._given
         tagger = Tagger(self.taxonomy, [*exemplars, *teachers], corpus)
-        if library_shares:  # computed here, before a forked child would compute it again
-            tagger.library_shares, tagger._ratio = tuple(library_shares), ratio_to(tagger, library_shares)
+        tagger.library_shares = tuple(library_shares)
         return tagger
+
+    @cached_property
+    def _ratio(self) -> list[float] | None:
+        """The library's shares over this tagger's own, when first needed (not in a rebuild with every tag memoised)."""
+        return ratio_to(self, self.library_shares) if self.library_shares else None
 
     @cached_property
     def user_model(self) -> UserModel | None:
@@ -200,7 +203,7 @@ class Tagger:
         blend = self.blend(paper)
         if blend is None:
             return ()
-        if self._ratio is not None and not blend.body:  # with an abstract the rules speak, with no corpus's shares
+        if not blend.body and self._ratio is not None:  # with an abstract the rules speak, with no corpus's shares
             blend = reweighted(blend, self._ratio)
         sections, scores, confidence = blend.sections, blend.rules, blend.confidence
         ranked = blend.ranked()

@@ -14,7 +14,7 @@ from surveytool.analysis.tagging.label_shift import (
     library_shares,
     reweighted,
 )
-from surveytool.analysis.tagging.self_training import Taught
+from surveytool.analysis.tagging.self_training import Taught, tag_twice
 from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.pipeline import Options, options_taxonomy
@@ -131,3 +131,14 @@ def test_a_library_that_stops_teaching_keeps_no_parts_as_a_build_in_full_keeps_n
     last = Taught((_exemplar("a"), _exemplar("b")), frozenset(), frozenset({"a", "b"}), parts, (0.6, 0.4))
     unsure_now = Taught((_exemplar("b"),), frozenset(), frozenset({"a", *"cdefghij"}))  # "a" and eight more, unsure
     assert last.after_patch({"a"}, unsure_now) == Taught(unsure_now.teachers, frozenset(), frozenset("abcdefghij"))
+
+
+def test_a_patch_that_reads_no_part_again_keeps_the_estimate_without_estimating_it_anew():
+    parts = (("a", ((0.9, 0.1), 1.0)), ("b", ((0.9, 0.1), 1.0)))
+    last = Taught((_exemplar("a"), _exemplar("b")), frozenset(), frozenset({"a", "b", "c"}), parts, (0.6, 0.4))
+    assert last.beside({"c"}).estimate == (0.6, 0.4)  # "c" had no part (the tagger knew nothing of it)
+    assert last.beside({"a"}).estimate == ()  # one part out: estimated anew
+    told: list[Taught] = []
+    tagger = Tagger(TAXONOMY)
+    tag_twice(tagger, [], lambda chosen: chosen.tag_each, last.beside(set()), told.append)
+    assert told[0].estimate == (0.6, 0.4)  # not what the model's own shares would give for these two-section parts
