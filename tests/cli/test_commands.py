@@ -43,8 +43,8 @@ def test_parse_reads_id_lists_and_csl_json(tmp_path):
 def test_tag_explain_shows_evidence_for_every_tag():
     result = run_cli("tag", "--explain", "-q", check=True)
     blocks = result.stdout.split("\n\n")
-    assert "lepikhin2021gshard" in result.stdout
-    section = result.stdout.split("lepikhin2021gshard", 1)[1].split("\n", 3)
+    assert "du2022glam" in result.stdout
+    section = result.stdout.split("\ndu2022glam", 1)[1].split("\n", 3)
     assert "primary" in section[1] and "moe" in section[1]
     assert 'title: "' in section[2] or 'abstract: "' in section[2]
     assert blocks
