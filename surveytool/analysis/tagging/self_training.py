@@ -84,7 +84,8 @@ def tag_twice(
         estimate = beside.estimate
     if on_taught is not None:
         keys = frozenset(papers[i].key for i in again), frozenset(p.key for p in papers)
-        on_taught(Taught(taught, *keys, own, estimate))
+        weighed = frozenset(papers[i].key for i in again if not paper_text(papers[i])[1])  # as ``Tagger.tag`` does
+        on_taught(Taught(taught, *keys, own, estimate, weighed))
     if not again or not active:
         return list(first)
     second = tag_all_by(tagger.taught(taught, estimate))([papers[i] for i in again])
@@ -164,13 +165,15 @@ class Tagging(NamedTuple):
 class Taught(NamedTuple):
     """What the library's sure entries taught the tagger's second pass: the teachers, the keys of the entries
     it tags again when they teach (``unsure``), and of every entry the tagger tagged (``computed``); when they
-    teach, each entry's part in the library's shares of the sections, and the shares (``estimate``)."""
+    teach, each entry's part in the library's shares of the sections, the shares (``estimate``) and the keys of
+    the unsure entries they weigh (``weighed``: those known by their title alone)."""
 
     teachers: tuple[Exemplar, ...] = ()
     unsure: frozenset[str] = frozenset()
     computed: frozenset[str] = frozenset()
     shares: KeyedShares = ()
     estimate: tuple[float, ...] = ()
+    weighed: frozenset[str] = frozenset()
 
     @property
     def active(self) -> bool:
@@ -183,15 +186,15 @@ class Taught(NamedTuple):
 
     def to_plain(self) -> tuple:
         teachers = tuple(tuple(e) for e in self.teachers)
-        return teachers, tuple(sorted(self.unsure)), tuple(sorted(self.computed)), self.shares, self.estimate
+        keys = tuple(sorted(self.unsure)), tuple(sorted(self.computed))
+        return teachers, *keys, self.shares, self.estimate, tuple(sorted(self.weighed))
 
     @classmethod
     def from_plain(cls, data: tuple) -> Taught:
-        teachers, unsure, computed, shares, estimate = data
+        teachers, unsure, computed, shares, estimate, weighed = data
         keyed = tuple((key, (tuple(own), weight)) for key, (own, weight) in shares)
-        return cls(
-            tuple(Exemplar(*e) for e in teachers), frozenset(unsure), frozenset(computed), keyed, tuple(estimate)
-        )
+        exemplars = tuple(Exemplar(*e) for e in teachers)
+        return cls(exemplars, frozenset(unsure), frozenset(computed), keyed, tuple(estimate), frozenset(weighed))
 
     def beside(self, changed: set[str]) -> Library:
         """The rest of the library when the entries whose keys ``changed`` (gone or read again) are taken out."""
@@ -203,12 +206,13 @@ class Taught(NamedTuple):
         """This with the entries whose keys ``changed`` tagged anew (``news``: what tagging them was told); None
         when another entry, unsure, is tagged otherwise now: a build in full tags it anew."""
         unsure, computed = (self.unsure - changed) | news.unsure, (self.computed - changed) | news.computed
-        now = Taught(news.teachers, unsure, computed)
+        now = Taught(news.teachers, unsure, computed, weighed=(self.weighed - changed) | news.weighed)
         if now.active and not self.active:
             return None  # the other entries' parts in the library's shares were not kept: a build in full keeps them
         if now.active:  # as a build in full keeps them: only while they teach
             kept = tuple(s for s in self.shares if s[0] not in changed)
             now = now._replace(shares=tuple(sorted((*kept, *news.shares))), estimate=news.estimate)
-        taught_alike = set(now.teachers) == set(self.teachers) and now.estimate == self.estimate
-        same = now.active == self.active and (not now.active or taught_alike)
-        return now if same or not self.unsure - changed else None
+        if now.active != self.active or (now.active and set(now.teachers) != set(self.teachers)):
+            return now if not self.unsure - changed else None
+        # The shares weigh only the unsure entries known by their title alone.
+        return now if not now.active or now.estimate == self.estimate or not self.weighed - changed else None

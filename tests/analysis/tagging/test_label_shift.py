@@ -92,21 +92,24 @@ def _exemplar(key: str) -> Exemplar:
 
 
 def test_what_the_shares_were_estimated_from_survives_the_snapshot():
-    taught = Taught((_exemplar("a"),), frozenset({"u"}), frozenset({"a", "u"}), (("a", ((0.5, 0.5), 1.0)),), (0.6, 0.4))
+    parts = (("a", ((0.5, 0.5), 1.0)),)
+    taught = Taught((_exemplar("a"),), frozenset({"u"}), frozenset({"a", "u"}), parts, (0.6, 0.4), frozenset({"u"}))
     assert Taught.from_plain(taught.to_plain()) == taught
 
 
 def test_a_patch_that_moves_the_librarys_shares_is_refused_while_another_entry_is_unsure():
     teachers = (_exemplar("a"), _exemplar("b"))
     parts = (("a", ((0.9, 0.1), 1.0)), ("b", ((0.9, 0.1), 1.0)), ("u", ((0.5, 0.5), 1.0)))
-    last = Taught(teachers, frozenset({"u"}), frozenset({"a", "b", "u"}), parts, (0.6, 0.4))
+    last = Taught(teachers, frozenset({"u"}), frozenset({"a", "b", "u"}), parts, (0.6, 0.4), frozenset({"u"}))
     assert last.beside({"a"}).shares == parts[1:]
     alike = Taught(teachers, frozenset(), frozenset({"a"}), parts[:1], (0.6, 0.4))  # teachers: the library's
     assert last.after_patch({"a"}, alike) == last  # "a" read again, its part and the shares as they were
     moved = alike._replace(estimate=(0.62, 0.38))
     assert last.after_patch({"a"}, moved) is None  # "u" was tagged again by the shares as they were
-    settled = last._replace(unsure=frozenset())
+    settled = last._replace(unsure=frozenset(), weighed=frozenset())
     assert settled.after_patch({"a"}, moved) == settled._replace(estimate=(0.62, 0.38))
+    with_abstract = last._replace(weighed=frozenset())  # "u" has an abstract: the shares do not weigh it
+    assert with_abstract.after_patch({"a"}, moved) == with_abstract._replace(estimate=(0.62, 0.38))
 
 
 def test_a_library_that_starts_to_teach_is_built_in_full_to_keep_every_entrys_part():
@@ -142,3 +145,25 @@ def test_a_patch_that_reads_no_part_again_keeps_the_estimate_without_estimating_
     tagger = Tagger(TAXONOMY)
     tag_twice(tagger, [], lambda chosen: chosen.tag_each, last.beside(set()), told.append)
     assert told[0].estimate == (0.6, 0.4)  # not what the model's own shares would give for these two-section parts
+
+
+def test_the_unsure_entries_the_shares_weigh_are_those_known_by_their_title_alone():
+    titles = [
+        "Zorblax: sparse mixture-of-experts routing with expert parallelism",
+        "Zorblax-2: scaling mixture-of-experts language models to trillions of parameters",
+        "Load balancing the experts of Zorblax with a switch router",
+    ]
+    papers = [
+        Paper(Origin.BIBTEX, (SourceLocation("lib.bib", n),), frozen_mapping({"title": t}), key=f"sure{n}")
+        for n, t in enumerate(titles)
+    ]
+    papers.append(_keyed("bare", "Training Zorblax faster"))
+    papers.append(_keyed("long", "Training Zorblax faster", "We scale training of large models."))
+    told: list[Taught] = []
+    tag_twice(Tagger(TAXONOMY), papers, lambda chosen: chosen.tag_each, None, told.append)
+    assert {"bare", "long"} <= told[0].unsure and told[0].weighed == told[0].unsure - {"long"}
+
+
+def _keyed(key: str, title: str, abstract: str = "") -> Paper:
+    fields = {"title": title, **({"abstract": abstract} if abstract else {})}
+    return Paper(Origin.BIBTEX, (SourceLocation("lib.bib", 9),), frozen_mapping(fields), key=key)
