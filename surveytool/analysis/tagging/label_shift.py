@@ -104,3 +104,11 @@ def ratio_to(tagger: Tagger, shares: Sequence[float]) -> list[float] | None:
     if expected is None or len(expected) != len(shares):
         return None
     return [s / e for s, e in zip(shares, expected, strict=True)]
+
+
+def weighing_note(
+    sections: Sequence[str], chosen: Sequence[int], shares: Sequence[float], ratio: Sequence[float]
+) -> str:
+    """The evidence that a blend was weighed: the library's share of each ``chosen`` section against the model's."""
+    each = (f"{sections[i]} {shares[i]:.2f} (the model expects {shares[i] / ratio[i]:.2f})" for i in chosen)
+    return "this library's shares: " + ", ".join(each)

@@ -24,7 +24,7 @@ from surveytool.analysis.tagging import calibration, user_model
 from surveytool.analysis.tagging.blend import Blend
 from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import paper_features, paper_text
-from surveytool.analysis.tagging.label_shift import ratio_to, reweighted
+from surveytool.analysis.tagging.label_shift import ratio_to, reweighted, weighing_note
 from surveytool.analysis.tagging.learned import softmax, train
 from surveytool.analysis.tagging.self_training import RETAG_FLOOR, Library, TagAllBy, Taught, tag_twice
 from surveytool.analysis.tagging.user_model import UserModel, fit_user_model
@@ -203,8 +203,8 @@ class Tagger:
         blend = self.blend(paper)
         if blend is None:
             return ()
-        if not blend.body and self._ratio is not None:  # with an abstract the rules speak, with no corpus's shares
-            blend = reweighted(blend, self._ratio)
+        ratio = None if blend.body else self._ratio  # with an abstract the rules speak, with no corpus's shares
+        blend = blend if ratio is None else reweighted(blend, ratio)
         sections, scores, confidence = blend.sections, blend.rules, blend.confidence
         ranked = blend.ranked()
         best, second = sections[ranked[0]], sections[ranked[1]] if len(ranked) > 1 else None
@@ -212,6 +212,7 @@ class Tagger:
         evidence = [
             *rule_evidence,
             f"rules: score {rule_score:g}; learned: {blend.learned[ranked[0]]:.2f}; blend: {confidence[ranked[0]]:.2f}",
+            *([] if ratio is None else [weighing_note(sections, ranked[:2], self.library_shares, ratio)]),
         ]
         if blend.body and blend.in_scope < 1.0:
             evidence.append(f"of the field, by its title: {blend.in_scope:.2f}")

@@ -82,7 +82,9 @@ def test_the_second_pass_weighs_a_titles_blend_by_the_librarys_shares_and_leaves
     plain = tagger.taught(()).tag(_paper(title))[0]
     other = next(s for s in ("memory", "communication", "pipeline-parallel") if s != plain.section)
     weighed = tagger.taught((), _shares_favouring(tagger, other))
-    assert weighed.tag(_paper(title))[0].section == other
+    [primary, *_] = weighed.tag(_paper(title))
+    assert primary.section == other
+    assert any(line.startswith(f"this library's shares: {other} ") for line in primary.evidence), primary.evidence
     abstract = "We reduce the activation memory of training with recomputation and offloading to the host."
     assert weighed.tag(_paper(title, abstract)) == tagger.taught(()).tag(_paper(title, abstract))
 
