@@ -101,7 +101,7 @@ def reweighted(blend: Blend, ratio: Sequence[float]) -> Blend:
 def ratio_to(tagger: Tagger, shares: Sequence[float]) -> list[float] | None:
     """The library's ``shares`` over those ``tagger`` expects; None when it expects none (no corpus)."""
     expected = expected_shares(tagger)
-    if expected is None or len(expected) != len(shares):
+    if expected is None:
         return None
     return [s / e for s, e in zip(shares, expected, strict=True)]
 

@@ -10,7 +10,7 @@ from surveytool.analysis.crossref import cited_through_children
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.features import features, paper_text
 from surveytool.analysis.tagging.learned import CentroidModel
-from surveytool.analysis.tagging.self_training import Tagging, tags_as_built
+from surveytool.analysis.tagging.self_training import Tagging, second_tagger, tags_as_built
 from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.model import Finding, Paper, Severity, Tag, Taxonomy
@@ -81,8 +81,8 @@ def with_exemplars(papers: Sequence[Paper], tagging: Tagging, count: int = NEIGH
     an entry left to place, with the candidate the build computed (``tagging``: what tagged ``papers``)."""
     tagger, taught = tagging
     left = [p for p in papers if not p.tags and p.key in taught.computed]
-    candidates = dict(zip((p.key for p in left), tags_as_built(tagger, left, taught), strict=True))
-    second = tagger.taught(taught.teachers, taught.estimate) if taught.tagged_again else tagger
+    second = second_tagger(tagger, taught)  # trained once: for the tags as built and for their exemplars
+    candidates = dict(zip((p.key for p in left), tags_as_built(tagger, second, left, taught), strict=True))
     lenders = cited_through_children(papers)
     explained = []
     for paper in papers:

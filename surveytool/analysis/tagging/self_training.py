@@ -144,15 +144,20 @@ def merged(
     return [taught_tags(again[i], teacher_count) if again.get(i) else tags for i, tags in enumerate(first)]
 
 
-def tags_as_built(tagger: Tagger, papers: Sequence[Paper], taught: Taught) -> list[tuple[Tag, ...]]:
+def second_tagger(tagger: Tagger, taught: Taught) -> Tagger:
+    """The tagger a build's second pass tagged with, told what taught it (``tagger`` when it tagged none again)."""
+    return tagger.taught(taught.teachers, taught.estimate) if taught.tagged_again else tagger
+
+
+def tags_as_built(tagger: Tagger, second: Tagger, papers: Sequence[Paper], taught: Taught) -> list[tuple[Tag, ...]]:
     """The tags a build computed for ``papers`` (some it tagged), told what taught its second pass: the first
-    tagger's, and for those it tagged again, the second's (for --explain, which shows what the build weighed)."""
+    tagger's, and for those it tagged again, the ``second``'s (for --explain, which shows what the build weighed)."""
     retagged = [i for i, paper in enumerate(papers) if paper.key in taught.tagged_again]
     first = tagger.tag_each(papers)
     if not retagged:
         return first
-    second = tagger.taught(taught.teachers, taught.estimate).tag_each([papers[i] for i in retagged])
-    return merged(first, dict(zip(retagged, second, strict=True)), len(taught.teachers))
+    again = second.tag_each([papers[i] for i in retagged])
+    return merged(first, dict(zip(retagged, again, strict=True)), len(taught.teachers))
 
 
 class Tagging(NamedTuple):
