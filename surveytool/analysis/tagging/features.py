@@ -102,3 +102,9 @@ def paper_text(paper: Paper) -> tuple[str, str]:
     # The abstract alone when there are no keywords: the same string the rules normalized (a cache hit).
     body = f"{fields.get('abstract', '')} {keywords}" if keywords else fields.get("abstract", "")
     return fields.get("title", ""), body
+
+
+def has_body(paper: Paper) -> bool:
+    """Whether more than a title is known of ``paper``: the tagger blends such a paper differently, and the
+    library's shares weigh only the others."""
+    return bool(paper_text(paper)[1])

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from surveytool.analysis.tagging import calibration
 from surveytool.analysis.tagging.exemplars import SETTINGS, Exemplar
-from surveytool.analysis.tagging.features import paper_text
+from surveytool.analysis.tagging.features import has_body, paper_text
 from surveytool.analysis.tagging.label_shift import EntryShares, entry_shares, expected_shares, library_shares
 from surveytool.model import Paper, Tag
 
@@ -84,7 +84,7 @@ def tag_twice(
         estimate = beside.estimate
     if on_taught is not None:
         keys = frozenset(papers[i].key for i in again), frozenset(p.key for p in papers)
-        weighed = frozenset(papers[i].key for i in again if not paper_text(papers[i])[1])  # as ``Tagger.tag`` does
+        weighed = frozenset(papers[i].key for i in again if not has_body(papers[i]))
         on_taught(Taught(taught, *keys, own, estimate, weighed))
     if not again or not active:
         return list(first)

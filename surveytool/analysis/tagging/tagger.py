@@ -23,7 +23,7 @@ from surveytool.analysis.crossref import cited_through_children
 from surveytool.analysis.tagging import calibration, user_model
 from surveytool.analysis.tagging.blend import Blend
 from surveytool.analysis.tagging.exemplars import Exemplar
-from surveytool.analysis.tagging.features import paper_features, paper_text
+from surveytool.analysis.tagging.features import has_body, paper_features
 from surveytool.analysis.tagging.label_shift import ratio_to, reweighted, weighing_note
 from surveytool.analysis.tagging.learned import softmax, train
 from surveytool.analysis.tagging.self_training import RETAG_FLOOR, Library, TagAllBy, Taught, tag_twice
@@ -152,7 +152,7 @@ class Tagger:
         query = self.model.vector(*paper_features(paper), leave_out=leave_out)
         if not scores and not query:
             return None
-        body = bool(paper_text(paper)[1])
+        body = has_body(paper)
         learned_weight, rule_weight = (BODY_LEARNED_WEIGHT, BODY_RULE_WEIGHT) if body else (LEARNED_WEIGHT, RULE_WEIGHT)
         learned = [learned_weight * score for score in self.model.log_scores(query, leave_out)]
         blended = list(learned)
