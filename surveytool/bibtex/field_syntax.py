@@ -16,7 +16,7 @@ from surveytool.bibtex.brace_bounds import ReadOtherwise
 from surveytool.bibtex.field_spans import field_location, field_name, line_in, value_end
 from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Paper, RawBlock, Severity, SourceLocation
-from surveytool.text.latex_allowlist import BIBTEX_BLOCK_OPENS
+from surveytool.text.block_opens import block_opens
 
 _REMARK = re.compile(r"^[ \t]*%", re.M)
 # An "@type" at a line's start followed by anything but the brace or parenthesis that opens an entry.
@@ -111,7 +111,7 @@ def commented_entry(comment: str, where: SourceLocation) -> Finding | None:
     a block: biber and JabRef skip it, but BibTeX's @comment is its name alone and any other @ starts a command, so
     BibTeX reads the entry (and, before an entry of the same key, cites it instead). Any name counts (``@-{key,``,
     ``@misc`` then a newline): BibTeX reads a type no style defines as a misc. ``writer.py`` writes such an @ (at)."""
-    found = next((m for m in BIBTEX_BLOCK_OPENS.finditer(comment) if m.group(1).lower() != "comment"), None)
+    found = next((m for m in block_opens(comment) if m.group(1).lower() != "comment"), None)
     if found is None:
         return None
     key = _KEY.match(comment, found.end()).group(1)  # type: ignore[union-attr]

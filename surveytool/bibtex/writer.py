@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from surveytool.bibtex.format_options import STANDARD, BibFormat, field_lines
 from surveytool.model import RawBlock
-from surveytool.text.latex_allowlist import BIBTEX_BLOCK_OPENS
+from surveytool.text.block_opens import block_opens
 
 _COMMENT_HEAD = re.compile(r"@comment\s*[{(]", re.IGNORECASE)
 
@@ -57,7 +57,7 @@ def _unread_by_bibtex(block: RawBlock) -> RawBlock:
     other @ in free text starts a command, so BibTeX would read an entry there that surveytool shows as a comment."""
     if block.kind != "comment" or "@" not in block.text:
         return block
-    if not any(m.group(1).lower() != "comment" for m in BIBTEX_BLOCK_OPENS.finditer(block.text)):
+    if not any(m.group(1).lower() != "comment" for m in block_opens(block.text)):
         return block
     head = _COMMENT_HEAD.match(block.text)  # the comment's own @comment{ stays: biber and JabRef read it so
     kept = head.end() if head else 0

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from surveytool.text.block_opens import block_opens
 from surveytool.text.latex_commands import (
     CONTROL_SYMBOLS,
     LINK_COMMANDS,
@@ -184,16 +185,13 @@ def find_block_offences(text: str, policy: LatexPolicy | None = None) -> list[Of
     return sorted((o for o in found.values() if any(a <= o.start < b for a, b in regions)), key=lambda o: o.start)
 
 
-#: An ``@`` that BibTeX reads as opening a block: white space, a name (no digit first, none of the characters
-#: bibtex.web's id_class refuses: ``@-{key,`` is an entry too), white space, ``{`` or ``(``; groups: name, delimiter.
-BIBTEX_BLOCK_OPENS = re.compile(r"@\s*+([^\x00-\x200-9\"#%'(),={}][^\x00-\x20\"#%'(),={}]*+)\s*+([{(])")
-
-
 def _regions_bibtex_reads(text: str) -> list[tuple[int, int]]:
     """(start, end) of each ``@type{...}`` or ``@type(...)``, as BibTeX reads them: of ``@comment`` only its name."""
     regions: list[tuple[int, int]] = []
     position = 0
-    while (opened := BIBTEX_BLOCK_OPENS.search(text, position)) is not None:
+    for opened in block_opens(text):
+        if opened.start() < position:
+            continue  # inside the block before
         if opened.group(1).lower() == "comment":
             position = opened.end()
             continue

@@ -161,6 +161,17 @@ def _long_word_title(size: int, folder: Path) -> Callable[[], object]:
     return lambda: tagger.tag(paper)
 
 
+def _at_run_comment(size: int, folder: Path) -> Callable[[], object]:
+    # "@" is a character of an entry type's name: a search for a block opened at each @ read the rest of the run.
+    path = _write(folder, "at-run.bib", "@article{x, title={y}}\n% " + "a@" * size + "\n")
+    return lambda: read_source(path)
+
+
+def _at_only(size: int, folder: Path) -> Callable[[], object]:
+    path = _write(folder, "at-only.bib", "@" * size)
+    return lambda: read_source(path)
+
+
 CASES = (
     Case("cite-spaces", "check --tex: \\cite followed by spaces", 40_000, _cite_spaces),
     Case("cite-options", "check --tex: \\citep followed by empty [] options", 40_000, _cite_spaces_options),
@@ -190,6 +201,8 @@ CASES = (
         "taxonomy-group-chain", "taxonomy validation: groups each the parent of the next", 1_000, _taxonomy_group_chain
     ),
     Case("long-word-title", "tagging: a title of one word of many letters", 50_000, _long_word_title),
+    Case("at-run-comment", "reading a .bib: a comment of a@a@a@... after an entry", 64_000, _at_run_comment),
+    Case("at-only", "reading a .bib: a file of @ alone", 64_000, _at_only),
 )
 
 
