@@ -8,6 +8,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import pytest
 from helpers import ROOT, compile_latex, requires_latex, run_cli
 
 from surveytool.text.latex_commands import BIBLATEX_COMMANDS, MATH_COMMANDS
@@ -339,6 +340,37 @@ def test_biblatex_text_commands_in_a_bib_compile_with_the_bibtex_main_file(tmp_p
     text = " ".join(pdf_text(out).split())
     # pdftotext joins a word broken at a hyphen at the end of a line: the hyphen may or may not show.
     assert re.search(r"Journal of Method-?independent Studies", text) and "On “quoted” words, again" in text
+
+
+@requires_latex
+@pytest.mark.parametrize("dialect", ["bibtex", "biblatex"])
+def test_sorting_tricks_no_preamble_defines_compile_and_a_preambles_own_definition_is_the_one_used(tmp_path, dialect):
+    # The allowlist keeps \noopsort and its kin in fields; with no @preamble defining them the document stopped.
+    library = tmp_path / "refs.bib"
+    library.write_text(
+        "@article{q1, author={Smith, J}, journal={J}, year=2020, title={Mixture of experts \\noopsort{a}at scale},"
+        " sections={moe}}\n"
+        "@article{q2, author={Roe, R}, journal={J}, year=2021, sections={pipeline-parallel},"
+        " title={Pipelines \\switchargs{one}{two} and \\printfirst{first}{second} \\singleletter{x}}}\n",
+        encoding="utf-8",
+    )
+    own = tmp_path / "own" / "refs.bib"
+    own.parent.mkdir()
+    own.write_text(
+        '@preamble{"\\newcommand{\\switchargs}[2]{[#1|#2]}"}\n'
+        "@article{q3, author={Doe, J}, journal={J}, year=2022, sections={pipeline-parallel},"
+        " title={Stages \\switchargs{one}{two} and \\noopsort{z}done}}\n",
+        encoding="utf-8",
+    )
+    printed = []
+    for bib in (library, own):
+        out = bib.parent / "out"
+        run_cli("build", str(bib), "--out", str(out), "--dialect", dialect, check=True)
+        result = compile_latex(out)
+        assert result.returncode == 0, result.stdout[-3000:]
+        printed.append(" ".join(pdf_text(out).split()))
+    assert "Mixture of experts at scale" in printed[0] and "Pipelines twoone and first x" in printed[0]
+    assert "Stages [one|two] and done" in printed[1]
 
 
 def test_the_bibtex_main_file_provides_every_biblatex_text_command_the_allowlist_keeps():
