@@ -589,3 +589,41 @@ def test_a_title_longer_than_a_tex_line_is_shown_cut_in_the_chapter_and_the_docu
     chapter = (out / "related_work.tex").read_text(encoding="utf-8")
     assert max(len(line) for line in chapter.splitlines()) < 5_000
     assert "stage stage {\\textellipsis}}" in chapter and title in (out / "references.bib").read_text(encoding="utf-8")
+
+
+@requires_latex
+def test_allowed_commands_whose_keys_codes_delimiters_or_arguments_tex_cannot_read_are_reported_and_compile(tmp_path):
+    # Each passed `check` and then stopped pdflatex in main.bbl, or was written only in part literally.
+    titles = [
+        r"\cite{\relax}",  # Missing \endcsname inserted
+        r"\cite{~}",
+        r"\cite{\emph{x}}",  # Argument of \@citex has an extra }
+        r"\cite{\\}",
+        r"\cite{\input}",  # was written \cite{\textbackslash{}input}
+        r"\char`\a",  # was written \char`\textbackslash{}a: Improper alphabetic constant
+        '\\char"FF',  # BibTeX lowercased it: Missing number
+        r"$\left(\right\relax$",  # Missing delimiter (. inserted)
+        r"$\left\relax x\right)$",
+        r"$\sqrt[3]$",  # Missing } inserted
+        r"$\frac\input x$",
+        r"A\\ [Review] b",
+    ]
+    library = tmp_path / "q.bib"
+    text = "".join(
+        f"@article{{q{i}, author={{Smith, J}}, journal={{J}}, year=2020, sections={{surveys}},\n"
+        f"  title={{Mixture of experts {title}}}}}\n"
+        for i, title in enumerate(titles)
+    )
+    library.write_text(text, encoding="utf-8")
+    checked = json.loads(run_cli("check", str(library), "--json").stdout)
+    lines = {f["line"] for f in checked if f["check"] == "dangerous-macro"}
+    assert lines == {2 + 2 * i for i in range(len(titles))}, checked
+    out = tmp_path / "out"
+    built = run_cli("build", str(library), "--out", str(out), "--pdf", "--no-figure", "--no-plot")
+    assert built.returncode == 1 and "main.bbl:" not in built.stderr, built.stderr[-3000:]  # reported, no TeX error
+    assert (out / "main.pdf").exists()
+    assert_clean_log(out)
+    written = (out / "references.bib").read_text(encoding="utf-8")
+    assert r"title={Mixture of experts \textbackslash{}char`\textbackslash{}a}" in written.replace(" = ", "=")
+    printed = " ".join(pdf_text(out).split())
+    assert "\\cite{\\relax}" in printed and "\\sqrt[3]" in printed

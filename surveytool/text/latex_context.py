@@ -21,21 +21,32 @@ from surveytool.text.latex_commands import (
     TEXT_AND_MATH,
     TEXT_ONLY,
 )
+from surveytool.text.latex_shapes import (
+    DELIMITED,
+    KEYED,
+    OPTIONAL,
+    delimiter_offence,
+    group_end,
+    keys_offence,
+    number_offence,
+    optional_arguments,
+    skip_spaces,
+)
 
 _TOKEN = re.compile(r"\\(?:[^\W\d_]|@)+|\\.|\\\Z|\$\$?|[{}]", re.S)
-_NUMBER = r"\s*(?:(\d+)|'([0-7]+)|\"([0-9A-F]+)|`\\?([\x21-\x7e]))"
-_NUMBER_RE = re.compile(_NUMBER)
 _AMOUNT = r"\s*[-+]?\s*(?:\d+(?:[.,]\d*)?|[.,]\d+)\s*"
 _UNIT = "(?:pt|pc|in|bp|cm|mm|dd|cc|sp|em|ex)"
 _DIMEN = _AMOUNT + _UNIT
 _STRETCH = rf"{_AMOUNT}(?:{_UNIT}|fil{{1,3}})"
 _GLUE = rf"{_DIMEN}(?:\s*plus{_STRETCH})?(?:\s*minus{_STRETCH})?"
 _KERN = re.compile(_DIMEN)
+_LINE_SPACE_OPENS = re.compile(r"\*?\s*\[")
+_LINE_SPACE = re.compile(r"\*?\s*\[[^\]{}]*\]")  # what \\ reads: a star, then a length in brackets
+_LINE_SPACE_DIMEN = re.compile(rf"\*?\s*\[{_DIMEN}\s*\]")
 _HSPACE = re.compile(rf"\*?\s*\{{{_GLUE}\s*\}}")
 _COUNTER = re.compile(r"\s*\{\s*([A-Za-z]+)\s*\}")
 # The largest code each takes: pdfTeX has 256 characters; a math code of "8000 reads the character as a command.
 _LARGEST = {"char": 255, "mathchar": 0x7FFF}
-_SPACES = " \t\r\n"
 # What \limits and \nolimits may follow: a large operator or a named one, with its scripts.
 _OPERATORS = (
     "sum prod coprod int oint iint iiint bigcup bigcap bigsqcup bigvee bigwedge bigodot bigotimes bigoplus biguplus"
@@ -157,9 +168,9 @@ def context_offences(value: str, skip: set[int]) -> list[tuple[int, int, str, st
                 if dollars.get(dollar) == 2:
                     break
         elif at not in skip:
-            reason = _misplaced(value, match, group, math_symbols, arguments)
+            reason, end = _misplaced(value, match, group, math_symbols, arguments, skip)
             if reason:
-                found.append((at, match.end(), token, reason))
+                found.append((at, end, value[at:end], reason))
     for group in groups:
         found.extend(_unclosed(group))
     return sorted(found)
@@ -171,9 +182,43 @@ def _unclosed(group: _Group) -> list[tuple[int, int, str, str]]:
 
 
 def _misplaced(
+    value: str,
+    match: re.Match,
+    group: _Group,
+    math_symbols: frozenset[str],
+    arguments: dict[int, tuple[str, bool]],
+    skip: set[int],
+) -> tuple[str, int]:
+    """Why the command ``match`` stops the document here, or "", and where what is then written literally ends.
+
+    That is the command alone, or with what it reads when writing only the command literally would leave
+    a piece TeX still reads as part of it (a key, a character code, a delimiter, an optional argument).
+    """
+    name = match.group()[1:]
+    end = match.end()
+    if name in DELIMITED:
+        reason, end = delimiter_offence(value, end)
+        if reason:
+            return reason, end  # neither opens nor closes a pair
+        end = match.end()
+    reason = _misplaced_token(value, match, group, math_symbols, arguments)
+    if reason:  # with its optional arguments, if it has any (\sqrt[3] without its argument)
+        return reason, optional_arguments(value, end, OPTIONAL.get(name, 0))[0]
+    if name in KEYED:
+        return keys_offence(value, name, end)
+    if name in _LARGEST:
+        return number_offence(value, end, _LARGEST[name], skip)
+    if name == "\\" and _LINE_SPACE_OPENS.match(value, end) and not _LINE_SPACE_DIMEN.match(value, end):
+        bracket = _LINE_SPACE.match(value, end)
+        return "reads the [...] after it as a length (\\\\[1em]): LaTeX stops (Missing number)", (
+            bracket.end() if bracket else end
+        )
+    return "", end
+
+
+def _misplaced_token(
     value: str, match: re.Match, group: _Group, math_symbols: frozenset[str], arguments: dict[int, tuple[str, bool]]
 ) -> str:
-    """Why the command ``match`` stops the document here, or ""."""
     name = match.group()[1:]
     if name in ("ifmmode", "left"):
         group.open.append((name, match.start(), group.mode))
@@ -196,11 +241,7 @@ def _misplaced(
         return "LaTeX stops at it in math"
     if name == "par" and group.argument:
         return "a paragraph cannot end inside an argument or math"
-    if name in _LARGEST:
-        number = _NUMBER_RE.match(value, match.end())
-        if not number or _code(number) > _LARGEST[name]:
-            return f"takes a character code from 0 to {_LARGEST[name]}"
-    elif name == "kern" and not _KERN.match(value, match.end()):
+    if name == "kern" and not _KERN.match(value, match.end()):
         return "takes a length (\\kern0.5em)"
     elif name == "hspace" and not _HSPACE.match(value, match.end()):
         return "takes a length in braces (\\hspace{0.5em})"
@@ -211,19 +252,14 @@ def _misplaced(
     return ""
 
 
-def _code(number: re.Match) -> int:
-    decimal, octal, hexadecimal, char = number.groups()
-    if char is not None:
-        return ord(char)
-    return int(decimal) if decimal else int(octal, 8) if octal else int(hexadecimal, 16)
-
-
 def _arguments(value: str, position: int, name: str, mode: str, arguments: dict[int, tuple[str, bool]]) -> str:
     """Why the arguments after ``\\name`` stop the document, or "" (their braces' modes noted in ``arguments``)."""
     count, kind = ARGUMENTS[name]
+    position, reason = optional_arguments(value, position, OPTIONAL.get(name, 0))
+    if reason:
+        return reason
     for index in range(count):
-        while position < len(value) and value[position] in _SPACES:
-            position += 1
+        position = skip_spaces(value, position)
         if position >= len(value) or value[position] in "}$":
             return f"takes {count} argument{'s' if count > 1 else ''}, and a {value[position : position + 1] or 'value end'} follows"
         if value[position] != "{":  # one token: a command or a character
@@ -236,16 +272,3 @@ def _arguments(value: str, position: int, name: str, mode: str, arguments: dict[
         arguments[position] = ({"t": "text", "m": "math"}.get(kind, mode), True)
         position = end
     return ""
-
-
-def group_end(value: str, start: int) -> int:
-    """The index after the group whose ``{`` is at ``start`` (the value's end if it never closes)."""
-    depth = 0
-    for match in re.compile(r"\\.|[{}]", re.S).finditer(value, start):
-        if match.group() == "{":
-            depth += 1
-        elif match.group() == "}":
-            depth -= 1
-            if depth == 0:
-                return match.end()
-    return len(value)

@@ -52,7 +52,8 @@ def _literal(text: str, math: bool) -> str:
     if math and text in ("{", "}"):
         return "\\" + text  # a brace of a pair in math: \{ and \}, which BibTeX pairs too, open no group
     printed = "".join(_LITERAL.get(char, char) for char in text)
-    return r"\mbox{" + printed + "}" if math else printed
+    # In math, in a group of its own: after a command or a ^ that reads one token, an \mbox alone stops the document.
+    return r"{\mbox{" + printed + "}}" if math else printed
 
 
 def render_inert(

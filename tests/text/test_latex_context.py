@@ -17,7 +17,7 @@ from surveytool.text.latex_inert import render_inert
         ("A \\ifmmode x b", "\\ifmmode"),  # "Incomplete \ifmmode"
         ("A \\fi b", "\\fi"),
         ("A \\char b", "\\char"),  # "Missing number"
-        ("A \\char 300 b", "\\char"),  # "Bad character code"
+        ("A \\char 300 b", "\\char 300"),  # "Bad character code"
         ("A \\arabic{x} b", "\\arabic"),  # no such counter
         ("A \\| b", "\\|"),  # a math symbol in text: "Missing $ inserted"
         ("An \\alpha in text", "\\alpha"),
@@ -30,7 +30,7 @@ from surveytool.text.latex_inert import render_inert
         ("$\\left( x$", "\\left"),
         ("$x\\limits$", "\\limits"),  # "Limit controls must follow a math operator"
         ("\\textbf{\\url{https://x.org/\\textbf{a}}}", "\\url"),
-        ('$\\mathchar"8000$', "\\mathchar"),
+        ('$\\mathchar"8000$', '\\mathchar"8000'),
     ],
 )
 def test_allowed_latex_that_stops_the_document_where_it_stands_is_an_offence(value, token):
@@ -45,7 +45,7 @@ def test_allowed_latex_that_stops_the_document_where_it_stands_is_an_offence(val
     [
         "A \\ifmmode x\\else y\\fi{} b",
         "$\\ifmmode \\alpha\\else a\\fi$",
-        'A \\char 92 b, \\char`\\\\ and \\char"5C',
+        'A \\char 92 b, \\char`\\\\ and \\char"41',
         "\\arabic{page}",
         "a\\hspace{1em plus 1fill}b\\hspace*{-1.5em}\\kern.5em",
         "$\\|x\\|$ and \\ensuremath{\\alpha} and \\mbox{$\\beta$}",
@@ -117,4 +117,89 @@ def test_groups_nested_deeper_than_tex_allows_are_written_as_printed_braces():
 def test_a_rewritten_value_keeps_the_scripts_of_its_ensuremath_and_prints_an_offence_there_in_an_mbox():
     # \textasciicircum in math is "invalid in math mode" and y^2 printed as text.
     written = render_inert("A \\foo and \\ensuremath{y^2 \\bar{x}_i \\foo} b_c")
-    assert written == ("A \\textbackslash{}foo and \\ensuremath{y^2 \\bar{x}_i \\mbox{\\textbackslash{}foo}} b\\_c")
+    assert written == ("A \\textbackslash{}foo and \\ensuremath{y^2 \\bar{x}_i {\\mbox{\\textbackslash{}foo}}} b\\_c")
+
+
+@pytest.mark.parametrize(
+    ("value", "construct", "written"),
+    [
+        # What \cite reads is a list of keys: anything else stops in \csname ("Missing \endcsname") or \@citex.
+        (
+            "A \\cite{\\relax} b",
+            "\\cite{\\relax}",
+            "A \\textbackslash{}cite\\textbraceleft{}\\textbackslash{}relax\\textbraceright{} b",
+        ),
+        (
+            "A \\cite{~} b",
+            "\\cite{~}",
+            "A \\textbackslash{}cite\\textbraceleft{}\\textasciitilde{}\\textbraceright{} b",
+        ),
+        (
+            "\\cite{\\emph{x}}",
+            "\\cite{\\emph{x}}",
+            "\\textbackslash{}cite\\textbraceleft{}\\textbackslash{}emph\\textbraceleft{}x\\textbraceright{}\\textbraceright{}",
+        ),
+        (
+            "\\cite{\\\\}",
+            "\\cite{\\\\}",
+            "\\textbackslash{}cite\\textbraceleft{}\\textbackslash{}\\textbackslash{}\\textbraceright{}",
+        ),
+        (
+            "\\cite{\\input}",
+            "\\cite{\\input}",
+            "\\textbackslash{}cite\\textbraceleft{}\\textbackslash{}input\\textbraceright{}",
+        ),
+        (
+            "\\cite{a ,b}",
+            "\\cite{a ,b}",
+            "\\textbackslash{}cite\\textbraceleft{}a ,b\\textbraceright{}",
+        ),  # "White space in argument"
+        (
+            "\\bibstring{\\relax}",
+            "\\bibstring{\\relax}",
+            "\\textbackslash{}bibstring\\textbraceleft{}\\textbackslash{}relax\\textbraceright{}",
+        ),
+        # A character code: never a piece of it written literally (\char`\textbackslash{}a: "Improper alphabetic constant").
+        ("\\char`\\a", "\\char`\\a", "\\textbackslash{}char`\\textbackslash{}a"),
+        ('\\char"FF', '\\char"FF', '\\textbackslash{}char"FF'),  # BibTeX lowercases it to \char"ff: "Missing number"
+        # \left, \right and \big read a delimiter ("Missing delimiter (. inserted)").
+        (
+            "$\\left(\\right\\relax$",
+            "\\right\\relax",
+            "${\\mbox{\\textbackslash{}left}}({\\mbox{\\textbackslash{}right\\textbackslash{}relax}}$",
+        ),
+        (
+            "$\\left\\relax x\\right)$",
+            "\\left\\relax",
+            "${\\mbox{\\textbackslash{}left\\textbackslash{}relax}} x{\\mbox{\\textbackslash{}right}})$",
+        ),
+        ("$\\big\\relax$", "\\big\\relax", "${\\mbox{\\textbackslash{}big\\textbackslash{}relax}}$"),
+        # A required argument after an optional one ("Missing } inserted"), a length \\ reads.
+        ("$\\sqrt[3]$", "\\sqrt[3]", "${\\mbox{\\textbackslash{}sqrt[3]}}$"),
+        ("A\\\\ [Review] b", "\\\\ [Review]", "A\\textbackslash{}\\textbackslash{} [Review] b"),
+        # An argument of one token written literally stays one argument.
+        ("$\\frac\\input x$", "\\input", "$\\frac{\\mbox{\\textbackslash{}input}} x$"),
+        ("$x^\\input$", "\\input", "$x^{\\mbox{\\textbackslash{}input}}$"),
+    ],
+)
+def test_a_construct_tex_cannot_read_is_reported_and_written_literally_as_a_whole(value, construct, written):
+    offences = find_offences(value)
+    assert construct in [o.text for o in offences], offences
+    assert render_inert(value) == written
+    assert find_offences(written) == []
+    assert safe_bibtex_value("{" + value + "}") == "{" + written + "}"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "\\cite{q1, q2} and \\cite[p.~5]{q1} and \\citep[see][]{a-b:c.d_e+f/g}",
+        "\\bibstring{andothers}",
+        "\\char`\\i, \\char`a, \\char\"41 and \\char'101",
+        "$\\left< x\\right>$ and $\\big( \\Bigr\\rangle$ and $\\left\\Vert x \\right/$",
+        "$\\sqrt[3]{x}$ and $\\sqrt {y}$",
+        "A\\\\[1cm] b\\\\*[2pt] c",
+    ],
+)
+def test_constructs_tex_reads_are_kept(value):
+    assert find_offences(value) == []
