@@ -30,7 +30,7 @@ from surveytool.text.latex_commands import NEVER_ALLOWED
 
 if TYPE_CHECKING:
     from surveytool.bibtex.format_options import BibFormat
-    from surveytool.drafting.llm_client import LlmSettings
+    from surveytool.drafting.llm_settings import LlmSettings
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,8 @@ class CheckSettings:
     thin: int = 2
 
 
-#: The tables a settings file may have ([online]: online_settings.py; [llm]: drafting/llm_client.py).
+#: The tables a settings file may have ([online]: online_settings.py; [llm]: drafting/llm_settings.py), each
+#: checked by every command that reads the file (settings_check.py).
 TABLES = ("bib", "check", "duplicates", "keys", "latex", "llm", "online", "tag")
 _TOML_POSITION = re.compile(r" \(at line (\d+), column \d+\)")
 
@@ -205,7 +206,7 @@ _ALLOWABLE_NAME = re.compile(r"\\?(?:[A-Za-z@]+|[^A-Za-z@\s])")
 
 def load_llm_settings(path: Path | None) -> LlmSettings:
     """The [llm] table of ``path`` (defaults without one): where draft --llm asks, and how."""
-    from surveytool.drafting.llm_client import LlmSettings, llm_settings_from_table
+    from surveytool.drafting.llm_settings import LlmSettings, llm_settings_from_table
 
     if path is None:
         return LlmSettings()

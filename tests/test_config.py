@@ -59,3 +59,63 @@ def test_every_command_that_reads_sources_reads_the_settings_file_it_is_given(tm
     result = run_cli(*command, "--config", "elsewhere.toml", cwd=tmp_path)
     assert result.returncode == 2, (command, result.stderr)
     assert result.stderr.startswith("elsewhere.toml:2: error: [tag] threshold must be a number from 0 to 1")
+
+
+#: The commands the settings file's mistakes were once invisible to unless the command used the table.
+_READERS = {
+    "build": ("build", "mine.bib", "--out", "out"),
+    "bib": ("bib", "mine.bib", "-o", "out.bib"),
+    "check": ("check", "mine.bib"),
+    "parse": ("parse", "mine.bib"),
+}
+
+
+def _run_with_settings(tmp_path: Path, command: str, settings: str):
+    (tmp_path / "mine.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "surveytool.toml").write_text("# my settings\n" + settings, encoding="utf-8")
+    result = run_cli(*_READERS[command], cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, (command, result.stderr)
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out.bib").exists()  # stopped before it wrote
+    return result.stderr
+
+
+@pytest.mark.parametrize("command", _READERS)
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ("[online]\nfoo = 1\n", "unknown setting(s) in [online]: foo (known: contact, services,"),
+        ("[llm]\nfoo = 1\n", "unknown setting(s) in [llm]: foo (known: base_url, model,"),
+        ("[check]\nfoo = 1\n", "unknown setting(s) in [check]: foo (known: disable, thin)"),
+        ("[bib]\nfoo = 1\n", "unknown setting(s) in [bib]: foo (known: "),
+    ],
+)
+def test_every_command_refuses_a_typo_in_any_table_it_knows(tmp_path: Path, command: str, settings: str, message: str):
+    assert _run_with_settings(tmp_path, command, settings).startswith(f"surveytool.toml:3: error: {message}")
+
+
+@pytest.mark.parametrize(
+    "command, settings, message",
+    [
+        ("check", '[bib]\nalign = "x"\n', "[bib] align must be a column from 0 to 40 (0: no column), not 'x'"),
+        ("parse", '[bib]\nalign = "x"\n', "[bib] align must be a column from 0 to 40 (0: no column), not 'x'"),
+        ("build", "[check]\nthin = -1\n", "[check] thin must be a whole number of papers, 0 or more, not -1"),
+        ("bib", '[check]\ndisable = "thin-section"\n', "[check] disable must be a list of check names, not"),
+        ("check", "[online]\ntimeout = 0\n", "[online] timeout must be a number of seconds above 0, not 0"),
+        ("bib", '[online]\nservices = ["bogus"]\n', "unknown service(s): bogus (use openalex, crossref, arxiv"),
+        ("parse", '[llm]\nbase_url = "ftp://x"\n', "[llm] base_url must be an http:// or https:// address"),
+        ("check", "[keys]\nformula = 5\n", "[keys] formula must be a quoted formula, not 5"),
+        ("parse", "[tag]\nthreshold = 2\n", "[tag] threshold must be a number from 0 to 1, not 2"),
+    ],
+)
+def test_a_wrong_value_stops_a_command_that_does_not_use_its_table(
+    tmp_path: Path, command: str, settings: str, message: str
+):
+    assert _run_with_settings(tmp_path, command, settings).startswith(f"surveytool.toml:3: error: {message}")
+
+
+def test_every_table_a_settings_file_may_have_is_checked_by_every_command():
+    from surveytool.config import TABLES
+    from surveytool.settings_check import LOADERS
+
+    assert sorted(LOADERS) == sorted(TABLES)

@@ -66,6 +66,14 @@ def test_analysing_commands_import_no_templates_or_network_clients(tmp_path, arg
     assert imported.isdisjoint({"jinja2", *_NETWORK, *_NEVER, *_TRANSLITERATION})
 
 
+def test_checking_the_online_and_llm_tables_imports_no_network_client(tmp_path):
+    (tmp_path / "mine.bib").write_text(_ENTRY, encoding="utf-8")
+    (tmp_path / "surveytool.toml").write_text('[online]\ntimeout = 5\n[llm]\nmodel = "m"\n', encoding="utf-8")
+    imported = _imported(tmp_path, "parse", "mine.bib", "--json")
+    assert "surveytool.settings_check" in imported and "bibtexparser" in imported
+    assert imported.isdisjoint({*_NETWORK, *_NEVER})
+
+
 def test_build_imports_templates_but_not_network_clients(tmp_path):
     imported = _imported(tmp_path, "build", "--out", "out")
     assert (tmp_path / "out" / "related_work.tex").exists()

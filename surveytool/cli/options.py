@@ -171,9 +171,11 @@ def make_options(
 ) -> Options:
     """The run's options from the command's, with ``surveytool.toml`` in the current folder as the default settings."""
     from surveytool.options import Options
+    from surveytool.settings_check import check_settings
 
     if config is None and Path("surveytool.toml").is_file():
         config = Path("surveytool.toml")
+    check_settings(config)  # every table, those this command does not use too: a typo stops any command
     use_latex_settings(config)
     if key_formula is not None:
         from surveytool.analysis.key_formula import formula_option

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from surveytool.drafting.answer_cache import AnswerCache
 from surveytool.drafting.answer_text import SENTINEL, Cite, clean, sentences, split_citations
-from surveytool.drafting.llm_client import LlmClient, LlmError, LlmSettings, answer_key, one_line
+from surveytool.drafting.llm_client import LlmClient, LlmError, answer_key, one_line
+from surveytool.drafting.llm_settings import LlmSettings
 from surveytool.model import Finding, Severity
 from surveytool.text.latex import LatexMarkup, escape_text, usable_key
 

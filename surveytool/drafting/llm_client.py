@@ -5,142 +5,35 @@ resolvers' HTTP client: a deadline for the whole request, a size limit on the an
 only on the service's own host, Retry-After, and a breaker that stops asking a service that keeps
 failing. The key is read from the environment variable the settings name, when a client is made,
 and is never written anywhere. An answer is an untrusted stranger's: anything but the expected
-shape is an :class:`LlmError` with a one-line reason, never a traceback.
-
-[llm]
-base_url = "http://127.0.0.1:8080/v1"  # the part before /chat/completions
-model = "llama-3.1-8b-instruct"
-api_key_env = "OPENAI_API_KEY"           # the NAME of the variable holding the key; none for a local server
-timeout = 120                            # seconds for one whole answer
+shape is an :class:`LlmError` with a one-line reason, never a traceback. Its settings, the [llm]
+table, are read by llm_settings.py.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
-import urllib.parse
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from surveytool import __version__
 from surveytool.analysis.resolve.http import HttpClient, HttpError, HttpSettings
+from surveytool.drafting.llm_settings import LlmSettings
 from surveytool.errors import InputError
 
 #: The breaker's name for the model's service.
 SERVICE = "llm"
 #: An answer's text longer than this is not a paragraph: refused.
 MAX_CONTENT_CHARS = 20_000
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _UNPRINTABLE = re.compile(r"[^\x20-\x7e]+")
 
 Message = Mapping[str, str]
 
 
-@dataclass(frozen=True)
-class LlmSettings:
-    base_url: str = "http://127.0.0.1:8080/v1"
-    model: str = ""
-    api_key_env: str = ""  # empty: no key is sent (local servers need none)
-    timeout: float = 120.0
-    retries: int = 1
-    max_bytes: int = 1_000_000
-    budget: float = 1800.0  # seconds of model time for the whole run
-
-
 class LlmError(Exception):
     """No usable answer: the service failed, or answered something that is not a chat completion."""
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _is_web_address(value: object) -> bool:
-    if not isinstance(value, str) or not value.isascii() or not value.isprintable():
-        return False
-    parts = urllib.parse.urlsplit(value)
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and not parts.query and not parts.fragment
-
-
-# Setting -> (is the value acceptable, what it must be, an example).
-_RULES: dict[str, tuple[Callable[[Any], bool], str, str]] = {
-    "base_url": (_is_web_address, "an http:// or https:// address", 'base_url = "http://127.0.0.1:8080/v1"'),
-    "model": (
-        lambda v: isinstance(v, str) and v.isprintable() and 0 < len(v) <= 200,
-        "the model's name, one line of text",
-        'model = "llama-3.1-8b-instruct"',
-    ),
-    "api_key_env": (
-        lambda v: isinstance(v, str) and (v == "" or _ENV_NAME.fullmatch(v) is not None),
-        "the name of an environment variable (letters, digits, _), not the key itself",
-        'api_key_env = "OPENAI_API_KEY"',
-    ),
-    "timeout": (lambda v: _is_number(v) and 0 < v <= 3600, "a number of seconds above 0", "timeout = 120"),
-    "retries": (
-        lambda v: _is_number(v) and float(v).is_integer() and 0 <= v <= 10,
-        "a whole number 0-10",
-        "retries = 1",
-    ),
-    "max_bytes": (
-        lambda v: _is_number(v) and float(v).is_integer() and v >= 1024,
-        "a whole number of bytes, 1024 or more",
-        "max_bytes = 1000000",
-    ),
-    "budget": (lambda v: _is_number(v) and v > 0, "a number of seconds above 0", "budget = 1800"),
-}
-
-
-def llm_settings_from_table(
-    table: object, path: Path | None, line_of: Callable[[str], int | None] | None = None
-) -> LlmSettings:
-    """The ``[llm]`` table as settings; InputError naming the file (and line, given ``line_of``) when it is wrong."""
-    where = str(path) if path else None
-    if not isinstance(table, dict):
-        raise InputError("llm must be a table", path=where, hint="write [llm] on a line of its own, the settings below")
-    if "api_key" in table:
-        raise InputError(
-            "[llm] api_key: a key is never written in a settings file",
-            path=where,
-            line=line_of("api_key") if line_of else None,
-            hint='put it in an environment variable and name that: api_key_env = "OPENAI_API_KEY"',
-        )
-    unknown = sorted(set(table) - set(_RULES))
-    if unknown:
-        raise InputError(
-            f"unknown setting(s) in [llm]: {', '.join(unknown)}",
-            path=where,
-            line=line_of(unknown[0]) if line_of else None,
-            hint="known: " + ", ".join(_RULES),
-        )
-    for name, value in table.items():
-        accepts, expected, example = _RULES[name]
-        if not accepts(value):
-            # The value is not shown for api_key_env: it may be the key written where its variable's name belongs.
-            shown = "" if name == "api_key_env" else f", not {_shown(value)}"
-            raise InputError(
-                f"[llm] {name} must be {expected}{shown}",
-                path=where,
-                line=line_of(name) if line_of else None,
-                hint=example,
-            )
-    values = {f.name: table[f.name] for f in fields(LlmSettings) if f.name in table}
-    for name in ("retries", "max_bytes"):
-        if name in values:
-            values[name] = int(values[name])
-    for name in ("timeout", "budget"):
-        if name in values:
-            values[name] = float(values[name])
-    return LlmSettings(**values)
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def one_line(text: str, limit: int = 160) -> str:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from surveytool.drafting.answer_cache import AnswerCache
 from surveytool.drafting.grounded import HALLUCINATED, MALFORMED, DraftTheme, ThemeDraft, ThemePaper, draft_theme
-from surveytool.drafting.llm_client import LlmClient, LlmSettings
+from surveytool.drafting.llm_client import LlmClient
+from surveytool.drafting.llm_settings import LlmSettings
 from surveytool.model import Finding, Severity
 from surveytool.output.chapter_view import UNCLASSIFIED, GroupView, SectionView, ThemeView
 

@@ -16,7 +16,8 @@ from surveytool.drafting.grounded import (
     check_answer,
     draft_theme,
 )
-from surveytool.drafting.llm_client import LlmClient, LlmSettings
+from surveytool.drafting.llm_client import LlmClient
+from surveytool.drafting.llm_settings import LlmSettings
 
 
 class Model(FakeServices):

@@ -6,7 +6,8 @@ import time
 import pytest
 from loopback import FakeServices, serve, stream, trickle
 
-from surveytool.drafting.llm_client import LlmClient, LlmError, LlmSettings, llm_settings_from_table
+from surveytool.drafting.llm_client import LlmClient, LlmError
+from surveytool.drafting.llm_settings import LlmSettings, llm_settings_from_table
 from surveytool.errors import InputError
 
 
