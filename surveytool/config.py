@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from surveytool.errors import InputError, SurveyToolError
+from surveytool.errors import InputError, SurveyToolError, toml_problem
 from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 from surveytool.text.latex_commands import NEVER_ALLOWED
 
@@ -42,7 +42,6 @@ class CheckSettings:
 #: The tables a settings file may have ([online]: online_settings.py; [llm]: drafting/llm_settings.py), each
 #: checked by every command that reads the file (settings_check.py).
 TABLES = ("bib", "check", "duplicates", "keys", "latex", "llm", "online", "tag")
-_TOML_POSITION = re.compile(r" \(at line (\d+), column \d+\)")
 
 
 def _load(path: Path) -> dict:
@@ -79,17 +78,16 @@ def _refuse_unknown(
 
 
 def _parse(path: Path) -> dict:
+    text = ""
     try:
-        return tomllib.loads(read_user_file(path, str(path), SETTINGS_LIMIT, what="config file").decode("utf-8-sig"))
+        text = read_user_file(path, str(path), SETTINGS_LIMIT, what="config file").decode("utf-8-sig")
+        return tomllib.loads(text)
     except FileNotFoundError:
         raise InputError("no such config file", path=str(path), hint="check the path given with --config") from None
     except tomllib.TOMLDecodeError as error:
-        where = _TOML_POSITION.search(str(error))
+        message, line = toml_problem(error, text)
         raise InputError(
-            f"not valid TOML: {_TOML_POSITION.sub('', str(error))}",
-            path=str(path),
-            line=int(where.group(1)) if where else None,
-            hint="see the examples in the README",
+            f"not valid TOML: {message}", path=str(path), line=line, hint="see the examples in the README"
         ) from None
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", path=str(path), hint="save the settings file as UTF-8") from None

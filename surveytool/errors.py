@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 class SurveyToolError(Exception):
     """A problem with the user's input or options, with a hint on how to fix it."""
@@ -56,3 +58,19 @@ class OutputError(SurveyToolError):
 
 class TemplateError(SurveyToolError):
     """A template (bundled or the user's, with --templates) cannot be rendered."""
+
+
+_TOML_POSITION = re.compile(r" ?\((?:at line (\d+), column \d+|(at end of document))\)")
+
+
+def toml_problem(error: ValueError, text: str) -> tuple[str, int | None]:
+    """What tomllib says is wrong, without its position, and the line it names: the last one when it read to the
+    end of the file (an unclosed string or array) and says only "at end of document"."""
+    said = str(error)
+    where = _TOML_POSITION.search(said)
+    message = _TOML_POSITION.sub("", said).strip()
+    if where is None:
+        return message, None
+    if where.group(2):
+        return f"{message} at the end of the file", len(text.rstrip("\n").split("\n"))
+    return message, int(where.group(1))

@@ -20,6 +20,8 @@ MINE = "@article{smith2020,\n  author = {Ann Smith},\n  title = {Pipeline parall
         ("[check]\nthin = 2\ncolour = 1\n", 4, "unknown setting(s) in [check]: colour (known: disable, thin)"),
         ("[bogus]\nx = 1\n", 2, "unknown table(s): [bogus] (known: [bib], [check], [duplicates], [keys], [latex]"),
         ('[bib]\nomit = ["abstract"\nwrap = 80\n', 4, "not valid TOML: Unclosed array"),
+        # tomllib says only "at end of document" of an array or string left open to the end: its last line.
+        ('[bib]\nwrap = 80\nomit = ["abstract",\n\n', 4, "not valid TOML: Invalid value at the end of the file"),
         # A setting above every header belongs to no table; a sub-table or an array of tables is no setting.
         ("threshold = 0.5\n[tag]\n", 2, "setting 'threshold' is outside any table (write it below the header"),
         ("[tag]\nthreshold = 0.5\n[tag.extra]\nx = 1\n", 4, "unknown setting(s) in [tag]: extra (known: threshold)"),

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from surveytool.errors import TaxonomyError
+from surveytool.errors import TaxonomyError, toml_problem
 from surveytool.model import Group, Section, Taxonomy, frozen_mapping
 from surveytool.output.chapter_view import GENERATED_IDS
 from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
@@ -25,7 +25,6 @@ _GROUP_KEYS = {"id", "title", "parent", "description"}
 _SECTION_KEYS = {"id", "title", "parent", "description", "aliases", "keywords"}
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _TABLE_HEADER = re.compile(r"^\s*\[\[\s*(groups|sections)\s*\]\]")
-_TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)")
 
 
 def load_taxonomy(
@@ -46,12 +45,11 @@ def parse_taxonomy(text: str, display: str = "<taxonomy>") -> Taxonomy:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        match = _TOML_POSITION.search(str(error))
-        message = _TOML_POSITION.sub("", str(error)).strip()
+        message, line = toml_problem(error, text)
         raise TaxonomyError(
             f"not valid TOML: {message}",
             path=display,
-            line=int(match.group(1)) if match else None,
+            line=line,
             hint="see https://toml.io for the syntax",
         ) from None
     except RecursionError:  # tomllib reads nested arrays and inline tables recursively

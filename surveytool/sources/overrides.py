@@ -13,13 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from surveytool.errors import InputError
+from surveytool.errors import InputError, toml_problem
 from surveytool.model import Finding, Paper, Severity, SourceLocation
 from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 
 
 def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
     """Key -> tags, and key -> line, from an overrides file."""
+    text = ""
     try:
         text = read_user_file(path, str(path), SETTINGS_LIMIT, what="overrides file").decode("utf-8-sig")
         data = tomllib.loads(text)
@@ -28,8 +29,9 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
             "no such overrides file", path=str(path), hint="check the path given with --overrides"
         ) from None
     except tomllib.TOMLDecodeError as error:
+        message, at = toml_problem(error, text)
         raise InputError(
-            f"not valid TOML: {error}", path=str(path), hint='write lines like key = ["moe"] under [tags]'
+            f"not valid TOML: {message}", path=str(path), line=at, hint='write lines like key = ["moe"] under [tags]'
         ) from None
     except UnicodeDecodeError:
         raise InputError("overrides file is not UTF-8 text", path=str(path), hint="save it as UTF-8") from None

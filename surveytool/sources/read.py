@@ -84,10 +84,26 @@ def read_text_file(
         raise InputError("no such file", path=display, hint=hints.missing) from None
     decoded = decode_bytes(data)
     if "\x00" in decoded.text:
-        raise InputError("is not a text file", path=display, hint=hints.not_text)
+        raise _not_text(decoded.text, display, hints)
     if not decoded.text.strip() and not allow_empty:
         raise InputError("is empty", path=display, hint=hints.empty)
     return decoded, _encoding_findings(decoded, display)
+
+
+def _not_text(text: str, display: str, hints: FileHints) -> InputError:
+    """The error for a file with a NUL: a binary file, or a text file with a stray NUL, named where it is."""
+    controls = sum(char < " " and char not in "\t\n\r\f" for char in text)
+    if controls * 20 > len(text):  # a binary file has control bytes everywhere
+        return InputError("is not a text file", path=display, hint=hints.not_text)
+    nuls = text.count("\x00")
+    line = text.count("\n", 0, text.index("\x00")) + 1
+    where = "a NUL byte" if nuls == 1 else f"{nuls} NUL bytes, the first"
+    return InputError(
+        f"holds {where} on this line, which no text file has: nothing of the file was read",
+        path=display,
+        line=line,
+        hint="delete it: an editor or a copy from a PDF can leave one",
+    )
 
 
 _ENCODING_NAMES = {"latin-1": "Latin-1", "cp1252": "Windows-1252", "gbk": "GBK"}

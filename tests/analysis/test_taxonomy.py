@@ -77,6 +77,7 @@ def test_aliases_and_variants_map_to_ids():
             "cycle",
         ),
         (lambda t: t.replace('title = "A"', 'title = "A'), 8, "not valid TOML"),
+        (lambda t: t + 'title = """A\n', MINIMAL.count("\n") + 1, "Unterminated string at the end of the file"),
         # "$" matched before a final newline: the id then split \label and the tags field over two lines.
         (lambda t: t.replace('id = "b"', 'id = """b\n"""'), 11, "is not lowercase-with-hyphens"),
     ],

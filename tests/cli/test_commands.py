@@ -364,3 +364,11 @@ def test_a_count_of_one_entry_is_said_in_the_singular(tmp_path):
     built = run_cli("build", "one.bib", cwd=tmp_path).stdout
     assert "1 entry, 1 resolved, 0 unresolved; wrote build/\n0 of 1 paper discussed in your notes" in built
     assert "wrote chapter.tex (1 entry cited)" in run_cli("draft", "one.bib", "-o", "chapter.tex", cwd=tmp_path).stdout
+
+
+def test_an_overrides_file_that_is_not_toml_names_its_line(tmp_path):
+    (tmp_path / "refs.bib").write_text("@article{a, title={Pipeline parallel training}, year=2020}\n")
+    (tmp_path / "overrides.toml").write_text('[tags]\na = "moe"\nb = ["moe",\n')
+    result = run_cli("tag", "refs.bib", "--overrides", "overrides.toml", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("overrides.toml:3: error: not valid TOML: Invalid value at the end of the file")

@@ -134,6 +134,17 @@ def test_a_utf16_file_without_a_bom_is_read_and_stays_as_it_was_saved(tmp_path):
     assert refused.returncode == 2 and "is not a text file" in refused.stderr
 
 
+def test_a_stray_nul_in_a_text_file_is_named_by_its_line_and_the_file_is_left_alone(tmp_path):
+    bib = tmp_path / "refs.bib"
+    data = b"@article{n1, title={Pipeline parallel training}, year=2020}\n@article{n2, title={Data \x00 parallel}, year=2021}\n"
+    bib.write_bytes(data)
+    for command in (("check", "refs.bib"), ("bib", "--in-place", "refs.bib")):
+        refused = run_cli(*command, cwd=tmp_path)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr
+        assert refused.stderr.startswith("refs.bib:2: error: holds a NUL byte on this line"), refused.stderr
+    assert bib.read_bytes() == data
+
+
 def test_a_utf8_bom_and_crlf_endings_survive_an_inserted_tag_line(tmp_path):
     bib = tmp_path / "bom.bib"
     untagged = "@article{plain,\r\n  title = {Mixture of experts layers},\r\n  year = 2020\r\n}\r\n"
