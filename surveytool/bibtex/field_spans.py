@@ -36,7 +36,8 @@ _BARE = re.compile(r"[^\s,#{}\"()]+")
 # A backslash and the character after it are one token: \{ and \" are text, as bibtexparser reads them, and in
 # \\{ and \\" the mark counts, as BibTeX reads it (line_breaks.py has bibtexparser read it so).
 _BRACE = re.compile(r"\\.|[{}]", re.S)
-_QUOTE_END = re.compile(r'\\.|(?<!\{)"', re.S)
+# Between quotes, a quote ends the piece unless it is bibtexparser's {"} (a quote after \{ ends it: "\{" # "x").
+_QUOTE_END = re.compile(r'\\.|(?<!\{)"|"(?!\})', re.S)
 # An entry holding a mark after \\ (COUNTED_BY_TEX) was read as BibTeX reads it, masked or alike by both readers:
 # there every brace counts, \\} too ({a\\\\{b\\}} is one value), and a quote ends a piece only outside braces.
 _BIBTEX_MARK = re.compile(r'[{}"]')

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from surveytool.bibtex.brace_bounds import ReadOtherwise
-from surveytool.bibtex.field_spans import field_location, field_name, line_in, value_end
+from surveytool.bibtex.field_spans import field_location, field_name, field_spans, line_in, value_end
 from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Paper, RawBlock, Severity, SourceLocation
 from surveytool.text.block_opens import block_opens
@@ -23,6 +23,8 @@ _REMARK = re.compile(r"^[ \t]*%", re.M)
 _HEADLESS_ENTRY = re.compile(r"^[ \t]*@[ \t]*(?P<type>[A-Za-z]+)\b(?![ \t]*(?:[{(]|$))", re.M)
 _SHOWN = 30
 _KEY = re.compile(r"\s*([^\s,{}()]*)")
+# What BibTeX reads as a field's name.
+_FIELD_NAME = re.compile(r"[^\s\"#%'(),={}]+")
 
 
 def without_remark(value: str) -> str:
@@ -59,16 +61,19 @@ def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Fin
             shown = rest if len(rest) <= _SHOWN else rest[:_SHOWN] + "…"
             what = f"field '{name}' of '{paper.key}'"
             if rest.startswith("%"):
-                message = f"{what} is followed by '{shown}', which BibTeX does not read as a comment: it stops reading the entry there"
+                message = f"{what} is followed by '{shown}', which BibTeX does not read as a comment: it stops reading the entry there; the .bib surveytool writes leaves it out"
                 hint = "delete the remark or move it above the entry"
             elif "=" not in rest:  # no field after it: text left after the value
                 message = (
                     f"{what} is followed by '{shown}' after its value: BibTeX expects a comma or the entry's end "
-                    "there and stops reading the entry"
+                    "there and stops reading the entry; the .bib surveytool writes has the value without it"
                 )
                 hint = "delete it, or put it inside the value's braces"
             else:
-                message = f"{what} runs on into '{shown}': a comma is missing after its value, and BibTeX stops reading the entry there"
+                message = (
+                    f"{what} runs on into '{shown}': a comma is missing after its value, and BibTeX stops reading "
+                    "the entry there; the .bib surveytool writes has the comma"
+                )
                 hint = "add the comma"
             found.append(
                 Finding("bibtex-syntax", Severity.ERROR, message, field_location(paper, name), hint, paper.key)
@@ -82,8 +87,46 @@ def may_run_on(value: str) -> bool:
     A cheap look for every field; ``run_on`` tells."""
     first, last = value[:1], value.rstrip()[-1:]
     if first in ("{", '"'):
-        return last not in ("}", '"')
+        if last != ("}" if first == "{" else '"'):
+            return True
+        # It ends with its closing mark, yet an earlier one may end the value ({A} {\em x}, "A" "b"): look closer.
+        return value.count(first) > (1 if first == "{" else 2) and bool(run_on(value))
     return " " in value or "\t" in value or "\n" in value
+
+
+def fields_as_read(fields: list[tuple[str, str]], suspects: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """An entry's fields (name, value) as bibtexparser read them, each value as BibTeX reads it (``as_bibtex_reads``)
+    and with the fields a forgotten comma ran one into; adds to ``suspects`` those that BibTeX may read otherwise
+    (``syntax_findings`` tells), a cheap look at each."""
+    read: list[tuple[str, str]] = []
+    after: list[tuple[str, str]] = []
+    for key, value in fields:
+        if "%" in key or "%" in value or "=" in value or may_run_on(value):
+            suspects.append((key, value))
+            value, ran_into = as_bibtex_reads(without_remark(value) if "%" in value else value)
+            after.extend(ran_into)
+        read.append((key, value))
+    named = {key.lower() for key, _ in fields}
+    return read + [(key, value) for key, value in after if key not in named]  # one written twice: BibTeX's error
+
+
+def as_bibtex_reads(value: str) -> tuple[str, list[tuple[str, str]]]:
+    """For the .bib surveytool writes: the value at the start of ``value`` (as bibtexparser read it) as BibTeX reads
+    it, without the text after it, and the fields a forgotten comma ran it into ((name, value), in order).
+
+    BibTeX reads the value up to its end, then stops at the text after it and loses the rest of the entry; written
+    as read, that text would stop BibTeX on the written file too (``title = {A} \\par,``). The value BibTeX reads
+    is kept, as a remark after a value is left out (``without_remark``): joining the text into the value would make
+    up a value no reader read (``year = {2021 extra}``), and ``syntax_findings`` names what is left out. After a
+    forgotten comma the text is fields (``title = {A} year = 2020``): they are kept, as if the comma were there.
+    """
+    end = value_end(value, 0)
+    if end is None or not value[end:].strip():
+        return value, []
+    rest = "@x{k," + value[end:] + "}"
+    fields = [(span.name, span.value(rest)) for span in field_spans(rest)]
+    named = [_FIELD_NAME.fullmatch(name) is not None for name, _ in fields]  # "a b = 1" is no field to BibTeX
+    return value[:end], fields[: named.index(False) if False in named else len(fields)]
 
 
 def run_on(value: str) -> str:

@@ -16,10 +16,9 @@ from surveytool.bibtex.field_spans import field_location, field_name
 from surveytool.bibtex.field_syntax import (
     commented_entry,
     failed_block_finding,
+    fields_as_read,
     free_text_block,
-    may_run_on,
     syntax_findings,
-    without_remark,
 )
 from surveytool.bibtex.linked_fields import linked_offences
 from surveytool.bibtex.value_braces import brace_findings, has_quoted_braces, offences_and_hint, quote_findings
@@ -303,14 +302,11 @@ def _entry_to_paper(
     plain: dict[str, str] = {}
     tags: tuple[str, ...] = ()
     suspects: list[tuple[str, str]] = []
-    for field in entry.fields:
-        value = field.value if isinstance(field.value, str) else str(field.value)
-        if "%" in field.key or "%" in value or "=" in value or may_run_on(value):
-            suspects.append((field.key, value))
-        name = field.key.lower() if "%" not in field.key else field_name(field.key)
+    fields = [(f.key, f.value if isinstance(f.value, str) else str(f.value)) for f in entry.fields]
+    for key, value in fields_as_read(fields, suspects):
+        name = key.lower() if "%" not in key else field_name(key)
         if name is None:  # a field commented out (syntax_findings reports it)
             continue
-        value = without_remark(value) if "%" in value else value
         if name == tags_field.lower():
             tags = split_tags(value_to_text(value, strings))
             continue

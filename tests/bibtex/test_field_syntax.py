@@ -3,6 +3,7 @@
 
 from helpers import bibtex_as_written_and_rewritten, requires_latex, run_cli
 
+from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.reader import read_bibtex
 
 COMMENTED_OUT = """@article{c1,
@@ -66,9 +67,9 @@ def test_text_left_after_a_value_is_an_error_at_its_line_and_joined_values_are_n
     )
     assert _errors(text) == [
         "x.bib:3: field 'year' of 'a' is followed by 'extra' after its value: BibTeX expects a comma or the entry's "
-        "end there and stops reading the entry",
+        "end there and stops reading the entry; the .bib surveytool writes has the value without it",
         "x.bib:8: field 'journal' of 'b' is followed by 'extra' after its value: BibTeX expects a comma or the "
-        "entry's end there and stops reading the entry",
+        "entry's end there and stops reading the entry; the .bib surveytool writes has the value without it",
     ]
 
 
@@ -90,3 +91,52 @@ def test_bibtex_reads_every_field_of_the_bib_surveytool_writes(tmp_path):
     (_, _), (run, bbl) = bibtex_as_written_and_rewritten(tmp_path, NO_BRACE)
     assert run.returncode == 0 and "error message" not in run.stdout, run.stdout
     assert "Fine" in bbl and "Lost" not in bbl  # kept as a comment, as surveytool read it
+
+
+# Text after a braced value, as a co-author's edit leaves it: a second group, a word, a command, a forgotten comma.
+TEXT_AFTER = (
+    "@article{k8,\n  title = {Expert routing} {\\em x},\n  year = 2020,\n  author = {A, B},\n  journal = {J},\n}\n"
+    "@article{k9,\n  title = {Routing} extra,\n  year = 2021,\n  author = {C, D},\n  journal = {K},\n}\n"
+    "@article{k7,\n  title = {X} \\par,\n  year = 2022,\n  author = {E, F},\n  journal = {L},\n}\n"
+    '@article{k6,\n  author = {G, H},\n  title = "Quoted" "twice",\n  journal = {N},\n  year = 2024,\n}\n'
+    "@article{k5,\n  author = {I, J},\n  title = {Y},\n  journal = {M} year = 2023,\n}\n"
+)
+
+
+def test_text_after_a_braced_value_is_an_error_on_its_line_and_written_as_bibtex_reads_the_value():
+    assert [error.split(": BibTeX")[0] for error in _errors(TEXT_AFTER)] == [
+        "x.bib:2: field 'title' of 'k8' is followed by '{\\em x}' after its value",
+        "x.bib:8: field 'title' of 'k9' is followed by 'extra' after its value",
+        "x.bib:14: field 'title' of 'k7' is followed by '\\par' after its value",
+        "x.bib:21: field 'title' of 'k6' is followed by '\"twice\"' after its value",
+        "x.bib:28: field 'journal' of 'k5' runs on into 'year = 2023': a comma is missing after its value, and "
+        "BibTeX stops reading the entry there; the .bib surveytool writes has the comma",
+    ]
+    document = read_bibtex(TEXT_AFTER, "x.bib")
+    written = render_bibliography(document.papers, document.blocks)
+    # The value BibTeX reads, without the text it stops at; after a forgotten comma, the field BibTeX would lose.
+    for line in ("title = {Expert routing},", "title = {Routing},", "title = {X},", 'title = "Quoted",'):
+        assert f"\n  {line}\n" in written
+    assert "\n  journal = {M},\n" in written and "\n  year = 2023,\n" in written
+    assert "{\\em x}" not in written and "extra" not in written and "\\par" not in written
+
+
+def test_text_after_a_value_fails_check_and_bib_in_place_leaves_the_file_as_it_is(tmp_path):
+    bib = tmp_path / "q.bib"
+    bib.write_text(TEXT_AFTER, encoding="utf-8")
+    result = run_cli("check", str(bib))
+    assert result.returncode == 1 and result.stderr.count("error [bibtex-syntax]") == 5, result.stderr
+    assert "q.bib:2: error [bibtex-syntax] field 'title' of 'k8'" in result.stderr
+    assert "(delete it, or put it inside the value's braces)" in result.stderr
+    result = run_cli("bib", str(bib), "--in-place")
+    assert "Traceback" not in result.stderr and bib.read_text(encoding="utf-8") == TEXT_AFTER
+
+
+@requires_latex
+def test_bibtex_reads_every_field_of_the_bib_written_from_text_after_a_value(tmp_path):
+    (_, as_written_bbl), (run, bbl) = bibtex_as_written_and_rewritten(tmp_path, TEXT_AFTER)
+    assert "2020" not in as_written_bbl  # BibTeX stopped at the text after the title, and lost the year
+    assert run.returncode == 0 and "error message" not in run.stdout and "Warning" not in run.stdout, run.stdout
+    for field in ("Expert routing", "{\\em J}, 2020", "{\\em K}, 2021", "{\\em L}, 2022", "{\\em M}, 2023", "Quoted"):
+        assert field in bbl, (field, bbl)
+    assert "{\\em N}, 2024" in bbl
