@@ -21,6 +21,7 @@ from bibtexparser import model
 
 from surveytool.bibtex.brace_bounds import ESCAPED_MARK, bibtex_blocks, read_otherwise
 from surveytool.bibtex.line_breaks import masked_line_breaks, unmasked
+from surveytool.bibtex.quoted_blocks import quoted_block
 from surveytool.bibtex.scan import scan_plain_entry
 
 
@@ -151,9 +152,29 @@ def parse_chunks(text: str, chunks: list[Chunk], wanted: list[int]) -> dict[int,
             position = bisect_right(starts, line) - 1
             found[first + position].append((line - starts[position], block))
     for index in wanted:
-        if apart := read_apart(text, chunks[index]):
+        if apart := read_apart(text, chunks[index]) or _read_quoted(text, chunks[index], found[index]):
             found[index] = apart
     return found
+
+
+def _read_quoted(text: str, chunk: Chunk, blocks: list[tuple[int, model.Block]]) -> list[tuple[int, model.Block]]:
+    """The chunk's blocks where bibtexparser ends its @string or @preamble at a brace between quotes
+    (``quoted_blocks.py``): the block with its whole value, then the free text after it; [] where it does not."""
+    source = text[chunk.start : chunk.end]
+    read = quoted_block(source)
+    if read is None:
+        return []
+    raw = source[: read.end].strip()
+    first = blocks[0][1] if blocks and blocks[0][0] == 0 else None
+    # Only where bibtexparser ended the block early, at a "}": one it runs on at a "{" fails, and is kept as a comment.
+    if not isinstance(first, (model.String, model.Preamble)) or first.raw == raw:
+        return []
+    block: model.Block
+    if read.kind == "string":
+        block = model.String(key=read.key, value=read.value, raw=raw)
+    else:
+        block = model.Preamble(value=read.value, raw=raw)
+    return [(0, block), *_free_text(source, read.end)]
 
 
 def read_apart(text: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
@@ -228,17 +249,20 @@ def scan_chunk(text: str, chunk: Chunk) -> list[tuple[int, model.Block]] | None:
             return None
         fields = [model.Field(name, value) for name, value in entry.fields]
         block, end = model.Entry(entry.entry_type, entry.key, fields, raw=entry.raw), entry.end
-    blocks: list[tuple[int, model.Block]] = [(0, block)]
-    # The free text after the block, as bibtexparser's implicit comment: it starts on the line of the
-    # closing brace, skips leading blank lines (counting them) and drops trailing space.
+    return [(0, block), *_free_text(source, end)]
+
+
+def _free_text(source: str, end: int) -> list[tuple[int, model.Block]]:
+    """The free text after the block that ends at ``end``, as bibtexparser's implicit comment: it starts on the line
+    of the closing brace, skips leading blank lines (counting them) and drops trailing space."""
     rest = source[end:]
     comment = rest.lstrip()
-    if comment:
-        skipped = len(rest) - len(comment)
-        line = source.count("\n", 0, end) - source.count("\\\n", 0, end) + rest.count("\n", 0, skipped)
-        comment = comment.rstrip()
-        blocks.append((line, model.ImplicitComment(comment=comment, raw=comment)))
-    return blocks
+    if not comment:
+        return []
+    skipped = len(rest) - len(comment)
+    line = source.count("\n", 0, end) - source.count("\\\n", 0, end) + rest.count("\n", 0, skipped)
+    comment = comment.rstrip()
+    return [(line, model.ImplicitComment(comment=comment, raw=comment))]
 
 
 def string_chunks(text: str, chunks: list[Chunk], indices: list[int]) -> list[int]:

@@ -216,3 +216,54 @@ def _reported_untouched_then_written(tmp_path, bib: str, counts: dict[str, int])
         assert source.read_bytes() == bib.encode(), command
     run_cli("bib", "coauthor.bib", "-o", "out.bib", cwd=tmp_path)
     return (tmp_path / "out.bib").read_text(encoding="utf-8")
+
+
+# A lone brace between the quotes of a @string or @preamble: bibtexparser alone ended the block at a "}".
+QUOTED_BLOCKS = r"""@string{s = "x } y"}
+@preamble{"\newcommand{\noopsort}[1]{#1}}"}
+@string(t = "b } c")
+@article{k,
+  author = {A, B},
+  title = {T},
+  journal = s # " and " # t,
+  year = 2020,
+  sections = {moe},
+}
+"""
+
+
+def test_a_lone_brace_between_the_quotes_of_a_string_or_preamble_is_an_error_on_its_line():
+    assert _brace_findings(QUOTED_BLOCKS) == [
+        ("unbalanced-brace", 1, "@string 's'"),
+        ("unbalanced-brace", 2, "@preamble"),
+        ("unbalanced-brace", 3, "@string 't'"),
+    ]
+    document = read_bibtex(QUOTED_BLOCKS, "x.bib")
+    assert [f.check for f in document.findings if f.severity is Severity.ERROR] == ["unbalanced-brace"] * 3
+    assert [(b.kind, b.text) for b in document.blocks] == [
+        ("string", '@string{s = "x } y"}'),
+        ("preamble", '@preamble{"\\newcommand{\\noopsort}[1]{#1}}"}'),
+        ("string", '@string{t = "b } c"}'),
+    ]
+    assert document.papers[0].fields["journal"] == "x y and b c"  # each @string still defines its macro
+
+
+def test_such_a_string_and_preamble_are_written_balanced_and_the_file_as_written_is_left_alone(tmp_path):
+    written = _reported_untouched_then_written(tmp_path, QUOTED_BLOCKS, {"unbalanced-brace": 3, "bibtex-syntax": 0})
+    assert written.startswith(
+        '@string{s = "x \\textbraceright{} y"}\n\n'
+        '@preamble{"\\providecommand{\\noopsort}[1]{#1}\\textbraceright{}"}\n\n'
+        '@string{t = "b \\textbraceright{} c"}\n\n'
+        "@article{k,\n"
+    )
+    assert '  journal = s # " and " # t,\n' in written  # the macros still used
+
+
+@requires_latex
+@pytest.mark.latex
+def test_bibtex_reads_the_string_and_preamble_written_and_stops_at_them_as_written(tmp_path):
+    (result, _), (written, bbl) = bibtex_as_written_and_rewritten(tmp_path, QUOTED_BLOCKS)
+    assert "Unbalanced braces" in result.stdout
+    assert written.returncode == 0 and "error message" not in written.stdout, written.stdout
+    assert "Warning" not in written.stdout, written.stdout
+    assert "{\\em x \\textbraceright{} y and b \\textbraceright{} c}, 2020." in bbl, bbl
