@@ -33,10 +33,11 @@ class Identifier:
         return {"eprint": self.value + self.version, "archiveprefix": "arXiv"}
 
 
-# How ids come copied from prose, mail and listings: in angle brackets or quotes, a comma or semicolon after
-# them, arXiv's subject class after the id ("arXiv:2104.14830 [cs.LG]").
+# How ids come copied from prose, mail and listings: in angle brackets or quotes, a comma, semicolon or full
+# stop after them (after the closing mark too: "<https://doi.org/10.1000/x>."), arXiv's subject class after the
+# id ("arXiv:2104.14830 [cs.LG]").
 _OPENING = "<\"'\u201c\u2018"
-_CLOSING = ">\"'\u201d\u2019,;"
+_CLOSING = ">\"'\u201d\u2019,;."
 _SUBJECT_CLASS = re.compile(r"[a-z\-]+(?:\.[a-z]{2})?\]", re.IGNORECASE)
 _LONGEST = 400  # longer than any id with what is copied around it: prose, not an id
 

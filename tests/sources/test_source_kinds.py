@@ -34,3 +34,19 @@ def test_kind_list_still_reads_such_a_file_as_a_list(tmp_path):
     assert len(read_source(path, kind="list").papers) == 1
     result = run_cli("parse", "--kind", "list", "notes.tex", cwd=tmp_path)
     assert result.returncode == 0 and "notes.tex:1" in result.stdout
+
+
+def test_an_id_in_brackets_with_a_full_stop_after_it_is_the_same_work_as_the_bare_id(tmp_path):
+    ids = tmp_path / "mine.ids"
+    ids.write_text(
+        '10.1000/xyz123\n<https://doi.org/10.1000/xyz123>.\narXiv:2101.03961v2.\n"arxiv.org/abs/2101.03961".\n',
+        encoding="utf-8",
+    )
+    result = read_source(ids)
+    assert not result.findings
+    assert [dict(p.fields) for p in result.papers] == [
+        {"doi": "10.1000/xyz123"},
+        {"doi": "10.1000/xyz123"},
+        {"eprint": "2101.03961v2", "archiveprefix": "arXiv"},
+        {"eprint": "2101.03961", "archiveprefix": "arXiv"},
+    ]

@@ -16,6 +16,13 @@ def test_ids_copied_with_their_surroundings_are_read_without_them():
         "http://dx.doi.org/10.1145%2F3341301.3359647": Identifier("doi", "10.1145/3341301.3359647"),
         sici: Identifier("doi", sici),
         f"<doi:{sici}>,": Identifier("doi", sici),
+        # A full stop after the closing mark, or after an arXiv id's version.
+        "<https://doi.org/10.1000/xyz123>.": Identifier("doi", "10.1000/xyz123"),
+        '"https://doi.org/10.1000/xyz127".': Identifier("doi", "10.1000/xyz127"),
+        "<10.1000/xyz125>.": Identifier("doi", "10.1000/xyz125"),
+        "<https://arxiv.org/abs/2101.03961v2>.": Identifier("arxiv", "2101.03961", "v2"),
+        "arXiv:2101.03961v2.": Identifier("arxiv", "2101.03961", "v2"),
+        "arXiv:2104.14830 [cs.LG].": Identifier("arxiv", "2104.14830"),
     }
     assert {text: parse_identifier(text) for text in cases} == cases
 
