@@ -225,7 +225,8 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
     for paper in with_lent_fields(papers):
         if paper.entry_type in LENDERS_ONLY:  # no work: its fields are in the entries that name it
             continue
-        item: dict = {"id": paper.key, "type": _CSL_TYPES.get(paper.entry_type, "article")}
+        # citation-key (CSL 1.0.2) too: a reader takes an id for a key only where it reads as one (not "a/b").
+        item: dict = {"id": paper.key, "citation-key": paper.key, "type": _CSL_TYPES.get(paper.entry_type, "article")}
         if paper.resolved and paper.title:
             item["title"] = _text(paper, "title")
         else:

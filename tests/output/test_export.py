@@ -76,6 +76,23 @@ def test_csl_json_reads_back_into_the_same_entries(tmp_path):
     assert len(back) == 38  # the three unresolved snippets have no title to read back
 
 
+def test_keys_a_reader_would_not_take_from_an_id_come_back_from_csl_json_as_they_were(tmp_path):
+    # A key with no ASCII letter, or a '/', is no id a reader takes for a key: it came back renamed, and two
+    # entries alike in all but their keys came back as one.
+    keys = ["张伟2021", "a/b/c", "doi:10.1000/abc", "Dup-A:x/1", "dup-a"]
+    (tmp_path / "w.bib").write_text(
+        "".join(
+            f"@article{{{key}, author={{Li, Wei}}, title={{Pipeline parallel training}}, year=2020}}\n"
+            for key in keys
+        ),
+        encoding="utf-8",
+    )
+    run_cli("export", "w.bib", "--format", "csl-json", "-o", "rt.json", cwd=tmp_path, check=True)
+    assert sorted(p.key for p in read_source(tmp_path / "rt.json", "rt.json").papers) == sorted(keys)
+    parsed = run_cli("parse", "rt.json", "--json", cwd=tmp_path)
+    assert sorted(e["key"] for e in json.loads(parsed.stdout)) == sorted(keys)
+
+
 def test_a_zotero_entry_exports_its_date_venue_and_doi_as_they_are_meant(tmp_path):
     # Zotero's biblatex export: date and journaltitle, and a DOI written as its resolver address.
     (tmp_path / "zotero.bib").write_text(
