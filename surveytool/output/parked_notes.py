@@ -11,16 +11,25 @@ from typing import NamedTuple
 ORPHANED = "orphaned"
 PARKED_HEADER = "% (from notes {})\n"
 
-_HEADER = re.compile(r"^% \(from notes (?P<id>\S+)\)[ \t]*\n", re.M)
-# A parked line that would end the parking region, commented out once more.
-_ENDS_PARKING = re.compile(rf"^(% )*% surveytool: end notes {ORPHANED}[ \t]*$", re.M)
-_ESCAPED_END = re.compile(rf"^% ((% )*% surveytool: end notes {ORPHANED}[ \t]*)$", re.M)
+# The line a parked block starts with; spaces and tabs around it, as around a marker line, change nothing.
+_HEADER = re.compile(r"^[ \t]*% \(from notes (?P<id>\S+)\)[ \t]*\n", re.M)
+# Lines of the author's prose that would be read as the tool's own once parked: a header line (one the
+# author moved into other notes with parked text, as the README tells, would split the notes there and be
+# lost) or the end line of the parking region (the rest would fall outside it and be lost). Each is parked
+# commented out once more, "% " put before it, and given back without it. A line that is such a line with
+# "% " before it already gets one more too, so that the mapping can be undone: every line comes back byte
+# for byte. Headers stay as earlier versions wrote them, so chapters they parked notes in are read back
+# (where an author's own line of those was read as a header then, it still is: which one the tool wrote
+# cannot be told).
+_TOOL_LINE = rf"[ \t]*(?:% \(from notes \S+\)|% surveytool: end notes {ORPHANED})[ \t]*"
+_LOOKS_LIKE_TOOLS = re.compile(rf"^(?:% )*{_TOOL_LINE}$", re.M)
+_ESCAPED = re.compile(rf"^% ((?:% )*{_TOOL_LINE})$", re.M)
 
 
 def parked(region_id: str, prose: str) -> str:
-    """``prose`` of ``region_id`` as it waits in the ``orphaned`` region: under its header line, with a line
-    that would end that region commented out once more, or the rest would fall outside and be lost."""
-    return PARKED_HEADER.format(region_id) + _ENDS_PARKING.sub(lambda m: "% " + m[0], prose)
+    """``prose`` of ``region_id`` as it waits in the ``orphaned`` region: under its header line, with each line
+    that would be read as a header or as the end of that region commented out once more (see above)."""
+    return PARKED_HEADER.format(region_id) + _LOOKS_LIKE_TOOLS.sub(lambda m: "% " + m[0], prose)
 
 
 class Unparked(NamedTuple):
@@ -37,7 +46,7 @@ def unpark(prose: str, generated: Collection[str]) -> Unparked:
         stop = headers[number + 1].start() if number + 1 < len(headers) else len(prose)
         region_id, body = header["id"], prose[header.end() : stop]
         if region_id in generated and region_id != ORPHANED:
-            home[region_id] = home.get(region_id, "") + _ESCAPED_END.sub(r"\1", body)
+            home[region_id] = home.get(region_id, "") + _ESCAPED.sub(r"\1", body)
         else:
             kept.append(prose[header.start() : stop])
     return Unparked("".join(kept), home)

@@ -26,7 +26,7 @@ from surveytool.output.notes_regions import (
     stamp,
     unpaired_markers,
 )
-from surveytool.output.parked_notes import PARKED_HEADER
+from surveytool.output.parked_notes import ORPHANED, PARKED_HEADER
 from surveytool.output.theme_regions import renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
 from surveytool.text.citations import citations
@@ -157,9 +157,12 @@ def _merged_prose(
     written = stamp(merged.text)
     if merged.orphaned:
         moved = ", ".join(merged.orphaned)
+        # The header is looked for in the parking region: the author's notes above it may hold such a line.
+        parking = written.find(f"\n% surveytool: begin notes {ORPHANED}\n")
+        header = _line_of(written, PARKED_HEADER.format(merged.orphaned[0]), parking)
         notes.append(
             ProseNote(
-                f"{path}:{_line_of(written, PARKED_HEADER.format(merged.orphaned[0]))}: notes of sections no longer "
+                f"{path}:{header}: notes of sections no longer "
                 f"generated ({moved}) moved to the end; they go back if the section returns "
                 "(else move them into other notes, or delete them)"
             )
@@ -199,9 +202,9 @@ def _renamed_sections(written_in: set[str], generated: set[str], taxonomy: Taxon
     return {was: aliases[was.lower()] for was in gone if aliases.get(was.lower()) in generated}
 
 
-def _line_of(text: str, line: str) -> int:
-    """The number of the first line of ``text`` that is ``line``."""
-    at = text.find(line) if text.startswith(line) else text.find("\n" + line) + 1
+def _line_of(text: str, line: str, after: int = 0) -> int:
+    """The number of the first line of ``text`` that is ``line`` (from offset ``after`` on)."""
+    at = text.find(line) if text.startswith(line) else text.find("\n" + line, max(after, 0)) + 1
     return text.count("\n", 0, at) + 1
 
 

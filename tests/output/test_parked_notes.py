@@ -100,3 +100,59 @@ def test_draft_names_a_citation_in_the_notes_whose_paper_left_the_sources(tmp_pa
     line = chapter.read_text(encoding="utf-8").splitlines().index(marker.strip()) + 2
     drafted = run_cli("draft", str(library), "-o", str(chapter), check=True)
     assert f"{chapter}:{line}: your notes cite 'gone2019', which is not in the bibliography" in drafted.stderr
+
+
+def _taxonomy_without(tmp_path, section_id):
+    taxonomy = (ROOT / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+    blocks = re.split(r"(?=^\[\[sections\]\])", taxonomy, flags=re.M)
+    without = tmp_path / f"without-{section_id}.toml"
+    without.write_text("".join(b for b in blocks if f'id = "{section_id}"\n' not in b), encoding="utf-8")
+    return without
+
+
+# The author's own lines that look like the tool's: a header (moved with parked text into other notes, as the
+# README tells), indented or commented out, and the parking region's end line. Each split or cut the notes.
+LOOKALIKES = (
+    "Pipeline prose GAMMA.\n% (from notes moe)\nGAMMA2 continues here.\n"
+    "\t% (from notes moe)  \n% % (from notes optimization)\n  % surveytool: end notes orphaned\nLast line.\n"
+)
+
+
+def test_notes_with_a_line_like_a_parked_header_return_byte_for_byte(tmp_path):
+    out = tmp_path / "out"
+    run_cli("build", "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    marker, moe = "% surveytool: begin notes pipeline-parallel\n", "% surveytool: begin notes moe\n"
+    text = chapter.read_text(encoding="utf-8").replace(marker, marker + LOOKALIKES)
+    chapter.write_text(text.replace(moe, moe + "% (from notes pipeline-parallel)\n"), encoding="utf-8")
+    written = chapter.read_bytes()
+    away = run_cli("build", "--out", str(out), "--taxonomy", str(_taxonomy_without(tmp_path, "pipeline-parallel")))
+    lines = chapter.read_text(encoding="utf-8").splitlines()
+    where = lines.index("% (from notes pipeline-parallel)", lines.index("% surveytool: begin notes orphaned")) + 1
+    assert f"{chapter}:{where}: notes of sections no longer generated (pipeline-parallel)" in away.stderr, away.stderr
+    parked = regions(chapter.read_text(encoding="utf-8"))
+    assert "GAMMA" not in parked["moe"] and "Last line." in parked["orphaned"]
+    back = run_cli("build", "--out", str(out), check=True)
+    assert "went back to pipeline-parallel, generated again" in back.stderr, back.stderr
+    assert chapter.read_bytes() == written
+
+
+def test_parked_text_moved_into_other_notes_with_its_header_comes_back_with_them(tmp_path):
+    # As the README says to: parked text moved, header and all, into moe's notes; then moe is parked and returns.
+    moved = "% (from notes pipeline-parallel)\nOn pipelines.\n"
+    out, chapter, _ = _built_with_notes_in_moe(tmp_path, "On experts.\n" + moved)
+    written = chapter.read_bytes()
+    run_cli("build", "--out", str(out), "--taxonomy", str(_taxonomy_without(tmp_path, "moe")), check=True)
+    back = run_cli("build", "--out", str(out), check=True)
+    assert "went back to moe, generated again" in back.stderr and "pipeline-parallel" not in back.stderr
+    assert chapter.read_bytes() == written
+
+
+def test_notes_parked_by_the_previous_version_are_read_back():
+    # The previous version wrote the same header and commented out only the parking region's end line.
+    prose = "On B, 大.\n% surveytool: end notes orphaned\n\n"
+    old = WITHOUT_B + "% surveytool: begin notes orphaned\nMine.\n% (from notes b)\nOn B, 大.\n"
+    old += "% % surveytool: end notes orphaned\n\n% (from notes c)\nOn C.\n% surveytool: end notes orphaned\n"
+    back = carry_over(WITH_B, old)
+    assert back.returned == ("b",)
+    assert regions(back.text) == {"a": "", "b": prose, "orphaned": "Mine.\n% (from notes c)\nOn C.\n"}
