@@ -20,24 +20,29 @@ from dataclasses import dataclass
 
 from surveytool.output.parked_notes import ORPHANED, parked, unpark
 
-# Markers count only at a line start (see _at_line_starts).
+# Markers count only at a line start, spaces and tabs before them aside (see _at_line_starts).
 _MARKER = re.compile(r"% surveytool: (?P<kind>begin|end) notes (?P<id>\S+)[ \t\r]*$", re.M)
 _CHECKSUM = re.compile(r"% surveytool: checksum (?P<sum>[0-9a-f]{40})[^\n]*\n")
 
 
-def _at_line_starts(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """Matches of ``pattern`` that start a line. A pattern that opens with its literal text is found
-    by a fast scan; opening it with ``^`` would make the engine try every position of the text."""
-    return (m for m in pattern.finditer(text) if m.start() == 0 or text[m.start() - 1] == "\n")
+def _at_line_starts(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """Matches of ``pattern`` with only spaces and tabs before them on their line, each with where its line
+    starts: white space before a line, like white space after it, is what an editor does (one that indents
+    with tabs), no edit. A pattern that opens with its literal text is found by a fast scan; opening it with
+    ``^`` and white space would make the engine try every position of the text."""
+    for match in pattern.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        if not text[start : match.start()].strip(" \t"):
+            yield start, match
 
 
-def _checksum_line(text: str) -> re.Match[str] | None:
+def _checksum_line(text: str) -> tuple[int, re.Match[str]] | None:
     return next(_at_line_starts(_CHECKSUM, text), None)
 
 
 def _without_checksum(text: str) -> str:
     line = _checksum_line(text)
-    return text if line is None else text[: line.start()] + text[line.end() :]
+    return text if line is None else text[: line[0]] + text[line[1].end() :]
 
 
 def _end_marker(region_id: str) -> str:
@@ -48,7 +53,7 @@ def _end_marker(region_id: str) -> str:
 class _Region:
     id: str
     start: int  # where its content starts: just after the begin line
-    end: int  # where its end line starts
+    end: int  # where its end line starts (white space before the marker is no content)
     begin: int = 0  # where its begin line starts
 
 
@@ -58,21 +63,21 @@ def _regions(text: str) -> list[_Region]:
     it starts no region."""
     markers = list(_at_line_starts(_MARKER, text))
     ends: dict[str, list[int]] = defaultdict(list)  # id -> indexes of its end markers, in order
-    for index, marker in enumerate(markers):
+    for index, (_, marker) in enumerate(markers):
         if marker.group("kind") == "end":
             ends[marker.group("id")].append(index)
     found: list[_Region] = []
     index = 0
     while index < len(markers):
-        begin = markers[index]
+        begin_line, begin = markers[index]
         index += 1
         if begin.group("kind") != "begin":
             continue
         region_ends = ends.get(begin.group("id"), [])
         after = bisect.bisect_left(region_ends, index)
         if after < len(region_ends):
-            end = markers[region_ends[after]]
-            found.append(_Region(begin.group("id"), min(begin.end() + 1, end.start()), end.start(), begin.start()))
+            end_line, end = markers[region_ends[after]]
+            found.append(_Region(begin.group("id"), min(begin.end() + 1, end_line), end_line, begin_line))
             index = region_ends[after] + 1
     return found
 
@@ -97,12 +102,12 @@ def unpaired_markers(text: str) -> list[Unpaired]:
     found = _regions(text)
     bounds = {r.begin for r in found} | {r.end for r in found}
     unpaired = []
-    for marker in _at_line_starts(_MARKER, text):
-        if marker.start() in bounds or any(r.start <= marker.start() < r.end for r in found):
+    for at, marker in _at_line_starts(_MARKER, text):
+        if at in bounds or any(r.start <= at < r.end for r in found):
             continue
-        before = [r.end for r in found if r.id == marker.group("id") and r.end < marker.start()]
+        before = [r.end for r in found if r.id == marker.group("id") and r.end < at]
         ended_on = text.count("\n", 0, before[-1]) + 1 if before and marker.group("kind") == "end" else None
-        line = text.count("\n", 0, marker.start()) + 1
+        line = text.count("\n", 0, at) + 1
         unpaired.append(Unpaired(line, marker.group("kind"), marker.group("id"), ended_on))
     return unpaired
 
@@ -165,9 +170,10 @@ def stamp(text: str) -> str:
 
 def edited_outside_regions(text: str) -> bool:
     """True when generated text was changed by hand (or the file was not made by surveytool)."""
-    match = _checksum_line(text)
-    if match is None:
+    line = _checksum_line(text)
+    if line is None:
         return True
+    match = line[1]
     return match.group("sum") != checksum(text) and match.group("sum") != _checksum_as_written(text)
 
 

@@ -255,7 +255,7 @@ def first_edited_line(old: str, text: str) -> int | None:
     """The first line of the saved file ``old`` that differs from the new ``text`` with the author's notes put in:
     the hand edit, when the sources have not changed since (else perhaps a change of theirs). None for a file
     with no checksum line, which surveytool did not write."""
-    if not old.startswith("% surveytool: checksum "):
+    if not old.lstrip(" \t").startswith("% surveytool: checksum "):
         return None
     saved, expected = old.splitlines(), stamp(carry_over(text, old).text).splitlines()
     pairs = enumerate(zip(saved, expected, strict=False), start=1)

@@ -11,9 +11,9 @@ from surveytool.output.notes_regions import region_spans
 THEME_MARK = "/theme-"
 _CITED = re.compile(r"\\cite[a-zA-Z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
 # What ends a theme's papers: the next theme, section or notes region, or a table or figure after them
-# (a section's comparison table cites all its papers).
+# (a section's comparison table cites all its papers), indented or not.
 _THEME_END = re.compile(
-    r"^(\\paragraph\{|\\(sub)*section\{|\\chapter\{|% surveytool: begin notes |\{?\\(small|begin)\b)", re.M
+    r"^[ \t]*(\\paragraph\{|\\(sub)*section\{|\\chapter\{|% surveytool: begin notes |\{?\\(small|begin)\b)", re.M
 )
 
 
@@ -56,6 +56,6 @@ def with_renamed_regions(text: str, renames: Mapping[str, str]) -> str:
     if not renames:
         return text
     marker = re.compile(
-        r"^(% surveytool: (?:begin|end) notes )(" + "|".join(map(re.escape, renames)) + r")([ \t]*)$", re.M
+        r"^([ \t]*% surveytool: (?:begin|end) notes )(" + "|".join(map(re.escape, renames)) + r")([ \t]*)$", re.M
     )
     return marker.sub(lambda m: m[1] + renames[m[2]] + m[3], text)
