@@ -82,8 +82,7 @@ def test_keys_a_reader_would_not_take_from_an_id_come_back_from_csl_json_as_they
     keys = ["张伟2021", "a/b/c", "doi:10.1000/abc", "Dup-A:x/1", "dup-a"]
     (tmp_path / "w.bib").write_text(
         "".join(
-            f"@article{{{key}, author={{Li, Wei}}, title={{Pipeline parallel training}}, year=2020}}\n"
-            for key in keys
+            f"@article{{{key}, author={{Li, Wei}}, title={{Pipeline parallel training}}, year=2020}}\n" for key in keys
         ),
         encoding="utf-8",
     )
