@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from surveytool.analysis.first_author import AuthorName, author_name, first_givens_agree, same_author
 from surveytool.analysis.key_authors import names_of
+from surveytool.analysis.merge_evidence import NEAR_DUPLICATE, NEAR_WORDS, SNIPPET_WORDS
 from surveytool.analysis.merge_groups import PairwiseGroups
 from surveytool.analysis.preprints import arxiv_id, preprint_marker
 from surveytool.analysis.tagging.user_tags import tag_locations
@@ -23,12 +24,7 @@ from surveytool.model import Finding, Origin, Paper, SourceLocation, frozen_mapp
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
 from surveytool.text.normalize import abstract_similarity, normalize, opening_words, shingles
 
-# Enough words to tell two abstracts apart; fewer and a shared opening could merge them.
-_SNIPPET_WORDS = 30
 _MIN_TITLE_WORDS = 3
-#: Two snippets at least this similar (see text.normalize.abstract_similarity) are one paper.
-NEAR_DUPLICATE = 0.9
-_NEAR_WORDS = 60
 _NEAR_CANDIDATES = 3
 _MIN_SHARED_SHINGLES = 3
 _MAX_POSTINGS = 50  # a four-word run in more abstracts than this is boilerplate, not evidence
@@ -98,7 +94,7 @@ def snippet_fingerprint(paper: Paper) -> str | None:
     abstract = paper.fields.get("abstract")
     if not abstract:
         return None
-    words = opening_words(abstract, _SNIPPET_WORDS)
+    words = opening_words(abstract, SNIPPET_WORDS)
     if len(words) < 8:
         return None
     return hashlib.sha1(" ".join(words).encode()).hexdigest()[:12]
@@ -127,9 +123,12 @@ def merge_records(
     of the user's .bib merge only with ``merge_user_entries`` (or when one is an
     identical copy of the other under the same key); otherwise they are
     reported as ``duplicate-entry``. Records sharing an id or abstract but
-    disagreeing are reported as ``suspicious-duplicate-id``.
+    disagreeing are reported as ``suspicious-duplicate-id``, and so is a record
+    that matches two works which disagree (a snippet cut before the words that
+    tell two papers apart): it joins neither (see ``PairwiseGroups.join_all``).
     """
     groups = PairwiseGroups(papers, merge_user_entries)
+    candidates: list[tuple[int, int, str]] = []  # records sharing an identity, in the order they are found
     first_holder: dict[str, int] = {}
     holders: dict[str, list[int]] = {}  # only identities held twice or more: most are held once
     for index, paper in enumerate(papers):
@@ -141,10 +140,10 @@ def merge_records(
             if others is None:
                 others = holders[identity] = [first]
             if len(others) <= _MAX_BUCKET:  # a bucket larger than this is boilerplate, not evidence
-                for other in others:
-                    groups.consider(other, index, identity)
+                candidates.extend((other, index, identity) for other in others)
             others.append(index)
-    _union_near_duplicate_abstracts(papers, groups)
+    candidates.extend(_near_duplicate_abstracts(papers))
+    groups.join_all(candidates)
     merged = [
         merge_group([papers[i] for i in members]) if len(members) > 1 else papers[members[0]]
         for members in groups.in_order()
@@ -152,18 +151,19 @@ def merge_records(
     return merged, groups.findings
 
 
-def _union_near_duplicate_abstracts(papers: Sequence[Paper], groups: PairwiseGroups) -> None:
-    """Join abstracts that agree word for word but for small edits or a different cut.
+def _near_duplicate_abstracts(papers: Sequence[Paper]) -> list[tuple[int, int, str]]:
+    """Pairs of abstracts that agree word for word but for small edits or a different cut.
 
     Candidates come from shared four-word runs (a hash index), so each abstract
     is compared with a handful of others, never with all of them.
     """
+    pairs: list[tuple[int, int, str]] = []
     words: dict[int, list[str]] = {}
     postings: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for index, paper in enumerate(papers):
         abstract = paper.fields.get("abstract")
         if abstract and paper.origin is not Origin.BIBTEX:
-            words[index] = opening_words(abstract, _NEAR_WORDS)
+            words[index] = opening_words(abstract, NEAR_WORDS)
             for shingle in shingles(words[index]):
                 postings[shingle].append(index)
     for index, own in words.items():
@@ -171,12 +171,9 @@ def _union_near_duplicate_abstracts(papers: Sequence[Paper], groups: PairwiseGro
             other for s in shingles(own) if len(postings[s]) <= _MAX_POSTINGS for other in postings[s] if other > index
         )
         for other, count in shared.most_common(_NEAR_CANDIDATES):
-            if (
-                count >= _MIN_SHARED_SHINGLES
-                and groups.find(other) != groups.find(index)
-                and abstract_similarity(own, words[other]) >= NEAR_DUPLICATE
-            ):
-                groups.consider(index, other, "snippet:near")
+            if count >= _MIN_SHARED_SHINGLES and abstract_similarity(own, words[other]) >= NEAR_DUPLICATE:
+                pairs.append((index, other, "snippet:near"))
+    return pairs
 
 
 # Fields that say which version of a work a record describes (where and when it appeared, its DOI):

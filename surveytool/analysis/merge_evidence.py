@@ -4,12 +4,15 @@ A shared DOI, arXiv id, title or abstract only makes two records candidates.
 They are one work when nothing they both state disagrees: a different
 (non-arXiv) DOI, a different title, another volume or first page, or another
 issue or year of the same venue means two works that happen to share a
-blurb, a junk eprint or a recurring column title.
+blurb, a junk eprint or a recurring column title. Records that state nothing
+but an abstract (unresolved snippets) disagree when neither abstract is a cut
+or a near copy of the other: two papers whose blurbs open alike.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from surveytool.analysis.agreement import agree
@@ -17,9 +20,14 @@ from surveytool.analysis.preprints import preprint_marker
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
 from surveytool.model import Paper, month_of_date
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_doi
-from surveytool.text.normalize import normalize, strip_truncation
+from surveytool.text.normalize import abstract_similarity, normalize, opening_words, strip_truncation
 
 _MIN_TITLE_WORDS = 3  # as merge.identities: a shorter title is no identity alone
+#: Two snippets at least this similar (see text.normalize.abstract_similarity) are one paper.
+NEAR_DUPLICATE = 0.9
+NEAR_WORDS = 60  # the words of an abstract compared
+# Enough words to tell two abstracts apart (merge.snippet_fingerprint); fewer and a shared opening could merge them.
+SNIPPET_WORDS = 30
 _PAGE_SPLIT = re.compile(r"\s*(?:-+|–|—)\s*")
 
 
@@ -36,6 +44,8 @@ class Facts:
     first_page: str
     year: str
     month: str  # a month macro ("mar"), from month or date
+    # The opening words of the abstract of a record that states no title or id: all that says which work it is.
+    opening: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, paper: Paper) -> Facts:
@@ -46,6 +56,8 @@ class Facts:
         cut = paper.truncated and paper.resolution is None
         pages = fields.get("pages", "").strip()
         year = (paper.year or "")[:4]
+        abstract = fields.get("abstract", "")
+        bare = bool(abstract) and not any(fields.get(f) for f in ("title", "doi", "eprint", "arxiv"))
         return cls(
             doi=doi,
             title=normalize(strip_truncation(title) if cut else title),
@@ -56,6 +68,7 @@ class Facts:
             first_page=normalize(_PAGE_SPLIT.split(pages, maxsplit=1)[0]) if pages else "",
             year=year if year.isdigit() else "",
             month=_month(fields.get("month", ""), fields.get("date", "")),
+            opening=tuple(opening_words(abstract, NEAR_WORDS)) if bare else (),
         )
 
 
@@ -79,12 +92,19 @@ def _titles_differ(a: Facts, b: Facts) -> bool:
     return not (b.title_is_prefix and a.title.startswith(b.title))
 
 
+def abstracts_agree(a: Sequence[str], b: Sequence[str]) -> bool:
+    """One abstract's opening words are the other's (a snippet cut anywhere), or nearly (small edits)."""
+    return a[:SNIPPET_WORDS] == b[:SNIPPET_WORDS] or abstract_similarity(a, b) >= NEAR_DUPLICATE
+
+
 def disagreement(a: Facts, b: Facts) -> str:
     """Why two records cannot be one work, or "" when nothing they both state disagrees."""
     if a.doi and b.doi and a.doi != b.doi:
         return f"their DOIs differ ({a.doi}, {b.doi})"
     if _titles_differ(a, b):
         return "their titles differ"
+    if a.opening and b.opening and not abstracts_agree(a.opening, b.opening):
+        return "their abstracts differ"
     # Another volume or first page is another publication (a journal version of a conference paper, a
     # recurring column); another issue, year or month is one only within the same venue.
     for name, x, y in (("volumes", a.volume, b.volume), ("pages", a.first_page, b.first_page)):

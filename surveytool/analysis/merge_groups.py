@@ -1,14 +1,17 @@
 """Groups of records of one work: a union-find whose unions hold for every pair, and findings about the rest.
 
 Two groups join only when every member of one agrees with every member of
-the other (``merge_evidence.disagreement``), so look-alikes never chain two
-works together. Keyed entries of the user's .bib stay apart unless merging
-is asked for; records kept apart are reported.
+the other (``merge_evidence.disagreement``, and for a shared title the first
+authors and years too), so look-alikes never chain two works together. A
+record that matches two works which disagree joins neither. Keyed entries of
+the user's .bib stay apart unless merging is asked for; records kept apart are
+reported.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 
 from surveytool.analysis.merge_evidence import (
     Facts,
@@ -32,6 +35,7 @@ class PairwiseGroups:
         self.findings: list[Finding] = []
         self.reported: set[tuple[int, str]] = set()  # (record, check): one finding of each kind per record
         self.reported_groups: set[tuple[int, int]] = set()  # groups already said to be one work
+        self.ambiguous: dict[int, tuple[int, int, str, str]] = {}  # record: two works it matches, evidence, why
         # A key two different entries use: whichever absorbed it, \cite{key} would change meaning.
         first_with_key: dict[str, Paper] = {}
         self.ambiguous_keys: set[str] = set()
@@ -58,6 +62,44 @@ class PairwiseGroups:
             found = self.facts[i] = Facts.of(self.papers[i])
         return found
 
+    def join_all(self, candidates: Sequence[tuple[int, int, str]]) -> None:
+        """Join the records of each candidate pair (two records and the identity they share), in order.
+
+        A record that matches two works which cannot be one (a snippet cut before the words that tell two
+        abstracts apart, an undated record of a column in two volumes) joins neither: whichever it joined
+        would depend on the order of the input, and the other would look like a separate, unmatched paper.
+        It is kept as its own entry and reported with both candidates, so that the user completes or drops it.
+        """
+        self.ambiguous = self._find_ambiguous(candidates)
+        for first, second, identity in candidates:
+            self.consider(first, second, identity)
+        for record, (one, other, identity, why) in sorted(self.ambiguous.items()):
+            self._report_ambiguous(record, one, other, identity, why)
+
+    def _find_ambiguous(self, candidates: Sequence[tuple[int, int, str]]) -> dict[int, tuple[int, int, str, str]]:
+        """Each record whose matches include two that may not be in one group, with them, its evidence and why.
+        Only a match it could merge with counts: two keyed entries of the user's kept apart are only reported."""
+        matches: dict[int, dict[int, str]] = {}
+        papers = self.papers
+        for first, second, identity in candidates:
+            if not self._conflict(first, second, identity) and not self._kept_apart(papers[first], papers[second]):
+                matches.setdefault(first, {}).setdefault(second, identity)
+                matches.setdefault(second, {}).setdefault(first, identity)
+        found: dict[int, tuple[int, int, str, str]] = {}
+        for record, others in matches.items():
+            for (one, by_one), (other, by_other) in combinations(sorted(others.items()), 2):
+                why = self._conflict(one, other, by_one) or self._conflict(one, other, by_other)
+                if why:
+                    found[record] = (one, other, by_one, why)
+                    break
+        return found
+
+    def _conflict(self, i: int, j: int, identity: str) -> str:
+        """Why records ``i`` and ``j`` may not be in one group joined on ``identity``, or ""."""
+        if identity.startswith("title:") and not compatible_for_title(self.papers[i], self.papers[j]):
+            return "their first authors or years differ"
+        return disagreement(self.facts_of(i), self.facts_of(j))
+
     def consider(self, first: int, second: int, identity: str) -> None:
         """Join the groups of two records sharing ``identity`` if the evidence holds; report them if not."""
         root_a, root_b = self.find(first), self.find(second)
@@ -77,13 +119,15 @@ class PairwiseGroups:
                 self.reported_groups.add(both)
                 self._report_duplicate(first, second, identity)
             return
-        if self._groups_agree(root_a, root_b):
+        # Two records matching the same two works may join each other (one snippet listed twice), none other.
+        if (first in self.ambiguous) is (second in self.ambiguous) and self._groups_agree(root_a, root_b, identity):
             self.union(root_a, root_b)
 
-    def _groups_agree(self, root_a: int, root_b: int) -> bool:
+    def _groups_agree(self, root_a: int, root_b: int, identity: str) -> bool:
+        """Every member of one group agrees with every member of the other, as the evidence joining them requires."""
         for i in self.group(root_a):
             for j in self.group(root_b):
-                if disagreement(self.facts_of(i), self.facts_of(j)):
+                if self._conflict(i, j, identity):
                     return False
                 if self._kept_apart(self.papers[i], self.papers[j]):
                     return False
@@ -134,7 +178,7 @@ class PairwiseGroups:
             return
         self.reported.add((second, "suspicious-duplicate-id"))
         a, b = self.papers[first], self.papers[second]
-        name_a, name_b = (f"'{p.key}' ({min(p.sources)})" if p.key else str(min(p.sources)) for p in (a, b))
+        name_a, name_b = _name(a), _name(b)
         self.findings.append(
             Finding(
                 "suspicious-duplicate-id",
@@ -147,10 +191,32 @@ class PairwiseGroups:
             )
         )
 
+    def _report_ambiguous(self, record: int, one: int, other: int, identity: str, why: str) -> None:
+        papers = self.papers
+        one, other = sorted((one, other), key=lambda i: min(papers[i].sources))  # as read, whatever the order
+        name, first, second = (_name(papers[i]) for i in (record, one, other))
+        self.findings.append(
+            Finding(
+                "suspicious-duplicate-id",
+                Severity.WARNING,
+                f"{name} matches both {first} and {second} ({shared_evidence(identity)}), "
+                f"which are two works ({why}): it is merged into neither",
+                min(papers[record].sources),
+                "give it a title, id or its full abstract so that it names one of them, or delete it",
+                papers[record].key,
+                (min(papers[record].sources), min(papers[one].sources), min(papers[other].sources)),
+            )
+        )
+
 
 # Looked up once: an enum member's lookup is slow in a loop over every record.
 _BIBTEX = Origin.BIBTEX
 _CSL_JSON = Origin.CSL_JSON
+
+
+def _name(paper: Paper) -> str:
+    """A record as messages name it: its key and place, or its place alone."""
+    return f"'{paper.key}' ({min(paper.sources)})" if paper.key else str(min(paper.sources))
 
 
 def _user_keyed(paper: Paper) -> bool:

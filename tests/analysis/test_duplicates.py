@@ -159,12 +159,94 @@ def record(line: int, **fields: str) -> Paper:
     return Paper(origin=Origin.IDENTIFIER, sources=(SourceLocation("list.ids", line),), fields=frozen_mapping(fields))
 
 
-def test_a_merge_holds_for_every_pair_of_its_group_not_only_along_a_chain():
+def lines_and_findings(records: list[Paper]) -> tuple[list[list[int]], list[tuple[str, int, list[int]]]]:
+    """Each merged paper's source lines (sorted), and each finding's check, line and the lines it names."""
+    merged, found = merge_records(records)
+    return sorted([s.line for s in p.sources] for p in merged), [
+        (f.check, f.location.line if f.location else 0, sorted(s.line for s in f.places or ())) for f in found
+    ]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_merge_holds_for_every_pair_of_its_group_not_only_along_a_chain(reverse):
     volume_10 = record(1, title="Coming next issue", author="Editors", journal="Quarterly", volume="10", year="2001")
     undated = record(2, title="Coming next issue", author="Editors")  # agrees with either, but they disagree
     volume_11 = record(3, title="Coming next issue", author="Editors", journal="Quarterly", volume="11", year="2002")
-    merged, _ = merge_records([volume_10, undated, volume_11])
-    assert [[s.line for s in p.sources] for p in merged] == [[1, 2], [3]]
+    records = [volume_10, undated, volume_11]
+    # The undated record could be either issue's: joining the first one read would depend on the input's order.
+    assert lines_and_findings(records[::-1] if reverse else records) == (
+        [[1], [2], [3]],
+        [("suspicious-duplicate-id", 2, [1, 2, 3])],
+    )
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_title_shared_by_two_first_authors_never_chains_through_a_record_naming_neither(reverse):
+    # Each pair linked by the title agrees on first author and year, but Smith's and Jones's papers do not:
+    # the record naming no author must not join them into one.
+    smith = record(1, title="Scaling sparse expert models", author="Smith, Anna")
+    anonymous = record(2, title="Scaling sparse expert models", year="2020")
+    jones = record(3, title="Scaling sparse expert models", author="Jones, Bob", year="2020")
+    records = [smith, anonymous, jones]
+    lines, found = lines_and_findings(records[::-1] if reverse else records)
+    assert lines == [[1], [2], [3]]
+    assert found == [("suspicious-duplicate-id", 2, [1, 2, 3])]
+
+
+def test_a_title_shared_by_two_first_authors_never_chains_through_a_record_joined_by_doi():
+    # The DOI joins the first two (their authors may be written differently); the title then offers Jones's
+    # paper, whose first author disagrees with the first record's: every pair of a group must agree.
+    by_doi = record(1, doi="10.1/sparse", author="Smith, Anna")
+    titled = record(2, doi="10.1/sparse", title="Scaling sparse expert models")
+    jones = record(3, title="Scaling sparse expert models", author="Jones, Bob")
+    lines, _ = lines_and_findings([by_doi, titled, jones])
+    assert lines in ([[1, 2], [3]], [[1], [2], [3]]) and [3] in lines
+
+
+RELATED_PAPERS = [
+    "Large language models (LLMs) have shown remarkable capabilities across a wide range of natural language tasks. "
+    f"However,{rest}…"
+    for rest in (" their deployment on edge devices is limited by", " their training requires enormous clusters of", "")
+]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_cut_snippet_of_two_related_papers_loses_neither_paper_in_parse(tmp_path, reverse):
+    snippets = RELATED_PAPERS[::-1] if reverse else RELATED_PAPERS
+    (tmp_path / "d3.txt").write_text("\n\n".join(["Related papers: Quantum Widgets", *snippets]) + "\n")
+    result = run_cli("parse", "--json", "d3.txt", cwd=tmp_path, check=True)
+    entries = [e for e in json.loads(result.stdout) if e["abstract"]]
+    assert sorted(e["abstract"] for e in entries) == sorted(RELATED_PAPERS)  # each its own entry, its own text
+    assert all(len(e["sources"]) == 1 for e in entries)
+    cut_line = 3 + 2 * snippets.index(RELATED_PAPERS[2])
+    [ambiguous] = findings(result.stderr, "suspicious-duplicate-id")
+    assert ambiguous.startswith(f"d3.txt:{cut_line}: warning [suspicious-duplicate-id] d3.txt:{cut_line} matches both")
+    assert "merged into neither" in ambiguous
+
+
+CHAINED_BIB = """\
+@article{smith2020scaling, title = {Scaling sparse expert models}, author = {Smith, Anna}}
+@article{scaling2020, title = {Scaling sparse expert models}, year = {2020}}
+@article{jones2020scaling, title = {Scaling sparse expert models}, author = {Jones, Bob}, year = {2020}}
+"""
+SHARED_DOI_BIB = """\
+@article{lepikhin2021gshard, doi = {10.5555/gshard}, title = {GShard: Scaling giant models}, journal = {ICLR}}
+@article{gshard, doi = {10.5555/gshard}, author = {Lepikhin, Dmitry}}
+@article{lepikhin2021other, doi = {10.5555/gshard}, title = {Another paper entirely}, journal = {JMLR}}
+"""
+
+
+@pytest.mark.parametrize("text", [CHAINED_BIB, SHARED_DOI_BIB], ids=["title-chain", "shared-doi"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_bib_entry_matching_two_different_entries_is_merged_into_neither(tmp_path, text, reverse):
+    lines = text.splitlines(keepends=True)
+    (tmp_path / "chain.bib").write_text("".join(lines[::-1] if reverse else lines), encoding="utf-8")
+    keys, messages = bib(tmp_path, "chain.bib", options=("--merge-duplicates",))
+    assert sorted(keys) == sorted(ENTRY_KEY.findall(text))  # three works kept, none absorbed
+    middle = ENTRY_KEY.findall(text)[1]
+    [ambiguous] = [m for m in findings(messages, "suspicious-duplicate-id") if "merged into neither" in m]
+    assert f"'{middle}'" in ambiguous.split(" matches both ")[0]
+    assert "' is merged into '" not in messages
 
 
 def test_rekey_rewrites_only_the_cited_keys_keeping_bytes_line_endings_mode_and_symlink(tmp_path):
@@ -544,9 +626,12 @@ def test_a_short_title_in_another_venue_is_another_work_even_when_merging_is_ask
     assert [line.split(" [")[0] for line in findings(checked.stdout + checked.stderr, "duplicate-entry")] == [
         "short.bib:11: warning"
     ]
-    keys, _ = bib(tmp_path, "short.bib", options=("--merge-duplicates",))
-    # The entry without a venue joins the first it matches; it can bridge no two venues.
-    assert sorted(keys) == ["nature", "preface1", "preface2", "science"]
+    keys, messages = bib(tmp_path, "short.bib", options=("--merge-duplicates",))
+    # The entry without a venue could be either journal's paper: it joins neither (joining the first it matches
+    # would depend on the order of the file), and it can bridge no two venues.
+    assert sorted(keys) == ["nature", "nature-again", "preface1", "preface2", "science"]
+    [ambiguous] = findings(messages, "suspicious-duplicate-id")
+    assert ambiguous.startswith("short.bib:11: warning [suspicious-duplicate-id] 'nature-again' (short.bib:11) matches")
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert written.count("journal = {Nature}") == written.count("journal = {Science}") == 1
 

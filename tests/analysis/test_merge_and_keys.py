@@ -46,6 +46,45 @@ def test_same_and_near_same_snippets_merge_and_a_shared_opening_does_not():
     assert len(merged) == 2 and len(merged[0].sources) == 3
 
 
+OPENING = (
+    "Large language models (LLMs) have shown remarkable capabilities across a wide range of natural language tasks. "
+    "However,"
+)
+EDGE = OPENING + " their deployment on edge devices is limited by…"
+CLUSTERS = OPENING + " their training requires enormous clusters of…"
+CUT = OPENING + "…"  # a prefix of both: the words that tell them apart are cut off
+
+
+def snippets(*texts_and_lines):
+    return [paper(line, Origin.SNIPPET, abstract=text) for text, line in texts_and_lines]
+
+
+def test_a_snippet_cut_before_two_papers_differ_joins_neither_and_both_papers_keep_their_text():
+    for order in ([(EDGE, 3), (CLUSTERS, 5), (CUT, 7)], [(CUT, 7), (CLUSTERS, 5), (EDGE, 3)]):
+        merged, findings = merge_records(snippets(*order))
+        by_line = {tuple(s.line for s in p.sources): p.fields["abstract"] for p in merged}
+        # Either paper could be the cut one's; joining the first read would depend on the order of the list.
+        assert by_line == {(3,): EDGE, (5,): CLUSTERS, (7,): CUT}
+        [finding] = findings
+        assert finding.check == "suspicious-duplicate-id" and finding.location.line == 7
+        assert [s.line for s in finding.places] == [7, 3, 5]
+        assert "merged into neither" in finding.message and "their abstracts differ" in finding.message
+
+
+def test_two_papers_sharing_an_opening_stay_apart_and_a_cut_snippet_listed_twice_is_one_entry():
+    merged, findings = merge_records(snippets((EDGE, 1), (CLUSTERS, 2)))
+    assert len(merged) == 2 and not findings
+    merged, findings = merge_records(snippets((CUT, 1), (EDGE, 2), (CUT, 3), (CLUSTERS, 4)))
+    assert sorted([s.line for s in p.sources] for p in merged) == [[1, 3], [2], [4]]
+    assert [f.location.line for f in findings] == [1, 3]
+
+
+def test_a_cut_snippet_still_merges_with_its_one_full_version_in_either_order():
+    for order in ([(EDGE, 1), (CUT, 2)], [(CUT, 1), (EDGE, 2)]):
+        merged, findings = merge_records(snippets(*order))
+        assert [(len(p.sources), p.fields["abstract"]) for p in merged] == [(2, EDGE)] and not findings
+
+
 def test_same_title_with_different_first_authors_is_not_merged():
     a = paper(1, key="a", title="Attention Is All You Need", author="Vaswani, A.")
     b = paper(2, key="b", title="Attention is all you need", author="Smith, B.")
