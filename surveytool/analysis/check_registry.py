@@ -216,7 +216,8 @@ _staged(
     "records sharing an id or abstract but not one work",
     "Two records share a DOI, an arXiv id or the opening of their abstract, but their (non-arXiv) DOIs, titles, "
     "or volume, issue, pages or year in the same venue differ: book chapters carrying the book's blurb, "
-    "publisher boilerplate, an eprint copied by mistake. They are kept apart; one of them probably has a wrong id.",
+    "publisher boilerplate, an eprint copied by mistake. They are kept apart; one of them probably has a wrong id. "
+    "A record that matches two such works (a snippet cut before their abstracts differ) is merged into neither.",
 )
 
 
