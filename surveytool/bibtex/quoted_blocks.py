@@ -44,7 +44,7 @@ def quoted_block(source: str) -> QuotedBlock | None:
             depth += 1
         elif char == "}" and depth:
             depth -= 1
-        elif char == closing:
+        elif char == closing and depth == 0:  # a ) in braces is text: @string(j = {c)d})
             return _block(source, head, at, braced)
     return None
 

@@ -259,6 +259,13 @@ def test_such_a_string_and_preamble_are_written_balanced_and_the_file_as_written
     assert '  journal = s # " and " # t,\n' in written  # the macros still used
 
 
+def test_a_parenthesis_in_braces_does_not_close_a_string_delimited_by_parentheses(tmp_path):
+    bib = '@string(j = "a } b" # {c)d})\n@article{g1, author={A, B}, title={T}, journal=j, year=2020, sections={moe}}\n'
+    written = _reported_untouched_then_written(tmp_path, bib, {"unbalanced-brace": 1, "bibtex-syntax": 0})
+    assert written.startswith('@string{j = "a \\textbraceright{} b" # {c)d}}\n\n@article{g1,\n'), written
+    assert "  journal = j,\n" in written
+
+
 @requires_latex
 @pytest.mark.latex
 def test_bibtex_reads_the_string_and_preamble_written_and_stops_at_them_as_written(tmp_path):
