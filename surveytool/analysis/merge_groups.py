@@ -11,7 +11,6 @@ reported.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import combinations
 
 from surveytool.analysis.merge_evidence import (
     Facts,
@@ -36,6 +35,7 @@ class PairwiseGroups:
         self.reported: set[tuple[int, str]] = set()  # (record, check): one finding of each kind per record
         self.reported_groups: set[tuple[int, int]] = set()  # groups already said to be one work
         self.ambiguous: dict[int, tuple[int, int, str, str]] = {}  # record: two works it matches, evidence, why
+        self.matches: dict[int, dict[int, str]] = {}  # record: the records it could merge with, and by what
         # A key two different entries use: whichever absorbed it, \cite{key} would change meaning.
         first_with_key: dict[str, Paper] = {}
         self.ambiguous_keys: set[str] = set()
@@ -79,20 +79,52 @@ class PairwiseGroups:
     def _find_ambiguous(self, candidates: Sequence[tuple[int, int, str]]) -> dict[int, tuple[int, int, str, str]]:
         """Each record whose matches include two that may not be in one group, with them, its evidence and why.
         Only a match it could merge with counts: two keyed entries of the user's kept apart are only reported."""
-        matches: dict[int, dict[int, str]] = {}
+        matches = self.matches = {}
         papers = self.papers
         for first, second, identity in candidates:
             if not self._conflict(first, second, identity) and not self._kept_apart(papers[first], papers[second]):
                 matches.setdefault(first, {}).setdefault(second, identity)
                 matches.setdefault(second, {}).setdefault(first, identity)
+        # The records of a group of n look-alikes each have n - 1 matches, most of which match each other: nothing
+        # those state disagrees (nor, matched by a title, their authors or years), so only the rest are asked, in C.
+        known: dict[tuple[int, int, str], str] = {}
+
+        def conflict(one: int, other: int, identity: str) -> str:
+            why = known.get((one, other, identity))
+            if why is None:
+                why = known[one, other, identity] = self._conflict(one, other, identity)
+            return why
+
+        not_by_title = {
+            record: {o for o, by in others.items() if not _by_title(by)} for record, others in matches.items()
+        }
         found: dict[int, tuple[int, int, str, str]] = {}
         for record, others in matches.items():
-            for (one, by_one), (other, by_other) in combinations(sorted(others.items()), 2):
-                why = self._conflict(one, other, by_one) or self._conflict(one, other, by_other)
-                if why:
-                    found[record] = (one, other, by_one, why)
+            titled = others.keys() - not_by_title[record]
+            for one, by_one in sorted(others.items()):
+                theirs = matches[one]
+                unmatched = others.keys() - theirs.keys() - {one}
+                # Matched otherwise than by a title, where this record's match is by one: authors and years unasked.
+                unasked = (others.keys() if _by_title(by_one) else titled) & not_by_title[one]
+                for other in sorted(o for o in unmatched | unasked if o > one):
+                    by_other = others[other]
+                    why = conflict(one, other, by_one) or conflict(one, other, by_other)
+                    if why:
+                        found[record] = (one, other, by_one, why)
+                        break
+                if record in found:
                     break
         return found
+
+    def _may_join_despite_ambiguity(self, first: int, second: int) -> bool:
+        """Two records of which one or both match two works that are not one may join only when both match the
+        same records besides each other (one cut snippet listed twice): any other such join would pick one of the
+        works by the order of the input."""
+        if first not in self.ambiguous and second not in self.ambiguous:
+            return True
+        if first not in self.ambiguous or second not in self.ambiguous:
+            return False
+        return self.matches[first].keys() - {second} == self.matches[second].keys() - {first}
 
     def _conflict(self, i: int, j: int, identity: str) -> str:
         """Why records ``i`` and ``j`` may not be in one group joined on ``identity``, or ""."""
@@ -119,8 +151,7 @@ class PairwiseGroups:
                 self.reported_groups.add(both)
                 self._report_duplicate(first, second, identity)
             return
-        # Two records matching the same two works may join each other (one snippet listed twice), none other.
-        if (first in self.ambiguous) is (second in self.ambiguous) and self._groups_agree(root_a, root_b, identity):
+        if self._may_join_despite_ambiguity(first, second) and self._groups_agree(root_a, root_b, identity):
             self.union(root_a, root_b)
 
     def _groups_agree(self, root_a: int, root_b: int, identity: str) -> bool:
@@ -236,3 +267,7 @@ def _identical_copies(a: Paper, b: Paper) -> bool:
         and not a.aliases
         and not b.aliases
     )
+
+
+def _by_title(*identities: str) -> bool:
+    return any(identity.startswith("title:") for identity in identities)

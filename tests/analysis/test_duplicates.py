@@ -3,6 +3,7 @@
 Each file under tests/data/duplicates is a trap seen in real bibliographies.
 """
 
+import itertools
 import json
 import os
 import re
@@ -17,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from surveytool.analysis.merge import merge_records
+from surveytool.bibtex.reader import read_bibtex
 from surveytool.maintain import write_bib
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.output.rekey import rekey_text
@@ -247,6 +249,24 @@ def test_a_bib_entry_matching_two_different_entries_is_merged_into_neither(tmp_p
     [ambiguous] = [m for m in findings(messages, "suspicious-duplicate-id") if "merged into neither" in m]
     assert f"'{middle}'" in ambiguous.split(" matches both ")[0]
     assert "' is merged into '" not in messages
+
+
+def test_records_each_matching_works_that_are_not_one_are_grouped_the_same_in_any_order():
+    # Under one DOI: two titles, a volume 1 and a volume 2, and a record stating only the DOI. Each of the last
+    # three matches two works that are not one; any join among them would pick one by the order of the input.
+    stated = {
+        "p": "title = {Sparse mixture of experts at scale}",
+        "q": "title = {Pipeline parallel training of giants}",
+        "r": "note = {}",
+        "s": "volume = {1}",
+        "t": "volume = {2}",
+    }
+    groupings = set()
+    for order in itertools.permutations(stated):
+        text = "".join(f"@article{{{key}, doi = {{10.1000/d}}, {stated[key]}}}\n" for key in order)
+        merged, _ = merge_records(read_bibtex(text, "x.bib").papers, merge_user_entries=True)
+        groupings.add(tuple(sorted(tuple(sorted((p.key, *p.aliases))) for p in merged)))
+    assert groupings == {(("p",), ("q",), ("r",), ("s",), ("t",))}
 
 
 def test_rekey_rewrites_only_the_cited_keys_keeping_bytes_line_endings_mode_and_symlink(tmp_path):
