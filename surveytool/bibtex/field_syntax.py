@@ -22,6 +22,7 @@ _REMARK = re.compile(r"^[ \t]*%", re.M)
 # An "@type" at a line's start followed by anything but the brace or parenthesis that opens an entry.
 _HEADLESS_ENTRY = re.compile(r"^[ \t]*@[ \t]*(?P<type>[A-Za-z]+)\b(?![ \t]*(?:[{(]|$))", re.M)
 _SHOWN = 30
+_AS_WRITTEN = " (check and bib --in-place leave it as you wrote it)"
 _KEY = re.compile(r"\s*([^\s,{}()]*)")
 # What BibTeX reads as a field's name.
 _FIELD_NAME = re.compile(r"[^\s\"#%'(),={}]+")
@@ -61,18 +62,20 @@ def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Fin
             shown = rest if len(rest) <= _SHOWN else rest[:_SHOWN] + "…"
             what = f"field '{name}' of '{paper.key}'"
             if rest.startswith("%"):
-                message = f"{what} is followed by '{shown}', which BibTeX does not read as a comment: it stops reading the entry there; the .bib surveytool writes leaves it out"
+                message = f"{what} is followed by '{shown}', which BibTeX does not read as a comment: it stops reading the entry there; the .bib surveytool writes leaves it out{_AS_WRITTEN}"
                 hint = "delete the remark or move it above the entry"
             elif "=" not in rest:  # no field after it: text left after the value
                 message = (
                     f"{what} is followed by '{shown}' after its value: BibTeX expects a comma or the entry's end "
-                    "there and stops reading the entry; the .bib surveytool writes has the value without it"
+                    f"there and stops reading the entry; the .bib surveytool writes has the value without it{_AS_WRITTEN}"
                 )
                 hint = "delete it, or put it inside the value's braces"
             else:
+                kept = [field for field, _ in as_bibtex_reads(value)[1]]
+                written = f"the comma and {', '.join(kept)}" if kept else "the value without what follows it"
                 message = (
                     f"{what} runs on into '{shown}': a comma is missing after its value, and BibTeX stops reading "
-                    "the entry there; the .bib surveytool writes has the comma"
+                    f"the entry there; the .bib surveytool writes has {written}{_AS_WRITTEN}"
                 )
                 hint = "add the comma"
             found.append(

@@ -33,7 +33,7 @@ _DELIMITER = re.compile(
 #: control sequence of one character (``\\a`` but not ``\\ab``: "Improper alphabetic constant").
 NUMBER = re.compile(
     r"\s*(?:(\d+)|'([0-7]+)|\"([0-9A-F]+)"
-    r"|`(\\[A-Za-z](?![A-Za-z])|\\[!-@\[\\\]_`|~]|[A-Za-z0-9!\"'()*+,\-./:;<=>?@\[\]`|]))"
+    r"|`(\\[A-Za-z](?![A-Za-z])|\\[!-@\[\\\]_`|~]|[A-Za-z0-9!\"'()*+,\-./:;<=>?@\[\]`|~]))"
 )
 _PIECE = re.compile(r"\^\^(?:[0-9a-f]{2}|.)|\\(?:[^\W\d_]|@)+|\\.|.", re.S)
 _BRACKET_TOKEN = re.compile(r"\\(?:[^\W\d_]|@)+|\\.|[{}\[\]$]", re.S)

@@ -67,9 +67,11 @@ def test_text_left_after_a_value_is_an_error_at_its_line_and_joined_values_are_n
     )
     assert _errors(text) == [
         "x.bib:3: field 'year' of 'a' is followed by 'extra' after its value: BibTeX expects a comma or the entry's "
-        "end there and stops reading the entry; the .bib surveytool writes has the value without it",
+        "end there and stops reading the entry; the .bib surveytool writes has the value without it (check and bib "
+        "--in-place leave it as you wrote it)",
         "x.bib:8: field 'journal' of 'b' is followed by 'extra' after its value: BibTeX expects a comma or the "
-        "entry's end there and stops reading the entry; the .bib surveytool writes has the value without it",
+        "entry's end there and stops reading the entry; the .bib surveytool writes has the value without it (check "
+        "and bib --in-place leave it as you wrote it)",
     ]
 
 
@@ -110,7 +112,8 @@ def test_text_after_a_braced_value_is_an_error_on_its_line_and_written_as_bibtex
         "x.bib:14: field 'title' of 'k7' is followed by '\\par' after its value",
         "x.bib:21: field 'title' of 'k6' is followed by '\"twice\"' after its value",
         "x.bib:28: field 'journal' of 'k5' runs on into 'year = 2023': a comma is missing after its value, and "
-        "BibTeX stops reading the entry there; the .bib surveytool writes has the comma",
+        "BibTeX stops reading the entry there; the .bib surveytool writes has the comma and year (check and bib "
+        "--in-place leave it as you wrote it)",
     ]
     document = read_bibtex(TEXT_AFTER, "x.bib")
     written = render_bibliography(document.papers, document.blocks)

@@ -196,6 +196,7 @@ def test_a_construct_tex_cannot_read_is_reported_and_written_literally_as_a_whol
         "\\cite{q1, q2} and \\cite[p.~5]{q1} and \\citep[see][]{a-b:c.d_e+f/g}",
         "\\bibstring{andothers}",
         "\\char`\\i, \\char`a, \\char\"41 and \\char'101",
+        "\\char`~ and \\char`\\% and \\char`\\\\",
         "$\\left< x\\right>$ and $\\big( \\Bigr\\rangle$ and $\\left\\Vert x \\right/$",
         "$\\sqrt[3]{x}$ and $\\sqrt {y}$",
         "A\\\\[1cm] b\\\\*[2pt] c",
