@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from surveytool.analysis.first_author import first_author
 from surveytool.analysis.merge_evidence import (
     Facts,
     compatible_for_title,
@@ -36,6 +37,9 @@ class PairwiseGroups:
         self.reported_groups: set[tuple[int, int]] = set()  # groups already said to be one work
         self.ambiguous: dict[int, tuple[int, int, str, str]] = {}  # record: two works it matches, evidence, why
         self.matches: dict[int, dict[int, str]] = {}  # record: the records it could merge with, and by what
+        self._conflicts: dict[tuple[int, int, bool], str] = {}
+        self._kinds: dict[int, int] = {}
+        self._kind_ids: dict[tuple[Facts, object, str | None], int] = {}
         # A key two different entries use: whichever absorbed it, \cite{key} would change meaning.
         first_with_key: dict[str, Paper] = {}
         self.ambiguous_keys: set[str] = set()
@@ -98,8 +102,21 @@ class PairwiseGroups:
         not_by_title = {
             record: {o for o, by in others.items() if not _by_title(by)} for record, others in matches.items()
         }
+        # A record whose matches all match each other and it (a group of look-alikes: the same set around each),
+        # none of them otherwise than by the identity they share, has no two that may not be in one group.
+        around: dict[frozenset[int], frozenset[int]] = {}
+        closed: dict[int, frozenset[int]] = {}
+        for record, others in matches.items():
+            group = frozenset(others).union((record,))
+            closed[record] = around.setdefault(group, group)  # one object for each set: compared by identity
         found: dict[int, tuple[int, int, str, str]] = {}
         for record, others in matches.items():
+            group = closed[record]
+            if all(closed[one] is group for one in others) and (
+                all(not not_by_title[one] for one in group)
+                or all(len(not_by_title[one]) == len(group) - 1 for one in group)
+            ):
+                continue
             titled = others.keys() - not_by_title[record]
             for one, by_one in sorted(others.items()):
                 theirs = matches[one]
@@ -127,10 +144,26 @@ class PairwiseGroups:
         return self.matches[first].keys() - {second} == self.matches[second].keys() - {first}
 
     def _conflict(self, i: int, j: int, identity: str) -> str:
-        """Why records ``i`` and ``j`` may not be in one group joined on ``identity``, or ""."""
-        if identity.startswith("title:") and not compatible_for_title(self.papers[i], self.papers[j]):
+        """Why records ``i`` and ``j`` may not be in one group joined on ``identity``, or ""; asked once for each two
+        kinds of record (what they state, their first author and year): a group of look-alikes asks it of every pair."""
+        key = (self._kind(i), self._kind(j), _by_title(identity))
+        why = self._conflicts.get(key)
+        if why is None:
+            why = self._conflicts[key] = self._conflict_of(i, j, identity)
+        return why
+
+    def _conflict_of(self, i: int, j: int, identity: str) -> str:
+        if _by_title(identity) and not compatible_for_title(self.papers[i], self.papers[j]):
             return "their first authors or years differ"
         return disagreement(self.facts_of(i), self.facts_of(j))
+
+    def _kind(self, i: int) -> int:
+        kind = self._kinds.get(i)
+        if kind is None:
+            paper = self.papers[i]
+            stated = (self.facts_of(i), first_author(paper), paper.year)
+            kind = self._kinds[i] = self._kind_ids.setdefault(stated, len(self._kind_ids))
+        return kind
 
     def consider(self, first: int, second: int, identity: str) -> None:
         """Join the groups of two records sharing ``identity`` if the evidence holds; report them if not."""
