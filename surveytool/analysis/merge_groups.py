@@ -90,15 +90,8 @@ class PairwiseGroups:
                 matches.setdefault(first, {}).setdefault(second, identity)
                 matches.setdefault(second, {}).setdefault(first, identity)
         # The records of a group of n look-alikes each have n - 1 matches, most of which match each other: nothing
-        # those state disagrees (nor, matched by a title, their authors or years), so only the rest are asked, in C.
-        known: dict[tuple[int, int, str], str] = {}
-
-        def conflict(one: int, other: int, identity: str) -> str:
-            why = known.get((one, other, identity))
-            if why is None:
-                why = known[one, other, identity] = self._conflict(one, other, identity)
-            return why
-
+        # those state disagrees (nor, matched by a title, their authors or years), so only the rest are asked, in C
+        # (and ``_conflict`` answers each two kinds of record once).
         not_by_title = {
             record: {o for o, by in others.items() if not _by_title(by)} for record, others in matches.items()
         }
@@ -125,7 +118,7 @@ class PairwiseGroups:
                 unasked = (others.keys() if _by_title(by_one) else titled) & not_by_title[one]
                 for other in sorted(o for o in unmatched | unasked if o > one):
                     by_other = others[other]
-                    why = conflict(one, other, by_one) or conflict(one, other, by_other)
+                    why = self._conflict(one, other, by_one) or self._conflict(one, other, by_other)
                     if why:
                         found[record] = (one, other, by_one, why)
                         break
