@@ -1,10 +1,13 @@
 """Primary-section accuracy and per-section precision/recall of the tagger on the seed labels.
 
-Run on its own: python tests/benchmarks/tagging_accuracy.py [--snippets-only | --holdout] [--misses]
+Run on its own: python tests/benchmarks/tagging_accuracy.py [--snippets-only | --holdout | --snippets FILE [--group]] [--misses]
 --snippets-only tags the snippets without catalog metadata (titles, venues),
 as happens for a related-paper list whose papers are not in any catalog.
 --holdout tags tests/data/holdout-snippets.tsv instead: openings of other
 well-known abstracts the vocabulary was not tuned on, as one related-paper list.
+--snippets FILE does the same for any file of that format (acceptable primaries a|b, paper, snippet;
+`none` for a paper that belongs in no section); with --group, each block of the file that starts
+at a `# list: TITLE` line is tagged as its own related-paper list, anchored on TITLE.
 Each mode also shows how sure the tagger was of its best sections against how often they
 were right. --fit-confidence fits calibration.BODY_CONFIDENCE_WEIGHTS on the seed lists
 (with catalog metadata and snippets only; never on the held-out snippets) and prints them.
@@ -60,7 +63,7 @@ def score(cases: list[tuple[str, set[str], object]]) -> tuple[float, list, Count
     for name, accepted, paper in cases:
         primary = paper.primary_section
         hit = primary in accepted
-        rows.append((hit, name, primary, "|".join(sorted(accepted)), paper))
+        rows.append((hit, name, primary, "|".join(sorted(map(str, accepted))), paper))
         predicted[primary] += 1
         for section in accepted:
             actual[section] += 1 / len(accepted)
@@ -82,21 +85,41 @@ def evaluate(snippets_only: bool) -> tuple[float, list, Counter, Counter, Counte
     return score(cases)
 
 
-def evaluate_holdout() -> tuple[float, list, Counter, Counter, Counter]:
+def snippet_lists(path: Path, group: bool) -> list[tuple[str, list[list[str]]]]:
+    """(anchor title, rows) per related-paper list of a snippets file: one list, or one per `# list:` block."""
+    lists: list[tuple[str, list[list[str]]]] = [("held out", [])]
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if group and line.startswith("# list:"):
+            lists.append((line.removeprefix("# list:").strip(), []))
+        elif line.strip() and not line.startswith("#"):
+            lists[-1][1].append(line.split("\t"))
+    return [(anchor, rows) for anchor, rows in lists if rows]
+
+
+def accepted_sections(labels: str) -> set[str | None]:
+    """The acceptable primaries of a label; `none` is a paper the tagger should leave untagged."""
+    return {None if label == "none" else label for label in labels.split("|")}
+
+
+def evaluate_snippets(path: Path = HOLDOUT, group: bool = False) -> tuple[float, list, Counter, Counter, Counter]:
     import tempfile
 
-    rows_in = [
-        line.split("\t")
-        for line in HOLDOUT.read_text(encoding="utf-8").splitlines()
-        if line.strip() and not line.startswith("#")
-    ]
-    with tempfile.TemporaryDirectory() as folder:
-        listing = Path(folder) / "holdout.txt"
-        listing.write_text("Related papers: held out\n\n" + "\n\n".join(r[2] for r in rows_in) + "\n", encoding="utf-8")
-        survey = analyse(Options(sources=(listing,), bundled_catalog=False))
-    by_line = {p.sources[0].line: p for p in survey.papers if p.origin is Origin.SNIPPET}
-    # Paragraph n (from 0) starts on line 3 + 2n: the header, a blank line, then one line each.
-    return score([(name, set(labels.split("|")), by_line[3 + 2 * n]) for n, (labels, name, _) in enumerate(rows_in)])
+    cases = []
+    for anchor, rows_in in snippet_lists(path, group):
+        with tempfile.TemporaryDirectory() as folder:
+            listing = Path(folder) / "snippets.txt"
+            text = f"Related papers: {anchor}\n\n" + "\n\n".join(r[2] for r in rows_in) + "\n"
+            listing.write_text(text, encoding="utf-8")
+            survey = analyse(Options(sources=(listing,), bundled_catalog=False))
+        by_line = {p.sources[0].line: p for p in survey.papers if p.origin is Origin.SNIPPET}
+        # Paragraph n (from 0) starts on line 3 + 2n: the header, a blank line, then one line each.
+        cases += [(name, accepted_sections(labels), by_line[3 + 2 * n]) for n, (labels, name, _) in enumerate(rows_in)]
+    return score(cases)
+
+
+def evaluate_holdout() -> tuple[float, list, Counter, Counter, Counter]:
+    """The held-out snippets as one related-paper list."""
+    return evaluate_snippets(HOLDOUT)
 
 
 class Case(NamedTuple):
@@ -144,14 +167,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--snippets-only", action="store_true")
     parser.add_argument("--holdout", action="store_true")
+    parser.add_argument("--snippets", type=Path, help="tag this snippets file (the --holdout format) instead")
+    parser.add_argument("--group", action="store_true", help="with --snippets: one list per `# list:` block")
     parser.add_argument("--misses", action="store_true", help="show the evidence for each miss")
     parser.add_argument("--fit-confidence", action="store_true")
     args = parser.parse_args()
     if args.fit_confidence:
         print("BODY_CONFIDENCE_WEIGHTS =", tuple(fit_body_confidence()))
         return 0
-    accuracy, rows, true_pos, predicted, actual = evaluate_holdout() if args.holdout else evaluate(args.snippets_only)
-    mode = "held-out snippets" if args.holdout else "snippets only" if args.snippets_only else "with catalog metadata"
+    if args.holdout or args.snippets:
+        path = args.snippets or HOLDOUT
+        accuracy, rows, true_pos, predicted, actual = evaluate_snippets(path, args.group)
+        mode = "held-out snippets" if args.holdout else f"{path.name}{', one list per block' if args.group else ''}"
+    else:
+        accuracy, rows, true_pos, predicted, actual = evaluate(args.snippets_only)
+        mode = "snippets only" if args.snippets_only else "with catalog metadata"
     print(f"primary accuracy ({mode}): {sum(r[0] for r in rows)}/{len(rows)} = {accuracy:.3f}")
     print(calibration_line(rows))
     print(f"{'section':<20} {'precision':>9} {'recall':>7}")
