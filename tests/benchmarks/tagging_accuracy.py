@@ -1,13 +1,15 @@
 """Primary-section accuracy and per-section precision/recall of the tagger on the seed labels.
 
-Run on its own: python tests/benchmarks/tagging_accuracy.py [--snippets-only | --holdout | --snippets FILE [--group]] [--misses]
+Run on its own: python tests/benchmarks/tagging_accuracy.py [--snippets-only | --holdout | --snippets FILE [--group]
+[--half tune|held]] [--misses]
 --snippets-only tags the snippets without catalog metadata (titles, venues),
 as happens for a related-paper list whose papers are not in any catalog.
 --holdout tags tests/data/holdout-snippets.tsv instead: openings of other
 well-known abstracts the vocabulary was not tuned on, as one related-paper list.
 --snippets FILE does the same for any file of that format (acceptable primaries a|b, paper, snippet;
 `none` for a paper that belongs in no section); with --group, each block of the file that starts
-at a `# list: TITLE` line is tagged as its own related-paper list, anchored on TITLE.
+at a `# list: TITLE` line is tagged as its own related-paper list, anchored on TITLE; with --half, only
+the tuning or the held-out half of the file (``split_half``: tune on one, report the other once).
 Each mode also shows how sure the tagger was of its best sections against how often they
 were right. --fit-confidence fits calibration.BODY_CONFIDENCE_WEIGHTS on the seed lists
 (with catalog metadata and snippets only; never on the held-out snippets) and prints them.
@@ -16,6 +18,7 @@ were right. --fit-confidence fits calibration.BODY_CONFIDENCE_WEIGHTS on the see
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from collections import Counter
 from pathlib import Path
@@ -85,15 +88,32 @@ def evaluate(snippets_only: bool) -> tuple[float, list, Counter, Counter, Counte
     return score(cases)
 
 
-def snippet_lists(path: Path, group: bool) -> list[tuple[str, list[list[str]]]]:
-    """(anchor title, rows) per related-paper list of a snippets file: one list, or one per `# list:` block."""
+def snippet_lists(path: Path, group: bool, half: str | None = None) -> list[tuple[str, list[list[str]]]]:
+    """(anchor title, rows) per related-paper list of a snippets file: one list, or one per `# list:` block;
+    ``half``: only the rows of that half (``split_half``)."""
     lists: list[tuple[str, list[list[str]]]] = [("held out", [])]
     for line in path.read_text(encoding="utf-8").splitlines():
         if group and line.startswith("# list:"):
             lists.append((line.removeprefix("# list:").strip(), []))
         elif line.strip() and not line.startswith("#"):
             lists[-1][1].append(line.split("\t"))
+    if half is not None:
+        halves = split_half([row for _, rows in lists for row in rows])
+        lists = [(anchor, [row for row in rows if halves[row[1]] == half]) for anchor, rows in lists]
     return [(anchor, rows) for anchor, rows in lists if rows]
+
+
+def split_half(rows: list[list[str]]) -> dict[str, str]:
+    """Paper name -> "tune" or "held": within each first label, papers in the order of their names' SHA-256
+    alternate, so both halves cover every section. Fixed before any tuning on the file."""
+    by_label: dict[str, list[str]] = {}
+    for labels, name, _ in rows:
+        by_label.setdefault(labels.split("|")[0], []).append(name)
+    halves = {}
+    for names in by_label.values():
+        for index, name in enumerate(sorted(names, key=lambda n: hashlib.sha256(n.encode()).hexdigest())):
+            halves[name] = "tune" if index % 2 == 0 else "held"
+    return halves
 
 
 def accepted_sections(labels: str) -> set[str | None]:
@@ -101,11 +121,13 @@ def accepted_sections(labels: str) -> set[str | None]:
     return {None if label == "none" else label for label in labels.split("|")}
 
 
-def evaluate_snippets(path: Path = HOLDOUT, group: bool = False) -> tuple[float, list, Counter, Counter, Counter]:
+def evaluate_snippets(
+    path: Path = HOLDOUT, group: bool = False, half: str | None = None
+) -> tuple[float, list, Counter, Counter, Counter]:
     import tempfile
 
     cases = []
-    for anchor, rows_in in snippet_lists(path, group):
+    for anchor, rows_in in snippet_lists(path, group, half):
         with tempfile.TemporaryDirectory() as folder:
             listing = Path(folder) / "snippets.txt"
             text = f"Related papers: {anchor}\n\n" + "\n\n".join(r[2] for r in rows_in) + "\n"
@@ -169,6 +191,7 @@ def main() -> int:
     parser.add_argument("--holdout", action="store_true")
     parser.add_argument("--snippets", type=Path, help="tag this snippets file (the --holdout format) instead")
     parser.add_argument("--group", action="store_true", help="with --snippets: one list per `# list:` block")
+    parser.add_argument("--half", choices=("tune", "held"), help="with --snippets: only that half (split_half)")
     parser.add_argument("--misses", action="store_true", help="show the evidence for each miss")
     parser.add_argument("--fit-confidence", action="store_true")
     args = parser.parse_args()
@@ -177,8 +200,9 @@ def main() -> int:
         return 0
     if args.holdout or args.snippets:
         path = args.snippets or HOLDOUT
-        accuracy, rows, true_pos, predicted, actual = evaluate_snippets(path, args.group)
+        accuracy, rows, true_pos, predicted, actual = evaluate_snippets(path, args.group, args.half)
         mode = "held-out snippets" if args.holdout else f"{path.name}{', one list per block' if args.group else ''}"
+        mode += f", {args.half} half" if args.half else ""
     else:
         accuracy, rows, true_pos, predicted, actual = evaluate(args.snippets_only)
         mode = "snippets only" if args.snippets_only else "with catalog metadata"
