@@ -12,7 +12,8 @@ at a `# list: TITLE` line is tagged as its own related-paper list, anchored on T
 the tuning or the held-out half of the file (``split_half``: tune on one, report the other once).
 Each mode also shows how sure the tagger was of its best sections against how often they
 were right. --fit-confidence fits calibration.BODY_CONFIDENCE_WEIGHTS on the seed lists
-(with catalog metadata and snippets only; never on the held-out snippets) and prints them.
+(with catalog metadata and snippets only; never on the held-out snippets) and SNIPPET_CONFIDENCE_WEIGHTS
+on the seeds' snippets only and snippets-dev.tsv's tuning half, and prints them.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from surveytool.sources.paper_list import parse_paper_list
 
 LABELS = Path(__file__).resolve().parents[1] / "data" / "seed-sections.tsv"
 HOLDOUT = Path(__file__).resolve().parents[1] / "data" / "holdout-snippets.tsv"
+SNIPPETS_DEV = HOLDOUT.with_name("snippets-dev.tsv")
 
 
 def load_labels() -> dict[tuple[str, int], tuple[set[str], list[str]]]:
@@ -171,6 +173,17 @@ def confidences(rows: list) -> list[Case]:
 def fit_body_confidence() -> list[float]:
     """Platt scaling of the seeds' shares where a phrase was found (``calibration.body_calibrated``)."""
     cases = [case for snippets_only in (False, True) for case in confidences(evaluate(snippets_only)[1])]
+    return _fit_fired(cases)
+
+
+def fit_snippet_confidence() -> list[float]:
+    """The same for snippets known by no title: the seeds' without their catalog, and the tuning half of
+    snippets-dev.tsv (never its held-out half)."""
+    cases = confidences(evaluate(True)[1]) + confidences(evaluate_snippets(SNIPPETS_DEV, half="tune")[1])
+    return _fit_fired(cases)
+
+
+def _fit_fired(cases: list[Case]) -> list[float]:
     samples = [((calibration.log_odds(case.share),), case.right) for case in cases if case.fired]
     return fit_logistic(samples, steps=20000, rate=0.05)
 
@@ -197,6 +210,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.fit_confidence:
         print("BODY_CONFIDENCE_WEIGHTS =", tuple(fit_body_confidence()))
+        print("SNIPPET_CONFIDENCE_WEIGHTS =", tuple(fit_snippet_confidence()))
         return 0
     if args.holdout or args.snippets:
         path = args.snippets or HOLDOUT

@@ -21,6 +21,7 @@ class Blend(NamedTuple):
     body: bool = False  # the entry has an abstract or keywords, not only a title
     background: float = 0.0  # the probability that the paper is out of the field's scope (no section at all)
     in_scope: float = 1.0  # for an entry with an abstract: how likely its title is of the field (``in_scope``)
+    titled: bool = True  # the entry's title is known
 
     def signals(self, index: int) -> tuple[float, ...]:
         """What says how likely the section at ``index`` is right: its share of the blend, its lead over the rest
@@ -47,7 +48,8 @@ class Blend(NamedTuple):
         share = self.confidence[index]
         if not self.body:
             return calibrated(self.signals(index))
-        sure = min(share, calibration.body_calibrated(share)) if self.sections[index] in self.rules else share
+        fired = self.sections[index] in self.rules
+        sure = min(share, calibration.body_calibrated(share, titled=self.titled)) if fired else share
         return sure * self.in_scope
 
     @property

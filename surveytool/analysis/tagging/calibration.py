@@ -8,8 +8,8 @@ other fields, are cases too, so a title that shares only a word or two with the 
 a logistic function of the signals (Platt scaling), then a monotone step map of its
 output (isotonic regression), so that of the tags given at 0.8 about 80% are right.
 The corpus holds titles only, so this applies to entries known by their title. An entry
-with an abstract or keywords has its own map (``body_calibrated``), fitted on the seed lists'
-labelled snippets (tests/benchmarks/tagging_accuracy.py --fit-confidence), and is scaled by the
+with an abstract or keywords has its own map (``body_calibrated``; one for a snippet known by no title),
+fitted on labelled snippets (tests/benchmarks/tagging_accuracy.py --fit-confidence), and is scaled by the
 chance that its title is of the field (``in_scope``, fitted with the title map).
 """
 
@@ -55,7 +55,11 @@ CONFIDENCE_KNOTS: tuple[tuple[float, float], ...] = (
 #: For an entry with a longer text where a phrase of the best section was found: intercept and slope of a
 #: logistic function of the log-odds of the blend's share (Platt scaling). The share is over-confident there:
 #: phrases of a section are found in the abstracts of papers filed elsewhere.
-BODY_CONFIDENCE_WEIGHTS = (1.23, 0.18)
+BODY_CONFIDENCE_WEIGHTS = (1.36, 0.15)
+#: The same for such an entry known by no title (a related-paper list's snippet no catalog named): fitted on the
+#: seed lists' snippets without their catalog and the tuning half of tests/data/snippets-dev.tsv
+#: (tagging_accuracy.py --fit-confidence). A truncated abstract often stops before it says what the paper does.
+SNIPPET_CONFIDENCE_WEIGHTS = (0.01, 0.19)
 #: Intercept and slope of a logistic function of the log-odds of a title's background share (the learned model's
 #: column of papers out of the field's scope): the probability that the paper is out of scope. Fitted on the
 #: corpus's train split, where the background column is a share among the sections, not a probability.
@@ -84,9 +88,12 @@ def log_odds(share: float) -> float:
     return math.log(share / (1.0 - share))
 
 
-def body_calibrated(share: float, weights: Sequence[float] | None = None) -> float:
-    """The confidence of a section whose phrases were found in an entry's abstract or keywords, from its share."""
-    intercept, slope = BODY_CONFIDENCE_WEIGHTS if weights is None else weights
+def body_calibrated(share: float, weights: Sequence[float] | None = None, titled: bool = True) -> float:
+    """The confidence of a section whose phrases were found in an entry's abstract or keywords, from its share;
+    ``titled``: the entry's title is known too."""
+    intercept, slope = (
+        (BODY_CONFIDENCE_WEIGHTS if titled else SNIPPET_CONFIDENCE_WEIGHTS) if weights is None else weights
+    )
     return 1.0 / (1.0 + math.exp(-(intercept + slope * log_odds(share))))
 
 

@@ -45,7 +45,7 @@ LEARNED_WEIGHT = 10.0
 RULE_WEIGHT = 1.5
 #: The same for an entry with an abstract or keywords: the model learned from titles, and phrases found in a
 #: longer text are more evidence than in a title alone.
-BODY_LEARNED_WEIGHT = 1.0
+BODY_LEARNED_WEIGHT = 3.0
 BODY_RULE_WEIGHT = 5.0
 RULE_CAP = 30.0
 #: Below this confidence a computed primary tag is not given: the entry is left for the user to place.
@@ -196,6 +196,7 @@ class Tagger:
             found.body,
             sum(shares[count:]),
             in_scope,
+            bool(title),
         )
 
     def tag(self, paper: Paper) -> tuple[Tag, ...]:
