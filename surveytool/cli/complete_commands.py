@@ -38,7 +38,7 @@ def complete(
     arXiv preprints to their published version; each change is printed with its source."""
     from surveytool.analysis.complete import COMPLETED_FIELDS
     from surveytool.completion import complete_bib
-    from surveytool.output.files import write_atomically, write_in_place
+    from surveytool.output.files import refuse_writing_over, write_atomically, write_in_place
 
     if in_place and output is not None:
         raise typer.BadParameter("give one of --in-place or -o FILE", param_hint="--in-place/-o")
@@ -53,6 +53,8 @@ def complete(
         )
     writes = (in_place or output is not None) and not dry_run
     options = make_options(None, catalog=catalog, online=online, config=config, cache=cache)
+    if writes and output is not None and str(output) != "-":  # before the lookups, which may take minutes online
+        refuse_writing_over([output], [bib, *options.read_files()], "name another file with -o, or use --in-place")
     done = complete_bib(options, bib, frozenset(names))
     report(done.findings, quiet)
     to_stdout = not writes or str(output) == "-"

@@ -369,3 +369,18 @@ def test_arxivs_own_export_upgraded_names_what_still_describes_the_preprint(tmp_
         assert "publisher={arXiv}" in text
         assert "publisher arXiv is the preprint server's, not the published version's: remove it" in notes
         assert doi_note in notes
+
+
+@pytest.mark.parametrize("target", ["known.bib", "my.bib", "surveytool.toml", "link.bib"])
+def test_an_output_that_is_a_file_the_run_reads_is_refused_and_left_as_it_was(tmp_path, target):
+    # -o naming the catalog (or the entry's own file, or the settings) replaced that file with the completed .bib.
+    known = "@article{k, title = {Deep Learning}, author = {LeCun, Yann}, journal = {Nature}, year = {2015}}\n"
+    (tmp_path / "known.bib").write_text(known)
+    (tmp_path / "my.bib").write_text("@article{lecun, author = {Y. LeCun}, title = {Deep learning}}\n")
+    (tmp_path / "surveytool.toml").write_text("[check]\nthin = 3\n")
+    (tmp_path / "link.bib").symlink_to("known.bib")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    result = run_cli("complete", "my.bib", "--catalog", "known.bib", "-o", target, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{target}: error: is also read by this run" in result.stderr and "--in-place" in result.stderr
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
