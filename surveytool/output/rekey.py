@@ -11,6 +11,7 @@ owner and then replaces it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,8 +50,9 @@ def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[s
     A key whose new key the same citation already cites is removed with its comma: ``\\cite{old,new}`` would
     print the paper twice.
     """
-    spans = cite_key_spans(text)
-    blanked = blank_comments(text)  # a comma is looked for outside comments: "\\cite{new,% old one\n old}"
+    scan = _as_lines(text)  # offsets as in ``text``, old Mac line ends read as line ends
+    spans = cite_key_spans(scan)
+    blanked = blank_comments(scan)  # a comma is looked for outside comments: "\\cite{new,% old one\n old}"
     cited: dict[int, set[str]] = {}  # a citation's braces -> the keys it will cite
     for start, end, group in spans:
         if text[start:end] not in renamed:
@@ -63,7 +65,7 @@ def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[s
         new = renamed.get(old)
         if new is None:
             continue
-        line = text.count("\n", 0, start) + 1
+        line = scan.count("\n", 0, start) + 1
         if new in cited.setdefault(group, set()):
             start, end = _with_its_comma(blanked, start, end, last)
             pieces.append(text[last:start])
@@ -107,18 +109,18 @@ class RekeyedDocuments:
     findings: tuple[Finding, ...]  # tex-input warnings: an input missing, outside the folder, ...
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _as_lines(text: str) -> str:
+    """``text`` with each old Mac line end (a lone CR, a line end to TeX) written LF, at the same offsets: a comment
+    ends there, and the keys and inputs after it are read (to blank_comments it would run to the end of the file)."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
+
+
 def _decoded(data: bytes) -> str:
     # surrogateescape gives every byte that is not UTF-8 back unchanged: a Latin-1 file stays Latin-1.
     return data.decode("utf-8", errors="surrogateescape")
-
-
-def _read_input(path: Path, shown: str) -> str:
-    try:
-        return _decoded(read_user_file(path, shown, DOCUMENT_LIMIT))
-    except FileNotFoundError:
-        raise Unreadable("no such file") from None
-    except InputError as problem:
-        raise Unreadable(problem.message) from None
 
 
 def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_run: bool = False) -> RekeyedDocuments:
@@ -126,26 +128,41 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
     file once, however many documents input it, and a file with nothing to rewrite is not written at all."""
     changes: list[Rekeyed] = []
     rewritten: list[str] = []
+    writes: list[tuple[Path, str, str]] = []  # (file, shown, new text)
     findings: dict[Finding, None] = {}
     done: set[Path] = set()
     cited: set[str] = set()
+    texts: dict[Path, str] = {}  # each file's text as read: written back with its own line ends
+
+    def read_input(path: Path, shown: str) -> str:
+        try:
+            texts[path] = _decoded(read_user_file(path, shown, DOCUMENT_LIMIT))
+        except FileNotFoundError:
+            raise Unreadable("no such file") from None
+        except InputError as problem:
+            raise Unreadable(problem.message) from None
+        return _as_lines(texts[path])
+
     for main in mains:
         try:
             text = _decoded(read_user_file(main, str(main), DOCUMENT_LIMIT))
         except FileNotFoundError:
             raise InputError("no such file", path=str(main), hint="check the path") from None
-        document = read_document(main, str(main), text, _read_input, every_file=True)
+        texts[main.resolve()] = text
+        document = read_document(main, str(main), _as_lines(text), read_input, every_file=True)
         findings.update(dict.fromkeys(document.findings))
         for path, (shown, content) in zip(document.paths, document.files, strict=True):
             if path in done:
                 continue
             done.add(path)
             cited.update(content[start:end] for start, end, _ in cite_key_spans(content))
-            new_text, changed = rekey_text(content, renamed, shown)
+            new_text, changed = rekey_text(texts[path], renamed, shown)
             if not changed:
                 continue
-            if not dry_run:
-                write_in_place(path, new_text.encode("utf-8", errors="surrogateescape"))
+            writes.append((path, shown, new_text))
             changes.extend(changed)
             rewritten.append(shown)
+    if not dry_run:
+        for path, _, new_text in writes:
+            write_in_place(path, new_text.encode("utf-8", errors="surrogateescape"))
     return RekeyedDocuments(tuple(changes), tuple(rewritten), len(done), len(cited), tuple(findings))

@@ -167,3 +167,19 @@ def test_a_key_whose_new_key_the_citation_cites_already_is_removed_with_its_comm
 def test_a_volume_citation_has_its_key_rewritten_and_its_volume_kept():
     text = "\\volcite{old}[4]{old} \\Volcites{2}{old}{3}{new}"
     assert rekey_text(text, {"old": "new"})[0] == "\\volcite{old}[4]{new} \\Volcites{2}{new}{3}{new}"
+
+
+def test_a_file_with_old_mac_line_ends_has_its_keys_after_a_comment_rewritten(tmp_path):
+    # TeX ends a line at a lone CR: a comment ends there too, and the citations and inputs after it count.
+    shutil.copy(DATA / "duplicates" / "preprint-published.bib", tmp_path / "refs.bib")
+    main = f"% a comment\r\\cite{{{OLD},\r {NEW}}} \\cite{{{OLD}}}\r\\input{{chapter}}\r".encode()
+    chapter = f"% notes\r\\citet{{{OLD}}}\r".encode()
+    (tmp_path / "main.tex").write_bytes(main)
+    (tmp_path / "chapter.tex").write_bytes(chapter)
+    done = run_cli("rekey", "refs.bib", "--tex", "main.tex", cwd=tmp_path, check=True)
+    assert "main.tex:3: " + f"{OLD} -> {NEW}" in done.stdout and "chapter.tex:2: " in done.stdout
+    assert (
+        tmp_path / "main.tex"
+    ).read_bytes() == f"% a comment\r\\cite{{{NEW}}} \\cite{{{NEW}}}\r\\input{{chapter}}\r".encode()
+    assert (tmp_path / "chapter.tex").read_bytes() == chapter.replace(OLD.encode(), NEW.encode())
+    assert "tex-input" not in done.stderr
