@@ -157,6 +157,11 @@ def _through_link(path: Path) -> Path:
         return path
 
 
+def refuse_read_only(path: Path, shown: str, hint: str) -> None:
+    """Stop (OutputError naming ``shown``) if ``path``, or the file a link there leads to, was made read-only."""
+    _refuse_read_only(Path(os.path.realpath(path)), Path(shown), hint)
+
+
 def _refuse_read_only(target: Path, path: Path, hint: str) -> None:
     """Stop before replacing a file its owner made read-only: a rename would go through, and the mark (a chapter or
     .bib protected from the tool) would be lost with the file. The mode is read, not access(): root may write."""

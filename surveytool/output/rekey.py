@@ -18,7 +18,7 @@ from pathlib import Path
 
 from surveytool.errors import InputError
 from surveytool.model import Finding, Paper
-from surveytool.output.files import write_in_place
+from surveytool.output.files import refuse_read_only, write_in_place
 from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
 from surveytool.text.citations import blank_comments, cite_key_spans
 from surveytool.text.tex_inputs import Unreadable, read_document
@@ -125,7 +125,8 @@ def _decoded(data: bytes) -> str:
 
 def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_run: bool = False) -> RekeyedDocuments:
     """Rewrite the cited keys of each main file and of the files it inputs in place (unless ``dry_run``); each
-    file once, however many documents input it, and a file with nothing to rewrite is not written at all."""
+    file once, however many documents input it, and a file with nothing to rewrite is not written at all. A file
+    that may not be written (read-only) stops the run before any file is written."""
     changes: list[Rekeyed] = []
     rewritten: list[str] = []
     writes: list[tuple[Path, str, str]] = []  # (file, shown, new text)
@@ -163,6 +164,8 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
             changes.extend(changed)
             rewritten.append(shown)
     if not dry_run:
+        for path, shown, _ in writes:
+            refuse_read_only(path, shown, "make it writable (chmod u+w) for rekey to update it; no file was rewritten")
         for path, _, new_text in writes:
             write_in_place(path, new_text.encode("utf-8", errors="surrogateescape"))
     return RekeyedDocuments(tuple(changes), tuple(rewritten), len(done), len(cited), tuple(findings))

@@ -183,3 +183,15 @@ def test_a_file_with_old_mac_line_ends_has_its_keys_after_a_comment_rewritten(tm
     ).read_bytes() == f"% a comment\r\\cite{{{NEW}}} \\cite{{{NEW}}}\r\\input{{chapter}}\r".encode()
     assert (tmp_path / "chapter.tex").read_bytes() == chapter.replace(OLD.encode(), NEW.encode())
     assert "tex-input" not in done.stderr
+
+
+def test_a_read_only_input_stops_rekey_before_any_file_is_rewritten(tmp_path):
+    shutil.copy(DATA / "duplicates" / "preprint-published.bib", tmp_path / "refs.bib")
+    (tmp_path / "main.tex").write_text(f"\\cite{{{OLD}}}\n\\input{{chapter}}\n")
+    (tmp_path / "chapter.tex").write_text(f"\\cite{{{OLD}}}\n")
+    (tmp_path / "chapter.tex").chmod(0o444)
+    before = _snapshot(tmp_path)
+    done = run_cli("rekey", "refs.bib", "--tex", "main.tex", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("chapter.tex: error: is read-only") and "no file was rewritten" in done.stderr
+    assert _snapshot(tmp_path) == before  # main.tex used to be rewritten, unreported, before the refusal
