@@ -208,9 +208,9 @@ class CrossrefResolver(_OnlineResolver):
         ]
         parts = ((item.get("issued") or {}).get("date-parts") or [[None]])[0]
         kind = self._TYPES.get(item.get("type", ""), "misc")
-        container = (item.get("container-title") or [""])[0]
+        container = _first_text(item, "container-title")
         fields = {
-            "title": item["title"][0],
+            "title": _first_text(item, "title"),
             "author": " and ".join(authors),
             "year": str(parts[0] or ""),
             "doi": item.get("DOI", ""),
@@ -223,6 +223,15 @@ class CrossrefResolver(_OnlineResolver):
         if container:
             fields["journal" if kind == "article" else "booktitle"] = container
         return _found(fields, kind)
+
+
+def _first_text(item: dict, name: str) -> str:
+    """The first of the texts Crossref lists under ``name`` (``title``, ``container-title``); a value of another type
+    is a malformed answer (the first character of a text given bare would be taken for the title)."""
+    value = item.get(name) or []
+    if not isinstance(value, list) or not all(isinstance(text, str) for text in value):
+        raise TypeError(f"{name} is not a list of texts")
+    return value[0] if value else ""
 
 
 class ArxivResolver(_OnlineResolver):

@@ -194,6 +194,9 @@ def crossref_with(**changes):
         (crossref_with(issued={"date-parts": [[]]}), "IndexError"),
         ((200, {}, "[" * 200_000 + "]" * 200_000, 0), "RecursionError"),
         ((200, {}, '{"message": {"items": [{"title": ["x"], "author": "not a list"}]}}', 0), "AttributeError"),
+        # A text where Crossref lists texts: its first character was taken (the title "E", the booktitle "P").
+        (crossref_with(title="Efficient large-scale language model training on GPU clusters"), "TypeError"),
+        (crossref_with(**{"container-title": "Proceedings of SC21"}), "TypeError"),
     ],
 )
 def test_a_hostile_answer_is_a_finding_for_that_lookup_and_is_not_cached(services, tmp_path, answer, error):
