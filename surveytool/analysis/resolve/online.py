@@ -8,6 +8,7 @@ catalog: a service's first hit is never taken on trust.
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
@@ -23,6 +24,7 @@ _QUERY_WORDS = 30
 _ROWS = 5
 _NOWHERE = (SourceLocation("online", 0),)
 # What a hostile or broken answer raises while parsed: each is a finding for that lookup, never a crash.
+_YEAR = re.compile(r"\d{4}")
 _MALFORMED = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError, ElementTree.ParseError)
 
 
@@ -117,6 +119,8 @@ def _found(fields: dict[str, str], entry_type: str) -> Paper:
         raise TypeError("a result without a text title")
     # One line per field: a blank line inside a title would end a paragraph in LaTeX and BibTeX.
     clean = {k: " ".join(v.split()) for k, v in fields.items() if isinstance(v, str) and v.strip()}
+    if not _YEAR.fullmatch(clean.get("year", "0000")):
+        del clean["year"]  # 10**30 or -44 is no year: written, it gave a key "1000" and a plot at 1000
     return Paper(
         Origin.IDENTIFIER,
         _NOWHERE,

@@ -572,3 +572,13 @@ def test_an_identifier_no_one_knows_is_sent_online_offline_and_checked_for_a_typ
     assert "no-section" not in table.stderr
     explained = run_cli("tag", "ids.txt", "--explain", cwd=tmp_path, check=True).stdout
     assert "no tag: an unresolved id has no text to tag (see its unresolved-entry finding)" in explained
+
+
+@pytest.mark.parametrize("year", [10**30, -44, 20211, "n.d."])
+def test_a_year_that_is_no_year_is_not_taken_from_an_answer(services, tmp_path, year):
+    handler, config = services
+    handler.routes = {"/crossref/works/10.1145": [crossref_with(issued={"date-parts": [[year, 11]]})]}
+    survey = analyse_online(tmp_path, config, write_ids(tmp_path, "10.1145/3458817.3476209"))
+    [paper] = survey.papers
+    assert paper.resolved and paper.fields["booktitle"].startswith("Proceedings of the International Conference")
+    assert "year" not in paper.fields and paper.key == "narayananndefficient"  # not "narayanan1000efficient"
