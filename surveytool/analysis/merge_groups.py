@@ -224,7 +224,7 @@ class PairwiseGroups:
                 f"'{b.key}' ({min(b.sources)}) and '{a.key}' ({min(a.sources)}) look like the same work: "
                 f"{shared_evidence(identity)}; both are kept",
                 min(b.sources),
-                "delete one and cite the other, or merge them with --merge-duplicates",
+                _unmerged_hint({a.key, b.key} & self.ambiguous_keys if self.merge_user_entries else set()),
                 b.key,
                 (min(b.sources), min(a.sources)),
             )
@@ -297,3 +297,12 @@ def _identical_copies(a: Paper, b: Paper) -> bool:
 
 def _by_title(*identities: str) -> bool:
     return any(identity.startswith("title:") for identity in identities)
+
+
+def _unmerged_hint(shared_keys: set[str]) -> str:
+    """What to do about two entries of one work kept apart: merge them, or, when --merge-duplicates was given but a key
+    of theirs is another work's too (\\cite of it would change meaning), first give that entry its own key."""
+    if not shared_keys:
+        return "delete one and cite the other, or merge them with --merge-duplicates"
+    named = ", ".join(f"'{key}'" for key in sorted(shared_keys))
+    return f"not merged: {named} is also another entry's key; give each entry its own key, then merge"

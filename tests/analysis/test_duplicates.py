@@ -714,3 +714,20 @@ def test_biblatex_ids_keep_the_users_own_beside_the_keys_merged_in(tmp_path):
         kept = {"a.bib": "shazeer17", "b.bib": "shazeer2017"}[order[0]]  # the entry read first keeps its key
         [ids] = re.findall(r"  ids = \{(.*)\},\n", merged.stdout)
         assert sorted(ids.split(",")) == sorted({"moe-paper", "shazeer-old", "shazeer17", "shazeer2017"} - {kept})
+
+
+def test_two_entries_of_one_work_kept_apart_under_merge_duplicates_say_why_not_to_merge_them(tmp_path):
+    # b.bib's 'x' is a.bib's key too: merged, \cite{x} would change meaning, so --merge-duplicates keeps them apart;
+    # the hint used to ask for --merge-duplicates, which was given.
+    (tmp_path / "a.bib").write_text(
+        "@article{x, title = {Attention Is All You Need}, author = {Vaswani, A.}, year = 2017}\n"
+    )
+    (tmp_path / "b.bib").write_text(
+        "@article{x, title = {Layer Normalization}, author = {Ba, Jimmy Lei}, year = 2016}\n"
+        "@misc{y, title = {Layer Normalization}, author = {Ba, Jimmy Lei}, year = 2016, eprint = {1607.06450}}\n"
+    )
+    merged = run_cli("parse", "a.bib", "b.bib", "--merge-duplicates", cwd=tmp_path)
+    [line] = [line for line in merged.stderr.splitlines() if "[duplicate-entry]" in line]
+    assert line.endswith("(not merged: 'x' is also another entry's key; give each entry its own key, then merge)")
+    plain = run_cli("parse", "a.bib", "b.bib", cwd=tmp_path)
+    assert "or merge them with --merge-duplicates)" in plain.stderr
