@@ -182,8 +182,7 @@ class Tagger:
         count = len(self.order)  # the model's columns after the taxonomy's sections are its background
         title = paper.fields.get("title")
         in_scope = 1.0
-        # A related-paper list's entry was put there as related work of a paper of the field: where it came from
-        # says it is of the field, whatever its title.
+        # A related-paper list's entry is related work of a paper of the field: it is of the field, whatever its title.
         if found.body and title and len(self.model.sections) > count and paper.origin is not Origin.SNIPPET:
             titled = self.blend(replace(paper, fields=frozen_mapping({"title": title})), leave_out)
             in_scope = calibration.in_scope(titled.background if titled else None)
