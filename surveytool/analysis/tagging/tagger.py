@@ -34,7 +34,6 @@ from surveytool.model import Finding, Origin, Paper, Role, Severity, Tag, Taxono
 
 # How much a phrase counts, by the field it was found in.
 FIELD_WEIGHTS = (("title", 2.0), ("abstract", 1.0), ("keywords", 1.5), ("booktitle", 0.5), ("journal", 0.5))
-MIN_PRIMARY_SCORE = 1.0
 SECONDARY_RATIO = 0.5
 MIN_SECONDARY_SCORE = 2.5
 MAX_SECONDARIES = 2
