@@ -59,6 +59,7 @@ def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Fin
     for key, value in fields:
         name = field_name(key)
         if name and (rest := run_on(value)):
+            rest = " ".join(rest.split())  # one line: a finding is printed on one
             shown = rest if len(rest) <= _SHOWN else rest[:_SHOWN] + "…"
             what = f"field '{name}' of '{paper.key}'"
             if rest.startswith("%"):

@@ -58,6 +58,14 @@ def test_a_forgotten_comma_and_an_entry_with_no_brace_are_errors_at_their_lines(
     assert _errors('@misc{u, url = {https://x.org/?a=b&c=d%20e}, title = {a = b}, note = "x = y" # {z}}\n') == []
 
 
+def test_two_fields_run_on_over_lines_are_quoted_on_the_findings_one_line():
+    # A finding is one line (path:line: severity [check] message): the fields a missing comma ran into span two.
+    text = "@article{m2,\n  journal = {J},\n  title = {A}\n  year = {2020}\n  pages = {3},\n  author = {B}\n}\n"
+    [comma] = _errors(text)
+    assert "\n" not in comma
+    assert comma.startswith("x.bib:3: field 'title' of 'm2' runs on into 'year = {2020} pages = {3}': a comma")
+
+
 def test_text_left_after_a_value_is_an_error_at_its_line_and_joined_values_are_not():
     # A co-author's edit gone wrong: a word after a number or after a closing brace; BibTeX expects a comma there.
     text = (
