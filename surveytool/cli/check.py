@@ -93,6 +93,8 @@ def check(
     for name in [*names, *skipped]:
         if name not in REGISTRY:
             raise typer.BadParameter(_not_a_check(name), param_hint="--checks/--disable")
+    if checks and not disable:  # the command line wins: [check] disable does not skip what --checks names
+        skipped = set()
     result = check_sources(
         options,
         tex or [],

@@ -201,6 +201,17 @@ def test_explain_and_disable_from_config(project):
     assert not {f["check"] for f in found} & {"empty-section", "thin-section"}
 
 
+def test_checks_on_the_command_line_win_over_disable_in_the_settings_file(project):
+    # As a [bib] flag wins over the [bib] table: what the command line names is what the user asks for now.
+    (project / "surveytool.toml").write_text('[check]\ndisable = ["thin-section"]\n')
+    _, found = check(project, CLEAN, "--checks", "thin-section")
+    assert "section 'moe' has 1 entry" in {f["message"] for f in found if f["check"] == "thin-section"}
+    _, skipped = check(project, CLEAN, "--checks", "thin-section", "--disable", "thin-section")
+    assert skipped == []
+    _, coverage = check(project, CLEAN, "--coverage")  # without --checks, the settings file's disable applies
+    assert not [f for f in coverage if f["check"] == "thin-section"]
+
+
 def test_citation_parser_knows_natbib_and_biblatex_variants():
     text = (
         "\\citet{a} \\citep*[e.g.][]{b, c} \\Citeauthor{d} \\parencite[12]{e} \\textcite{f}\n"
