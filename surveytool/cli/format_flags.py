@@ -91,4 +91,6 @@ def chosen_format(config: Path | None, given: Mapping[str, object]) -> BibFormat
             option = _OPTION_NAMES.get(setting, "--" + setting.replace("_", "-"))
             raise typer.BadParameter(f"must be {expected}", param_hint=option)
         settings[setting] = value
+    if "space" in settings and "tab" not in settings:  # --space wins over the table's tab = true, as flags do
+        settings["tab"] = False
     return bib_format(settings, load_bib_format(config))

@@ -64,6 +64,17 @@ def test_the_bib_table_formats_the_output_and_a_flag_wins_over_it(mine):
     assert "\n month = {March},\n" in text and "abstract" not in text
 
 
+def test_an_indent_given_as_a_flag_wins_over_a_tab_in_the_bib_table(mine):
+    # The table's tab = true would otherwise go on indenting with a tab whatever --space asks.
+    (mine / "surveytool.toml").write_text("[bib]\ntab = true\n", encoding="utf-8")
+    run_cli("bib", "mine.bib", "-o", "out.bib", check=True, cwd=mine)
+    assert "\n\tmonth = {March},\n" in (mine / "out.bib").read_text(encoding="utf-8")
+    run_cli("bib", "mine.bib", "-o", "out.bib", "--space", "4", check=True, cwd=mine)
+    assert "\n    month = {March},\n" in (mine / "out.bib").read_text(encoding="utf-8")
+    run_cli("bib", "mine.bib", "-o", "out.bib", "--space", "4", "--tab", check=True, cwd=mine)
+    assert "\n\tmonth = {March},\n" in (mine / "out.bib").read_text(encoding="utf-8")
+
+
 def test_without_options_the_layout_is_the_standard_one(mine):
     run_cli("bib", "mine.bib", "-o", "out.bib", check=True, cwd=mine)
     text = (mine / "out.bib").read_text(encoding="utf-8")
