@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from surveytool.analysis.check_registry import CheckContext, register
+from surveytool.analysis.tagging.tagger import placing_hint
 from surveytool.model import Finding, Paper, Severity, SourceLocation
 from surveytool.output.notes_regions import region_spans
 from surveytool.text.citations import citations
@@ -117,7 +118,8 @@ def _not_discussed(context: CheckContext) -> Iterable[Finding]:
     "cited-in-other-section",
     Severity.WARNING,
     "a paper your notes discuss in a section it is not tagged in",
-    "The notes of one section cite a paper whose tags place it elsewhere: move the text, or tag the entry there too.",
+    "The notes of one section cite a paper whose tags place it elsewhere: move the text, or tag the entry there too. "
+    "A paper left to place (in no section) has no notes to move the text to: the hint says how to place it there.",
 )
 def _cited_elsewhere(context: CheckContext) -> Iterable[Finding]:
     papers = _by_key(context.papers)
@@ -126,12 +128,11 @@ def _cited_elsewhere(context: CheckContext) -> Iterable[Finding]:
             paper = papers.get(citation.key)
             if paper is None or not citation.section or citation.section in paper.section_ids:
                 continue
-            tagged = paper.primary_section or "no section"
-            yield Finding(
-                "cited-in-other-section",
-                Severity.WARNING,
-                f"'{citation.key}' is discussed in your notes of '{citation.section}' but tagged '{tagged}'",
-                citation.location,
-                f"move the text to the notes of '{tagged}', or add '{citation.section}' to its sections",
-                citation.key,
-            )
+            tagged = paper.primary_section
+            if tagged is None:  # left to place: no notes to move the text to, only a section to give it
+                message = f"'{citation.key}' is discussed in your notes of '{citation.section}' but is in no section"
+                hint = f"to place it there, {placing_hint(paper, citation.section, context.tags_field)}"
+            else:
+                message = f"'{citation.key}' is discussed in your notes of '{citation.section}' but tagged '{tagged}'"
+                hint = f"move the text to the notes of '{tagged}', or add '{citation.section}' to its sections"
+            yield Finding("cited-in-other-section", Severity.WARNING, message, citation.location, hint, citation.key)

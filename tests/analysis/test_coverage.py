@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
+from surveytool.analysis.checks import CheckContext, run_checks
 from surveytool.analysis.coverage import discussed, read_prose
+from surveytool.analysis.taxonomy import load_taxonomy
+from surveytool.model import Origin, Paper, Role, SourceLocation, Tag
+from surveytool.resources import default_taxonomy
 
 SECTION_IDS = ("pipeline-parallel", "moe")
 CHAPTER = """\\section{Pipeline}
@@ -42,6 +46,35 @@ def test_the_notes_citations_are_read_with_their_section_and_line(newline):
 
 def test_a_tex_file_without_notes_regions_is_not_a_chapter():
     assert read_prose("paper.tex", "\\cite{a} and \\cite{b}", SECTION_IDS) is None
+
+
+def _misplaced(papers: list[Paper], tags_field: str = "sections") -> list[tuple[str, str]]:
+    context = CheckContext(papers, load_taxonomy(default_taxonomy()), [("rw.tex", CHAPTER)], tags_field=tags_field)
+    return [(f.message, f.hint) for f in run_checks(context, [], ["cited-in-other-section"])]
+
+
+def test_a_paper_left_to_place_that_your_notes_discuss_is_told_how_to_place_it_there():
+    # No section and no notes region is called 'no section': moving the text there cannot be done.
+    where = (SourceLocation("refs.bib", 4),)
+    placed = Paper(Origin.BIBTEX, where, key="lepikhin2021", tags=(Tag("moe", Role.PRIMARY, 0.9),))
+    assert _misplaced([placed]) == [
+        (
+            "'lepikhin2021' is discussed in your notes of 'pipeline-parallel' but tagged 'moe'",
+            "move the text to the notes of 'moe', or add 'pipeline-parallel' to its sections",
+        )
+    ]
+    unplaced = Paper(Origin.BIBTEX, where, key="lepikhin2021")
+    assert _misplaced([unplaced]) == [
+        (
+            "'lepikhin2021' is discussed in your notes of 'pipeline-parallel' but is in no section",
+            "to place it there, add a tags field, e.g. sections = {pipeline-parallel}",
+        )
+    ]
+    assert _misplaced([unplaced], "groups")[0][1] == "to place it there, add 'pipeline-parallel' to its groups field"
+    listed = Paper(Origin.SNIPPET, where, key="lepikhin2021")
+    assert _misplaced([listed])[0][1] == (
+        'to place it there, name its section in an overrides file (--overrides): [tags] lepikhin2021 = ["pipeline-parallel"]'
+    )
 
 
 def _built(tmp_path: Path, seeds_build: Path) -> Path:
