@@ -146,7 +146,9 @@ def _written(sentence: str, cites: Sequence[Cite]) -> str:
 def _problems(sentence: str, cites: Sequence[Cite], theme_keys: Collection[str], bibliography: Collection[str]):
     for cite in cites:
         if cite.command is None:
-            yield Rejection(MALFORMED, cite.keys[0] if cite.keys else "", sentence, f"{cite.written!r}: {cite.problem}")
+            # Quoted as written, as the sentence is: a repr would double its backslashes ('\\cite{...').
+            written = one_line(cite.written, 80)
+            yield Rejection(MALFORMED, cite.keys[0] if cite.keys else "", sentence, f"'{written}': {cite.problem}")
             continue
         for key in cite.keys:
             if key not in bibliography:

@@ -102,6 +102,16 @@ def test_a_citation_that_cannot_be_read_drops_its_sentence(written):
     assert (text, kept) == ("", 0) and [r.kind for r in rejections] == [MALFORMED]
 
 
+def test_a_malformed_citation_is_quoted_as_the_model_wrote_it():
+    # A repr doubled the backslash ('\\cite{...') while the sentence after it was quoted as written.
+    _, _, [rejection] = check_answer("Broken \\cite{huang2019gpipe here.", {"huang2019gpipe"}, BIBLIOGRAPHY)
+    message = rejection.as_finding("pipeline", "schedules").message
+    assert "\\\\" not in message
+    assert message.endswith(
+        "dropped, '\\cite{huang2019gpipe here.': its brace is never closed: 'Broken \\cite{huang2019gpipe here.'"
+    )
+
+
 def test_biblatex_citations_and_optional_arguments_become_the_chapters_natbib_commands():
     answer = "As \\textcite[p.~4]{huang2019gpipe} show, it scales \\parencite*[see][]{huang2019gpipe}."
     text, _, rejections = check_answer(answer, {"huang2019gpipe"}, BIBLIOGRAPHY)
