@@ -19,6 +19,7 @@ from surveytool.analysis.key_formula import DEFAULT, KeyFormula, compile_formula
 from surveytool.analysis.keys import assign_keys, load_pins
 from surveytool.analysis.merge import IdentityCache, merge_records
 from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, resolve_papers
+from surveytool.analysis.section_checks import tags_field_hints
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.self_training import TagAllBy, Tagging, Taught
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
@@ -280,6 +281,7 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
                 tags_field=options.tags_field,
                 on_taught=told.append,
             )
+            tag_findings = tags_field_hints(tag_findings, papers, taxonomy, options.tags_field)
     taught = told[-1] if told else Taught()
     keyed = list(zip(unkeyed, papers, strict=True))
     reuse.record([display for _, display in sources], read, keyed, identities, pins, taught)

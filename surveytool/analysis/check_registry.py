@@ -151,7 +151,8 @@ _staged(
     "an entry the tagger was not sure enough to place",
     "The tagger's best section had a confidence below the threshold ([tag] threshold in surveytool.toml, "
     "default 0.5), so the entry was given no section: the chapter lists it under 'To place' and `bib --in-place` "
-    "writes no tag for it. The message names the two best candidates. Give it a tags field yourself.",
+    "writes no tag for it. The message names the two best candidates. Give it a tags field yourself (when another "
+    "field of the entry holds mostly section names, the hint names the --tags-field that reads them).",
 )
 
 

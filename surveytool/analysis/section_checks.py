@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from surveytool.analysis.check_registry import CheckContext, register
+from surveytool.analysis.tagging.tagger import TAGGING_FINDINGS
 from surveytool.analysis.tagging.user_tags import shares_names
 from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.values import split_tags
@@ -53,10 +55,7 @@ def _untagged(context: CheckContext) -> Iterable[Finding]:
                 what = f"'{guess}', the tagger's guess," if guess else "its section"
                 hint = f"add {what} to its {context.tags_field} field"
             if elsewhere:
-                field, tag = elsewhere
-                hint = f"its {field} field names the section '{tag}': to read tags there, use --tags-field {field}" + (
-                    f"; else the tagger suggests '{guess}'" if guess else ""
-                )
+                hint = _read_there(*elsewhere) + (f"; else the tagger suggests '{guess}'" if guess else "")
             yield Finding(
                 "untagged-entry",
                 Severity.WARNING,
@@ -81,17 +80,38 @@ def _places(paper: Paper, context: CheckContext) -> bool:
 _TAG_FIELDS = ("sections", "tags", "groups", "keywords", "categories")
 
 
-def _tags_elsewhere(paper: Paper, taxonomy: Taxonomy | None) -> tuple[str, str] | None:
+def _tags_elsewhere(paper: Paper, taxonomy: Taxonomy | None, tags_field: str = "") -> tuple[str, str] | None:
     """A field of ``paper`` that is not its tags field but is mostly sections, and the first tag naming one."""
     if taxonomy is None:
         return None
-    for name in _TAG_FIELDS:
+    for name in (n for n in _TAG_FIELDS if n != tags_field):
         values = split_tags(paper.fields.get(name, ""))
         sections = [tag for tag in values if canonical_section(tag, taxonomy)]
         # Zotero's keywords mix subjects with the odd section title: only a field used for sections counts.
         if sections and len(sections) * 2 > len(values):
             return name, sections[0]
     return None
+
+
+def _read_there(field: str, tag: str) -> str:
+    return f"its {field} field names the section '{tag}': to read tags there, use --tags-field {field}"
+
+
+def tags_field_hints(
+    findings: Sequence[Finding], papers: Sequence[Paper], taxonomy: Taxonomy, tags_field: str
+) -> list[Finding]:
+    """``findings`` with the hint of each needs-review or no-section of a .bib entry whose other field (JabRef's
+    groups, ...) is mostly sections naming the --tags-field that reads it, as untagged-entry's does: "add a tags
+    field" alone would have the user write a second field of the same tags."""
+    entries = {p.key: p for p in papers if p.origin is Origin.BIBTEX}
+    mended = []
+    for finding in findings:
+        paper = entries.get(finding.key or "") if finding.check in TAGGING_FINDINGS else None
+        elsewhere = _tags_elsewhere(paper, taxonomy, tags_field) if paper else None
+        mended.append(
+            replace(finding, hint=f"{_read_there(*elsewhere)}; else {finding.hint}") if elsewhere else finding
+        )
+    return mended
 
 
 def _sections_with_counts(context: CheckContext) -> Iterable[tuple[Section, int, SourceLocation]]:

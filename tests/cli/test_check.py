@@ -483,6 +483,22 @@ def test_an_untagged_entry_whose_tags_sit_in_another_field_is_told_which_option_
     ]
 
 
+def test_an_entry_left_to_place_whose_sections_sit_in_another_field_is_told_which_option_reads_them(project):
+    # "add a tags field" would have a JabRef user write the groups a second time, in a field of their own.
+    bib = UNPLACEABLE.replace("year = 2020}", "year = 2020, groups = {moe}}").replace(
+        "year = 2016}", "year = 2016, groups = {memory,model-parallel}}"
+    )
+    _, found = check(project, bib)
+    hints = {f["key"]: (f["check"], f["hint"]) for f in found if f["key"] in ("lorem", "resnet")}
+    read_there = "field names the section '{}': to read tags there, use --tags-field groups; else "
+    assert hints["lorem"][0] == "no-section"
+    assert hints["lorem"][1].startswith("its groups " + read_there.format("moe") + "add a tags field")
+    assert hints["resnet"][0] == "needs-review"
+    assert hints["resnet"][1].startswith("its groups " + read_there.format("memory") + "add a tags field")
+    _, plain = check(project, UNPLACEABLE)  # without such a field, the hint is as before
+    assert all("--tags-field" not in (f["hint"] or "") for f in plain)
+
+
 def test_fix_escapes_a_raw_underscore_or_hash_alone_and_leaves_a_reference_managers_groups(project):
     # The entry's only specials are '_' and '#': the quick test that picks entries to fix let it through.
     bib = CLEAN.replace("Outrageously", "Snake_case Outrageously C#").replace(
