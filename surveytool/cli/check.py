@@ -154,10 +154,11 @@ def _explanation(name: str) -> str:
         found = STAGE_FINDINGS[name]
         always = "found while reading, resolving, completing or drafting; always reported, not chosen with --checks"
         return f"{found.name} ({found.severity}, {always}): {found.summary}\n\n{found.explanation}"
-    raise typer.BadParameter(_not_a_check(name), param_hint="--explain")
+    raise typer.BadParameter(_not_a_check(name, explaining=True), param_hint="--explain")
 
 
-def _not_a_check(name: str) -> str:
+def _not_a_check(name: str, explaining: bool = False) -> str:
+    """Why ``name`` cannot be chosen (or, ``explaining``, explained), and the names that can."""
     from surveytool.analysis.checks import REGISTRY
     from surveytool.analysis.stage_findings import STAGE_FINDINGS
 
@@ -165,4 +166,8 @@ def _not_a_check(name: str) -> str:
         return f"{name!r} is found while the sources are read, resolved or drafted, and always reported: it cannot be chosen or left out"
     close = difflib.get_close_matches(name, [*REGISTRY, *STAGE_FINDINGS], n=1, cutoff=0.6)
     guess = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown check {name!r}{guess}; known: {', '.join(sorted(REGISTRY))}"
+    checks = ", ".join(sorted(REGISTRY))
+    if explaining:  # it explains the findings made while reading too: listing the checks alone hid them
+        found = ", ".join(sorted(STAGE_FINDINGS))
+        return f"unknown check or finding {name!r}{guess}; checks: {checks}; other findings (always reported): {found}"
+    return f"unknown check {name!r}{guess}; known: {checks}"

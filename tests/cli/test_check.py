@@ -201,6 +201,19 @@ def test_explain_and_disable_from_config(project):
     assert not {f["check"] for f in found} & {"empty-section", "thin-section"}
 
 
+def test_explain_of_an_unknown_name_lists_every_name_it_explains(project):
+    from surveytool.analysis.stage_findings import STAGE_FINDINGS
+
+    result = run_cli("check", "--explain", "nonsense", cwd=project)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    listed = " ".join(result.stderr.replace("│", " ").split())  # as one line, whatever the box's width
+    assert "unknown check or finding 'nonsense'; checks: ambiguous-match, " in listed
+    names = set(re.findall(r"[a-z]+(?:-[a-z]+)*", listed.split("'nonsense'", 1)[1]))
+    assert names >= {*REGISTRY, *STAGE_FINDINGS}  # page-furniture, llm-failed, build-cache... as --explain takes
+    chosen = run_cli("check", "--checks", "nonsense", cwd=project)  # --checks takes only the checks
+    assert chosen.returncode == 2 and "page-furniture" not in chosen.stderr
+
+
 def test_checks_on_the_command_line_win_over_disable_in_the_settings_file(project):
     # As a [bib] flag wins over the [bib] table: what the command line names is what the user asks for now.
     (project / "surveytool.toml").write_text('[check]\ndisable = ["thin-section"]\n')
