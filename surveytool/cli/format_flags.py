@@ -61,7 +61,10 @@ MaxAuthorsOpt = Annotated[
     typer.Option("--max-authors", help='Past this many authors: the first ones "and others".', rich_help_panel=_PANEL),
 ]
 WrapOpt = Annotated[
-    int | None, typer.Option("--wrap", help="Break lines longer than this at spaces (80).", rich_help_panel=_PANEL)
+    int | None,
+    typer.Option(
+        "--wrap", help="Break lines longer than this at spaces, e.g. 80. Default: no wrapping.", rich_help_panel=_PANEL
+    ),
 ]
 DropAllCapsOpt = Annotated[
     bool | None,

@@ -134,6 +134,16 @@ def test_help_lists_the_formatting_options():
         assert flag in result.stdout
 
 
+def test_help_shows_no_default_wrap_width_since_nothing_is_wrapped_by_default():
+    from surveytool.bibtex.format_options import STANDARD
+
+    # "(80)" read as a default, as "(2)" of --space is one; without --wrap nothing is wrapped.
+    shown = " ".join(run_cli("bib", "--help", check=True).stdout.replace("│", " ").split())
+    assert STANDARD.wrap == 0 and "at spaces (80)" not in shown
+    assert "Break lines longer than this at spaces, e.g. 80. Default: no wrapping." in shown
+    assert "Spaces before each field (2)." in shown and STANDARD.space == 2
+
+
 @pytest.mark.skipif(not HAVE_LATEX and not IN_CI, reason="bibtex not installed")
 def test_real_bibtex_reads_a_bib_written_with_every_option(mine):
     run_cli(
