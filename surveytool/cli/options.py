@@ -70,7 +70,7 @@ ThemesOpt = Annotated[
     bool,
     typer.Option(
         "--themes/--no-themes",
-        help="Split a section of 6 or more papers into themes, each a \\paragraph with its own notes region.",
+        help="Split a section of 6 to 300 papers into themes, each a \\paragraph with its own notes region.",
     ),
 ]
 LevelOpt = Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")]

@@ -271,6 +271,16 @@ def test_option_help_keeps_its_brackets():
     assert "[online]" in " ".join(result.stdout.split())  # --config: an [online] table, not a style tag
 
 
+def test_help_and_readme_give_the_sizes_of_a_section_split_into_themes_that_the_code_uses():
+    from surveytool.output.section_themes import MAX_THEMED, MIN_THEMED
+
+    said = f"a section of {MIN_THEMED} to {MAX_THEMED} papers"  # "6 or more" left out the flat large sections
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert said in readme.lower()
+    for command in ("build", "draft"):
+        assert said in " ".join(run_cli(command, "--help", check=True).stdout.split()).lower(), command
+
+
 def test_the_readme_example_of_a_list_of_titles_resolves_every_paper_against_the_catalog(tmp_path):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     example = readme.split("names no paper surely enough and stays a placeholder):", 1)[1]
