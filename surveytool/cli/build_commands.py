@@ -187,19 +187,37 @@ def draft(
     config: ConfigOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
+    # build's options that change what the chapter holds: with them draft writes the chapter build writes.
+    dialect: DialectOpt = "bibtex",
+    tags_field: TagsFieldOpt = "sections",
+    merge_duplicates: MergeDuplicatesOpt = False,
+    key_formula: KeyFormulaOpt = None,
 ) -> None:
     """Write only the related-work chapter; your notes in it survive."""
+    from dataclasses import replace
+
+    from surveytool.bibtex.fields import DIALECTS
     from surveytool.build import BUILD_STAGES
     from surveytool.draft import STDOUT, draft_chapter
     from surveytool.output.render import LEVELS
 
     require_choice(level, LEVELS, "--level")
-    options = make_options(sources, taxonomy=taxonomy, catalog=catalog, overrides=overrides, config=config)
+    require_choice(dialect, DIALECTS, "--dialect")
+    options = make_options(
+        sources,
+        taxonomy=taxonomy,
+        catalog=catalog,
+        tags_field=tags_field,
+        overrides=overrides,
+        config=config,
+        key_formula=key_formula,
+    )
+    options = replace(options, merge_duplicates=merge_duplicates or merge_setting(options.config))
     suggester = chapter_suggester(options.config, output, llm)
     result = draft_chapter(
         options,
         output,
-        chapter_options(level, templates, force, figure, table, plot, themes, comparisons),
+        replace(chapter_options(level, templates, force, figure, table, plot, themes, comparisons), dialect=dialect),
         progress(quiet, BUILD_STAGES),
         suggester,
     )

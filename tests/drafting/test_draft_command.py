@@ -163,3 +163,35 @@ def test_a_model_that_keeps_failing_is_given_up_on_and_the_summary_counts_what_w
     failed = [line for line in result.stderr.splitlines() if "[llm-failed]" in line]
     assert len(failed) == sent + 1  # one per failed request, and one for every theme left unasked
     assert sum(f"{themes - sent} theme(s) not asked: the model was given up on" in line for line in failed) == 1
+
+
+JABREF = """@inproceedings{shazeer2017,
+  title = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},
+  author = {Noam Shazeer}, booktitle = {ICLR}, year = 2017, groups = {memory},
+}
+@misc{pre,
+  title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},
+  author = {Yanping Huang}, eprint = {1811.06965}, year = 2019,
+}
+@inproceedings{pub,
+  title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},
+  author = {Yanping Huang}, eprint = {1811.06965}, booktitle = {NeurIPS}, year = 2019, groups = {pipeline-parallel},
+}
+"""
+
+
+def test_draft_takes_the_build_options_that_shape_the_chapter_and_writes_the_chapter_build_writes(tmp_path):
+    # A JabRef library keeps its sections in groups and cites one work under two keys: without these options
+    # draft tagged every entry itself and cited both keys, so draft --llm rewrote a chapter unlike the build's.
+    (tmp_path / "lib.bib").write_text(JABREF, encoding="utf-8")
+    chosen = ["--tags-field", "groups", "--merge-duplicates", "--dialect", "biblatex", "--key-formula", "auth+year"]
+    run_cli("build", "lib.bib", "--out", "out", "-q", *chosen, cwd=tmp_path, check=True)
+    (tmp_path / "mine").mkdir()
+    run_cli("draft", "lib.bib", "-o", "mine/related_work.tex", "-q", *chosen, cwd=tmp_path, check=True)
+    built = (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8")
+    assert (tmp_path / "mine" / "related_work.tex").read_text(encoding="utf-8") == built
+    assert "\\citet{pub}" not in built  # merged into pre
+    plain = run_cli("draft", "lib.bib", "-o", "-", "-q", cwd=tmp_path, check=True).stdout
+    assert plain != built
+    wrong = run_cli("draft", "lib.bib", "-o", "-", "--dialect", "latex", cwd=tmp_path)
+    assert wrong.returncode == 2 and "--dialect" in wrong.stderr and "Traceback" not in wrong.stderr
