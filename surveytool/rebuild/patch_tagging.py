@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from surveytool.analysis.section_checks import tags_field_hints
 from surveytool.analysis.tagging.exemplars import user_exemplars
 from surveytool.analysis.tagging.self_training import Taught
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
@@ -44,4 +45,5 @@ def tag_read_again(
         on_taught=taught.append,
     )
     now = last.after_patch(keys, taught[0])
-    return None if now is None else (tagged, findings, now)
+    hinted = tags_field_hints(findings, papers, taxonomy, options.tags_field)  # as ``pipeline._analyse`` gives them
+    return None if now is None else (tagged, hinted, now)

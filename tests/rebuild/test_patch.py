@@ -291,6 +291,22 @@ def test_an_entry_patched_in_reads_its_jabref_groups_as_a_build_in_full_does(tmp
     assert [f for f in result.summary.findings if f.check in ("unknown-tag", "tag-variant")] == []
 
 
+def test_an_entry_patched_in_whose_groups_name_sections_gets_the_tags_field_hint_a_build_in_full_gives(tmp_path):
+    # needs-review and no-section name the --tags-field that would read an entry's groups of section ids; a patch
+    # tagged the entries it read again without that hint.
+    source, out, fresh = tmp_path / "library.bib", tmp_path / "out", tmp_path / "fresh"
+    other = _entry("phonons", "Phonon transport in silicon nanowires", 2019).replace(
+        "\n}", "\n  groups = {memory, model-parallel},\n}"
+    )
+    source.write_text(_text([*_entries(8), other]), encoding="utf-8")
+    assert _patched(_rebuild(source, out, fresh)) is None
+    _edit(source, "silicon nanowires", "germanium nanowires")
+    result = _rebuild(source, out, fresh)
+    assert _patched(result) == (8, 1)
+    [hinted] = [f for f in result.summary.findings if f.key == "phonons" and f.check in ("needs-review", "no-section")]
+    assert "--tags-field groups" in hinted.hint
+
+
 def test_an_edit_in_one_of_two_files_is_patched_and_an_entry_can_move_between_them(library):
     source, out, fresh = library
     other = source.with_name("other.bib")
