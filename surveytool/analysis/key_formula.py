@@ -33,6 +33,8 @@ class KeyFormulaError(ValueError):
 # The language -------------------------------------------------------------------------------------------
 
 #: A call's arguments: (name, int or str, default or None when required).
+#: A number above this is no count of letters, words or authors a key could use (and a longer one is no int).
+_MAX_NUMBER = 10_000
 _Params = tuple[tuple[str, type, int | str | None], ...]
 
 
@@ -256,6 +258,8 @@ def _arguments(name: str, params: _Params, given: Sequence[tuple[str, str, int]]
         if kind is int and token_kind != "int" or kind is str and token_kind != "str":
             wanted = "a whole number" if kind is int else "a quoted text"
             raise KeyFormulaError(f"{name}'s {param} at column {where} must be {wanted}: {usage}")
+        if kind is int and (len(text) > 5 or int(text) > _MAX_NUMBER):
+            raise KeyFormulaError(f"{name}'s {param} at column {where} is over {_MAX_NUMBER}: {usage}")
         args.append(int(text) if kind is int else text[1:-1])
     if name == "auth" and args[1] == 0:
         raise KeyFormulaError(f"auth's m at column {column} counts authors from 1: auth(0, 2) is the second's surname")

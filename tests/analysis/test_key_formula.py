@@ -190,6 +190,8 @@ def test_alternatives_give_the_first_key_that_is_not_empty():
         ('auth.truncate("a")', "truncate's n at column 15 must be a whole number"),
         ("auth(1, 2, 3)", "auth at column 1 takes 2 argument(s): auth(n, m)"),
         ("auth(0, 0)", "auth's m at column 1 counts authors from 1"),
+        ("shorttitle(" + "9" * 20 + ")", "shorttitle's n at column 12 is over 10000"),
+        ("title.truncate(" + "9" * 5000 + ")", "truncate's n at column 16 is over 10000"),
         ("year(4)", "year at column 1 takes no argument(s)"),
         ('"abc + year', "unclosed quote at column 1"),
         ("auth $ year", "unexpected '$' at column 6"),
