@@ -258,11 +258,15 @@ class _Validator:
         for section in sections:
             index = self.index_of[id(section)]
             for alias in section.aliases:
-                claimed = owner.setdefault(normalize(alias), section.id)
-                if claimed != section.id:
+                line = self.line_of("sections", index, "aliases")
+                if not normalize(alias):  # "!!!": a tag of punctuation alone ("-", "?") would name this section
+                    self.note(
+                        f"alias '{alias}' of '{section.id}' has no letter or digit", line, "leave it out: it is no name"
+                    )
+                elif (claimed := owner.setdefault(normalize(alias), section.id)) != section.id:
                     self.note(
                         f"alias '{alias}' of '{section.id}' is already a name of '{claimed}'",
-                        self.line_of("sections", index, "aliases"),
+                        line,
                         "an alias must lead to one section only",
                     )
 
@@ -297,11 +301,9 @@ def section_lookup(taxonomy: Taxonomy) -> dict[str, str]:
 
 
 def _lookup_of(taxonomy: Taxonomy) -> dict[str, str]:
-    lookup: dict[str, str] = {}
-    for section in taxonomy.sections:
-        for name in (section.id, section.title, *section.aliases):
-            lookup.setdefault(normalize(name), section.id)
-    return lookup
+    """Each name's first section; a name of no letter or digit (a title "???") names none: "-" is no tag."""
+    names = [(normalize(name), s.id) for s in taxonomy.sections for name in (s.id, s.title, *s.aliases)]
+    return {name: section_id for name, section_id in reversed(names) if name}
 
 
 def canonical_section(raw: str, taxonomy: Taxonomy) -> str | None:

@@ -176,3 +176,12 @@ def test_the_readme_example_of_a_taxonomy_of_ones_own_is_valid():
     [section] = taxonomy.sections
     assert (section.id, section.group, canonical_section("kvcache", taxonomy)) == ("kv-cache", "systems", "kv-cache")
     assert section.keywords["paged attention"] == 4
+
+
+def test_a_name_of_no_letter_or_digit_names_no_section():
+    # normalize("!!!") is "": the alias, or a title of punctuation, made every tag "-" or "?" a tag of 'b'.
+    with pytest.raises(TaxonomyError, match="alias '!!!' of 'b' has no letter or digit") as raised:
+        parse_taxonomy(MINIMAL.replace('title = "B"', 'title = "B"\naliases = ["!!!"]'), "t.toml")
+    assert raised.value.line == 14
+    taxonomy = parse_taxonomy(MINIMAL.replace('title = "B"', 'title = "???"'), "t.toml")
+    assert [canonical_section(tag, taxonomy) for tag in ("-", "?", "", "???", "b")] == [None, None, None, None, "b"]
