@@ -68,8 +68,7 @@ class _Validator:
         self.table_lines: dict[str, list[int]] = {"groups": [], "sections": []}
         starts: list[int] = []
         for number, line in enumerate(self.lines, start=1):
-            match = _TABLE_HEADER.match(line)
-            if match:
+            if match := _TABLE_HEADER.match(line):
                 self.table_lines[match.group(1)].append(number)
                 starts.append(number)
         # A table's first line -> the line after its last: where the next begins, or the end of the file.
@@ -114,6 +113,8 @@ class _Validator:
         allowed = "allowed: " + ", ".join(sorted(_TOP_KEYS))
         for key in (key for key in data if key not in _TOP_KEYS):
             self.note(f"unknown key '{key}'", self.top_line(key), _did_you_mean(key, _TOP_KEYS, allowed))
+        if not isinstance(data.get("title", ""), str):  # str() put a list's Python spelling in the chapter
+            self.note("'title' must be a string", self.top_line("title"), 'title = "Related Work on ..."')
         groups = self._each(data, "groups", self._group)
         known = len(self.problems)
         sections = self._each(data, "sections", self._section)
@@ -165,6 +166,8 @@ class _Validator:
                 self.fail(
                     f"[[{table}]] needs a non-empty string '{key}'", self.line_of(table, index), f'add {key} = "..."'
                 )
+        for key in (key for key in ("parent", "description") if not isinstance(raw.get(key, ""), str)):
+            self.fail(f"'{key}' in [[{table}]] must be a string", self.line_of(table, index, key), f'{key} = "..."')
         if not _ID.fullmatch(raw["id"]):
             self.fail(
                 f"id '{raw['id']}' is not lowercase-with-hyphens",
@@ -181,9 +184,7 @@ class _Validator:
 
     def _group(self, index: int, raw: Mapping[str, Any]) -> Group:
         group_id, title = self._common("groups", index, raw, _GROUP_KEYS)
-        return Group(
-            group_id, title, (), parent=str(raw.get("parent", "")), line=self.line_of("groups", index, "id") or 0
-        )
+        return Group(group_id, title, (), parent=raw.get("parent", ""), line=self.line_of("groups", index, "id") or 0)
 
     def _section(self, index: int, raw: Mapping[str, Any]) -> Section:
         section_id, title = self._common("sections", index, raw, _SECTION_KEYS)

@@ -185,3 +185,19 @@ def test_a_name_of_no_letter_or_digit_names_no_section():
     assert raised.value.line == 14
     taxonomy = parse_taxonomy(MINIMAL.replace('title = "B"', 'title = "???"'), "t.toml")
     assert [canonical_section(tag, taxonomy) for tag in ("-", "?", "", "???", "b")] == [None, None, None, None, "b"]
+
+
+@pytest.mark.parametrize(
+    ("change", "line", "message"),
+    [
+        (lambda t: t.replace('title = "T"', 'title = ["T", 1]'), 1, "'title' must be a string"),
+        (lambda t: t.replace('title = "G"', 'title = "G"\ndescription = 5'), 5, "'description' in [[groups]] must"),
+        (lambda t: t.replace('title = "A"', 'title = "A"\ndescription = {x = 1}'), 9, "'description' in [[sections]]"),
+        (lambda t: t.replace('parent = "g"', "parent = 7", 1), 7, "'parent' in [[sections]] must be a string"),
+    ],
+)
+def test_a_title_description_or_parent_that_is_no_string_is_an_error_at_its_line(change, line, message):
+    # str() made them the chapter's \\section{['T', 1]} and "Scope: {'x': 1}", or "unknown parent '7'".
+    with pytest.raises(TaxonomyError, match=re.escape(message)) as raised:
+        parse_taxonomy(change(MINIMAL), "t.toml")
+    assert raised.value.line == line
