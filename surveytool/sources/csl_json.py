@@ -10,7 +10,7 @@ from surveytool.bibtex.values import split_tags
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.csl_rich_text import rich_text
 from surveytool.text.identifiers import parse_identifier
-from surveytool.text.latex import encode_bibtex_value
+from surveytool.text.latex import encode_bibtex_value, usable_key
 
 # CSL item types -> BibTeX entry types.
 _TYPES = {
@@ -153,6 +153,8 @@ def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list
             continue
         try:
             papers.append(_item_to_paper(item, where))
+            if papers[-1].key and not usable_key(papers[-1].key):  # as a .bib's key is: "per%cent" stops \cite
+                findings.append(_unusable_key(papers[-1].key, where))
         except (AttributeError, TypeError, ValueError, IndexError, KeyError):
             findings.append(
                 Finding(
@@ -164,6 +166,11 @@ def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list
                 )
             )
     return papers, findings
+
+
+def _unusable_key(key: str, where: SourceLocation) -> Finding:
+    hint = "change its citation key to letters, digits and - _ : . / only"
+    return Finding("unusable-key", Severity.ERROR, f"key '{key}' cannot be used in \\cite", where, hint, key)
 
 
 _RAW_DATE = re.compile(r"^\s*(\d{4})(?:[-/.](\d{1,2}))?")

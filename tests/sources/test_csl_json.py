@@ -217,3 +217,13 @@ def test_the_tags_csl_json_export_writes_as_keyword_are_read_back_and_other_subj
     run_cli("build", "refs.json", "--out", "out", cwd=tmp_path, check=True)
     written = (tmp_path / "out" / "references.bib").read_text(encoding="utf-8")
     assert "sections = {moe}" in written and "transformers" not in written
+
+
+def test_a_citation_key_latex_cannot_cite_is_an_unusable_key_error_as_in_a_bib(tmp_path):
+    # per%cent ends \cite at the %: a .bib's key is reported, a CSL-JSON item's key was not (check: no problems).
+    items = [{"id": "k", "citation-key": key, "type": "article-journal", "title": f"T {key}"} for key in ("a%b", "c#d")]
+    (tmp_path / "lib.json").write_text(json.dumps(items + [{"id": "ok1", "title": "Fine"}]), encoding="utf-8")
+    read = read_source(tmp_path / "lib.json", "lib.json")
+    assert [(f.check, f.key) for f in read.findings] == [("unusable-key", "a%b"), ("unusable-key", "c#d")]
+    result = run_cli("check", "lib.json", "--checks", "unusable-key", cwd=tmp_path)
+    assert result.returncode == 1 and "lib.json:1: error [unusable-key] key 'a%b' cannot be used in" in result.stderr
