@@ -235,6 +235,10 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
         if names:
             fields[role] = " and ".join(text for text, _ in names)
             latex[role] = "{" + " and ".join(tex for _, tex in names) + "}"
+    # CSL's publisher of a thesis is its school, of a report its institution (export -f csl-json writes them so).
+    holder = {"phdthesis": "school", "techreport": "institution"}.get(kind)
+    if holder and "publisher" in fields:
+        fields[holder] = fields.pop("publisher")
     number = _text(item.get("number"))
     if kind == "techreport" and number and "number" not in fields and parse_identifier(number) is None:
         fields["number"] = number  # a report's own number ("TR-2019-01"), not an arXiv id

@@ -227,3 +227,17 @@ def test_a_citation_key_latex_cannot_cite_is_an_unusable_key_error_as_in_a_bib(t
     assert [(f.check, f.key) for f in read.findings] == [("unusable-key", "a%b"), ("unusable-key", "c#d")]
     result = run_cli("check", "lib.json", "--checks", "unusable-key", cwd=tmp_path)
     assert result.returncode == 1 and "lib.json:1: error [unusable-key] key 'a%b' cannot be used in" in result.stderr
+
+
+def test_a_thesis_and_a_report_read_back_with_their_school_and_institution(tmp_path):
+    # export -f csl-json writes school and institution as CSL's publisher: read back, they were a publisher,
+    # and the @phdthesis and @techreport lacked the field BibTeX requires (missing-field).
+    (tmp_path / "refs.bib").write_text(
+        "@phdthesis{th, title = {A Thesis}, author = {Tee, T.}, school = {MIT}, year = {2021}}\n"
+        "@techreport{tr, title = {A Report}, author = {Arr, A.}, institution = {Google}, year = {2017}}\n",
+        encoding="utf-8",
+    )
+    run_cli("export", "refs.bib", "-f", "csl-json", "-o", "refs.json", cwd=tmp_path, check=True)
+    papers = {p.key: p for p in read_source(tmp_path / "refs.json", "refs.json").papers}
+    assert papers["th"].fields.get("school") == "MIT" and "publisher" not in papers["th"].fields
+    assert papers["tr"].fields.get("institution") == "Google" and "publisher" not in papers["tr"].fields
