@@ -12,10 +12,11 @@ from surveytool.sources.csl_rich_text import rich_text
 from surveytool.text.identifiers import parse_identifier
 from surveytool.text.latex import encode_bibtex_value, usable_key
 
-# CSL item types -> BibTeX entry types.
+# CSL item types -> BibTeX entry types. CSL's "article" is one in no journal (a preprint, a working paper: Zotero's
+# "Preprint"), and what export -f csl-json writes for a @misc.
 _TYPES = {
     "article-journal": "article",
-    "article": "article",
+    "article": "misc",
     "paper-conference": "inproceedings",
     "chapter": "incollection",
     "book": "book",

@@ -5,6 +5,7 @@ from urllib.parse import unquote
 
 from helpers import MESSY_BIB, ZOTERO_ITEMS, run_cli
 
+from surveytool.sources.csl_json import csl_to_papers
 from surveytool.sources.read import read_source
 
 # As Zotero's "Export Library... > CSL JSON" writes it with Better BibTeX installed.
@@ -241,3 +242,10 @@ def test_a_thesis_and_a_report_read_back_with_their_school_and_institution(tmp_p
     papers = {p.key: p for p in read_source(tmp_path / "refs.json", "refs.json").papers}
     assert papers["th"].fields.get("school") == "MIT" and "publisher" not in papers["th"].fields
     assert papers["tr"].fields.get("institution") == "Google" and "publisher" not in papers["tr"].fields
+
+
+def test_a_misc_entry_exported_reads_back_as_a_misc_entry():
+    # export -f csl-json writes a @misc as CSL's "article" (a preprint, in no journal): it read back as an
+    # @article, which then lacked a journal (missing-field).
+    papers = csl_to_papers([{"id": "ms", "type": "article", "title": "A Misc Item"}], "x.json", "")[0]
+    assert papers[0].entry_type == "misc"
