@@ -154,6 +154,8 @@ def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list
             continue
         try:
             papers.append(_item_to_paper(item, where))
+            if (year := _year_month(item.get("issued"))[0]) and not _YEAR.fullmatch(year):
+                findings.append(_malformed_year(index, year, where))
             if papers[-1].key and not usable_key(papers[-1].key):  # as a .bib's key is: "per%cent" stops \cite
                 findings.append(_unusable_key(papers[-1].key, where))
         except (AttributeError, TypeError, ValueError, IndexError, KeyError):
@@ -174,7 +176,13 @@ def _unusable_key(key: str, where: SourceLocation) -> Finding:
     return Finding("unusable-key", Severity.ERROR, f"key '{key}' cannot be used in \\cite", where, hint, key)
 
 
-_RAW_DATE = re.compile(r"^\s*(\d{4})(?:[-/.](\d{1,2}))?")
+def _malformed_year(index: int, year: str, where: SourceLocation) -> Finding:
+    message = f"item {index + 1}'s year '{year}' is not a four-digit year; left out"  # a key "1000", a plot at 1000
+    return Finding("csl-item", Severity.WARNING, message, where, "correct its date and export it again")
+
+
+_YEAR = re.compile(r"\d{4}")
+_RAW_DATE = re.compile(r"^\s*(\d{4})(?!\d)(?:[-/.](\d{1,2}))?")
 _YEAR_IN_TEXT = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\d)")
 
 
@@ -247,7 +255,7 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
     if accessed:
         fields["urldate"] = accessed
     year, month = _year_month(item.get("issued"))
-    if year:
+    if _YEAR.fullmatch(year):
         fields["year"] = year
     if month:
         fields["month"] = month

@@ -249,3 +249,17 @@ def test_a_misc_entry_exported_reads_back_as_a_misc_entry():
     # @article, which then lacked a journal (missing-field).
     papers = csl_to_papers([{"id": "ms", "type": "article", "title": "A Misc Item"}], "x.json", "")[0]
     assert papers[0].entry_type == "misc"
+
+
+def test_a_year_that_is_not_four_digits_is_left_out_with_a_warning():
+    # 10**30 gave the year "1000000000000000000000000000000" (a key "1000", a plot at 1000), raw "99999-01" the year
+    # "9999", with no finding at all: the .bib's year-malformed does not read CSL-JSON.
+    dates = [{"date-parts": [[10**30]]}, {"date-parts": [[-44]]}, {"date-parts": [[2020.5]]}, {"raw": "99999-01"}]
+    items = [{"id": f"y{n}", "title": f"T{n}", "issued": date} for n, date in enumerate(dates)]
+    papers, findings = csl_to_papers(items + [{"id": "ok", "title": "T", "issued": {"raw": "2020-5"}}], "x.json", "")
+    assert [p.fields.get("year") for p in papers] == [None, None, None, None, "2020"]
+    assert [f.message for f in findings] == [
+        "item 1's year '1000000000000000000000000000000' is not a four-digit year; left out",
+        "item 2's year '-44' is not a four-digit year; left out",
+        "item 3's year '2020.5' is not a four-digit year; left out",
+    ]
