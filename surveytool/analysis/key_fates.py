@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from surveytool.analysis.keys import run_order, runs_in_tex, unwritable_key
+from surveytool.analysis.keys import run_order, runs_in_tex, unreadable_in_key, unwritable_key
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
 
 _USER_KEYED = (Origin.BIBTEX, Origin.CSL_JSON)
@@ -99,7 +99,7 @@ def _fate(
         return Finding("unusable-key", Severity.ERROR, message, where, f"cite this entry as '{paper.key}'", key)
     if unwritable_key(key):
         message = (
-            f"entry key '{key}' has a space, comma or brace, which BibTeX does not read in a key; "
+            f"entry key '{key}' has {_named(unreadable_in_key(key))}, which BibTeX or biber does not read in a key; "
             f"{_WRITTEN} write this entry under the new key '{paper.key}'"
         )
         return Finding("unusable-key", Severity.ERROR, message, where, f"cite this entry as '{paper.key}'", key)
@@ -118,3 +118,7 @@ def _fate(
         key,
         (first,) if first != where else (),
     )
+
+
+def _named(char: str) -> str:
+    return "a space" if char.isspace() else f"'{char}'"

@@ -25,7 +25,7 @@ from surveytool.text.transliterate import significant_words
 
 LOCK_VERSION = 1
 _MAX_WORD = 20
-_UNREADABLE_IN_KEY = re.compile(r"[\s,{}]")
+_UNREADABLE_IN_KEY = re.compile(r"[\s,{}=\"]")
 
 
 def key_base(paper: Paper, formula: KeyFormula = DEFAULT) -> str:
@@ -95,9 +95,16 @@ def runs_in_tex(key: str) -> bool:
     return "\\" in key or "^^" in key
 
 
+def unreadable_in_key(key: str) -> str:
+    """The first character of ``key`` that a reader of .bib files does not read in a key ("" for none)."""
+    found = _UNREADABLE_IN_KEY.search(key)
+    return found.group() if found else ""
+
+
 def unwritable_key(key: str) -> bool:
     """Whether ``key`` cannot be written back as it is: it ``runs_in_tex``, or BibTeX reads no key with a space,
-    comma or brace in it."""
+    comma or brace in it, and biber and bibtexparser (surveytool's own reader) none with ``=`` or ``"`` (a CSL-JSON
+    citation-key may hold any of them)."""
     return runs_in_tex(key) or bool(_UNREADABLE_IN_KEY.search(key))
 
 

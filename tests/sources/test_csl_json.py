@@ -230,6 +230,28 @@ def test_a_citation_key_latex_cannot_cite_is_an_unusable_key_error_as_in_a_bib(t
     assert result.returncode == 1 and "lib.json:1: error [unusable-key] key 'a%b' cannot be used in" in result.stderr
 
 
+def test_a_citation_key_no_bib_reader_reads_is_written_under_a_new_key_and_the_bib_reads_back_whole(tmp_path):
+    # bib -o wrote @article{eq=1, and @article{quo"te,: biber and surveytool's own reader stop at the = or ", so
+    # the written .bib lost both entries when read again.
+    items = [
+        {
+            "id": k,
+            "citation-key": k,
+            "type": "article-journal",
+            "title": f"Title {i}",
+            "issued": {"date-parts": [[2020]]},
+        }
+        for i, k in enumerate(("eq=1", 'quo"te', "plain"))
+    ]
+    (tmp_path / "lib.json").write_text(json.dumps(items), encoding="utf-8")
+    result = run_cli("bib", "lib.json", "-o", "out.bib", cwd=tmp_path)
+    assert "entry key 'eq=1' has '=', which BibTeX or biber does not read in a key" in result.stderr
+    assert "entry key 'quo\"te' has '\"', which" in result.stderr
+    read = read_source(tmp_path / "out.bib", "out.bib")
+    assert sorted(p.fields["title"] for p in read.papers) == ["Title 0", "Title 1", "Title 2"]
+    assert "plain" in {p.key for p in read.papers} and not [f for f in read.findings if f.check == "bibtex-syntax"]
+
+
 def test_a_thesis_and_a_report_read_back_with_their_school_and_institution(tmp_path):
     # export -f csl-json writes school and institution as CSL's publisher: read back, they were a publisher,
     # and the @phdthesis and @techreport lacked the field BibTeX requires (missing-field).
