@@ -7,9 +7,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from surveytool.analysis.check_registry import CheckContext, register
+from surveytool.analysis.section_names import canonical_section
 from surveytool.analysis.tagging.tagger import TAGGING_FINDINGS
 from surveytool.analysis.tagging.user_tags import shares_names
-from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.values import split_tags
 from surveytool.model import Finding, Origin, Paper, Section, Severity, SourceLocation, Taxonomy
 

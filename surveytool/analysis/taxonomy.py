@@ -125,7 +125,7 @@ class _Validator:
         self._check_ids(groups, sections)
         if "groups" not in self.unreadable:  # else every parent would be "unknown"
             self._check_parents(groups, sections)
-        self._check_aliases(sections)
+        self._check_names(sections)
         if self.problems:
             first, *more = sorted(self.problems, key=lambda p: (p.line is None, p.line or 0))
             raise TaxonomyError(first.message, path=first.path, line=first.line, hint=first.hint, more=tuple(more))
@@ -254,10 +254,14 @@ class _Validator:
                 current = group_ids[current.parent]
             rooted.update(chain)
 
-    def _check_aliases(self, sections: list[Section]) -> None:
+    def _check_names(self, sections: list[Section]) -> None:
         owner: dict[str, str] = {normalize(s.id): s.id for s in sections}
         for section in sections:
             index = self.index_of[id(section)]
+            for phrase in section.keywords:
+                if not normalize(phrase.replace("*", "")):  # "!!!", "*": phrases are matched on words
+                    where = self.line_of("sections", index, phrase)
+                    self.note(f"keyword '{phrase}' of '{section.id}' has no letter or digit", where, "it never matches")
             for alias in section.aliases:
                 line = self.line_of("sections", index, "aliases")
                 if not normalize(alias):  # "!!!": a tag of punctuation alone ("-", "?") would name this section
@@ -287,35 +291,6 @@ class _Validator:
 def _did_you_mean(word: str, options, fallback: str) -> str:
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else fallback
-
-
-#: Each taxonomy's lookup, made once: tags are looked up for every entry of a run.
-_LOOKUPS: dict[int, tuple[Taxonomy, dict[str, str]]] = {}
-
-
-def section_lookup(taxonomy: Taxonomy) -> dict[str, str]:
-    """Normalized ids, titles and aliases -> section id."""
-    made = _LOOKUPS.get(id(taxonomy))
-    if made is None or made[0] is not taxonomy:  # kept with its taxonomy, so its id is never another's
-        made = _LOOKUPS[id(taxonomy)] = (taxonomy, _lookup_of(taxonomy))
-    return made[1]
-
-
-def _lookup_of(taxonomy: Taxonomy) -> dict[str, str]:
-    """Each name's first section; a name of no letter or digit (a title "???") names none: "-" is no tag."""
-    names = [(normalize(name), s.id) for s in taxonomy.sections for name in (s.id, s.title, *s.aliases)]
-    return {name: section_id for name, section_id in reversed(names) if name}
-
-
-def canonical_section(raw: str, taxonomy: Taxonomy) -> str | None:
-    """The section id a user's tag text means (``MoE`` -> ``moe``), or None."""
-    return section_lookup(taxonomy).get(normalize(raw))
-
-
-def suggest_section(raw: str, taxonomy: Taxonomy) -> str | None:
-    lookup = section_lookup(taxonomy)
-    close = difflib.get_close_matches(normalize(raw), list(lookup), n=1, cutoff=0.6)
-    return lookup[close[0]] if close else None
 
 
 #: Scores add weights up: bounded weights keep every score a finite number that entries.json can hold.

@@ -12,8 +12,8 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from surveytool.analysis.section_names import canonical_section
 from surveytool.analysis.tagging.user_tags import shares_names
-from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.field_spans import written_key
 from surveytool.bibtex.fields import WrittenMacros, render_bibliography
 from surveytool.bibtex.format_options import STANDARD, BibFormat

@@ -12,8 +12,8 @@ import re
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import replace
 
+from surveytool.analysis.section_names import canonical_section
 from surveytool.analysis.tagging.user_tags import tags_location
-from surveytool.analysis.taxonomy import canonical_section
 from surveytool.bibtex.field_spans import ENTRY_HEADER, FieldSpan, field_spans
 from surveytool.bibtex.values import (
     MONTH_MACROS,

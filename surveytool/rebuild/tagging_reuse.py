@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from surveytool.analysis.section_names import canonical_section
 from surveytool.analysis.tagging.tagger import Tagger, blend_settings, text_of
-from surveytool.analysis.taxonomy import canonical_section
 from surveytool.digest import digest_text
 from surveytool.model import Origin, Paper, Tag
 from surveytool.parallel import FromBothEnds, map_beside, worth_sharing

@@ -3,7 +3,8 @@ import re
 import pytest
 from helpers import ROOT
 
-from surveytool.analysis.taxonomy import canonical_section, load_taxonomy, parse_taxonomy
+from surveytool.analysis.section_names import canonical_section
+from surveytool.analysis.taxonomy import load_taxonomy, parse_taxonomy
 from surveytool.errors import TaxonomyError
 from surveytool.resources import default_taxonomy
 
@@ -185,6 +186,15 @@ def test_a_name_of_no_letter_or_digit_names_no_section():
     assert raised.value.line == 14
     taxonomy = parse_taxonomy(MINIMAL.replace('title = "B"', 'title = "???"'), "t.toml")
     assert [canonical_section(tag, taxonomy) for tag in ("-", "?", "", "???", "b")] == [None, None, None, None, "b"]
+
+
+@pytest.mark.parametrize("phrase", ["!!!", "*", "-- *"])
+def test_a_keyword_phrase_of_no_letter_or_digit_is_an_error_at_its_line(phrase):
+    # Phrases are matched on normalized words: one of punctuation alone never matched, and validate said nothing.
+    keywords = f'title = "B"\n[sections.keywords]\n"pipeline*" = 2\n"{phrase}" = 3'
+    with pytest.raises(TaxonomyError, match=f"keyword '{re.escape(phrase)}' of 'b' has no letter or digit") as raised:
+        parse_taxonomy(MINIMAL.replace('title = "B"', keywords), "t.toml")
+    assert raised.value.line == 16
 
 
 @pytest.mark.parametrize(

@@ -533,4 +533,7 @@ def test_a_key_that_cannot_be_cited_is_one_finding_naming_the_key_it_is_written_
     )
     result = run_cli("check", str(bib))
     [line] = [line for line in result.stderr.splitlines() if "[unusable-key]" in line]
-    assert "'macro extra' has a space, which BibTeX or biber does not read in a key" in line and "(cite this entry as 'doe2021tiny')" in line
+    assert (
+        "'macro extra' has a space, which BibTeX or biber does not read in a key" in line
+        and "(cite this entry as 'doe2021tiny')" in line
+    )

@@ -111,7 +111,7 @@ def taxonomy_exemplars(taxonomy: Taxonomy, settings: Settings = SETTINGS, alone:
 
 def user_exemplars(papers: Iterable[Paper], taxonomy: Taxonomy, settings: Settings = SETTINGS) -> tuple[Exemplar, ...]:
     """The entries the user tagged (their tags as section ids), in key order."""
-    from surveytool.analysis.taxonomy import canonical_section
+    from surveytool.analysis.section_names import canonical_section
 
     exemplars = []
     for paper in papers:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from surveytool.analysis.taxonomy import canonical_section, suggest_section
+from surveytool.analysis.section_names import canonical_section, suggest_section
 from surveytool.bibtex.field_spans import field_spans, line_in
 from surveytool.bibtex.values import FILING_FIELDS
 from surveytool.model import Finding, Origin, Paper, Role, Severity, SourceLocation, Tag, Taxonomy

@@ -1,0 +1,38 @@
+"""The section a user's tag text names: an id, a title or an alias, compared as normalized words (``MoE``,
+``Mixture of Experts`` -> ``moe``)."""
+
+from __future__ import annotations
+
+import difflib
+
+from surveytool.model import Taxonomy
+from surveytool.text.normalize import normalize
+
+#: Each taxonomy's lookup, made once: tags are looked up for every entry of a run.
+_LOOKUPS: dict[int, tuple[Taxonomy, dict[str, str]]] = {}
+
+
+def section_lookup(taxonomy: Taxonomy) -> dict[str, str]:
+    """Normalized ids, titles and aliases -> section id."""
+    made = _LOOKUPS.get(id(taxonomy))
+    if made is None or made[0] is not taxonomy:  # kept with its taxonomy, so its id is never another's
+        made = _LOOKUPS[id(taxonomy)] = (taxonomy, _lookup_of(taxonomy))
+    return made[1]
+
+
+def _lookup_of(taxonomy: Taxonomy) -> dict[str, str]:
+    """Each name's first section; a name of no letter or digit (a title "???") names none: "-" is no tag."""
+    names = [(normalize(name), s.id) for s in taxonomy.sections for name in (s.id, s.title, *s.aliases)]
+    return {name: section_id for name, section_id in reversed(names) if name}
+
+
+def canonical_section(raw: str, taxonomy: Taxonomy) -> str | None:
+    """The section id a user's tag text means (``MoE`` -> ``moe``), or None."""
+    return section_lookup(taxonomy).get(normalize(raw))
+
+
+def suggest_section(raw: str, taxonomy: Taxonomy) -> str | None:
+    """The section whose name is closest to ``raw`` (what a misspelt tag likely means), or None."""
+    lookup = section_lookup(taxonomy)
+    close = difflib.get_close_matches(normalize(raw), list(lookup), n=1, cutoff=0.6)
+    return lookup[close[0]] if close else None
