@@ -36,6 +36,12 @@ SYSTEM_PROMPT = (
 )
 # What the model may have escaped out of habit: printed as the character itself.
 _MODEL_ESCAPES = re.compile(r"\\([%&_#$])")
+#: The longest line a suggested sentence is written on. Escaping makes text up to 18 times longer
+#: (``^`` is ``\\textasciicircum{}``), and TeX stops at a line of over 200,000 characters ("Unable to read
+#: an entire line"): an answer of 20,000 characters could make one.
+LINE_CHARS = 2000
+# Where a line may break: after a space (the line end is one), else after a closing brace.
+_PIECE = re.compile(r"[^ }]*[ }]|[^ }]+")
 
 
 @dataclass(frozen=True)
@@ -171,7 +177,27 @@ def _render(sentence: str, cites: Sequence[Cite]) -> str:
         if i < len(cites):
             cite = cites[i]
             out.append(f"{tie}\\{cite.command}{{{','.join(cite.keys)}}}")
-    return "".join(out)
+    return _wrapped("".join(out))
+
+
+def _wrapped(latex: str) -> str:
+    """``latex`` (escaped prose and citations) on lines of at most about :data:`LINE_CHARS` characters.
+
+    A line breaks at a space, which the line end stands for; a run of more than a line without one
+    breaks after a closing brace (an escaped character's ``{}``, a citation), where the line end
+    adds a space. Nothing else changes: no break falls inside a command or its argument.
+    """
+    if len(latex) <= LINE_CHARS:
+        return latex
+    lines: list[str] = []
+    line = ""
+    for piece in _PIECE.findall(latex):
+        if line and len(line) + len(piece) > LINE_CHARS:
+            lines.append(line.rstrip(" "))
+            line = ""
+        line += piece
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def check_answer(

@@ -18,6 +18,7 @@ from surveytool.drafting.grounded import (
 )
 from surveytool.drafting.llm_client import LlmClient
 from surveytool.drafting.llm_settings import LlmSettings
+from surveytool.text.latex import escape_text
 
 
 class Model(FakeServices):
@@ -183,3 +184,17 @@ def test_hostile_prose_comes_out_inert_latex():
     text, kept, _ = check_answer(answer, {"huang2019gpipe"}, BIBLIOGRAPHY)
     assert kept == 1 and text.endswith("\\cite{huang2019gpipe}.")
     assert_inert(text)
+
+
+@pytest.mark.parametrize("run", ["^" * 12_000, "\\" * 12_000, "\U0001f680" * 15_000, "word " * 3_999])
+def test_a_long_answer_is_written_on_lines_tex_can_read(run):
+    # Escaping makes a caret 18 characters: one sentence of an answer under the 20,000-character limit made
+    # a line of 216,000, and TeX stops at 200,000 ("Unable to read an entire line"); the chapter did not compile.
+    answer = f"Carets {run} scale training \\cite{{huang2019gpipe}}."
+    text, kept, _ = check_answer(answer, {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert kept == 1
+    assert max(len(line) for line in text.split("\n")) <= 2_100
+    assert_inert(text)
+    # Broken at spaces and after braces only: nothing but white space was added or taken.
+    one_line = escape_text(" ".join(f"Carets {run} scale training ".split())) + "\\cite{huang2019gpipe}."
+    assert re.sub(r"\s", "", text) == re.sub(r"\s", "", one_line)
