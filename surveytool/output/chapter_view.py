@@ -11,7 +11,7 @@ from surveytool.analysis.crossref import cited_through_children, with_lent_field
 from surveytool.analysis.facts import paper_facts
 from surveytool.model import Paper, Role, Taxonomy
 from surveytool.output.parked_notes import ORPHANED
-from surveytool.text.latex import LatexMarkup
+from surveytool.text.latex import LatexMarkup, math_to_text
 
 UNCLASSIFIED = "unclassified"
 UNCLASSIFIED_GROUP = "unclassified-group"
@@ -84,11 +84,21 @@ def one_paragraph(text: str) -> str:
     return " ".join(text.split())
 
 
+_VENUES = ("booktitle", "journal", "journaltitle", "howpublished")
+
+
 def venue_of(paper: Paper) -> str:
-    for field in ("booktitle", "journal", "journaltitle", "howpublished"):
+    for field in _VENUES:
         if paper.fields.get(field):
             return paper.fields[field]
     return ""
+
+
+def _as_printed(paper: Paper, text: str, fields: tuple[str, ...]) -> str:
+    """``text`` (a value of ``fields``) as the bibliography prints it: the math of a value written in LaTeX as its
+    characters (``$\\alpha$`` is "α"). The chapter escapes what it is given, so math kept as written printed its
+    dollar signs and backslashes, beside the same title typeset in the bibliography."""
+    return math_to_text(text) if paper.latex_fields.keys() & set(fields) else text
 
 
 def _shown(text: str) -> str:
@@ -107,9 +117,9 @@ def paper_view(paper: Paper) -> PaperView:
         snippet = snippet[:_SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
     return PaperView(
         key=paper.key,
-        title=_shown(paper.title) if paper.resolved and paper.title else "",
+        title=_shown(_as_printed(paper, paper.title, ("title",))) if paper.resolved and paper.title else "",
         year=one_paragraph(paper.year or ""),
-        venue=_shown(venue_of(paper)),
+        venue=_shown(_as_printed(paper, venue_of(paper), _VENUES)),
         resolved=paper.resolved,
         snippet=snippet,
         primary=paper.primary_section or UNCLASSIFIED,

@@ -5,7 +5,8 @@ import re
 from helpers import ROOT, compile_latex, requires_latex, run_cli
 
 from surveytool.analysis.taxonomy import parse_taxonomy
-from surveytool.output.chapter_view import PaperView, view_groups
+from surveytool.bibtex.reader import read_bibtex
+from surveytool.output.chapter_view import PaperView, paper_view, view_groups
 
 #: (group, the group it is in): root > middle > deep, root > empty, and beside at the top.
 GROUPS = [("root", ""), ("middle", "root"), ("deep", "middle"), ("empty", "root"), ("beside", "")]
@@ -62,3 +63,18 @@ def test_a_taxonomy_three_groups_deep_is_headed_at_each_level_and_compiles(tmp_p
     result = compile_latex(out)
     assert result.returncode == 0, result.stdout[-3000:]
     assert not re.search(r"^! ", (out / "main.log").read_text(encoding="latin-1"), re.M)
+
+
+def test_a_title_and_venue_with_math_print_its_characters_not_its_dollars_and_backslashes():
+    # The chapter escapes the plain text it is given, and a .bib title's math was kept as written: the PDF
+    # showed "$\alpha$-Nets" in the chapter beside "α-Nets" in the bibliography (and the Markdown export).
+    bib = (
+        "@article{smith2020alpha,\n  author = {Alice Smith},\n"
+        "  title = {Training {$\\alpha$}-Nets with $O(n \\log n)$ Memory},\n"
+        "  journal = {Journal of $\\beta$-Systems},\n  year = {2020},\n}\n"
+        "@misc{money2020,\n  title = {Saving \\$5 and \\$10},\n  year = {2020},\n}\n"
+    )
+    papers = {p.key: p for p in read_bibtex(bib, "refs.bib").papers}
+    view = paper_view(papers["smith2020alpha"])
+    assert (view.title, view.venue) == ("Training α-Nets with O(n log n) Memory", "Journal of β-Systems")
+    assert paper_view(papers["money2020"]).title == "Saving $5 and $10"  # no math: as it reads
