@@ -627,3 +627,28 @@ def test_allowed_commands_whose_keys_codes_delimiters_or_arguments_tex_cannot_re
     assert r"title={Mixture of experts \textbackslash{}char`\textbackslash{}a}" in written.replace(" = ", "=")
     printed = " ".join(pdf_text(out).split())
     assert "\\cite{\\relax}" in printed and "\\sqrt[3]" in printed
+
+
+@requires_latex
+def test_a_year_with_latex_in_it_compiles_with_its_text_alone_and_a_sorting_trick_kept(tmp_path):
+    # natbib puts the year in its labels; \emph{2021} there stopped the taxonomy figure's citations ("Improper
+    # alphabetic constant"), and so did what a dangerous year printed literally became (20\textbackslash{}input).
+    library = tmp_path / "refs.bib"
+    years = ("\\emph{2021}", "20\\input{/etc/passwd}", "\\noopsort{a}2019")
+    library.write_text(
+        "".join(
+            f"@article{{y{i},\n  author = {{Ian Jones}},\n  title = {{Pipeline schedules {i}}},\n  journal = {{X}},\n"
+            f"  year = {{{year}}},\n  sections = {{pipeline-parallel}},\n}}\n"
+            for i, year in enumerate(years)
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    assert run_cli("build", str(library), "--out", str(out)).returncode == 1  # the \\input: dangerous-macro
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    written = (out / "references.bib").read_text(encoding="utf-8")
+    assert re.findall(r"year = (.*),", written) == ["{2021}", "{20/etc/passwd}", "{\\noopsort{a}2019}"]
+    checked = run_cli("check", str(library), "--checks", "year-malformed")
+    assert "year of 'y0' holds LaTeX: {\\emph{2021}}; the .bib surveytool writes has its text alone" in checked.stderr
+    assert "'y2'" not in checked.stderr

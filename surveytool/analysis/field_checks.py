@@ -16,7 +16,7 @@ from surveytool.analysis.name_lists import might_have_stray_and, stray_and_remov
 from surveytool.bibtex.field_spans import field_location, literal_inner
 from surveytool.bibtex.fields import is_placeholder_title
 from surveytool.bibtex.raw_specials import escaped_in, raw_specials, spelled
-from surveytool.bibtex.values import MONTH_MACROS, macro_names, string_block_value
+from surveytool.bibtex.values import MONTH_MACROS, macro_names, marked_up_year, string_block_value
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
 from surveytool.text.identifiers import DOI_PREFIX
 
@@ -88,14 +88,19 @@ def _doi(context: CheckContext) -> Iterable[Finding]:
     "year-malformed",
     Severity.WARNING,
     "a year that is not four digits",
-    "Styles sort and label by the year; '20x9', '2020a', '2019-2020' or '(2020)' sort wrongly or break the label. "
+    "Styles sort and label by the year; '20x9', '2020a', '2019-2020' or '(2020)' sort wrongly or break the label, "
+    "and LaTeX in it (\\emph{2020}) stops natbib's labels: the .bib surveytool writes has its text alone. "
     "Write the four digits; say 'in press' in a note (biblatex: pubstate).",
 )
 def _year(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
         year = paper.fields.get("year", "").strip()
         placeholder = year == "n.d." and is_placeholder_title(paper.title or "")  # unresolved-entry tells it
-        if "year" in paper.latex_fields and year and not placeholder and not re.fullmatch(r"\d{4}", year):
+        raw = paper.latex_fields.get("year", "")
+        if raw and marked_up_year(raw):  # natbib's labels stop LaTeX on \emph{2020}
+            message = f"year of '{paper.key}' holds LaTeX: {raw}; the .bib surveytool writes has its text alone"
+            yield _finding("year-malformed", Severity.WARNING, message, paper, "year", "write the year as four digits")
+        elif raw and year and not placeholder and not re.fullmatch(r"\d{4}", year):
             yield _finding(
                 "year-malformed",
                 Severity.WARNING,

@@ -18,6 +18,7 @@ from surveytool.bibtex.values import (
     FILING_FIELDS,
     MONTH_MACROS,
     VERBATIM_FIELDS,
+    marked_up_year,
     month_macro,
     safe_bibtex_value,
     string_block_value,
@@ -102,6 +103,9 @@ def _month_value(text: str) -> str:
     return macro if macro else "{" + encode_bibtex_value(text) + "}"
 
 
+_NOT_IN_A_YEAR = re.compile(r"[^0-9A-Za-z ./-]+")
+
+
 def encode_field(name: str, text: str) -> str:
     """A plain-text value as an enclosed BibTeX value for field ``name``."""
     if name == "month":
@@ -110,6 +114,8 @@ def encode_field(name: str, text: str) -> str:
         return safe_bibtex_value("{" + text.replace("{", "").replace("}", "") + "}")
     if name == "title" or name == "booktitle":
         return "{" + encode_bibtex_title(text) + "}"
+    if name == "year":  # natbib reads it into its labels: plain words, whatever a service or a macro gave
+        return "{" + _NOT_IN_A_YEAR.sub("", text) + "}"
     if name == "pages":
         match = _PAGE_RANGE.match(text)
         if match:
@@ -131,6 +137,8 @@ def _value_as_read(paper: Paper, name: str, text: str, macros: Mapping[str, str]
         # Its macro would read as another file's definition, or as nothing. A month as braced text: as a
         # month macro it would read as the user's redefinition again.
         return "{" + encode_bibtex_value(text) + "}" if name == "month" else encode_field(name, text)
+    if name == "year" and marked_up_year(original):
+        return encode_field(name, text)
     written = safe_bibtex_value(linked_value(name, original), macros)  # a style links url and doi: no command there
     if name == "title" and "\\" in written and is_one_literal(written):
         # A style lowers a title outside braces: a command with capitals (\LaTeX) would become one no package

@@ -114,6 +114,13 @@ EXACTLY_DECODED = frozenset(
 _SORT_ONLY = re.compile(r"\\noop(?:sort)?\s*\{[^{}]*\}")
 
 
+def marked_up_year(value: str) -> bool:
+    """Whether a raw year holds a command besides the sorting tricks (``\\noopsort{a}``): natbib puts the year in
+    its labels, and a robust command there (``\\emph``) stops LaTeX where a label is expanded (the taxonomy figure's
+    citations: "Improper alphabetic constant")."""
+    return "\\" in value and "\\" in _SORT_ONLY.sub("", value)
+
+
 def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping(), exact: bool = True) -> str:
     """Plain text of a raw BibTeX value, with macros and concatenations expanded."""
     decode = _exactly_decoded if exact else quick_latex_to_text
