@@ -258,13 +258,18 @@ class Trend:
 
 def publication_trend(groups: Sequence[GroupView]) -> Trend:
     """Papers per year and group (by primary section), for the trend plot."""
-    years = sorted({p.year[:4] for g in groups for s in g.sections for p in s.papers if p.year[:4].isdigit()})
+    years = sorted({_plotted(p.year) for g in groups for s in g.sections for p in s.papers} - {""})
     series = []
     undated = 0
     for group in groups:
-        per_year = Counter(p.year[:4] for s in group.sections for p in s.papers)
-        undated += sum(n for year, n in per_year.items() if not year.isdigit())
+        per_year = Counter(_plotted(p.year) for s in group.sections for p in s.papers)
+        undated += per_year.pop("", 0)
         counts = tuple(per_year[year] for year in years)
         if any(counts):
             series.append(TrendSeries(group.title, counts))
     return Trend(tuple(years), tuple(series), undated)
+
+
+def _plotted(year: str) -> str:
+    """The year a paper is plotted at: its four digits ("2020a" at 2020), none for "20211" or "1000000" ("")."""
+    return year[:4] if year[:4].isdigit() and not year[4:5].isdigit() else ""

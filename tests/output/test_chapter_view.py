@@ -6,7 +6,7 @@ from helpers import ROOT, compile_latex, requires_latex, run_cli
 
 from surveytool.analysis.taxonomy import parse_taxonomy
 from surveytool.bibtex.reader import read_bibtex
-from surveytool.output.chapter_view import PaperView, paper_view, view_groups
+from surveytool.output.chapter_view import PaperView, paper_view, publication_trend, view_groups
 
 #: (group, the group it is in): root > middle > deep, root > empty, and beside at the top.
 GROUPS = [("root", ""), ("middle", "root"), ("deep", "middle"), ("empty", "root"), ("beside", "")]
@@ -78,3 +78,18 @@ def test_a_title_and_venue_with_math_print_its_characters_not_its_dollars_and_ba
     view = paper_view(papers["smith2020alpha"])
     assert (view.title, view.venue) == ("Training α-Nets with O(n log n) Memory", "Journal of β-Systems")
     assert paper_view(papers["money2020"]).title == "Saving $5 and $10"  # no math: as it reads
+
+
+def test_a_year_of_more_than_four_digits_is_not_plotted_at_its_first_four():
+    # "20211" was plotted at 2021 and a 31-digit year at 1000; "2020a" is a year with its label's letter.
+    years = {"k1": "2020a", "k2": "20211", "k3": "1000000000000000000000000000000", "k4": "2021"}
+    bib = "".join(
+        f"@article{{{key},\n  author = {{A}},\n  title = {{Pipeline parallelism {key}}},\n  journal = {{J}},\n"
+        f"  year = {{{year}}},\n  sections = {{pipeline-parallel}},\n}}\n"
+        for key, year in years.items()
+    )
+    taxonomy = parse_taxonomy((ROOT / "seeds" / "taxonomy.toml").read_text(encoding="utf-8"), "taxonomy.toml")
+    views = [paper_view(p) for p in read_bibtex(bib, "refs.bib").papers]
+    trend = publication_trend(view_groups(views, taxonomy))
+    assert (trend.years, trend.undated) == (("2020", "2021"), 2)
+    assert [s.counts for s in trend.series] == [(1, 1)]
