@@ -41,7 +41,7 @@ from surveytool.cli.options import (
     check_option_files,
     exit_code,
     make_options,
-    merge_setting,
+    merging,
     progress,
     report,
     require_choice,
@@ -65,7 +65,7 @@ def bib(
     kind: KindOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
-    merge_duplicates: MergeDuplicatesOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = None,
     omit: OmitOpt = None,
     sort_fields: SortFieldsOpt = None,
     space: SpaceOpt = None,
@@ -111,7 +111,7 @@ def bib(
     )
     options = replace(
         options,
-        merge_duplicates=in_place is None and (merge_duplicates or merge_setting(options.config)),
+        merge_duplicates=in_place is None and merging(merge_duplicates, options.config),
         source_kind=require_kind(kind),
     )
     fmt = chosen_format(options.config, flags)

@@ -31,7 +31,7 @@ from surveytool.cli.options import (
     ThemesOpt,
     exit_code,
     make_options,
-    merge_setting,
+    merging,
     progress,
     report,
     require_choice,
@@ -81,7 +81,7 @@ def build(
     ] = True,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
-    merge_duplicates: MergeDuplicatesOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = None,
     key_formula: KeyFormulaOpt = None,
 ) -> None:
     """Run the whole flow and write references.bib, related_work.tex, main.tex and entries.json."""
@@ -107,7 +107,7 @@ def build(
         cache=cache,
         key_formula=key_formula,
     )
-    merge_duplicates = merge_duplicates or merge_setting(options.config)
+    merge_duplicates = merging(merge_duplicates, options.config)
     result = run_build(
         replace(options, build_cache=BuildLayout.of(out).cache if reuse else None, merge_duplicates=merge_duplicates),
         out,
@@ -190,7 +190,7 @@ def draft(
     # build's options that change what the chapter holds: with them draft writes the chapter build writes.
     dialect: DialectOpt = "bibtex",
     tags_field: TagsFieldOpt = "sections",
-    merge_duplicates: MergeDuplicatesOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = None,
     key_formula: KeyFormulaOpt = None,
 ) -> None:
     """Write only the related-work chapter; your notes in it survive."""
@@ -212,7 +212,7 @@ def draft(
         config=config,
         key_formula=key_formula,
     )
-    options = replace(options, merge_duplicates=merge_duplicates or merge_setting(options.config))
+    options = replace(options, merge_duplicates=merging(merge_duplicates, options.config))
     suggester = chapter_suggester(options.config, output, llm)
     result = draft_chapter(
         options,

@@ -81,10 +81,11 @@ TemplatesOpt = Annotated[
 DialectOpt = Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]
 MergeDuplicatesOpt = Annotated[
-    bool,
+    bool | None,
     typer.Option(
-        "--merge-duplicates",
-        help="Also merge your own .bib entries that are one work; the first keeps its key, the others are named and stay citable as biblatex ids.",
+        "--merge-duplicates/--no-merge-duplicates",
+        help="Also merge your own .bib entries that are one work; the first keeps its key, the others are named and stay citable as biblatex ids (default: [duplicates] merge of the settings file, else no).",
+        show_default=False,
     ),
 ]
 KeyFormulaOpt = Annotated[
@@ -247,8 +248,9 @@ def require_choice(value: str, choices, option: str) -> None:
         raise typer.BadParameter(f"must be one of {', '.join(choices)}", param_hint=option)
 
 
-def merge_setting(config: Path | None) -> bool:
-    """``merge = true`` in the [duplicates] table of surveytool.toml: --merge-duplicates by default."""
+def merging(flag: bool | None, config: Path | None) -> bool:
+    """Whether to merge the user's entries: --merge-duplicates or --no-merge-duplicates when given (the command line
+    wins), else ``merge`` in the [duplicates] table of surveytool.toml."""
     from surveytool.config import load_merge_duplicates
 
-    return load_merge_duplicates(config)
+    return flag if flag is not None else load_merge_duplicates(config)

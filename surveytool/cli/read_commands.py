@@ -23,7 +23,7 @@ from surveytool.cli.options import (
     TaxonomyOpt,
     exit_code,
     make_options,
-    merge_setting,
+    merging,
     progress,
     report,
     require_choice,
@@ -101,7 +101,7 @@ def parse(
     cache: CacheOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
-    merge_duplicates: MergeDuplicatesOpt = False,
+    merge_duplicates: MergeDuplicatesOpt = None,
 ) -> None:
     """Read, de-duplicate and resolve the sources; print the merged entries."""
     from dataclasses import replace
@@ -113,9 +113,7 @@ def parse(
 
     options = make_options(sources, catalog=catalog, tags_field=tags_field, online=online, config=config, cache=cache)
     survey = analyse_reusing(
-        replace(
-            options, source_kind=require_kind(kind), merge_duplicates=merge_duplicates or merge_setting(options.config)
-        ),
+        replace(options, source_kind=require_kind(kind), merge_duplicates=merging(merge_duplicates, options.config)),
         progress(quiet, ANALYSIS_STAGES),
     )
     report(survey.findings, quiet)

@@ -441,6 +441,9 @@ def test_surveytool_toml_can_ask_for_merging_in_every_run_and_a_bad_value_is_bad
     (tmp_path / "surveytool.toml").write_text("[duplicates]\nmerge = true\n", encoding="utf-8")
     keys, messages = bib(tmp_path, "preprint-published.bib")
     assert keys == ["lepikhin2020gshard"] and "'lepikhin2021gshard' is merged into 'lepikhin2020gshard'" in messages
+    # The command line wins over the settings, as for every other setting: one run may keep both entries.
+    keys, messages = bib(tmp_path, "preprint-published.bib", options=("--no-merge-duplicates",))
+    assert keys == ["lepikhin2020gshard", "lepikhin2021gshard"] and "is merged into" not in messages
     (tmp_path / "surveytool.toml").write_text('[duplicates]\nmerge = "yes"\n', encoding="utf-8")
     refused = run_cli("bib", "preprint-published.bib", "-o", "out.bib", cwd=tmp_path)
     assert refused.returncode == 2 and "[duplicates] merge must be true or false" in refused.stderr
