@@ -214,7 +214,7 @@ class _Validator:
 
     def _check_ids(self, groups: list[Group], sections: list[Section]) -> None:
         seen: dict[str, int] = {}
-        nodes: list[Group | Section] = [*groups, *sections]
+        nodes: list[Group | Section] = sorted([*groups, *sections], key=lambda n: n.line)  # the file's order
         for node in nodes:
             if node.id in seen:
                 self.note(
@@ -222,11 +222,11 @@ class _Validator:
                     node.line,
                     "give every group and section its own id",
                 )
-            seen[node.id] = node.line
+            seen.setdefault(node.id, node.line)
 
     def _check_parents(self, groups: list[Group], sections: list[Section]) -> None:
         group_ids = {g.id: g for g in groups}
-        nodes: list[Group | Section] = [*groups, *sections]
+        nodes: list[Group | Section] = sorted([*groups, *sections], key=lambda n: n.line)  # the file's order
         for node in nodes:
             parent = node.parent if isinstance(node, Group) else node.group
             if parent and parent not in group_ids and parent not in self.failed_ids:

@@ -188,6 +188,15 @@ def test_a_name_of_no_letter_or_digit_names_no_section():
     assert [canonical_section(tag, taxonomy) for tag in ("-", "?", "", "???", "b")] == [None, None, None, None, "b"]
 
 
+def test_a_duplicate_id_is_reported_where_it_comes_again_naming_where_it_came_first():
+    # Groups were checked before sections: a section on line 2 and a group of its id on line 6 gave "duplicate id
+    # 'x' (first defined on line 6)" on line 2.
+    text = 'title = "T"\n[[sections]]\nid = "x"\ntitle = "X"\n[[groups]]\nid = "x"\ntitle = "G"\n'
+    with pytest.raises(TaxonomyError, match=r"duplicate id 'x' \(first defined on line 3\)") as raised:
+        parse_taxonomy(text, "t.toml")
+    assert raised.value.line == 6
+
+
 @pytest.mark.parametrize("phrase", ["!!!", "*", "-- *"])
 def test_a_keyword_phrase_of_no_letter_or_digit_is_an_error_at_its_line(phrase):
     # Phrases are matched on normalized words: one of punctuation alone never matched, and validate said nothing.
