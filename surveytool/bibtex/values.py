@@ -116,8 +116,7 @@ _SORT_ONLY = re.compile(r"\\noop(?:sort)?\s*\{[^{}]*\}")
 
 def marked_up_year(value: str) -> bool:
     """Whether a raw year holds a command besides the sorting tricks (``\\noopsort{a}``): natbib puts the year in
-    its labels, and a robust command there (``\\emph``) stops LaTeX where a label is expanded (the taxonomy figure's
-    citations: "Improper alphabetic constant")."""
+    its labels, and a robust one (``\\emph``) stops LaTeX where they are expanded ("Improper alphabetic constant")."""
     return "\\" in value and "\\" in _SORT_ONLY.sub("", value)
 
 
