@@ -634,7 +634,7 @@ def test_a_year_with_latex_in_it_compiles_with_its_text_alone_and_a_sorting_tric
     # natbib puts the year in its labels; \emph{2021} there stopped the taxonomy figure's citations ("Improper
     # alphabetic constant"), and so did what a dangerous year printed literally became (20\textbackslash{}input).
     library = tmp_path / "refs.bib"
-    years = ("\\emph{2021}", "20\\input{/etc/passwd}", "\\noopsort{a}2019")
+    years = ("\\emph{2021}", "20\\input{/etc/passwd}", "\\noopsort{a}2019", "2019\\textendash 2020")
     library.write_text(
         "".join(
             f"@article{{y{i},\n  author = {{Ian Jones}},\n  title = {{Pipeline schedules {i}}},\n  journal = {{X}},\n"
@@ -648,7 +648,9 @@ def test_a_year_with_latex_in_it_compiles_with_its_text_alone_and_a_sorting_tric
     result = compile_latex(out)
     assert result.returncode == 0, result.stdout[-3000:]
     written = (out / "references.bib").read_text(encoding="utf-8")
-    assert re.findall(r"year = (.*),", written) == ["{2021}", "{20/etc/passwd}", "{\\noopsort{a}2019}"]
+    assert re.findall(r"year = (.*),", written) == ["{2021}", "{20/etc/passwd}", "{\\noopsort{a}2019}", "{2019--2020}"]
     checked = run_cli("check", str(library), "--checks", "year-malformed")
-    assert "year of 'y0' holds LaTeX: {\\emph{2021}}; the .bib surveytool writes has its text alone" in checked.stderr
+    assert (
+        "year of 'y0' holds LaTeX: {\\emph{2021}}; the .bib bib -o and build write has its text alone" in checked.stderr
+    )
     assert "'y2'" not in checked.stderr

@@ -98,7 +98,8 @@ def _year(context: CheckContext) -> Iterable[Finding]:
         placeholder = year == "n.d." and is_placeholder_title(paper.title or "")  # unresolved-entry tells it
         raw = paper.latex_fields.get("year", "")
         if raw and marked_up_year(raw):  # natbib's labels stop LaTeX on \emph{2020}
-            message = f"year of '{paper.key}' holds LaTeX: {raw}; the .bib surveytool writes has its text alone"
+            shown = " ".join(raw.split())  # a finding is one line
+            message = f"year of '{paper.key}' holds LaTeX: {shown}; the .bib bib -o and build write has its text alone"
             yield _finding("year-malformed", Severity.WARNING, message, paper, "year", "write the year as four digits")
         elif raw and year and not placeholder and not re.fullmatch(r"\d{4}", year):
             yield _finding(

@@ -115,7 +115,8 @@ def encode_field(name: str, text: str) -> str:
     if name == "title" or name == "booktitle":
         return "{" + encode_bibtex_title(text) + "}"
     if name == "year":  # natbib reads it into its labels: plain words, whatever a service or a macro gave
-        return "{" + _NOT_IN_A_YEAR.sub("", text) + "}"
+        spelled = " ".join(text.replace("\u2013", "--").replace("\u2014", "---").split())  # 2019–2020 stays a range
+        return "{" + _NOT_IN_A_YEAR.sub("", spelled) + "}"
     if name == "pages":
         match = _PAGE_RANGE.match(text)
         if match:

@@ -181,8 +181,8 @@ def _malformed_year(index: int, year: str, where: SourceLocation) -> Finding:
     return Finding("csl-item", Severity.WARNING, message, where, "correct its date and export it again")
 
 
-_YEAR = re.compile(r"\d{4}")
-_RAW_DATE = re.compile(r"^\s*(\d{4})(?!\d)(?:[-/.](\d{1,2}))?")
+_YEAR = re.compile(r"[0-9]{4}")
+_RAW_DATE = re.compile(r"^\s*([0-9]{4,})(?:[-/.]([0-9]{1,2}))?")  # 99999-01: a year, too long
 _YEAR_IN_TEXT = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\d)")
 
 
@@ -228,6 +228,8 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
     fields = {ours: _text(item[theirs]) for theirs, ours in _TEXT_FIELDS.items() if _text(item.get(theirs))}
     latex: dict[str, str] = {}
     kind = _TYPES.get(_scalar(item.get("type")), "misc")
+    if kind == "misc" and _scalar(item.get("type")) == "article" and _text(item.get("container-title")):
+        kind = "article"  # some exporters write "article" for a journal's paper: misc styles drop its journal
     venue = "booktitle" if kind in ("inproceedings", "incollection") else "journal"
     for theirs, ours in (("title", "title"), ("container-title", venue)):
         value = _text(item.get(theirs))

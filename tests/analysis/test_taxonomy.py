@@ -197,6 +197,18 @@ def test_a_duplicate_id_is_reported_where_it_comes_again_naming_where_it_came_fi
     assert raised.value.line == 6
 
 
+def test_an_alias_or_keyword_in_another_script_loads():
+    # Letters beyond ASCII are letters: a Greek alias or a CJK keyword is no punctuation (it loaded before the
+    # punctuation check, and must still).
+    text = MINIMAL.replace(
+        'title = "B"', 'title = "B"\naliases = ["\u03b1\u03b2"]\n[sections.keywords]\n"\u6df1\u5ea6" = 2'
+    )
+    taxonomy = parse_taxonomy(text, "t.toml")
+    assert taxonomy.sections[1].aliases == ("\u03b1\u03b2",) and dict(taxonomy.sections[1].keywords) == {
+        "\u6df1\u5ea6": 2.0
+    }
+
+
 @pytest.mark.parametrize("phrase", ["!!!", "*", "-- *"])
 def test_a_keyword_phrase_of_no_letter_or_digit_is_an_error_at_its_line(phrase):
     # Phrases are matched on normalized words: one of punctuation alone never matched, and validate said nothing.

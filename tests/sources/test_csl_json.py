@@ -273,15 +273,30 @@ def test_a_misc_entry_exported_reads_back_as_a_misc_entry():
     assert papers[0].entry_type == "misc"
 
 
+def test_a_csl_article_with_a_journal_is_a_journal_article_and_one_without_is_a_misc():
+    # CSL's "article" is a preprint in no journal, but some exporters write it for a journal's paper too: read as
+    # @misc, its journal was dropped by every misc style.
+    items = [
+        {"id": "a", "type": "article", "title": "In a journal", "container-title": "Journal of E"},
+        {"id": "b", "type": "article", "title": "A preprint"},
+    ]
+    papers, _ = csl_to_papers(items, "x.json", "")
+    assert [(p.entry_type, p.fields.get("journal")) for p in papers] == [("article", "Journal of E"), ("misc", None)]
+
+
 def test_a_year_that_is_not_four_digits_is_left_out_with_a_warning():
     # 10**30 gave the year "1000000000000000000000000000000" (a key "1000", a plot at 1000), raw "99999-01" the year
     # "9999", with no finding at all: the .bib's year-malformed does not read CSL-JSON.
     dates = [{"date-parts": [[10**30]]}, {"date-parts": [[-44]]}, {"date-parts": [[2020.5]]}, {"raw": "99999-01"}]
+    dates += [{"date-parts": [["\uff12\uff10\uff12\uff10"]]}]  # full-width digits: no .bib reader's year
     items = [{"id": f"y{n}", "title": f"T{n}", "issued": date} for n, date in enumerate(dates)]
-    papers, findings = csl_to_papers(items + [{"id": "ok", "title": "T", "issued": {"raw": "2020-5"}}], "x.json", "")
-    assert [p.fields.get("year") for p in papers] == [None, None, None, None, "2020"]
+    fine = [{"id": f"ok{n}", "title": "T", "issued": {"raw": raw}} for n, raw in enumerate(("2020-5", "12/05/2021"))]
+    papers, findings = csl_to_papers(items + fine, "x.json", "")
+    assert [p.fields.get("year") for p in papers] == [None, None, None, None, None, "2020", "2021"]
     assert [f.message for f in findings] == [
         "item 1's year '1000000000000000000000000000000' is not a four-digit year; left out",
         "item 2's year '-44' is not a four-digit year; left out",
         "item 3's year '2020.5' is not a four-digit year; left out",
+        "item 4's year '99999' is not a four-digit year; left out",
+        "item 5's year '\uff12\uff10\uff12\uff10' is not a four-digit year; left out",
     ]

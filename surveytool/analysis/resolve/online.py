@@ -23,8 +23,8 @@ from surveytool.text.normalize import strip_truncation
 _QUERY_WORDS = 30
 _ROWS = 5
 _NOWHERE = (SourceLocation("online", 0),)
+_YEAR = re.compile(r"[0-9]{4}")
 # What a hostile or broken answer raises while parsed: each is a finding for that lookup, never a crash.
-_YEAR = re.compile(r"\d{4}")
 _MALFORMED = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError, ElementTree.ParseError)
 
 

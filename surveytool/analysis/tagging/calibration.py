@@ -54,7 +54,8 @@ CONFIDENCE_KNOTS: tuple[tuple[float, float], ...] = (
 
 #: For an entry with a longer text where a phrase of the best section was found: intercept and slope of a
 #: logistic function of the log-odds of the blend's share (Platt scaling). The share is over-confident there:
-#: phrases of a section are found in the abstracts of papers filed elsewhere.
+#: phrases of a section are found in the abstracts of papers filed elsewhere. Fitted on the seeds' snippets with
+#: their titles and without: the 36 titled cases alone give a degenerate fit (a falling slope).
 BODY_CONFIDENCE_WEIGHTS = (1.36, 0.15)
 #: The same for such an entry known by no title (a related-paper list's snippet no catalog named): fitted on the
 #: seed lists' snippets without their catalog and the tuning half of tests/data/snippets-dev.tsv
