@@ -263,7 +263,7 @@ def latex_to_text(value: str) -> str:
         return text
     try:
         decoded = _without_callers(_decoder().latex_to_text, spell_ligatures(value))
-    except (IndexError, KeyError, TypeError, ValueError, AttributeError):
+    except (IndexError, KeyError, TypeError, ValueError, AttributeError, RecursionError):
         return text  # pylatexenc stumbles on some malformed markup (an \href cut short); the quick decoding will do
     return _WHITESPACE.sub(" ", decoded).strip()
 
@@ -323,7 +323,7 @@ def math_to_text(text: str) -> str:
             return match.group()
         try:
             return _without_callers(_math_decoder().latex_to_text, match.group()).strip()
-        except (IndexError, KeyError, TypeError, ValueError, AttributeError):
+        except (IndexError, KeyError, TypeError, ValueError, AttributeError, RecursionError):  # nested too deep
             return match.group()
 
     return _MATH_SPAN.sub(one, text)

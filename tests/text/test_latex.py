@@ -10,6 +10,7 @@ from surveytool.text.latex import (
     encode_bibtex_value,
     escape_text,
     latex_to_text,
+    math_to_text,
     usable_key,
 )
 from surveytool.text.latex_decode import quick_latex_to_text
@@ -100,3 +101,12 @@ def test_a_key_with_a_control_character_cannot_be_cited():
         assert not usable_key(key), repr(key)
     for key in ("shazeer2017", "müller:2020/x", "a@b.c-d_e"):
         assert usable_key(key), key
+
+
+def test_math_nested_deeper_than_the_decoder_recurses_is_kept_as_written():
+    # pylatexenc reads groups recursively: a title's $...$ with braces a thousand deep crashed build and export
+    # (RecursionError) once the chapter printed a title's math as its characters.
+    deep = "$" + "{" * 2000 + "x" + "}" * 2000 + "$"
+    assert math_to_text(f"Title {deep} and $\\alpha$") == f"Title {deep} and α"
+    # The same for any text: export decodes each name part again, and a part nested as deep crashed it.
+    assert latex_to_text("{" * 3000 + 'M\\"uller' + "}" * 3000) == "Müller"
