@@ -41,7 +41,6 @@ from surveytool.cli.options import (
     check_option_files,
     exit_code,
     make_options,
-    merging,
     progress,
     report,
     require_choice,
@@ -108,10 +107,10 @@ def bib(
         overrides=overrides,
         config=config,
         key_formula=key_formula,
+        merge_duplicates=merge_duplicates if in_place is None else False,  # --in-place never merges
     )
     options = replace(
         options,
-        merge_duplicates=in_place is None and merging(merge_duplicates, options.config),
         source_kind=require_kind(kind),
     )
     fmt = chosen_format(options.config, flags)
@@ -177,7 +176,6 @@ def rekey(
     quiet: QuietOpt = False,
 ) -> None:
     """Rewrite \\cite keys in .tex files to the keys that --merge-duplicates keeps (each file atomically)."""
-    from dataclasses import replace
 
     from surveytool.maintain import TEX_HINTS
     from surveytool.output.rekey import rekey_documents, replacements
@@ -189,7 +187,7 @@ def rekey(
     # As check reads them: a binary file, or a typo, is refused before the analysis, not rewritten after it.
     check_option_files(tex, TEX_HINTS)
     survey = analyse_reusing(
-        replace(make_options(sources, catalog=catalog, tags_field=tags_field, config=config), merge_duplicates=True),
+        make_options(sources, catalog=catalog, tags_field=tags_field, config=config, merge_duplicates=True),
         progress(quiet, ANALYSIS_STAGES),
     )
     done = rekey_documents(tex, replacements(survey.papers), dry_run=dry_run)

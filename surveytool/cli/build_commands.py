@@ -31,7 +31,6 @@ from surveytool.cli.options import (
     ThemesOpt,
     exit_code,
     make_options,
-    merging,
     progress,
     report,
     require_choice,
@@ -106,10 +105,10 @@ def build(
         config=config,
         cache=cache,
         key_formula=key_formula,
+        merge_duplicates=merge_duplicates,
     )
-    merge_duplicates = merging(merge_duplicates, options.config)
     result = run_build(
-        replace(options, build_cache=BuildLayout.of(out).cache if reuse else None, merge_duplicates=merge_duplicates),
+        replace(options, build_cache=BuildLayout.of(out).cache if reuse else None),
         out,
         replace(
             chapter_options(level, templates, force, figure, table, plot, themes, comparisons),
@@ -211,8 +210,8 @@ def draft(
         overrides=overrides,
         config=config,
         key_formula=key_formula,
+        merge_duplicates=merge_duplicates,
     )
-    options = replace(options, merge_duplicates=merging(merge_duplicates, options.config))
     suggester = chapter_suggester(options.config, output, llm)
     result = draft_chapter(
         options,

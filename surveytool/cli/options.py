@@ -169,8 +169,12 @@ def make_options(
     config: Path | None = None,
     cache: Path | None = None,
     key_formula: str | None = None,
+    merge_duplicates: bool | None = False,
 ) -> Options:
-    """The run's options from the command's, with ``surveytool.toml`` in the current folder as the default settings."""
+    """The run's options from the command's, with ``surveytool.toml`` in the current folder as the default settings.
+
+    ``merge_duplicates``: --merge-duplicates or --no-merge-duplicates when given (the command line wins), None for
+    ``merge`` in the settings' [duplicates] table; False for a command that never merges the user's entries."""
     from surveytool.options import Options
     from surveytool.settings_check import check_settings
 
@@ -193,6 +197,7 @@ def make_options(
         config=config,
         cache=cache,
         key_formula=key_formula,
+        merge_duplicates=_merging(merge_duplicates, config),
     )
 
 
@@ -248,9 +253,7 @@ def require_choice(value: str, choices, option: str) -> None:
         raise typer.BadParameter(f"must be one of {', '.join(choices)}", param_hint=option)
 
 
-def merging(flag: bool | None, config: Path | None) -> bool:
-    """Whether to merge the user's entries: --merge-duplicates or --no-merge-duplicates when given (the command line
-    wins), else ``merge`` in the [duplicates] table of surveytool.toml."""
+def _merging(flag: bool | None, config: Path | None) -> bool:
     from surveytool.config import load_merge_duplicates
 
     return flag if flag is not None else load_merge_duplicates(config)

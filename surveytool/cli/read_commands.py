@@ -23,7 +23,6 @@ from surveytool.cli.options import (
     TaxonomyOpt,
     exit_code,
     make_options,
-    merging,
     progress,
     report,
     require_choice,
@@ -111,9 +110,17 @@ def parse(
     from surveytool.pipeline import ANALYSIS_STAGES
     from surveytool.rebuild.reuse import analyse_reusing
 
-    options = make_options(sources, catalog=catalog, tags_field=tags_field, online=online, config=config, cache=cache)
+    options = make_options(
+        sources,
+        catalog=catalog,
+        tags_field=tags_field,
+        online=online,
+        config=config,
+        cache=cache,
+        merge_duplicates=merge_duplicates,
+    )
     survey = analyse_reusing(
-        replace(options, source_kind=require_kind(kind), merge_duplicates=merging(merge_duplicates, options.config)),
+        replace(options, source_kind=require_kind(kind)),
         progress(quiet, ANALYSIS_STAGES),
     )
     report(survey.findings, quiet)
