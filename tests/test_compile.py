@@ -654,3 +654,27 @@ def test_a_year_with_latex_in_it_compiles_with_its_text_alone_and_a_sorting_tric
         "year of 'y0' holds LaTeX: {\\emph{2021}}; the .bib bib -o and build write has its text alone" in checked.stderr
     )
     assert "'y2'" not in checked.stderr
+
+
+@requires_latex
+def test_a_key_starting_with_a_non_ascii_character_is_reported_and_bibtex_cannot_match_it(tmp_path):
+    # What key-not-ascii claims, with real pdfLaTeX and BibTeX: the first character is the one that breaks.
+    library = tmp_path / "refs.bib"
+    entry = "@article{{{key},\n  title = {{{title}}},\n  author = {{Émile Zola}},\n  journal = {{J}},\n  year = {{{year}}}\n}}\n"
+    library.write_text(
+        entry.format(key="é2020", title="Pipeline parallelism", year=2020)
+        + entry.format(key="zé2021", title="Data parallelism", year=2021),
+        encoding="utf-8",
+    )
+    checked = run_cli("check", str(library), "--json", "--checks", "key-not-ascii")
+    assert [(f["key"], f["line"]) for f in json.loads(checked.stdout)] == [("é2020", 1)]
+    assert checked.returncode == 1
+    biblatex = run_cli("check", str(library), "--json", "--checks", "key-not-ascii", "--dialect", "biblatex")
+    assert json.loads(biblatex.stdout) == [] and biblatex.returncode == 0
+    out = tmp_path / "out"
+    run_cli("build", str(library), "--out", str(out), check=True)
+    compile_latex(out)
+    blg = (out / "main.blg").read_text(encoding="latin-1")
+    assert 'Stuff after "}"' in blg
+    bbl = (out / "main.bbl").read_text(encoding="utf-8")
+    assert "(2021)]{zé2021}" in bbl and "2020" not in bbl

@@ -173,3 +173,29 @@ def _title_case(context: CheckContext) -> Iterable[Finding]:
                     "surveytool check --fix adds braces around them",
                     paper.key,
                 )
+
+
+@register(
+    "key-not-ascii",
+    Severity.ERROR,
+    "a key BibTeX cannot match when pdfLaTeX cites it",
+    "pdfLaTeX writes a key whose first character is not ASCII ('é2020') to the .aux with that character in "
+    "braces and in the font's encoding, so BibTeX stops at the braces ('Stuff after \"}\"') and the citation "
+    "stays undefined. A non-ASCII character later in a key is written as it is. Biblatex with biber, and "
+    "XeLaTeX or LuaLaTeX, read such a key; with --dialect biblatex it is not reported.",
+)
+def _key_not_ascii(context: CheckContext) -> Iterable[Finding]:
+    if context.dialect != "bibtex":
+        return
+    for paper in context.papers:
+        if paper.key and not paper.key[0].isascii():
+            yield Finding(
+                "key-not-ascii",
+                Severity.ERROR,
+                f"entry key '{paper.key}' starts with '{paper.key[0]}': a \\cite of it with pdfLaTeX and BibTeX "
+                "stays undefined",
+                min(paper.sources),
+                "rename the key to start with an ASCII letter, in the .bib and where you cite it; "
+                "or use biblatex and biber: --dialect biblatex",
+                paper.key,
+            )
