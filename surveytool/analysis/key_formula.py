@@ -258,9 +258,11 @@ def _arguments(name: str, params: _Params, given: Sequence[tuple[str, str, int]]
         if kind is int and token_kind != "int" or kind is str and token_kind != "str":
             wanted = "a whole number" if kind is int else "a quoted text"
             raise KeyFormulaError(f"{name}'s {param} at column {where} must be {wanted}: {usage}")
-        if kind is int and (len(text) > 5 or int(text) > _MAX_NUMBER):
+        # Leading zeros are no size ("000001" is 1); a long number is refused before int() reads it all.
+        digits = text.lstrip("0") or "0"
+        if kind is int and (len(digits) > 5 or int(digits) > _MAX_NUMBER):
             raise KeyFormulaError(f"{name}'s {param} at column {where} is over {_MAX_NUMBER}: {usage}")
-        args.append(int(text) if kind is int else text[1:-1])
+        args.append(int(digits) if kind is int else text[1:-1])
     if name == "auth" and args[1] == 0:
         raise KeyFormulaError(f"auth's m at column {column} counts authors from 1: auth(0, 2) is the second's surname")
     return tuple(args)

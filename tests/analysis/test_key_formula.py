@@ -179,6 +179,14 @@ def test_alternatives_give_the_first_key_that_is_not_empty():
     assert key_base(nothing, compile_formula("venue")) == DEFAULT.key(nothing) == "lee2020sparse"
 
 
+def test_a_number_written_with_leading_zeros_is_its_value():
+    paper = item(title="Sparse Routing", year="2020", author="Lee, A")
+    assert compile_formula("title.lower.truncate(000006)").key(paper) == "sparse"
+    assert compile_formula("title.lower.truncate(" + "0" * 5000 + "6)").key(paper) == "sparse"
+    with pytest.raises(KeyFormulaError, match="is over 10000"):
+        compile_formula("title.truncate(0010001)")
+
+
 @pytest.mark.parametrize(
     ("formula", "message"),
     [
