@@ -261,6 +261,8 @@ class _Validator:
             for phrase in section.keywords:
                 if not any(char.isalnum() for char in phrase):  # "!!!", "*": phrases are matched on words
                     where = self.line_of("sections", index, phrase)
+                    if where == self.line_of("sections", index):  # not on a line of its own: in an inline table
+                        where = self.line_of("sections", index, "keywords")
                     self.note(f"keyword '{phrase}' of '{section.id}' has no letter or digit", where, "it never matches")
             for alias in section.aliases:
                 line = self.line_of("sections", index, "aliases")

@@ -218,6 +218,13 @@ def test_a_keyword_phrase_of_no_letter_or_digit_is_an_error_at_its_line(phrase):
     assert raised.value.line == 16
 
 
+def test_a_keyword_of_no_letter_in_an_inline_table_is_reported_at_the_tables_line():
+    keywords = 'title = "B"\nkeywords = { "pipeline*" = 2, "!!!" = 3 }'
+    with pytest.raises(TaxonomyError, match="keyword '!!!' of 'b' has no letter or digit") as raised:
+        parse_taxonomy(MINIMAL.replace('title = "B"', keywords), "t.toml")
+    assert raised.value.line == 14  # the keywords line, not the section's [[sections]] line
+
+
 @pytest.mark.parametrize(
     ("change", "line", "message"),
     [
