@@ -207,7 +207,10 @@ class HttpClient:
                 return status, body
             if post is not None and status not in _POST_REDIRECTS:
                 raise HttpError(f"HTTP {status} would turn the POST into a GET; not followed")
-            target = urllib.parse.urljoin(current, location)
+            try:
+                target = urllib.parse.urljoin(current, location)
+            except ValueError:  # an address urllib cannot read ("http://[::1"): no place to go
+                raise HttpError(f"redirected to {location[:80]!r}, which is no address; not followed") from None
             if not _same_service(url, target):
                 raise HttpError(
                     f"redirected to {urllib.parse.urlsplit(target).netloc or target!r}, another host; not followed"

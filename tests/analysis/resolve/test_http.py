@@ -225,3 +225,11 @@ def test_the_looked_up_address_is_the_one_connected_to_and_tls_still_checks_the_
         with pytest.raises(HttpError, match="CERTIFICATE_VERIFY_FAILED"):
             client.get(f"https://service.example:{port}/works")  # the test certificate is for 127.0.0.1 only
     assert Hostile.seen == []
+
+
+@pytest.mark.parametrize("location", ["http://[::1", "http://[127.0.0.1]x/", "//a]b/"])
+def test_a_redirect_to_an_address_urllib_cannot_read_is_no_answer_not_a_crash(location):
+    Hostile.routes = {"/": [(302, {"Location": location}, "", 0)]}
+    with serve(Hostile) as base:
+        message, _ = fetch_once(f"{base}/works")
+    assert message.startswith("redirected to ") and "which is no address; not followed" in message
