@@ -286,7 +286,11 @@ class HttpClient:
             connection.close()
         if answer.status in RETRY_STATUSES:
             raise Retry(f"HTTP {answer.status}", retry_after(answer.getheader("Retry-After")))
-        return answer.status, answer.getheader("Location") or "", body.decode("utf-8", errors="replace")
+        try:  # JSON and Atom come as UTF-8: a byte that is none would be read as U+FFFD in a title, and kept
+            text = body.decode("utf-8", errors="strict" if answer.status == 200 else "replace")
+        except UnicodeDecodeError as error:
+            raise HttpError(f"answer is not UTF-8 text (at byte {error.start:,})") from None
+        return answer.status, answer.getheader("Location") or "", text
 
     def _read_bounded(self, answer: http.client.HTTPResponse) -> bytes:
         limit = self.settings.max_bytes

@@ -582,3 +582,36 @@ def test_a_year_that_is_no_year_is_not_taken_from_an_answer(services, tmp_path, 
     [paper] = survey.papers
     assert paper.resolved and paper.fields["booktitle"].startswith("Proceedings of the International Conference")
     assert "year" not in paper.fields and paper.key == "narayananndefficient"  # not "narayanan1000efficient"
+
+
+def raw(status, payload):
+    """An answer of these bytes as they are (a str route is sent as UTF-8)."""
+
+    def write(handler):
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.end_headers()
+        handler.wfile.write(payload)
+
+    return (status, {}, write, 0)
+
+
+@pytest.mark.parametrize("spoil", [b"\xff\xfe", "é".encode("latin-1"), b"\xed\xa0\x80"])
+def test_an_answer_that_is_not_utf8_is_a_finding_and_not_cached_not_a_title_with_replacement_characters(
+    services, tmp_path, spoil
+):
+    handler, config = services
+    good = (RECORDED / "crossref_work.json").read_bytes()
+    handler.routes = {"/crossref/works/10.1145": [raw(200, good.replace(b"Efficient large", b"Efficient " + spoil))]}
+    ids = tmp_path / "ids.txt"
+    ids.write_text("10.1145/3458817.3476209\n")
+    survey = analyse_online(tmp_path, config, ids)
+    [paper] = survey.papers
+    assert not paper.resolved and "\ufffd" not in (paper.title or "")
+    errors = [f.message for f in survey.findings if f.check == "resolver-error"]
+    assert errors == ["crossref gave no usable answer: answer is not UTF-8 text (at byte 189)"]
+    cached = sqlite3.connect(tmp_path / "cache.sqlite").execute("SELECT url FROM responses").fetchall()
+    assert not [url for (url,) in cached if "/crossref/" in url]
+    handler.routes = {"/crossref/works/10.1145": [ok("crossref_work.json")]}
+    survey = analyse_online(tmp_path, config, ids)
+    assert survey.papers[0].title.startswith("Efficient large-scale language model training")
