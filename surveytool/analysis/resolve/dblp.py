@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text
 from surveytool.model import Paper
-from surveytool.text.identifiers import normalize_arxiv, normalize_doi
+from surveytool.text.identifiers import normalize_arxiv
 
 _ROWS = 5
 _TYPES = {
@@ -62,7 +62,7 @@ class DblpResolver(_OnlineResolver):
             "volume": "" if kind == "misc" else info.get("volume", ""),
             "number": info.get("number", ""),
             "pages": info.get("pages", ""),
-            "doi": normalize_doi(info.get("doi", "")) and info.get("doi", ""),
+            "doi": info.get("doi", ""),
             "url": ee if ee and "doi.org/" not in ee and not arxiv else "",
             "publisher": info.get("publisher", ""),
         }

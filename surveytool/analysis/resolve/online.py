@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from surveytool.analysis.resolve.http import HttpClient, HttpError, Response, ServiceSkipped
 from surveytool.analysis.resolve.resolver import Candidate, score_match
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
-from surveytool.text.identifiers import normalize_arxiv
+from surveytool.text.identifiers import normalize_arxiv, parse_identifier
 from surveytool.text.normalize import strip_truncation
 
 _QUERY_WORDS = 30
@@ -121,6 +121,11 @@ def _found(fields: dict[str, str], entry_type: str) -> Paper:
     clean = {k: " ".join(v.split()) for k, v in fields.items() if isinstance(v, str) and v.strip()}
     if not _YEAR.fullmatch(clean.get("year", "0000")):
         del clean["year"]  # 10**30 or -44 is no year: written, it gave a key "1000" and a plot at 1000
+    doi = parse_identifier(clean.get("doi", ""))
+    if doi is None or doi.kind != "doi":
+        clean.pop("doi", None)  # "10.1/x y" or a link is no DOI: `complete` wrote it into the user's entry
+    else:
+        clean["doi"] = doi.value
     return Paper(
         Origin.IDENTIFIER,
         _NOWHERE,

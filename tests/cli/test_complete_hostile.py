@@ -1,0 +1,60 @@
+"""`complete --online` against services that answer what no real one should: nothing odd reaches the user's file."""
+
+import json
+
+import pytest
+from helpers import run_cli
+from loopback import FakeServices, serve
+
+GPIPE = (
+    "@inproceedings{huang2019gpipe,\n"
+    "  title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},\n"
+    "  author = {Huang, Yanping and Cheng, Youlong},\n"
+    "  booktitle = {NeurIPS},\n"
+    "  year = {2019}\n"
+    "}\n"
+)
+
+
+@pytest.fixture
+def dblp(tmp_path):
+    """A DBLP that answers every search with one record of GPipe, its fields as the test sets them."""
+    FakeServices.routes, FakeServices.seen = {}, []
+    with serve(FakeServices) as base:
+        (tmp_path / "surveytool.toml").write_text(
+            f'[online]\ndblp_url = "{base}/dblp"\ncomplete_services = ["dblp"]\ntimeout = 2\nretries = 0\nmin_interval = 0\n'
+        )
+        (tmp_path / "my.bib").write_text(GPIPE)
+
+        def answer(**info):
+            record = {
+                "authors": {"author": [{"text": "Yanping Huang 0001"}]},
+                "title": "GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism.",
+                "venue": "NeurIPS",
+                "year": "2019",
+                "type": "Conference and Workshop Papers",
+                "key": "conf/nips/HuangCBFCCLNLWC19",
+                **info,
+            }
+            body = json.dumps({"result": {"hits": {"hit": [{"info": record}]}}})
+            FakeServices.routes = {"/dblp/search/publ/api": [(200, {"Content-Type": "application/json"}, body, 0)]}
+            return run_cli("complete", "my.bib", "--online", "--cache", "c.sqlite", "--dry-run", cwd=tmp_path)
+
+        yield answer
+
+
+@pytest.mark.parametrize(
+    "doi, written",
+    [
+        ("10.1/x y", None),  # a space: no DOI
+        ("not a doi", None),
+        ("https://doi.org/10.5555/3454287.3454297", "10.5555/3454287.3454297"),  # a link: the DOI it names
+        ("10.5555/3454287.3454297", "10.5555/3454287.3454297"),
+    ],
+)
+def test_only_a_doi_that_is_one_is_added_and_as_a_bare_doi(dblp, doi, written):
+    result = dblp(doi=doi, pages="103-112")
+    assert result.returncode == 0, result.stderr
+    assert "+  pages = {103--112}" in result.stdout  # the record is taken
+    added = [line for line in result.stdout.splitlines() if line.startswith("+  doi")]
+    assert added == ([f"+  doi = {{{written}}}"] if written else [])
