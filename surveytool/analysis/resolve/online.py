@@ -114,6 +114,13 @@ def _query_text(paper: Paper) -> str:
     return " ".join(strip_truncation(paper.abstract or "").split()[:_QUERY_WORDS])
 
 
+def text_of(value: object) -> str:
+    """A text field of an answer (None: none); a number or a list there is a malformed answer, not its spelling."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{type(value).__name__} where a text was expected")
+    return value or ""
+
+
 def _found(fields: dict[str, str], entry_type: str) -> Paper:
     if not isinstance(fields.get("title"), str):
         raise TypeError("a result without a text title")
@@ -211,9 +218,10 @@ class CrossrefResolver(_OnlineResolver):
     def _paper(self, item: dict) -> Paper:
         # A person has a family name; an organisation only a "name", kept in its place in the list.
         authors = [
-            f"{a['family']}, {a['given']}" if a.get("family") and a.get("given") else a.get("family") or a.get("name")
+            f"{family}, {given}" if family and given else family or text_of(a.get("name"))
             for a in item.get("author", [])
-            if a.get("family") or a.get("name")
+            for family, given in [(text_of(a.get("family")), text_of(a.get("given")))]
+            if family or a.get("name")
         ]
         parts = ((item.get("issued") or {}).get("date-parts") or [[None]])[0]
         kind = self._TYPES.get(item.get("type", ""), "misc")

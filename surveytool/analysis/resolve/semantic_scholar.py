@@ -11,7 +11,7 @@ import urllib.parse
 from collections.abc import Iterable
 from dataclasses import replace
 
-from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text
+from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text, text_of
 from surveytool.model import Paper
 from surveytool.text.identifiers import normalize_arxiv
 
@@ -51,12 +51,12 @@ class SemanticScholarResolver(_OnlineResolver):
         name = venue.get("name") or work.get("venue") or ""
         preprint = name.lower() in _PREPRINT_VENUES or (journal.get("name") or "").lower() in _PREPRINT_VENUES
         kind = "misc" if preprint or not name else _KINDS.get(venue.get("type", ""), "misc")
-        arxiv = normalize_arxiv(str(ids.get("ArXiv") or "")) or ""
+        arxiv = normalize_arxiv(text_of(ids.get("ArXiv"))) or ""
         fields = {
             "title": work["title"],
             "author": " and ".join(a["name"] for a in work.get("authors") or [] if a.get("name")),
             "year": str(work.get("year") or ""),
-            "doi": str(ids.get("DOI") or ""),
+            "doi": text_of(ids.get("DOI")),
             "eprint": arxiv,
             "archiveprefix": "arXiv" if arxiv else "",
         }

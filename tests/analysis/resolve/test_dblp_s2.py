@@ -143,3 +143,14 @@ def test_a_wrong_setting_for_the_new_services_is_one_line(tmp_path, setting, wor
     config.write_text(f"[online]\n{setting}\n")
     with pytest.raises(InputError, match=re.escape(words)):
         load_online_settings(config)
+
+
+@pytest.mark.parametrize("ids", ['{"DOI": ["10.1/x"]}', '{"DOI": 7}', '{"ArXiv": {"id": "1811.06965"}}'])
+def test_a_semantic_scholar_id_that_is_no_text_is_a_malformed_answer_not_its_python_spelling(base, ids):
+    # str() of it was taken: the DOI "['10.1/x']", "7"; now an error for that lookup.
+    record = f'{{"paperId": "p", "title": "{GPIPE}", "authors": [{{"name": "Yanping Huang"}}], "externalIds": {ids}}}'
+    FakeServices.routes = {"/s2/graph/v1/paper/search?query=": [(200, {}, f'{{"data": [{record}]}}', 0)]}
+    resolver = SemanticScholarResolver(client(), f"{base}/s2")
+    assert resolver.lookup(entry(title=GPIPE)) == []
+    [(_, error)] = resolver.errors
+    assert error.message == "malformed answer (TypeError)"

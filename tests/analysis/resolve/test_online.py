@@ -197,6 +197,10 @@ def crossref_with(**changes):
         # A text where Crossref lists texts: its first character was taken (the title "E", the booktitle "P").
         (crossref_with(title="Efficient large-scale language model training on GPU clusters"), "TypeError"),
         (crossref_with(**{"container-title": "Proceedings of SC21"}), "TypeError"),
+        # A name that is no text: its Python spelling became the author ("['Narayanan'], Deepak", "7, Deepak").
+        (crossref_with(author=[{"family": ["Narayanan"], "given": "Deepak"}]), "TypeError"),
+        (crossref_with(author=[{"family": 7, "given": "Deepak"}]), "TypeError"),
+        (crossref_with(author=[{"family": "Narayanan", "given": {"first": "Deepak"}}]), "TypeError"),
     ],
 )
 def test_a_hostile_answer_is_a_finding_for_that_lookup_and_is_not_cached(services, tmp_path, answer, error):
