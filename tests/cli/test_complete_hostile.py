@@ -58,3 +58,18 @@ def test_only_a_doi_that_is_one_is_added_and_as_a_bare_doi(dblp, doi, written):
     assert "+  pages = {103--112}" in result.stdout  # the record is taken
     added = [line for line in result.stdout.splitlines() if line.startswith("+  doi")]
     assert added == ([f"+  doi = {{{written}}}"] if written else [])
+
+
+def test_a_records_id_and_values_reach_the_report_and_the_file_as_one_line_of_visible_characters(dblp):
+    # DBLP's key is printed after each change: a line break in it started a line of its own in the report, an
+    # escape sequence recoloured the terminal; a zero-width space or a bidi override sat unseen in the value.
+    result = dblp(
+        key="conf/nips/\x1b[2J\nmy.bib:9: other: added doi = x", pages="103\u200b-\u202e112\x00", number="\u2066"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "+  pages = {103--112}" in result.stdout and "number" not in result.stdout
+    changes = [line for line in result.stderr.splitlines() if line.startswith("my.bib:")]
+    assert changes == [
+        "my.bib:1: huang2019gpipe: added pages = 103-112 (dblp conf/nips/[2J my.bib:9: other: added doi = x)"
+    ]
+    assert not any(char in result.stdout + result.stderr for char in "\x1b\x00\u200b\u202e\u2066")

@@ -10,9 +10,8 @@ import json
 import re
 import urllib.parse
 from collections.abc import Iterable
-from dataclasses import replace
 
-from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text
+from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text, record_key
 from surveytool.model import Paper
 from surveytool.text.identifiers import normalize_arxiv
 
@@ -72,5 +71,4 @@ class DblpResolver(_OnlineResolver):
             fields["journal"] = venue
         elif kind in ("inproceedings", "incollection"):
             fields["booktitle"] = venue
-        paper = _found(fields, kind)
-        return replace(paper, key=str(info.get("key") or paper.key))
+        return record_key(info.get("key"), _found(fields, kind))

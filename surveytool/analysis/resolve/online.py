@@ -12,7 +12,7 @@ import re
 import urllib.parse
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from surveytool.analysis.resolve.http import HttpClient, HttpError, Response, ServiceSkipped
 from surveytool.analysis.resolve.resolver import Candidate, score_match
@@ -114,6 +114,25 @@ def _query_text(paper: Paper) -> str:
     return " ".join(strip_truncation(paper.abstract or "").split()[:_QUERY_WORDS])
 
 
+# Characters that print nothing (whitespace aside, which one_line makes single spaces): controls (ESC, NUL), bidi
+# embeddings, overrides and isolates, zero-width spaces, the BOM.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
+)
+
+
+def one_line(text: str) -> str:
+    """A service's text as one line of visible characters: a line break or an escape sequence in a record's id
+    would forge or recolour a line of the report, a zero-width space or a bidi override sit unseen in a value."""
+    return " ".join(_INVISIBLE.sub("", text).split())
+
+
+def record_key(value: object, paper: Paper) -> Paper:
+    """``paper`` under the service's own id for it (DBLP's key, Semantic Scholar's paperId), if that is text."""
+    key = one_line(value) if isinstance(value, str) else ""
+    return replace(paper, key=key or paper.key)
+
+
 def text_of(value: object) -> str:
     """A text field of an answer (None: none); a number or a list there is a malformed answer, not its spelling."""
     if value is not None and not isinstance(value, str):
@@ -125,7 +144,7 @@ def _found(fields: dict[str, str], entry_type: str) -> Paper:
     if not isinstance(fields.get("title"), str):
         raise TypeError("a result without a text title")
     # One line per field: a blank line inside a title would end a paragraph in LaTeX and BibTeX.
-    clean = {k: " ".join(v.split()) for k, v in fields.items() if isinstance(v, str) and v.strip()}
+    clean = {k: one_line(v) for k, v in fields.items() if isinstance(v, str) and one_line(v)}
     if not _YEAR.fullmatch(clean.get("year", "0000")):
         del clean["year"]  # 10**30 or -44 is no year: written, it gave a key "1000" and a plot at 1000
     doi = parse_identifier(clean.get("doi", ""))

@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 import urllib.parse
 from collections.abc import Iterable
-from dataclasses import replace
 
-from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text, text_of
+from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text, record_key, text_of
 from surveytool.model import Paper
 from surveytool.text.identifiers import normalize_arxiv
 
@@ -66,5 +65,4 @@ class SemanticScholarResolver(_OnlineResolver):
             fields["booktitle"] = name
         elif preprint and arxiv:
             fields["howpublished"] = f"arXiv preprint arXiv:{arxiv}"
-        paper = _found(fields, kind)
-        return replace(paper, key=str(work.get("paperId") or paper.key))
+        return record_key(work.get("paperId"), _found(fields, kind))
