@@ -73,3 +73,25 @@ def test_a_records_id_and_values_reach_the_report_and_the_file_as_one_line_of_vi
         "my.bib:1: huang2019gpipe: added pages = 103-112 (dblp conf/nips/[2J my.bib:9: other: added doi = x)"
     ]
     assert not any(char in result.stdout + result.stderr for char in "\x1b\x00\u200b\u202e\u2066")
+
+
+@pytest.mark.parametrize(
+    "ee",
+    [
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "http://x.org/%}{\\input{a}",  # written as the garbled text http://x/\%\textbackslash{}inputa
+        "https://x.org/a b",
+        "https:///no-host",
+        "https://x.org/100%",
+    ],
+)
+def test_a_url_that_is_no_web_address_is_not_added(dblp, ee):
+    result = dblp(ee=ee, pages="103-112")
+    assert result.returncode == 0, result.stderr
+    assert "+  pages = {103--112}" in result.stdout and "url" not in result.stdout + result.stderr
+
+
+def test_a_web_address_is_added_as_it_is(dblp):
+    result = dblp(ee="https://proceedings.neurips.cc/paper/2019/a%20b_c~d?x=1&y=2#top")
+    assert "+  url = {https://proceedings.neurips.cc/paper/2019/a%20b_c~d?x=1&y=2#top}" in result.stdout

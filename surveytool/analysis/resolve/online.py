@@ -127,6 +127,19 @@ def one_line(text: str) -> str:
     return " ".join(_INVISIBLE.sub("", text).split())
 
 
+# What no http(s) address holds (RFC 3986; letters beyond ASCII are allowed, as browsers show them): the braces
+# and backslash BibTeX and TeX read, quotes, a % that encodes nothing.
+_NOT_IN_ADDRESS = re.compile(r'[\s{}\\^|"<>`]|%(?![0-9A-Fa-f]{2})')
+
+
+def _web_address(url: str) -> bool:
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and not _NOT_IN_ADDRESS.search(url)
+
+
 def record_key(value: object, paper: Paper) -> Paper:
     """``paper`` under the service's own id for it (DBLP's key, Semantic Scholar's paperId), if that is text."""
     key = one_line(value) if isinstance(value, str) else ""
@@ -147,6 +160,8 @@ def _found(fields: dict[str, str], entry_type: str) -> Paper:
     clean = {k: one_line(v) for k, v in fields.items() if isinstance(v, str) and one_line(v)}
     if not _YEAR.fullmatch(clean.get("year", "0000")):
         del clean["year"]  # 10**30 or -44 is no year: written, it gave a key "1000" and a plot at 1000
+    if "url" in clean and not _web_address(clean["url"]):
+        del clean["url"]  # javascript:, file:// or a link with braces: complete wrote it into the user's entry
     doi = parse_identifier(clean.get("doi", ""))
     if doi is None or doi.kind != "doi":
         clean.pop("doi", None)  # "10.1/x y" or a link is no DOI: `complete` wrote it into the user's entry
