@@ -55,6 +55,10 @@ def complete(
     options = make_options(None, catalog=catalog, online=online, config=config, cache=cache)
     if writes and output is not None and str(output) != "-":  # before the lookups, which may take minutes online
         refuse_writing_over([output], [bib, *options.read_files()], "name another file with -o, or use --in-place")
+    if online:  # a file SQLite cannot read is set aside as a damaged cache would be: never the user's .bib
+        from surveytool.pipeline import DEFAULT_CACHE
+
+        refuse_writing_over([options.cache or DEFAULT_CACHE], [bib, *options.read_files()], "name another --cache")
     done = complete_bib(options, bib, frozenset(names))
     report(done.findings, quiet)
     to_stdout = not writes or str(output) == "-"

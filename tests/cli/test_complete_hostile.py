@@ -95,3 +95,18 @@ def test_a_url_that_is_no_web_address_is_not_added(dblp, ee):
 def test_a_web_address_is_added_as_it_is(dblp):
     result = dblp(ee="https://proceedings.neurips.cc/paper/2019/a%20b_c~d?x=1&y=2#top")
     assert "+  url = {https://proceedings.neurips.cc/paper/2019/a%20b_c~d?x=1&y=2#top}" in result.stdout
+
+
+@pytest.mark.parametrize("cache", ["my.bib", "known.bib", "surveytool.toml", "link.bib"])
+def test_an_answer_cache_that_is_a_file_the_run_reads_is_refused_and_left_as_it_was(tmp_path, cache):
+    # The .bib being completed, taken for a damaged cache, was moved to my.bib.unreadable and became a database.
+    (tmp_path / "my.bib").write_text(GPIPE)
+    (tmp_path / "known.bib").write_text("@article{k, title = {Deep Learning}, author = {LeCun, Yann}, year = {2015}}\n")
+    (tmp_path / "surveytool.toml").write_text('[online]\ndblp_url = "http://127.0.0.1:9"\nretries = 0\n')
+    (tmp_path / "link.bib").symlink_to("my.bib")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    result = run_cli("complete", "my.bib", "--online", "--catalog", "known.bib", "--cache", cache, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"{cache}: error: is also read by this run")
+    assert len(result.stderr.splitlines()) == 1 and "--cache" in result.stderr
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
