@@ -93,6 +93,8 @@ class ResponseCache:
             raise self._unusable(error) from None
 
     def _connect(self) -> sqlite3.Connection:
+        if self.path.is_symlink():  # a link planted in a cloned folder: SQLite would write into the file it names
+            raise self._unusable("it is a symbolic link, which is not followed")
         if self.path.exists() and not self.path.is_file():
             raise self._unusable("not a regular file")
         db = sqlite3.connect(self.path)

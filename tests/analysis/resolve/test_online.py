@@ -619,3 +619,26 @@ def test_an_answer_that_is_not_utf8_is_a_finding_and_not_cached_not_a_title_with
     handler.routes = {"/crossref/works/10.1145": [ok("crossref_work.json")]}
     survey = analyse_online(tmp_path, config, ids)
     assert survey.papers[0].title.startswith("Efficient large-scale language model training")
+
+
+@pytest.mark.parametrize("target", ["mine.db", "missing.db"])
+def test_an_answer_cache_that_is_a_symbolic_link_is_one_line_and_exit_2_and_its_target_is_left_alone(
+    services, tmp_path, target
+):
+    # A link planted as .surveytool-cache.sqlite in a cloned folder: SQLite wrote its table into the file it named.
+    handler, config = services
+    mine = tmp_path / "mine.db"
+    db = sqlite3.connect(mine)
+    db.execute("CREATE TABLE bookmarks (url TEXT)")
+    db.commit()
+    db.close()
+    before = mine.read_bytes()
+    (tmp_path / ".surveytool-cache.sqlite").symlink_to(target)
+    write_list(tmp_path)
+    result = run_cli("resolve", "list.txt", "--online", "--config", str(config), cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr and handler.seen == []
+    assert result.stderr == (
+        ".surveytool-cache.sqlite: error: cannot use the online answer cache: it is a symbolic link, which is not"
+        " followed (delete the file, or choose another with --cache)\n"
+    )
+    assert mine.read_bytes() == before and not (tmp_path / "missing.db").exists()
