@@ -11,7 +11,8 @@ import re
 import urllib.parse
 from collections.abc import Iterable
 
-from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text, record_key
+from surveytool.analysis.resolve.answer_text import record_key
+from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text
 from surveytool.model import Paper
 from surveytool.text.identifiers import normalize_arxiv
 

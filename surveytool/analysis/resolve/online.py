@@ -12,8 +12,9 @@ import re
 import urllib.parse
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+from surveytool.analysis.resolve.answer_text import one_line, text_of, web_address
 from surveytool.analysis.resolve.http import HttpClient, HttpError, Response, ServiceSkipped
 from surveytool.analysis.resolve.resolver import Candidate, score_match
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
@@ -114,45 +115,6 @@ def _query_text(paper: Paper) -> str:
     return " ".join(strip_truncation(paper.abstract or "").split()[:_QUERY_WORDS])
 
 
-# Characters that print nothing (whitespace aside, which one_line makes single spaces): controls (ESC, NUL), bidi
-# embeddings, overrides and isolates, zero-width spaces, the BOM.
-_INVISIBLE = re.compile(
-    "[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
-)
-
-
-def one_line(text: str) -> str:
-    """A service's text as one line of visible characters: a line break or an escape sequence in a record's id
-    would forge or recolour a line of the report, a zero-width space or a bidi override sit unseen in a value."""
-    return " ".join(_INVISIBLE.sub("", text).split())
-
-
-# What no http(s) address holds (RFC 3986; letters beyond ASCII are allowed, as browsers show them): the braces
-# and backslash BibTeX and TeX read, quotes, a % that encodes nothing.
-_NOT_IN_ADDRESS = re.compile(r'[\s{}\\^|"<>`]|%(?![0-9A-Fa-f]{2})')
-
-
-def _web_address(url: str) -> bool:
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return False
-    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and not _NOT_IN_ADDRESS.search(url)
-
-
-def record_key(value: object, paper: Paper) -> Paper:
-    """``paper`` under the service's own id for it (DBLP's key, Semantic Scholar's paperId), if that is text."""
-    key = one_line(value) if isinstance(value, str) else ""
-    return replace(paper, key=key or paper.key)
-
-
-def text_of(value: object) -> str:
-    """A text field of an answer (None: none); a number or a list there is a malformed answer, not its spelling."""
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"{type(value).__name__} where a text was expected")
-    return value or ""
-
-
 def _found(fields: dict[str, str], entry_type: str) -> Paper:
     if not isinstance(fields.get("title"), str):
         raise TypeError("a result without a text title")
@@ -160,7 +122,7 @@ def _found(fields: dict[str, str], entry_type: str) -> Paper:
     clean = {k: one_line(v) for k, v in fields.items() if isinstance(v, str) and one_line(v)}
     if not _YEAR.fullmatch(clean.get("year", "0000")):
         del clean["year"]  # 10**30 or -44 is no year: written, it gave a key "1000" and a plot at 1000
-    if "url" in clean and not _web_address(clean["url"]):
+    if "url" in clean and not web_address(clean["url"]):
         del clean["url"]  # javascript:, file:// or a link with braces: complete wrote it into the user's entry
     doi = parse_identifier(clean.get("doi", ""))
     if doi is None or doi.kind != "doi":

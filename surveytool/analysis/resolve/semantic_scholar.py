@@ -10,7 +10,8 @@ import json
 import urllib.parse
 from collections.abc import Iterable
 
-from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text, record_key, text_of
+from surveytool.analysis.resolve.answer_text import record_key, text_of
+from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text
 from surveytool.model import Paper
 from surveytool.text.identifiers import normalize_arxiv
 

@@ -1,0 +1,49 @@
+"""The text of a service's answer as it may be taken: one line of visible characters, addresses that are web
+addresses, texts that are texts (a number or a list where a text belongs makes the answer malformed)."""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from dataclasses import replace
+
+from surveytool.model import Paper
+
+# Characters that print nothing (whitespace aside, which one_line makes single spaces): controls (ESC, NUL), bidi
+# embeddings, overrides and isolates, zero-width spaces, the BOM.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
+)
+
+
+def one_line(text: str) -> str:
+    """A service's text as one line of visible characters: a line break or an escape sequence in a record's id
+    would forge or recolour a line of the report, a zero-width space or a bidi override sit unseen in a value."""
+    return " ".join(_INVISIBLE.sub("", text).split())
+
+
+# What no http(s) address holds (RFC 3986; letters beyond ASCII are allowed, as browsers show them): the braces
+# and backslash BibTeX and TeX read, quotes, a % that encodes nothing.
+_NOT_IN_ADDRESS = re.compile(r'[\s{}\\^|"<>`]|%(?![0-9A-Fa-f]{2})')
+
+
+def web_address(url: str) -> bool:
+    """Whether ``url`` is an http(s) address with a host, written as one may be written in a .bib."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and not _NOT_IN_ADDRESS.search(url)
+
+
+def record_key(value: object, paper: Paper) -> Paper:
+    """``paper`` under the service's own id for it (DBLP's key, Semantic Scholar's paperId), if that is text."""
+    key = one_line(value) if isinstance(value, str) else ""
+    return replace(paper, key=key or paper.key)
+
+
+def text_of(value: object) -> str:
+    """A text field of an answer (None: none); a number or a list there is a malformed answer, not its spelling."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{type(value).__name__} where a text was expected")
+    return value or ""
