@@ -3,6 +3,7 @@ addresses, texts that are texts (a number or a list where a text belongs makes t
 
 from __future__ import annotations
 
+import html
 import re
 import urllib.parse
 from dataclasses import replace
@@ -47,3 +48,20 @@ def text_of(value: object) -> str:
     if value is not None and not isinstance(value, str):
         raise TypeError(f"{type(value).__name__} where a text was expected")
     return value or ""
+
+
+# The markup Crossref (JATS) and OpenAlex leave in titles and abstracts: a heading ("Abstract"), paragraphs, and
+# inline tags (<i>E. coli</i>, H<sub>2</sub>O, <scp>BERT</scp>, MathML), with & < > as entities.
+_HEADING = re.compile(r"<jats:title\b[^<>]*>.*?</jats:title>", re.IGNORECASE | re.DOTALL)
+_BLOCK = re.compile(r"</?jats:(?:p|sec|list|list-item)\b[^<>]*>|</?(?:p|br)\s*/?>", re.IGNORECASE)
+_INLINE = re.compile(
+    r"</?(?:i|b|u|em|strong|sub|sup|sc|scp|italic|bold)>|</?(?:(?:jats|mml):[\w.-]+|span|math)(?:\s[^<>]*)?/?>",
+    re.IGNORECASE,
+)
+
+
+def without_markup(text: str) -> str:
+    """``text`` without the services' markup: its words as they read (entities decoded), tags gone."""
+    if "<" not in text and "&" not in text:
+        return text
+    return html.unescape(_INLINE.sub("", _BLOCK.sub(" ", _HEADING.sub(" ", text))))

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from surveytool.analysis.resolve.answer_text import one_line, text_of, web_address
+from surveytool.analysis.resolve.answer_text import one_line, text_of, web_address, without_markup
 from surveytool.analysis.resolve.http import HttpClient, HttpError, Response, ServiceSkipped
 from surveytool.analysis.resolve.resolver import Candidate, score_match
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
@@ -164,7 +164,7 @@ class OpenAlexResolver(_OnlineResolver):
         source = ((work.get("primary_location") or {}).get("source") or {}).get("display_name") or ""
         kind = self._TYPES.get(work.get("type", ""), "misc")
         fields = {
-            "title": work["title"],
+            "title": without_markup(text_of(work["title"])),
             "author": " and ".join(authors),
             "year": str(work.get("publication_year") or ""),
             "doi": (work.get("doi") or "").replace("https://doi.org/", ""),
@@ -221,9 +221,9 @@ class CrossrefResolver(_OnlineResolver):
         ]
         parts = ((item.get("issued") or {}).get("date-parts") or [[None]])[0]
         kind = self._TYPES.get(item.get("type", ""), "misc")
-        container = _first_text(item, "container-title")
+        container = without_markup(_first_text(item, "container-title"))
         fields = {
-            "title": _first_text(item, "title"),
+            "title": without_markup(_first_text(item, "title")),
             "author": " and ".join(authors),
             "year": str(parts[0] or ""),
             "doi": item.get("DOI", ""),
@@ -231,7 +231,7 @@ class CrossrefResolver(_OnlineResolver):
             "number": item.get("issue", ""),
             "pages": item.get("page", ""),
             "publisher": item.get("publisher", ""),
-            "abstract": item.get("abstract", ""),
+            "abstract": without_markup(text_of(item.get("abstract"))),
         }
         if container:
             fields["journal" if kind == "article" else "booktitle"] = container

@@ -642,3 +642,22 @@ def test_an_answer_cache_that_is_a_symbolic_link_is_one_line_and_exit_2_and_its_
         " followed (delete the file, or choose another with --cache)\n"
     )
     assert mine.read_bytes() == before and not (tmp_path / "missing.db").exists()
+
+
+def test_crossrefs_jats_and_html_markup_is_not_taken_into_the_title_abstract_or_venue(services, tmp_path):
+    # Crossref deposits keep their markup: the abstract began "<jats:title>Abstract</jats:title><jats:p>", a title
+    # read "Training <i>giant</i> ... &amp; ...", and the .bib and chapter printed the tags as text.
+    handler, config = services
+    handler.routes = {
+        "/crossref/works/10.1145": [
+            crossref_with(
+                title=["Training <i>giant</i> models on H<sub>2</sub>O <scp>GPU</scp> clusters &amp; more"],
+                abstract="<jats:title>Abstract</jats:title><jats:p>We train models.</jats:p><jats:p>Fast &lt;1 s.</jats:p>",
+                **{"container-title": ["Proceedings of <i>SC</i>&amp;A"]},
+            )
+        ]
+    }
+    [paper] = analyse_online(tmp_path, config, write_ids(tmp_path, "10.1145/3458817.3476209")).papers
+    assert paper.title == "Training giant models on H2O GPU clusters & more"
+    assert paper.fields["abstract"] == "We train models. Fast <1 s."
+    assert paper.fields["booktitle"] == "Proceedings of SC&A"
