@@ -90,7 +90,11 @@ def load_resolvers(options: Options, services: Sequence[str] | None = None) -> l
         from surveytool.analysis.resolve.response_cache import ResponseCache
         from surveytool.analysis.resolve.services import online_resolvers
         from surveytool.online_settings import load_online_settings
+        from surveytool.output.files import refuse_writing_over
 
+        cache = options.cache or DEFAULT_CACHE
+        # A file SQLite cannot read is set aside as a damaged cache: never one of the user's files.
+        refuse_writing_over([cache], options.read_files(), "name another --cache")
         settings = load_online_settings(options.config)
         agent = (
             f"surveytool/{__version__} (mailto:{settings.contact})" if settings.contact else f"surveytool/{__version__}"
@@ -107,7 +111,7 @@ def load_resolvers(options: Options, services: Sequence[str] | None = None) -> l
                 budget=settings.budget,
                 give_up_after=settings.give_up_after,
             ),
-            ResponseCache(options.cache or DEFAULT_CACHE, settings.max_bytes),
+            ResponseCache(cache, settings.max_bytes),
         )
         resolvers.extend(online_resolvers(settings, client, services))
     return resolvers

@@ -110,3 +110,20 @@ def test_an_answer_cache_that_is_a_file_the_run_reads_is_refused_and_left_as_it_
     assert result.stderr.startswith(f"{cache}: error: is also read by this run")
     assert len(result.stderr.splitlines()) == 1 and "--cache" in result.stderr
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("command", ["build", "resolve", "parse"])
+@pytest.mark.parametrize("cache", ["my.bib", "ids.txt", "surveytool.toml", "link.bib"])
+def test_every_online_command_refuses_an_answer_cache_that_is_a_file_it_reads(tmp_path, command, cache):
+    # build my.bib ids.txt --online --cache my.bib moved my.bib to my.bib.unreadable and put a database there.
+    (tmp_path / "my.bib").write_text(GPIPE)
+    (tmp_path / "ids.txt").write_text("10.1000/xyz\n")
+    (tmp_path / "surveytool.toml").write_text('[online]\ncrossref_url = "http://127.0.0.1:9"\nretries = 0\n')
+    (tmp_path / "link.bib").symlink_to("my.bib")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    out = ["--out", str(tmp_path.parent / f"{tmp_path.name}-out")] if command == "build" else []
+    result = run_cli(command, "my.bib", "ids.txt", "--online", "--cache", cache, *out, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().endswith("(name another --cache)")
+    assert f"{cache}: error: is also read by this run" in result.stderr
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
