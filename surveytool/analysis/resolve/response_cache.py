@@ -30,6 +30,13 @@ MAX_BODY_CHARS = 4_000_000
 _DAMAGED = {getattr(sqlite3, "SQLITE_NOTADB", 26), getattr(sqlite3, "SQLITE_CORRUPT", 11)}
 
 
+_COLUMNS = {"url", "status", "body", "fetched_at"}
+
+
+class _OtherLayout(Exception):
+    """The file is a database, but its responses are not the table this version writes."""
+
+
 @dataclass(frozen=True)
 class CachedResponse:
     status: int
@@ -83,10 +90,12 @@ class ResponseCache:
     def _open(self) -> sqlite3.Connection:
         try:
             return self._connect()
+        except _OtherLayout:
+            self._set_aside("has a responses table laid out otherwise (another program's or version's)")
         except sqlite3.Error as error:
             if not _damaged(error):
                 raise self._unusable(error) from None
-        self._set_aside("is not a readable SQLite database")
+            self._set_aside("is not a readable SQLite database")
         try:
             return self._connect()
         except sqlite3.Error as error:
@@ -101,10 +110,13 @@ class ResponseCache:
         try:
             with db:
                 db.execute(_SCHEMA)
+                kind = db.execute("SELECT type FROM sqlite_master WHERE name = 'responses'").fetchone()
                 columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
+                if kind != ("table",) or not _COLUMNS <= columns <= {*_COLUMNS, "seal"}:
+                    raise _OtherLayout  # a view, or a table another version or program wrote: no row would fit
                 if "seal" not in columns:  # written by a version that sealed nothing: its rows are asked again
                     db.execute("ALTER TABLE responses ADD COLUMN seal TEXT")
-        except sqlite3.Error:
+        except (sqlite3.Error, _OtherLayout):
             db.close()
             raise
         return db

@@ -308,6 +308,34 @@ def test_an_answer_cache_sqlite_cannot_read_is_set_aside_with_one_finding_and_th
     assert len(handler.seen) == 2  # the new cache works
 
 
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "CREATE TABLE responses (url TEXT PRIMARY KEY, body TEXT, fetched_at TEXT)",  # no status
+        "CREATE TABLE responses (url TEXT PRIMARY KEY, status INTEGER, body TEXT, fetched_at TEXT, seal TEXT,"
+        " owner TEXT NOT NULL)",  # a column of its own that no insert fills
+        "CREATE TABLE answers (x); CREATE VIEW responses AS SELECT x AS url FROM answers",
+    ],
+)
+def test_an_answer_cache_of_another_layout_is_set_aside_and_the_run_goes_on(services, tmp_path, layout):
+    # It stopped the run (exit 2, "no such column: status") though a damaged file is set aside.
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    cache = tmp_path / "cache.sqlite"
+    with sqlite3.connect(cache) as db:
+        db.executescript(layout)
+    before = cache.read_bytes()
+    survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    assert survey.papers[0].title == "Zero Bubble Pipeline Parallelism"
+    [note] = cache_notes(survey)
+    assert (
+        "responses table laid out otherwise (another program's or version's); moved to cache.sqlite.unreadable" in note
+    )
+    assert (tmp_path / "cache.sqlite.unreadable").read_bytes() == before
+    analyse_online(tmp_path, config, write_list(tmp_path))
+    assert len(handler.seen) == 1  # the new cache works
+
+
 def test_the_cli_says_in_one_info_line_that_the_answer_cache_was_set_aside(services, tmp_path):
     handler, config = services
     handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
