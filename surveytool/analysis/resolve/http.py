@@ -168,7 +168,8 @@ class HttpClient:
                     tries = f"{attempt + 1} attempt{'s' if attempt else ''}"
                     raise HttpError(f"{retry.reason} after {tries}") from None
                 if retry.after is not None and retry.after > self.settings.max_wait:
-                    self._skipped[service] = f"it asked to wait {retry.after:.0f} s ({retry.reason})"
+                    waited = "over a day" if retry.after > 86_400 else f"{retry.after:.0f} s"  # not 309 digits of 1e308
+                    self._skipped[service] = f"it asked to wait {waited} ({retry.reason})"
                     raise ServiceSkipped(self._skipped[service]) from None
                 wait = retry.after if retry.after is not None else min(delay, self.settings.max_wait)
                 if self._clock() + wait >= self._budget_end_time():

@@ -375,16 +375,17 @@ def skip_findings(survey):
     ]
 
 
-def test_a_long_retry_after_skips_the_service_for_the_rest_of_the_run_with_one_finding(services, tmp_path):
+@pytest.mark.parametrize(("after", "said"), [("3600", "3600 s"), ("1e308", "over a day")])
+def test_a_long_retry_after_skips_the_service_for_the_rest_of_the_run_with_one_finding(services, tmp_path, after, said):
     handler, config = services
-    handler.routes = {"/openalex/works?search=": [(429, {"Retry-After": "3600"}, "come back in an hour", 0)]}
+    handler.routes = {"/openalex/works?search=": [(429, {"Retry-After": after}, "come back in an hour", 0)]}
     start = time.monotonic()
     survey = analyse_online(tmp_path, config, many_snippets(tmp_path, 20))
     assert time.monotonic() - start < 5
     assert len(handler.seen) == 1
     [finding] = skip_findings(survey)
     assert (
-        "it asked to wait 3600 s (HTTP 429)" in finding.message and "20 entries were not looked up" in finding.message
+        f"it asked to wait {said} (HTTP 429)" in finding.message and "20 entries were not looked up" in finding.message
     )
     assert cached_urls(tmp_path) == []
 
