@@ -27,7 +27,7 @@ from surveytool.output.notes_regions import (
     unpaired_markers,
 )
 from surveytool.output.parked_notes import ORPHANED, PARKED_HEADER
-from surveytool.output.theme_regions import renamed_themes, with_renamed_regions
+from surveytool.output.theme_regions import THEME_MARK, renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
 from surveytool.text.citations import citations
 
@@ -135,13 +135,19 @@ def _merged_prose(
             )
         )
     written_in = {r for r, content in regions(old).items() if content.strip()}
-    renames = renamed_themes(old, text, written_in)
     sections = _renamed_sections(written_in, set(regions(text)), taxonomy)
-    merged = carry_over(text, with_renamed_regions(old, {**renames, **sections}))
+    # A renamed section's themes are renamed with it first: their notes then follow their papers as any theme's.
+    old = with_renamed_regions(old, sections)
+    written_in = {sections.get(r, r) for r in written_in}
+    renames = renamed_themes(old, text, written_in)
+    merged = carry_over(text, with_renamed_regions(old, renames))
     for was, now in sorted(renames.items()):
         notes.append(ProseNote(f"{path}: the theme of your notes in {was} is now {now}; they moved with its papers"))
     for was, now in sorted(sections.items()):
-        notes.append(ProseNote(f"{path}: section {was} is now {now} (its alias); your notes in it moved there"))
+        if THEME_MARK in was:
+            notes.append(ProseNote(f"{path}: your notes in {was} moved to {now}, with their section (its alias)"))
+        else:
+            notes.append(ProseNote(f"{path}: section {was} is now {now} (its alias); your notes in it moved there"))
     if merged.kept:
         notes.append(ProseNote(f"{path}: kept your notes in {', '.join(merged.kept)}", routine=True))
     # A build writes no suggestions: say where the ones draft --llm wrote went, as they are not the author's notes.
@@ -198,8 +204,13 @@ def _renamed_sections(written_in: set[str], generated: set[str], taxonomy: Taxon
     if taxonomy is None:
         return {}
     aliases = {alias.lower(): s.id for s in taxonomy.sections for alias in s.aliases}
-    gone = written_in - generated
-    return {was: aliases[was.lower()] for was in gone if aliases.get(was.lower()) in generated}
+    renames = {}
+    for was in written_in - generated:
+        section, mark, theme = was.partition(THEME_MARK)  # a theme's notes go along with its section's
+        now = aliases.get(section.lower())
+        if now in generated:
+            renames[was] = now + mark + theme
+    return renames
 
 
 def _line_of(text: str, line: str, after: int = 0) -> int:

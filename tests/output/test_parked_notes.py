@@ -156,3 +156,29 @@ def test_notes_parked_by_the_previous_version_are_read_back():
     back = carry_over(WITH_B, old)
     assert back.returned == ("b",)
     assert regions(back.text) == {"a": "", "b": prose, "orphaned": "Mine.\n% (from notes c)\nOn C.\n"}
+
+
+def test_the_theme_notes_of_a_section_renamed_with_its_old_id_as_an_alias_go_along_with_it(tmp_path):
+    taxonomy = (ROOT / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+    renamed = tmp_path / "taxonomy.toml"
+    aliases = 'aliases = ["model parallelism", '
+    assert taxonomy.count('id = "model-parallel"\n') == 1 and taxonomy.count(aliases) == 1
+    taxonomy = taxonomy.replace('id = "model-parallel"\n', 'id = "tensor-parallel"\n')
+    renamed.write_text(taxonomy.replace(aliases, aliases.replace("[", '["model-parallel", ')), encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    text = chapter.read_text(encoding="utf-8")
+    themes = sorted(r for r in regions(text) if r.startswith("model-parallel/theme-"))
+    assert len(themes) == 2  # the seeds' model-parallel section has two themes
+    for number, theme in enumerate(themes):
+        marker = f"% surveytool: begin notes {theme}\n"
+        text = text.replace(marker, f"{marker}On theme {number}.\n")
+    chapter.write_text(text, encoding="utf-8")
+    moved = run_cli("build", "--out", str(out), "--taxonomy", str(renamed), check=True)
+    written = chapter.read_text(encoding="utf-8")
+    assert "% (from notes" not in written
+    for number, theme in enumerate(themes):
+        now = theme.replace("model-parallel/", "tensor-parallel/")
+        assert regions(written)[now] == f"On theme {number}.\n"
+        assert f"{chapter}: your notes in {theme} moved to {now}, with their section (its alias)" in moved.stderr
