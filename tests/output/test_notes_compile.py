@@ -39,3 +39,16 @@ def test_a_log_reads_as_utf_8_with_any_other_byte_as_latin_1():
     assert log_text("Environment 引用 undefined, é".encode() + b" \xe9 \xe5\xa4\n") == (
         "Environment 引用 undefined, é é å¤\n"
     )
+
+
+@requires_latex
+def test_a_package_the_notes_need_goes_in_main_tex_s_preamble_notes_and_survives_rebuilds(tmp_path):
+    comment = "Kept.\n\\begin{comment}\nA draft sentence, not printed.\n\\end{comment}\n"
+    assert built_with_notes(tmp_path, comment).returncode == 1  # comment.sty is not loaded by main.tex itself
+    main = tmp_path / "out" / "main.tex"
+    marker = "% surveytool: begin notes preamble\n"
+    main.write_text(main.read_text(encoding="utf-8").replace(marker, marker + "\\usepackage{comment}\n"), "utf-8")
+    rebuilt = run_cli("build", "refs.bib", "--out", "out", "--pdf", cwd=tmp_path)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", cwd=tmp_path, check=True)
+    assert f"{marker}\\usepackage{{comment}}\n" in main.read_text(encoding="utf-8")
