@@ -7,10 +7,12 @@ import re
 import shutil
 import signal
 import subprocess
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from surveytool.output.latex_log import in_folder, log_text, root_causes, tex_errors
+from surveytool.regular_files import Unusable, open_regular, read_regular
 
 _SHOWN_UNDEFINED = 5
 _FILE_NOT_FOUND = re.compile(r"File `(?P<file>[^']+)' not found")
@@ -64,6 +66,35 @@ def paranoid_environment() -> dict[str, str]:
 
 
 _TEX_ERROR_WITHOUT_FILE = re.compile(r"^! ", re.M)
+_LOADS_BIBLATEX = re.compile(r"^[^%\n]*\\usepackage\s*(?:\[[^\]]*\])?\s*\{biblatex\}", re.M)
+_BIBLATEX_BBL = b"% $ biblatex auxiliary file $"
+# What a run leaves that the next run reads: after a build with the other --dialect, LaTeX stops on the .bbl
+# the other program wrote ("File 'main.bbl' not created by biblatex") and biber on a stale .bcf, once each way.
+_RUN_FILES = (".bbl", ".bcf", ".run.xml", ".blg", ".aux", ".fdb_latexmk")
+
+
+def _forget_the_other_dialects_run(folder: Path, tex_name: str) -> None:
+    """Remove the files a run with the other bibliography program (BibTeX or biber) left beside ``tex_name``."""
+    stem = Path(tex_name).stem
+    try:
+        biblatex = _LOADS_BIBLATEX.search(log_text(read_regular(folder / tex_name, 1 << 26, follow=True)))
+    except (OSError, Unusable):
+        return  # latexmk says what is wrong with the document
+    try:
+        stream, _ = open_regular(folder / f"{stem}.bbl", follow=False)
+        with stream:
+            bbl: bytes | None = stream.read(len(_BIBLATEX_BBL))
+    except FileNotFoundError:
+        bbl = None
+    except (OSError, Unusable):
+        return
+    if biblatex:
+        stale = bbl is not None and bbl != _BIBLATEX_BBL
+    else:
+        stale = bbl == _BIBLATEX_BBL or (folder / f"{stem}.bcf").exists()
+    for suffix in _RUN_FILES if stale else ():
+        with suppress(OSError):  # not there, or a folder of that name: nothing of a run to remove
+            (folder / f"{stem}{suffix}").unlink()
 
 
 def _tail(log_path: Path) -> str:
@@ -82,6 +113,7 @@ def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) 
         return PdfReport(False, False, ("latexmk is not installed: install TeX Live to get a PDF",), None)
     engine = "-pdflatex=pdflatex -file-line-error -interaction=nonstopmode -halt-on-error %O %S"
     log_path = folder / (Path(tex_name).stem + ".log")
+    _forget_the_other_dialects_run(folder, tex_name)
     # A log of a run by hand (no -file-line-error) names no file for its errors, and latexmk, finding nothing
     # changed since, would not run again: the report would place a bibliography's error in main.tex.
     force = ["-g"] if _TEX_ERROR_WITHOUT_FILE.search(_tail(log_path)) else []

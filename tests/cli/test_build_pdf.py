@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from helpers import ROOT, run_cli
+from helpers import ROOT, requires_latex, run_cli
 
 
 def test_build_pdf_names_the_undefined_command_in_the_documents_title_first(tmp_path):
@@ -53,3 +53,17 @@ def test_after_a_compile_by_hand_an_error_in_the_bibliography_is_still_placed_th
         r"read from refs\.bib:1\)",
         first,
     )
+
+
+@requires_latex
+def test_build_pdf_in_a_folder_last_compiled_with_the_other_dialect_compiles(tmp_path):
+    # The .bbl BibTeX wrote stopped biblatex ("File 'main.bbl' not created by biblatex"), and biber read the
+    # .bcf a biblatex run left after the switch back: each switch failed once before a rerun compiled.
+    (tmp_path / "refs.bib").write_text(
+        "@article{a1,\n  author = {Doe, Jane},\n  title = {Pipeline Schedules},\n"
+        "  journal = {J},\n  year = {2020},\n  sections = {surveys}\n}\n",
+        encoding="utf-8",
+    )
+    for dialect in ("bibtex", "biblatex", "bibtex"):
+        result = run_cli("build", "refs.bib", "--out", "out", "--pdf", "--dialect", dialect, cwd=tmp_path)
+        assert result.returncode == 0, (dialect, result.stderr)
