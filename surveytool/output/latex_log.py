@@ -261,9 +261,11 @@ def tex_errors(log: str, tex_name: str, bbl: Sequence[BblEntry], limit: int | No
             continue  # nor does TeX's stop after it
         file, number = error["file"], error["line"]
         context = [c for c in lines[index + 1 : index + 12] if c.strip()]
-        if number is None:  # "! ..." names no place: the context's "l.NN" line does
+        if number is None:  # "! ..." names no place: the context's "l.NN" line does, and the file is the one of
+            # the "file:NN:" line that may follow at that line ("./related_work.tex:105: Emergency stop.")
             number = next((m["line"] for c in context for m in [_TEX_LINE.match(c)] if m), None)
-            file = tex_name
+            placed = (m for c in context for m in [_TEX_ERROR.match(c)] if m and m["file"] and m["line"] == number)
+            file = next((m["file"] for m in placed), tex_name)
         message = error["message"].strip()
         in_bbl = file.endswith(".bbl") and number is not None
         keys = _entry_at(bbl, int(number)) if in_bbl and number else ()

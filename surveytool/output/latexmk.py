@@ -16,6 +16,7 @@ from surveytool.regular_files import Unusable, open_regular, read_regular
 
 _SHOWN_UNDEFINED = 5
 _FILE_NOT_FOUND = re.compile(r"File `(?P<file>[^']+)' not found")
+_INSTALLED = (".sty", ".cls", ".def", ".cfg", ".fd", ".clo", ".ldf", ".bst", ".bbx", ".cbx", ".lbx", ".dbx")
 # LaTeX quotes the key as `key', biblatex as 'key'.
 _UNDEFINED = re.compile(r"(?:Citation|Reference) [`'](?P<key>[^']+)' on page \d+ undefined")
 
@@ -36,8 +37,15 @@ def explain_log(log: str, folder: Path, tex_name: str = "main.tex") -> list[str]
     for error in tex_errors(log, tex_name, ()):
         message = error.message
         missing = _FILE_NOT_FOUND.search(message)
-        if missing:
-            message = f"the LaTeX package or file {missing.group('file')} is not installed (install it with your TeX distribution)"
+        if missing and missing["file"].endswith(_INSTALLED):
+            message = (
+                f"the LaTeX package or file {missing['file']} is not installed (install it with your TeX distribution)"
+            )
+        elif missing:  # a file the document or the notes input (\input{...}, \includegraphics{...})
+            message = (
+                f"the file {missing['file']} is not found (check its name: it is read from the build folder, "
+                "or the TeX installation)"
+            )
         elif message.endswith(" is not defined") or message.startswith("Undefined control sequence"):
             message = f"{message.removesuffix('.')} (a package is missing, or a template uses a command of its own)"
         problems.append(f"{in_folder(folder, error.where)}: {message}")

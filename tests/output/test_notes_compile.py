@@ -52,3 +52,14 @@ def test_a_package_the_notes_need_goes_in_main_tex_s_preamble_notes_and_survives
     assert rebuilt.returncode == 0, rebuilt.stderr
     run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", cwd=tmp_path, check=True)
     assert f"{marker}\\usepackage{{comment}}\n" in main.read_text(encoding="utf-8")
+
+
+@requires_latex
+def test_a_file_the_notes_input_that_is_not_there_is_named_at_its_line_in_the_chapter(tmp_path):
+    result = built_with_notes(tmp_path, "As shown in \\input{nothere} the table.\n")
+    assert result.returncode == 1
+    lines = (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8").splitlines()
+    line = lines.index("As shown in \\input{nothere} the table.") + 1
+    # It was placed in main.tex at the chapter's line number, as a package to install.
+    assert f"out/related_work.tex:{line}: the file nothere.tex is not found (check its name" in result.stderr
+    assert "install it" not in result.stderr
