@@ -66,9 +66,14 @@ def explain_log(log: str, folder: Path, tex_name: str = "main.tex") -> list[str]
 PARANOID_FILE_ACCESS = {"openin_any": "p", "openout_any": "p"}
 
 
+#: TeX wraps its log at 79 characters: an error message longer than that (a file's path and line before it) was
+#: reported cut ("\\begin{itemize} on input line 105 ended by \\end{doc").
+_UNWRAPPED_LOG = {"max_print_line": "100000"}
+
+
 def paranoid_environment() -> dict[str, str]:
     """This process's environment with ``PARANOID_FILE_ACCESS``, and shell escape off for good measure."""
-    environment = {**os.environ, **PARANOID_FILE_ACCESS}
+    environment = {**os.environ, **PARANOID_FILE_ACCESS, **_UNWRAPPED_LOG}
     environment["shell_escape"] = "f"
     return environment
 

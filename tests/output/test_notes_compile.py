@@ -1,5 +1,7 @@
 """The author's notes in any script compile with `build --pdf`, and LaTeX's errors about them read as written."""
 
+import re
+
 from helpers import requires_latex, run_cli
 
 from surveytool.output.latex_log import log_text
@@ -63,3 +65,13 @@ def test_a_file_the_notes_input_that_is_not_there_is_named_at_its_line_in_the_ch
     # It was placed in main.tex at the chapter's line number, as a package to install.
     assert f"out/related_work.tex:{line}: the file nothere.tex is not found (check its name" in result.stderr
     assert "install it" not in result.stderr
+
+
+@requires_latex
+def test_a_latex_error_longer_than_tex_s_log_lines_is_reported_whole(tmp_path):
+    result = built_with_notes(tmp_path, "Points: \\begin{enumerate}\\item one\n")
+    assert result.returncode == 1
+    # TeX wraps its log at 79 characters: the message was cut after "ended by \end{docu".
+    assert re.search(
+        r"LaTeX Error: \\begin\{enumerate\} on input line \d+ ended by \\end\{document\}\.$", result.stderr, re.M
+    )
