@@ -101,7 +101,11 @@ def keep_prose(
     of a key not in ``known_keys`` (when given) is named: its paper left the sources.
     """
     data = read_generated(path)
-    merged = stamp(text) if data is None else _merged_prose(path, data, text, force, notes, taxonomy)
+    # An empty file (emptied to have it made anew, or cut short by an editor) holds no words to keep.
+    if data is None or not read_saved(data).text.strip():
+        merged = stamp(text)
+    else:
+        merged = _merged_prose(path, data, text, force, notes, taxonomy)
     if known_keys:
         notes.extend(_citations_gone(path, merged, known_keys))
     drafts.note(path, data, merged)

@@ -6,6 +6,7 @@ import re
 from helpers import ROOT, run_cli
 
 from surveytool.output.notes_regions import carry_over, edited_outside_regions, regions, stamp
+from surveytool.output.prose import ProseDrafts, keep_prose
 
 GENERATED = """\\section{A}
 % surveytool: begin notes a
@@ -164,3 +165,13 @@ def test_a_rebuild_after_an_editor_reformatted_white_space_keeps_the_notes_and_s
     chapter.write_text("\n".join(lines), encoding="utf-8")
     refused = run_cli("build", "--out", str(out))
     assert refused.returncode == 2 and refused.stderr.startswith(f"{chapter}:{edited + 1}: error: was edited")
+
+
+def test_an_emptied_chapter_is_made_anew_not_refused_as_edited(tmp_path):
+    chapter = tmp_path / "related_work.tex"
+    new = "\\section{A}\n% surveytool: begin notes a\n% surveytool: end notes a\n"
+    for emptied in (b"", b"\r\n\r\n", b"\xef\xbb\xbf \n\t\n"):  # truncated, or blank lines an editor saved
+        chapter.write_bytes(emptied)
+        notes: list = []
+        assert keep_prose(chapter, new, False, notes, ProseDrafts()) == stamp(new)
+        assert not notes
