@@ -5,7 +5,7 @@ was put back in the taxonomy, a build with the wrong --taxonomy was followed by 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 ORPHANED = "orphaned"
@@ -50,3 +50,19 @@ def unpark(prose: str, generated: Collection[str]) -> Unparked:
         else:
             kept.append(prose[header.start() : stop])
     return Unparked("".join(kept), home)
+
+
+def parked_ids(prose: str) -> list[str]:
+    """The region ids whose notes wait in ``prose`` (the content of an ``orphaned`` region), in order."""
+    return [header["id"] for header in _HEADER.finditer(prose)]
+
+
+def with_renamed_headers(prose: str, renames: Mapping[str, str]) -> str:
+    """``prose`` (the content of an ``orphaned`` region) with the notes parked for each renamed id parked for its
+    new id: they go back to the region under its new name."""
+
+    def renamed(header: re.Match[str]) -> str:
+        now = renames.get(header["id"])
+        return header[0] if now is None else header[0].replace(f"(from notes {header['id']})", f"(from notes {now})")
+
+    return _HEADER.sub(renamed, prose)

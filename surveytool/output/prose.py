@@ -26,7 +26,7 @@ from surveytool.output.notes_regions import (
     stamp,
     unpaired_markers,
 )
-from surveytool.output.parked_notes import ORPHANED, PARKED_HEADER
+from surveytool.output.parked_notes import ORPHANED, PARKED_HEADER, parked_ids, with_renamed_headers
 from surveytool.output.theme_regions import THEME_MARK, renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
 from surveytool.text.citations import citations
@@ -139,9 +139,11 @@ def _merged_prose(
             )
         )
     written_in = {r for r, content in regions(old).items() if content.strip()}
-    sections = _renamed_sections(written_in, set(regions(text)), taxonomy)
+    parked_for = set(parked_ids(regions(old).get(ORPHANED, "")))
+    sections = _renamed_sections(written_in | parked_for, set(regions(text)), taxonomy)
     # A renamed section's themes are renamed with it first: their notes then follow their papers as any theme's.
-    old = with_renamed_regions(old, sections)
+    # Its notes parked at the end by an earlier build go back to it too.
+    old = _with_parked_renamed(with_renamed_regions(old, sections), sections)
     written_in = {sections.get(r, r) for r in written_in}
     renames = renamed_themes(old, text, written_in)
     merged = carry_over(text, with_renamed_regions(old, renames))
@@ -201,6 +203,16 @@ def _citations_gone(path: Path, text: str, known: Collection[str]) -> list[Prose
                     )
                 )
     return found
+
+
+def _with_parked_renamed(text: str, renames: dict[str, str]) -> str:
+    """``text`` with the notes its ``orphaned`` region parked for a renamed region parked for the new id."""
+    pieces, last = [], 0
+    for region_id, start, end in region_spans(text) if renames else ():
+        if region_id == ORPHANED:
+            pieces += [text[last:start], with_renamed_headers(text[start:end], renames)]
+            last = end
+    return "".join(pieces) + text[last:]
 
 
 def _renamed_sections(written_in: set[str], generated: set[str], taxonomy: Taxonomy | None) -> dict[str, str]:

@@ -182,3 +182,19 @@ def test_the_theme_notes_of_a_section_renamed_with_its_old_id_as_an_alias_go_alo
         now = theme.replace("model-parallel/", "tensor-parallel/")
         assert regions(written)[now] == f"On theme {number}.\n"
         assert f"{chapter}: your notes in {theme} moved to {now}, with their section (its alias)" in moved.stderr
+
+
+def test_notes_parked_for_a_section_go_back_to_it_when_it_returns_renamed_with_its_old_id_as_an_alias(tmp_path):
+    taxonomy = (ROOT / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+    blocks = re.split(r"(?=^\[\[sections\]\])", taxonomy, flags=re.M)
+    without_moe, renamed = tmp_path / "without.toml", tmp_path / "renamed.toml"
+    without_moe.write_text("".join(b for b in blocks if 'id = "moe"' not in b), encoding="utf-8")
+    renamed.write_text(taxonomy.replace('id = "moe"\n', 'id = "sparse-moe"\n'), encoding="utf-8")
+    prose = "Experts route tokens \\citep{lepikhin2021gshard}.\n"
+    out, chapter, _ = _built_with_notes_in_moe(tmp_path, prose)
+    run_cli("build", "--out", str(out), "--taxonomy", str(without_moe), check=True)
+    assert "% (from notes moe)\n" + prose in chapter.read_text(encoding="utf-8")
+    back = run_cli("build", "--out", str(out), "--taxonomy", str(renamed), check=True)
+    written = chapter.read_text(encoding="utf-8")
+    assert regions(written)["sparse-moe"] == prose and "% (from notes" not in written
+    assert "your notes parked at the end went back to sparse-moe" in back.stderr
