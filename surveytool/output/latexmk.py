@@ -7,9 +7,12 @@ import re
 import shutil
 import signal
 import subprocess
-from contextlib import suppress
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from surveytool.output.latex_log import in_folder, log_text, root_causes, tex_errors
 from surveytool.regular_files import Unusable, open_regular, read_regular
@@ -120,6 +123,31 @@ def _tail(log_path: Path) -> str:
         return ""
 
 
+@contextmanager
+def _stopped_with(process: subprocess.Popen[str]) -> Iterator[None]:
+    """latexmk's process group killed when this run stops before it ends (Ctrl-C, kill, a terminal closed): in a
+    session of its own it ran on, pdflatex busy for ever on a definition calling itself, beside the next run."""
+    previous: dict[int, object] = {}
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():  # only the main thread may handle signals
+        for number in (signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)):
+            previous[number] = signal.signal(number, stop)
+    try:
+        yield
+    except subprocess.TimeoutExpired:
+        raise  # compile_pdf stops it and says so
+    except BaseException:
+        with suppress(OSError):  # already gone
+            os.killpg(process.pid, signal.SIGKILL)
+        raise
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, cast(Any, handler))
+
+
 def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) -> PdfReport:
     """latexmk run in ``folder`` on ``tex_name``, and what went wrong; stopped after ``timeout`` seconds."""
     if shutil.which("latexmk") is None:
@@ -143,7 +171,8 @@ def compile_pdf(folder: Path, tex_name: str = "main.tex", timeout: float = 600) 
         start_new_session=True,
     ) as process:
         try:
-            output, _ = process.communicate(timeout=timeout)
+            with _stopped_with(process):
+                output, _ = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
+import sys
+import time
+from pathlib import Path
 
+import pytest
 from helpers import ROOT, requires_latex, run_cli
 
 
@@ -67,3 +73,53 @@ def test_build_pdf_in_a_folder_last_compiled_with_the_other_dialect_compiles(tmp
     for dialect in ("bibtex", "biblatex", "bibtex"):
         result = run_cli("build", "refs.bib", "--out", "out", "--pdf", "--dialect", dialect, cwd=tmp_path)
         assert result.returncode == 0, (dialect, result.stderr)
+
+
+def _running_in(folder: Path) -> list[int]:
+    """The processes (not zombies) working in ``folder``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            working_here = entry.name.isdigit() and Path(os.readlink(entry / "cwd")) == folder
+            if working_here and (entry / "stat").read_text().split(") ")[-1][:1] != "Z":
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@requires_latex
+@pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="finds latexmk's processes through /proc")
+def test_a_build_stopped_while_latexmk_runs_stops_latexmk_too(tmp_path):
+    # latexmk runs in a session of its own (for its timeout): a build killed or closed with its terminal left it
+    # and pdflatex running, for ever on the author's definition that calls itself.
+    (tmp_path / "refs.bib").write_text("@misc{a1, title = {Pipeline Schedules}, author = {Doe, Jane}, year = 2020}\n")
+    run_cli("build", "refs.bib", "--out", "out", cwd=tmp_path, check=True)
+    chapter, out = tmp_path / "out" / "related_work.tex", (tmp_path / "out").resolve()
+    marker = "% surveytool: begin notes introduction\n"
+    chapter.write_text(chapter.read_text().replace(marker, marker + "\\def\\spin{\\spin}\\spin\n"))
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        build = subprocess.Popen(
+            [sys.executable, "-m", "surveytool", "build", "refs.bib", "--out", "out", "--pdf"],
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's shell starts it
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not (tmp_path / "out" / "main.log").exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(1)
+            assert _running_in(out), "latexmk did not start"
+            build.send_signal(stop)
+            assert build.wait(timeout=30) != 0
+            assert b"Traceback" not in build.stderr.read()
+            deadline = time.monotonic() + 10
+            while _running_in(out) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not _running_in(out), f"left running after {stop.name}"
+        finally:
+            build.kill()
+            build.communicate()
+            (tmp_path / "out" / "main.log").unlink(missing_ok=True)
