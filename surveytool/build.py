@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -54,6 +56,9 @@ from surveytool.text.latex import declared_chars
 if TYPE_CHECKING:
     import jinja2
 
+
+#: An entry of entries.json that absorbed another's key (a key in a title is escaped there: \"aliases\").
+_SOME_ALIAS = re.compile(rb'"aliases": \[(?!\])')
 
 #: The stages build() runs, in order.
 BUILD_STAGES = (*ANALYSIS_STAGES, "rendering")
@@ -235,8 +240,10 @@ def _build_patched(
             env, context = latex_context(patched.chapter_views, patched.taxonomy, draft, memos)
             path = layout.chapter
             rendered = render_template(env, "related_work.tex.j2", context)
-            # Its views do not carry biblatex's ids aliases, which a biblatex document may cite: checked with BibTeX only.
-            known = {v.key for v in patched.views} if draft.dialect != "biblatex" else set()
+            # Its views do not carry biblatex's ids aliases, which a biblatex document may cite: entries.json does.
+            known = {v.key for v in patched.views}
+            if draft.dialect == "biblatex" and _SOME_ALIAS.search(patched.entries_json):
+                known |= {alias for entry in json.loads(patched.entries_json) for alias in entry["aliases"]}
             text = keep_prose(path, rendered, draft.force, notes, drafts, patched.taxonomy, known)
             staged.write(path, text)
             main = render_main(env, context, patched.declared, text)

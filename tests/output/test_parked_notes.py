@@ -198,3 +198,25 @@ def test_notes_parked_for_a_section_go_back_to_it_when_it_returns_renamed_with_i
     written = chapter.read_text(encoding="utf-8")
     assert regions(written)["sparse-moe"] == prose and "% (from notes" not in written
     assert "your notes parked at the end went back to sparse-moe" in back.stderr
+
+
+def test_with_biblatex_a_patched_rebuild_names_a_citation_of_a_paper_gone_as_a_full_build_does(tmp_path):
+    library = tmp_path / "refs.bib"
+    entry = "@article{{{key}, author = {{Doe, Jane}}, title = {{{title}}}, journal = {{J}}, year = 2020, doi = {{{doi}}}}}\n"
+    library.write_text(
+        entry.format(key="kept2020", title="Pipeline Parallel Training", doi="10.1/a")
+        + entry.format(key="Absorbed", title="Pipeline Parallel Training", doi="10.1/a")
+        + entry.format(key="other2020", title="Sparse Experts for Routing Tokens", doi="10.1/b"),
+        encoding="utf-8",
+    )
+    options = ("build", str(library), "--out", str(tmp_path / "out"), "--dialect", "biblatex", "--merge-duplicates")
+    run_cli(*options, check=True)
+    chapter = tmp_path / "out" / "related_work.tex"
+    marker = "% surveytool: begin notes introduction\n"
+    notes = "We build on \\citet{Absorbed} and \\citep{gone2020}.\n"  # an ids alias biblatex cites, and no key
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + notes), encoding="utf-8")
+    for _ in range(2):  # the second rebuild patches the first: it checked no citation with biblatex
+        built = run_cli(*options, check=True)
+        assert "your notes cite 'gone2020', which is not in the bibliography" in built.stderr
+        assert "'Absorbed', which" not in built.stderr
+    assert "kept as they were" in built.stdout  # patched indeed
