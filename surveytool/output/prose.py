@@ -128,9 +128,9 @@ def _merged_prose(
                 hint="move your text between the '% surveytool: begin/end notes' lines, "
                 "or rerun with --force (the old file is kept as .bak)",
             )
-        backup = path.with_name(path.name + ".bak")
-        write_atomically(backup, data)
-        notes.append(ProseNote(f"{path}: edited outside its notes regions; old version kept as {backup}"))
+        notes.append(
+            ProseNote(f"{path}: edited outside its notes regions; old version kept as {_backed_up(path, data)}")
+        )
     if saved.encoding != "utf-8" and not old.isascii():
         notes.append(
             ProseNote(
@@ -184,6 +184,30 @@ def _merged_prose(
         line = _line_of(written, f"% surveytool: begin notes {merged.returned[0]}\n")
         notes.append(ProseNote(f"{path}:{line}: your notes parked at the end went back to {back}, generated again"))
     return saved.in_its_style(written)
+
+
+def _backed_up(path: Path, data: bytes) -> str:
+    """Where ``data`` (the file as its author left it) is kept: ``<name>.bak``, an older backup that differs moved
+    to the first free ``<name>.bak.<n>`` (a second --force replaced it, and the edits the first one kept were lost)."""
+    backup = path.with_name(path.name + ".bak")
+    try:
+        older = read_regular(backup, _GENERATED_LIMIT, follow=True)
+    except (OSError, Unusable):
+        older = data  # none (or no file to keep): written over
+    moved = ""
+    if older != data:
+        number = 1
+        while (kept := backup.with_name(f"{backup.name}.{number}")).exists() or kept.is_symlink():
+            number += 1
+        try:
+            backup.rename(kept)
+        except OSError as error:
+            raise OutputError(
+                f"cannot be moved aside ({error.strerror})", path=str(backup), hint="move it away"
+            ) from None
+        moved = f" (the backup before it is now {kept})"
+    write_atomically(backup, data)
+    return f"{backup}{moved}"
 
 
 def _citations_gone(path: Path, text: str, known: Collection[str]) -> list[ProseNote]:

@@ -175,3 +175,14 @@ def test_an_emptied_chapter_is_made_anew_not_refused_as_edited(tmp_path):
         notes: list = []
         assert keep_prose(chapter, new, False, notes, ProseDrafts()) == stamp(new)
         assert not notes
+
+
+def test_a_second_force_keeps_the_backup_the_first_made(tmp_path):
+    chapter, backup = tmp_path / "related_work.tex", tmp_path / "related_work.tex.bak"
+    for edit in ("My first edit outside.\n", "My second edit outside.\n", "My second edit outside.\n"):
+        chapter.write_text(stamp(GENERATED) + edit, encoding="utf-8")
+        chapter.write_text(keep_prose(chapter, GENERATED, True, [], ProseDrafts()), encoding="utf-8")
+        assert backup.read_text(encoding="utf-8").endswith(edit)
+    # The second --force replaced the first's backup, and its edit was gone; the same backup again is kept once.
+    assert (tmp_path / "related_work.tex.bak.1").read_text(encoding="utf-8").endswith("My first edit outside.\n")
+    assert not (tmp_path / "related_work.tex.bak.2").exists()
