@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -12,14 +10,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from surveytool.analysis.coverage import chapter_coverage
 from surveytool.analysis.entry_checks import keys_not_ascii
-from surveytool.analysis.keys import citable_keys, dump_pins
+from surveytool.analysis.keys import citable_keys, dump_pins, merged_into
 from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
 from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError
 from surveytool.model import Finding, Taxonomy
 from surveytool.options import BuildLayout, DraftOptions
 from surveytool.output.chapter_view import PaperView, chapter_views, paper_views, uncited_keys
-from surveytool.output.entries_json import entries_json, entries_json_pieces
+from surveytool.output.entries_json import entries_json, entries_json_pieces, merged_keys
 from surveytool.output.files import StagedFiles, fill_reserved, refuse_writing_over, write_atomically, written_at
 from surveytool.output.fragments import templates_digest
 from surveytool.output.latex_files import chapter_context, render_main
@@ -56,9 +54,6 @@ from surveytool.text.latex import declared_chars
 if TYPE_CHECKING:
     import jinja2
 
-
-#: An entry of entries.json that absorbed another's key (a key in a title is escaped there: \"aliases\").
-_SOME_ALIAS = re.compile(rb'"aliases": \[(?!\])')
 
 #: The stages build() runs, in order.
 BUILD_STAGES = (*ANALYSIS_STAGES, "rendering")
@@ -242,9 +237,18 @@ def _build_patched(
             rendered = render_template(env, "related_work.tex.j2", context)
             # Its views do not carry biblatex's ids aliases, which a biblatex document may cite: entries.json does.
             known = {v.key for v in patched.views}
-            if draft.dialect == "biblatex" and _SOME_ALIAS.search(patched.entries_json):
-                known |= {alias for entry in json.loads(patched.entries_json) for alias in entry["aliases"]}
-            text = keep_prose(path, rendered, draft.force, notes, drafts, patched.taxonomy, known)
+            if draft.dialect == "biblatex":
+                known |= set(merged_keys(patched.entries_json))
+            text = keep_prose(
+                path,
+                rendered,
+                draft.force,
+                notes,
+                drafts,
+                patched.taxonomy,
+                known,
+                lambda: merged_keys(patched.entries_json),
+            )
             staged.write(path, text)
             main = render_main(env, context, patched.declared, text)
             staged.write(layout.main, keep_prose(layout.main, main, draft.force, notes, drafts))
@@ -295,7 +299,9 @@ def _write_outputs(
     # The author's notes are carried over before anything is moved into place: a refusal leaves every file as it was.
     rendered = render_template(env, "related_work.tex.j2", context)
     known = citable_keys(survey.papers, draft.dialect)
-    chapter = keep_prose(path, rendered, draft.force, notes, drafts, survey.taxonomy, known)
+    chapter = keep_prose(
+        path, rendered, draft.force, notes, drafts, survey.taxonomy, known, lambda: merged_into(survey.papers)
+    )
     staged.write(path, chapter)
     # Written in pieces, one after the other: these are the largest texts of a build.
     pieces = bibliography_pieces(

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from surveytool.analysis.keys import citable_keys, dump_pins
+from surveytool.analysis.keys import citable_keys, dump_pins, merged_into
 from surveytool.build import latex_context
 from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError
@@ -59,7 +59,9 @@ def draft_chapter(
     else:
         drafts = ProseDrafts()
         known = citable_keys(survey.papers, draft.dialect)
-        text = keep_prose(output, chapter, draft.force, notes, drafts, survey.taxonomy, known)
+        text = keep_prose(
+            output, chapter, draft.force, notes, drafts, survey.taxonomy, known, lambda: merged_into(survey.papers)
+        )
         drafts.refuse_if_saved_meanwhile()
         write_atomically(output, text)
     if lock is not None:

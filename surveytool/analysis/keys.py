@@ -90,6 +90,11 @@ def citable_keys(papers: Sequence[Paper], dialect: str) -> set[str]:
     return keys | {a for p in papers for a in p.aliases} if dialect == "biblatex" else keys
 
 
+def merged_into(papers: Sequence[Paper]) -> dict[str, str]:
+    """Each key merged into another entry (its ``aliases``) -> that entry's key."""
+    return {alias: paper.key for paper in papers for alias in paper.aliases}
+
+
 def runs_in_tex(key: str) -> bool:
     """Whether TeX could read a command in ``key`` (a backslash, or ^^ notation for one)."""
     return "\\" in key or "^^" in key

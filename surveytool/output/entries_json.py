@@ -6,6 +6,7 @@ Its own module so that the commands printing it (parse, tag, resolve) do not imp
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from surveytool.analysis.crossref import with_lent_fields
@@ -81,3 +82,14 @@ def entries_json_pieces(papers: Sequence[Paper], map_each: MapEach | None = None
     records = [record + ",\n" for record in records]
     records[-1] = records[-1][:-2] + "\n"
     return ["[\n", *records, "]\n"]
+
+
+#: An entry of entries.json that absorbed another's key (a key in a title is escaped there: \"aliases\").
+_SOME_ALIAS = re.compile(rb'"aliases": \[(?!\])')
+
+
+def merged_keys(written: bytes) -> dict[str, str]:
+    """Each key merged into another entry -> that entry's key, read from an entries.json as written."""
+    if not _SOME_ALIAS.search(written):  # most libraries merge nothing: the file is not parsed
+        return {}
+    return {alias: entry["key"] for entry in json.loads(written) for alias in entry["aliases"]}

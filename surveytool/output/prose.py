@@ -9,13 +9,14 @@ just before the outputs are moved into place.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
 from surveytool.errors import OutputError
 from surveytool.model import Taxonomy
 from surveytool.output.files import write_atomically
+from surveytool.output.notes_citations import citations_gone
 from surveytool.output.notes_regions import (
     carry_over,
     edited_outside_regions,
@@ -29,7 +30,6 @@ from surveytool.output.notes_regions import (
 from surveytool.output.parked_notes import ORPHANED, PARKED_HEADER, parked_ids, with_renamed_headers
 from surveytool.output.theme_regions import THEME_MARK, renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
-from surveytool.text.citations import citations
 
 # The first line of a paragraph draft --llm suggested (templates/related_work.tex.j2).
 _SUGGESTED = "\n% surveytool: suggested by draft --llm from this theme's papers only"
@@ -92,13 +92,15 @@ def keep_prose(
     drafts: ProseDrafts,
     taxonomy: Taxonomy | None = None,
     known_keys: Collection[str] = (),
+    merged_into: Callable[[], Mapping[str, str]] = dict,
 ) -> str:
     """The new text of a generated .tex file with the author's notes carried over.
 
     Refuses (unless ``force``) when generated text was edited by hand; with
     ``force`` the old file is kept as ``<name>.bak``. ``drafts`` remembers what was read. Notes of a
     section the ``taxonomy`` renamed, keeping the old id as an alias, move to the new id. A citation in the notes
-    of a key not in ``known_keys`` (when given) is named: its paper left the sources.
+    of a key not in ``known_keys`` (when given) is named: its paper left the sources, or ``merged_into`` (asked only
+    then: key -> the key of the entry it was merged into) says where it went.
     """
     data = read_generated(path)
     # An empty file (emptied to have it made anew, or cut short by an editor) holds no words to keep.
@@ -107,7 +109,7 @@ def keep_prose(
     else:
         merged = _merged_prose(path, data, text, force, notes, taxonomy)
     if known_keys:
-        notes.extend(_citations_gone(path, merged, known_keys))
+        notes.extend(ProseNote(said) for said in citations_gone(path, merged, known_keys, merged_into))
     drafts.note(path, data, merged)
     return merged
 
@@ -208,25 +210,6 @@ def _backed_up(path: Path, data: bytes) -> str:
         moved = f" (the backup before it is now {kept})"
     write_atomically(backup, data)
     return f"{backup}{moved}"
-
-
-def _citations_gone(path: Path, text: str, known: Collection[str]) -> list[ProseNote]:
-    """A note for each key the author's notes cite that is in no entry (the generated text cites only entries)."""
-    found = []
-    above, counted = 0, 0  # lines above the region, counted once over the text: regions come in order
-    for _, start, end in region_spans(text):
-        if not text[start:end].strip():
-            continue
-        above, counted = above + text.count("\n", counted, start), start
-        for citation in citations(text[start:end])[0]:
-            if citation.key not in known:
-                found.append(
-                    ProseNote(
-                        f"{path}:{above + citation.line}: your notes cite '{citation.key}', which is not in the "
-                        "bibliography (was its paper taken out of the sources? add it back, or change the citation)"
-                    )
-                )
-    return found
 
 
 def _with_parked_renamed(text: str, renames: dict[str, str]) -> str:

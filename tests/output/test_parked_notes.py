@@ -200,7 +200,8 @@ def test_notes_parked_for_a_section_go_back_to_it_when_it_returns_renamed_with_i
     assert "your notes parked at the end went back to sparse-moe" in back.stderr
 
 
-def test_with_biblatex_a_patched_rebuild_names_a_citation_of_a_paper_gone_as_a_full_build_does(tmp_path):
+def _library_with_one_merge(tmp_path):
+    """A .bib where 'Absorbed' is the same work as 'kept2020' (one DOI), and one other paper."""
     library = tmp_path / "refs.bib"
     entry = "@article{{{key}, author = {{Doe, Jane}}, title = {{{title}}}, journal = {{J}}, year = 2020, doi = {{{doi}}}}}\n"
     library.write_text(
@@ -209,6 +210,11 @@ def test_with_biblatex_a_patched_rebuild_names_a_citation_of_a_paper_gone_as_a_f
         + entry.format(key="other2020", title="Sparse Experts for Routing Tokens", doi="10.1/b"),
         encoding="utf-8",
     )
+    return library
+
+
+def test_with_biblatex_a_patched_rebuild_names_a_citation_of_a_paper_gone_as_a_full_build_does(tmp_path):
+    library = _library_with_one_merge(tmp_path)
     options = ("build", str(library), "--out", str(tmp_path / "out"), "--dialect", "biblatex", "--merge-duplicates")
     run_cli(*options, check=True)
     chapter = tmp_path / "out" / "related_work.tex"
@@ -220,3 +226,23 @@ def test_with_biblatex_a_patched_rebuild_names_a_citation_of_a_paper_gone_as_a_f
         assert "your notes cite 'gone2020', which is not in the bibliography" in built.stderr
         assert "'Absorbed', which" not in built.stderr
     assert "kept as they were" in built.stdout  # patched indeed
+
+
+def test_a_citation_in_the_notes_of_a_key_merged_into_another_names_the_key_to_cite(tmp_path):
+    # With BibTeX the merged key is gone from the bibliography: the note asked whether its paper left the sources.
+    library = _library_with_one_merge(tmp_path)
+    options = ("build", str(library), "--out", str(tmp_path / "out"), "--merge-duplicates")
+    run_cli(*options, check=True)
+    chapter = tmp_path / "out" / "related_work.tex"
+    marker = "% surveytool: begin notes introduction\n"
+    notes = "We build on \\citet{Absorbed} and \\citep{gone2020}.\n"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + notes), encoding="utf-8")
+    for _ in range(2):  # a full build, then one that patches it (its views carry no aliases: entries.json does)
+        built = run_cli(*options, check=True)
+        assert "your notes cite 'Absorbed', which --merge-duplicates merged into 'kept2020' (cite 'kept2020'" in (
+            built.stderr
+        )
+        assert "your notes cite 'gone2020', which is not in the bibliography" in built.stderr
+    assert "kept as they were" in built.stdout  # patched indeed
+    drafted = run_cli("draft", str(library), "-o", str(chapter), "--merge-duplicates", check=True)
+    assert "'Absorbed', which --merge-duplicates merged into 'kept2020'" in drafted.stderr
