@@ -177,6 +177,23 @@ def edited_outside_regions(text: str) -> bool:
     return match.group("sum") != checksum(text) and match.group("sum") != _checksum_as_written(text)
 
 
+def restamped(old: str, new: str) -> str:
+    """``new``, another command's edit of the generated part of a file read as ``old`` (as its bytes decode: any
+    line ends, a byte-order mark), with the checksum made to match when ``old`` was unedited: rekey rewrites
+    the generated chapter's keys too, and the next build must not take that for the author's edit."""
+
+    def as_lines(text: str) -> str:
+        return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+    match = _CHECKSUM.search(new)
+    try:
+        if match is None or edited_outside_regions(as_lines(old)):
+            return new
+        return new[: match.start("sum")] + checksum(as_lines(new)) + new[match.end("sum") :]
+    except UnicodeEncodeError:  # bytes that are not UTF-8: no chapter surveytool wrote
+        return new
+
+
 @dataclass(frozen=True)
 class SavedChapter:
     """A generated .tex file as its author's editor saved it: the text with "\n" line ends, and how to

@@ -19,6 +19,7 @@ from pathlib import Path
 from surveytool.errors import InputError
 from surveytool.model import Finding, Paper
 from surveytool.output.files import refuse_read_only, write_in_place
+from surveytool.output.notes_regions import restamped
 from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
 from surveytool.text.citations import blank_comments, cite_key_spans
 from surveytool.text.tex_inputs import Unreadable, read_document
@@ -160,6 +161,7 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
             new_text, changed = rekey_text(texts[path], renamed, shown)
             if not changed:
                 continue
+            new_text = restamped(texts[path], new_text)
             writes.append((path, shown, new_text))
             changes.extend(changed)
             rewritten.append(shown)
