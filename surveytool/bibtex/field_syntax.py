@@ -85,6 +85,39 @@ def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Fin
     return found
 
 
+def first_of_each(fields: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """An entry's fields (name, value) with each name, in any case, kept at its first value, as BibTeX reads them
+    ("I'm ignoring x's extra "title" field"), and the later ones left out (lower-case name, value; bibtexparser
+    keeps the last)."""
+    kept: list[tuple[str, str]] = []
+    dropped: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for key, value in fields:
+        name = field_name(key)
+        if name is not None and name in seen:
+            dropped.append((name, value))
+            continue
+        seen.update([name] if name is not None else [])
+        kept.append((key, value))
+    return kept, dropped
+
+
+def repeated_field_findings(paper: Paper, names: Sequence[str]) -> dict[str, Finding]:
+    """A ``duplicate-field`` error for each field of ``paper`` named twice (by name), on the line of its second value."""
+    found = {}
+    start = min(paper.sources)
+    for name in dict.fromkeys(names):
+        spans = [span for span in field_spans(paper.raw) if span.name == name]
+        where = SourceLocation(start.path, line_in(paper.raw, spans[1].start, start.line)) if len(spans) > 1 else start
+        message = (
+            f"entry '{paper.key}' has the field '{name}' again: BibTeX reads its first value and ignores the "
+            "others, and so does surveytool (the .bib surveytool writes has the first; your file keeps both)"
+        )
+        hint = "delete the value you do not mean"
+        found[name] = Finding("duplicate-field", Severity.ERROR, message, where, hint, paper.key)
+    return found
+
+
 def may_run_on(value: str) -> bool:
     """Whether something may follow the value at the start of ``value`` (as bibtexparser read it): a braced or
     quoted value that does not end with its closing mark, or a bare one (a number, a macro) with a space in it.

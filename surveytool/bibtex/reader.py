@@ -17,7 +17,9 @@ from surveytool.bibtex.field_syntax import (
     commented_entry,
     failed_block_finding,
     fields_as_read,
+    first_of_each,
     free_text_block,
+    repeated_field_findings,
     syntax_findings,
 )
 from surveytool.bibtex.linked_fields import linked_offences
@@ -112,10 +114,18 @@ def _read_chunk(
         if index in absorbed:
             continue
         where = SourceLocation(path, chunk.line + line + 1)
+        if isinstance(block, model.DuplicateFieldKeyBlock):  # an entry to BibTeX, which reads a field's first value
+            block = block.ignore_error_block or block
         if isinstance(block, model.Entry):
-            paper, suspects = _entry_to_paper(block, where, strings, tags_field)
+            paper, suspects, dropped = _entry_to_paper(block, where, strings, tags_field)
             papers.append(paper)
             findings.extend(_dangerous_fields(paper, strings))
+            if dropped:  # the values BibTeX ignores, on the line of the repeat: another reader may take one
+                repeats = repeated_field_findings(paper, [name for name, _ in dropped])
+                findings.extend(repeats.values())
+                for name, value in dropped:
+                    ignored = _dangerous_fields(replace(paper, latex_fields=frozen_mapping({name: value})), strings)
+                    findings.extend(replace(f, location=repeats[name].location) for f in ignored)
             findings.extend(syntax_findings(paper, suspects) if suspects else ())
             if not usable_key(block.key):
                 findings.append(
@@ -149,18 +159,7 @@ def _read_chunk(
             lines = lines if lines is not None else text[chunk.start : chunk.end].splitlines(keepends=True)
             region, swallowed = _failed_region(blocks, index, lines)
             absorbed.update(swallowed)
-            if isinstance(block, model.DuplicateFieldKeyBlock):
-                findings.append(
-                    Finding(
-                        "duplicate-field",
-                        Severity.ERROR,
-                        f"entry has the field(s) {', '.join(sorted(block.duplicate_keys))} twice; it is kept verbatim",
-                        where,
-                        "delete one of the repeated fields",
-                    )
-                )
-            else:
-                findings.append(failed_block_finding(block.error, where))
+            findings.append(failed_block_finding(block.error, where))
             kept.append(RawBlock("failed", region, where))
     for raw_block in kept:
         findings.extend(_dangerous_block(raw_block, strings))
@@ -296,13 +295,15 @@ def _failed_region(blocks: list[tuple[int, model.Block]], index: int, lines: lis
 
 def _entry_to_paper(
     entry: model.Entry, where: SourceLocation, strings: Mapping[str, str], tags_field: str
-) -> tuple[Paper, list[tuple[str, str]]]:
-    """The entry as a paper, and its fields (name, value as read) that BibTeX may read otherwise (``field_syntax``)."""
+) -> tuple[Paper, list[tuple[str, str]], list[tuple[str, str]]]:
+    """The entry as a paper, its fields (name, value as read) that BibTeX may read otherwise (``field_syntax``), and
+    the later values of a field named twice, which BibTeX ignores (``first_of_each``)."""
     latex: dict[str, str] = {}
     plain: dict[str, str] = {}
     tags: tuple[str, ...] = ()
     suspects: list[tuple[str, str]] = []
-    fields = [(f.key, f.value if isinstance(f.value, str) else str(f.value)) for f in entry.fields]
+    written = [(f.key, f.value if isinstance(f.value, str) else str(f.value)) for f in entry.fields]
+    fields, dropped = first_of_each(written)
     for key, value in fields_as_read(fields, suspects):
         name = key.lower() if "%" not in key else field_name(key)
         if name is None:  # a field commented out (syntax_findings reports it)
@@ -312,13 +313,17 @@ def _entry_to_paper(
             continue
         latex[name] = value
         plain[name] = value_to_text(value, strings, exact=name in EXACTLY_DECODED)
-    return Paper(
-        origin=Origin.BIBTEX,
-        sources=(where,),
-        fields=frozen_mapping(plain),
-        latex_fields=frozen_mapping(latex),
-        entry_type=entry.entry_type.lower(),
-        key=entry.key,
-        raw=entry.raw or "",
-        explicit_tags=tags,
-    ), suspects
+    return (
+        Paper(
+            origin=Origin.BIBTEX,
+            sources=(where,),
+            fields=frozen_mapping(plain),
+            latex_fields=frozen_mapping(latex),
+            entry_type=entry.entry_type.lower(),
+            key=entry.key,
+            raw=entry.raw or "",
+            explicit_tags=tags,
+        ),
+        suspects,
+        dropped,
+    )

@@ -8,6 +8,7 @@ in the entry, its layout and line endings included, stays as it was.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Container, Mapping
 
 from surveytool.analysis.field_checks import (
@@ -42,20 +43,27 @@ def may_need_fixing(fields: Mapping[str, str]) -> bool:
 
 def reads_alike(raw: str, fields: Mapping[str, str], ignore: Container[str] = ()) -> bool:
     """Whether the fields found in ``raw`` are those the reader read (``fields``): only then is an edit of one
-    sure to touch the value a check judged. They differ where a value runs on (a comma forgotten after it)."""
-    return {s.name: s.value(raw) for s in field_spans(raw) if s.name not in ignore} == dict(fields)
+    sure to touch the value a check judged. They differ where a value runs on (a comma forgotten after it). A field
+    named twice is read at its first value, as BibTeX reads it."""
+    found: dict[str, str] = {}
+    for span in field_spans(raw):
+        if span.name not in ignore:
+            found.setdefault(span.name, span.value(raw))
+    return found == dict(fields)
 
 
 def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) -> tuple[str, list[str]]:
     """``raw`` (an entry's text) with the selected checks' field fixes made, and what each one did.
 
-    ``ignore``: fields (lower case) left alone, such as the tags field, which the checks do not look at.
+    ``ignore``: fields (lower case) left alone, such as the tags field, which the checks do not look at. So is a
+    field named twice (duplicate-field): removing its empty first value would have BibTeX read the next one.
     """
     spans = field_spans(raw)
+    named = Counter(span.name for span in spans)
     cuts: list[Cut] = []
     done: list[str] = []
     for span in spans:
-        if span.name in ignore:
+        if span.name in ignore or named[span.name] > 1:
             continue
         value = span.value(raw)
         literal = literal_inner(value)

@@ -543,3 +543,15 @@ def test_a_year_or_month_beside_a_date_that_says_another_is_reported_at_its_line
             "month mar of 'd2' disagrees with its date 2020-05-01: BibTeX prints the month, biblatex the date",
         ),
     ]
+
+
+def test_fix_leaves_a_field_named_twice_alone_as_bibtex_reads_its_first_value():
+    # BibTeX reads `note = {}` here and ignores NOTE: removing the empty note would have it print the other.
+    bib = (
+        "@article{a,\n  title = {T},\n  note = {},\n  NOTE = {Printed by biber only},\n"
+        "  doi = {https://doi.org/10.1/x},\n  DOI = {10.1/y},\n  year = {2020},\n}\n"
+    )
+    document = read_bibtex(bib, "p.bib")
+    assert document.papers[0].fields["note"] == "" and "10.1/x" in document.papers[0].fields["doi"]
+    fixed, edits = fix_entries(bib, "p.bib", document.papers, Taxonomy("t", (), ()), selected=frozenset(FIELD_CHECKS))
+    assert (fixed, edits) == (bib, [])

@@ -45,9 +45,33 @@ def test_broken_blocks_are_reported_with_line_and_kept():
     assert ("bibtex-syntax", 14) in checks
     assert ("duplicate-field", 15) in checks
     # A key used twice is reported once keys are given, naming the new key (tests/analysis/test_duplicates.py).
-    assert [p.key for p in document.papers] == ["knuth1984", "knuth1984"]  # the second one is kept, not dropped
+    assert [p.key for p in document.papers] == ["knuth1984", "twice", "knuth1984"]  # the second one is kept
     failed = [b.text for b in document.blocks if b.kind == "failed"]
-    assert any("unbalanced" in t for t in failed) and any("twice" in t for t in failed)
+    assert any("unbalanced" in t for t in failed) and not any("twice" in t for t in failed)
+
+
+def test_a_field_named_twice_keeps_its_entry_and_its_first_value_as_bibtex_does():
+    # BibTeX reads the entry with the first value ("I'm ignoring twice's extra title field"); it was a failed
+    # block, written as a comment by bib -o (its key gone), and a repeat in another case took the last value.
+    text = (
+        "@misc{twice,\n  title = {One},\n  title = {Two},\n  year = 2018,\n}\n"
+        "@misc{cased,\n  title = {Three},\n  sections = {moe},\n  SECTIONS = {memory},\n  TITLE = {\\input{x}},\n}\n"
+    )
+    document = read_bibtex(text, "lib.bib")
+    twice, cased = document.papers
+    assert (twice.key, twice.fields["title"], twice.fields["year"]) == ("twice", "One", "2018")
+    assert (cased.fields["title"], cased.explicit_tags) == ("Three", ("moe",))
+    assert not [b for b in document.blocks if b.kind == "failed"]
+    found = sorted((f.check, f.location.line, f.key) for f in document.findings)
+    assert found == [
+        ("dangerous-macro", 10, "cased"),  # a value BibTeX ignores is still checked, on its own line: biber may read it
+        ("duplicate-field", 3, "twice"),
+        ("duplicate-field", 9, "cased"),
+        ("duplicate-field", 10, "cased"),
+    ]
+    written = render_bibliography(list(document.papers), document.blocks)
+    assert "@misc{twice," in written and "title = {One}" in written and "Two" not in written
+    assert "input" not in written
 
 
 def test_round_trip_keeps_macros_and_original_values():
