@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -226,15 +227,31 @@ def read_sources(
     tags_field: str = "sections",
     read_bib: BibReader = read_bibtex,
 ) -> ReadResult:
+    """The sources read in order; a file named again (``refs.bib ./refs.bib``, a link to it, a hard link) is read
+    once, under its first name: read twice, each entry was reported as a copy of itself ("delete the copy")."""
     papers: list[Paper] = []
     blocks: list[RawBlock] = []
     findings: list[Finding] = []
+    seen: set[tuple[int, int]] = set()
     for path, display in paths:
+        identity = None if is_stdin(path) else _identity(path)
+        if identity is not None and identity in seen:
+            continue
+        seen.update([identity] if identity is not None else [])
         result = read_source(path, display, kind, tags_field, read_bib)
         papers.extend(result.papers)
         blocks.extend(result.blocks)
         findings.extend(result.findings)
     return ReadResult(tuple(papers), tuple(blocks), tuple(findings))
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file ``path`` names (device, inode), through links; None where it cannot be told (read_source says why)."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (found.st_dev, found.st_ino) if found.st_ino else None
 
 
 def read_identifier_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:

@@ -1,10 +1,12 @@
 """Files that are surely no source are refused by name, not read as a paper list."""
 
+import os
+
 import pytest
 from helpers import run_cli
 
 from surveytool.errors import InputError
-from surveytool.sources.read import read_source
+from surveytool.sources.read import read_source, read_sources
 
 PAPER = "\\documentclass{article}\n\\begin{document}\nAs \\cite{smith2020} shows.\n\\end{document}\n"
 
@@ -50,3 +52,14 @@ def test_an_id_in_brackets_with_a_full_stop_after_it_is_the_same_work_as_the_bar
         {"eprint": "2101.03961v2", "archiveprefix": "arXiv"},
         {"eprint": "2101.03961", "archiveprefix": "arXiv"},
     ]
+
+
+def test_a_file_named_twice_through_a_link_or_a_hard_link_is_read_once(tmp_path):
+    # Read twice, each entry was a duplicate-key "identical copy" of itself, and the hint said to delete the copy.
+    (tmp_path / "refs.bib").write_text("@misc{a,\n  title = {Sparse experts},\n  year = 2021,\n}\n", encoding="utf-8")
+    (tmp_path / "link.bib").symlink_to("refs.bib")
+    os.link(tmp_path / "refs.bib", tmp_path / "hard.bib")
+    read = read_sources([(tmp_path / n, n) for n in ("refs.bib", "link.bib", "hard.bib", "./refs.bib")])
+    assert [(p.key, str(p.sources[0])) for p in read.papers] == [("a", "refs.bib:1")]
+    result = run_cli("check", "refs.bib", "link.bib", "hard.bib", "--checks", "duplicate-key", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "no problems found\n", "")
