@@ -10,13 +10,15 @@ an error to BibTeX: either way the entry the user wrote is gone.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from surveytool.bibtex.brace_bounds import ReadOtherwise
-from surveytool.bibtex.field_spans import field_location, field_name, field_spans, line_in, value_end
+from surveytool.bibtex.field_spans import ENTRY_HEADER, field_location, field_name, field_spans, line_in, value_end
 from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Paper, RawBlock, Severity, SourceLocation
 from surveytool.text.block_opens import block_opens
+from surveytool.text.latex import usable_key
 
 _REMARK = re.compile(r"^[ \t]*%", re.M)
 # An "@type" at a line's start followed by anything but the brace or parenthesis that opens an entry.
@@ -83,6 +85,27 @@ def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Fin
                 Finding("bibtex-syntax", Severity.ERROR, message, field_location(paper, name), hint, paper.key)
             )
     return found
+
+
+def key_findings(key: str, raw: str, where: SourceLocation) -> list[Finding]:
+    """An ``unusable-key`` error for a key ``\\cite`` cannot take, or one that holds a character no one sees (a
+    no-break or zero-width space, a soft hyphen, pasted from a web page or a PDF): BibTeX keeps it in the key, even
+    one before the comma that the reader strips, so the key as typed in a ``\\cite`` finds no entry."""
+    header = ENTRY_HEADER.match(raw)
+    written = raw[header.end("open") : header.end() - 1].strip(" \t\r\n") if header else key
+    hidden = next((c for c in written if not c.isascii() and unicodedata.category(c)[0] in "ZC"), None)
+    if hidden is not None:
+        name = unicodedata.name(hidden, "a control character").lower()
+        message = (
+            f"key '{key}' is written with U+{ord(hidden):04X} ({name}), which no one sees and BibTeX keeps in the key: "
+            f"\\cite{{{''.join(c for c in written if c.isascii() or unicodedata.category(c)[0] not in 'ZC')}}} "
+            "does not find the entry"
+        )
+        return [Finding("unusable-key", Severity.ERROR, message, where, "delete the character: retype the key", key)]
+    if usable_key(key):
+        return []
+    hint = "rename it with letters, digits and - _ : . / only"
+    return [Finding("unusable-key", Severity.ERROR, f"key '{key}' cannot be used in \\cite", where, hint, key)]
 
 
 def first_of_each(fields: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

@@ -19,6 +19,7 @@ from surveytool.bibtex.field_syntax import (
     fields_as_read,
     first_of_each,
     free_text_block,
+    key_findings,
     repeated_field_findings,
     syntax_findings,
 )
@@ -36,7 +37,7 @@ from surveytool.bibtex.values import (
 )
 from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
-from surveytool.text.latex import block_offences, usable_key
+from surveytool.text.latex import block_offences
 from surveytool.text.latex_context import may_nest_too_deep
 
 
@@ -127,17 +128,7 @@ def _read_chunk(
                     ignored = _dangerous_fields(replace(paper, latex_fields=frozen_mapping({name: value})), strings)
                     findings.extend(replace(f, location=repeats[name].location) for f in ignored)
             findings.extend(syntax_findings(paper, suspects) if suspects else ())
-            if not usable_key(block.key):
-                findings.append(
-                    Finding(
-                        "unusable-key",
-                        Severity.ERROR,
-                        f"key '{block.key}' cannot be used in \\cite",
-                        where,
-                        "rename it with letters, digits and - _ : . / only",
-                        block.key,
-                    )
-                )
+            findings.extend(key_findings(block.key, paper.raw, where))
         elif isinstance(block, model.String):
             kept.append(RawBlock("string", f"@string{{{block.key} = {block.value}}}", where, block.key))
         elif isinstance(block, model.Preamble):

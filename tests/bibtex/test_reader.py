@@ -133,3 +133,18 @@ def test_a_dangerous_macro_is_reported_at_its_fields_line():
     found = [f for f in findings if f.check == "dangerous-macro" and f.key == "trick2021"]
     assert [(f.location.path, f.location.line) for f in found] == [("coauthor.bib", 7)]
     assert "field 'note' of 'trick2021'" in found[0].message
+
+
+def test_a_key_written_with_a_character_no_one_sees_is_unusable_naming_it():
+    # Pasted from a web page or a PDF: BibTeX keeps a no-break space before the comma (the reader stripped it) or a
+    # zero-width space in the key, so \cite{smith2020} as typed found no entry, and check said nothing.
+    text = "@misc{smith2020\u00a0,\n  title = {A},\n}\n@misc{lee\u200b2021,\n  title = {B},\n}\n@misc{müller2020,\n}\n"
+    document = read_bibtex(text, "lib.bib")
+    assert [p.key for p in document.papers] == ["smith2020", "lee\u200b2021", "müller2020"]  # keys kept as read
+    found = [(f.check, f.location.line, f.key, f.message.split(": ")[-1]) for f in document.findings]
+    assert found == [
+        ("unusable-key", 1, "smith2020", "\\cite{smith2020} does not find the entry"),
+        ("unusable-key", 4, "lee\u200b2021", "\\cite{lee2021} does not find the entry"),
+    ]
+    assert "U+00A0 (no-break space)" in document.findings[0].message
+    assert "U+200B (zero width space)" in document.findings[1].message
