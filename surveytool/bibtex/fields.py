@@ -23,10 +23,12 @@ from surveytool.bibtex.values import (
     safe_bibtex_value,
     string_block_value,
     uses_any,
+    written_value_offences,
 )
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
 from surveytool.text.latex import (
+    Misplaced,
     block_offences,
     encode_bibtex_title,
     encode_bibtex_value,
@@ -319,8 +321,10 @@ def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
     if block.kind in ("comment", "failed"):
         offences = block_offences(block.text)
         return block.text if not offences else inert_latex(block.text, offences, specials=False)
-    if block.kind == "string":  # it prints only through the values that use it, but BibTeX counts its braces
+    if block.kind == "string":  # it prints through the values that use it, or another .bib's, and BibTeX counts braces
         value = string_block_value(block)
+        if any(not isinstance(o, Misplaced) for o in written_value_offences(value, macros)[1]):
+            return block.text[: -1 - len(value)] + safe_bibtex_value(value, macros) + "}"
         written = escaped_specials(braced_quotes(balanced_value(value)))  # the values that use it print it
         return block.text if written is value else block.text[: -1 - len(value)] + written + "}"
     return block.text

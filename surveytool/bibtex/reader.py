@@ -241,7 +241,7 @@ def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Findin
         written = string_block_value(block)
         tex, offences = written_value_offences(written, strings)
         named = f"@string '{block.key}'"
-        what = named + " (a .bib surveytool writes prints it literally in the fields that use it)"
+        what = named + " (a .bib surveytool writes prints it literally, and the fields that use it)"
     elif block.kind in ("comment", "failed"):
         tex = block.text
         offences = block_offences(tex)

@@ -148,3 +148,17 @@ def test_a_key_written_with_a_character_no_one_sees_is_unusable_naming_it():
     ]
     assert "U+00A0 (no-break space)" in document.findings[0].message
     assert "U+200B (zero width space)" in document.findings[1].message
+
+
+def test_a_string_running_a_command_is_written_printing_it_literally():
+    # Its fields were printed literally, but the @string kept \input: BibTeX keeps macros from one .bib to the next,
+    # so \bibliography{references,theirs} ran it wherever the co-author's other file used the macro.
+    text = (
+        '@string{evil = "\\input{/etc/passwd}"}\n@string{acm = "ACM {\\em Press}"}\n@string{cut = "\\emph"}\n'
+        '@misc{a, title = {A}, journal = evil # " x", publisher = acm, note = cut # "{b}"}\n'
+    )
+    document = read_bibtex(text, "lib.bib")
+    written = render_bibliography(list(document.papers), document.blocks)
+    assert "@string{evil = {\\textbackslash{}input{/etc/passwd}}}" in written
+    assert '@string{acm = "ACM {\\em Press}"}' in written and '@string{cut = "\\emph"}' in written
+    assert "\\input" not in written.replace("\\textbackslash{}input", "")
