@@ -116,6 +116,8 @@ def write_in_place(path: Path, data: bytes) -> None:
 
     The new bytes go to a temporary file in the target's folder, then a rename puts them in place:
     a reader sees the old file or the new one, and a symlink stays a symlink to the updated target.
+    A file with other hard links is written over instead, once the temporary file holds the new bytes:
+    a rename would leave its other names with the old text, two files where the user had one.
     """
     target = Path(os.path.realpath(path))
     _refuse_read_only(target, path, "make it writable (chmod u+w) for surveytool to update it")
@@ -133,7 +135,15 @@ def write_in_place(path: Path, data: bytes) -> None:
             if (before.st_uid, before.st_gid) != (os.geteuid(), os.getegid()):
                 with suppress(OSError):  # only the owner's group, or root, may give it back
                     os.fchown(stream.fileno(), before.st_uid, before.st_gid)
-        os.replace(temporary, target)
+        if before.st_nlink > 1:
+            with open(target, "r+b") as stream:
+                stream.write(data)
+                stream.truncate()
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.remove(temporary)
+        else:
+            os.replace(temporary, target)
     except OSError as error:
         with suppress(OSError):
             os.remove(temporary)

@@ -169,6 +169,17 @@ def test_a_symlinked_bib_updates_its_target_and_stays_a_link(tmp_path):
     assert not [p for p in shared.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_a_hard_linked_bib_is_updated_under_every_name(tmp_path):
+    # A rename replaced the name given with a new file: its other name kept the old text, one library forked in two.
+    real = tmp_path / "real.bib"
+    real.write_text(entry("a"), encoding="utf-8")
+    other = tmp_path / "hard.bib"
+    os.link(real, other)
+    in_process("bib", "--in-place", str(other))
+    assert os.path.samefile(real, other) and "{moe}" in real.read_text(encoding="utf-8")
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
 def test_the_file_mode_is_kept_by_bib_in_place_and_check_fix(tmp_path):
     bib = tmp_path / "private.bib"
     bib.write_text(entry("a"), encoding="utf-8")
