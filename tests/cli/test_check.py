@@ -337,6 +337,8 @@ def test_an_entry_the_tagger_cannot_place_is_reported_once(project):
         ("resnet", "needs-review"),
         ("shazeer2017", "untagged-entry"),
     ]
+    # The message names the entry, as needs-review's does: the text form shows no key field.
+    assert next(f["message"] for f in found if f["check"] == "no-section") == "no section could be chosen for 'lorem'"
     # Asked alone, untagged-entry still names every entry without tags.
     _, alone = check(project, UNPLACEABLE, "--checks", "untagged-entry")
     assert sorted(f["key"] for f in alone) == ["lorem", "resnet", "shazeer2017"]

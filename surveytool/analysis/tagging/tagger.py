@@ -292,7 +292,7 @@ def tag_papers(
                     Finding(
                         "no-section",
                         Severity.WARNING,
-                        "no section could be chosen for this entry",
+                        f"no section could be chosen for '{paper.key}'",
                         min(paper.sources),
                         placing_hint(paper, None, tags_field),
                         paper.key,
