@@ -18,10 +18,17 @@ from surveytool.model import Finding, Taxonomy
 from surveytool.options import BuildLayout, DraftOptions
 from surveytool.output.chapter_view import PaperView, chapter_views, paper_views, uncited_keys
 from surveytool.output.entries_json import entries_json, entries_json_pieces, merged_keys
-from surveytool.output.files import StagedFiles, fill_reserved, refuse_writing_over, write_atomically, written_at
+from surveytool.output.files import (
+    StagedFiles,
+    fill_reserved,
+    refuse_links_out_of,
+    refuse_writing_over,
+    write_atomically,
+    written_at,
+)
 from surveytool.output.fragments import templates_digest
 from surveytool.output.latex_files import chapter_context, render_main
-from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose
+from surveytool.output.prose import ProseDrafts, ProseNote, backed_up, keep_prose
 from surveytool.output.render import make_environment, render_template
 from surveytool.output.staletemp import remove_stale_temporaries
 from surveytool.parallel import map_each, run_beside, worth_sharing
@@ -95,7 +102,7 @@ def build(
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
     layout = BuildLayout.of(out_dir, draft, options.lock_file)
-    _refuse_links_out_of(layout)
+    refuse_links_out_of(layout.out, (*layout.written(), layout.lock))
     refuse_writing_over(
         (layout.bibliography, layout.entries, *layout.generated_tex),
         options.read_files(),
@@ -105,10 +112,14 @@ def build(
     memos = BuildCache(options.build_cache)
     _remove_leftovers(options, layout)
     notes: list[ProseNote] = []
+    changed: list[bytes] = []  # the .bib written last time, if it was changed since
     with collector_paused():
-        patched = _build_patched(options, layout, draft, stage, memos, notes)
+        patched = _build_patched(options, layout, draft, stage, memos, notes, changed)
         if patched is not None:
             return patched
+        for data in changed:  # each build writes it anew: an edit of it would be lost without a word
+            kept = backed_up(layout.bibliography, data)
+            notes.append(ProseNote(f"{layout.bibliography}: changed since the last build wrote it; kept as {kept}"))
         reuse = BuildReuse(options.build_cache)
         survey = analyse(options, stage, reuse)
         trace = reuse.trace
@@ -159,30 +170,11 @@ def build(
     )
 
 
-def _refuse_links_out_of(layout: BuildLayout) -> None:
-    """An out folder can come from someone else: a planted link must not make a build overwrite a file elsewhere.
-
-    A link to a file inside the out folder is written through (the link kept), as ``bib -o`` writes
-    through any link the user names.
-    """
-    folder = layout.out.resolve()
-    for path in (*layout.written(), layout.lock):
-        target = written_at(path)
-        if target != path and not target.is_relative_to(folder):
-            raise OutputError(
-                f"is a link to {target}, outside the out folder; a build does not write through it",
-                path=str(path),
-                hint="remove the link, or build into the folder it points to",
-            )
-
-
 def _remove_leftovers(options: Options, layout: BuildLayout) -> None:
     """Temporary files of this build's outputs that killed builds left, and compiled templates earlier versions kept."""
     names = [path.name for path in layout.written()]
     remove_stale_temporaries(layout.out, names)
-    for (
-        path
-    ) in layout.written():  # an output linked to a file elsewhere is written (and may have been killed) beside it
+    for path in layout.written():  # an output linked to a file elsewhere is written (and may be killed) beside it
         target = written_at(path)
         if target != path:
             remove_stale_temporaries(target.parent, [target.name])
@@ -200,7 +192,13 @@ def _with_cache_findings(findings: Sequence[Finding], memos: BuildCache) -> tupl
 
 
 def _build_patched(
-    options: Options, layout: BuildLayout, draft: DraftOptions, stage: Stage, memos: BuildCache, notes: list[ProseNote]
+    options: Options,
+    layout: BuildLayout,
+    draft: DraftOptions,
+    stage: Stage,
+    memos: BuildCache,
+    notes: list[ProseNote],
+    changed: list[bytes],
 ) -> BuildResult | None:
     """The build done by patching the last one, or None (nothing written) when that cannot give the right result."""
     cache = options.build_cache
@@ -208,7 +206,7 @@ def _build_patched(
         return None
     bib_path, records_path = layout.bibliography, layout.entries
     with stage("reading"):
-        patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos, draft.bib_format)
+        patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos, draft.bib_format, changed)
     if patched is None:
         return None
     lock_text = dump_pins(patched.pins)

@@ -214,3 +214,20 @@ def _cannot_write(path: Path, error: OSError) -> OutputError:
         else "check the output folder's permissions"
     )
     return OutputError(f"cannot be written ({error.strerror})", path=str(path), hint=hint)
+
+
+def refuse_links_out_of(out: Path, outputs: Iterable[Path]) -> None:
+    """An out folder can come from someone else: a planted link must not make a build overwrite a file elsewhere.
+
+    ``outputs`` are what a build writes into ``out``. A link to a file inside the out folder is written through
+    (the link kept), as ``bib -o`` writes through any link the user names.
+    """
+    folder = out.resolve()
+    for path in outputs:
+        target = written_at(path)
+        if target != path and not target.is_relative_to(folder):
+            raise OutputError(
+                f"is a link to {target}, outside the out folder; a build does not write through it",
+                path=str(path),
+                hint="remove the link, or build into the folder it points to",
+            )

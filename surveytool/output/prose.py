@@ -131,7 +131,7 @@ def _merged_prose(
                 "or rerun with --force (the old file is kept as .bak)",
             )
         notes.append(
-            ProseNote(f"{path}: edited outside its notes regions; old version kept as {_backed_up(path, data)}")
+            ProseNote(f"{path}: edited outside its notes regions; old version kept as {backed_up(path, data)}")
         )
     if saved.encoding != "utf-8" and not old.isascii():
         notes.append(
@@ -188,7 +188,7 @@ def _merged_prose(
     return saved.in_its_style(written)
 
 
-def _backed_up(path: Path, data: bytes) -> str:
+def backed_up(path: Path, data: bytes) -> str:
     """Where ``data`` (the file as its author left it) is kept: ``<name>.bak``, an older backup that differs moved
     to the first free ``<name>.bak.<n>`` (a second --force replaced it, and the edits the first one kept were lost)."""
     backup = path.with_name(path.name + ".bak")

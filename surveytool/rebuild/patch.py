@@ -105,11 +105,18 @@ def environment_digest(options: Options, dialect: str, lock_text: str, fmt: BibF
 
 
 def patch_last_build(
-    options: Options, bib_path: Path, json_path: Path, dialect: str, memos: BuildCache, fmt: BibFormat = STANDARD
+    options: Options,
+    bib_path: Path,
+    json_path: Path,
+    dialect: str,
+    memos: BuildCache,
+    fmt: BibFormat = STANDARD,
+    changed: list[bytes] | None = None,
 ) -> Patched | None:
     """The last build patched to the sources as they are now, or None when only a full build gives the right result.
 
-    ``memos`` is the build cache of ``options``: it says why a snapshot it holds is not used.
+    ``memos`` is the build cache of ``options``: it says why a snapshot it holds is not used. The .bib as it is
+    goes into ``changed`` (when given) if it is not what the last build wrote: edited since, by hand or otherwise.
     """
     if options.build_cache is None or options.online or options.overrides or options.lock_file is None:
         return None
@@ -123,6 +130,8 @@ def patch_last_build(
     except (OSError, SurveyToolError, Unusable):
         return None  # the build in full says what is wrong, or replaces them
     if (content_digest(old_bib), content_digest(old_json)) != snapshot.written:
+        if changed is not None and snapshot.written and content_digest(old_bib) != snapshot.written[0]:
+            changed.append(old_bib)
         return None  # changed since the last build wrote them
     if environment_digest(options, dialect, lock_text, fmt) != snapshot.environment:
         return None

@@ -312,3 +312,25 @@ def test_a_list_entry_written_into_a_bib_is_tagged_as_a_bib_entry_not_from_the_l
     build(Options(sources=(converted,), build_cache=reused / ".surveytool-cache"), reused)
     build(Options(sources=(converted,)), fresh)
     assert outputs(reused) == outputs(fresh)
+
+
+def test_a_hand_edit_of_the_written_bib_is_kept_as_a_backup_when_the_build_writes_it_anew(tmp_path: Path):
+    # Each build writes references.bib anew: an edit made there (a title corrected in the wrong file) was lost unsaid.
+    source = tmp_path / "library.bib"
+    source.write_text(library(3), encoding="utf-8")
+    run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
+    written = tmp_path / "out" / "references.bib"
+    fresh = written.read_bytes()
+    run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
+    assert not (tmp_path / "out" / "references.bib.bak").exists()  # a build that finds its own file keeps none
+    edited = fresh.replace(b"year = {20", b"year = {19", 1)
+    for round in (1, 2):
+        written.write_bytes(edited if round == 1 else edited + b"% and a second edit\n")
+        rebuilt = run_cli("build", str(source), "--out", "out", cwd=tmp_path, check=True)
+        assert (
+            "out/references.bib: changed since the last build wrote it; kept as out/references.bib.bak"
+            in rebuilt.stderr
+        )
+        assert written.read_bytes() == fresh
+    assert (tmp_path / "out" / "references.bib.bak.1").read_bytes() == edited  # the first backup is kept too
+    assert (tmp_path / "out" / "references.bib.bak").read_bytes() == edited + b"% and a second edit\n"
