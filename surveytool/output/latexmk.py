@@ -22,6 +22,12 @@ _FILE_NOT_FOUND = re.compile(r"File `(?P<file>[^']+)' not found")
 _INSTALLED = (".sty", ".cls", ".def", ".cfg", ".fd", ".clo", ".ldf", ".bst", ".bbx", ".cbx", ".lbx", ".dbx")
 # LaTeX quotes the key as `key', biblatex as 'key'.
 _UNDEFINED = re.compile(r"(?:Citation|Reference) [`'](?P<key>[^']+)' on page \d+ undefined")
+# A { or \begingroup, or a conditional, left open: TeX ends the document inside it and says so only in the log.
+_ENDED_INSIDE = re.compile(
+    r"^\(\\end occurred (?:inside a group at level \d+\)\s*### (?P<group>.+?) \(level \d+\) entered at line "
+    r"(?P<line>\d+) \((?P<opener>.*?)\)|when (?P<test>\\\S+) on line (?P<test_line>\d+) was incomplete\))",
+    re.M,
+)
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,17 @@ def explain_log(log: str, folder: Path, tex_name: str = "main.tex") -> list[str]
         problems.append(f"{in_folder(folder, error.where)}: {message}")
     if problems:
         return problems  # undefined citations after a fatal error are only its consequence
+    log_name = in_folder(folder, Path(tex_name).stem + ".log")
+    for ended in _ENDED_INSIDE.finditer(log):
+        opened = (
+            f"a '{ended['opener']}' opened on line {ended['line']}"
+            if ended["group"]
+            else f"the {ended['test']} on line {ended['test_line']}"
+        )
+        problems.append(
+            f"{log_name}: {opened} of the file TeX was then reading is never closed, and the rest of the document "
+            "is set inside it (look in your notes, in the chapter or in main.tex's preamble)"
+        )
     undefined = sorted(set(_UNDEFINED.findall(log)))
     tex = in_folder(folder, tex_name)
     for key in undefined[:_SHOWN_UNDEFINED]:

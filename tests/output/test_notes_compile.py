@@ -2,6 +2,7 @@
 
 import re
 
+import pytest
 from helpers import requires_latex, run_cli
 
 from surveytool.output.latex_log import log_text
@@ -75,3 +76,20 @@ def test_a_latex_error_longer_than_tex_s_log_lines_is_reported_whole(tmp_path):
     assert re.search(
         r"LaTeX Error: \\begin\{enumerate\} on input line \d+ ended by \\end\{document\}\.$", result.stderr, re.M
     )
+
+
+@requires_latex
+@pytest.mark.parametrize(
+    ("notes", "said"),
+    [
+        ("Some {\\bfseries bold words.\n", "a '{{' opened on line {line}"),
+        ("\\iftrue Kept.\n", "the \\iftrue on line {line}"),
+    ],
+)
+def test_a_brace_or_conditional_the_notes_leave_open_is_reported(tmp_path, notes, said):
+    # pdflatex writes the PDF and says only in its log that the document ended inside it: the build said nothing.
+    result = built_with_notes(tmp_path, notes)
+    assert result.returncode == 1 and (tmp_path / "out" / "main.pdf").exists()
+    line = (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8").splitlines().index(notes.strip()) + 1
+    said = said.format(line=line)
+    assert f"out/main.log: {said} of the file TeX was then reading is never closed" in result.stderr
