@@ -6,6 +6,8 @@ import pytest
 from helpers import run_cli
 from loopback import FakeServices, serve
 
+from surveytool.analysis.resolve.answer_text import one_line
+
 GPIPE = (
     "@inproceedings{huang2019gpipe,\n"
     "  title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},\n"
@@ -50,6 +52,12 @@ def dblp(tmp_path):
         ("not a doi", None),
         ("https://doi.org/10.5555/3454287.3454297", "10.5555/3454287.3454297"),  # a link: the DOI it names
         ("10.5555/3454287.3454297", "10.5555/3454287.3454297"),
+        ("10.1145/abc}{\\input{x}", None),  # proposed as the garbled doi = {10.1145/abc\textbackslash{}inputx}
+        ("10.1145/a%b", None),  # a raw % ends the line for TeX
+        (
+            "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-0",
+            "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-0",
+        ),
     ],
 )
 def test_only_a_doi_that_is_one_is_added_and_as_a_bare_doi(dblp, doi, written):
@@ -73,6 +81,17 @@ def test_a_records_id_and_values_reach_the_report_and_the_file_as_one_line_of_vi
         "my.bib:1: huang2019gpipe: added pages = 103-112 (dblp conf/nips/[2J my.bib:9: other: added doi = x)"
     ]
     assert not any(char in result.stdout + result.stderr for char in "\x1b\x00\u200b\u202e\u2066")
+
+
+def test_format_characters_in_a_records_values_go_but_the_joiners_words_need(dblp):
+    # A soft hyphen and a zero-width non-joiner after a digit went into the entry as {\-} and {\textcompwordmark}.
+    result = dblp(publisher="ACM\u00adPress", volume="3\u2061")
+    assert result.returncode == 0, result.stderr
+    assert "+  publisher = {ACMPress}" in result.stdout and "+  volume = {3}" in result.stdout
+    assert (
+        one_line("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645")
+        == "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
+    )
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 import urllib.parse
 from dataclasses import replace
 
@@ -19,13 +20,27 @@ _INVISIBLE = re.compile(
 
 def one_line(text: str) -> str:
     """A service's text as one line of visible characters: a line break or an escape sequence in a record's id
-    would forge or recolour a line of the report, a zero-width space or a bidi override sit unseen in a value."""
-    return " ".join(_INVISIBLE.sub("", text).split())
+    would forge or recolour a line of the report, a zero-width space or a bidi override sit unseen in a value.
+    Every other format character (a soft hyphen, a word joiner, a tag character) goes too, but the joiners that
+    Persian and Indic spellings need (U+200C, U+200D)."""
+    text = _INVISIBLE.sub("", text)
+    if not text.isascii():
+        text = "".join(c for c in text if c in "\u200c\u200d" or unicodedata.category(c) != "Cf")
+    return " ".join(text.split())
 
 
 # What no http(s) address holds (RFC 3986; letters beyond ASCII are allowed, as browsers show them): the braces
 # and backslash BibTeX and TeX read, quotes, a % that encodes nothing.
 _NOT_IN_ADDRESS = re.compile(r'[\s{}\\^|"<>`]|%(?![0-9A-Fa-f]{2})')
+
+
+_NOT_IN_DOI = re.compile(r"[{}\\]|%(?![0-9A-Fa-f]{2})")
+
+
+def bibtex_safe_doi(doi: str) -> bool:
+    """Whether ``doi`` (a DOI as parsed) can be written in a .bib as it is: no brace, backslash or lone % that
+    BibTeX or TeX would read, as no real DOI holds (an old Wiley DOI holds < > ; and parentheses: those stay)."""
+    return not _NOT_IN_DOI.search(doi)
 
 
 def web_address(url: str) -> bool:

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from surveytool.analysis.resolve.answer_text import one_line, text_of, web_address, without_markup
+from surveytool.analysis.resolve.answer_text import bibtex_safe_doi, one_line, text_of, web_address, without_markup
 from surveytool.analysis.resolve.http import HttpClient, HttpError, Response, ServiceSkipped
 from surveytool.analysis.resolve.resolver import Candidate, score_match
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
@@ -125,7 +125,7 @@ def _found(fields: dict[str, str], entry_type: str) -> Paper:
     if "url" in clean and not web_address(clean["url"]):
         del clean["url"]  # javascript:, file:// or a link with braces: complete wrote it into the user's entry
     doi = parse_identifier(clean.get("doi", ""))
-    if doi is None or doi.kind != "doi":
+    if doi is None or doi.kind != "doi" or not bibtex_safe_doi(doi.value):
         clean.pop("doi", None)  # "10.1/x y" or a link is no DOI: `complete` wrote it into the user's entry
     else:
         clean["doi"] = doi.value

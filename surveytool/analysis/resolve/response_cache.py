@@ -90,8 +90,12 @@ class ResponseCache:
     def _open(self) -> sqlite3.Connection:
         try:
             return self._connect()
-        except _OtherLayout:
-            self._set_aside("has a responses table laid out otherwise (another program's or version's)")
+        except _OtherLayout:  # a database that works, of another program: not ours to move or delete
+            raise InputError(
+                "is a database whose responses table another program laid out otherwise; it is left as it is",
+                path=str(self.path),
+                hint="choose another file with --cache",
+            ) from None
         except sqlite3.Error as error:
             if not _damaged(error):
                 raise self._unusable(error) from None
@@ -111,9 +115,11 @@ class ResponseCache:
             with db:
                 db.execute(_SCHEMA)
                 kind = db.execute("SELECT type FROM sqlite_master WHERE name = 'responses'").fetchone()
-                columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
-                if kind != ("table",) or not _COLUMNS <= columns <= {*_COLUMNS, "seal"}:
-                    raise _OtherLayout  # a view, or a table another version or program wrote: no row would fit
+                # (name, NOT NULL, default) of each column: one more that an insert may leave empty is no matter
+                columns = {row[1]: (row[3], row[4]) for row in db.execute("PRAGMA table_info(responses)")}
+                unfilled = [name for name, (required, default) in columns.items() if required and default is None]
+                if kind != ("table",) or not set(columns) >= _COLUMNS or not set(unfilled) <= _COLUMNS:
+                    raise _OtherLayout  # a view, or a table no row of ours would fit
                 if "seal" not in columns:  # written by a version that sealed nothing: its rows are asked again
                     db.execute("ALTER TABLE responses ADD COLUMN seal TEXT")
         except (sqlite3.Error, _OtherLayout):
@@ -169,7 +175,10 @@ class ResponseCache:
         if len(body) > self.max_body_chars:
             return
         seal = _seal(self._key, url, status, body, fetched_at)
-        self._write("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", (url, status, body, fetched_at, seal))
+        self._write(
+            "INSERT OR REPLACE INTO responses (url, status, body, fetched_at, seal) VALUES (?, ?, ?, ?, ?)",
+            (url, status, body, fetched_at, seal),
+        )
 
     def delete(self, url: str) -> None:
         self._write("DELETE FROM responses WHERE url = ?", (url,))

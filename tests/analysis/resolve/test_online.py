@@ -317,23 +317,32 @@ def test_an_answer_cache_sqlite_cannot_read_is_set_aside_with_one_finding_and_th
         "CREATE TABLE answers (x); CREATE VIEW responses AS SELECT x AS url FROM answers",
     ],
 )
-def test_an_answer_cache_of_another_layout_is_set_aside_and_the_run_goes_on(services, tmp_path, layout):
-    # It stopped the run (exit 2, "no such column: status") though a damaged file is set aside.
+def test_an_answer_cache_of_another_programs_layout_is_refused_and_left_as_it_is(services, tmp_path, layout):
+    # It stopped the run with "no such column: status"; set aside, another program's database would lose its name.
     handler, config = services
-    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
     cache = tmp_path / "cache.sqlite"
     with sqlite3.connect(cache) as db:
         db.executescript(layout)
     before = cache.read_bytes()
-    survey = analyse_online(tmp_path, config, write_list(tmp_path))
-    assert survey.papers[0].title == "Zero Bubble Pipeline Parallelism"
-    [note] = cache_notes(survey)
-    assert (
-        "responses table laid out otherwise (another program's or version's); moved to cache.sqlite.unreadable" in note
-    )
-    assert (tmp_path / "cache.sqlite.unreadable").read_bytes() == before
-    analyse_online(tmp_path, config, write_list(tmp_path))
-    assert len(handler.seen) == 1  # the new cache works
+    result = run_cli("resolve", str(write_list(tmp_path)), "--online", "--config", str(config), "--cache", str(cache))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"{cache}: error: is a database whose responses table another program laid out")
+    assert cache.read_bytes() == before and not (tmp_path / "cache.sqlite.unreadable").exists()
+    assert handler.seen == []
+
+
+def test_an_answer_cache_with_a_column_of_its_own_that_inserts_may_leave_empty_is_used(services, tmp_path):
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    with sqlite3.connect(tmp_path / "cache.sqlite") as db:
+        db.execute(
+            "CREATE TABLE responses (url TEXT PRIMARY KEY, status INTEGER NOT NULL, body TEXT NOT NULL,"
+            " fetched_at TEXT NOT NULL, seal TEXT, note TEXT)"
+        )
+    for _ in range(2):
+        survey = analyse_online(tmp_path, config, write_list(tmp_path))
+        assert survey.papers[0].title == "Zero Bubble Pipeline Parallelism" and not cache_notes(survey)
+    assert len(handler.seen) == 1  # the second run read the answer from it
 
 
 def test_the_cli_says_in_one_info_line_that_the_answer_cache_was_set_aside(services, tmp_path):
