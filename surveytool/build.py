@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from surveytool.analysis.coverage import chapter_coverage
-from surveytool.analysis.entry_checks import keys_not_ascii
 from surveytool.analysis.keys import citable_keys, dump_pins, merged_into
 from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
 from surveytool.build_result import BuildResult, BuildSummary
@@ -20,6 +19,7 @@ from surveytool.output.chapter_view import PaperView, chapter_views, paper_views
 from surveytool.output.entries_json import entries_json, entries_json_pieces, merged_keys
 from surveytool.output.files import (
     StagedFiles,
+    backed_up,
     fill_reserved,
     refuse_links_out_of,
     refuse_writing_over,
@@ -28,12 +28,13 @@ from surveytool.output.files import (
 )
 from surveytool.output.fragments import templates_digest
 from surveytool.output.latex_files import chapter_context, render_main
-from surveytool.output.prose import ProseDrafts, ProseNote, backed_up, keep_prose
+from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose
 from surveytool.output.render import make_environment, render_template
 from surveytool.output.staletemp import remove_stale_temporaries
 from surveytool.parallel import map_each, run_beside, worth_sharing
 from surveytool.pipeline import (
     ANALYSIS_STAGES,
+    DEFAULT_CACHE,
     Options,
     Stage,
     Survey,
@@ -56,6 +57,7 @@ from surveytool.rebuild.snapshot import (
     save_snapshot,
     take_snapshot,
 )
+from surveytool.rebuild.written_bib import changed_since_built
 from surveytool.text.latex import declared_chars
 
 if TYPE_CHECKING:
@@ -108,17 +110,19 @@ def build(
         options.read_files(),
         "choose another --out folder",
     )
+    if options.online:  # a file SQLite cannot read is set aside as a damaged cache: never the author's chapter
+        refuse_writing_over([options.cache or DEFAULT_CACHE], (*layout.written(), layout.lock), "name another --cache")
     options = replace(options, lock_file=layout.lock)
     memos = BuildCache(options.build_cache)
     _remove_leftovers(options, layout)
     notes: list[ProseNote] = []
-    changed: list[bytes] = []  # the .bib written last time, if it was changed since
     with collector_paused():
-        patched = _build_patched(options, layout, draft, stage, memos, notes, changed)
+        patched = _build_patched(options, layout, draft, stage, memos, notes)
         if patched is not None:
-            return patched
-        for data in changed:  # each build writes it anew: an edit of it would be lost without a word
-            kept = backed_up(layout.bibliography, data)
+            return patched  # it patches only a .bib the last build wrote as it is
+        # Each build writes the .bib anew: an edit of it would be lost without a word.
+        if (changed := changed_since_built(memos, layout.bibliography)) is not None:
+            kept = backed_up(layout.bibliography, changed)
             notes.append(ProseNote(f"{layout.bibliography}: changed since the last build wrote it; kept as {kept}"))
         reuse = BuildReuse(options.build_cache)
         survey = analyse(options, stage, reuse)
@@ -153,8 +157,7 @@ def build(
         else:
             save_snapshot(options.build_cache, snapshot)
     reused = {**survey.reused, **memos.stats()}
-    # The chapter cites every entry: one BibTeX cannot match once pdfLaTeX cites it is worth saying here.
-    findings = _with_cache_findings([*survey.findings, *keys_not_ascii(survey.papers, draft.dialect)], memos)
+    findings = _with_cache_findings(survey.findings, memos)
     return BuildResult(
         BuildSummary(
             len(survey.papers),
@@ -198,7 +201,6 @@ def _build_patched(
     stage: Stage,
     memos: BuildCache,
     notes: list[ProseNote],
-    changed: list[bytes],
 ) -> BuildResult | None:
     """The build done by patching the last one, or None (nothing written) when that cannot give the right result."""
     cache = options.build_cache
@@ -206,7 +208,7 @@ def _build_patched(
         return None
     bib_path, records_path = layout.bibliography, layout.entries
     with stage("reading"):
-        patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos, draft.bib_format, changed)
+        patched = patch_last_build(options, bib_path, records_path, draft.dialect, memos, draft.bib_format)
     if patched is None:
         return None
     lock_text = dump_pins(patched.pins)

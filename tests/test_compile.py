@@ -672,10 +672,10 @@ def test_a_key_starting_with_a_non_ascii_character_is_reported_and_bibtex_cannot
     biblatex = run_cli("check", str(library), "--json", "--checks", "key-not-ascii", "--dialect", "biblatex")
     assert json.loads(biblatex.stdout) == [] and biblatex.returncode == 0
     out = tmp_path / "out"
-    built = run_cli("build", str(library), "--out", str(out))
-    assert built.returncode == 1  # an error: the chapter is written, and its citation of é2020 stays undefined
-    assert "[key-not-ascii] entry key 'é2020'" in built.stderr and "'zé2021'" not in built.stderr
-    compile_latex(out)
+    # XeLaTeX and LuaLaTeX read such a key: build leaves it to check, and --pdf names it when BibTeX stops there.
+    built = run_cli("build", str(library), "--out", str(out), "--pdf")
+    assert built.returncode == 1 and "key-not-ascii" in built.stderr
+    assert re.search(r'main\.aux:\d+: BibTeX: Stuff after "}" .*: a cited key starts with a character', built.stderr)
     blg = (out / "main.blg").read_text(encoding="latin-1")
     assert 'Stuff after "}"' in blg
     bbl = (out / "main.bbl").read_text(encoding="utf-8")

@@ -185,14 +185,9 @@ def _title_case(context: CheckContext) -> Iterable[Finding]:
     "XeLaTeX or LuaLaTeX, read such a key; with --dialect biblatex it is not reported.",
 )
 def _key_not_ascii(context: CheckContext) -> Iterable[Finding]:
-    return keys_not_ascii(context.papers, context.dialect)
-
-
-def keys_not_ascii(papers: Iterable[Paper], dialect: str) -> Iterable[Finding]:
-    """``key-not-ascii`` for each of ``papers`` whose key BibTeX cannot match once pdfLaTeX cites it."""
-    if dialect != "bibtex":
+    if context.dialect != "bibtex":
         return
-    for paper in papers:
+    for paper in context.papers:
         if paper.key and not paper.key[0].isascii():
             yield Finding(
                 "key-not-ascii",

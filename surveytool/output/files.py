@@ -12,6 +12,7 @@ from pathlib import Path
 
 from surveytool.errors import OutputError
 from surveytool.output.staletemp import temporary_prefix
+from surveytool.regular_files import Unusable, read_regular
 
 
 def write_atomically(path: Path, text: str | bytes | Iterable[str]) -> None:
@@ -136,18 +137,41 @@ def write_in_place(path: Path, data: bytes) -> None:
                 with suppress(OSError):  # only the owner's group, or root, may give it back
                     os.fchown(stream.fileno(), before.st_uid, before.st_gid)
         if before.st_nlink > 1:
-            with open(target, "r+b") as stream:
-                stream.write(data)
-                stream.truncate()
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.remove(temporary)
+            _write_over(target, path, data, Path(temporary))
         else:
             os.replace(temporary, target)
     except OSError as error:
         with suppress(OSError):
             os.remove(temporary)
         raise _cannot_write(path, error) from None
+
+
+def _write_over(target: Path, path: Path, data: bytes, temporary: Path) -> None:
+    """Write ``data`` over ``target`` in its place (hard links keep sharing it); ``temporary`` holds it already.
+
+    The space is taken first, so a full disk stops the write before a byte changes. Should the write fail
+    after that, the temporary file is kept and named: it is then the only whole copy of the new text.
+    """
+    with open(target, "r+b") as stream:
+        if hasattr(os, "posix_fallocate") and len(data) > os.fstat(stream.fileno()).st_size:
+            try:
+                os.posix_fallocate(stream.fileno(), 0, len(data))
+            except OSError as error:
+                if error.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise  # nothing written yet
+                # a file system that cannot reserve space: written all the same
+        try:
+            stream.write(data)
+            stream.truncate()
+            stream.flush()
+            os.fsync(stream.fileno())
+        except OSError as error:
+            raise OutputError(
+                f"cannot be written ({error.strerror}); the new text is kept in {temporary}",
+                path=str(path),
+                hint="copy that file over this one once the problem is solved",
+            ) from None
+    os.remove(temporary)
 
 
 def written_at(path: Path) -> Path:
@@ -231,3 +255,31 @@ def refuse_links_out_of(out: Path, outputs: Iterable[Path]) -> None:
                 path=str(path),
                 hint="remove the link, or build into the folder it points to",
             )
+
+
+#: A file kept as a backup is read whole to compare it with an older one; none of the outputs is larger.
+MAX_BACKED_UP = 256 << 20
+
+
+def backed_up(path: Path, data: bytes) -> str:
+    """Where ``data`` (the file as its author left it) is kept: ``<name>.bak``, an older backup that differs moved
+    to the first free ``<name>.bak.<n>`` (a second --force replaced it, and the edits the first one kept were lost)."""
+    backup = path.with_name(path.name + ".bak")
+    try:
+        older = read_regular(backup, MAX_BACKED_UP, follow=True)
+    except (OSError, Unusable):
+        older = data  # none (or no file to keep): written over
+    moved = ""
+    if older != data:
+        number = 1
+        while (kept := backup.with_name(f"{backup.name}.{number}")).exists() or kept.is_symlink():
+            number += 1
+        try:
+            backup.rename(kept)
+        except OSError as error:
+            raise OutputError(
+                f"cannot be moved aside ({error.strerror})", path=str(backup), hint="move it away"
+            ) from None
+        moved = f" (the backup before it is now {kept})"
+    write_atomically(backup, data)
+    return f"{backup}{moved}"

@@ -214,6 +214,8 @@ def bibliography_errors(blg: str, blg_name: str = "main.blg") -> tuple[list[str]
             where = f"{bibtex['file']}:{bibtex['line']}" if bibtex["line"] else bibtex["file"]
             context = [c[3:].strip() for c in lines[index + 1 : index + 3] if c.startswith(" : ")]
             near = f' (near "{context[-1]}")' if len(context) == 2 and context[-1] else ""
+            if bibtex["file"].endswith(".aux") and context and context[0].startswith("\\citation{{"):
+                near += _BRACED_KEY  # pdfLaTeX wrote a key's first character in braces: it is not ASCII
             errors.append(f"{where}: BibTeX: {bibtex['message'].strip()}{near}")
         elif found := _BIBTEX_NO_ENTRY.match(line):
             missing.append(found["key"])
@@ -231,6 +233,12 @@ def bibliography_errors(blg: str, blg_name: str = "main.blg") -> tuple[list[str]
         elif source_match := _BIBER_SOURCE.search(line):
             source = source_match["file"]
     return errors, list(dict.fromkeys(missing))
+
+
+_BRACED_KEY = (
+    ": a cited key starts with a character that is not ASCII, which pdfLaTeX writes braced"
+    " (rename the key; check reports it as key-not-ascii; biblatex and biber read it: --dialect biblatex)"
+)
 
 
 @dataclass(frozen=True)

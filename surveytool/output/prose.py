@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from surveytool.errors import OutputError
 from surveytool.model import Taxonomy
-from surveytool.output.files import write_atomically
+from surveytool.output.files import backed_up, write_atomically
 from surveytool.output.notes_citations import citations_gone
 from surveytool.output.notes_regions import (
     carry_over,
@@ -186,30 +186,6 @@ def _merged_prose(
         line = _line_of(written, f"% surveytool: begin notes {merged.returned[0]}\n")
         notes.append(ProseNote(f"{path}:{line}: your notes parked at the end went back to {back}, generated again"))
     return saved.in_its_style(written)
-
-
-def backed_up(path: Path, data: bytes) -> str:
-    """Where ``data`` (the file as its author left it) is kept: ``<name>.bak``, an older backup that differs moved
-    to the first free ``<name>.bak.<n>`` (a second --force replaced it, and the edits the first one kept were lost)."""
-    backup = path.with_name(path.name + ".bak")
-    try:
-        older = read_regular(backup, _GENERATED_LIMIT, follow=True)
-    except (OSError, Unusable):
-        older = data  # none (or no file to keep): written over
-    moved = ""
-    if older != data:
-        number = 1
-        while (kept := backup.with_name(f"{backup.name}.{number}")).exists() or kept.is_symlink():
-            number += 1
-        try:
-            backup.rename(kept)
-        except OSError as error:
-            raise OutputError(
-                f"cannot be moved aside ({error.strerror})", path=str(backup), hint="move it away"
-            ) from None
-        moved = f" (the backup before it is now {kept})"
-    write_atomically(backup, data)
-    return f"{backup}{moved}"
 
 
 def _with_parked_renamed(text: str, renames: dict[str, str]) -> str:

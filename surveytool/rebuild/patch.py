@@ -111,12 +111,10 @@ def patch_last_build(
     dialect: str,
     memos: BuildCache,
     fmt: BibFormat = STANDARD,
-    changed: list[bytes] | None = None,
 ) -> Patched | None:
     """The last build patched to the sources as they are now, or None when only a full build gives the right result.
 
-    ``memos`` is the build cache of ``options``: it says why a snapshot it holds is not used. The .bib as it is
-    goes into ``changed`` (when given) if it is not what the last build wrote: edited since, by hand or otherwise.
+    ``memos`` is the build cache of ``options``: it says why a snapshot it holds is not used.
     """
     if options.build_cache is None or options.online or options.overrides or options.lock_file is None:
         return None
@@ -130,8 +128,6 @@ def patch_last_build(
     except (OSError, SurveyToolError, Unusable):
         return None  # the build in full says what is wrong, or replaces them
     if (content_digest(old_bib), content_digest(old_json)) != snapshot.written:
-        if changed is not None and snapshot.written and content_digest(old_bib) != snapshot.written[0]:
-            changed.append(old_bib)
         return None  # changed since the last build wrote them
     if environment_digest(options, dialect, lock_text, fmt) != snapshot.environment:
         return None

@@ -334,3 +334,17 @@ def test_a_hand_edit_of_the_written_bib_is_kept_as_a_backup_when_the_build_write
         assert written.read_bytes() == fresh
     assert (tmp_path / "out" / "references.bib.bak.1").read_bytes() == edited  # the first backup is kept too
     assert (tmp_path / "out" / "references.bib.bak").read_bytes() == edited + b"% and a second edit\n"
+
+
+def test_a_hand_edit_of_the_written_bib_is_kept_also_when_the_build_cannot_patch(tmp_path: Path):
+    # The edit was found only where the last build is patched: with --overrides (never patched) it was lost.
+    source = tmp_path / "library.bib"
+    source.write_text(library(3), encoding="utf-8")
+    (tmp_path / "ov.toml").write_text("", encoding="utf-8")
+    run_cli("build", str(source), "--out", "out", "--overrides", "ov.toml", cwd=tmp_path, check=True)
+    written = tmp_path / "out" / "references.bib"
+    edited = written.read_bytes() + b"% a note of mine\n"
+    written.write_bytes(edited)
+    rebuilt = run_cli("build", str(source), "--out", "out", "--overrides", "ov.toml", cwd=tmp_path, check=True)
+    assert "out/references.bib: changed since the last build wrote it; kept as out/references.bib.bak" in rebuilt.stderr
+    assert (tmp_path / "out" / "references.bib.bak").read_bytes() == edited
