@@ -146,3 +146,15 @@ def test_every_online_command_refuses_an_answer_cache_that_is_a_file_it_reads(tm
     assert result.stderr.strip().endswith("(name another --cache)")
     assert f"{cache}: error: is also read by this run" in result.stderr
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("output", ["related_work.tex", "main.tex", "references.bib", "surveytool.lock.json"])
+def test_build_refuses_an_answer_cache_that_is_one_of_its_outputs(tmp_path, output):
+    # --cache out/related_work.tex moved the author's chapter to .unreadable and wrote a database in its place.
+    (tmp_path / "my.bib").write_text(GPIPE)
+    (tmp_path / "surveytool.toml").write_text('[online]\ncrossref_url = "http://127.0.0.1:9"\nretries = 0\n')
+    run_cli("build", "my.bib", "--out", "out", cwd=tmp_path, check=True)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir() if p.is_file()}
+    result = run_cli("build", "my.bib", "--out", "out", "--online", "--cache", f"out/{output}", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.startswith(f"out/{output}: error: is also read by this run")
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir() if p.is_file()} == before
