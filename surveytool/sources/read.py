@@ -290,6 +290,14 @@ def read_csl_json(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
             line=error.lineno,
             hint="export CSL-JSON from Zotero or pandoc",
         ) from None
+    except ValueError:  # a number of more than 4300 digits, which Python refuses to convert to an int
+        digits = re.search(r"\d{4301,}", text)
+        raise InputError(
+            "holds a number of more than 4300 digits, which no CSL-JSON item has",
+            path=display,
+            line=text.count("\n", 0, digits.start()) + 1 if digits else None,
+            hint="export CSL-JSON from Zotero or pandoc",
+        ) from None
     except RecursionError:  # the json module reads nested arrays and objects recursively
         raise InputError(
             "nests JSON arrays or objects too deeply to be CSL-JSON",

@@ -300,3 +300,16 @@ def test_a_year_that_is_not_four_digits_is_left_out_with_a_warning():
         "item 4's year '99999' is not a four-digit year; left out",
         "item 5's year '\uff12\uff10\uff12\uff10' is not a four-digit year; left out",
     ]
+
+
+def test_a_number_too_long_for_python_is_refused_in_one_line_with_its_line(tmp_path):
+    # json.loads raised a ValueError (not a JSONDecodeError) for an int of more than 4300 digits: a traceback.
+    (tmp_path / "big.json").write_text(
+        '[\n{"id": "x", "title": "T", "issued": {"date-parts": [[1' + "0" * 5000 + "]]}}]"
+    )
+    result = run_cli("parse", "big.json", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "big.json:2: error: holds a number of more than 4300 digits, which no CSL-JSON item has"
+        " (export CSL-JSON from Zotero or pandoc)"
+    ]
