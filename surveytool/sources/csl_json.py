@@ -183,10 +183,13 @@ def _malformed_year(index: int, year: str, where: SourceLocation) -> Finding:
 
 _YEAR = re.compile(r"[0-9]{4}")
 _RAW_DATE = re.compile(r"^\s*([0-9]{4,})(?:[-/.]([0-9]{1,2}))?")  # 99999-01: a year, too long
+_EDTF_DAY = re.compile(r"\s*([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?\s*(?:T|$)")
 _YEAR_IN_TEXT = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\d)")
 
 
 def _year_month(issued: Any) -> tuple[str, str]:
+    if isinstance(issued, str):  # CSL 1.0.2's preferred date: an EDTF string ("2021-03-15", "2020/2021", "2018~")
+        issued = {"raw": issued}
     if not isinstance(issued, dict):
         return "", ""
     parts = issued.get("date-parts")
@@ -204,6 +207,9 @@ def _year_month(issued: Any) -> tuple[str, str]:
 
 def _date(value: Any) -> str:
     """A CSL date as biblatex writes one (2024-03-05, 2024-03 or 2024: as much as it gives); "" for none."""
+    edtf = _EDTF_DAY.match(value) if isinstance(value, str) else None
+    if edtf:  # an EDTF string, CSL 1.0.2's preferred form ("2024-03-05", "2024-03-05T10:00:00Z")
+        value = {"date-parts": [[part for part in edtf.groups() if part]]}
     parts = value.get("date-parts") if isinstance(value, dict) else None
     if not (isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]):
         return ""

@@ -313,3 +313,17 @@ def test_a_number_too_long_for_python_is_refused_in_one_line_with_its_line(tmp_p
         "big.json:2: error: holds a number of more than 4300 digits, which no CSL-JSON item has"
         " (export CSL-JSON from Zotero or pandoc)"
     ]
+
+
+def test_a_date_written_as_an_edtf_string_gives_its_year_month_and_access_day():
+    # CSL-JSON 1.0.2 prefers an EDTF string to date-parts ("issued": "2021-03-15"): issued and accessed were
+    # dropped without a word.
+    items = [
+        {"id": "e1", "title": "T", "issued": "2021-03-15", "accessed": "2023-01-05"},
+        {"id": "e2", "title": "T", "issued": "2020/2021", "accessed": "2023-01-05T10:11:12Z"},
+        {"id": "e3", "title": "T", "issued": "2018~", "accessed": "2023-13-05"},
+    ]
+    papers, findings = csl_to_papers(items, "x.json", "")
+    got = [(p.fields.get("year"), p.fields.get("month"), p.fields.get("urldate")) for p in papers]
+    assert got == [("2021", "3", "2023-01-05"), ("2020", None, "2023-01-05"), ("2018", None, None)]
+    assert findings == []
