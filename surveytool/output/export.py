@@ -50,6 +50,8 @@ _CSL_TYPES = {
     "dataset": "dataset",
     "misc": "article",
 }
+# The genre CSL gives a thesis (its kind, which its type "thesis" does not say), by BibTeX type or biblatex type key.
+_GENRES = {"mastersthesis": "Master's thesis", "mathesis": "Master's thesis", "phdthesis": "PhD thesis"}
 # Fields CSL names otherwise, after those the export reads itself; the first of a CSL name present wins.
 _CSL_FIELDS = (
     ("volume", "volume"),
@@ -248,6 +250,11 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
             item["container-title"] = _text(paper, venue)
         if paper.fields.get("doi"):
             item["DOI"] = bare_doi(_text(paper, "doi"))
+        if item["type"] == "thesis":
+            kind = paper.fields.get("type", "").strip()
+            genre = _GENRES.get(kind.lower(), kind) if kind else _GENRES.get(paper.entry_type)
+            if genre:
+                item["genre"] = genre
         if paper.fields.get("number"):  # a report's or a standard's number is its own, not an issue of a journal
             item["number" if item["type"] in ("report", "book") else "issue"] = _text(paper, "number")
         for ours, theirs in _CSL_FIELDS:

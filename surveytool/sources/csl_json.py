@@ -39,6 +39,8 @@ _TEXT_FIELDS = {
 }
 # Where exports put an arXiv id: a URL, a report number ("arXiv:2104.14830"), an archive location.
 _ARXIV_PLACES = ("URL", "number", "archive_location", "archive-location")
+# The genre of a master's thesis, as Zotero, export -f csl-json and other locales write it.
+_MASTERS = re.compile(r"\bmaster|\bm\.?\s?(?:a|sc|s|eng|phil)\b|mathesis", re.IGNORECASE)
 # An id that is a citation key rather than a URI or a database number: what BibTeX and \cite accept.
 _KEY_LIKE = re.compile(r"^[^\s,{}()#%~\\\"'=/]*[A-Za-z][^\s,{}()#%~\\\"'=/]*$")
 
@@ -252,8 +254,10 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
         if names:
             fields[role] = " and ".join(text for text, _ in names)
             latex[role] = "{" + " and ".join(tex for _, tex in names) + "}"
+    if kind == "phdthesis" and _MASTERS.search(_text(item.get("genre"))):  # Zotero's "Master's thesis"
+        kind = "mastersthesis"
     # CSL's publisher of a thesis is its school, of a report its institution (export -f csl-json writes them so).
-    holder = {"phdthesis": "school", "techreport": "institution"}.get(kind)
+    holder = {"phdthesis": "school", "mastersthesis": "school", "techreport": "institution"}.get(kind)
     if holder and "publisher" in fields:
         fields[holder] = fields.pop("publisher")
     number = _text(item.get("number"))

@@ -327,3 +327,23 @@ def test_a_date_written_as_an_edtf_string_gives_its_year_month_and_access_day():
     got = [(p.fields.get("year"), p.fields.get("month"), p.fields.get("urldate")) for p in papers]
     assert got == [("2021", "3", "2023-01-05"), ("2020", None, "2023-01-05"), ("2018", None, None)]
     assert findings == []
+
+
+def test_a_master_s_thesis_exported_and_zotero_s_read_back_as_a_master_s_thesis(tmp_path):
+    # CSL's type "thesis" does not say which: export wrote no genre and the reader took every thesis for a PhD
+    # thesis, so a @mastersthesis came back a @phdthesis, as did Zotero's {"genre": "Master's thesis"}.
+    (tmp_path / "refs.bib").write_text(
+        "@mastersthesis{ms, title = {A Thesis}, author = {Tee, T.}, school = {MIT}, year = {2021}}\n"
+        "@phdthesis{phd, title = {B Thesis}, author = {Tee, T.}, school = {MIT}, year = {2022}}\n"
+        "@thesis{bl, title = {C Thesis}, author = {Tee, T.}, institution = {ETH}, type = {mathesis}, date = {2020}}\n",
+        encoding="utf-8",
+    )
+    run_cli("export", "refs.bib", "-f", "csl-json", "-o", "refs.json", cwd=tmp_path, check=True)
+    items = {i["id"]: i for i in json.loads((tmp_path / "refs.json").read_text(encoding="utf-8"))}
+    assert [items[k].get("genre") for k in ("ms", "phd", "bl")] == ["Master's thesis", "PhD thesis", "Master's thesis"]
+    papers = {p.key: p for p in read_source(tmp_path / "refs.json", "refs.json").papers}
+    assert [papers[k].entry_type for k in ("ms", "phd", "bl")] == ["mastersthesis", "phdthesis", "mastersthesis"]
+    assert papers["ms"].fields.get("school") == "MIT" and "publisher" not in papers["ms"].fields
+    zotero = [{"id": "z", "type": "thesis", "title": "T", "genre": "M.Sc. thesis", "publisher": "KTH"}]
+    (paper,) = csl_to_papers(zotero, "z.json", "")[0]
+    assert paper.entry_type == "mastersthesis" and paper.fields["school"] == "KTH"
