@@ -69,6 +69,7 @@ _CSL_FIELDS = (
     ("note", "note"),
     ("abstract", "abstract"),
 )
+_URL = re.compile(r"(?:https?|ftp)://\S+")
 # A biblatex date, or one end of a range: year, month, day.
 _DATE_PARTS = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
 
@@ -211,6 +212,15 @@ def _issued(paper: Paper) -> list[list[int]]:
     return [[int(year)] + ([month] if month else [])]
 
 
+def _howpublished_url(paper: Paper) -> str:
+    """The link a @misc gives in howpublished (the whole value, or a ``\\url``), "" for other text."""
+    text = paper.fields.get("howpublished", "").strip()
+    if "\\url" not in paper.latex_fields.get("howpublished", "") and not _URL.fullmatch(text):
+        return ""
+    link = _URL.search(text)
+    return link.group().rstrip(".,;:)") if link else ""
+
+
 def _macros_by_file(blocks: Sequence[RawBlock]) -> dict[str, dict[str, str]]:
     """Each file's @string table (name in lower case -> raw value), as its entries were read with it."""
     definitions: dict[str, list[tuple[str, str]]] = {}
@@ -261,7 +271,7 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
             if paper.fields.get(ours) and theirs not in item:
                 item[theirs] = _text(paper, ours)
         arxiv = arxiv_id(paper)
-        url = paper.fields.get("url") or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
+        url = paper.fields.get("url") or _howpublished_url(paper) or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
         if url:
             item["URL"] = url
         if arxiv and not normalize_arxiv(url):  # the arXiv id where CSL readers (and surveytool) look for it

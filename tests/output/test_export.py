@@ -234,3 +234,16 @@ def test_a_preprint_s_server_in_howpublished_is_its_csl_container_but_a_link_the
     items = {i["id"]: i for i in json.loads(run_cli("export", "pre.bib", "-f", "csl-json", cwd=tmp_path).stdout)}
     assert items["paine2013gpu"]["container-title"] == "arXiv preprint arXiv:1312.6186"
     assert "container-title" not in items["page"]
+
+
+def test_a_link_in_howpublished_is_the_csl_url(tmp_path):
+    # A @misc whose only link is howpublished = {\url{...}} (what Google Scholar and many hand-kept .bib files
+    # write) was exported with no URL at all.
+    (tmp_path / "web.bib").write_text(
+        "@misc{a, title = {A page}, author = {Doe, Q.}, year = {2020}, howpublished = {\\url{https://a.org/x\\%20y}}}\n"
+        "@misc{b, title = {B page}, author = {Doe, Q.}, year = {2020}, howpublished = {https://b.org/p?q=1}}\n"
+        "@misc{c, title = {C page}, author = {Doe, Q.}, year = {2020}, howpublished = {Blog post}}\n",
+        encoding="utf-8",
+    )
+    items = {i["id"]: i for i in json.loads(run_cli("export", "web.bib", "-f", "csl-json", cwd=tmp_path).stdout)}
+    assert [items[k].get("URL") for k in "abc"] == ["https://a.org/x%20y", "https://b.org/p?q=1", None]
