@@ -275,7 +275,7 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
         if url:
             item["URL"] = url
         if arxiv and not normalize_arxiv(url):  # the arXiv id where CSL readers (and surveytool) look for it
-            item["number"] = f"arXiv:{arxiv}"
+            item["archive_location" if "number" in item else "number"] = f"arXiv:{arxiv}"  # a report's own kept
         if paper.section_ids:
             item["keyword"] = ", ".join(paper.section_ids)
         items.append(item)

@@ -247,3 +247,17 @@ def test_a_link_in_howpublished_is_the_csl_url(tmp_path):
     )
     items = {i["id"]: i for i in json.loads(run_cli("export", "web.bib", "-f", "csl-json", cwd=tmp_path).stdout)}
     assert [items[k].get("URL") for k in "abc"] == ["https://a.org/x%20y", "https://b.org/p?q=1", None]
+
+
+def test_a_report_s_own_number_survives_its_arxiv_id_and_both_read_back(tmp_path):
+    # The arXiv id of a report with a link elsewhere was written over CSL's number: "TR-7" was lost.
+    (tmp_path / "tr.bib").write_text(
+        "@techreport{tr, title = {R}, author = {A, B}, institution = {Inst}, number = {TR-7}, year = {2021},\n"
+        "  eprint = {2104.14830}, archiveprefix = {arXiv}, url = {https://inst.org/tr7}}\n",
+        encoding="utf-8",
+    )
+    run_cli("export", "tr.bib", "-f", "csl-json", "-o", "tr.json", cwd=tmp_path, check=True)
+    (item,) = json.loads((tmp_path / "tr.json").read_text(encoding="utf-8"))
+    assert item["number"] == "TR-7" and item["archive_location"] == "arXiv:2104.14830"
+    (paper,) = read_source(tmp_path / "tr.json", "tr.json").papers
+    assert paper.fields["number"] == "TR-7" and paper.fields["eprint"] == "2104.14830"
