@@ -63,6 +63,7 @@ _CSL_FIELDS = (
     ("address", "publisher-place"),
     ("location", "publisher-place"),
     ("edition", "edition"),
+    ("version", "version"),
     ("series", "collection-title"),
     ("isbn", "ISBN"),
     ("issn", "ISSN"),
@@ -243,7 +244,7 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
             item["title"] = _text(paper, "title")
         else:
             item["note"] = "unresolved snippet: identify the paper"
-        for field in ("author", "editor"):
+        for field in ("author", "editor", "translator"):
             if paper.fields.get(field):
                 item[field] = _csl_names(paper, field, macros.get(paper.sources[0].path) if paper.sources else None)
         issued = _issued(paper)

@@ -33,6 +33,7 @@ _TEXT_FIELDS = {
     "publisher": "publisher",
     "publisher-place": "address",
     "edition": "edition",
+    "version": "version",
     "collection-title": "series",
     "ISBN": "isbn",
     "ISSN": "issn",
@@ -248,7 +249,7 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
                 latex[ours] = "{" + rich.latex + "}"
     if "abstract" in fields:
         fields["abstract"] = rich_text(fields["abstract"]).text
-    for role in ("author", "editor"):
+    for role in ("author", "editor", "translator"):
         names = [_name(p) for p in item.get(role) or [] if isinstance(p, dict)]
         names = [(text, tex) for text, tex in names if text]
         if names:

@@ -347,3 +347,19 @@ def test_a_master_s_thesis_exported_and_zotero_s_read_back_as_a_master_s_thesis(
     zotero = [{"id": "z", "type": "thesis", "title": "T", "genre": "M.Sc. thesis", "publisher": "KTH"}]
     (paper,) = csl_to_papers(zotero, "z.json", "")[0]
     assert paper.entry_type == "mastersthesis" and paper.fields["school"] == "KTH"
+
+
+def test_translators_and_a_software_version_go_out_to_csl_json_and_come_back(tmp_path):
+    # CSL has translator and version: export left both out and the reader ignored Zotero's, without a word.
+    (tmp_path / "refs.bib").write_text(
+        "@book{wp, title = {War and Peace}, author = {Tolstoy, Leo}, translator = {Garnett, Constance},"
+        " publisher = {P}, year = {1869}}\n"
+        "@software{tool, title = {Tool}, author = {Coder, Cody}, version = {1.2.3}, year = {2020}}\n",
+        encoding="utf-8",
+    )
+    run_cli("export", "refs.bib", "-f", "csl-json", "-o", "refs.json", cwd=tmp_path, check=True)
+    items = {i["id"]: i for i in json.loads((tmp_path / "refs.json").read_text(encoding="utf-8"))}
+    assert items["wp"]["translator"] == [{"family": "Garnett", "given": "Constance"}]
+    assert items["tool"]["version"] == "1.2.3"
+    papers = {p.key: p for p in read_source(tmp_path / "refs.json", "refs.json").papers}
+    assert papers["wp"].fields["translator"] == "Garnett, Constance" and papers["tool"].fields["version"] == "1.2.3"
