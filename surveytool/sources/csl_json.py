@@ -40,6 +40,7 @@ _TEXT_FIELDS = {
 }
 # Where exports put an arXiv id: a URL, a report number ("arXiv:2104.14830"), an archive location.
 _ARXIV_PLACES = ("URL", "number", "archive_location", "archive-location")
+_ROLES = ("author", "editor", "translator")
 # The genre of a master's thesis, as Zotero, export -f csl-json and other locales write it.
 _MASTERS = re.compile(r"\bmaster|\bm\.?\s?(?:a|sc|s|eng|phil)\b|mathesis", re.IGNORECASE)
 # An id that is a citation key rather than a URI or a database number: what BibTeX and \cite accept.
@@ -159,6 +160,9 @@ def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list
             papers.append(_item_to_paper(item, where))
             if (year := _year_month(item.get("issued"))[0]) and not _YEAR.fullmatch(year):
                 findings.append(_malformed_year(index, year, where))
+            findings += [
+                _not_names(index, role, where) for role in _ROLES if item.get(role) and not _listed(item[role])
+            ]
             if papers[-1].key and not usable_key(papers[-1].key):  # as a .bib's key is: "per%cent" stops \cite
                 findings.append(_unusable_key(papers[-1].key, where))
         except (AttributeError, TypeError, ValueError, IndexError, KeyError):
@@ -177,6 +181,15 @@ def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list
 def _unusable_key(key: str, where: SourceLocation) -> Finding:
     hint = "change its citation key to letters, digits and - _ : . / only"
     return Finding("unusable-key", Severity.ERROR, f"key '{key}' cannot be used in \\cite", where, hint, key)
+
+
+def _listed(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(person, dict) for person in value)
+
+
+def _not_names(index: int, role: str, where: SourceLocation) -> Finding:
+    message = f"item {index + 1}'s {role} is not a list of CSL names; what is not one is left out"  # "Smith, J."
+    return Finding("csl-item", Severity.WARNING, message, where, 'write it as [{"family": ..., "given": ...}]')
 
 
 def _malformed_year(index: int, year: str, where: SourceLocation) -> Finding:
@@ -249,7 +262,7 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
                 latex[ours] = "{" + rich.latex + "}"
     if "abstract" in fields:
         fields["abstract"] = rich_text(fields["abstract"]).text
-    for role in ("author", "editor", "translator"):
+    for role in _ROLES:
         names = [_name(p) for p in item.get(role) or [] if isinstance(p, dict)]
         names = [(text, tex) for text, tex in names if text]
         if names:

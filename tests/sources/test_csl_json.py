@@ -363,3 +363,19 @@ def test_translators_and_a_software_version_go_out_to_csl_json_and_come_back(tmp
     assert items["tool"]["version"] == "1.2.3"
     papers = {p.key: p for p in read_source(tmp_path / "refs.json", "refs.json").papers}
     assert papers["wp"].fields["translator"] == "Garnett, Constance" and papers["tool"].fields["version"] == "1.2.3"
+
+
+def test_names_not_written_as_a_list_of_csl_names_are_reported_not_dropped_in_silence():
+    items = [
+        {"id": "s", "title": "T", "author": "Smith, John"},
+        {"id": "o", "title": "T", "editor": {"family": "Doe"}},
+        {"id": "m", "title": "T", "author": [{"family": "Fine"}, "Smith, J."]},
+        {"id": "ok", "title": "T", "author": [], "editor": None},
+    ]
+    papers, findings = csl_to_papers(items, "x.json", "")
+    assert len(papers) == 4 and papers[2].fields["author"] == "Fine"
+    assert [f.message for f in findings] == [
+        "item 1's author is not a list of CSL names; what is not one is left out",
+        "item 2's editor is not a list of CSL names; what is not one is left out",
+        "item 3's author is not a list of CSL names; what is not one is left out",
+    ]
