@@ -22,6 +22,10 @@ _TYPES = {
     "book": "book",
     "thesis": "phdthesis",
     "report": "techreport",
+    "webpage": "online",
+    "post-weblog": "online",
+    "software": "software",
+    "dataset": "dataset",
 }
 _TEXT_FIELDS = {
     "abstract": "abstract",

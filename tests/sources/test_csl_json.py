@@ -379,3 +379,23 @@ def test_names_not_written_as_a_list_of_csl_names_are_reported_not_dropped_in_si
         "item 2's editor is not a list of CSL names; what is not one is left out",
         "item 3's author is not a list of CSL names; what is not one is left out",
     ]
+
+
+def test_a_web_page_software_and_a_dataset_keep_their_kind_for_biblatex(tmp_path):
+    # CSL's webpage, software and dataset were read as @misc: bib --dialect biblatex lost the kind of work that
+    # export -f csl-json wrote for @online, @software and @dataset (BibTeX's dialect still writes @misc).
+    (tmp_path / "refs.bib").write_text(
+        "@online{w, title = {A page}, author = {W, A}, url = {https://x.org}, date = {2021}}\n"
+        "@software{s, title = {A tool}, author = {S, A}, url = {https://github.com/x/y}, date = {2020}}\n"
+        "@dataset{d, title = {A dataset}, author = {D, A}, doi = {10.5281/zenodo.1}, date = {2019}}\n",
+        encoding="utf-8",
+    )
+    run_cli("export", "refs.bib", "-f", "csl-json", "-o", "refs.json", cwd=tmp_path, check=True)
+    papers = {p.key: p.entry_type for p in read_source(tmp_path / "refs.json", "refs.json").papers}
+    assert papers == {"w": "online", "s": "software", "d": "dataset"}
+    for dialect, kinds in (("biblatex", ("online", "software", "dataset")), ("bibtex", ("misc",) * 3)):
+        run_cli("bib", "refs.json", "-o", f"{dialect}.bib", "--dialect", dialect, "-q", cwd=tmp_path, check=True)
+        bib = (tmp_path / f"{dialect}.bib").read_text(encoding="utf-8")
+        assert sorted(line.split("{")[0] for line in bib.splitlines() if line.startswith("@")) == sorted(
+            f"@{k}" for k in kinds
+        )
