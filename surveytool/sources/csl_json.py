@@ -107,9 +107,9 @@ def _tags(item: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(parts))
 
 
-def _id_lines(text: str) -> dict[str, int]:
-    """Item id -> the line of its first "id" key, all found in one pass over the text."""
-    lines: dict[str, int] = {}
+def _id_lines(text: str) -> dict[str, list[int]]:
+    """Item id -> the lines of its "id" keys in order (an id given twice has two), all found in one pass."""
+    lines: dict[str, list[int]] = {}
     line, counted_to = 1, 0
     for match in _ID_KEY.finditer(text):
         try:
@@ -118,7 +118,7 @@ def _id_lines(text: str) -> dict[str, int]:
             continue
         line += text.count("\n", counted_to, match.start())
         counted_to = match.start()
-        lines.setdefault(item_id, line)
+        lines.setdefault(item_id, []).append(line)
     return lines
 
 
@@ -148,7 +148,8 @@ def csl_to_papers(data: Any, display: str, text: str) -> tuple[list[Paper], list
     id_lines = _id_lines(text)
     for index, item in enumerate(items):
         item_id = _scalar(item.get("id")) if isinstance(item, dict) else ""
-        where = SourceLocation(display, id_lines.get(item_id, 1))
+        lines = id_lines.get(item_id) or [1]
+        where = SourceLocation(display, lines.pop(0) if len(lines) > 1 else lines[0])  # a repeated id: its own line
         if not isinstance(item, dict) or not (_text(item.get("title")) or _text(item.get("DOI"))):
             findings.append(
                 Finding(

@@ -399,3 +399,11 @@ def test_a_web_page_software_and_a_dataset_keep_their_kind_for_biblatex(tmp_path
         assert sorted(line.split("{")[0] for line in bib.splitlines() if line.startswith("@")) == sorted(
             f"@{k}" for k in kinds
         )
+
+
+def test_an_item_whose_id_is_given_twice_is_placed_at_its_own_line():
+    # Every item of a repeated id was placed at the first one's line: the duplicate-key warning and the skipped
+    # item's warning pointed at the wrong item.
+    text = '[\n{"id": "k", "title": "First"},\n{"id": "k", "title": "Second"},\n{"id": "k"}\n]'
+    papers, findings = csl_to_papers(json.loads(text), "x.json", text)
+    assert [p.sources[0].line for p in papers] == [2, 3] and [f.location.line for f in findings] == [4]
