@@ -134,7 +134,7 @@ def repeated_field_findings(paper: Paper, names: Sequence[str]) -> dict[str, Fin
         where = SourceLocation(start.path, line_in(paper.raw, spans[1].start, start.line)) if len(spans) > 1 else start
         message = (
             f"entry '{paper.key}' has the field '{name}' again: BibTeX reads its first value and ignores the "
-            "others, and so does surveytool (the .bib surveytool writes has the first; your file keeps both)"
+            "others, and so does surveytool (the .bib surveytool writes has the first; your file keeps every one)"
         )
         hint = "delete the value you do not mean"
         found[name] = Finding("duplicate-field", Severity.ERROR, message, where, hint, paper.key)

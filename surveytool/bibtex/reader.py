@@ -126,7 +126,8 @@ def _read_chunk(
                 findings.extend(repeats.values())
                 for name, value in dropped:
                     ignored = _dangerous_fields(replace(paper, latex_fields=frozen_mapping({name: value})), strings)
-                    findings.extend(replace(f, location=repeats[name].location) for f in ignored)
+                    hint = "delete this value: BibTeX ignores it, the .bib surveytool writes leaves it out, another reader may take it"
+                    findings.extend(replace(f, location=repeats[name].location, hint=hint) for f in ignored)
             findings.extend(syntax_findings(paper, suspects) if suspects else ())
             findings.extend(key_findings(block.key, paper.raw, where))
         elif isinstance(block, model.String):

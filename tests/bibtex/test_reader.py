@@ -69,6 +69,8 @@ def test_a_field_named_twice_keeps_its_entry_and_its_first_value_as_bibtex_does(
         ("duplicate-field", 9, "cased"),
         ("duplicate-field", 10, "cased"),
     ]
+    dangerous = next(f for f in document.findings if f.check == "dangerous-macro")
+    assert dangerous.hint.startswith("delete this value: BibTeX ignores it, the .bib surveytool writes leaves it out")
     written = render_bibliography(list(document.papers), document.blocks)
     assert "@misc{twice," in written and "title = {One}" in written and "Two" not in written
     assert "input" not in written
