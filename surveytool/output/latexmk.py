@@ -150,7 +150,7 @@ def _stopped_with(process: subprocess.Popen[str]) -> Iterator[None]:
         raise SystemExit(128 + signum)
 
     if threading.current_thread() is threading.main_thread():  # only the main thread may handle signals
-        for number in (signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)):
+        for number in dict.fromkeys((signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM))):  # no SIGHUP: once
             previous[number] = signal.signal(number, stop)
     try:
         yield
