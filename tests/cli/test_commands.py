@@ -252,7 +252,9 @@ def test_odd_csl_json_items_are_skipped_with_a_finding_and_bare_id_urls_are_read
     entries = {e["key"]: e for e in json.loads(result.stdout)}
     assert entries["b"]["title"] == "Listed Title Of A Paper" and entries["b"]["year"] == "2019"
     assert entries["c"]["authors"] == ["Ng"] and entries["c"]["year"] == "2021"
-    assert entries["a"]["title"] == "Fine Paper Title Here" and entries["a"]["year"] is None  # odd fields ignored
+    # A date as an EDTF text is CSL-JSON 1.0.2's own; an author that is no list of names is left out, and said so.
+    assert entries["a"]["title"] == "Fine Paper Title Here" and entries["a"]["year"] == "2020"
+    assert entries["a"]["authors"] == [] and "item 1's author is not a list of CSL names" in result.stderr
     assert "warning [csl-item] item 4 has no title or DOI; skipped" in result.stderr
     (tmp_path / "ids.txt").write_text("arxiv.org/abs/2104.14830\ndoi.org/10.1145/3320060\n")
     entries = json.loads(run_cli("parse", "ids.txt", "--json", cwd=tmp_path, check=True).stdout)
