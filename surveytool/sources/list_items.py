@@ -9,20 +9,23 @@ the rest of the item before it joins that item (and is reported).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 # A list item's number: "1.", "2)", "(3)", "[4]" and a space; or alone on its line (an empty item, or its
 # text on the next line), so that the number is never read as text of the item before it. Chinese and Japanese
-# pages write "1、", "２．", "３）" or "（4）", with no space after it.
+# pages write "1、", "２．", "３）" or "（4）", with no space after it; word processors a circled number ("①", "❷").
 _ITEM_NUMBER = re.compile(
-    r"^(?:(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])(?:\s+(?=\S)|\s*$)|(?:(\d{1,4})[、．）]|（(\d{1,4})）)\s*)"
+    r"^(?:(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])(?:\s+(?=\S)|\s*$)|(?:(\d{1,4})[、．）]|（(\d{1,4})）)\s*"
+    r"|([\u2460-\u2473\u2776-\u2793])\s*)"
 )
+# Bullets no prose writes between words: a PDF's text layer may run several items of them into one line. Word
+# processors and slides also write arrowheads, diamonds, ticks and a bullet operator.
+_ONLY_BULLETS = "•◦▪▫‣●○■□►▸▹▶➤➢➣➔➜◆◇♦❖✓✔✗✘∙⁃★☆⦿⦾"
 # A bullet as word processors, web pages and Markdown write it, followed by a space or alone on its line.
-_BULLET = re.compile(r"^([•◦▪▫‣●○■□·*+\-–—])(?:\s+(?=\S)|\s*$)")
-# Bullets that prose also starts a wrapped line with, as a dash.
-_DASHES = ("-", "–", "—")
-# Bullets no prose writes between words: a PDF's text layer may run several items of them into one line.
-_ONLY_BULLETS = "•◦▪▫‣●○■□"
+_BULLET = re.compile(rf"^([{_ONLY_BULLETS}·*+→⇒\-–—−‐])(?:\s+(?=\S)|\s*$)")
+# Bullets that prose also starts a wrapped line with, as a dash (a minus sign and a Unicode hyphen too).
+_DASHES = ("-", "–", "—", "−", "‐")
 # How many lines further an abstract's own enumeration is looked for: each line is looked at once per item, so a
 # paragraph of thousands of numbered lines would take their square.
 _AHEAD = 40
@@ -95,13 +98,16 @@ def is_page_furniture(line: str) -> bool:
 
 def _item_number(line: str) -> int | None:
     match = _ITEM_NUMBER.match(line)
-    return int(next(g for g in match.groups() if g)) if match else None
+    if match is None:
+        return None
+    number = next(g for g in match.groups() if g)
+    return int(number) if number.isdecimal() else int(unicodedata.numeric(number))
 
 
 def _number_style(line: str) -> str:
     """How a line's item number is written: "1." and "(1)" are "." and "()"."""
     match = _ITEM_NUMBER.match(line)
-    return re.sub(r"\d+|\s", "", match.group()) if match else ""
+    return re.sub(r"[\d\u2460-\u2473\u2776-\u2793]+|\s", "", match.group()) if match else ""
 
 
 def _bullet(line: str) -> str | None:
