@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from surveytool.sources.list_items import ItemSplitter, is_page_furniture, reads_as_title
-from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted
+from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark
 
 # "Related papers: <title>", "相关论文: <title>", "Related Papers - <title>", any casing; a colon (ASCII or
 # full-width) or a dash (hyphen, en or em dash) between them. Or worded: "Papers related to <title>",
@@ -123,7 +123,7 @@ def header_title(line: str, inside_paragraph: bool = False, next_line: str = "")
 
 def parse_paper_list(text: str) -> PaperList:
     """Split a related-paper list into its anchor title and paragraphs."""
-    lines = [clean_pasted(line, keep_final_soft_hyphen=True) for line in split_lines(text)]
+    lines = _without_cut_marks([clean_pasted(line, keep_final_soft_hyphen=True) for line in split_lines(text)])
     anchor_title: str | None = None
     anchor_line = 0
     start = 0
@@ -175,6 +175,19 @@ def parse_paper_list(text: str) -> PaperList:
         tuple((line, item.line) for item in splitter.items for line in item.joined),
         tuple(inner_numbers),
     )
+
+
+def _without_cut_marks(lines: list[str]) -> list[str]:
+    """The lines with a web page's "Show more" or "[…]" after a cut snippet read as the ellipsis it means: kept, it
+    was the snippet's last words, and the snippet was not seen as cut. A line of only the mark cuts the line before
+    it and is then blank, which ends the snippet."""
+    cleaned: list[str] = []
+    for line in lines:
+        stripped = strip_cut_mark(line) if line.strip() else line
+        if line.strip() and not stripped and cleaned and cleaned[-1].strip():
+            cleaned[-1] = strip_cut_mark(cleaned[-1].rstrip() + " Show more")
+        cleaned.append(stripped)
+    return cleaned
 
 
 def _paragraphs(lines: list[tuple[str, int]], first_line: int) -> list[Paragraph]:

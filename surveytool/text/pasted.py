@@ -30,3 +30,22 @@ def clean_pasted(line: str, keep_final_soft_hyphen: bool = False) -> str:
     line = _NO_BREAK_SPACES.sub(" ", line)
     line = _LIGATURES.sub(lambda match: unicodedata.normalize("NFKC", match.group()), line)
     return line.rstrip() + end if end else line
+
+
+# What a web page writes after an abstract it shows cut: "Show more", "Read more »", "… more", "[…]". Without an
+# ellipsis before it only as the page's capitalised label, never words an abstract may stop on ("we read more").
+# Each alternative starts with a character, not a space: a search from every space of a long blank run is quadratic.
+_CUT_MARK = re.compile(
+    r"(?:(?:…|\.\.\.)\s*(?i:(?:show|read|see|view)\s+(?:more|all|full\s+abstract)|expand|\(?more\)?)"
+    r"|(?<!\w)(?:(?:Show|Read|See|View)\s+(?:more|all|full\s+abstract)|Expand(?:\s+abstract)?)"
+    r"|[\[(](?:…|\.\.\.)[\])])\s*[»›>▼▾↓⌄]?$"
+)
+
+
+def strip_cut_mark(line: str) -> str:
+    """``line`` with a web page's cut mark at its end written as an ellipsis ("" for a line of only the mark)."""
+    match = _CUT_MARK.search(line)
+    if match is None:
+        return line
+    head = line[: match.start()].rstrip()
+    return head if not head or head.endswith(("…", "...")) else head + "…"

@@ -36,3 +36,24 @@ def test_circled_numbers_start_one_paper_each(tmp_path):
     text = HEADER + "".join(f"{number}{item}\n" for number, item in zip("❶❷❸", (GPIPE, MEGATRON, ZERO), strict=True))
     snippets, _ = _read(tmp_path, text)
     assert snippets == list(zip((2, 4, 6), ONE_LINE, strict=True))
+
+
+def test_a_web_pages_show_more_or_read_more_is_the_cut_it_marks_not_the_snippets_last_words(tmp_path):
+    # "Show more" stayed the snippet's last words (in the .bib's abstract and the chapter's comment), the snippet
+    # was not seen as cut, "… Read more" was reported as two snippets glued together, and a list of one cut snippet
+    # per line, each with its "Read more", was read as one paragraph.
+    gpipe, megatron, zero = (text.rstrip(".") for text in ONE_LINE)
+    text = HEADER + f"\n{gpipe} Show more\n\n{megatron}… Read more »\n\n{zero}\nShow more\n"
+    snippets, findings = _read(tmp_path, text)
+    assert snippets == [(3, gpipe + "…"), (5, megatron + "…"), (7, zero + "…")]
+    assert findings == []
+    text = HEADER + f"{gpipe}... more\n{megatron} […]\n{zero} Read more\n"
+    snippets, findings = _read(tmp_path, text)
+    assert snippets == [(2, gpipe + "…"), (3, megatron + "…"), (4, zero + "…")]
+    assert findings == []
+
+
+def test_words_an_abstract_may_stop_on_are_not_a_cut_mark(tmp_path):
+    text = HEADER + "\nStudents who read more\nlearn more.\n\nWe show more results…\n"
+    snippets, _ = _read(tmp_path, text)
+    assert snippets == [(3, "Students who read more learn more."), (6, "We show more results…")]
