@@ -135,7 +135,8 @@ class ItemSplitter:
         """A new list (a header) begins: its numbering and bullets are its own."""
         self._number = self._bullet = None
 
-    def add_block(self, block: list[Line]) -> None:
+    def add_block(self, block: list[Line], after_page_break: bool = False) -> None:
+        """Cut ``block`` into items; ``after_page_break``: a page number or running header came before it."""
         first = block[0][0]
         number, bullet = _item_number(first), _bullet(first)
         # Numbering that runs on from an earlier paragraph goes on only as the list writes it: "(3)" at a line
@@ -158,7 +159,7 @@ class ItemSplitter:
                 current = Item([(rest, line)] if rest else [], line, marked=True)
                 self.items.append(current)
             elif current is None:
-                current = self._continued(text, line)
+                current = self._continued(text, line, after_page_break)
                 if current is None:
                     current = Item([], line, marked=False)
                     self.items.append(current)
@@ -229,20 +230,27 @@ class ItemSplitter:
             return False
         return not any(last < (_item_number(later_text) or 0) < number for later_text, _ in later)
 
-    def _continued(self, text: str, line: int) -> Item | None:
+    def _continued(self, text: str, line: int, after_page_break: bool = False) -> Item | None:
         """The item before, taking the paragraph that starts with ``text`` as its rest when it can only be that."""
-        last = self._rest_of(text)
+        last = self._rest_of(text, after_page_break)
         if last is not None:
             last.joined.append(line)
         return last
 
-    def _rest_of(self, text: str) -> Item | None:
+    def _rest_of(self, text: str, after_page_break: bool = False) -> Item | None:
         """The numbered or bulleted item before, when a paragraph without a marker can only be its rest: the item
         stops mid-sentence and the paragraph goes on with a word in lower case (not a link, a DOI or an id)."""
         last = self.items[-1] if self.items else None
         # One page break per item: a second paragraph that goes on is a paper of a list mixing marked and unmarked
         # items. An item that is a title ("2. Whale: Efficient Giant Model Training over Heterogeneous GPUs") is whole.
-        if last is None or not last.marked or not last.lines or last.joined or not _GOES_ON.match(text):
+        # In a list of paragraphs only a page number or running header between them tells a page break.
+        if (
+            last is None
+            or not (last.marked or after_page_break)
+            or not last.lines
+            or last.joined
+            or not _GOES_ON.match(text)
+        ):
             return None
         before = last.lines[-1][0]
         if " " not in before or _FINISHED.search(before) or _whole_title(" ".join(t for t, _ in last.lines)):

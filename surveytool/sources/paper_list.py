@@ -142,6 +142,7 @@ def parse_paper_list(text: str) -> PaperList:
     pages: list[int] = []
     inner_numbers: list[int] = []
     block: list[tuple[str, int]] = []
+    end = 0  # the last line of the paragraph before
     for index in range(start, len(lines) + 1):
         line = lines[index].strip() if index < len(lines) else ""
         following = lines[index + 1] if index + 1 < len(lines) else ""
@@ -154,8 +155,8 @@ def parse_paper_list(text: str) -> PaperList:
             block.append((line, index + 1))
         else:
             if block:
-                splitter.add_block(block)
-                block = []
+                splitter.add_block(block, _page_between(pages, end, block[0][1]))
+                block, end = [], block[-1][1]
             if title is not None:  # another list pasted below: its header names its anchor paper, never a snippet
                 splitter.restart()
                 if title:
@@ -175,6 +176,14 @@ def parse_paper_list(text: str) -> PaperList:
         tuple((line, item.line) for item in splitter.items for line in item.joined),
         tuple(inner_numbers),
     )
+
+
+def _page_between(pages: list[int], after: int, before: int) -> bool:
+    """Whether a page number or running header was left out between lines ``after`` and ``before``."""
+    for line in reversed(pages):
+        if line < before:
+            return line > after
+    return False
 
 
 def _without_cut_marks(lines: list[str]) -> list[str]:

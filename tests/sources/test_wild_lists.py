@@ -57,3 +57,25 @@ def test_words_an_abstract_may_stop_on_are_not_a_cut_mark(tmp_path):
     text = HEADER + "\nStudents who read more\nlearn more.\n\nWe show more results…\n"
     snippets, _ = _read(tmp_path, text)
     assert snippets == [(3, "Students who read more learn more."), (6, "We show more results…")]
+
+
+def test_a_snippet_cut_by_a_page_break_in_a_list_of_paragraphs_is_one_paper(tmp_path):
+    # Only numbered and bulleted items took their rest after a page break: in a list of paragraphs the rest of the
+    # abstract became a placeholder of its own ("anon-their-...") and the paper was read from half its snippet.
+    text = HEADER + f"\n{GPIPE}\n\nEmbedding models have been an effective paradigm. However, one open issue is that\n"
+    text += "\n12\n\nRelated work survey — page 2\n\ntheir representations result in large parameter spaces.\n\n"
+    text += f"{ZERO}\n"
+    snippets, findings = _read(tmp_path, text)
+    assert snippets == [
+        (3, ONE_LINE[0]),
+        (
+            6,
+            "Embedding models have been an effective paradigm. However, one open issue is that their representations "
+            "result in large parameter spaces.",
+        ),
+        (14, ONE_LINE[2]),
+    ]
+    assert ("joined-paragraphs", 12) in findings
+    # With no page number or header between them, two paragraphs are two papers, as before.
+    snippets, _ = _read(tmp_path, text.replace("\n12\n\nRelated work survey — page 2\n", ""))
+    assert len(snippets) == 4
