@@ -200,6 +200,7 @@ class ItemSplitter:
             and (
                 (number == self._number + 1 and not self._enumerated(number, text, item, later))
                 or self._skipped_to(number, text, item, later)
+                or self._restarted(number, text, item)
             )
             and (not self._carried or _number_style(text) == self._style)
         ):
@@ -229,6 +230,16 @@ class ItemSplitter:
         if _number_style(text) != self._style:
             return False
         return not any(last < (_item_number(later_text) or 0) < number for later_text, _ in later)
+
+    def _restarted(self, number: int, text: str, item: list[Line]) -> bool:
+        """A second numbered list pasted below the first with no header or blank line: "1." again after two items or
+        more, written as the list writes its numbers, after an item that ends as an item does, and starting a sentence
+        (an abstract's own "1. a schedule;" goes on after a colon, in lower case)."""
+        last = self._number
+        if number != 1 or last is None or last < 2 or not (item and _ENDS_ITEM.search(item[-1][0])):
+            return False
+        match = _ITEM_NUMBER.match(text)
+        return match is not None and _number_style(text) == self._style and text[match.end() :][:1].isupper()
 
     def _continued(self, text: str, line: int, after_page_break: bool = False) -> Item | None:
         """The item before, taking the paragraph that starts with ``text`` as its rest when it can only be that."""

@@ -79,3 +79,16 @@ def test_a_snippet_cut_by_a_page_break_in_a_list_of_paragraphs_is_one_paper(tmp_
     # With no page number or header between them, two paragraphs are two papers, as before.
     snippets, _ = _read(tmp_path, text.replace("\n12\n\nRelated work survey — page 2\n", ""))
     assert len(snippets) == 4
+
+
+def test_a_numbered_list_pasted_below_another_with_no_blank_line_restarts_at_one(tmp_path):
+    # "1." again was taken for the text of the item before: the second list's papers were glued into the
+    # first list's last placeholder, with no warning.
+    text = HEADER + f"1. {GPIPE}\n2. {MEGATRON}\n1. {ZERO}\n2. Switch routes each token to one expert.\n"
+    snippets, findings = _read(tmp_path, text)
+    assert [line for line, _ in snippets] == [2, 4, 6, 8]
+    assert findings == []
+    # An abstract's own enumeration, after a colon and in lower case, is no restart.
+    text = HEADER + f"1. {GPIPE}\n2. We make two contributions:\n1. a schedule;\n2. a policy.\n3. {ZERO}\n"
+    snippets, _ = _read(tmp_path, text)
+    assert [line for line, _ in snippets] == [2, 4, 7]
