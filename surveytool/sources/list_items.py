@@ -225,9 +225,14 @@ class ItemSplitter:
         as the list writes its numbers: "3)" after "1." is an abstract's enumeration, and so is a number whose
         skipped-over items come later in the paragraph ("Smith et al." / "3. Results ..." / "2. ...")."""
         last = self._number
-        if last is None or not last + 1 < number <= last + _SKIPPED or not (item and _ENDS_ITEM.search(item[-1][0])):
+        if last is None or not last + 1 < number or not (item and _ENDS_ITEM.search(item[-1][0])):
             return False
         if _number_style(text) != self._style:
+            return False
+        # Further ahead only when the list goes on from there ("12." then "13."): many papers taken out.
+        if number > last + _SKIPPED and not any(
+            _item_number(t) == number + 1 and _number_style(t) == self._style for t, _ in later
+        ):
             return False
         return not any(last < (_item_number(later_text) or 0) < number for later_text, _ in later)
 

@@ -92,3 +92,14 @@ def test_a_numbered_list_pasted_below_another_with_no_blank_line_restarts_at_one
     text = HEADER + f"1. {GPIPE}\n2. We make two contributions:\n1. a schedule;\n2. a policy.\n3. {ZERO}\n"
     snippets, _ = _read(tmp_path, text)
     assert [line for line, _ in snippets] == [2, 4, 7]
+
+
+def test_numbers_skipped_far_ahead_start_papers_when_the_list_goes_on_from_there(tmp_path):
+    # The author took items 3 to 11 out: "12." was more than 5 ahead, so 12, 13 and 14 were glued to item 2.
+    text = HEADER + f"1. {GPIPE}\n2. {MEGATRON}\n12. {ZERO}\n13. Switch routes each token to one expert.\n"
+    snippets, _ = _read(tmp_path, text)
+    assert [line for line, _ in snippets] == [2, 4, 6, 8]
+    # A lone far number, with nothing after it, stays the text of the item before.
+    text = HEADER + f"1. {GPIPE}\n2. {MEGATRON}\n40. {ZERO}\n"
+    snippets, _ = _read(tmp_path, text)
+    assert [line for line, _ in snippets] == [2, 4]
