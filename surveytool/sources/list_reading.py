@@ -18,14 +18,7 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
     findings: list[Finding] = []
     anchors = [(document.anchor_title, document.anchor_line)] if document.anchor_title else []
     for title, line in [*anchors, *document.later_anchors]:
-        papers.append(
-            Paper(
-                origin=Origin.ANCHOR,
-                sources=(SourceLocation(display, line),),
-                fields=frozen_mapping({"title": strip_ellipsis(title)}),
-                truncated=is_truncated(title),
-            )
-        )
+        papers.append(_anchor(title, SourceLocation(display, line)))
     if not document.anchor_title:
         findings.append(
             Finding(
@@ -72,6 +65,16 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
             )
         )
     return papers, findings
+
+
+def _anchor(title: str, where: SourceLocation) -> Paper:
+    """The anchor paper a header names: by its DOI or arXiv id when it gives one (as an item that is only an id is
+    read), else by its title."""
+    identifier = parse_identifier(title)
+    if identifier is not None:
+        return Paper(origin=Origin.IDENTIFIER, sources=(where,), fields=frozen_mapping(identifier.fields()))
+    fields = {"title": strip_ellipsis(title)}
+    return Paper(origin=Origin.ANCHOR, sources=(where,), fields=frozen_mapping(fields), truncated=is_truncated(title))
 
 
 def _layout_findings(document: PaperList, display: str) -> list[Finding]:

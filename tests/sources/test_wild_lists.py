@@ -103,3 +103,21 @@ def test_numbers_skipped_far_ahead_start_papers_when_the_list_goes_on_from_there
     text = HEADER + f"1. {GPIPE}\n2. {MEGATRON}\n40. {ZERO}\n"
     snippets, _ = _read(tmp_path, text)
     assert [line for line, _ in snippets] == [2, 4]
+
+
+def _anchor_fields(tmp_path, header):
+    path = tmp_path / "anchor.txt"
+    path.write_text(f"{header}\n\nA snippet about pipelines…\n", encoding="utf-8")
+    first = read_source(path, "anchor.txt").papers[0]
+    return first.origin.value, dict(first.fields)
+
+
+def test_a_header_that_names_its_anchor_by_doi_or_arxiv_id_gives_that_id(tmp_path):
+    # The id was taken for a title: a placeholder 'anon-arxiv200616668-...' titled 'arXiv:2006.16668', never
+    # resolved by its id, though an item of the list that is only an id is read as one.
+    assert _anchor_fields(tmp_path, "Related papers: arXiv:2006.16668") == (
+        "identifier",
+        {"eprint": "2006.16668", "archiveprefix": "arXiv"},
+    )
+    origin, fields = _anchor_fields(tmp_path, "Related papers: https://doi.org/10.1145/3320060")
+    assert (origin, fields["doi"]) == ("identifier", "10.1145/3320060")
