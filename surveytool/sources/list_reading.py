@@ -67,13 +67,29 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
     return papers, findings
 
 
+# A header's Markdown link ("[Title](https://arxiv.org/abs/...)"), and a year after its title ("Title (2020)").
+_MARKDOWN_LINK = re.compile(r"^\[(?P<text>[^\]]+)\]\((?P<target>[^()\s]+)\)$")
+# Each alternative starts with a character, not a space: a search from every space of a long blank run is quadratic.
+_TRAILING_YEAR = re.compile(r"(?:[(\[]\s*(?P<year>(?:19|20)\d\d)\s*[)\]]|,\s*(?P<bare>(?:19|20)\d\d))$")
+
+
 def _anchor(title: str, where: SourceLocation) -> Paper:
     """The anchor paper a header names: by its DOI or arXiv id when it gives one (as an item that is only an id is
-    read), else by its title."""
+    read), else by its title, without the link around it or the year after it, which no catalog title holds."""
+    fields: dict[str, str] = {}
+    link = _MARKDOWN_LINK.match(title.strip())
+    if link is not None:
+        title = link.group("text")
+        found = parse_identifier(link.group("target"))
+        fields.update(found.fields() if found is not None else {})
     identifier = parse_identifier(title)
     if identifier is not None:
         return Paper(origin=Origin.IDENTIFIER, sources=(where,), fields=frozen_mapping(identifier.fields()))
-    fields = {"title": strip_ellipsis(title)}
+    year = _TRAILING_YEAR.search(title)
+    if year is not None and not is_truncated(title):
+        title = title[: year.start()].rstrip()
+        fields["year"] = year.group("year") or year.group("bare")
+    fields["title"] = strip_ellipsis(title)
     return Paper(origin=Origin.ANCHOR, sources=(where,), fields=frozen_mapping(fields), truncated=is_truncated(title))
 
 

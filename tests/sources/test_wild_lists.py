@@ -121,3 +121,18 @@ def test_a_header_that_names_its_anchor_by_doi_or_arxiv_id_gives_that_id(tmp_pat
     )
     origin, fields = _anchor_fields(tmp_path, "Related papers: https://doi.org/10.1145/3320060")
     assert (origin, fields["doi"]) == ("identifier", "10.1145/3320060")
+
+
+def test_a_headers_markdown_link_or_year_after_the_title_is_not_part_of_the_title(tmp_path):
+    # "Title (2020)" and "[Title](link)" were the anchor's title as written, which no catalog title equals: the
+    # anchor paper stayed a placeholder.
+    title = "GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding"
+    assert _anchor_fields(tmp_path, f"Related papers: {title} (2020)") == ("anchor", {"title": title, "year": "2020"})
+    assert _anchor_fields(tmp_path, f"## Related papers: [{title}](https://arxiv.org/abs/2006.16668)") == (
+        "anchor",
+        {"title": title, "eprint": "2006.16668", "archiveprefix": "arXiv"},
+    )
+    assert _anchor_fields(tmp_path, "Related papers: The 2020 Survey, 2021 Edition") == (
+        "anchor",
+        {"title": "The 2020 Survey, 2021 Edition"},
+    )
