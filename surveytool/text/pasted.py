@@ -49,3 +49,19 @@ def strip_cut_mark(line: str) -> str:
         return line
     head = line[: match.start()].rstrip()
     return head if not head or head.endswith(("…", "...")) else head + "…"
+
+
+def rejoin_split_words(words: list[str], known: frozenset[str]) -> list[str]:
+    """``words`` with each pair a line-end hyphen split ("par-\nadigm", kept as "par-adigm": two words once
+    normalized) joined again where ``known``, the other text's words, has the whole word and not both halves."""
+    out: list[str] = []
+    index = 0
+    while index < len(words):
+        pair = words[index : index + 2]
+        if len(pair) == 2 and pair[0] + pair[1] in known and not (pair[0] in known and pair[1] in known):
+            out.append(pair[0] + pair[1])
+            index += 2
+        else:
+            out.append(words[index])
+            index += 1
+    return out

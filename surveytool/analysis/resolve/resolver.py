@@ -19,6 +19,7 @@ from surveytool.analysis.key_authors import names_with_corporate
 from surveytool.analysis.merge import identities
 from surveytool.model import Finding, Origin, Paper, Resolution, Severity, frozen_mapping
 from surveytool.text.normalize import abstract_similarity, normalize, shingles, strip_truncation
+from surveytool.text.pasted import rejoin_split_words
 
 #: A candidate at or above this score is accepted (if it is the only one).
 ACCEPT = 0.85
@@ -216,6 +217,7 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
     if query.abstract and found.abstract:
         asked_words = normalize(strip_truncation(query.abstract)).split()
         known_words = normalize(strip_truncation(found.abstract)).split()
+        asked_words = rejoin_split_words(asked_words, frozenset(known_words))
         abstract_score = abstract_similarity(asked_words, known_words)
         # The comparison covers only the shorter text: a found abstract that is a mere opening of the
         # snippet, or that comes without authors or year, needs a confirming author or year.
