@@ -162,8 +162,9 @@ def parse_paper_list(text: str) -> PaperList:
                 if title:
                     later.append((title, index + 1))
     paragraphs: list[Paragraph] = []
+    vocabulary = frozenset(_WORD.findall("\n".join(lines).lower()))
     for item in splitter.items:
-        paragraphs.extend(_paragraphs(item.lines, item.line))
+        paragraphs.extend(_paragraphs(item.lines, item.line, vocabulary))
     suspects = tuple(p.line for p in paragraphs if _looks_like_several(p.text))
     return PaperList(
         anchor_title,
@@ -199,7 +200,7 @@ def _without_cut_marks(lines: list[str]) -> list[str]:
     return cleaned
 
 
-def _paragraphs(lines: list[tuple[str, int]], first_line: int) -> list[Paragraph]:
+def _paragraphs(lines: list[tuple[str, int]], first_line: int, vocabulary: frozenset[str]) -> list[Paragraph]:
     """One paragraph from an item's lines; or one per line when every line is a cut-off snippet or a title.
 
     Some lists put one snippet per line with no blank line between: a wrapped
@@ -211,18 +212,27 @@ def _paragraphs(lines: list[tuple[str, int]], first_line: int) -> list[Paragraph
     if len(lines) > 1 and (all(map(is_truncated, texts)) or all(map(reads_as_title, texts))):
         lines = [(lines[0][0], first_line), *lines[1:]]
         return [Paragraph(clean_pasted(text), line, is_truncated(text)) for text, line in lines]
-    joined = clean_pasted(_join_wrapped(texts))
+    joined = clean_pasted(_join_wrapped(texts, vocabulary))
     return [Paragraph(joined, first_line, is_truncated(joined))]
 
 
-def _join_wrapped(lines: list[str]) -> str:
-    """Re-join a hard-wrapped paragraph; a hyphen at a line end joins without a space."""
+# A word's letters; the letters before a line-end hyphen, and after it at the next line's start.
+_WORD = re.compile(r"[^\W\d_]+")
+_HEAD = re.compile(r"[^\W\d_]+(?=-$)")
+
+
+def _join_wrapped(lines: list[str], vocabulary: frozenset[str] = frozenset()) -> str:
+    """Re-join a hard-wrapped paragraph; a hyphen at a line end joins without a space, and goes when the list
+    writes the word whole elsewhere ("par-" "adigm" where it has "paradigm": the PDF hyphenated it to break the
+    line); else it stays ("data-" "parallel"), as a compound's hyphen would."""
     text = lines[0]
     for line in lines[1:]:
         if text.endswith(SOFT_HYPHEN):  # a word the PDF hyphenated only to break the line
             text = text[:-1] + line
         elif text.endswith("-") and not text.endswith(" -") and line[:1].islower():
-            text += line
+            head, tail = _HEAD.search(text[-80:]), _WORD.match(line)  # the end only: a search of all is quadratic
+            whole = head is not None and tail is not None and (head.group() + tail.group()).lower() in vocabulary
+            text = (text[:-1] if whole else text) + line
         else:
             text += " " + line
     return text

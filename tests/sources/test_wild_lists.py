@@ -136,3 +136,11 @@ def test_a_headers_markdown_link_or_year_after_the_title_is_not_part_of_the_titl
         "anchor",
         {"title": "The 2020 Survey, 2021 Edition"},
     )
+
+
+def test_a_line_end_hyphen_goes_when_the_list_writes_the_word_whole_elsewhere(tmp_path):
+    # "We obs-" / "erve" was kept as "obs-erve" (in the .bib's abstract, the chapter's comment and each comparison),
+    # though the list writes "observe" in another snippet: the PDF hyphenated it only to break the line.
+    text = HEADER + "\nWe obs-\nerve that data-\nparallel training stalls…\n\nWe observe the same.\n"
+    snippets, _ = _read(tmp_path, text)
+    assert snippets[0] == (3, "We observe that data-parallel training stalls…")
