@@ -19,7 +19,17 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
     anchors = [(document.anchor_title, document.anchor_line)] if document.anchor_title else []
     for title, line in [*anchors, *document.later_anchors]:
         papers.append(_anchor(title, SourceLocation(display, line)))
-    if not document.anchor_title:
+    if not document.anchor_title and document.anchor_line:  # "Related papers:" and nothing after it
+        findings.append(
+            Finding(
+                "list-header",
+                Severity.INFO,
+                "the header names no anchor paper; no anchor entry made",
+                SourceLocation(display, document.anchor_line),
+                "write the anchor paper's title after the colon if there is one",
+            )
+        )
+    elif not document.anchor_title:
         findings.append(
             Finding(
                 "list-header",

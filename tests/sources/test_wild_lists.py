@@ -144,3 +144,13 @@ def test_a_line_end_hyphen_goes_when_the_list_writes_the_word_whole_elsewhere(tm
     text = HEADER + "\nWe obs-\nerve that data-\nparallel training stalls…\n\nWe observe the same.\n"
     snippets, _ = _read(tmp_path, text)
     assert snippets[0] == (3, "We observe that data-parallel training stalls…")
+
+
+def test_a_header_with_no_title_is_told_as_such_not_as_a_missing_header(tmp_path):
+    # "Related papers:" alone was reported as "no 'Related papers: <title>' header", and the hint said to add one.
+    snippets, findings = _read(tmp_path, "\n\nRelated papers:\n\nA snippet about pipelines…\n")
+    assert snippets == [(5, "A snippet about pipelines…")]
+    path = tmp_path / "list.txt"
+    (finding,) = read_source(path, "list.txt").findings
+    assert (finding.check, finding.location.line) == ("list-header", 3)
+    assert "names no anchor paper" in finding.message and "after the colon" in finding.hint
