@@ -126,6 +126,8 @@ class ItemSplitter:
 
     def __init__(self) -> None:
         self.items: list[Item] = []
+        # Lines that start as the list's next item would ("7. We ...") with a number out of its sequence: text.
+        self.unread_numbers: list[tuple[int, int]] = []  # (line, the number expected there)
         self._number: int | None = None  # the last number of a running numbered list
         self._bullet: str | None = None
         self._style = ""  # how the running numbered list writes its numbers
@@ -165,7 +167,21 @@ class ItemSplitter:
                     self.items.append(current)
                 current.lines.append((text, line))
             else:
+                if self._out_of_sequence(text, current.lines):
+                    self.unread_numbers.append((line, (self._number or 0) + 1))
                 current.lines.append((text, line))
+
+    def _out_of_sequence(self, text: str, item: list[Line]) -> bool:
+        """A line read as text that looks like the list's next item: a number written as the list writes them, a
+        sentence starting after it, and the item before ending as an item does ("2." twice, a countdown)."""
+        match = _ITEM_NUMBER.match(text) if self._number is not None else None
+        return (
+            match is not None
+            and _number_style(text) == self._style
+            and text[match.end() :][:1].isupper()
+            and bool(item)
+            and bool(_ENDS_ITEM.search(item[-1][0]))
+        )
 
     def _run_together(self, block: list[Line]) -> list[Line]:
         """The block's lines, each cut where a bullet of the list's own follows a finished item or a whole title on

@@ -117,6 +117,17 @@ def _layout_findings(document: PaperList, display: str) -> list[Finding]:
     ]
     findings.extend(
         Finding(
+            "glued-snippets",
+            Severity.WARNING,
+            f"this line starts like a paper of the list, but its number is out of sequence ({expected} was next); "
+            "read as text of the item before",
+            SourceLocation(display, line),
+            "number the list in sequence, or put a blank line before this line if it starts a paper",
+        )
+        for line, expected in document.unread_numbers
+    )
+    findings.extend(
+        Finding(
             "empty-item",
             Severity.WARNING,
             "this item has no text after its number or bullet; skipped",

@@ -52,6 +52,8 @@ class PaperList:
     joined_lines: tuple[tuple[int, int], ...] = ()
     # Of ``page_lines``, the bare numbers between two lines of a paragraph: perhaps the text's own ("1024").
     inner_number_lines: tuple[int, ...] = ()
+    # Lines read as text of an item that start as a next item would, with a number out of sequence: (line, expected).
+    unread_numbers: tuple[tuple[int, int], ...] = ()
 
     @property
     def anchor_truncated(self) -> bool:
@@ -176,6 +178,7 @@ def parse_paper_list(text: str) -> PaperList:
         tuple(pages),
         tuple((line, item.line) for item in splitter.items for line in item.joined),
         tuple(inner_numbers),
+        tuple(splitter.unread_numbers),
     )
 
 

@@ -154,3 +154,11 @@ def test_a_header_with_no_title_is_told_as_such_not_as_a_missing_header(tmp_path
     (finding,) = read_source(path, "list.txt").findings
     assert (finding.check, finding.location.line) == ("list-header", 3)
     assert "names no anchor paper" in finding.message and "after the colon" in finding.hint
+
+
+def test_a_numbered_line_out_of_sequence_read_as_text_is_reported(tmp_path):
+    # "2." twice: the second paper was glued into the first "2." item's placeholder without a word.
+    text = HEADER + f"1. {GPIPE}\n2. {MEGATRON}\n2. {ZERO}\n3. Switch routes each token to one expert.\n"
+    snippets, findings = _read(tmp_path, text)
+    assert [line for line, _ in snippets] == [2, 4, 8]
+    assert findings == [("glued-snippets", 6)]
