@@ -125,7 +125,8 @@ def header_title(line: str, inside_paragraph: bool = False, next_line: str = "")
 
 def parse_paper_list(text: str) -> PaperList:
     """Split a related-paper list into its anchor title and paragraphs."""
-    lines = _without_cut_marks([clean_pasted(line, keep_final_soft_hyphen=True) for line in split_lines(text)])
+    lines = [clean_pasted(line, keep_final_soft_hyphen=True) for line in split_lines(text)]
+    lines = _without_cut_marks(["" if _RULE.match(line) else line for line in lines])
     anchor_title: str | None = None
     anchor_line = 0
     start = 0
@@ -188,6 +189,10 @@ def _page_between(pages: list[int], after: int, before: int) -> bool:
         if line < before:
             return line > after
     return False
+
+
+# A line that only draws a rule between papers ("---", "* * *", "=====", "———"), or under a Markdown header.
+_RULE = re.compile(r"^\s*([-=_*~—–•·])(?:[ \t]*\1){2,}\s*$")
 
 
 def _without_cut_marks(lines: list[str]) -> list[str]:

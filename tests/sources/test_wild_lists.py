@@ -162,3 +162,13 @@ def test_a_numbered_line_out_of_sequence_read_as_text_is_reported(tmp_path):
     snippets, findings = _read(tmp_path, text)
     assert [line for line, _ in snippets] == [2, 4, 8]
     assert findings == [("glued-snippets", 6)]
+
+
+def test_a_line_that_only_draws_a_rule_separates_papers_and_is_none(tmp_path):
+    # "---" between papers was a placeholder paper of its own ('anon-entry-...', snippet '---'), a Markdown
+    # header's "=====" too, and "* * *" with no blank lines around it glued every paper into one.
+    gpipe, megatron, zero = ONE_LINE
+    text = HEADER + f"==========\n\n{gpipe}\n\n---\n\n{megatron}\n* * *\n{zero}\n———\n"
+    snippets, findings = _read(tmp_path, text)
+    assert snippets == [(4, gpipe), (8, megatron), (10, zero)]
+    assert findings == []
