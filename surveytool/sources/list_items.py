@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 # pages write "1、", "２．", "３）" or "（4）", with no space after it; word processors a circled number ("①", "❷").
 _ITEM_NUMBER = re.compile(
     r"^(?:(?:(\d{1,4})[.)]|\((\d{1,4})\)|\[(\d{1,4})\])(?:\s+(?=\S)|\s*$)|(?:(\d{1,4})[、．）]|（(\d{1,4})）)\s*"
-    r"|([\u2460-\u2473\u2776-\u2793])\s*)"
+    r"|([\u2460-\u2473\u2776-\u2793])\s*"
+    # A PDF's text layer may lose the space: "1.In this paper", a capital and a letter after the point.
+    r"|(\d{1,4})\.(?=[A-Z][A-Za-z]))"
 )
 # Bullets no prose writes between words: a PDF's text layer may run several items of them into one line. Word
 # processors and slides also write arrowheads, diamonds, ticks and a bullet operator.

@@ -172,3 +172,13 @@ def test_a_line_that_only_draws_a_rule_separates_papers_and_is_none(tmp_path):
     snippets, findings = _read(tmp_path, text)
     assert snippets == [(4, gpipe), (8, megatron), (10, zero)]
     assert findings == []
+
+
+def test_a_number_a_pdf_ran_into_its_text_still_starts_a_paper(tmp_path):
+    # "1.GPipe ..." (the text layer lost the space) started no paper: the whole list was one paragraph.
+    text = HEADER + "".join(f"{number}.{item}\n" for number, item in zip("123", (GPIPE, MEGATRON, ZERO), strict=True))
+    snippets, _ = _read(tmp_path, text)
+    assert snippets == list(zip((2, 4, 6), ONE_LINE, strict=True))
+    # A decimal at a line start is no number: "2.5D parallelism" stays text.
+    snippets, _ = _read(tmp_path, HEADER + "\n1. We split each layer in\n2.5D parallelism over GPUs.\n")
+    assert snippets == [(3, "We split each layer in 2.5D parallelism over GPUs.")]
