@@ -146,16 +146,17 @@ def parse_paper_list(text: str) -> PaperList:
     inner_numbers: list[int] = []
     block: list[tuple[str, int]] = []
     end = 0  # the last line of the paragraph before
-    for index in range(start, len(lines) + 1):
-        line = lines[index].strip() if index < len(lines) else ""
-        following = lines[index + 1] if index + 1 < len(lines) else ""
+    numbered = _headers_split_off([(line, index + 1) for index, line in enumerate(lines)][start:])
+    for index in range(len(numbered) + 1):
+        line, number = (numbered[index][0].strip(), numbered[index][1]) if index < len(numbered) else ("", 0)
+        following = numbered[index + 1][0] if index + 1 < len(numbered) else ""
         title = header_title(line, bool(block), following) if line else None
         if line and title is None and is_page_furniture(line):
-            pages.append(index + 1)
+            pages.append(number)
             if block and line.isdigit() and following.strip():
-                inner_numbers.append(index + 1)
+                inner_numbers.append(number)
         elif line and title is None:
-            block.append((line, index + 1))
+            block.append((line, number))
         else:
             if block:
                 splitter.add_block(block, _page_between(pages, end, block[0][1]))
@@ -163,7 +164,7 @@ def parse_paper_list(text: str) -> PaperList:
             if title is not None:  # another list pasted below: its header names its anchor paper, never a snippet
                 splitter.restart()
                 if title:
-                    later.append((title, index + 1))
+                    later.append((title, number))
     paragraphs: list[Paragraph] = []
     vocabulary = frozenset(_WORD.findall("\n".join(lines).lower()))
     for item in splitter.items:
@@ -181,6 +182,22 @@ def parse_paper_list(text: str) -> PaperList:
         tuple(inner_numbers),
         tuple(splitter.unread_numbers),
     )
+
+
+# A header run onto the cut-off end of the last snippet of a list that ended with no line end ("…Related papers: B"),
+# as `cat a.txt b.txt` joins them.
+_GLUED_HEADER = re.compile(
+    r"(?:(?<=…)|(?<=\.\.\.))[ \t]*(?=(?:Related [Pp]apers?|相关论文|相關論文)\s*(?:[:：]|[-–—]))"
+)
+
+
+def _headers_split_off(lines: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The lines, each with a header glued onto its end after an ellipsis split off as a line of its own."""
+    split: list[tuple[str, int]] = []
+    for line, number in lines:
+        glued = _GLUED_HEADER.search(line) if "elated" in line or "论文" in line or "論文" in line else None
+        split.extend([(line[: glued.start()], number), (line[glued.end() :], number)] if glued else [(line, number)])
+    return split
 
 
 def _page_between(pages: list[int], after: int, before: int) -> bool:

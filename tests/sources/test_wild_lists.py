@@ -182,3 +182,19 @@ def test_a_number_a_pdf_ran_into_its_text_still_starts_a_paper(tmp_path):
     # A decimal at a line start is no number: "2.5D parallelism" stays text.
     snippets, _ = _read(tmp_path, HEADER + "\n1. We split each layer in\n2.5D parallelism over GPUs.\n")
     assert snippets == [(3, "We split each layer in 2.5D parallelism over GPUs.")]
+
+
+def test_a_header_run_onto_the_last_snippet_of_a_list_with_no_final_line_end_is_an_anchor(tmp_path):
+    # cat a.txt b.txt, a.txt ending with no line end: "…Related papers: B" was the snippet's text, the second
+    # list's anchor paper was lost and its header became words of another paper's abstract, with no warning.
+    first = "Related papers: A Paper About Pipelines\n\nGPipe trains giant networks by splitting them…"
+    second = "Related papers: Dive into Big Model Training\n\nZeRO removes the memory redundancy…\n"
+    path = tmp_path / "both.txt"
+    path.write_text(first + second, encoding="utf-8")
+    papers = read_source(path, "both.txt").papers
+    assert [(p.origin.value, p.sources[0].line, p.title or p.abstract) for p in papers] == [
+        ("anchor", 1, "A Paper About Pipelines"),
+        ("anchor", 3, "Dive into Big Model Training"),
+        ("snippet", 3, "GPipe trains giant networks by splitting them…"),
+        ("snippet", 5, "ZeRO removes the memory redundancy…"),
+    ]
