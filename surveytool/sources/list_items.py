@@ -128,6 +128,7 @@ class ItemSplitter:
 
     def __init__(self) -> None:
         self.items: list[Item] = []
+        self._first = 0  # the first item of the list being read: one of an earlier list takes no rest from it
         # Lines that start as the list's next item would ("7. We ...") with a number out of its sequence: text.
         self.unread_numbers: list[tuple[int, int]] = []  # (line, the number expected there)
         self._number: int | None = None  # the last number of a running numbered list
@@ -138,6 +139,7 @@ class ItemSplitter:
     def restart(self) -> None:
         """A new list (a header) begins: its numbering and bullets are its own."""
         self._number = self._bullet = None
+        self._first = len(self.items)
 
     def add_block(self, block: list[Line], after_page_break: bool = False) -> None:
         """Cut ``block`` into items; ``after_page_break``: a page number or running header came before it."""
@@ -274,7 +276,7 @@ class ItemSplitter:
     def _rest_of(self, text: str, after_page_break: bool = False) -> Item | None:
         """The numbered or bulleted item before, when a paragraph without a marker can only be its rest: the item
         stops mid-sentence and the paragraph goes on with a word in lower case (not a link, a DOI or an id)."""
-        last = self.items[-1] if self.items else None
+        last = self.items[-1] if len(self.items) > self._first else None
         # One page break per item: a second paragraph that goes on is a paper of a list mixing marked and unmarked
         # items. An item that is a title ("2. Whale: Efficient Giant Model Training over Heterogeneous GPUs") is whole.
         # In a list of paragraphs only a page number or running header between them tells a page break.

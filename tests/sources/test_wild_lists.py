@@ -198,3 +198,22 @@ def test_a_header_run_onto_the_last_snippet_of_a_list_with_no_final_line_end_is_
         ("snippet", 3, "GPipe trains giant networks by splitting them…"),
         ("snippet", 5, "ZeRO removes the memory redundancy…"),
     ]
+
+
+def test_the_first_paper_under_a_new_header_is_never_the_rest_of_the_list_befores_last_item(tmp_path):
+    # The first list's last item stopped mid-sentence and the second list's first snippet starts in lower case: it
+    # was glued to that item across the header, one paper of the second list lost into a paper of the first.
+    for cut in (
+        "1. GPipe trains giant networks by splitting them into\n",
+        "GPipe trains giant networks by splitting them into\n",
+    ):
+        text = (
+            HEADER
+            + f"\n{cut}\nRelated papers: Dive into Big Model Training\n\n12\n\nwe pre-train a model on a corpus…\n"
+        )
+        snippets, findings = _read(tmp_path, text)
+        assert snippets == [
+            (3, "GPipe trains giant networks by splitting them into"),
+            (9, "we pre-train a model on a corpus…"),
+        ], cut
+        assert ("joined-paragraphs", 9) not in findings
