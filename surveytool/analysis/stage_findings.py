@@ -37,7 +37,8 @@ STAGE_FINDINGS: dict[str, StageFinding] = {
             Severity.WARNING.value,
             "a paragraph that runs two cut-off snippets together",
             "A snippet ends where it was cut off ('…'); one in the middle of a paragraph means two papers lost the "
-            "blank line between them. Put a blank line after the first '…'.",
+            "blank line between them. Put a blank line after the first '…'. A numbered line out of sequence read as "
+            "text ('2.' twice) is reported too, at its line.",
         ),
         StageFinding(
             "empty-item",
@@ -63,8 +64,9 @@ STAGE_FINDINGS: dict[str, StageFinding] = {
             "joined-paragraphs",
             Severity.INFO.value,
             "a paragraph read as the rest of the item before it",
-            "In a numbered or bulleted list, a paragraph with no marker that goes on in lower case after an item that "
-            "stops mid-sentence was cut by a page break: it joins that item (one paragraph per item).",
+            "In a list, a paragraph with no marker that goes on in lower case after an item that stops mid-sentence "
+            "(in a list of paragraphs, after a page number or running header) was cut by a page break: it joins that "
+            "item (one paragraph per item).",
         ),
         StageFinding(
             "link-item",
