@@ -16,13 +16,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 from surveytool.analysis.first_author import AuthorName, author_name, first_givens_agree, same_author
 from surveytool.analysis.key_authors import names_of
-from surveytool.analysis.merge_evidence import NEAR_DUPLICATE, NEAR_WORDS, SNIPPET_WORDS
+from surveytool.analysis.merge_evidence import NEAR_WORDS, SNIPPET_WORDS, abstracts_agree
 from surveytool.analysis.merge_groups import PairwiseGroups
 from surveytool.analysis.preprints import arxiv_id, preprint_marker
 from surveytool.analysis.tagging.user_tags import tag_locations
 from surveytool.model import Finding, Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
-from surveytool.text.normalize import abstract_similarity, normalize, opening_words, shingles
+from surveytool.text.normalize import normalize, opening_words, shingles
 
 _MIN_TITLE_WORDS = 3
 _NEAR_CANDIDATES = 3
@@ -171,7 +171,7 @@ def _near_duplicate_abstracts(papers: Sequence[Paper]) -> list[tuple[int, int, s
             other for s in shingles(own) if len(postings[s]) <= _MAX_POSTINGS for other in postings[s] if other > index
         )
         for other, count in shared.most_common(_NEAR_CANDIDATES):
-            if count >= _MIN_SHARED_SHINGLES and abstract_similarity(own, words[other]) >= NEAR_DUPLICATE:
+            if count >= _MIN_SHARED_SHINGLES and abstracts_agree(own, words[other]):
                 pairs.append((index, other, "snippet:near"))
     return pairs
 

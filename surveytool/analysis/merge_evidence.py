@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from surveytool.analysis.agreement import agree
 from surveytool.analysis.preprints import preprint_marker
@@ -28,6 +29,10 @@ NEAR_DUPLICATE = 0.9
 NEAR_WORDS = 60  # the words of an abstract compared
 # Enough words to tell two abstracts apart (merge.snippet_fingerprint); fewer and a shared opening could merge them.
 SNIPPET_WORDS = 30
+#: Words of the shorter abstract after the last run the other shares: this many or more, and they part for good
+#: (its cut-off last word is already left out: a word that differs at its end is a word of another text).
+_PARTED_WORDS = 1
+_PARTED_SLACK = 3
 _PAGE_SPLIT = re.compile(r"\s*(?:-+|–|—)\s*")
 
 
@@ -93,8 +98,28 @@ def _titles_differ(a: Facts, b: Facts) -> bool:
 
 
 def abstracts_agree(a: Sequence[str], b: Sequence[str]) -> bool:
-    """One abstract's opening words are the other's (a snippet cut anywhere), or nearly (small edits)."""
-    return a[:SNIPPET_WORDS] == b[:SNIPPET_WORDS] or abstract_similarity(a, b) >= NEAR_DUPLICATE
+    """One abstract's opening words are the other's (a snippet cut anywhere), or nearly (small edits).
+
+    Nearly is not enough where they part for good before the shorter one ends: a copy with a word changed goes
+    on alike after it, but two papers whose blurbs open with the same sentence ("We study the problem of ...,
+    and propose a schedule" / "... a compression method") do not.
+    """
+    if a[:SNIPPET_WORDS] == b[:SNIPPET_WORDS]:
+        return True
+    if abstract_similarity(a, b) < NEAR_DUPLICATE:
+        return False
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    # A few words more of the longer: a word the copy has in more moves its end that far.
+    window = long[: len(short) + _PARTED_SLACK]
+    blocks = [
+        block for block in SequenceMatcher(None, short, window, autojunk=False).get_matching_blocks() if block.size
+    ]
+    if not blocks:
+        return False
+    last = blocks[-1]
+    # Parted: both go on after the last words they share, each with words of its own (where the longer ran out,
+    # a cut one, it says nothing).
+    return not (len(short) - (last.a + last.size) >= _PARTED_WORDS and len(window) > last.b + last.size)
 
 
 def disagreement(a: Facts, b: Facts) -> str:

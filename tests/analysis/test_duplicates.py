@@ -226,6 +226,23 @@ def test_a_cut_snippet_of_two_related_papers_loses_neither_paper_in_parse(tmp_pa
     assert "merged into neither" in ambiguous
 
 
+@pytest.mark.parametrize(
+    ("second", "papers"),
+    [
+        ("and propose a compression method for gradients…", 2),  # the same opening sentence, then another paper
+        ("and propose a pipeline schedule that overlaps…", 1),  # the same abstract, cut later
+        ("and we propose a pipeline schedule…", 1),  # a copy with a word more in it
+    ],
+)
+def test_snippets_that_open_alike_and_then_part_are_two_papers(tmp_path, second, papers):
+    # 22 words in common were 'nearly' one abstract (0.96 alike): two papers of one list became one placeholder.
+    opening = "We study the problem of training very large language models on clusters of commodity GPUs connected "
+    snippets = [opening + "by slow networks, and propose a pipeline schedule…", opening + "by slow networks, " + second]
+    (tmp_path / "list.txt").write_text("\n\n".join(["Related papers: Quantum Widgets", *snippets]) + "\n")
+    entries = json.loads(run_cli("parse", "--json", "list.txt", cwd=tmp_path, check=True).stdout)
+    assert len([e for e in entries if e["abstract"]]) == papers
+
+
 CHAINED_BIB = """\
 @article{smith2020scaling, title = {Scaling sparse expert models}, author = {Smith, Anna}}
 @article{scaling2020, title = {Scaling sparse expert models}, year = {2020}}
