@@ -62,7 +62,8 @@ def _rebuild(source: Path | tuple[Path, ...], out: Path, fresh: Path, **options)
         shutil.copy(out / "surveytool.lock.json", fresh)
     result = build(Options(sources=sources, build_cache=out / CACHE_FOLDER, **options), out)
     expected = build(Options(sources=sources, **options), fresh).summary
-    assert outputs(out) == outputs(fresh)
+    # A .bib output edited by hand is kept as references.bib.bak beside what the build writes (test_incremental).
+    assert {name: data for name, data in outputs(out).items() if ".bak" not in name} == outputs(fresh)
     assert (result.summary.findings, result.summary.entries, result.summary.resolved, result.summary.sections) == (
         expected.findings,
         expected.entries,
@@ -158,6 +159,7 @@ def test_what_a_patch_cannot_give_is_built_in_full(library, edit):
     source, out, fresh = library
     CANNOT_PATCH[edit](source, out)
     assert _patched(_rebuild(source, out, fresh)) is None
+    assert (out / "references.bib.bak").exists() == (edit == ".bib output edited")
     # And the next rebuild patches again (a note: a new title of paper6, sure of its section, would change what
     # the tagger's second pass learned, and "duplicate" leaves an entry that it tagged again).
     _edit(source, "@inproceedings{paper6,\n", "@inproceedings{paper6,\n  note = {one more line},\n")
