@@ -699,3 +699,16 @@ def test_crossrefs_jats_and_html_markup_is_not_taken_into_the_title_abstract_or_
     assert paper.title == "Training giant models on H2O GPU clusters & more"
     assert paper.fields["abstract"] == "We train models. Fast <1 s."
     assert paper.fields["booktitle"] == "Proceedings of SC&A"
+
+
+@pytest.mark.parametrize("doi", ["10.1145/../../admin", "10.1145/./../x", "10.1145/x/../../y.z"])
+def test_a_doi_with_dot_segments_asks_for_that_record_and_never_another_path_of_the_host(services, tmp_path, doi):
+    handler, config = services
+    write_config(tmp_path, handler.base, services='["openalex", "crossref"]')
+    analyse_online(tmp_path, config, write_ids(tmp_path, doi))
+    asked = [path for path in handler.seen if "/works/" in path]
+    assert len(asked) == 2, handler.seen  # one lookup by DOI at each service
+    for path in asked:
+        segments = path.split("?")[0].split("/")
+        assert "." not in segments and ".." not in segments, path
+        assert "%2E%2E" in path or "%2E" in path
