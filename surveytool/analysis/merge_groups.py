@@ -283,15 +283,28 @@ def _user_keyed(paper: Paper) -> bool:
 
 
 def _identical_copies(a: Paper, b: Paper) -> bool:
-    """The same entry written twice under one key: keeping one loses nothing."""
+    """The same entry written twice under one key: keeping one loses nothing.
+
+    The entry `bib --in-place` added to the user's file from another source is such a copy: it has the tags
+    the source's lacks (merging joins them), and in a Latin-1 file LaTeX spellings of what it cannot hold.
+    Not seen as one, it was added again, under a new key, by every later run.
+    """
     return (
         a.key == b.key
         and a.entry_type == b.entry_type
         and a.fields == b.fields
-        and a.latex_fields == b.latex_fields
-        and a.explicit_tags == b.explicit_tags
+        and (a.latex_fields == b.latex_fields or _spelled_alike(a, b))
+        and (a.explicit_tags == b.explicit_tags or not a.explicit_tags or not b.explicit_tags)
         and not a.aliases
         and not b.aliases
+    )
+
+
+def _spelled_alike(a: Paper, b: Paper) -> bool:
+    """Values that differ only where one spells a non-ASCII character in LaTeX (``α``, ``{\\ensuremath{\\alpha}}``)."""
+    return a.latex_fields.keys() == b.latex_fields.keys() and all(
+        value == b.latex_fields[name] or not (value.isascii() and b.latex_fields[name].isascii())
+        for name, value in a.latex_fields.items()
     )
 
 
