@@ -111,6 +111,7 @@ def update_bib(
         string_names(survey.blocks),
         left,
         macros_added_to(*_strings_of(survey.blocks, str(target))),
+        original.encoding,
     )
     if text != original.exact_text:
         write_in_place(target, original.encode(text))

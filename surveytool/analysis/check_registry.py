@@ -130,6 +130,14 @@ _staged(
     ".tex file of the old encoding no longer matches. The message gives both spellings.",
 )
 _staged(
+    "not-in-file-encoding",
+    Severity.ERROR,
+    "a new entry that bib --in-place cannot write in the file's encoding",
+    "Your file is Latin-1, Windows-1252 or GBK, and the entry has a character that encoding cannot hold and "
+    "LaTeX has no ASCII spelling for (Chinese, or any in its key or an address). Written as UTF-8 it would be read "
+    "back as other characters, and added again by the next run. Save the file as UTF-8, or add the entry by hand.",
+)
+_staged(
     "mixed-encoding",
     Severity.WARNING,
     "a UTF-8 file with bytes that are not UTF-8",

@@ -20,7 +20,9 @@ from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Origin, Paper, Severity, Taxonomy
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
+from surveytool.output.legacy_encoding import held_by
 from surveytool.output.tags_field import add_tags, set_tags_field, tags_macro
+from surveytool.text.file_encoding import encoding_name
 from surveytool.text.line_ends import line_breaks_at_end, newline_of
 from surveytool.text.title_case import is_one_literal, needs_title_protection, protect_title_words
 
@@ -115,6 +117,7 @@ def update_bib_in_place(
     macros: Container[str] = frozenset(),
     left: list[Finding] | None = None,
     added_with: WrittenMacros | None = None,
+    encoding: str = "utf-8",
 ) -> tuple[str, list[Edit]]:
     """``text`` (the file ``display``) with changed tags rewritten and new entries appended in ``fmt``'s layout
     (see ``rewrite_entries``), their lines ended as most of the file's lines are.
@@ -122,6 +125,7 @@ def update_bib_in_place(
     ``macros``: the @string names the sources define (lower case); a tags field that uses one is left as it
     is, with a finding appended to ``left`` (see ``tags_field.tags_macro``). ``added_with``: the @string table
     new entries are written against (``fields.macros_added_to``); a macro the file lacks is spelled out.
+    ``encoding``: the file's; a new entry it cannot hold even in LaTeX spellings is left out, with a finding.
     """
 
     newline = newline_of(text if exact is None else exact)
@@ -139,9 +143,11 @@ def update_bib_in_place(
     if new:
 
         def rendered(group: Sequence[Paper]) -> str:
-            return render_bibliography(
-                group, (), tags_field=tags_field, dialect=dialect, fmt=fmt, macros=added_with
-            ).replace("\n", newline)
+            text = render_bibliography(group, (), tags_field=tags_field, dialect=dialect, fmt=fmt, macros=added_with)
+            return (held_by(encoding, text)[0] or text).replace("\n", newline)
+
+        new = [paper for paper in new if _held(paper, encoding, rendered, display, left)]
+        added = sorted(new, key=lambda p: p.key)
 
         # BibTeX inherits only from a parent written after the child: a new child of an entry already in the
         # file goes just before that entry; the others are appended.
@@ -162,9 +168,27 @@ def update_bib_in_place(
             # The file's last bytes stay; a blank line separates the new entries from them.
             ending = newline * (2 - line_breaks_at_end(text)) if text else ""
             text = text + ending + rendered(new)
-        added = [p for p in papers if all(s.path != display for s in p.sources)]
-        edits.extend(Edit(p.key, 0, "added") for p in sorted(added, key=lambda p: p.key))
+        edits.extend(Edit(p.key, 0, "added") for p in added)
     return text, edits
+
+
+def _held(
+    paper: Paper, encoding: str, rendered: Callable[[Sequence[Paper]], str], display: str, left: list[Finding] | None
+) -> bool:
+    """Whether ``paper``, written as a new entry, fits a file of ``encoding`` (see ``legacy_encoding``)."""
+    unheld = held_by(encoding, rendered([paper]))[1]
+    if unheld and left is not None:
+        left.append(
+            Finding(
+                "not-in-file-encoding",
+                Severity.ERROR,
+                f"entry '{paper.key}' is not added to {display}: that file is {encoding_name(encoding)}, which cannot hold "
+                f"'{unheld}' (U+{ord(unheld):04X}), and LaTeX has no ASCII spelling for it there",
+                paper.sources[0] if paper.sources else None,
+                f"save {display} as UTF-8 and run again, or add the entry by hand",
+            )
+        )
+    return not unheld
 
 
 def fix_entries(

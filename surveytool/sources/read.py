@@ -16,7 +16,7 @@ from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
 from surveytool.sources.list_reading import read_paper_list
 from surveytool.sources.paper_list import looks_like_paper_list, split_lines
 from surveytool.sources.stdin import is_stdin, sniff_kind, stdin_bytes
-from surveytool.text.file_encoding import TextFile, decode_bytes
+from surveytool.text.file_encoding import TextFile, decode_bytes, encoding_name
 from surveytool.text.identifiers import parse_identifier
 
 SOURCE_KINDS = ("list", "bib", "ids", "csl-json")
@@ -107,9 +107,6 @@ def _not_text(text: str, display: str, hints: FileHints) -> InputError:
     )
 
 
-_ENCODING_NAMES = {"latin-1": "Latin-1", "cp1252": "Windows-1252", "gbk": "GBK"}
-
-
 def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
     if decoded.stray_bytes:
         count = f"{decoded.stray_bytes} bytes that are" if decoded.stray_bytes > 1 else "a byte that is"
@@ -122,8 +119,8 @@ def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
                 "retype the character on this line, or save the file as UTF-8",
             )
         ]
-    if decoded.encoding in _ENCODING_NAMES:
-        name = _ENCODING_NAMES[decoded.encoding]
+    if decoded.encoding in ("latin-1", "cp1252", "gbk"):
+        name = encoding_name(decoded.encoding)
         return [
             Finding(
                 "encoding",

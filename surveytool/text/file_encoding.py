@@ -12,8 +12,8 @@ The scheme, in order:
    bytes and they decode as GBK to mostly CJK characters, else Windows-1252 when bytes 0x80-0x9f occur
    and all are defined there, else Latin-1 (every byte is a Latin-1 character).
 
-Editing in place encodes with the same scheme, so a Latin-1 file stays Latin-1 and a GBK file GBK;
-a character the file's encoding cannot hold (in a new entry) is written as UTF-8.
+Editing in place encodes with the same scheme, so a Latin-1 file stays Latin-1 and a GBK file GBK
+(an added entry is spelled so that the encoding holds it: ``output/legacy_encoding.py``).
 
 The tools read old Mac line endings (a CR alone) as LF, one character for one, so that lines count as
 an editor shows them; the exact text keeps the CRs.
@@ -61,6 +61,14 @@ class TextFile:
         """``text`` (derived from ``exact_text``) as the file's bytes: same encoding, same mark."""
         errors = "surrogateescape" if self.encoding == "utf-8" else "surveytool-utf8-fallback"
         return self.bom + text.encode(self.encoding, errors)
+
+
+_NAMES = {"latin-1": "Latin-1", "cp1252": "Windows-1252", "gbk": "GBK"}
+
+
+def encoding_name(codec: str) -> str:
+    """A codec name of ``TextFile.encoding`` as editors call it."""
+    return _NAMES.get(codec, codec)
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")

@@ -93,7 +93,7 @@ def _text_char(char: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _bibtex_char(char: str) -> str:
+def bibtex_char(char: str) -> str:
     return _bibtex_encoder().unicode_to_latex(char) if typesets(char) else char
 
 
@@ -208,7 +208,7 @@ def encode_bibtex_value(text: str) -> str:
     """Plain text as a BibTeX field value: specials escaped, accents as macros, braces balanced."""
     escaped = _break_ligatures(_SPECIAL_RE.sub(lambda m: _BIBTEX_SPECIALS[m.group()], text))
     if _NON_ASCII.search(escaped):
-        escaped = _encode_non_ascii(_bibtex_char, escaped)
+        escaped = _encode_non_ascii(bibtex_char, escaped)
     return escaped
 
 

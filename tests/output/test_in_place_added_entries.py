@@ -1,0 +1,75 @@
+"""Entries `bib --in-place` adds from other sources: added once, and only as the file's encoding can hold them."""
+
+import pytest
+from helpers import run_cli
+
+GPIPE = (
+    "@article{gpipe2019,\n  title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},\n"
+    "  author = {Huang, Yanping},\n  year = {2019},\n}\n"
+)
+GREEK = "@article{alpha2022,\n  title = {α-scaling of “deep” pipeline parallel nets},\n  author = {Li, Wei},\n  year = {2022},\n}\n"
+CHINESE = (
+    "@article{zhang2021,\n  title = {大模型训练 Large model training},\n  author = {Zhang, San},\n  year = {2021},\n}\n"
+)
+
+
+def latin1_library(count: int = 30) -> bytes:
+    """A JabRef library saved as Latin-1 on Windows: many accented names, CRLF."""
+    return b"".join(
+        f"@article{{m{i},\r\n  title = {{Café naïve résumé training {i}}},\r\n  author = {{Müller, Hans}},\r\n"
+        f"  year = {{2020}},\r\n}}\r\n\r\n".encode("latin-1")
+        for i in range(count)
+    )
+
+
+def test_a_second_run_does_not_add_again_the_entry_the_first_run_added(tmp_path):
+    (tmp_path / "refs.bib").write_text("@article{a1,\n  title = {Pipeline parallel training},\n  year = {2020},\n}\n")
+    (tmp_path / "coauthor.bib").write_text(GPIPE)
+    first = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+    assert first.returncode == 0 and "gpipe2019: added" in first.stdout + first.stderr
+    once = (tmp_path / "refs.bib").read_bytes()
+    assert b"sections = {pipeline-parallel}" in once.split(b"@article{gpipe2019,")[1]  # the copy has tags
+    for _ in range(2):
+        again = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+        assert again.returncode == 0 and "added" not in again.stdout + again.stderr
+        assert (tmp_path / "refs.bib").read_bytes() == once
+
+
+def test_an_entry_added_to_a_latin1_file_spells_in_latex_what_latin1_cannot_hold_and_is_added_once(tmp_path):
+    library = latin1_library()
+    (tmp_path / "refs.bib").write_bytes(library)
+    (tmp_path / "coauthor.bib").write_text(GREEK, encoding="utf-8")
+    run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+    written = (tmp_path / "refs.bib").read_bytes()
+    added = written.split(b"@article{alpha2022,")[1]
+    # Every byte is Latin-1 text (no UTF-8 sequence a later read would take for other characters).
+    assert b"{\\ensuremath{\\alpha}}-scaling of {\\textquotedblleft}deep{\\textquotedblright}" in added
+    assert all(byte < 0x80 for byte in added)
+    assert b"\r\n" in added and b"\n" not in added.replace(b"\r\n", b"")
+    once = written
+    again = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+    assert "added" not in again.stdout + again.stderr and "alpha2022b" not in again.stdout + again.stderr
+    assert (tmp_path / "refs.bib").read_bytes() == once
+
+
+@pytest.mark.parametrize(
+    "entry, char",
+    [
+        (CHINESE, "大"),
+        ("@misc{web,\n  title = {Notes},\n  url = {https://example.org/α},\n  year = {2020},\n}\n", "α"),
+        ("@misc{bétaα,\n  title = {Notes},\n  year = {2020},\n}\n", "α"),
+    ],
+)
+def test_an_entry_a_latin1_file_cannot_hold_is_not_added_and_the_run_says_why(tmp_path, entry, char):
+    library = latin1_library()
+    (tmp_path / "refs.bib").write_bytes(library)
+    (tmp_path / "coauthor.bib").write_text(entry + GREEK, encoding="utf-8")
+    result = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+    assert result.returncode == 1
+    assert (
+        f"[not-in-file-encoding] entry '{entry.split('{')[1].split(',')[0]}' is not added to refs.bib" in result.stderr
+    )
+    assert f"'{char}' (U+{ord(char):04X})" in result.stderr and "save refs.bib as UTF-8" in result.stderr
+    written = (tmp_path / "refs.bib").read_bytes()
+    assert written.decode("latin-1").count("@") == library.decode("latin-1").count("@") + 1  # the Greek one only
+    assert all(byte < 0x80 for byte in written.split(b"@article{alpha2022,")[1])
