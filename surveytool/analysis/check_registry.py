@@ -130,6 +130,13 @@ _staged(
     ".tex file of the old encoding no longer matches. The message gives both spellings.",
 )
 _staged(
+    "already-in-file",
+    Severity.WARNING,
+    "an entry bib --in-place does not add: your file has its key for the same work",
+    "Most often the entry an earlier run added, since edited in its source. Added again under a new key, every "
+    "run would add one more copy. The message names the fields that differ; copy what you want by hand.",
+)
+_staged(
     "not-in-file-encoding",
     Severity.ERROR,
     "a new entry that bib --in-place cannot write in the file's encoding",

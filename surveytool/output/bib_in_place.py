@@ -19,10 +19,10 @@ from surveytool.bibtex.fields import WrittenMacros, render_bibliography
 from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Origin, Paper, Severity, Taxonomy
+from surveytool.output.added_entries import entries_to_add
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
 from surveytool.output.legacy_encoding import held_by
 from surveytool.output.tags_field import add_tags, set_tags_field, tags_macro
-from surveytool.text.file_encoding import encoding_name
 from surveytool.text.line_ends import line_breaks_at_end, newline_of
 from surveytool.text.title_case import is_one_literal, needs_title_protection, protect_title_words
 
@@ -146,12 +146,13 @@ def update_bib_in_place(
             text = render_bibliography(group, (), tags_field=tags_field, dialect=dialect, fmt=fmt, macros=added_with)
             return (held_by(encoding, text)[0] or text).replace("\n", newline)
 
-        new = [paper for paper in new if _held(paper, encoding, rendered, display, left)]
+        own = [p for p in papers if any(s.path == display for s in p.sources)]
+        new = entries_to_add(new, own, display, encoding, rendered, left if left is not None else [])
         added = sorted(new, key=lambda p: p.key)
 
         # BibTeX inherits only from a parent written after the child: a new child of an entry already in the
         # file goes just before that entry; the others are appended.
-        kept = {p.key.lower() for p in papers if any(s.path == display for s in p.sources)}
+        kept = {p.key.lower() for p in own}
         before: dict[str, list[Paper]] = {}
         for paper in new:
             if crossref_target(paper) in kept:
@@ -170,25 +171,6 @@ def update_bib_in_place(
             text = text + ending + rendered(new)
         edits.extend(Edit(p.key, 0, "added") for p in added)
     return text, edits
-
-
-def _held(
-    paper: Paper, encoding: str, rendered: Callable[[Sequence[Paper]], str], display: str, left: list[Finding] | None
-) -> bool:
-    """Whether ``paper``, written as a new entry, fits a file of ``encoding`` (see ``legacy_encoding``)."""
-    unheld = held_by(encoding, rendered([paper]))[1]
-    if unheld and left is not None:
-        left.append(
-            Finding(
-                "not-in-file-encoding",
-                Severity.ERROR,
-                f"entry '{paper.key}' is not added to {display}: that file is {encoding_name(encoding)}, which cannot hold "
-                f"'{unheld}' (U+{ord(unheld):04X}), and LaTeX has no ASCII spelling for it there",
-                paper.sources[0] if paper.sources else None,
-                f"save {display} as UTF-8 and run again, or add the entry by hand",
-            )
-        )
-    return not unheld
 
 
 def fix_entries(

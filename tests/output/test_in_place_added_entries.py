@@ -73,3 +73,31 @@ def test_an_entry_a_latin1_file_cannot_hold_is_not_added_and_the_run_says_why(tm
     written = (tmp_path / "refs.bib").read_bytes()
     assert written.decode("latin-1").count("@") == library.decode("latin-1").count("@") + 1  # the Greek one only
     assert all(byte < 0x80 for byte in written.split(b"@article{alpha2022,")[1])
+
+
+def test_an_entry_edited_in_its_source_after_it_was_added_is_reported_not_added_again(tmp_path):
+    (tmp_path / "refs.bib").write_text("@article{a1,\n  title = {Pipeline parallel training},\n  year = {2020},\n}\n")
+    (tmp_path / "coauthor.bib").write_text(GPIPE)
+    run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+    once = (tmp_path / "refs.bib").read_bytes()
+    (tmp_path / "coauthor.bib").write_text(
+        GPIPE.replace("  year", "  booktitle = {NeurIPS},\n  doi = {10.5555/1},\n  year")
+    )
+    for _ in range(2):
+        again = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+        assert again.returncode == 0 and "added" not in again.stdout
+        assert (
+            "coauthor.bib:1: warning [already-in-file] entry 'gpipe2019' is not added to refs.bib: refs.bib:7 has "
+            "that key for the same work (they differ in booktitle, doi)" in again.stderr
+        )
+        assert (tmp_path / "refs.bib").read_bytes() == once
+
+
+def test_another_work_under_a_key_the_file_has_is_still_added_under_a_key_of_its_own(tmp_path):
+    (tmp_path / "refs.bib").write_text(
+        "@article{huang2019,\n  title = {Pipeline parallel training},\n  year = {2019},\n}\n"
+    )
+    (tmp_path / "coauthor.bib").write_text(GPIPE.replace("gpipe2019", "huang2019"))
+    result = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+    assert "huang2019b: added" in result.stdout and "already-in-file" not in result.stderr
+    assert (tmp_path / "refs.bib").read_text().count("@article{huang2019b,") == 1
