@@ -16,6 +16,7 @@ from surveytool.bibtex.reader import macro_table
 from surveytool.bibtex.values import MONTH_MACROS, joined_latex, string_block_value
 from surveytool.model import Paper, RawBlock, Taxonomy, month_of_date
 from surveytool.output.chapter_view import chapter_groups, venue_of
+from surveytool.output.csl_markup import csl_rich_title
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
 
@@ -162,6 +163,13 @@ def _text(paper: Paper, name: str) -> str:
     return math_to_text(text) if name in paper.latex_fields else text
 
 
+def _rich(paper: Paper, name: str, macros: Mapping[str, str] | None) -> str:
+    """A title as CSL rich text: its italics, bold, small caps and scripts as CSL's tags, the rest inert text."""
+    written = paper.latex_fields.get(name)
+    latex = joined_latex(written, macros) if written else None
+    return csl_rich_title(latex or "", _text(paper, name))
+
+
 def _csl_names(paper: Paper, field: str, macros: Mapping[str, str] | None = None) -> list[dict[str, str]]:
     """The people of ``field`` as CSL names, split by BibTeX's rules on the value as written (braces and all),
     the @string ``macros`` of its file spelled out (``team = "{Google Research}"`` stays one name)."""
@@ -240,13 +248,14 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
             continue
         # citation-key (CSL 1.0.2) too: a reader takes an id for a key only where it reads as one (not "a/b").
         item: dict = {"id": paper.key, "citation-key": paper.key, "type": _CSL_TYPES.get(paper.entry_type, "article")}
+        own_macros = macros.get(paper.sources[0].path) if paper.sources else None
         if paper.resolved and paper.title:
-            item["title"] = _text(paper, "title")
+            item["title"] = _rich(paper, "title", own_macros)
         else:
             item["note"] = "unresolved snippet: identify the paper"
         for field in ("author", "editor", "translator"):
             if paper.fields.get(field):
-                item[field] = _csl_names(paper, field, macros.get(paper.sources[0].path) if paper.sources else None)
+                item[field] = _csl_names(paper, field, own_macros)
         issued = _issued(paper)
         if issued:
             item["issued"] = {"date-parts": issued}
@@ -258,7 +267,7 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
         # howpublished text is often a link or a remark, no container.
         venue = venue or ("howpublished" if preprint_marker(paper) == "howpublished" else "")
         if venue:
-            item["container-title"] = _text(paper, venue)
+            item["container-title"] = _rich(paper, venue, own_macros)
         if paper.fields.get("doi"):
             item["DOI"] = bare_doi(_text(paper, "doi"))
         if item["type"] == "thesis":

@@ -80,7 +80,9 @@ def rich_text(value: str, title: bool = False) -> RichText:
         last = match.end()
     text_parts.append(value[last:])
     latex_parts.append(_encoded(value[last:], title))
-    return RichText("".join(text_parts), "".join(latex_parts))
+    # A "<" alone in a nocase span (how export -f csl-json keeps a title's "<i>" from reading as a tag) has no case
+    # to protect: no braces around it.
+    return RichText("".join(text_parts), "".join(latex_parts).replace("{\\textless{}}", "\\textless{}"))
 
 
 def _encoded(run: str, protect: bool) -> str:
