@@ -71,6 +71,7 @@ _CSL_FIELDS = (
     ("note", "note"),
     ("abstract", "abstract"),
 )
+_AND_OTHERS = re.compile(r"\sand\s+others\s*$", re.IGNORECASE)
 _URL = re.compile(r"(?:https?|ftp)://\S+")
 # A biblatex date, or one end of a range: year, month, day.
 _DATE_PARTS = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
@@ -108,10 +109,12 @@ def _label(paper: Paper) -> str:
     if not paper.resolved:
         words = (paper.abstract or paper.title or "").split()
         return f"*Unresolved:* {_md(' '.join(words[:12]))}…"
-    surnames = [name.get("family") or name.get("literal", "") for name in _csl_names(paper, "author")]
+    names = _csl_names(paper, "author")
+    others = len(names) > 1 and names[-1] == {"literal": "others"}
+    surnames = [name.get("family") or name.get("literal", "") for name in names[: -1 if others else None]]
     who = ""
     if surnames:
-        more = " et al." if len(surnames) > 2 else f" and {_md(surnames[1])}" if len(surnames) == 2 else ""
+        more = " et al." if len(surnames) > 2 or others else f" and {_md(surnames[1])}" if len(surnames) == 2 else ""
         who = f" ({_md(surnames[0])}{more})"
     return f"**{_md(_text(paper, 'title'))}**{who}"
 
@@ -187,6 +190,8 @@ def _csl_names(paper: Paper, field: str, macros: Mapping[str, str] | None = None
             if part:
                 name[key] = latex_to_text(part)
         names.append(name)
+    if names and _AND_OTHERS.search(value):  # BibTeX's et al., as pandoc writes it (citeproc prints "et al.")
+        names.append({"literal": "others"})
     return names
 
 

@@ -270,6 +270,8 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
     for role in _ROLES:
         names = [_name(p) for p in item.get(role) or [] if isinstance(p, dict)]
         names = [(text, tex) for text, tex in names if text]
+        if len(names) > 1 and names[-1] == ("others", "{others}"):  # pandoc's "and others": BibTeX's et al. again
+            names[-1] = ("others", "others")
         if names:
             fields[role] = " and ".join(text for text, _ in names)
             latex[role] = "{" + " and ".join(tex for _, tex in names) + "}"

@@ -4,6 +4,8 @@ one plain year, and a howpublished that is no link."""
 import json
 from pathlib import Path
 
+from helpers import run_cli
+
 from surveytool.output.export import to_csl_json
 from surveytool.sources.csl_json import csl_to_papers
 from surveytool.sources.read import read_source
@@ -44,3 +46,26 @@ def test_a_title_that_says_a_tag_in_words_stays_text_in_csl_json_and_back(tmp_pa
     assert back["t"].fields["title"] == "Why <i>x</i> and <b>y</b> z"
     latex = back["t"].latex_fields["title"]
     assert r"\textless{}i\textgreater{}x" in latex and latex.count(r"\textit") == 1 and r"\textbf" not in latex
+
+
+def test_and_others_goes_out_as_pandoc_s_literal_others_and_comes_back_as_and_others(tmp_path):
+    # split_names leaves "others" out: the export said the paper had one author, and so did the .bib read back.
+    items = _export(
+        tmp_path,
+        "@article{o, title = {T}, author = {Doe, J. and Roe, R. and others}, journal = {J}, year = 2020}\n"
+        "@article{team, title = {U}, author = {{Smith and others Ltd.}}, journal = {J}, year = 2020}\n",
+    )
+    assert items["o"]["author"] == [
+        {"family": "Doe", "given": "J."},
+        {"family": "Roe", "given": "R."},
+        {"literal": "others"},
+    ]
+    assert items["team"]["author"] == [{"literal": "Smith and others Ltd."}]
+    back, _ = _back(items)
+    assert back["o"].fields["author"] == "Doe, J. and Roe, R. and others"
+    assert back["o"].latex_fields["author"] == "{Doe, J. and Roe, R. and others}"
+    (tmp_path / "o.json").write_text(json.dumps([items["o"]]), encoding="utf-8")
+    bib = run_cli("bib", "o.json", "-o", "-", cwd=tmp_path, check=True).stdout
+    assert "author = {Doe, J. and Roe, R. and others}," in bib
+    markdown = run_cli("export", "in.bib", "-f", "markdown", cwd=tmp_path, check=True).stdout
+    assert "**T** (Doe et al.)" in markdown
