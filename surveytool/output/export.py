@@ -13,9 +13,10 @@ from surveytool.analysis.crossref import LENDERS_ONLY, with_lent_fields
 from surveytool.analysis.preprints import arxiv_id, preprint_marker
 from surveytool.bibtex.names import split_names
 from surveytool.bibtex.reader import macro_table
-from surveytool.bibtex.values import MONTH_MACROS, joined_latex, string_block_value
-from surveytool.model import Paper, RawBlock, Taxonomy, month_of_date
+from surveytool.bibtex.values import joined_latex, string_block_value
+from surveytool.model import Paper, RawBlock, Taxonomy
 from surveytool.output.chapter_view import chapter_groups, venue_of
+from surveytool.output.csl_dates import date_parts, issued, status
 from surveytool.output.csl_markup import csl_rich_title
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
@@ -73,8 +74,6 @@ _CSL_FIELDS = (
 )
 _AND_OTHERS = re.compile(r"\sand\s+others\s*$", re.IGNORECASE)
 _URL = re.compile(r"(?:https?|ftp)://\S+")
-# A biblatex date, or one end of a range: year, month, day.
-_DATE_PARTS = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
 
 
 def _md(text: str) -> str:
@@ -195,37 +194,6 @@ def _csl_names(paper: Paper, field: str, macros: Mapping[str, str] | None = None
     return names
 
 
-def _month_number(text: str) -> int | None:
-    key = text.strip().lower().rstrip(".")
-    if key.isdigit():
-        return int(key) if 1 <= int(key) <= 12 else None
-    names = list(MONTH_MACROS)
-    return names.index(key[:3]) + 1 if len(key) >= 3 and key[:3] in MONTH_MACROS else None
-
-
-def _date_parts(date: str) -> list[list[int]]:
-    """CSL date-parts of a biblatex date ("2021-03-15", a range "2021-03/2021-05"); [] for what is not one."""
-    ends = [_DATE_PARTS.match(end.strip()) for end in date.split("/")] if date.strip() else []
-    if not ends or len(ends) > 2 or not all(ends):
-        return []
-    return [[int(part) for part in end.groups() if part] for end in ends if end]
-
-
-def _issued(paper: Paper) -> list[list[int]]:
-    """The publication date: the year and month fields, else the whole date (day and range included)."""
-    year = (paper.year or "")[:4]
-    if not year.isdigit():
-        return []
-    date = paper.fields.get("date", "")
-    month = _month_number(paper.fields.get("month", ""))
-    if month is None:
-        dated = _date_parts(date)
-        if dated and dated[0][0] == int(year):
-            return dated
-        month = month_of_date(date) if date.startswith(year) else None  # "2021-03~": approximate, month still 3
-    return [[int(year)] + ([month] if month else [])]
-
-
 def _howpublished_url(paper: Paper) -> str:
     """The link a @misc gives in howpublished (the whole value, or a ``\\url``), "" for other text."""
     text = paper.fields.get("howpublished", "").strip()
@@ -261,10 +229,12 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
         for field in ("author", "editor", "translator"):
             if paper.fields.get(field):
                 item[field] = _csl_names(paper, field, own_macros)
-        issued = _issued(paper)
-        if issued:
-            item["issued"] = {"date-parts": issued}
-        accessed = _date_parts(paper.fields.get("urldate", ""))
+        published = issued(paper)
+        if published:
+            item["issued"] = published
+        if state := status(paper):
+            item["status"] = state
+        accessed = date_parts(paper.fields.get("urldate", ""))
         if accessed:
             item["accessed"] = {"date-parts": accessed}
         venue = next((v for v in ("booktitle", "journal", "journaltitle") if paper.fields.get(v)), "")

@@ -8,6 +8,7 @@ from typing import Any
 
 from surveytool.bibtex.values import split_tags
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
+from surveytool.sources.csl_dates import date_end, date_fields
 from surveytool.sources.csl_rich_text import rich_text
 from surveytool.text.identifiers import parse_identifier
 from surveytool.text.latex import encode_bibtex_value, usable_key
@@ -234,13 +235,7 @@ def _date(value: Any) -> str:
     parts = value.get("date-parts") if isinstance(value, dict) else None
     if not (isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]):
         return ""
-    numbers = [_scalar(part) for part in parts[0][:3]]
-    if not all(n.isdigit() for n in numbers) or len(numbers[0]) != 4:
-        return ""
-    limits = (12, 31)
-    if any(not 1 <= int(n) <= limit for n, limit in zip(numbers[1:], limits, strict=False)):
-        return ""
-    return "-".join([numbers[0], *(f"{int(n):02d}" for n in numbers[1:])])
+    return date_end(parts[0])
 
 
 def _arxiv_fields(item: dict[str, Any]) -> dict[str, str]:
@@ -292,6 +287,12 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
         fields["year"] = year
     if month:
         fields["month"] = month
+    # A range, circa, no date, a state of publication; an approximate date's "~" is read as LaTeX reads it (a
+    # space), and kept as written in its LaTeX.
+    for name, value in date_fields(item, "year" in fields).items():
+        fields[name] = value.replace("~", "") if name == "date" else value
+        if name == "date" and "~" in value:
+            latex[name] = "{" + value + "}"
     for name, value in _arxiv_fields(item).items():
         fields.setdefault(name, value)
     return Paper(

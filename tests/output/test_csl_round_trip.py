@@ -69,3 +69,49 @@ def test_and_others_goes_out_as_pandoc_s_literal_others_and_comes_back_as_and_ot
     assert "author = {Doe, J. and Roe, R. and others}," in bib
     markdown = run_cli("export", "in.bib", "-f", "markdown", cwd=tmp_path, check=True).stdout
     assert "**T** (Doe et al.)" in markdown
+
+
+DATES = """@article{range, title = {R}, author = {A, B}, journal = {J}, year = {2019--2020}}
+@online{approx, title = {A}, author = {A, B}, url = {https://x.org}, date = {2020-03~}}
+@book{circa, title = {C}, author = {A, B}, publisher = {P}, year = {c. 1900}}
+@misc{nodate, title = {N}, author = {A, B}, year = {n.d.}}
+@article{press, title = {P}, author = {A, B}, journal = {J}, year = {in press}}
+@article{state, title = {S}, author = {A, B}, journal = {J}, year = {2021}, pubstate = {inpress}}
+"""
+
+
+def test_ranges_circa_no_date_and_in_press_go_out_as_csl_dates_and_status_and_come_back(tmp_path):
+    # A range kept its first year, c. 1900 and n.d. no date at all, "in press" was lost, and 2020~ was not circa.
+    items = _export(tmp_path, DATES)
+    assert items["range"]["issued"] == {"date-parts": [[2019], [2020]]}
+    assert items["approx"]["issued"] == {"date-parts": [[2020, 3]], "circa": True}
+    assert items["circa"]["issued"] == {"date-parts": [[1900]], "circa": True}
+    assert items["nodate"]["issued"] == {"literal": "n.d."}
+    assert "issued" not in items["press"] and items["press"]["status"] == "in press"
+    assert items["state"]["issued"] == {"date-parts": [[2021]]} and items["state"]["status"] == "in press"
+    back, findings = _back(items)
+    assert findings == []
+    got = {
+        key: {f: p.fields.get(f) for f in ("year", "month", "date", "pubstate") if f in p.fields}
+        for key, p in back.items()
+    }
+    assert got == {
+        "range": {"year": "2019", "date": "2019/2020"},
+        "approx": {"year": "2020", "month": "3", "date": "2020-03"},  # as a .bib's decoded date, the "~" a space
+        "circa": {"year": "1900", "date": "1900"},
+        "nodate": {"year": "n.d."},
+        "press": {"year": "in press"},
+        "state": {"year": "2021", "pubstate": "inpress"},
+    }
+    assert [back[k].latex_fields["date"] for k in ("approx", "circa")] == ["{2020-03~}", "{1900~}"]
+    (tmp_path / "d.json").write_text(json.dumps(list(items.values())), encoding="utf-8")
+    biblatex = run_cli("bib", "d.json", "-o", "-", "--dialect", "biblatex", cwd=tmp_path).stdout
+    for line in ("date = {2019/2020},", "date = {2020-03~},", "date = {1900~},", "pubstate = {inpress},"):
+        assert line in biblatex
+    bibtex = run_cli("bib", "d.json", "-o", "-", "--dialect", "bibtex", cwd=tmp_path).stdout
+    assert (
+        "year = {n.d.}," in bibtex
+        and "year = {in press}," in bibtex
+        and "year = {2019}," in bibtex
+        and "date = {2019/2020}," in bibtex
+    )

@@ -1,0 +1,85 @@
+"""A BibTeX or biblatex entry's dates as CSL-JSON writes them (CSL 1.0.2): ``date-parts`` (a range as two),
+``circa`` for an approximate date, ``literal`` for "n.d.", and the publication state (in press) as ``status``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from surveytool.bibtex.values import MONTH_MACROS, joined_latex
+from surveytool.model import Paper, month_of_date, year_of_date
+
+# A biblatex date, or one end of a range: year, month, day.
+_DATE_PARTS = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
+# What a BibTeX year says beside four digits: a range (2019--2020, 2019/2020), an approximate year (c. 1900,
+# circa 1900, 1900~ as in biblatex), no date (n.d.), a state of publication (in press).
+_YEAR_RANGE = re.compile(r"(\d{4})\s*(?:-{1,3}|[\u2013\u2014/])\s*(\d{4})")
+_CIRCA_YEAR = re.compile(r"(?:(?:c|ca|circa|approx)\.?\s*|~\s*)(\d{4})|(\d{4})\s*[~%]", re.IGNORECASE)
+_NO_DATE = re.compile(r"n\.\s?d\.?|no date|undated", re.IGNORECASE)
+_STATE_YEAR = re.compile(r"in press|forthcoming|submitted|in preparation", re.IGNORECASE)
+# biblatex's pubstate keys (its localisation strings) as the words CSL's status holds.
+PUBSTATES = {
+    "inpress": "in press",
+    "forthcoming": "forthcoming",
+    "submitted": "submitted",
+    "inpreparation": "in preparation",
+    "prepublished": "prepublished",
+}
+
+
+def _month_number(text: str) -> int | None:
+    key = text.strip().lower().rstrip(".")
+    if key.isdigit():
+        return int(key) if 1 <= int(key) <= 12 else None
+    names = list(MONTH_MACROS)
+    return names.index(key[:3]) + 1 if len(key) >= 3 and key[:3] in MONTH_MACROS else None
+
+
+def date_parts(date: str) -> list[list[int]]:
+    """CSL date-parts of a biblatex date ("2021-03-15", a range "2021-03/2021-05"); [] for what is not one."""
+    ends = [_DATE_PARTS.match(end.strip()) for end in date.split("/")] if date.strip() else []
+    if not ends or len(ends) > 2 or not all(ends):
+        return []
+    return [[int(part) for part in end.groups() if part] for end in ends if end]
+
+
+def _plain_issued(paper: Paper, year: str) -> list[list[int]]:
+    """The publication date: the year and month fields, else the whole date (day and range included)."""
+    date = paper.fields.get("date", "")
+    month = _month_number(paper.fields.get("month", ""))
+    if month is None:
+        dated = date_parts(date)
+        if dated and dated[0][0] == int(year):
+            return dated
+        month = month_of_date(date) if date.startswith(year) else None  # "2021-03~": approximate, month still 3
+    return [[int(year)] + ([month] if month else [])]
+
+
+def issued(paper: Paper) -> dict[str, Any]:
+    """CSL's ``issued`` of the entry, {} for none."""
+    written = " ".join(paper.fields.get("year", "").split())
+    if _NO_DATE.fullmatch(written):
+        return {"literal": written}
+    if ranged := _YEAR_RANGE.fullmatch(written):
+        return {"date-parts": [[int(ranged.group(1))], [int(ranged.group(2))]]}
+    if circa := _CIRCA_YEAR.fullmatch(written):
+        return {"date-parts": [[int(circa.group(1) or circa.group(2))]], "circa": True}
+    date = paper.fields.get("date", "").strip()
+    year = written[:4] if written else year_of_date(date) or ""
+    if not year.isdigit():
+        return {}
+    result: dict[str, Any] = {"date-parts": _plain_issued(paper, year)}
+    # biblatex's approximate date (2020~), whose "~" the decoded value has lost (a space): the date as written.
+    written_date = joined_latex(paper.latex_fields.get("date", "")) or date
+    if written_date.strip().endswith(("~", "%")) and year_of_date(written_date) == year:
+        result["circa"] = True
+    return result
+
+
+def status(paper: Paper) -> str:
+    """CSL's ``status``: biblatex's pubstate in words, or what a BibTeX year says instead of one ("in press")."""
+    pubstate = " ".join(paper.fields.get("pubstate", "").split())
+    if pubstate:
+        return PUBSTATES.get(pubstate.lower(), pubstate)
+    written = " ".join(paper.fields.get("year", "").split())
+    return written.lower() if _STATE_YEAR.fullmatch(written) else ""

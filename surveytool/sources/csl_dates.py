@@ -1,0 +1,66 @@
+"""What a CSL-JSON date says beside its first year and month, as biblatex writes it: a range and an approximate
+date (``circa``) as ``date`` (2019/2020, 2020~), no date (a ``literal`` "n.d.") as ``year = {n.d.}``, and CSL's
+``status`` as ``pubstate`` (in press is ``inpress``), or as the year of an item with no date (``year = {in press}``):
+what export -f csl-json makes of a .bib's, read back."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from surveytool.output.csl_dates import PUBSTATES
+
+_NO_DATE = re.compile(r"n\.\s?d\.?|no date|undated", re.IGNORECASE)
+_KEYS = {words: key for key, words in PUBSTATES.items()}
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return ""
+
+
+def date_end(parts: Any) -> str:
+    """One end of a date-parts range as biblatex writes it (2021, 2021-03, 2021-03-15); "" for a malformed one."""
+    if not isinstance(parts, list) or not parts:
+        return ""
+    numbers = [_scalar(part) for part in parts[:3]]
+    if not all(n.isdigit() for n in numbers) or len(numbers[0]) != 4:
+        return ""
+    if any(not 1 <= int(n) <= limit for n, limit in zip(numbers[1:], (12, 31), strict=False)):
+        return ""
+    return "-".join([numbers[0], *(f"{int(n):02d}" for n in numbers[1:])])
+
+
+def _circa(value: Any) -> bool:
+    """CSL's circa: a boolean, a number or a string (1, "true"); 0, "" and "false" say no."""
+    if isinstance(value, str):
+        return value.strip().lower() not in ("", "0", "false", "no")
+    return bool(value) and isinstance(value, (bool, int))
+
+
+def date_fields(item: dict[str, Any], has_year: bool) -> dict[str, str]:
+    """The ``date``, ``year`` (no date only) and ``pubstate`` fields of an item's ``issued`` and ``status``;
+    ``has_year``: whether its year was read (from an EDTF or raw date too)."""
+    fields: dict[str, str] = {}
+    issued = item.get("issued")
+    dated = False
+    if isinstance(issued, dict):
+        parts = issued.get("date-parts")
+        ends = [date_end(end) for end in parts[:2]] if isinstance(parts, list) and parts else []
+        if ends and all(ends):
+            dated = True
+            ends = ends[:1] if len(ends) == 2 and ends[0] == ends[1] else ends
+            approximate = _circa(issued.get("circa"))
+            if len(ends) == 2 or approximate:
+                fields["date"] = "/".join(end + ("~" if approximate else "") for end in ends)
+        elif not parts and _NO_DATE.fullmatch(_scalar(issued.get("literal"))):
+            fields["year"] = _scalar(issued.get("literal"))
+    state = " ".join(_scalar(item.get("status")).split())
+    if state and (dated or has_year):
+        fields["pubstate"] = _KEYS.get(state.lower(), state)
+    elif state and "year" not in fields:  # in press, no date: a year BibTeX's styles print, as BibTeX users write
+        fields["year"] = state
+    return fields
