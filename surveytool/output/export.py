@@ -203,6 +203,12 @@ def _howpublished_url(paper: Paper) -> str:
     return link.group().rstrip(".,;:)") if link else ""
 
 
+def _howpublished_words(paper: Paper) -> str:
+    """A howpublished that holds no link (a ``\\url`` or an address): its text, else ""."""
+    text = _text(paper, "howpublished").strip()
+    return "" if _URL.search(text) or "\\url" in paper.latex_fields.get("howpublished", "") else text
+
+
 def _macros_by_file(blocks: Sequence[RawBlock]) -> dict[str, dict[str, str]]:
     """Each file's @string table (name in lower case -> raw value), as its entries were read with it."""
     definitions: dict[str, list[tuple[str, str]]] = {}
@@ -255,6 +261,9 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
         for ours, theirs in _CSL_FIELDS:
             if paper.fields.get(ours) and theirs not in item:
                 item[theirs] = _text(paper, ours)
+        # How a @misc came out ("Blog post") is its publisher, as pandoc writes it; a link or a preprint's server not.
+        if venue != "howpublished" and "publisher" not in item and (words := _howpublished_words(paper)):
+            item["publisher"] = words
         arxiv = arxiv_id(paper)
         url = paper.fields.get("url") or _howpublished_url(paper) or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
         if url:

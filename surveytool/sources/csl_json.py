@@ -272,8 +272,10 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
             latex[role] = "{" + " and ".join(tex for _, tex in names) + "}"
     if kind == "phdthesis" and _MASTERS.search(_text(item.get("genre"))):  # Zotero's "Master's thesis"
         kind = "mastersthesis"
-    # CSL's publisher of a thesis is its school, of a report its institution (export -f csl-json writes them so).
-    holder = {"phdthesis": "school", "mastersthesis": "school", "techreport": "institution"}.get(kind)
+    # CSL's publisher of a thesis is its school, of a report its institution, of a @misc its howpublished (export -f
+    # csl-json writes them so, and pandoc a howpublished).
+    holders = {"phdthesis": "school", "mastersthesis": "school", "techreport": "institution", "misc": "howpublished"}
+    holder = holders.get(kind)
     if holder and "publisher" in fields:
         fields[holder] = fields.pop("publisher")
     number = _text(item.get("number"))

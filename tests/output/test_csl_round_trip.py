@@ -115,3 +115,19 @@ def test_ranges_circa_no_date_and_in_press_go_out_as_csl_dates_and_status_and_co
         and "year = {2019}," in bibtex
         and "date = {2019/2020}," in bibtex
     )
+
+
+def test_a_howpublished_that_is_no_link_goes_out_as_the_publisher_and_comes_back(tmp_path):
+    # howpublished = {Blog post} was left out of the export: a @misc lost how it came out.
+    items = _export(
+        tmp_path,
+        "@misc{blog, title = {B}, author = {A, B}, year = 2020, howpublished = {Blog post}}\n"
+        "@misc{link, title = {L}, author = {A, B}, year = 2020, howpublished = {\\url{https://x.org/p}}}\n"
+        "@misc{pre, title = {P}, author = {A, B}, year = 2020, howpublished = {arXiv preprint arXiv:2104.14830}}\n",
+    )
+    assert items["blog"]["publisher"] == "Blog post"
+    assert "publisher" not in items["link"] and "publisher" not in items["pre"]
+    back, _ = _back(items)
+    assert back["blog"].fields["howpublished"] == "Blog post" and "publisher" not in back["blog"].fields
+    (tmp_path / "b.json").write_text(json.dumps([items["blog"]]), encoding="utf-8")
+    assert "howpublished = {Blog post}," in run_cli("bib", "b.json", "-o", "-", cwd=tmp_path, check=True).stdout
