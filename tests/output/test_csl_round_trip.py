@@ -131,3 +131,14 @@ def test_a_howpublished_that_is_no_link_goes_out_as_the_publisher_and_comes_back
     assert back["blog"].fields["howpublished"] == "Blog post" and "publisher" not in back["blog"].fields
     (tmp_path / "b.json").write_text(json.dumps([items["blog"]]), encoding="utf-8")
     assert "howpublished = {Blog post}," in run_cli("bib", "b.json", "-o", "-", cwd=tmp_path, check=True).stdout
+
+
+def test_tags_inside_latex_italics_stay_text_both_ways(tmp_path):
+    # The text inside \emph is a .bib's too: a closing tag in it must not end the italics or open another.
+    items = _export(tmp_path, '@misc{h, title = {\\emph{</i><b>x} and <span class="nocase">y</span>}, year = 2020}\n')
+    title = items["h"]["title"]
+    assert title.startswith("<i>") and title.count("<i>") == 1 and "<b>" not in title and "</i><b>" not in title
+    back, _ = _back(items)
+    assert back["h"].fields["title"] == '</i><b>x and <span class="nocase">y</span>'
+    latex = back["h"].latex_fields["title"]
+    assert latex.count(r"\textit{") == 1 and r"\textbf" not in latex and r"\textless{}" in latex
