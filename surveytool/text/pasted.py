@@ -65,3 +65,41 @@ def rejoin_split_words(words: list[str], known: frozenset[str]) -> list[str]:
             out.append(words[index])
             index += 1
     return out
+
+
+# Google Scholar's links under each result, as a browser copies them: "☆ Save", "Cite", "Cited by 1,204", "Related
+# articles", "All 14 versions" (and in Chinese), on a line of their own or run onto the end of the snippet. Only the
+# page's capitalised labels in a row; a line of them, or a run after a sentence's end or a cut, holds one that only
+# Scholar writes (a count, "Related articles"), so that prose ("cited by 120 papers") is never taken for them.
+_SCHOLAR_COUNTED = (
+    r"Cited by \d+(?:[,.\s]\d{3})*|Related articles|All \d+(?:,\d{3})* versions|Web of Science:? \d+"
+    r"|Import into (?:BibTeX|EndNote|RefMan|RefWorks)|被引用次数[:：]?\s*\d+|相关文章|所有\s*\d+\s*个版本"
+)
+_SCHOLAR_LINK = rf"{_SCHOLAR_COUNTED}|(?:[☆★]\s*)?Save|(?:99\s+|[❝❞“”]\s*)?Cite|Library Search|View as HTML|保存|引用"
+_SCHOLAR_FOOTER = re.compile(rf"(?:^|(?<=[.!?…。])[\"'”’)\]]*)\s*((?:{_SCHOLAR_LINK})(?:\s*(?:{_SCHOLAR_LINK}))*)\s*$")
+_SCHOLAR_COUNT = re.compile(_SCHOLAR_COUNTED)
+# Words one of those has: a line without any is not searched.
+_SCHOLAR_WORDS = (
+    "Cited by",
+    "Related articles",
+    " versions",
+    "Web of Science",
+    "Import into",
+    "被引用次数",
+    "相关文章",
+    "版本",
+)
+# The link to a result's full text in the right-hand column: "[PDF] arxiv.org", "[HTML][HTML] nature.com".
+_SCHOLAR_SOURCE = re.compile(
+    r"^\s*(?:\[(?:PDF|HTML|DOC|PS|BOOK|CITATION|C|B)\]\s*)+(?:from\s+)?[\w-]+(?:\.[\w-]+)+(?:/\S*)?\s*$"
+)
+
+
+def strip_scholar_footer(line: str) -> str:
+    """``line`` without Google Scholar's links after a result ("" for a line of only them, or of a source link)."""
+    if "[" in line and _SCHOLAR_SOURCE.match(line):
+        return ""
+    footer = _SCHOLAR_FOOTER.search(line) if any(label in line for label in _SCHOLAR_WORDS) else None
+    if footer is None or not _SCHOLAR_COUNT.search(footer.group(1)):
+        return line
+    return line[: footer.start(1)].rstrip()
