@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from surveytool.sources.list_items import ItemSplitter, is_page_furniture, reads_as_title
-from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark, strip_scholar_footer
+from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark, strip_emphasis, strip_scholar_footer
 
 # "Related papers: <title>", "相关论文: <title>", "Related Papers - <title>", any casing; a colon (ASCII or
 # full-width) or a dash (hyphen, en or em dash) between them. Or worded: "Papers related to <title>",
@@ -108,7 +108,7 @@ def header_title(line: str, inside_paragraph: bool = False, next_line: str = "")
     match = _HEADER.match(line)
     if match is None:
         return None
-    title = match.group("title").strip().removesuffix("**").removesuffix("__").strip()
+    title = strip_emphasis(match.group("title").strip()).removesuffix("**").removesuffix("__").strip()
     worded = match.group("worded")
     if worded and (
         (worded.lower().startswith("related") and not match.group("heading"))
@@ -236,8 +236,9 @@ def _paragraphs(lines: list[tuple[str, int]], first_line: int, vocabulary: froze
     texts = [text for text, _ in lines]
     if len(lines) > 1 and (all(map(is_truncated, texts)) or all(map(reads_as_title, texts))):
         lines = [(lines[0][0], first_line), *lines[1:]]
-        return [Paragraph(clean_pasted(text), line, is_truncated(text)) for text, line in lines]
-    joined = clean_pasted(_join_wrapped(texts, vocabulary))
+        texts = [strip_emphasis(clean_pasted(text)) for text, _ in lines]
+        return [Paragraph(text, line, is_truncated(text)) for text, (_, line) in zip(texts, lines, strict=True)]
+    joined = strip_emphasis(clean_pasted(_join_wrapped(texts, vocabulary)))
     return [Paragraph(joined, first_line, is_truncated(joined))]
 
 

@@ -103,3 +103,33 @@ def strip_scholar_footer(line: str) -> str:
     if footer is None or not _SCHOLAR_COUNT.search(footer.group(1)):
         return line
     return line[: footer.start(1)].rstrip()
+
+
+# Markdown's emphasis around words: "**GPipe**", "__Abstract__", "*Megatron*", "***both***". A mark opens before a
+# character that is no space, never right after a letter, digit or another mark, and closes the same way round: a
+# "*" of a product ("2*3", "a * b", "x**2"), a footnote's ("authors*", "(*)") or an identifier's "_" ("max_len")
+# opens none. The words inside hold no mark of its kind: a mark inside another goes the next time round.
+_EMPHASIS = re.compile(
+    r"(?<![\w*\\])(?:(\*{1,3})(?=[^\s*)\]])([^*]+)(?<=[^\s\\(\[])\1|(_{1,3})(?=[^\s_)\]])([^_]+)(?<=[^\s\\(\[])\3)(?![\w*])"
+)
+# A Python name ("__init__") reads as bold too: kept.
+_DUNDER = re.compile(r"__[a-z][a-z\d_]*__")
+# A code span ("`**kwargs**`") is Markdown's own text: kept as written.
+_CODE_SPAN = re.compile(r"(`+[^`]*`+)")
+
+
+def strip_emphasis(text: str) -> str:
+    """``text`` without Markdown's bold and italic marks, the words they wrap kept."""
+    if "*" not in text and "_" not in text:
+        return text
+    pieces = _CODE_SPAN.split(text) if "`" in text else [text]
+    for index in range(0, len(pieces), 2):  # the text between code spans
+        for _ in range(3):
+            pieces[index], count = _EMPHASIS.subn(_emphasised, pieces[index])
+            if not count:
+                break
+    return "".join(pieces)
+
+
+def _emphasised(match: re.Match[str]) -> str:
+    return match.group() if _DUNDER.fullmatch(match.group()) else match.group(2) or match.group(4)
