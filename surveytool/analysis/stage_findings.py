@@ -30,7 +30,9 @@ STAGE_FINDINGS: dict[str, StageFinding] = {
             "a related-paper list whose first line names no anchor paper",
             f"{_LISTS} start with a header naming the paper they are related to ('Related papers: <title>', "
             "'Papers related to <title>', '相关论文: <title>'). Without one, every paragraph is read as a snippet and "
-            "no anchor paper is added.",
+            "no anchor paper is added. A header whose title reads like an abstract's sentences (a full stop and more after "
+            "it, 'we' or 'this paper', many words or lower case) is the first words of a snippet; one that may be "
+            "either is read as a header and reported as a warning at its line.",
         ),
         StageFinding(
             "glued-snippets",

@@ -128,6 +128,17 @@ def _layout_findings(document: PaperList, display: str) -> list[Finding]:
     )
     findings.extend(
         Finding(
+            "list-header",
+            Severity.WARNING,
+            "this header's title reads like an abstract's sentences (a full stop and more after it, 'we' or 'this "
+            "paper', or many words); read as a header naming an anchor paper",
+            SourceLocation(display, line),
+            "if it is a paper's snippet, take the header's words off its start; if a header, leave only the title",
+        )
+        for line in document.doubtful_headers
+    )
+    findings.extend(
+        Finding(
             "empty-item",
             Severity.WARNING,
             "this item has no text after its number or bullet; skipped",

@@ -54,6 +54,8 @@ class PaperList:
     inner_number_lines: tuple[int, ...] = ()
     # Lines read as text of an item that start as a next item would, with a number out of sequence: (line, expected).
     unread_numbers: tuple[tuple[int, int], ...] = ()
+    # Lines of headers whose title may be an abstract's sentences (``reads_as_abstract``): read as headers.
+    doubtful_headers: tuple[int, ...] = ()
 
     @property
     def anchor_truncated(self) -> bool:
@@ -120,7 +122,30 @@ def header_title(line: str, inside_paragraph: bool = False, next_line: str = "")
         return None
     if inside_paragraph and (line.lstrip(" #*_")[:1].islower() or title[:1].islower()):
         return None
-    return title
+    return None if reads_as_abstract(title, next_line) == "prose" else title
+
+
+# A sentence's end inside a header's title with more after it: "?", "!" or a full stop after a word of two letters
+# or more (an initial, "e.g." or "et al." ends none), then a word.
+_SENTENCE_END = re.compile(r"(?<![^\W\d_])([^\W\d_]{2,})[.!?][\"'”’)\]]*\s+(?=\w)")
+_ABBREVIATED = frozenset("al etc vs cf fig figs eq no vol pp proc conf dr mr ms st jr inc ltd co".split())
+# What an abstract says and a title does not: "we", "our", "this paper".
+_ABSTRACT_WORDS = re.compile(r"(?<!\S)(?:[Ww]e|[Oo]ur|us)(?![^\s,;:])|\b[Tt]his (?:paper|work|article|study)\b")
+_TITLE_WORDS = 25  # titles longer than this are few
+
+
+def reads_as_abstract(title: str, next_line: str = "") -> str:
+    """Whether a header's title is an abstract's sentences: "prose" (more than one sentence, saying "we" or "this
+    paper", and long or in lower case: a snippet that begins with a header's words), "doubt" (two of those three
+    signs: read as a header, as before, and reported) or "" (a title, with a venue or year after it perhaps)."""
+    goes_on = next_line.strip()[:1].islower()  # the title's sentence goes on on a wrapped line: read with it
+    text = f"{title} {next_line.strip()}" if goes_on else title
+    sentences = any(end.group(1).lower() not in _ABBREVIATED for end in _SENTENCE_END.finditer(text))
+    long = goes_on or len(text.split()) > _TITLE_WORDS
+    says = _ABSTRACT_WORDS.search(text) is not None
+    if sentences and says and (long or title[:1].islower()):
+        return "prose"
+    return "doubt" if sentences + long + says >= 2 else ""
 
 
 def parse_paper_list(text: str) -> PaperList:
@@ -130,14 +155,17 @@ def parse_paper_list(text: str) -> PaperList:
     anchor_title: str | None = None
     anchor_line = 0
     start = 0
+    doubtful: list[int] = []  # headers whose title may be an abstract's sentences
     for index, line in enumerate(lines):
         if not line.strip():
             continue
-        title = header_title(line, next_line=lines[index + 1] if index + 1 < len(lines) else "")
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        title = header_title(line, next_line=following)
         if title is not None:
             anchor_title = title or None
             anchor_line = index + 1
             start = index + 1
+            doubtful.extend([anchor_line] if reads_as_abstract(title, following) else [])
         break
 
     splitter = ItemSplitter()
@@ -165,6 +193,7 @@ def parse_paper_list(text: str) -> PaperList:
                 splitter.restart()
                 if title:
                     later.append((title, number))
+                doubtful.extend([number] if reads_as_abstract(title, following) else [])
     paragraphs: list[Paragraph] = []
     vocabulary = frozenset(_WORD.findall("\n".join(lines).lower()))
     for item in splitter.items:
@@ -181,6 +210,7 @@ def parse_paper_list(text: str) -> PaperList:
         tuple((line, item.line) for item in splitter.items for line in item.joined),
         tuple(inner_numbers),
         tuple(splitter.unread_numbers),
+        tuple(doubtful),
     )
 
 
