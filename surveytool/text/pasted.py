@@ -114,16 +114,16 @@ _EMPHASIS = re.compile(
 )
 # A Python name ("__init__") reads as bold too: kept.
 _DUNDER = re.compile(r"__[a-z][a-z\d_]*__")
-# A code span ("`**kwargs**`") is Markdown's own text: kept as written.
-_CODE_SPAN = re.compile(r"(`+[^`]*`+)")
+# A code span ("`**kwargs**`") and a link ("https://host/_a_/x") are kept as written.
+_CODE_SPAN = re.compile(r"(`+[^`]*`+|(?:https?://|www\.)\S+)")
 
 
 def strip_emphasis(text: str) -> str:
     """``text`` without Markdown's bold and italic marks, the words they wrap kept."""
     if "*" not in text and "_" not in text:
         return text
-    pieces = _CODE_SPAN.split(text) if "`" in text else [text]
-    for index in range(0, len(pieces), 2):  # the text between code spans
+    pieces = _CODE_SPAN.split(text) if "`" in text or "/" in text else [text]
+    for index in range(0, len(pieces), 2):  # the text between code spans and links
         for _ in range(3):
             pieces[index], count = _EMPHASIS.subn(_emphasised, pieces[index])
             if not count:
