@@ -129,8 +129,11 @@ def header_title(line: str, inside_paragraph: bool = False, next_line: str = "")
 # or more (an initial, "e.g." or "et al." ends none), then a word.
 _SENTENCE_END = re.compile(r"(?<![^\W\d_])([^\W\d_]{2,})[.!?][\"'”’)\]]*\s+(?=\w)")
 _ABBREVIATED = frozenset("al etc vs cf fig figs eq no vol pp proc conf dr mr ms st jr inc ltd co".split())
-# What an abstract says and a title does not: "we", "our", "this paper".
-_ABSTRACT_WORDS = re.compile(r"(?<!\S)(?:[Ww]e|[Oo]ur|us)(?![^\s,;:])|\b[Tt]his (?:paper|work|article|study)\b")
+# What an abstract says and a title does not: "we", "our", "this paper"; "We" only starting a sentence after another
+# ("Are We There Yet?" is a title's).
+_ABSTRACT_WORDS = re.compile(
+    r"(?<!\S)(?:we|our|us)(?![^\s,;:])|[.!?][\"'”’)\]]*\s+(?:We|Our)\b|\b[Tt]his (?:paper|work|article|study)\b"
+)
 _TITLE_WORDS = 25  # titles longer than this are few
 
 
@@ -138,7 +141,8 @@ def reads_as_abstract(title: str, next_line: str = "") -> str:
     """Whether a header's title is an abstract's sentences: "prose" (more than one sentence, saying "we" or "this
     paper", and long or in lower case: a snippet that begins with a header's words), "doubt" (two of those three
     signs: read as a header, as before, and reported) or "" (a title, with a venue or year after it perhaps)."""
-    goes_on = next_line.strip()[:1].islower()  # the title's sentence goes on on a wrapped line: read with it
+    # The title's sentence goes on on a wrapped line, read with it; a whole title's next line is a snippet of its own.
+    goes_on = next_line.strip()[:1].islower() and not reads_as_title(title)
     text = f"{title} {next_line.strip()}" if goes_on else title
     sentences = any(end.group(1).lower() not in _ABBREVIATED for end in _SENTENCE_END.finditer(text))
     long = goes_on or len(text.split()) > _TITLE_WORDS

@@ -43,6 +43,7 @@ def test_a_header_with_its_title_and_a_venue_after_it_still_names_its_anchor(tmp
         "Attention is all you need. NeurIPS 2017.",
         "GPipe: Easy Scaling with Micro-Batch Pipeline Parallelism. Huang et al., 2019",
         "GShard: Scaling Giant Models with Conditional Comp…",
+        "Are We There Yet? Learned Index Structures at Scale",
     ):
         anchors, snippets, findings = _read(
             tmp_path, HEADER + f"\r\n{GPIPE}\r\n\r\nRelated papers: {title}\r\n{ZERO}\r\n"
@@ -59,3 +60,13 @@ def test_a_header_that_cannot_be_told_from_an_abstract_stays_a_header_and_is_rep
     assert anchors[1:] == [(5, "Pipeline Parallelism. We read it twice")]
     assert snippets == [(3, GPIPE), (7, ZERO)]
     assert findings == [("list-header", "warning", 5)]
+
+
+def test_a_header_with_a_snippet_in_lower_case_on_the_next_line_still_names_its_anchor(tmp_path):
+    snippet = "we show that pipelines keep every device busy. We also bound the memory of each stage, and our…"
+    anchors, snippets, findings = _read(
+        tmp_path, f"Related papers: GPipe: Efficient Training of Giant Networks\n{snippet}\n"
+    )
+    assert anchors == [(1, "GPipe: Efficient Training of Giant Networks")]
+    assert snippets == [(2, snippet)]
+    assert findings == []
