@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from surveytool.sources.list_items import ItemSplitter, is_page_furniture, reads_as_title
-from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark, strip_emphasis, strip_scholar_footer
+from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark, strip_emphasis, without_scholar_links
 
 # "Related papers: <title>", "相关论文: <title>", "Related Papers - <title>", any casing; a colon (ASCII or
 # full-width) or a dash (hyphen, en or em dash) between them. Or worded: "Papers related to <title>",
@@ -155,7 +155,7 @@ def reads_as_abstract(title: str, next_line: str = "") -> str:
 def parse_paper_list(text: str) -> PaperList:
     """Split a related-paper list into its anchor title and paragraphs."""
     lines = [clean_pasted(line, keep_final_soft_hyphen=True) for line in split_lines(text)]
-    lines = _without_cut_marks(["" if _RULE.match(line) else strip_scholar_footer(line) for line in lines])
+    lines = _without_cut_marks(without_scholar_links(["" if _RULE.match(line) else line for line in lines]))
     anchor_title: str | None = None
     anchor_line = 0
     start = 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import groupby
 
 SOFT_HYPHEN = "\u00ad"
 # Zero-width space, word joiner and a byte-order mark that a concatenated file left inside the text.
@@ -68,17 +69,19 @@ def rejoin_split_words(words: list[str], known: frozenset[str]) -> list[str]:
 
 
 # Google Scholar's links under each result, as a browser copies them: "☆ Save", "Cite", "Cited by 1,204", "Related
-# articles", "All 14 versions" (and in Chinese), on a line of their own or run onto the end of the snippet. Only the
-# page's capitalised labels in a row; a line of them, or a run after a sentence's end or a cut, holds one that only
-# Scholar writes (a count, "Related articles"), so that prose ("cited by 120 papers") is never taken for them.
+# articles", "All 14 versions" (and in Chinese), on a line of their own (or a line each) or run onto the end of the
+# snippet. Only the page's capitalised labels in a row, one that only Scholar writes among them (a count, "Related
+# articles"), and at the end of a line only after a sentence's end or a cut: prose ("cited by 120 papers") stays.
 _SCHOLAR_COUNTED = (
     r"Cited by \d+(?:[,.\s]\d{3})*|Related articles|All \d+(?:,\d{3})* versions|Web of Science:? \d+"
     r"|Import into (?:BibTeX|EndNote|RefMan|RefWorks)|被引用次数[:：]?\s*\d+|相关文章|所有\s*\d+\s*个版本"
 )
 _SCHOLAR_LINK = rf"{_SCHOLAR_COUNTED}|(?:[☆★]\s*)?Save|(?:99\s+|[❝❞“”]\s*)?Cite|Library Search|View as HTML|保存|引用"
-_SCHOLAR_FOOTER = re.compile(rf"(?:^|(?<=[.!?…。])[\"'”’)\]]*)\s*((?:{_SCHOLAR_LINK})(?:\s*(?:{_SCHOLAR_LINK}))*)\s*$")
+_SCHOLAR_LINKS = rf"(?:{_SCHOLAR_LINK})(?:\s*(?:{_SCHOLAR_LINK}))*"
+_SCHOLAR_LINE = re.compile(rf"\s*{_SCHOLAR_LINKS}\s*$")
+_SCHOLAR_END = re.compile(rf"(?<=[.!?…。])[\"'”’)\]]*\s*({_SCHOLAR_LINKS})\s*$")
 _SCHOLAR_COUNT = re.compile(_SCHOLAR_COUNTED)
-# Words one of those has: a line without any is not searched.
+# Words one of the counted links has: a line without any is not searched for them at its end.
 _SCHOLAR_WORDS = (
     "Cited by",
     "Related articles",
@@ -95,14 +98,23 @@ _SCHOLAR_SOURCE = re.compile(
 )
 
 
-def strip_scholar_footer(line: str) -> str:
-    """``line`` without Google Scholar's links after a result ("" for a line of only them, or of a source link)."""
+def without_scholar_links(lines: list[str]) -> list[str]:
+    """The lines without Google Scholar's links under a result: a run of lines of only its labels with a count or
+    "Related articles" among them, and a line of a source link, are blank (a result ends there); a run of them
+    after a snippet's end is cut off."""
+    out: list[str] = []
+    for labels, run in groupby(lines, key=lambda line: _SCHOLAR_LINE.match(line) is not None):
+        block = list(run)
+        blank = labels and any(_SCHOLAR_COUNT.search(line) for line in block)
+        out.extend("" if blank else _without_links_at_end(line) for line in block)
+    return out
+
+
+def _without_links_at_end(line: str) -> str:
     if "[" in line and _SCHOLAR_SOURCE.match(line):
         return ""
-    footer = _SCHOLAR_FOOTER.search(line) if any(label in line for label in _SCHOLAR_WORDS) else None
-    if footer is None or not _SCHOLAR_COUNT.search(footer.group(1)):
-        return line
-    return line[: footer.start(1)].rstrip()
+    links = _SCHOLAR_END.search(line) if any(word in line for word in _SCHOLAR_WORDS) else None
+    return line[: links.start(1)].rstrip() if links and _SCHOLAR_COUNT.search(links.group(1)) else line
 
 
 # Markdown's emphasis around words: "**GPipe**", "__Abstract__", "*Megatron*", "***both***". A mark opens before a

@@ -53,3 +53,10 @@ def test_a_sentence_that_mentions_being_cited_by_others_is_kept(tmp_path):
     text = HEADER + "".join(f"\r\n{sentence}\r\n" for sentence in kept)
     snippets, _ = _read(tmp_path, text)
     assert [text for _, text, _ in snippets] == list(kept)
+
+
+def test_footer_links_a_browser_put_one_per_line_are_left_out_together(tmp_path):
+    text = HEADER + f"{GPIPE}\r\n☆ Save\r\nCite\r\nCited by 1,204\r\nRelated articles\r\n{ZERO}\r\nCite\r\n"
+    snippets, _ = _read(tmp_path, text)
+    # A line of a label with no count or "Related articles" beside it may be the text's own word: kept.
+    assert snippets == [(2, GPIPE, True), (7, ZERO, True), (8, "Cite", False)]
