@@ -119,23 +119,23 @@ def _without_links_at_end(line: str) -> str:
 
 # Markdown's emphasis around words: "**GPipe**", "__Abstract__", "*Megatron*", "***both***". A mark opens before a
 # character that is no space, never right after a letter, digit or another mark, and closes the same way round: a
-# "*" of a product ("2*3", "a * b", "x**2"), a footnote's ("authors*", "(*)") or an identifier's "_" ("max_len")
-# opens none. The words inside hold no mark of its kind: a mark inside another goes the next time round.
+# "*" of a product ("2*3", "a * b", "x**2"), an optimum ("x^*"), a footnote's ("authors*", "(*)") or a name's "_"
+# ("max_len") opens none. The words inside hold no mark of its kind: a mark inside another goes the next time round.
 _EMPHASIS = re.compile(
-    r"(?<![\w*\\])(?:(\*{1,3})(?=[^\s*)\]])([^*]+)(?<=[^\s\\(\[])\1|(_{1,3})(?=[^\s_)\]])([^_]+)(?<=[^\s\\(\[])\3)(?![\w*])"
+    r"(?<![\w*\\^])(?:(\*{1,3})(?=[^\s*)\]])([^*]+)(?<=[^\s\\(\[])\1|(_{1,3})(?=[^\s_)\]])([^_]+)(?<=[^\s\\(\[])\3)(?![\w*])"
 )
 # A Python name ("__init__") reads as bold too: kept.
 _DUNDER = re.compile(r"__[a-z][a-z\d_]*__")
-# A code span ("`**kwargs**`") and a link ("https://host/_a_/x") are kept as written.
-_CODE_SPAN = re.compile(r"(`+[^`]*`+|(?:https?://|www\.)\S+)")
+# A code span ("`**kwargs**`"), TeX's math ("$x^*_1$") and a link ("https://host/_a_/x") are kept as written.
+_CODE_SPAN = re.compile(r"(`+[^`]*`+|\$[^$\n]*\$|(?:https?://|www\.)\S+)")
 
 
 def strip_emphasis(text: str) -> str:
     """``text`` without Markdown's bold and italic marks, the words they wrap kept."""
     if "*" not in text and "_" not in text:
         return text
-    pieces = _CODE_SPAN.split(text) if "`" in text or "/" in text else [text]
-    for index in range(0, len(pieces), 2):  # the text between code spans and links
+    pieces = _CODE_SPAN.split(text) if "`" in text or "/" in text or "$" in text else [text]
+    for index in range(0, len(pieces), 2):  # the text between code spans, math and links
         for _ in range(3):
             pieces[index], count = _EMPHASIS.subn(_emphasised, pieces[index])
             if not count:

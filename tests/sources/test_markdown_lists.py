@@ -30,6 +30,7 @@ def test_a_star_or_underscore_that_is_no_emphasis_stays(tmp_path):
     kept = (
         "A 2*3 mesh of devices and a * b compute units scale with max_len and batch_size tokens…",
         "Footnotes mark authors* and** equal work (*), and `**kwargs**` or __init__ load the _model state…",
+        "The optimum $x^*_1$ and $y_*$ of a $2*k$ grid, and x^* and y^* in plain text, are found…",
         "We compute 2*n*m flops, 3 * 4 * 5 shards, and x**2 memory, code at https://host.org/_private_/*x*…",
     )
     text = HEADER + "".join(f"\r\n{snippet}\r\n" for snippet in kept) + "\r\n* A bullet item …\r\n"
