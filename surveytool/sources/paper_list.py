@@ -106,6 +106,7 @@ def header_title(line: str, inside_paragraph: bool = False, next_line: str = "")
     a header only at a paragraph's start, with a title that starts as titles do (not in lower case) and no
     wrapped line going on in lower case after them. A header inside a paragraph (a list pasted below another
     with no blank line) must start with a capital, as a wrapped sentence's line does not, and so must its title.
+    No header's title is an abstract's sentences (``reads_as_abstract``): those are a snippet's first words.
     """
     match = _HEADER.match(line)
     if match is None:

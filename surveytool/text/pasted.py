@@ -2,7 +2,8 @@
 
 A soft hyphen or a zero-width space is invisible, yet it splits a word for matching and keys and makes a
 line that looks blank not blank; a no-break space between every word keeps LaTeX from breaking the line;
-a ligature ("ﬁ") is two letters a PDF stored as one glyph.
+a ligature ("ﬁ") is two letters a PDF stored as one glyph. A web page adds its labels (a cut mark, Google Scholar's
+links under a result) and a Markdown page its emphasis marks ("**GPipe**").
 """
 
 from __future__ import annotations
