@@ -9,7 +9,7 @@ periodical, an xdata entry) is cited through its children, not placed on its own
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from surveytool.model import Paper, frozen_mapping
@@ -119,3 +119,59 @@ def cited_through_children(papers: Sequence[Paper]) -> set[str]:
         index = by_key(papers)
         found |= {p.key.lower() for name in named if (p := index.get(name)) is not None and p.entry_type in CONTAINERS}
     return found
+
+
+#: How many entries of a loop a finding names before it says how many more there are.
+LOOP_SHOWN = 6
+
+
+def inheritance_loops(papers: Sequence[Paper]) -> list[tuple[list[tuple[Paper, str]], int]]:
+    """The loops of entries that inherit from one another (A crossref B and B crossref A; A crossref A; longer
+    ones, through xdata too), names matched as ``by_key`` matches them: each as its first ``LOOP_SHOWN`` entries,
+    (entry, the field that names the next), and its length. A loop starts at its entry read first, or, when an
+    entry read before all of them leads into it, at the entry that one reaches it by.
+
+    One walk of every entry's parents without recursion, in time linear in the entries and the names they write:
+    a loop is found where the walk meets an entry it is still below.
+    """
+    if not any(named_parents(p) for p in papers):
+        return []
+    index = by_key(papers)
+    position = {id(p): i for i, p in enumerate(papers)}
+
+    def parents(at: int) -> Iterator[tuple[str, int]]:
+        for field, name in named_parents(papers[at]):
+            if (parent := index.get(name.lower())) is not None:
+                yield field, position[id(parent)]
+
+    done: set[int] = set()
+    loops: list[tuple[list[tuple[Paper, str]], int]] = []
+    for root in sorted(range(len(papers)), key=lambda i: _read_at(papers[i])):
+        if root in done:
+            continue
+        walk = [(root, parents(root))]
+        depth = {root: 0}  # the entries the walk is below, by their place in it
+        taken: list[str] = []  # the field by which each entry of the walk names the next
+        while walk:
+            at, pending = walk[-1]
+            field, parent = next(pending, ("", -1))
+            if parent < 0:
+                walk.pop()
+                del depth[at]
+                done.add(at)
+                if taken:
+                    taken.pop()
+            elif parent in depth:
+                start = depth[parent]
+                shown = [w for w, _ in walk[start : start + LOOP_SHOWN]]
+                fields = [*taken[start : start + LOOP_SHOWN], field][: len(shown)]
+                loops.append(([(papers[i], f) for i, f in zip(shown, fields, strict=True)], len(walk) - start))
+            elif parent not in done:
+                depth[parent] = len(walk)
+                taken.append(field)
+                walk.append((parent, parents(parent)))
+    return loops
+
+
+def _read_at(paper: Paper) -> tuple[str, int]:
+    return min(((s.path, s.line) for s in paper.sources), default=("", 0))

@@ -6,7 +6,7 @@ import re
 from collections.abc import Container, Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
-from surveytool.analysis.crossref import by_key, inherited_fields, named_parents
+from surveytool.analysis.crossref import LOOP_SHOWN, by_key, inheritance_loops, inherited_fields, named_parents
 from surveytool.bibtex.field_spans import field_location
 from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_key, is_placeholder_title
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
@@ -143,6 +143,39 @@ def _crossref_undefined(context: CheckContext) -> Iterable[Finding]:
                 hint,
                 paper.key,
             )
+
+
+@register(
+    "crossref-loop",
+    Severity.ERROR,
+    "entries that inherit from one another in a loop",
+    "A crossref or xdata that leads back to its own entry: A crossref B and B crossref A, an entry naming itself, "
+    "or a longer loop (keys matched in any case, as by crossref-undefined). biber stops with 'Circular "
+    "inheritance' ('Circular XDATA inheritance'); BibTeX warns that you've nested cross references and gives the "
+    "entries nothing of one another. One finding per loop, at the entry of it that is read first, names the loop "
+    "in order. Remove the crossref or xdata that points back: a loop has no volume for its entries to belong to.",
+)
+def _crossref_loop(context: CheckContext) -> Iterable[Finding]:
+    for entries, size in inheritance_loops([p for p in context.papers if p.origin is Origin.BIBTEX]):
+        first, field = entries[0]
+        fields = {f for _, f in entries}
+        if size == 1:
+            message = f"{field} of '{first.key}' names the entry itself ('{_written(first, field, first)}')"
+        else:
+            keys = [f"'{paper.key}'" for paper, _ in entries] + (["..."] if size > LOOP_SHOWN else [])
+            said = " and ".join(sorted(fields))
+            message = (
+                f"{said} loop of {size} entries: {' -> '.join([*keys, repr(first.key)])}, each naming the next "
+                f"in its {' or '.join(sorted(fields))}"
+            )
+        hint = "remove the crossref or xdata that points back, so that the chain ends"
+        yield Finding("crossref-loop", Severity.ERROR, message, field_location(first, field), hint, first.key)
+
+
+def _written(paper: Paper, field: str, parent: Paper) -> str:
+    """The name ``paper``'s ``field`` gives ``parent`` by, as written."""
+    names = {name.lower() for name in (parent.key, *parent.aliases, *parent.fields.get("ids", "").split(","))}
+    return next((key for f, key in named_parents(paper) if f == field and key.lower() in names), parent.key)
 
 
 @register(

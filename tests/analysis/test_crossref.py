@@ -1,8 +1,14 @@
 """Crossref and xdata parents: cited through their children, lending them what readers see of them."""
 
 import json
+import subprocess
+import sys
 
+import pytest
 from helpers import run_cli
+
+from surveytool.analysis.crossref import inheritance_loops
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 
 XREF = r"""@xdata{pmlr, publisher = {PMLR}, series = {Proceedings of Machine Learning Research}}
 @inproceedings{child2020, author = {Doe, J}, title = {Pipeline parallel training of giant models},
@@ -44,3 +50,111 @@ def test_a_chapter_citing_the_children_is_not_told_to_remove_their_volume(tmp_pa
     (tmp_path / "book.bib").write_text("@collection{c, editor = {E, F}, title = {Edited}, year = 2020}\n", "utf-8")
     [item] = json.loads(run_cli("export", "book.bib", "-f", "csl-json", cwd=tmp_path, check=True).stdout)
     assert item["type"] == "book"
+
+
+# A DBLP export whose volume was given the paper's key as its crossref by mistake (and in another case), an entry
+# naming itself, a chain of three that comes back, and an xdata entry that names its own user.
+LOOPS = r"""@inproceedings{DBLP:conf/sc/RajbhandariRRH20,
+  author    = {Samyam Rajbhandari and Jeff Rasley and Olatunji Ruwase and Yuxiong He},
+  title     = {ZeRO: Memory Optimizations Toward Training Trillion Parameter Models},
+  crossref  = {DBLP:conf/sc/2020},
+  pages     = {20},
+  year      = {2020},
+}
+
+@proceedings{DBLP:conf/sc/2020,
+  title     = {Proceedings of the International Conference for High Performance Computing, Networking, Storage and Analysis, {SC} 2020},
+  publisher = {{IEEE/ACM}},
+  year      = {2020},
+  crossref  = {dblp:conf/sc/rajbhandarirrh20},
+}
+
+@article{huang2019gpipe,
+  author   = {Huang, Yanping and Cheng, Youlong},
+  title    = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},
+  journal  = {NeurIPS},
+  year     = {2019},
+  crossref = {Huang2019GPipe},
+}
+
+@inproceedings{a,
+  author = {Doe, Jane},
+  title = {Alpha},
+  crossref = {b},
+}
+
+@inproceedings{b,
+  title = {Beta},
+  crossref = {c},
+}
+
+@proceedings{c,
+  title = {Gamma},
+  year = {2021},
+  crossref = {a},
+}
+
+@inproceedings{x,
+  author = {Roe, Richard},
+  title = {Delta},
+  booktitle = {Epsilon},
+  year = {2022},
+  xdata = {lender},
+}
+
+@xdata{lender,
+  publisher = {PMLR},
+  xdata = {x},
+}
+"""
+
+
+def test_a_crossref_or_xdata_loop_is_one_finding_at_its_first_entry_naming_the_loop(tmp_path):
+    (tmp_path / "loops.bib").write_text(LOOPS, encoding="utf-8")
+    checked = run_cli("check", "loops.bib", "--checks", "crossref-loop", "--json", cwd=tmp_path)
+    assert checked.returncode == 1, checked.stderr
+    found = [(f["line"], f["message"]) for f in json.loads(checked.stdout) if f["check"] == "crossref-loop"]
+    assert found == [
+        (
+            4,
+            "crossref loop of 2 entries: 'DBLP:conf/sc/RajbhandariRRH20' -> 'DBLP:conf/sc/2020' -> "
+            "'DBLP:conf/sc/RajbhandariRRH20', each naming the next in its crossref",
+        ),
+        (21, "crossref of 'huang2019gpipe' names the entry itself ('Huang2019GPipe')"),
+        (27, "crossref loop of 3 entries: 'a' -> 'b' -> 'c' -> 'a', each naming the next in its crossref"),
+        (46, "xdata loop of 2 entries: 'x' -> 'lender' -> 'x', each naming the next in its xdata"),
+    ]
+
+
+def test_a_long_loop_is_named_by_its_first_entries_and_its_length():
+    papers = [
+        Paper(
+            Origin.BIBTEX,
+            (SourceLocation("big.bib", 1 + 5 * i),),
+            frozen_mapping({"crossref": f"e{(i + 1) % 5000}"}),
+            key=f"e{i}",
+        )
+        for i in range(5000)
+    ]
+    [(entries, size)] = inheritance_loops(papers)
+    assert ([p.key for p, _ in entries], size) == (["e0", "e1", "e2", "e3", "e4", "e5"], 5000)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("check", "loops.bib"),
+        ("check", "loops.bib", "--fix"),
+        ("bib", "loops.bib", "-o", "out.bib"),
+        ("bib", "--in-place", "loops.bib"),
+        ("build", "loops.bib", "--out", "out"),
+        ("export", "loops.bib"),
+        ("export", "loops.bib", "-f", "csl-json"),
+    ],
+)
+def test_no_command_loops_on_entries_that_inherit_from_one_another(tmp_path, command):
+    (tmp_path / "loops.bib").write_text(LOOPS, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "surveytool", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr

@@ -52,6 +52,7 @@ FAILING = {
     "html-in-field": (CLEAN.replace("Networks:", "Networks &amp;"), []),
     "empty-field": (CLEAN.replace("  year", "  note = {},\n  year"), []),
     "crossref-undefined": (CLEAN.replace("  year", "  crossref = {iclr2017},\n  year"), []),
+    "crossref-loop": (CLEAN.replace("  year", "  crossref = {Shazeer2017},\n  year"), []),
     "date-conflict": (CLEAN.replace("  year", "  date = {2016-05},\n  year"), []),
     "stray-and": (CLEAN.replace("{Noam Shazeer}", "{Noam Shazeer and and Quoc Le}"), []),
     "unescaped-special": (CLEAN.replace("{ICLR}", "{Science & Engineering}"), []),
