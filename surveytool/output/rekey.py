@@ -48,36 +48,55 @@ def replacements(papers: Sequence[Paper]) -> dict[str, str]:
 def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[str, list[Rekeyed]]:
     """``text`` with every cited key in ``renamed`` replaced, and what was replaced where.
 
-    A key whose new key the same citation already cites is removed with its comma: ``\\cite{old,new}`` would
-    print the paper twice.
+    A key is matched in any case, as BibTeX matches it: ``\\cite{smith20}`` cites an entry ``Smith20`` and is
+    rewritten with it (``_renamed_key``). A key whose new key the same citation already cites (in any case) is
+    removed with its comma: ``\\cite{old,new}`` would print the paper twice.
     """
     scan = _as_lines(text)  # offsets as in ``text``, old Mac line ends read as line ends
     spans = cite_key_spans(scan)
     blanked = blank_comments(scan)  # a comma is looked for outside comments: "\\cite{new,% old one\n old}"
-    cited: dict[int, set[str]] = {}  # a citation's braces -> the keys it will cite
+    folded = _folded(renamed)
+    cited: dict[int, set[str]] = {}  # a citation's braces -> the keys it will cite, lower-cased
     for start, end, group in spans:
-        if text[start:end] not in renamed:
-            cited.setdefault(group, set()).add(text[start:end])
+        if _renamed_key(text[start:end], renamed, folded) is None:
+            cited.setdefault(group, set()).add(text[start:end].lower())
     pieces: list[str] = []
     changes: list[Rekeyed] = []
     last = 0
     for start, end, group in spans:
         old = text[start:end]
-        new = renamed.get(old)
+        new = _renamed_key(old, renamed, folded)
         if new is None:
             continue
         line = scan.count("\n", 0, start) + 1
-        if new in cited.setdefault(group, set()):
+        if new.lower() in cited.setdefault(group, set()):
             start, end = _with_its_comma(blanked, start, end, last)
             pieces.append(text[last:start])
             changes.append(Rekeyed(path, line, old, new, removed=True))
         else:
-            cited[group].add(new)
+            cited[group].add(new.lower())
             pieces.extend((text[last:start], new))
             changes.append(Rekeyed(path, line, old, new))
         last = end
     pieces.append(text[last:])
     return "".join(pieces), changes
+
+
+def _folded(renamed: Mapping[str, str]) -> dict[str, str | None]:
+    """``renamed`` by its keys lower-cased; None where two keys that differ only in case are renamed apart."""
+    folded: dict[str, str | None] = {}
+    for old, new in renamed.items():
+        folded[old.lower()] = new if folded.get(old.lower(), new) == new else None
+    return folded
+
+
+def _renamed_key(cited: str, renamed: Mapping[str, str], folded: Mapping[str, str | None]) -> str | None:
+    """The key a citation of ``cited`` is to be rewritten to, or None: ``cited`` as it is in ``renamed``, else
+    as BibTeX matches keys, in any case (``\\cite{smith20}`` cites ``Smith20``, with no warning), unless two
+    renamed keys match it so and are renamed apart (which entry BibTeX took is not known here). A citation
+    that already spells the new key, in its case, is left as it is."""
+    new = renamed.get(cited) or folded.get(cited.lower())
+    return None if new is None or new == cited else new
 
 
 def _with_its_comma(text: str, start: int, end: int, floor: int) -> tuple[int, int]:

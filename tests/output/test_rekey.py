@@ -220,3 +220,32 @@ def test_a_built_chapter_rekeyed_is_rebuilt_with_its_notes_not_refused_as_edited
     assert built.returncode == 0, built.stderr
     rebuilt = chapter.read_bytes().decode("utf-8")
     assert f"As \\citet{{{NEW}}} show.{newline}" in rebuilt and rebuilt.startswith("\ufeff")
+
+
+def test_a_citation_of_a_merged_key_in_another_case_is_rewritten_as_bibtex_matched_it(tmp_path):
+    # A JabRef key, cited by hand in lower case: BibTeX matches keys in any case, so this cited the proceedings
+    # version; once merged into the preprint's entry, its key is gone and the citation is rewritten too.
+    bib = (DATA / "duplicates" / "preprint-published.bib").read_text(encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(bib.replace("{lepikhin2021gshard,", "{Lepikhin2021GShard,"), encoding="utf-8")
+    main = tmp_path / "main.tex"
+    main.write_bytes(
+        b"\\begin{document}\n\\cite{lepikhin2021gshard} and \\citep[p.~3]{LEPIKHIN2021GSHARD}\n"
+        b"\\cite{Lepikhin2020GShard, lepikhin2021GShard}\n\\end{document}\n"
+    )
+    done = run_cli("rekey", "refs.bib", "--tex", "main.tex", cwd=tmp_path, check=True)
+    assert main.read_bytes() == (
+        b"\\begin{document}\n\\cite{lepikhin2020gshard} and \\citep[p.~3]{lepikhin2020gshard}\n"
+        b"\\cite{Lepikhin2020GShard}\n\\end{document}\n"
+    )
+    assert done.stdout.splitlines()[:3] == [
+        f"main.tex:2: lepikhin2021gshard -> {NEW}",
+        f"main.tex:2: LEPIKHIN2021GSHARD -> {NEW}",
+        f"main.tex:3: lepikhin2021GShard -> {NEW} (cited beside it already: removed)",
+    ]
+
+
+def test_a_key_two_renamed_keys_match_in_case_only_is_left_as_it_is_and_an_exact_match_wins():
+    renamed = {"Smith20": "smith2020a", "SMITH20": "smith2020b"}
+    assert rekey_text("\\cite{smith20}", renamed)[0] == "\\cite{smith20}"
+    assert rekey_text("\\cite{SMITH20}", renamed)[0] == "\\cite{smith2020b}"
+    assert rekey_text("\\cite{Smith2020}", {"smith2020": "Smith2020"}) == ("\\cite{Smith2020}", [])
