@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
-from surveytool.bibtex.field_spans import field_location, literal_inner
+from surveytool.bibtex.field_spans import field_location, field_spans, literal_inner
 from surveytool.bibtex.fields import is_placeholder_title
 from surveytool.bibtex.raw_specials import escaped_in, raw_specials, spelled
 from surveytool.bibtex.values import MONTH_MACROS, macro_names, marked_up_year, string_block_value
@@ -21,6 +21,7 @@ from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
 from surveytool.text.identifiers import DOI_PREFIX
 
 _DOI = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
+_MEANT = "delete the value you do not mean"
 EMPTY_VALUE = re.compile(r"\{\s*\}|\"\s*\"")
 # Quick tests of an entry's whole text, passed by every entry with an empty value, or with a bare value
 # other than a number (a macro, or a "#" join); they save a loop over the fields of the rest.
@@ -51,6 +52,9 @@ def _entries(context: CheckContext) -> Iterator[Paper]:
 
 
 def _finding(check: str, severity: Severity, message: str, paper: Paper, field: str, hint: str) -> Finding:
+    # --fix leaves a field named twice alone (output/field_fixes.py): the value BibTeX reads could change.
+    if "--fix" in hint and sum(span.name == field for span in field_spans(paper.raw)) > 1:
+        hint = f"surveytool check --fix leaves {field} alone, named twice (duplicate-field): {_MEANT}"
     return Finding(check, severity, message, field_location(paper, field), hint, paper.key)
 
 
@@ -234,7 +238,8 @@ _SPECIAL_EFFECTS = {
 }
 
 
-def _specials_finding(what: str, value: str, found: list[int], where: SourceLocation, key: str, fix: bool) -> Finding:
+def _specials_said(what: str, value: str, found: list[int], fix: bool) -> tuple[str, str]:
+    """The message and the hint of an unescaped-special finding about ``what``."""
     chars = sorted({value[i] for i in found})
     effects = "; ".join(_SPECIAL_EFFECTS[c] for c in chars)
     hint = (
@@ -242,8 +247,7 @@ def _specials_finding(what: str, value: str, found: list[int], where: SourceLoca
         + " and ".join(spelled(c) for c in chars)
         + (" instead; surveytool check --fix does this" if fix else " instead")
     )
-    message = f"{what} has a raw {' and '.join(repr(c) for c in chars)}: {effects}"
-    return Finding("unescaped-special", Severity.ERROR, message, where, hint, key)
+    return f"{what} has a raw {' and '.join(repr(c) for c in chars)}: {effects}", hint
 
 
 @register(
@@ -265,11 +269,12 @@ def _unescaped(context: CheckContext) -> Iterable[Finding]:
     for paper, field, value in _fields_with(context, "&%#_^$"):
         found = unescaped_specials(value) if escaped_in(field, value) else []
         if found:
-            what = f"field '{field}' of '{paper.key}'"
-            yield _specials_finding(what, value, found, field_location(paper, field), paper.key, True)
+            message, hint = _specials_said(f"field '{field}' of '{paper.key}'", value, found, True)
+            yield _finding("unescaped-special", Severity.ERROR, message, paper, field, hint)
     for block in context.blocks:
         if block.kind == "string" and (found := unescaped_specials(value := string_block_value(block))):
-            yield _specials_finding(f"@string '{block.key}'", value, found, block.location, "", False)
+            message, hint = _specials_said(f"@string '{block.key}'", value, found, False)
+            yield Finding("unescaped-special", Severity.ERROR, message, block.location, hint)
 
 
 @register(
@@ -277,7 +282,7 @@ def _unescaped(context: CheckContext) -> Iterable[Finding]:
     Severity.WARNING,
     "a field with an empty value",
     "'note = {}' says nothing, and an empty required field hides that it is missing. --fix removes the field "
-    "(its whole line when it has one to itself).",
+    "(its whole line when it has one to itself), but not one the entry names twice (duplicate-field).",
     fixable=True,
 )
 def _empty(context: CheckContext) -> Iterable[Finding]:

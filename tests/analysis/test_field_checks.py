@@ -555,3 +555,33 @@ def test_fix_leaves_a_field_named_twice_alone_as_bibtex_reads_its_first_value():
     assert document.papers[0].fields["note"] == "" and "10.1/x" in document.papers[0].fields["doi"]
     fixed, edits = fix_entries(bib, "p.bib", document.papers, Taxonomy("t", (), ()), selected=frozenset(FIELD_CHECKS))
     assert (fixed, edits) == (bib, [])
+
+
+def test_the_hint_on_a_field_named_twice_says_fix_leaves_it_and_fix_does(tmp_path):
+    # Two copies of one entry pasted together by hand (CRLF, as Windows editors write them): the hints promised
+    # "--fix removes it", and --fix, which must not have BibTeX read another value, left every byte as it was.
+    bib = (
+        "@inproceedings{rajbhandari2020zero,\r\n  author = {Rajbhandari, Samyam and and Rasley, Jeff},\r\n"
+        "  author = {Rajbhandari, Samyam and Rasley, Jeff},\r\n  title = {{ZeRO}: Memory Optimizations},\r\n"
+        "  booktitle = {SC20: Networking, Storage &amp; Analysis},\r\n  booktitle = {SC20},\r\n"
+        "  year = {2020},\r\n  doi = {https://doi.org/10.1109/SC41405.2020.00024},\r\n"
+        "  doi = {10.1109/SC41405.2020.00024},\r\n  note = {},\r\n  note = {},\r\n  pages = {1--16},\r\n"
+        "  pages = {},\r\n  publisher = {},\r\n  NOTE = {},\r\n}\r\n\r\n"
+        "@article{huang2019gpipe,\r\n  author = {Huang, Yanping},\r\n  title = {{GPipe}},\r\n  journal = {NeurIPS},\r\n"
+        "  year = {2019},\r\n  note = {},\r\n  note = {50% faster},\r\n  keywords = {pipeline},\r\n}\r\n"
+    )
+    (tmp_path / "refs.bib").write_bytes(bib.encode())
+    checked = run_cli("check", "refs.bib", "--json", cwd=tmp_path)
+    hints = {(f["check"], f["line"]): f["hint"] for f in json.loads(checked.stdout) if f["check"] in FIELD_CHECKS}
+    left = "surveytool check --fix leaves {} alone, named twice (duplicate-field): delete the value you do not mean"
+    assert hints == {
+        ("stray-and", 2): left.format("author"),
+        ("html-in-field", 5): left.format("booktitle"),
+        ("doi-malformed", 8): left.format("doi"),
+        ("empty-field", 10): left.format("note"),
+        ("empty-field", 14): "surveytool check --fix removes it",
+        ("empty-field", 23): left.format("note"),
+    }
+    fixed = run_cli("check", "refs.bib", "--fix", cwd=tmp_path)
+    assert fixed.stdout.splitlines()[0] == "fixed refs.bib:1: rajbhandari2020zero: empty publisher removed"
+    assert (tmp_path / "refs.bib").read_bytes() == bib.replace("  publisher = {},\r\n", "").encode()
