@@ -98,7 +98,10 @@ _staged(
     Severity.ERROR,
     "an entry key LaTeX cannot cite",
     "BibTeX accepts keys with &, $, ^, ~, # or %, but \\cite breaks on them. The chapter shows such an entry "
-    "as a note instead of a citation. Rename the key.",
+    "as a note instead of a citation. Rename the key. A key written with a character no one sees (a zero-width or "
+    "no-break space, a soft hyphen, pasted from a web page) is reported too: BibTeX keeps it, and \\cite as typed "
+    "finds no entry. A ZWNJ or ZWJ between two letters is not: Persian, Arabic and Indic words are spelled, and "
+    "typed in \\cite, with it.",
 )
 _staged(
     "bibtex-syntax",

@@ -8,6 +8,7 @@ from collections.abc import Container, Iterable
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.crossref import LOOP_SHOWN, by_key, inheritance_loops, inherited_fields, named_parents
 from surveytool.bibtex.field_spans import field_location
+from surveytool.bibtex.field_syntax import unseen_in_key
 from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_key, is_placeholder_title
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
 from surveytool.model import Finding, Origin, Paper, Severity, month_of_date, year_of_date
@@ -215,13 +216,19 @@ def _title_case(context: CheckContext) -> Iterable[Finding]:
     "pdfLaTeX writes a key whose first character is not ASCII ('é2020') to the .aux with that character in "
     "braces and in the font's encoding, so BibTeX stops at the braces ('Stuff after \"}\"') and the citation "
     "stays undefined. A non-ASCII character later in a key is written as it is. Biblatex with biber, and "
-    "XeLaTeX or LuaLaTeX, read such a key; with --dialect biblatex it is not reported.",
+    "XeLaTeX or LuaLaTeX, read such a key; with --dialect biblatex it is not reported. A first character no one "
+    "sees (a zero-width space) is reported as unusable-key alone.",
 )
 def _key_not_ascii(context: CheckContext) -> Iterable[Finding]:
     if context.dialect != "bibtex":
         return
     for paper in context.papers:
-        if paper.key and not paper.key[0].isascii():
+        # A first character no one sees is unusable-key's (delete it), where the reader reads the key.
+        if (
+            paper.key
+            and not paper.key[0].isascii()
+            and not (paper.origin is Origin.BIBTEX and unseen_in_key(paper.key, 0))
+        ):
             yield Finding(
                 "key-not-ascii",
                 Severity.ERROR,

@@ -87,19 +87,38 @@ def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Fin
     return found
 
 
+#: The joiners Persian, Arabic and Indic words are spelled with (ZWNJ, ZWJ): a Persian keyboard types one between
+#: two letters (می‌خواهم), so the key is typed with it in a \\cite too. Anywhere else they are a paste's leftover.
+_JOINERS = "\u200c\u200d"
+
+
+def unseen_in_key(key: str, at: int) -> bool:
+    """Whether ``key[at]`` is a character no one sees (a format, control or space character beyond ASCII) that a
+    \\cite typed by hand leaves out: a joiner between two letters (or a letter's mark) of a script that writes
+    them is part of the word."""
+    char = key[at]
+    if char.isascii() or unicodedata.category(char)[0] not in "ZC":
+        return False
+    return not (char in _JOINERS and 0 < at < len(key) - 1 and _in_word(key[at - 1]) and _in_word(key[at + 1]))
+
+
+def _in_word(char: str) -> bool:
+    return not char.isascii() and unicodedata.category(char)[0] in "LM"
+
+
 def key_findings(key: str, raw: str, where: SourceLocation) -> list[Finding]:
     """An ``unusable-key`` error for a key ``\\cite`` cannot take, or one that holds a character no one sees (a
     no-break or zero-width space, a soft hyphen, pasted from a web page or a PDF): BibTeX keeps it in the key, even
     one before the comma that the reader strips, so the key as typed in a ``\\cite`` finds no entry."""
     header = ENTRY_HEADER.match(raw)
     written = raw[header.end("open") : header.end() - 1].strip(" \t\r\n") if header else key
-    hidden = next((c for c in written if not c.isascii() and unicodedata.category(c)[0] in "ZC"), None)
-    if hidden is not None:
+    unseen = [i for i, c in enumerate(written) if unseen_in_key(written, i)]
+    if unseen:
+        hidden = written[unseen[0]]
         name = unicodedata.name(hidden, "a control character").lower()
         message = (
             f"key '{key}' is written with U+{ord(hidden):04X} ({name}), which no one sees and BibTeX keeps in the key: "
-            f"\\cite{{{''.join(c for c in written if c.isascii() or unicodedata.category(c)[0] not in 'ZC')}}} "
-            "does not find the entry"
+            f"\\cite{{{''.join(c for i, c in enumerate(written) if i not in unseen)}}} does not find the entry"
         )
         return [Finding("unusable-key", Severity.ERROR, message, where, "delete the character: retype the key", key)]
     if usable_key(key):

@@ -541,3 +541,31 @@ def test_a_key_that_cannot_be_cited_is_one_finding_naming_the_key_it_is_written_
         "'macro extra' has a space, which BibTeX or biber does not read in a key" in line
         and "(cite this entry as 'doe2021tiny')" in line
     )
+
+
+def test_a_joiner_a_persian_or_indic_word_is_spelled_with_is_part_of_the_key_and_an_unseen_first_character_one_finding(
+    tmp_path,
+):
+    # A Persian key typed with its ZWNJ (Shift+Space on a Persian keyboard) and a Hindi one with a ZWJ after the
+    # virama are typed so in \cite too: biber, and BibTeX under XeLaTeX or LuaLaTeX, find them. A ZWJ between Latin
+    # letters, and a zero-width space, are a paste's leftover no one types.
+    entries = {
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645\u06f2\u06f0\u06f2\u06f0": "Persian",
+        "\u0915\u094d\u200d\u0937\u0947\u0924\u094d\u0930\u0968\u0966\u0968\u0967": "Hindi",
+        "shar\u200dma2020": "Pasted",
+        "\u200bzhang2021": "Leading",
+        "\u0645\u06cc\u200c": "Trailing",
+    }
+    bib = "".join(
+        f"@article{{{key},\n  author = {{Doe, Jane}},\n  title = {{{title}}},\n  journal = {{J}},\n  year = {{2020}},\n}}\n\n"
+        for key, title in entries.items()
+    )
+    unseen = [("unusable-key", 15), ("unusable-key", 22), ("unusable-key", 29)]
+    # With pdfLaTeX a key starting with a Persian letter stays undefined (key-not-ascii); one starting with a
+    # zero-width space is told once, as the character to delete.
+    not_ascii = [("key-not-ascii", 1), ("key-not-ascii", 8), ("key-not-ascii", 29)]
+    for dialect, expected in (("biblatex", unseen), ("bibtex", unseen + not_ascii)):
+        _, found = check(tmp_path, bib, "--checks", "unusable-key,key-not-ascii", "--dialect", dialect)
+        assert sorted((f["check"], f["line"]) for f in found) == sorted(expected)
+    [leading] = [f for f in found if f["line"] == 22]
+    assert "U+200B (zero width space)" in leading["message"] and "\\cite{zhang2021}" in leading["message"]
