@@ -9,7 +9,7 @@ every inherited booktitle.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from surveytool.model import Paper
 
@@ -32,16 +32,28 @@ def crossref_levels(links: Iterable[tuple[str, str]]) -> dict[str, int]:
         if target:
             children.setdefault(target, []).append(key.lower())
     levels: dict[str, int] = {}
-
-    def level(key: str, seen: frozenset[str]) -> int:
-        if key not in children or key in seen:  # a cycle is BibTeX's error to report; it must not loop here
-            return 0
-        if key not in levels:
-            levels[key] = 1 + max(level(child, seen | {key}) for child in sorted(children[key]))
-        return levels[key]
-
-    for parent in sorted(children):  # in a fixed order: a cycle's levels must not depend on the file's order
-        level(parent, frozenset())
+    # In a fixed order: a cycle's levels must not depend on the file's order. A walk without recursion, as deep as
+    # the longest chain (or loop) of crossrefs: an entry on the walk's path counts 0 below itself, so a cycle
+    # (check's crossref-loop) ends it.
+    for parent in sorted(children):
+        if parent in levels:
+            continue
+        path: list[tuple[str, Iterator[str], list[int]]] = [(parent, iter(sorted(children[parent])), [0])]
+        on_path = {parent}
+        while path:
+            key, pending, deepest = path[-1]
+            child = next(pending, None)
+            if child is None:
+                path.pop()
+                on_path.discard(key)
+                levels[key] = 1 + deepest[0]
+                if path:
+                    path[-1][2][0] = max(path[-1][2][0], levels[key])
+            elif child in children and child not in on_path and child not in levels:
+                path.append((child, iter(sorted(children[child])), [0]))
+                on_path.add(child)
+            else:
+                deepest[0] = max(deepest[0], levels.get(child, 0) if child not in on_path else 0)
     return levels
 
 

@@ -153,7 +153,11 @@ def test_a_long_loop_is_named_by_its_first_entries_and_its_length():
     ],
 )
 def test_no_command_loops_on_entries_that_inherit_from_one_another(tmp_path, command):
-    (tmp_path / "loops.bib").write_text(LOOPS, encoding="utf-8")
+    # And a loop of 600 entries, each a level deeper than the last to a walk of its crossrefs.
+    long = "".join(
+        f"@inproceedings{{e{i},\n  title = {{Part {i}}},\n  crossref = {{e{(i + 1) % 600}}},\n}}\n" for i in range(600)
+    )
+    (tmp_path / "loops.bib").write_text(LOOPS + long, encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "surveytool", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120
     )

@@ -50,6 +50,15 @@ def test_a_crossref_cycle_is_written_without_looping():
     assert sorted(p.key for p in in_bibtex_order(cycle)) == ["a", "b"]
 
 
+def test_a_long_crossref_loop_or_chain_is_ordered_without_running_out_of_stack():
+    # A loop of 600 entries (or a chain of volumes 600 deep) stopped check, bib -o, build and export with a
+    # RecursionError: each level of crossref was a call deeper.
+    loop = [with_fields(f"e{i:04d}", crossref=f"e{(i + 1) % 600:04d}") for i in range(600)]
+    assert sorted(p.key for p in in_bibtex_order(loop)) == sorted(p.key for p in loop)
+    chain = [with_fields(f"a{i:04d}", **({"crossref": f"a{i - 1:04d}"} if i else {})) for i in range(600)]
+    assert [p.key for p in in_bibtex_order(chain)] == [p.key for p in chain[::-1]]  # each child before its parent
+
+
 def test_a_crossref_cycle_is_written_in_the_same_order_whatever_order_it_was_read_in():
     cycle = [
         with_fields("circ1", crossref="circ3"),
