@@ -44,13 +44,14 @@ class Evaluation:
     def confident(self) -> tuple[Prediction, ...]:
         return tuple(p for p in self.predictions if p.predicted is not None and p.confidence >= self.threshold)
 
-    def per_section(self) -> list[tuple[str, int, float, float]]:
-        """(section, entries the user gave it, precision, recall), for every section either side names."""
+    def per_section(self) -> list[tuple[str, int, float | None, float | None]]:
+        """(section, entries the user gave it, precision, recall), for every section either side names; a figure
+        with nothing to count (the precision of a section the tagger never gave) is None, not 0."""
         given = Counter(p.given for p in self.predictions)
         predicted = Counter(p.predicted for p in self.predictions if p.predicted)
         right = Counter(p.given for p in self.predictions if p.predicted == p.given)
         return [
-            (s, given[s], _share(right[s], predicted[s]), _share(right[s], given[s]))
+            (s, given[s], _ratio(right[s], predicted[s]), _ratio(right[s], given[s]))
             for s in sorted(set(given) | set(predicted))
         ]
 
@@ -59,12 +60,13 @@ class Evaluation:
         wrong = Counter((p.given, p.predicted or "-") for p in self.predictions if p.predicted != p.given)
         return sorted(((g, w, n) for (g, w), n in wrong.items()), key=lambda item: (-item[2], item[0], item[1]))
 
-    def calibration(self) -> list[tuple[float, float, int, float]]:
-        """(low, high, entries, accuracy) per confidence bin: of tags at 0.8, about 80% should be right."""
+    def calibration(self) -> list[tuple[float, float, int, float | None]]:
+        """(low, high, entries, accuracy) per confidence bin: of tags at 0.8, about 80% should be right (an empty
+        bin's accuracy is None)."""
         rows = []
         for low, high in zip(CALIBRATION_BINS, CALIBRATION_BINS[1:], strict=False):
             inside = [p for p in self.predictions if p.predicted and low <= p.confidence < high + (high == 1.0)]
-            rows.append((low, high, len(inside), _share(sum(p.predicted == p.given for p in inside), len(inside))))
+            rows.append((low, high, len(inside), _ratio(sum(p.predicted == p.given for p in inside), len(inside))))
         return rows
 
     def as_json(self) -> dict:
@@ -76,14 +78,14 @@ class Evaluation:
             "threshold": self.threshold,
             "accuracy": round(self.accuracy, 4),
             "confident": len(confident),
-            "confident_accuracy": round(_share(sum(p.predicted == p.given for p in confident), len(confident)), 4),
+            "confident_accuracy": _rounded(_ratio(sum(p.predicted == p.given for p in confident), len(confident))),
             "sections": [
-                {"section": s, "entries": n, "precision": round(pr, 4), "recall": round(rc, 4)}
+                {"section": s, "entries": n, "precision": _rounded(pr), "recall": _rounded(rc)}
                 for s, n, pr, rc in self.per_section()
             ],
             "confusions": [{"given": g, "predicted": w, "count": n} for g, w, n in self.confusions()],
             "calibration": [
-                {"from": lo, "to": hi, "entries": n, "accuracy": round(a, 4)} for lo, hi, n, a in self.calibration()
+                {"from": lo, "to": hi, "entries": n, "accuracy": _rounded(a)} for lo, hi, n, a in self.calibration()
             ],
             "predictions": [
                 {"key": p.key, "given": p.given, "predicted": p.predicted, "confidence": round(p.confidence, 4)}
@@ -94,6 +96,20 @@ class Evaluation:
 
 def _share(part: float, whole: float) -> float:
     return part / whole if whole else 0.0
+
+
+def _ratio(part: float, whole: float) -> float | None:
+    """``part / whole``, or None when there is nothing to count: 0 of 0 is no 0% (a reader plotting the
+    calibration, or a section the tagger never gave, read it as every tag wrong)."""
+    return part / whole if whole else None
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _shown(value: float | None, width: int, digits: int = 2) -> str:
+    return f"{'-':>{width}}" if value is None else f"{value:>{width}.{digits}f}"
 
 
 def evaluate(
@@ -126,20 +142,28 @@ def evaluation_report(evaluation: Evaluation) -> str:
     confident = evaluation.confident
     right = sum(p.predicted == p.given for p in confident)
     lines = [
-        f"{evaluation.folds}-fold cross-validation on {n} entries you tagged (seed {SEED})",
+        _heading(evaluation),
         f"primary accuracy: {sum(p.predicted == p.given for p in evaluation.predictions)}/{n} = {evaluation.accuracy:.3f}",
         f"at confidence >= {evaluation.threshold:g}: {len(confident)} tagged, {right} right "
-        f"({_share(right, len(confident)):.3f}); {n - len(confident)} left to place",
+        f"({_shown(_ratio(right, len(confident)), 0, 3)}); {n - len(confident)} left to place",
         "",
         f"{'section':<24} {'entries':>7} {'precision':>9} {'recall':>7}",
     ]
-    lines += [f"{s:<24} {count:>7} {pr:>9.2f} {rc:>7.2f}" for s, count, pr, rc in evaluation.per_section()]
+    lines += [f"{s:<24} {count:>7} {_shown(pr, 9)} {_shown(rc, 7)}" for s, count, pr, rc in evaluation.per_section()]
     calibration = [row for row in evaluation.calibration() if row[2]]
     if calibration:
         lines += ["", "calibration (confidence -> accuracy):"]
-        lines += [f"  {lo:.1f}-{hi:.1f}  {count:>5} entries  {acc:.2f}" for lo, hi, count, acc in calibration]
+        lines += [f"  {lo:.1f}-{hi:.1f}  {count:>5} entries  {_shown(acc, 0)}" for lo, hi, count, acc in calibration]
     confusions = evaluation.confusions()
     if confusions:
         lines += ["", "confusions (your tag -> the tagger's):"]
         lines += [f"  {g} -> {w}: {count}" for g, w, count in confusions]
     return "\n".join(lines) + "\n"
+
+
+def _heading(evaluation: Evaluation) -> str:
+    """What the figures are: with one entry tagged there is no other to learn from, and no cross-validation."""
+    n = len(evaluation.predictions)
+    if n == 1:
+        return "1 entry you tagged, tagged as if you had not: too few to cross-validate (that needs 2 or more)"
+    return f"{evaluation.folds}-fold cross-validation on {n} entries you tagged (seed {SEED})"

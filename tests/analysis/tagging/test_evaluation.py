@@ -1,0 +1,60 @@
+"""`tag --evaluate` on libraries too small or too odd to cross-validate as the README's example does: figures
+with nothing to count, one tagged entry, tags that name no section, and options that do not go together."""
+
+import json
+
+from helpers import run_cli
+from helpers import titled_entry as entry
+
+from surveytool.analysis.tagging.evaluation import Evaluation, Prediction, evaluate, evaluation_report
+from surveytool.analysis.taxonomy import load_taxonomy
+from surveytool.resources import default_taxonomy
+
+TAXONOMY = load_taxonomy(default_taxonomy())
+GPIPE = "GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism"
+
+
+def bib_entry(key: str, title: str, tags: str = "") -> str:
+    field = f"  sections = {{{tags}}},\n" if tags else ""
+    return f"@inproceedings{{{key},\n  title = {{{title}}},\n  author = {{Doe, Jane}},\n{field}  year = {{2020}}\n}}\n"
+
+
+def test_a_figure_with_nothing_to_count_is_none_not_zero():
+    # The tagger never gave 'gnn-training' (no precision) and the user never gave 'moe' (no recall).
+    evaluation = Evaluation(
+        (Prediction("a", "gnn-training", "moe", 0.95), Prediction("b", "pipeline-parallel", None, 0.0)), 2, 0.5
+    )
+    figures = evaluation.as_json()
+    sections = {row["section"]: row for row in figures["sections"]}
+    assert sections["gnn-training"]["precision"] is None and sections["gnn-training"]["recall"] == 0.0
+    assert sections["moe"]["precision"] == 0.0 and sections["moe"]["recall"] is None
+    bins = {(row["from"], row["to"]): row for row in figures["calibration"]}
+    assert bins[(0.9, 1.0)] == {"from": 0.9, "to": 1.0, "entries": 1, "accuracy": 0.0}
+    assert bins[(0.0, 0.2)]["accuracy"] is None  # an empty bin: no entry, not every entry wrong
+    text = evaluation_report(evaluation)
+    assert "gnn-training                   1         -    0.00" in text
+    assert "moe                            0      0.00       -" in text
+
+
+def test_no_sure_tag_at_all_has_no_accuracy():
+    evaluation = Evaluation((Prediction("a", "moe", "moe", 0.2),), 1, 0.5)
+    assert evaluation.as_json()["confident_accuracy"] is None
+    assert "at confidence >= 0.5: 0 tagged, 0 right (-); 1 left to place" in evaluation_report(evaluation)
+
+
+def test_one_tagged_entry_is_not_called_a_cross_validation():
+    one = evaluate([entry(GPIPE, "a", ("pipeline-parallel",))], TAXONOMY)
+    assert one.folds == 1 and len(one.predictions) == 1
+    heading = evaluation_report(one).splitlines()[0]
+    assert "cross-validation on" not in heading and "too few to cross-validate" in heading
+    two = evaluate([entry(GPIPE, "a", ("pipeline-parallel",)), entry("Switch Transformers", "b", ("moe",))], TAXONOMY)
+    assert evaluation_report(two).startswith("2-fold cross-validation on 2 entries you tagged (seed 0)\n")
+
+
+def test_evaluate_json_has_nulls_where_a_figure_has_nothing_to_count(tmp_path):
+    (tmp_path / "lib.bib").write_text(
+        bib_entry("a", GPIPE, "pipeline-parallel") + bib_entry("b", "Switch Transformers", "moe"), encoding="utf-8"
+    )
+    figures = json.loads(run_cli("tag", "lib.bib", "--evaluate", "--json", "-q", cwd=tmp_path, check=True).stdout)
+    assert figures["entries"] == 2 and figures["folds"] == 2
+    assert all(row["accuracy"] is None for row in figures["calibration"] if not row["entries"])
