@@ -159,6 +159,14 @@ def tag(
     from surveytool.pipeline import ANALYSIS_STAGES, tag_threshold
     from surveytool.rebuild.reuse import analyse_reusing
 
+    if evaluate and explain:  # one would be left out unsaid
+        from surveytool.errors import InputError
+
+        raise InputError(
+            "--explain and --evaluate cannot be given together: --explain shows why each entry got its tags, "
+            "--evaluate how often the tagger agrees with yours",
+            hint="run `surveytool tag --explain` and `surveytool tag --evaluate` one after the other",
+        )
     options = make_options(
         sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides, config=config
     )
@@ -168,16 +176,11 @@ def tag(
         import json
 
         from surveytool.analysis.tagging.evaluation import evaluate as cross_validate
-        from surveytool.analysis.tagging.evaluation import evaluation_report
+        from surveytool.analysis.tagging.evaluation import evaluation_report, nothing_to_evaluate
 
         evaluation = cross_validate(survey.papers, survey.taxonomy, threshold=tag_threshold(options.config))
         if not evaluation.predictions:
-            from surveytool.errors import InputError
-
-            raise InputError(
-                "no entry carries a tag naming a section: there is nothing to evaluate the tagger on",
-                hint=f"tag some entries ({tags_field} = {{...}}), or name the field your tags are in with --tags-field",
-            )
+            raise nothing_to_evaluate(survey.papers, tags_field)
         typer.echo(json.dumps(evaluation.as_json(), indent=1) if as_json else evaluation_report(evaluation), nl=False)
         raise typer.Exit(exit_code(survey.findings, strict))
     if explain and not as_json:

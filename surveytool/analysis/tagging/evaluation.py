@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 
 from surveytool.analysis.tagging.exemplars import user_exemplars
 from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger
-from surveytool.analysis.tagging.user_tags import explicit_tags
+from surveytool.analysis.tagging.user_tags import explicit_tags, tags_location
+from surveytool.errors import InputError
 from surveytool.model import Paper, Taxonomy
 
 FOLDS = 5
@@ -167,3 +168,26 @@ def _heading(evaluation: Evaluation) -> str:
     if n == 1:
         return "1 entry you tagged, tagged as if you had not: too few to cross-validate (that needs 2 or more)"
     return f"{evaluation.folds}-fold cross-validation on {n} entries you tagged (seed {SEED})"
+
+
+def nothing_to_evaluate(papers: Sequence[Paper], tags_field: str) -> InputError:
+    """Why there is nothing to cross-validate: no entry is tagged, or every tag given names no section (a tag
+    written for another taxonomy, say), said at the first such tag."""
+    tagged = sorted((p for p in papers if p.explicit_tags), key=lambda p: min(p.sources))
+    if tagged:
+        where = tags_location(tagged[0])
+        count = f"{len(tagged)} entries carry" if len(tagged) > 1 else "1 entry carries"
+        return InputError(
+            f"{count} tags, but none names a section of the taxonomy (this one: '{tagged[0].explicit_tags[0]}'): "
+            "there is nothing to evaluate the tagger on",
+            path=where.path,
+            line=where.line,
+            hint="a tag names a section by its id, title or alias (`surveytool taxonomy` lists them); "
+            "give --taxonomy the taxonomy your tags were written for",
+        )
+    files = sorted({s.path for p in papers for s in p.sources})
+    return InputError(
+        "no entry carries a tag naming a section: there is nothing to evaluate the tagger on",
+        path=files[0] if len(files) == 1 else None,
+        hint=f"tag some entries ({tags_field} = {{...}}), or name the field your tags are in with --tags-field",
+    )

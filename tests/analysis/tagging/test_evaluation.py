@@ -51,6 +51,26 @@ def test_one_tagged_entry_is_not_called_a_cross_validation():
     assert evaluation_report(two).startswith("2-fold cross-validation on 2 entries you tagged (seed 0)\n")
 
 
+def test_tags_that_name_no_section_are_told_at_the_first_of_them(tmp_path):
+    (tmp_path / "lib.bib").write_text(
+        bib_entry("a", GPIPE, "pipelines-of-mine") + bib_entry("b", "Switch Transformers", "experts-of-mine"),
+        encoding="utf-8",
+    )
+    for extra in ((), ("--json",)):
+        result = run_cli("tag", "lib.bib", "--evaluate", "-q", *extra, cwd=tmp_path)
+        assert result.returncode == 2 and result.stdout == ""
+        last = result.stderr.splitlines()[-1]
+        assert last.startswith("lib.bib:4: error: 2 entries carry tags, but none names a section of the taxonomy")
+        assert "'pipelines-of-mine'" in last and "--taxonomy" in last
+
+
+def test_explain_and_evaluate_together_are_refused_not_one_left_out(tmp_path):
+    (tmp_path / "lib.bib").write_text(bib_entry("a", GPIPE, "pipeline-parallel"), encoding="utf-8")
+    result = run_cli("tag", "lib.bib", "--evaluate", "--explain", cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: --explain and --evaluate cannot be given together")
+
+
 def test_evaluate_json_has_nulls_where_a_figure_has_nothing_to_count(tmp_path):
     (tmp_path / "lib.bib").write_text(
         bib_entry("a", GPIPE, "pipeline-parallel") + bib_entry("b", "Switch Transformers", "moe"), encoding="utf-8"

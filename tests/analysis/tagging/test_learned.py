@@ -164,7 +164,7 @@ def test_tag_evaluate_with_nothing_tagged_says_so_and_fails(tmp_path):
     for extra in ((), ("--json",)):
         result = run_cli("tag", "lib.bib", "--evaluate", "-q", *extra, cwd=tmp_path)
         assert result.returncode == 2 and result.stdout == ""
-        assert result.stderr.startswith("error: no entry carries a tag naming a section")
+        assert result.stderr.startswith("lib.bib: error: no entry carries a tag naming a section")
         assert "with --tags-field" in result.stderr
 
 
