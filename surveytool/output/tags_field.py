@@ -122,16 +122,16 @@ def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n
     """``raw`` with the tags field's whole value (every ``#`` piece) set to ``tags``, or a tags field added;
     None when a field of that name may stand past what reads field by field: adding one could write a second.
 
-    The tags are joined as the field joined them: ", " as JabRef writes groups and many users write tags,
-    else ",".
+    The tags are joined as the field joined them: by "; " or ";" in a field that joins its tags by
+    semicolons alone (``{Memory; pipeline-parallel}``), else by ", " as JabRef writes groups and many users
+    write tags, or ",".
 
     A line added ends as most of the entry's lines do (in a file that mixes endings, the entry's own), or
     with ``newline`` (the file's) in an entry of one line.
     """
     span = _tags_span(raw, field)
     if span is not None:
-        separator = ", " if ", " in span.value(raw) else ","
-        return raw[: span.value_start] + "{" + separator.join(tags) + "}" + raw[span.value_end :]
+        return raw[: span.value_start] + "{" + _separator_of(span.value(raw)).join(tags) + "}" + raw[span.value_end :]
     value = ",".join(tags)
     if _named(raw, field):
         spans = field_spans(raw)
@@ -153,6 +153,13 @@ def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n
         named = name_and_equals(raw, fields, field, indent)
         return raw[: header.end()] + newline_of(raw, newline) + indent + named + f"{{{value}}}," + after
     return raw[: header.end()] + f" {field} = {{{value}}}," + after
+
+
+def _separator_of(value: str) -> str:
+    """What a tags field's value joins its tags by: a semicolon where it uses no comma (``{MoE; memory}``), a
+    comma otherwise, with a space after it where one follows the value's separators."""
+    mark = ";" if ";" in value and "," not in value else ","
+    return mark + (" " if re.search(rf"{mark}[ \t]", value) else "")
 
 
 def add_tags(raw: str, field: str, kept: Sequence[str], added: Sequence[str], newline: str = "\n") -> str | None:

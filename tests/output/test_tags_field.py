@@ -176,3 +176,22 @@ def test_a_key_with_spaces_is_given_its_tags_field_and_still_reads(tmp_path, key
 def test_an_entry_whose_header_does_not_read_gets_no_second_comma():
     raw = "@misc{a=b,\n  title = {T},\n}"
     assert set_tags_field(raw, "sections", ["moe"]) == "@misc{a=b,\n  title = {T},\n\n  sections = {moe}\n}"
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("{Memory; pipeline-parallel}", "{memory; pipeline-parallel}"),
+        ("{Memory;pipeline-parallel}", "{memory;pipeline-parallel}"),
+        ("{Memory, pipeline-parallel}", "{memory, pipeline-parallel}"),
+        ("{Memory,pipeline-parallel}", "{memory,pipeline-parallel}"),
+        ("{memory,, MEMORY, data_parallel,}", "{memory, pipeline-parallel}"),
+        ("{Memory}", "{memory,pipeline-parallel}"),
+    ],
+)
+def test_the_tags_are_joined_as_the_field_joined_them(value, written):
+    """A field written ``{Memory; pipeline-parallel}`` came back ``{memory,pipeline-parallel}``: a byte changed
+    between the tags for no reason of the user's."""
+    raw = f"@misc{{k,\n  sections = {value},\n  year = 2020\n}}"
+    expected = f"@misc{{k,\n  sections = {written},\n  year = 2020\n}}"
+    assert set_tags_field(raw, "sections", ("memory", "pipeline-parallel")) == expected
