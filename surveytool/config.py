@@ -186,8 +186,8 @@ def setting_line(path: Path | None, table: str, name: str) -> int | None:
             if current == wanted:  # [tag.extra], or [[tag]] for a table
                 return number
             continue
-        key = _bare(stripped.split("=")[0])
-        if ".".join(filter(None, (current, key))) == wanted:
+        key = ".".join(filter(None, (current, _bare(stripped.split("=")[0]))))
+        if key == wanted or key.startswith(wanted + "."):  # threshold.x = 0.3 sets threshold to a table
             return number
         if not current and table and key == table and "{" in stripped and name in stripped:  # an inline table
             return number

@@ -31,6 +31,9 @@ MINE = "@article{smith2020,\n  author = {Ann Smith},\n  title = {Pipeline parall
         ('"check" . thin = -1\n', 2, "[check] thin must be a whole number of papers, 0 or more, not -1"),
         ("tag = { threshold = 2 }\n", 2, "[tag] threshold must be a number from 0 to 1, not 2"),
         ('[ "tag" ]\n"threshold" = 2\n', 3, "[tag] threshold must be a number from 0 to 1, not 2"),
+        # A dotted key below the setting makes it a table: the line is still the one that set it.
+        ("[tag]\nthreshold.x = 0.3\n", 3, "[tag] threshold must be a number from 0 to 1, not {'x': 0.3}"),
+        ("tag.threshold.x = 0.3\n", 2, "[tag] threshold must be a number from 0 to 1, not {'x': 0.3}"),
     ],
 )
 def test_a_wrong_setting_is_one_line_with_its_file_and_line(tmp_path: Path, settings: str, line: int, message: str):
