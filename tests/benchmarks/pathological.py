@@ -161,6 +161,14 @@ def _long_word_title(size: int, folder: Path) -> Callable[[], object]:
     return lambda: tagger.tag(paper)
 
 
+def _many_word_title(size: int, folder: Path) -> Callable[[], object]:
+    # An abstract pasted into the title field: each feature was looked up in a list of the title's words.
+    tagger = Tagger(options_taxonomy(Options()))
+    words = " ".join(f"qz{n:x}vk" for n in range(size))  # none a word the model knows
+    paper = Paper(Origin.BIBTEX, (SourceLocation("refs.bib", 1),), frozen_mapping({"title": words + " pipeline"}))
+    return lambda: tagger.tag(paper)
+
+
 def _at_run_comment(size: int, folder: Path) -> Callable[[], object]:
     # "@" is a character of an entry type's name: a search for a block opened at each @ read the rest of the run.
     path = _write(folder, "at-run.bib", "@article{x, title={y}}\n% " + "a@" * size + "\n")
@@ -201,6 +209,7 @@ CASES = (
         "taxonomy-group-chain", "taxonomy validation: groups each the parent of the next", 1_000, _taxonomy_group_chain
     ),
     Case("long-word-title", "tagging: a title of one word of many letters", 50_000, _long_word_title),
+    Case("many-word-title", "tagging: a title of many words the model does not know", 10_000, _many_word_title),
     Case("at-run-comment", "reading a .bib: a comment of a@a@a@... after an entry", 64_000, _at_run_comment),
     Case("at-only", "reading a .bib: a file of @ alone", 64_000, _at_only),
 )

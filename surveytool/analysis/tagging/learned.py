@@ -119,6 +119,8 @@ class CentroidModel:
         unknown, as in a model that never saw it."""
         idf = self.idf
         unseen = self._only_once & self.exemplar_features[leave_out] if leave_out is not None else frozenset()
+        # A title's words come as a list: looked up once per feature, a title of thousands of words took minutes.
+        split = split if isinstance(split, set | frozenset) else frozenset(split)
         weights = {}
         for feature in found:
             weight = idf.get(feature)
