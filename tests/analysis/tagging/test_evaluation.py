@@ -78,3 +78,21 @@ def test_evaluate_json_has_nulls_where_a_figure_has_nothing_to_count(tmp_path):
     figures = json.loads(run_cli("tag", "lib.bib", "--evaluate", "--json", "-q", cwd=tmp_path, check=True).stdout)
     assert figures["entries"] == 2 and figures["folds"] == 2
     assert all(row["accuracy"] is None for row in figures["calibration"] if not row["entries"])
+
+
+def test_two_entries_of_one_paper_are_held_out_together():
+    """A fold that learned from a paper's other entry tagged it right by rote: the figures were too good."""
+    # This user files a neuromorphic chip under surveys, twice (two keys of one paper): no other entry says so.
+    spiking = "Spiking Neuromorphic Cores for Event-Driven Learning"
+    papers = [
+        entry(spiking, "chip2021", ("surveys",)),
+        entry(spiking.upper(), "chip2021b", ("surveys",)),
+        entry(GPIPE, "gpipe", ("pipeline-parallel",)),
+        entry("Switch Transformers: Scaling to Trillion Parameter Models", "switch", ("moe",)),
+        entry("ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", "zero", ("memory",)),
+    ]
+    evaluation = evaluate(papers, TAXONOMY)
+    copies = [p for p in evaluation.predictions if p.key.startswith("chip")]
+    assert [p.given for p in copies] == ["surveys", "surveys"]
+    assert all(p.predicted != "surveys" for p in copies)
+    assert evaluation.folds == 5 and len(evaluation.predictions) == 5
