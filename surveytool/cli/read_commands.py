@@ -180,7 +180,7 @@ def tag(
 
         evaluation = cross_validate(survey.papers, survey.taxonomy, threshold=tag_threshold(options.config))
         if not evaluation.predictions:
-            raise nothing_to_evaluate(survey.papers, tags_field)
+            raise nothing_to_evaluate(survey.papers, tags_field, [str(source) for source in sources or ()])
         typer.echo(json.dumps(evaluation.as_json(), indent=1) if as_json else evaluation_report(evaluation), nl=False)
         raise typer.Exit(exit_code(survey.findings, strict))
     if explain and not as_json:

@@ -182,9 +182,10 @@ def _heading(evaluation: Evaluation) -> str:
     return f"{evaluation.folds}-fold cross-validation on {n} entries you tagged (seed {SEED})"
 
 
-def nothing_to_evaluate(papers: Sequence[Paper], tags_field: str) -> InputError:
+def nothing_to_evaluate(papers: Sequence[Paper], tags_field: str, sources: Sequence[str] = ()) -> InputError:
     """Why there is nothing to cross-validate: no entry is tagged, or every tag given names no section (a tag
-    written for another taxonomy, say), said at the first such tag."""
+    written for another taxonomy, say), said at the first such tag. ``sources``: the files given, named when
+    no entry was read from them."""
     tagged = sorted((p for p in papers if p.explicit_tags), key=lambda p: min(p.sources))
     if tagged:
         where = tags_location(tagged[0])
@@ -197,9 +198,10 @@ def nothing_to_evaluate(papers: Sequence[Paper], tags_field: str) -> InputError:
             hint="a tag names a section by its id, title or alias (`surveytool taxonomy` lists them); "
             "give --taxonomy the taxonomy your tags were written for",
         )
-    files = sorted({s.path for p in papers for s in p.sources})
+    files = sorted({s.path for p in papers for s in p.sources}) if papers else list(sources)
     return InputError(
-        "no entry carries a tag naming a section: there is nothing to evaluate the tagger on",
+        ("no entry carries a tag naming a section" if papers else "no entry was read")
+        + ": there is nothing to evaluate the tagger on",
         path=files[0] if len(files) == 1 else None,
         hint=f"tag some entries ({tags_field} = {{...}}), or name the field your tags are in with --tags-field",
     )

@@ -96,3 +96,10 @@ def test_two_entries_of_one_paper_are_held_out_together():
     assert [p.given for p in copies] == ["surveys", "surveys"]
     assert all(p.predicted != "surveys" for p in copies)
     assert evaluation.folds == 5 and len(evaluation.predictions) == 5
+
+
+def test_a_file_of_no_entry_is_named_when_there_is_nothing_to_evaluate(tmp_path):
+    (tmp_path / "lib.bib").write_text("% nothing yet\n", encoding="utf-8")
+    result = run_cli("tag", "lib.bib", "--evaluate", cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("lib.bib: error: no entry was read: there is nothing to evaluate the tagger on")
