@@ -23,11 +23,24 @@ from surveytool.bibtex.values import (
     string_block_value,
     value_to_text,
 )
+from surveytool.errors import InputError
 from surveytool.model import Finding, Paper, RawBlock, SourceLocation, Taxonomy
 from surveytool.output.field_layout import name_and_equals
 from surveytool.text.line_ends import LINE_BREAK, newline_of
 
 _PADDED = re.compile(r"\t=|[ \t]{2}=")
+#: A name BibTeX reads as a field's: "sec tions" or "" is none, and a field written so breaks the entry.
+_FIELD_NAME = re.compile(r"[^\s\"#%'(),={}]+")
+
+
+def require_field_name(field: str) -> None:
+    """Stop (InputError, exit 2) at a tags field no BibTeX entry can hold (``--tags-field ""``): no tag is
+    read from it, and one written would be `` = {moe},`` in the user's file."""
+    if not _FIELD_NAME.fullmatch(field):
+        raise InputError(
+            f"--tags-field {field!r} is no name a BibTeX field can have",
+            hint="name a field such as sections, groups or keywords: no space, and none of \" # % ' ( ) , = { }",
+        )
 
 
 def _named(raw: str, field: str) -> bool:
@@ -129,6 +142,7 @@ def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n
     A line added ends as most of the entry's lines do (in a file that mixes endings, the entry's own), or
     with ``newline`` (the file's) in an entry of one line.
     """
+    require_field_name(field)
     span = _tags_span(raw, field)
     if span is not None:
         return raw[: span.value_start] + "{" + _separator_of(span.value(raw)).join(tags) + "}" + raw[span.value_end :]
@@ -169,6 +183,7 @@ def add_tags(raw: str, field: str, kept: Sequence[str], added: Sequence[str], ne
     The names are joined as the field joins them (JabRef writes ", "); a field with none is added as
     ``set_tags_field`` adds one. A value that does not end with a literal (``groups = MoE``) is written anew.
     """
+    require_field_name(field)
     span = _tags_span(raw, field)
     value = span.value(raw).rstrip() if span else ""
     if span is None or not value.endswith(("}", '"')):

@@ -5,9 +5,11 @@ field that uses an @string macro is reported and left.
 """
 
 import pytest
+from helpers import run_cli
 from typer.testing import CliRunner
 
 from surveytool.cli.app import app
+from surveytool.errors import InputError
 from surveytool.output.tags_field import set_tags_field, tags_macro
 
 ENTRY = "@article{{concat,\n  author = {{Poe, P}},\n  title = {{Gradient compression}},\n  year = 2020,\n{tags}}}\n"
@@ -195,3 +197,19 @@ def test_the_tags_are_joined_as_the_field_joined_them(value, written):
     raw = f"@misc{{k,\n  sections = {value},\n  year = 2020\n}}"
     expected = f"@misc{{k,\n  sections = {written},\n  year = 2020\n}}"
     assert set_tags_field(raw, "sections", ("memory", "pipeline-parallel")) == expected
+
+
+@pytest.mark.parametrize("field", ["", "sec tions", "tags=", "{sections}"])
+def test_a_tags_field_no_entry_can_hold_is_refused_and_the_file_left_as_it_was(tmp_path, field):
+    """``bib --in-place --tags-field ""`` wrote `` = {pipeline-parallel},`` into the user's entry: a field BibTeX
+    cannot read, and every field after it lost; ``tag`` read the user's tags from nowhere, unsaid."""
+    mine = tmp_path / "mine.bib"
+    text = "@inproceedings{a,\n  title = {GPipe: Pipeline Parallelism for Giant Models},\n  year = {2019}\n}\n"
+    mine.write_text(text, encoding="utf-8")
+    for command in (("bib", "--in-place", "mine.bib"), ("tag", "mine.bib")):
+        result = run_cli(*command, "--tags-field", field, cwd=tmp_path)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, (command, result.stderr)
+        assert f"error: --tags-field {field!r} is no name a BibTeX field can have" in result.stderr
+        assert mine.read_text(encoding="utf-8") == text
+    with pytest.raises(InputError):
+        set_tags_field(text, field, ("moe",))
