@@ -89,8 +89,9 @@ def _parse(path: Path) -> dict:
         raise InputError(
             f"not valid TOML: {message}", path=str(path), line=line, hint="see the examples in the README"
         ) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path=str(path), hint="save the settings file as UTF-8") from None
+    except UnicodeDecodeError as error:  # the line of the first byte that is no UTF-8 (a Latin-1 "é", say)
+        line = bytes(error.object[: error.start]).count(b"\n") + 1
+        raise InputError("not UTF-8 text", path=str(path), line=line, hint="save the settings file as UTF-8") from None
     except OSError as error:
         raise InputError(
             f"cannot read the config file ({error.strerror or error})",

@@ -124,3 +124,11 @@ def test_every_table_a_settings_file_may_have_is_checked_by_every_command():
     from surveytool.settings_check import LOADERS
 
     assert sorted(LOADERS) == sorted(TABLES)
+
+
+def test_a_settings_file_that_is_not_utf8_is_named_at_the_line_of_its_first_stray_byte(tmp_path: Path):
+    (tmp_path / "mine.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "surveytool.toml").write_bytes(b"[tag]\nthreshold = 0.5\n# r\xe9glages\n")
+    result = run_cli("tag", "mine.bib", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr == "surveytool.toml:3: error: not UTF-8 text (save the settings file as UTF-8)\n"
