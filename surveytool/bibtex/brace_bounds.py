@@ -52,6 +52,7 @@ class Reading:
     values: list[tuple[str, int, int]] = field(default_factory=list)  # each value's field name, start and end
     runs_on: str | None = None  # the field read on past the chunk's end, into the next chunk ("" for no field)
     failed: bool = False  # a block started and stopped with an error before its end
+    ends: list[int] = field(default_factory=list, compare=False)  # where each block read whole ends
 
 
 class _Reader:
@@ -69,6 +70,7 @@ class _Reader:
             started = len(self.reading.blocks)
             try:
                 self._block(at)
+                self.reading.ends.append(self.pos)
             except _Stop:
                 self.reading.failed = self.reading.failed or len(self.reading.blocks) > started
         return self.reading
@@ -184,13 +186,20 @@ HINT = (
 )
 
 
-def read_otherwise(text: str, first_line: int, followed: bool) -> ReadOtherwise | None:
+def readings(text: str) -> tuple[Reading, Reading]:
+    """What BibTeX makes of a chunk's ``text``, and what bibtexparser makes of it (it skips a mark after a backslash)."""
+    return _Reader(text, _BIBTEX_MARKS).read(), _Reader(text, _PARSER_MARKS).read()
+
+
+def read_otherwise(
+    text: str, first_line: int, followed: bool, read: tuple[Reading, Reading] | None = None
+) -> ReadOtherwise | None:
     """Why BibTeX reads the blocks of a chunk's ``text`` (on line ``first_line``, 1-based; ``followed`` by another
-    chunk) otherwise than surveytool, where the chunk must be refused; None where it need not."""
+    chunk; ``read``: its ``readings``, if made) otherwise than surveytool, where the chunk must be refused; None where
+    it need not."""
     if not ESCAPED_MARK.search(text):
         return None
-    bibtex = _Reader(text, _BIBTEX_MARKS).read()
-    parser = _Reader(text, _PARSER_MARKS).read()
+    bibtex, parser = read or readings(text)
     if bibtex == parser:
         return None
     runs_on = bibtex.runs_on if followed and bibtex.runs_on is not None and parser.runs_on is None else None
@@ -211,6 +220,22 @@ def read_otherwise(text: str, first_line: int, followed: bool) -> ReadOtherwise 
         "writes keeps it as a comment (check and bib --in-place leave it as you wrote it)"
     )
     return ReadOtherwise(message, HINT, key)
+
+
+def parser_reads_on(
+    text: str, read: tuple[Reading, Reading]
+) -> tuple[int, int, str, str, list[tuple[str, str]]] | None:
+    """The one block of a chunk's ``text`` (``read``: its ``readings``) as BibTeX reads it, where BibTeX reads it
+    whole and bibtexparser, skipping a brace or quote after a backslash, reads on past its end and fails: ``@string{bs
+    = {\\}}`` is a lone backslash to BibTeX. (start, end, type, key, [(field name, value as written), ...]); None
+    elsewhere. The chunk is then read as BibTeX reads it, and its values are checked as TeX reads them."""
+    bibtex, parser = read
+    if bibtex.failed or bibtex.runs_on is not None or not (parser.failed or parser.runs_on is not None):
+        return None
+    if len(bibtex.blocks) != 1 or bibtex.blocks != parser.blocks or bibtex.blocks[0][1] == "comment":
+        return None
+    ((at, kind, key),) = bibtex.blocks
+    return at, bibtex.ends[0], kind, key, [(name, text[start:end]) for name, start, end in bibtex.values]
 
 
 def bibtex_blocks(text: str) -> list[tuple[str, str, list[tuple[str, str]]]] | None:

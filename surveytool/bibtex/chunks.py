@@ -19,10 +19,18 @@ from itertools import groupby
 import bibtexparser
 from bibtexparser import model
 
-from surveytool.bibtex.brace_bounds import ESCAPED_MARK, bibtex_blocks, read_otherwise
+from surveytool.bibtex.brace_bounds import (
+    ESCAPED_MARK,
+    Reading,
+    bibtex_blocks,
+    parser_reads_on,
+    read_otherwise,
+    readings,
+)
 from surveytool.bibtex.line_breaks import masked_line_breaks, unmasked
 from surveytool.bibtex.quoted_blocks import quoted_block
 from surveytool.bibtex.scan import scan_plain_entry
+from surveytool.bibtex.values import split_concatenation
 
 
 @contextmanager
@@ -184,15 +192,40 @@ def read_apart(text: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
     if not ESCAPED_MARK.search(text, chunk.start, chunk.end):
         return []
     source = text[chunk.start : chunk.end]
-    error = read_otherwise(source, chunk.line + 1, bool(chunk.follower))
+    read = readings(source)
+    error = read_otherwise(source, chunk.line + 1, bool(chunk.follower), read)
     if error is None:
-        return []
+        return _read_by_bibtex(source, read)
     masked = masked_line_breaks(source)
     if masked is not None and read_otherwise(masked, chunk.line + 1, bool(chunk.follower)) is None:
         blocks = _read_masked(masked, chunk)
         if _as_bibtex_reads(blocks, source):
             return blocks
     return [(0, model.ParsingFailedBlock(error, 0, source))]
+
+
+def _read_by_bibtex(source: str, read: tuple[Reading, Reading]) -> list[tuple[int, model.Block]]:
+    """The chunk's block as BibTeX reads it, where bibtexparser reads on past its end (``parser_reads_on``), if each
+    value is one piece the checks and the writer read as BibTeX does: braced, or quoted without braces (they read the
+    mark after a backslash in a quoted piece's braces, and the pieces of a ``#`` joined value, as bibtexparser does);
+    else [], and such a chunk is refused as before."""
+    found = parser_reads_on(source, read)
+    if found is None:
+        return []
+    at, end, kind, key, fields = found
+    for _, value in fields:
+        if len(split_concatenation(value)) > 1 or (value[:1] == '"' and ("{" in value or "}" in value)):
+            return []
+    raw = source[at:end]
+    block: model.Block
+    if kind == "string":
+        block = model.String(key=fields[0][0], value=fields[0][1], raw=raw)
+    elif kind == "preamble":
+        block = model.Preamble(value=fields[0][1], raw=raw)
+    else:
+        block = model.Entry(kind, key, [model.Field(name, value) for name, value in fields], raw=raw)
+    line = source.count("\n", 0, at) - source.count("\\\n", 0, at)
+    return [(line, block), *_free_text(source, end)]
 
 
 def _read_masked(masked: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
