@@ -30,6 +30,7 @@ from surveytool.bibtex.brace_bounds import (
 from surveytool.bibtex.line_breaks import masked_line_breaks, unmasked
 from surveytool.bibtex.quoted_blocks import quoted_block
 from surveytool.bibtex.scan import scan_plain_entry
+from surveytool.bibtex.spaced_heads import entry_as_written, may_hold_spaced_heads, readable
 from surveytool.bibtex.values import split_concatenation
 
 
@@ -49,11 +50,11 @@ def quiet_bibtexparser():
 #: A block start at the beginning of a line (after spaces). bibtexparser ends any block still
 #: open there, so the text from one such start to the next reads the same alone as in its file:
 #: that is what lets a rebuild re-read only the chunks that changed.
-CHUNK_START = re.compile(r"[^\S\n]*@\w*[ \t]*[{(]")
+CHUNK_START = re.compile(r"[^\S\n]*@[ \t]*\w*[ \t]*[{(]")
 
 
 # The same after a newline: a literal first character lets the regex engine skip ahead fast.
-_CHUNK_START_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*@\w*[ \t]*[{(]")
+_CHUNK_START_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*@[ \t]*\w*[ \t]*[{(]")
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def cut_chunks(text: str) -> list[Chunk]:
 
 #: A ``@comment`` block's start: like biber and JabRef, its balanced braces hold text, even entries
 #: (a user's way to switch one off), where bibtexparser would end it at the next line's ``@``.
-_COMMENT_START = re.compile(r"[^\S\n]*@comment[ \t]*[{(]", re.IGNORECASE)
+_COMMENT_START = re.compile(r"[^\S\n]*@[ \t]*comment[ \t]*[{(]", re.IGNORECASE)
 
 
 def comment_end(text: str, start: int) -> int | None:
@@ -109,7 +110,7 @@ def comment_end(text: str, start: int) -> int | None:
 
 def _outside_comments(text: str, starts: list[tuple[int, str]]) -> list[tuple[int, str]]:
     """The chunk starts that are not inside a ``@comment`` block's braces."""
-    if "@c" not in text and "@C" not in text:
+    if "@c" not in text and "@C" not in text and not may_hold_spaced_heads(text):
         return starts
     kept: list[tuple[int, str]] = []
     inside_until = -1
@@ -117,7 +118,7 @@ def _outside_comments(text: str, starts: list[tuple[int, str]]) -> list[tuple[in
         if start < inside_until:
             continue
         kept.append((start, group))
-        if group.lstrip()[1:2] in ("c", "C"):
+        if group.lstrip()[1:].lstrip()[:1] in ("c", "C"):
             inside_until = comment_end(text, start) or -1
     return kept
 
@@ -140,6 +141,9 @@ def parse_chunks(text: str, chunks: list[Chunk], wanted: list[int]) -> dict[int,
         run_text = text[run[0].start : run[-1].end]
         if run[-1].follower:
             run_text += run[-1].follower
+        spaced = may_hold_spaced_heads(run_text)
+        if spaced:  # @ misc{k, ...: bibtexparser reads it as @misc  {k, ...
+            run_text = readable(run_text, [c.start - run[0].start for c in run] + [run[-1].end - run[0].start])
         with quiet_bibtexparser():
             library = bibtexparser.parse_string(run_text, parse_stack=[])
         del run_text
@@ -158,6 +162,8 @@ def parse_chunks(text: str, chunks: list[Chunk], wanted: list[int]) -> dict[int,
             if isinstance(block, model.DuplicateBlockKeyBlock) and block.ignore_error_block is not None:
                 block = block.ignore_error_block  # duplicates are found across the whole file in assemble
             position = bisect_right(starts, line) - 1
+            if spaced and line == starts[position]:
+                block = entry_as_written(block, text, run[position].start)
             found[first + position].append((line - starts[position], block))
     for index in wanted:
         if apart := read_apart(text, chunks[index]) or _read_quoted(text, chunks[index], found[index]):
@@ -229,11 +235,13 @@ def _read_by_bibtex(source: str, read: tuple[Reading, Reading]) -> list[tuple[in
 
 
 def _read_masked(masked: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
+    source = masked + chunk.follower
     with quiet_bibtexparser():
-        library = bibtexparser.parse_string(masked + chunk.follower, parse_stack=[])
+        library = bibtexparser.parse_string(readable(source, [0, len(masked)]), parse_stack=[])
     # The follower's blocks are the next chunk's: they start on the line after this chunk's last, as counted.
     end = masked.count("\n") - masked.count("\\\n")
-    return [(block.start_line or 0, unmasked(block)) for block in library.blocks if (block.start_line or 0) < end]
+    blocks = [(block.start_line or 0, unmasked(block)) for block in library.blocks if (block.start_line or 0) < end]
+    return [(line, entry_as_written(block, source, 0) if line == 0 else block) for line, block in blocks]
 
 
 def _as_bibtex_reads(blocks: list[tuple[int, model.Block]], source: str) -> bool:

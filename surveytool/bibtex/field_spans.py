@@ -29,7 +29,7 @@ class FieldSpan(NamedTuple):
 
 # The entry's type, its opening delimiter and its key up to the comma, as the reader splits them (a key may hold
 # spaces): every edit of an entry starts after this.
-ENTRY_HEADER = re.compile(r"\s*@(?P<type>\w*)\s*(?P<open>[{(])[^{}\",=]*,")
+ENTRY_HEADER = re.compile(r"\s*@\s*(?P<type>\w*)\s*(?P<open>[{(])[^{}\",=]*,")
 _NAME = re.compile(r"[^{}\",=]+(?<![\s\\])")
 _WHITE = " \t\r\n"
 _BARE = re.compile(r"[^\s,#{}\"()]+")

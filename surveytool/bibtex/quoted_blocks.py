@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_HEAD = re.compile(r"[^\S\n]*@(string|preamble)[ \t]*([{(])", re.IGNORECASE)
+_HEAD = re.compile(r"[^\S\n]*@[ \t]*(string|preamble)[ \t]*([{(])", re.IGNORECASE)
 _MARK = re.compile(r'\\.|[{}()"]', re.S)
 
 

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 # The entry's start, its key and the comma after it (a key holding a delimiter is bibtexparser's to judge;
 # so is a comma after a backslash, which it does not take for one).
-_ENTRY_START = re.compile(r"[^\S\n]*(@\w*[ \t]*)\{([^{}\",=]*+)(?<!\\),")
+_ENTRY_START = re.compile(r"[^\S\n]*(@[ \t]*\w*[ \t]*)\{([^{}\",=]*+)(?<!\\),")
 _OTHER_BLOCKS = ("@comment", "@preamble", "@string")
 # What bibtexparser takes for the start of a block anywhere in the text that follows.
 _BLOCK_START = re.compile(r"@\w*[ \t]*[{(]")
@@ -51,7 +51,7 @@ def scan_plain_entry(text: str) -> PlainEntry | None:
     start = _ENTRY_START.match(text)
     if start is None:
         return None
-    head = start.group(1).lower()
+    head = "@" + start.group(1)[1:].lstrip().lower()  # "@ misc {": BibTeX skips the spaces (spaced_heads.py)
     if head.startswith(_OTHER_BLOCKS) or _BLOCK_START.search(text, start.end()):
         return None
     fields: list[tuple[str, str]] = []

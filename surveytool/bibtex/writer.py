@@ -10,7 +10,7 @@ from surveytool.bibtex.format_options import STANDARD, BibFormat, field_lines
 from surveytool.model import RawBlock
 from surveytool.text.block_opens import block_opens
 
-_COMMENT_HEAD = re.compile(r"@comment\s*[{(]", re.IGNORECASE)
+_COMMENT_HEAD = re.compile(r"@\s*comment\s*[{(]", re.IGNORECASE)
 
 
 def tidy_text(text: str) -> str:
