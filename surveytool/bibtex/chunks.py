@@ -211,25 +211,19 @@ def read_apart(text: str, chunk: Chunk) -> list[tuple[int, model.Block]]:
 
 
 def _read_by_bibtex(source: str, read: tuple[Reading, Reading]) -> list[tuple[int, model.Block]]:
-    """The chunk's block as BibTeX reads it, where bibtexparser reads on past its end (``parser_reads_on``), if each
-    value is one piece the checks and the writer read as BibTeX does: braced, or quoted without braces (they read the
-    mark after a backslash in a quoted piece's braces, and the pieces of a ``#`` joined value, as bibtexparser does);
-    else [], and such a chunk is refused as before."""
+    """The chunk's @string or @preamble as BibTeX reads it, where bibtexparser reads on past its end
+    (``parser_reads_on``), if its value is one piece the checks and the writer read as BibTeX does: braced, or quoted
+    without braces (they read the mark after a backslash in a quoted piece's braces, and the pieces of a ``#`` joined
+    value, as bibtexparser does); else [], and the chunk is refused as before. So is an entry: ``bib --in-place``
+    finds its fields with bibtexparser's rules (``field_spans.py``), and would edit another field than BibTeX reads."""
     found = parser_reads_on(source, read)
-    if found is None:
+    if found is None or found[2] not in ("string", "preamble"):
         return []
-    at, end, kind, key, fields = found
-    for _, value in fields:
-        if len(split_concatenation(value)) > 1 or (value[:1] == '"' and ("{" in value or "}" in value)):
-            return []
+    at, end, kind, _, ((name, value),) = found
+    if len(split_concatenation(value)) > 1 or (value[:1] == '"' and ("{" in value or "}" in value)):
+        return []
     raw = source[at:end]
-    block: model.Block
-    if kind == "string":
-        block = model.String(key=fields[0][0], value=fields[0][1], raw=raw)
-    elif kind == "preamble":
-        block = model.Preamble(value=fields[0][1], raw=raw)
-    else:
-        block = model.Entry(kind, key, [model.Field(name, value) for name, value in fields], raw=raw)
+    block = model.String(key=name, value=value, raw=raw) if kind == "string" else model.Preamble(value=value, raw=raw)
     line = source.count("\n", 0, at) - source.count("\\\n", 0, at)
     return [(line, block), *_free_text(source, end)]
 

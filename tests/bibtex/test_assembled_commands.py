@@ -80,3 +80,21 @@ def test_bibtex_runs_the_assembled_input_of_the_file_as_written_and_not_of_the_o
     assert "\\input{y}" in bbl  # the attack, as BibTeX reads the co-author's file
     assert result.returncode == 0 and "\\bibitem{k1}" in written_bbl, result.stdout
     assert "\\input" not in written_bbl.replace("\\textbackslash{}input", "")
+
+
+def test_a_preamble_of_a_lone_backslash_is_read_and_written_literally():
+    document = read_bibtex("@preamble{ {\\} }\n\n@misc{k, title = {T}}\n", "coauthor.bib")
+    assert [b.kind for b in document.blocks] == ["preamble"] and [p.key for p in document.papers] == ["k"]
+    assert [f.check for f in document.findings] == ["dangerous-macro"]
+    assert render_bibliography(list(document.papers), document.blocks).startswith("@preamble{{\\textbackslash{}}}\n")
+
+
+def test_an_entry_bibtex_ends_a_value_of_at_an_escaped_brace_is_still_refused_and_left_as_written(tmp_path):
+    # Read as BibTeX reads it, its fields would be found with bibtexparser's rules: in place, a second tags field.
+    source = tmp_path / "refs.bib"
+    bib = "@misc{x, title = {a\\}, sections = {MoE}}\n\n@misc{y, title = {b}, sections = {MoE}}\n"
+    source.write_bytes(bib.encode())
+    document = read_bibtex(bib, "refs.bib")
+    assert [p.key for p in document.papers] == ["y"] and document.blocks[0].kind == "failed"
+    assert run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path).returncode == 1
+    assert source.read_bytes() == bib.replace("{b}, sections = {MoE}", "{b}, sections = {moe}").encode()
