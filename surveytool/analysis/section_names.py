@@ -21,8 +21,10 @@ def section_lookup(taxonomy: Taxonomy) -> dict[str, str]:
 
 
 def _lookup_of(taxonomy: Taxonomy) -> dict[str, str]:
-    """Each name's first section; a name of no letter or digit (a title "???") names none: "-" is no tag."""
-    names = [(normalize(name), s.id) for s in taxonomy.sections for name in (s.id, s.title, *s.aliases)]
+    """Each name's first section, ids before titles and aliases: a tag "experts" is the section of that id, not
+    one titled "Experts". A name of no letter or digit (a title "???") names none: "-" is no tag."""
+    names = [(normalize(s.id), s.id) for s in taxonomy.sections]
+    names += [(normalize(name), s.id) for s in taxonomy.sections for name in (s.title, *s.aliases)]
     return {name: section_id for name, section_id in reversed(names) if name}
 
 

@@ -188,6 +188,16 @@ def test_a_name_of_no_letter_or_digit_names_no_section():
     assert [canonical_section(tag, taxonomy) for tag in ("-", "?", "", "???", "b")] == [None, None, None, None, "b"]
 
 
+def test_a_tag_is_the_section_of_that_id_before_one_whose_title_reads_the_same():
+    # A section titled "Experts" (id moe) listed first took every tag 'experts' from the section of that id,
+    # and check --fix would have rewritten them to moe.
+    text = MINIMAL.replace('id = "a"', 'id = "moe"').replace('title = "A"', 'title = "Experts"')
+    taxonomy = parse_taxonomy(
+        text.replace('id = "b"', 'id = "experts"').replace('aliases = ["alpha"]', 'aliases = ["b-alias"]'), "t.toml"
+    )
+    assert [canonical_section(tag, taxonomy) for tag in ("experts", "Experts", "moe")] == ["experts", "experts", "moe"]
+
+
 def test_a_duplicate_id_is_reported_where_it_comes_again_naming_where_it_came_first():
     # Groups were checked before sections: a section on line 2 and a group of its id on line 6 gave "duplicate id
     # 'x' (first defined on line 6)" on line 2.
