@@ -181,6 +181,9 @@ def make_options(
     if config is None and Path("surveytool.toml").is_file():
         config = Path("surveytool.toml")
     check_settings(config)  # every table, those this command does not use too: a typo stops any command
+    from surveytool.output.tags_field import require_field_name
+
+    require_field_name(tags_field)  # else the user's tags are read from nowhere (check, build), unsaid
     use_latex_settings(config)
     if key_formula is not None:
         from surveytool.analysis.key_formula import formula_option

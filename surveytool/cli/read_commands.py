@@ -156,11 +156,9 @@ def tag(
     """Tag entries with taxonomy sections (primary first); --explain shows why, --evaluate how far to trust it."""
     from surveytool.cli.present import entries_table, explain_tags
     from surveytool.output.entries_json import entries_json
-    from surveytool.output.tags_field import require_field_name
     from surveytool.pipeline import ANALYSIS_STAGES, tag_threshold
     from surveytool.rebuild.reuse import analyse_reusing
 
-    require_field_name(tags_field)  # else the user's tags are read from nowhere, unsaid
     if evaluate and explain:  # one would be left out unsaid
         from surveytool.errors import InputError
 

@@ -202,14 +202,24 @@ def test_the_tags_are_joined_as_the_field_joined_them(value, written):
 @pytest.mark.parametrize("field", ["", "sec tions", "tags=", "{sections}"])
 def test_a_tags_field_no_entry_can_hold_is_refused_and_the_file_left_as_it_was(tmp_path, field):
     """``bib --in-place --tags-field ""`` wrote `` = {pipeline-parallel},`` into the user's entry: a field BibTeX
-    cannot read, and every field after it lost; ``tag`` read the user's tags from nowhere, unsaid."""
+    cannot read, and every field after it lost; ``tag``, ``check`` and ``build`` read the user's tags from nowhere,
+    unsaid."""
     mine = tmp_path / "mine.bib"
     text = "@inproceedings{a,\n  title = {GPipe: Pipeline Parallelism for Giant Models},\n  year = {2019}\n}\n"
     mine.write_text(text, encoding="utf-8")
-    for command in (("bib", "--in-place", "mine.bib"), ("tag", "mine.bib")):
+    commands = (
+        ("bib", "--in-place", "mine.bib"),
+        ("tag", "mine.bib"),
+        ("check", "mine.bib"),
+        ("bib", "mine.bib", "-o", "out.bib"),
+        ("build", "mine.bib", "-o", "out"),
+        ("draft", "mine.bib", "-o", "rw.tex"),
+    )
+    for command in commands:
         result = run_cli(*command, "--tags-field", field, cwd=tmp_path)
         assert result.returncode == 2 and "Traceback" not in result.stderr, (command, result.stderr)
         assert f"error: --tags-field {field!r} is no name a BibTeX field can have" in result.stderr
         assert mine.read_text(encoding="utf-8") == text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.bib"]  # nothing written
     with pytest.raises(InputError):
         set_tags_field(text, field, ("moe",))
