@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from surveytool.analysis.section_names import name_key
 from surveytool.errors import TaxonomyError, toml_problem
 from surveytool.model import Group, Section, Taxonomy, frozen_mapping
 from surveytool.output.chapter_view import GENERATED_IDS
 from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
-from surveytool.text.normalize import normalize
 
 T = TypeVar("T")
 _TOP_KEYS = {"version", "title", "groups", "sections"}
@@ -255,7 +255,7 @@ class _Validator:
             rooted.update(chain)
 
     def _check_names(self, sections: list[Section]) -> None:
-        owner: dict[str, str] = {normalize(s.id): s.id for s in sections}
+        owner: dict[str, str] = {name_key(s.id): s.id for s in sections}
         for section in sections:
             index = self.index_of[id(section)]
             for phrase in section.keywords:
@@ -270,7 +270,7 @@ class _Validator:
                     self.note(
                         f"alias '{alias}' of '{section.id}' has no letter or digit", line, "leave it out: it is no name"
                     )
-                elif (claimed := owner.setdefault(normalize(alias), section.id)) != section.id:
+                elif (claimed := owner.setdefault(name_key(alias), section.id)) != section.id:
                     self.note(
                         f"alias '{alias}' of '{section.id}' is already a name of '{claimed}'",
                         line,

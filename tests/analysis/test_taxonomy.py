@@ -219,6 +219,19 @@ def test_an_alias_or_keyword_in_another_script_loads():
     }
 
 
+def test_a_tag_written_as_a_title_or_alias_in_another_script_names_its_section():
+    # normalize folds Chinese and Cyrillic to nothing: such a tag was an unknown-tag, and two such names one.
+    text = MINIMAL.replace('title = "A"', 'title = "混合专家"').replace(
+        'title = "B"', 'title = "B"\naliases = ["Смесь экспертов"]'
+    )
+    taxonomy = parse_taxonomy(text, "t.toml")
+    tags = ("混合专家", "смесь экспертов", "混合")
+    assert [canonical_section(tag, taxonomy) for tag in tags] == ["a", "b", None]
+    # Two aliases in another script were both "" to the check, one "already a name" of the other's section.
+    taxonomy = parse_taxonomy(text.replace('aliases = ["alpha"]', 'aliases = ["\u4e13\u5bb6"]'), "t.toml")
+    assert canonical_section("\u4e13\u5bb6", taxonomy) == "a"
+
+
 @pytest.mark.parametrize("phrase", ["!!!", "*", "-- *"])
 def test_a_keyword_phrase_of_no_letter_or_digit_is_an_error_at_its_line(phrase):
     # Phrases are matched on normalized words: one of punctuation alone never matched, and validate said nothing.
