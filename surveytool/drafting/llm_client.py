@@ -27,6 +27,9 @@ from surveytool.errors import InputError
 SERVICE = "llm"
 #: An answer's text longer than this is not a paragraph: refused.
 MAX_CONTENT_CHARS = 20_000
+#: A run of this many characters of the key in what the service sent back is the key, echoed (whole or cut short).
+_KEY_RUN = 8
+_ECHOED = "the service's answer holds the API key sent with the request (a proxy or server echoing it); not shown"
 _UNPRINTABLE = re.compile(r"[^\x20-\x7e]+")
 
 Message = Mapping[str, str]
@@ -105,6 +108,7 @@ class LlmClient:
             )
         self.settings = settings
         self._headers = {"Content-Type": "application/json"}
+        self._key = ""
         if settings.api_key_env:
             key = environ.get(settings.api_key_env, "")
             if not key:
@@ -121,6 +125,7 @@ class LlmClient:
                     hint="a key is one line of letters, digits and punctuation",
                 )
             self._headers["Authorization"] = f"Bearer {key}"
+            self._key = key
         self.url = settings.base_url.rstrip("/") + "/chat/completions"
         self.http = http or HttpClient(
             HttpSettings(
@@ -136,7 +141,20 @@ class LlmClient:
 
     def given_up(self) -> str | None:
         """Why the model is asked nothing more in this run (it kept failing, or the time budget is spent), or None."""
-        return self.http.skipped(SERVICE)
+        reason = self.http.skipped(SERVICE)
+        return reason and self._masked(reason)
+
+    def _echoes_key(self, text: str) -> bool:
+        """Whether ``text`` (from the service) holds the key, or a run of it long enough to be it cut short."""
+        key = self._key
+        if not key:
+            return False
+        run = min(_KEY_RUN, len(key))
+        return any(key[i : i + run] in text for i in range(len(key) - run + 1))
+
+    def _masked(self, reason: str) -> str:
+        """``reason`` for a message, unless it quotes the key: the key is never printed, logged or written."""
+        return _ECHOED if self._echoes_key(reason) else reason
 
     def complete(self, messages: Sequence[Message]) -> str:
         """The model's answer to ``messages``; LlmError when there is no usable one."""
@@ -145,11 +163,16 @@ class LlmClient:
         try:
             response = self.http.post(self.url, body, self._headers, service=SERVICE)
         except HttpError as error:
-            raise LlmError(str(error)) from None
+            raise LlmError(self._masked(str(error))) from None
         try:
+            if self._echoes_key(response.body):  # checked before any of it is quoted or cut short
+                raise LlmError(_ECHOED)
             content = parse_chat_answer(response.status, response.body)
+            if self._echoes_key(content):  # spelt with JSON escapes in the body
+                raise LlmError(_ECHOED)
         except LlmError as error:
-            self.http.record_failure(SERVICE, str(error))
-            raise
+            reason = self._masked(str(error))
+            self.http.record_failure(SERVICE, reason)
+            raise LlmError(reason) from None
         self.http.keep(self.url, response, service=SERVICE)  # no cache: only clears the breaker's count
         return content

@@ -134,3 +134,43 @@ def test_settings_read_from_a_table_and_wrong_ones_name_the_file_and_give_a_hint
         llm_settings_from_table({"api_key": "sk-secret-123"}, path)
     with pytest.raises(InputError, match="unknown setting"):
         llm_settings_from_table({"temperature": 1}, path)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda key: (200, json.dumps({"error": {"message": f"bad header Bearer {key}"}})),
+        lambda key: (401, json.dumps({"error": f"Incorrect API key provided: {key}"})),
+        lambda key: (200, f"Bearer {key}"),  # not JSON: quoted, cut short at 60 characters
+        lambda key: (200, "x" * 40 + f"Bearer {key}"),
+        lambda key: (200, chat(f"Your key is {key} \\cite{{a}}.")),
+        lambda key: (200, chat("Your key is KEY.").replace("KEY", "".join(f"\\u{ord(c):04x}" for c in key))),
+        lambda key: (307, "", {"Location": f"http://{key}@localhost:1/"}),
+    ],
+    ids=["error-object", "error-401", "not-json", "not-json-cut", "content", "content-escaped", "redirect"],
+)
+def test_a_key_the_service_sends_back_is_never_shown_nor_returned(shape):
+    # A server or proxy that echoed the Authorization header had the key printed in every llm-failed warning, and
+    # an answer quoting it was written into the chapter and the answer cache.
+    key = "sk-test-0123456789abcdef"
+
+    def write(handler):
+        got = handler.headers.get("Authorization", "").removeprefix("Bearer ")
+        status, body, *headers = shape(got)
+        handler.send_response(status)
+        for name, value in (headers[0] if headers else {}).items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(body.encode())
+
+    Model.routes = {"/": [(200, {}, write, 0)]}
+    with serve(Model) as base:
+        model = LlmClient(LlmSettings(base_url=f"{base}/v1", model="m", retries=0, api_key_env="K"), {"K": key})
+        reasons = []
+        for _ in range(4):
+            with pytest.raises(LlmError) as failed:
+                model.complete(MESSAGES)
+            reasons.append(str(failed.value))
+        reasons.append(model.given_up() or "")
+    assert all("0123456" not in reason and "89abcdef" not in reason for reason in reasons), reasons
+    assert "holds the API key" in reasons[0] and model.given_up()
