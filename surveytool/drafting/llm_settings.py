@@ -40,10 +40,28 @@ def _is_number(value: object) -> bool:
 
 
 def _is_web_address(value: object) -> bool:
-    if not isinstance(value, str) or not value.isascii() or not value.isprintable():
+    if not isinstance(value, str) or not value.isascii() or not value.isprintable() or " " in value:
         return False
-    parts = urllib.parse.urlsplit(value)
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and not parts.query and not parts.fragment
+    try:  # "http://[::1/v1" and a port of letters or above 65535 are ValueErrors, not addresses
+        parts = urllib.parse.urlsplit(value)
+        parts.port  # noqa: B018 (read for its check)
+    except ValueError:
+        return False
+    return (
+        parts.scheme in ("http", "https")
+        and bool(parts.hostname)
+        and not parts.query
+        and not parts.fragment
+        and "@" not in parts.netloc  # a user name or key there is never sent: refused with its own message
+    )
+
+
+def _has_user_info(value: object) -> bool:
+    """Whether ``value`` is an address with a user name or password in it (``http://user:key@host/v1``)."""
+    try:
+        return isinstance(value, str) and "@" in urllib.parse.urlsplit(value).netloc
+    except ValueError:
+        return False
 
 
 # Setting -> (is the value acceptable, what it must be, an example).
@@ -98,6 +116,13 @@ def llm_settings_from_table(
         )
     for name, value in table.items():
         accepts, expected, example = _RULES[name]
+        if name == "base_url" and _has_user_info(value):
+            raise InputError(
+                "[llm] base_url holds a user name or password, which is never sent (and would be shown in messages)",
+                path=where,
+                line=line_of(name) if line_of else None,
+                hint='put the key in an environment variable and name that: api_key_env = "OPENAI_API_KEY"',
+            )
         if not accepts(value):
             # The value is not shown for api_key_env: it may be the key written where its variable's name belongs.
             shown = "" if name == "api_key_env" else f", not {_shown(value)}"

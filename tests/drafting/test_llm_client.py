@@ -174,3 +174,20 @@ def test_a_key_the_service_sends_back_is_never_shown_nor_returned(shape):
         reasons.append(model.given_up() or "")
     assert all("0123456" not in reason and "89abcdef" not in reason for reason in reasons), reasons
     assert "holds the API key" in reasons[0] and model.given_up()
+
+
+@pytest.mark.parametrize(
+    "base_url", ["http://[::1/v1", "http://127.0.0.1:99999/v1", "http://127.0.0.1:abc/v1", "http://a b/v1"]
+)
+def test_a_base_url_that_is_no_address_is_refused_with_its_line_not_a_traceback(tmp_path, base_url):
+    # "http://[::1/v1" crashed every command that reads the settings (urllib's ValueError); a bad port was taken.
+    with pytest.raises(InputError, match=r"\[llm\] base_url must be an http:// or https:// address") as wrong:
+        llm_settings_from_table({"base_url": base_url}, tmp_path / "surveytool.toml", line_of=lambda name: 3)
+    assert str(wrong.value).startswith(f"{tmp_path / 'surveytool.toml'}:3: error:")
+
+
+def test_a_key_written_into_the_base_url_is_refused_and_not_shown(tmp_path):
+    # It was taken, and never sent (the user's key silently left out: 401 on every theme).
+    with pytest.raises(InputError, match="holds a user name or password") as wrong:
+        llm_settings_from_table({"base_url": "https://me:sk-secret-99@api.example.org/v1"}, tmp_path / "s.toml")
+    assert "sk-secret" not in str(wrong.value) and "api_key_env" in str(wrong.value)
