@@ -51,6 +51,11 @@ class AnswerCache:
             self._answers[key] = answer
             self._changed = True
 
+    def drop(self, key: str) -> None:
+        """Forget an answer that turned out to be of no use, so that the model is asked again."""
+        if self._answers.pop(key, None) is not None:
+            self._changed = True
+
     def __len__(self) -> int:
         return len(self._answers)
 

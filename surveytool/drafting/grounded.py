@@ -210,6 +210,7 @@ def check_answer(
     kept: list[str] = []
     rejections: list[Rejection] = []
     position = 0
+    cited = False
     for sentence in sentences(text):
         count = sentence.count(SENTINEL)
         own = cites[position : position + count]
@@ -219,6 +220,9 @@ def check_answer(
             rejections.extend(problems)
         else:
             kept.append(_render(sentence, own))
+            cited = cited or count > 0
+    if not cited:  # what is left cites none of the papers ("Sure!", a refusal): it is not grounded in them
+        kept = []
     return LatexMarkup("\n".join(kept)), len(kept), rejections
 
 
@@ -250,4 +254,8 @@ def draft_theme(
         cache.put(key, answer)
         source = "model"
     text, kept, rejections = check_answer(answer, {p.key for p in papers}, bibliography)
+    if not kept and not rejections:  # no citation at all: not kept, so that draft --llm asks again
+        cache.drop(key)
+        reason = f"the answer cites none of the theme's papers, so none of it was written: '{one_line(answer, 80)}'"
+        return ThemeDraft(theme.section_id, theme.name, LatexMarkup(""), 0, (), "failed", key, reason)
     return ThemeDraft(theme.section_id, theme.name, text, kept, tuple(rejections), source, key)

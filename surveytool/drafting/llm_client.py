@@ -78,6 +78,8 @@ def parse_chat_answer(status: int, body: str) -> str:
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
         raise LlmError("the answer's first choice has no message text")
+    if not content.strip():  # a server that answers nothing is failing: the theme is asked again next time
+        raise LlmError("the answer's text is empty")
     if len(content) > MAX_CONTENT_CHARS:
         raise LlmError(f"the answer's text is {len(content):,} characters, more than a paragraph")
     return content

@@ -198,3 +198,34 @@ def test_a_long_answer_is_written_on_lines_tex_can_read(run):
     # Broken at spaces and after braces only: nothing but white space was added or taken.
     one_line = escape_text(" ".join(f"Carets {run} scale training ".split())) + "\\cite{huang2019gpipe}."
     assert re.sub(r"\s", "", text) == re.sub(r"\s", "", one_line)
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["", "  \n ", "```\n```", "I'm sorry, but I cannot help with that."],
+    ids=["empty", "blank", "fence", "no-cite"],
+)
+def test_an_answer_citing_nothing_is_a_failed_draft_that_is_not_cached_so_the_next_run_asks_again(tmp_path, content):
+    # An empty answer was cached as a good one: every later draft --llm took it from the cache and never asked
+    # again, without a word. A refusal was written as the theme's suggestion, "every citation was checked".
+    Model.routes = {"/": [(200, {}, chat(content), 0), (200, {}, chat(MIXED), 0)]}
+    folder = tmp_path / "cache"
+    with serve(Model) as base:
+        settings = LlmSettings(**{**SETTINGS.__dict__, "base_url": f"{base}/v1"})
+        cache = AnswerCache(folder)
+        failed = draft_theme(THEME, BIBLIOGRAPHY, cache, settings, LlmClient(settings, environ={}))
+        cache.save()
+        again = draft_theme(THEME, BIBLIOGRAPHY, AnswerCache(folder), settings, LlmClient(settings, environ={}))
+    assert (failed.source, failed.text, len(cache)) == ("failed", "", 0)
+    assert [f.check for f in failed.findings()] == ["llm-failed"]
+    assert (again.source, again.sentences_kept, len(Model.seen)) == ("model", 3, 2)
+
+
+def test_what_is_left_of_an_answer_citing_none_of_the_themes_papers_is_not_written():
+    # "Sure!" was written alone, as the theme's suggestion, once the sentence citing an invented paper was dropped.
+    answer = "Sure! Here is the paragraph. Transformers changed everything \\cite{vaswani2017}."
+    text, kept, rejections = check_answer(answer, {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert (text, kept, [r.key for r in rejections]) == ("", 0, ["vaswani2017"])
+    text, kept, _ = check_answer("Sure! It works \\cite{huang2019gpipe}.", {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert (text, kept) == ("Sure!\nIt works \\cite{huang2019gpipe}.", 2)
+
