@@ -58,8 +58,8 @@ def answer_key(model: str, messages: Sequence[Message]) -> str:
 
 def parse_chat_answer(status: int, body: str) -> str:
     """The text of a chat completion's first choice; LlmError with a one-line reason for anything else."""
-    try:
-        document = json.loads(body)
+    try:  # a byte-order mark is no part of JSON, but some servers send one
+        document = json.loads(body.removeprefix("\ufeff"))
     except RecursionError:
         raise LlmError("the answer is nested too deeply to be a chat completion") from None
     except ValueError:

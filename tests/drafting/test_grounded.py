@@ -229,3 +229,10 @@ def test_what_is_left_of_an_answer_citing_none_of_the_themes_papers_is_not_writt
     text, kept, _ = check_answer("Sure! It works \\cite{huang2019gpipe}.", {"huang2019gpipe"}, BIBLIOGRAPHY)
     assert (text, kept) == ("Sure!\nIt works \\cite{huang2019gpipe}.", 2)
 
+
+def test_an_answer_with_a_byte_order_mark_is_read():
+    Model.routes = {"/": [(200, {}, "\ufeff" + chat("It works \\cite{huang2019gpipe}."), 0)]}
+    with serve(Model) as base:
+        settings = LlmSettings(**{**SETTINGS.__dict__, "base_url": f"{base}/v1"})
+        draft = draft_theme(THEME, BIBLIOGRAPHY, AnswerCache(None), settings, LlmClient(settings, environ={}))
+    assert (draft.source, draft.text) == ("model", "It works \\cite{huang2019gpipe}.")
