@@ -15,6 +15,8 @@ from surveytool.regular_files import Unusable
 from surveytool.sealed import read_sealed, write_sealed
 
 CACHE_NAME = "llm-answers"
+#: Answers kept at most (each at most MAX_CONTENT_CHARS): those of the last runs' chapters, the latest first.
+MAX_ANSWERS = 1000
 
 
 class AnswerCache:
@@ -59,15 +61,22 @@ class AnswerCache:
     def __len__(self) -> int:
         return len(self._answers)
 
-    def save(self, keep: set[str] | None = None) -> str:
-        """Write the answers (only those in ``keep`` when given); the problem as text when it cannot, else ''."""
-        if keep is not None and set(self._answers) - keep:
-            self._answers = {k: v for k, v in self._answers.items() if k in keep}
-            self._changed = True
+    def save(self, used: set[str] | None = None) -> str:
+        """Write the answers, those in ``used`` first; the problem as text when it cannot, else ''.
+
+        The others stay after them, most recently used first, up to :data:`MAX_ANSWERS` in all: another chapter
+        beside this one, or this one with other options (``--no-themes``), has its answers still.
+        """
+        if used is not None:
+            order = sorted(k for k in self._answers if k in used) + [k for k in self._answers if k not in used]
+            order = order[:MAX_ANSWERS]
+            if order != list(self._answers):
+                self._answers = {k: self._answers[k] for k in order}
+                self._changed = True
         if self.folder is None or not self._changed:
             return ""
         try:
-            write_sealed(self.folder, CACHE_NAME, dict(sorted(self._answers.items())))
+            write_sealed(self.folder, CACHE_NAME, self._answers)
         except (Unusable, OSError) as problem:
             return f"{self.folder / CACHE_NAME}: the model's answers cannot be kept ({problem})"
         self._changed = False

@@ -92,5 +92,5 @@ class Suggester:
         )
 
     def save(self) -> str:
-        """Keep the answers this chapter used (older ones are dropped); the problem as text, else ''."""
-        return self.cache.save(keep={d.cache_key for d in self.drafts if d.cache_key})
+        """Keep the answers, this chapter's first (the oldest others go past a limit); the problem as text, else ''."""
+        return self.cache.save(used={d.cache_key for d in self.drafts if d.cache_key})

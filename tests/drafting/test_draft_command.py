@@ -195,3 +195,18 @@ def test_draft_takes_the_build_options_that_shape_the_chapter_and_writes_the_cha
     assert plain != built
     wrong = run_cli("draft", "lib.bib", "-o", "-", "--dialect", "latex", cwd=tmp_path)
     assert wrong.returncode == 2 and "--dialect" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_two_chapters_beside_each_other_keep_each_others_cached_answers(project):
+    # Each draft kept only the answers its own chapter used: a second chapter in the folder (or the same one drafted
+    # with --no-themes) dropped the first one's, and its next offline draft lost suggestions without a word.
+    tmp_path, sources = project
+    first, second = tmp_path / "out" / "related_work.tex", tmp_path / "out" / "flat.tex"
+    with serve(Model) as base:
+        (tmp_path / "surveytool.toml").write_text(f'[llm]\nbase_url = "{base}/v1"\nmodel = "test-model"\n')
+        run_cli("draft", "--llm", "-o", str(first), *sources, "-q", cwd=tmp_path, check=True)
+        drafted = first.read_text(encoding="utf-8")
+        run_cli("draft", "--llm", "--no-themes", "-o", str(second), *sources, "-q", cwd=tmp_path, check=True)
+    again = run_cli("draft", "-o", str(first), *sources, cwd=tmp_path)
+    assert again.returncode == 0 and "0 asked" in again.stdout, again.stdout
+    assert first.read_text(encoding="utf-8") == drafted

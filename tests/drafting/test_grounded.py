@@ -236,3 +236,19 @@ def test_an_answer_with_a_byte_order_mark_is_read():
         settings = LlmSettings(**{**SETTINGS.__dict__, "base_url": f"{base}/v1"})
         draft = draft_theme(THEME, BIBLIOGRAPHY, AnswerCache(None), settings, LlmClient(settings, environ={}))
     assert (draft.source, draft.text) == ("model", "It works \\cite{huang2019gpipe}.")
+
+
+def test_the_cache_keeps_the_answers_used_last_first_and_drops_the_oldest_past_its_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr("surveytool.drafting.answer_cache.MAX_ANSWERS", 3)
+    folder = tmp_path / "cache"
+    cache = AnswerCache(folder)
+    for key in "abcd":
+        cache.put(key, f"answer {key}")
+    assert cache.save(used={"d", "b"}) == ""
+    assert list(AnswerCache(folder)._answers) == ["b", "d", "a"]
+    reread = AnswerCache(folder)
+    reread.save(used={"a"})
+    assert list(AnswerCache(folder)._answers) == ["a", "b", "d"]
+    written = (folder / CACHE_NAME).read_bytes()
+    AnswerCache(folder).save(used={"a"})  # used again in the same order: the same bytes
+    assert (folder / CACHE_NAME).read_bytes() == written
