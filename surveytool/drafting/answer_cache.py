@@ -77,7 +77,9 @@ class AnswerCache:
             return ""
         try:
             write_sealed(self.folder, CACHE_NAME, self._answers)
-        except (Unusable, OSError) as problem:
-            return f"{self.folder / CACHE_NAME}: the model's answers cannot be kept ({problem})"
+        except Unusable as problem:  # the folder (a link, a file), or the user's key: not this file
+            return f"{self.folder}: {problem}; the model's answers are not kept"
+        except OSError as problem:  # the error's own text names the temporary file
+            return f"{self.folder / CACHE_NAME}: cannot be written ({problem.strerror or problem}); the model's answers are not kept"
         self._changed = False
         return ""

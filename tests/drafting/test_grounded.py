@@ -252,3 +252,28 @@ def test_the_cache_keeps_the_answers_used_last_first_and_drops_the_oldest_past_i
     written = (folder / CACHE_NAME).read_bytes()
     AnswerCache(folder).save(used={"a"})  # used again in the same order: the same bytes
     assert (folder / CACHE_NAME).read_bytes() == written
+
+
+@pytest.mark.parametrize("planted", ["link", "file", "folder"])
+def test_a_cache_that_cannot_be_written_is_named_as_it_is(tmp_path, planted):
+    # The message named llm-answers for a cache folder that was a link or a file, and quoted the OSError of the
+    # temporary file ("[Errno 21] Is a directory: '.../.llm-answers.fd32...tmp' -> ...") for a folder in its place.
+    folder = tmp_path / ".surveytool-cache"
+    if planted == "link":
+        (tmp_path / "elsewhere").mkdir()
+        folder.symlink_to(tmp_path / "elsewhere")
+    elif planted == "file":
+        folder.write_text("x")
+    else:
+        (folder / CACHE_NAME).mkdir(parents=True)
+    cache = AnswerCache(folder)
+    cache.put("k", "An answer \\cite{huang2019gpipe}.")
+    problem = cache.save()
+    expected = {
+        "link": f"{folder}: is a symbolic link",
+        "file": f"{folder}: is not a folder",
+        "folder": f"{folder / CACHE_NAME}: cannot be written (Is a directory)",
+    }
+    assert problem.startswith(expected[planted]) and ".tmp" not in problem, problem
+    if planted == "link":
+        assert list((tmp_path / "elsewhere").iterdir()) == []  # nothing written through the link
