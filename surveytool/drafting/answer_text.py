@@ -115,7 +115,10 @@ def split_citations(text: str) -> tuple[str, list[Cite]]:
 
 
 # Words after which a full stop does not end a sentence.
-_ABBREVIATIONS = frozenset("al e.g i.e cf vs fig figs sec eq eqs approx resp no nos vol ref refs viz".split())
+_ABBREVIATIONS = frozenset(
+    "al e.g i.e cf vs fig figs sec eq eqs approx resp no nos vol ref refs viz "
+    "dr mr mrs ms prof jr sr inc ltd corp dept univ ph.d pp ch ca".split()
+)
 # A sentence ends at . ! or ? (closing quotes or brackets may follow), before white space and a capital,
 # a digit, an opening quote or bracket, or a citation.
 _END = re.compile(r"[.!?]+[\"')\]\u201d\u2019]*(?=\s+[A-Z0-9\"'(\[\u201c\u2018" + SENTINEL + r"\\])")

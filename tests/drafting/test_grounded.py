@@ -277,3 +277,12 @@ def test_a_cache_that_cannot_be_written_is_named_as_it_is(tmp_path, planted):
     assert problem.startswith(expected[planted]) and ".tmp" not in problem, problem
     if planted == "link":
         assert list((tmp_path / "elsewhere").iterdir()) == []  # nothing written through the link
+
+
+@pytest.mark.parametrize("title", ["Dr.", "Prof.", "Mr.", "Ph.D."])
+def test_a_title_before_a_name_does_not_end_a_sentence(title):
+    # "Dr." ended a sentence: when the rest of it was dropped, "Dr." alone was written as a suggested sentence.
+    answer = f"As {title} Smith argues \\cite{{rajbhandari2020zero}}. GPipe pipelines micro-batches \\cite{{huang2019gpipe}}."
+    text, kept, rejections = check_answer(answer, {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert (text, kept) == ("GPipe pipelines micro-batches \\cite{huang2019gpipe}.", 1)
+    assert rejections[0].sentence == f"As {title} Smith argues \\cite{{rajbhandari2020zero}}."
