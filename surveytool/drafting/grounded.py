@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from surveytool.drafting.answer_cache import AnswerCache
 from surveytool.drafting.answer_text import SENTINEL, Cite, clean, sentences, split_citations
@@ -200,6 +200,19 @@ def _wrapped(latex: str) -> str:
     return "\n".join(lines)
 
 
+def _respelt(cite: Cite, allowed: Collection[str], bibliography: Collection[str]) -> Cite:
+    """``cite`` with a key the model wrote in another case (``Huang2019GPipe``) spelt as its theme's paper is, when
+    it is no other entry's key and one paper of the theme alone has it in any case: BibTeX and biber match keys by
+    their case, and the citation is written anew from the checked keys."""
+    if cite.command is None or all(key in bibliography for key in cite.keys):
+        return cite
+    spelt = {key.lower(): [k for k in allowed if k.lower() == key.lower()] for key in cite.keys}
+    keys = tuple(
+        spelt[key.lower()][0] if key not in bibliography and len(spelt[key.lower()]) == 1 else key for key in cite.keys
+    )
+    return replace(cite, keys=keys)
+
+
 def check_answer(
     answer: str, theme_keys: Collection[str], bibliography: Collection[str]
 ) -> tuple[LatexMarkup, int, list[Rejection]]:
@@ -207,6 +220,7 @@ def check_answer(
     (one sentence a line), how many there are, and why each other sentence was dropped."""
     text, cites = split_citations(clean(answer))
     allowed = {key for key in theme_keys if key in bibliography}
+    cites = [_respelt(cite, allowed, bibliography) for cite in cites]
     kept: list[str] = []
     rejections: list[Rejection] = []
     position = 0

@@ -286,3 +286,13 @@ def test_a_title_before_a_name_does_not_end_a_sentence(title):
     text, kept, rejections = check_answer(answer, {"huang2019gpipe"}, BIBLIOGRAPHY)
     assert (text, kept) == ("GPipe pipelines micro-batches \\cite{huang2019gpipe}.", 1)
     assert rejections[0].sentence == f"As {title} Smith argues \\cite{{rajbhandari2020zero}}."
+
+
+def test_a_key_written_in_another_case_is_spelt_as_its_themes_paper():
+    # The sentence was dropped as citing a key "not in the bibliography", though its paper is the theme's own.
+    bibliography = {*BIBLIOGRAPHY, "Twin2020", "twin2020"}
+    answer = "GPipe pipelines \\cite{Huang2019GPipe}. Twins \\cite{TWIN2020}. Megatron \\cite{SHOEYBI2019megatron}."
+    text, kept, rejections = check_answer(answer, {"huang2019gpipe", "Twin2020", "twin2020"}, bibliography)
+    assert (text, kept) == ("GPipe pipelines \\cite{huang2019gpipe}.", 1)
+    # Two papers of that spelling, or another theme's paper: dropped as before.
+    assert [r.key for r in rejections] == ["TWIN2020", "SHOEYBI2019megatron"]
