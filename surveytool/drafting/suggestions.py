@@ -83,6 +83,8 @@ class Suggester:
             return ""
         kinds = Counter(r.kind for d in self.drafts for r in d.rejections)
         not_asked = f", {given_up} not asked after the model kept failing" if given_up else ""
+        if sources.count("none"):  # without --llm: papers changed since, or another run's answers
+            not_asked += f", {sources.count('none')} not in the cache (draft --llm asks for them)"
         malformed = f", {kinds[MALFORMED]} for a citation that does not read" if kinds[MALFORMED] else ""
         return (
             f"suggested paragraphs: {written} of {len(self.drafts)} themes ({asked} asked, "

@@ -100,6 +100,16 @@ def test_draft_llm_writes_only_sentences_citing_the_themes_own_papers(project):
     rebuilt = chapter_path.read_text(encoding="utf-8")
     assert rebuilt.replace(marker + prose, marker).split("\n", 1)[1] == chapter.split("\n", 1)[1]
     assert marker + prose + "% surveytool: end notes model-parallel\n" in rebuilt
+    # A theme whose answer is not cached is counted: it was left out without a word.
+    other = tmp_path / "elsewhere" / "related_work.tex"
+    (tmp_path / "elsewhere" / ".surveytool-cache").mkdir(parents=True)
+    shutil.copy(chapter_path.parent / ".surveytool-cache" / "llm-answers", tmp_path / "elsewhere" / ".surveytool-cache")
+    missing = run_cli("draft", "--no-themes", "-o", str(other), *sources, cwd=tmp_path)
+    assert re.search(
+        r"suggested paragraphs: (\d+) of \d+ themes .*, \1 from the cache, 0 failed, \d+ not in the cache "
+        r"\(draft --llm asks for them\)\)",
+        missing.stdout,
+    ), missing.stdout
     compiled = compile_latex(tmp_path / "out")
     assert compiled.returncode == 0, compiled.stdout[-3000:]
 
