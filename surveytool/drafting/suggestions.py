@@ -36,9 +36,13 @@ class Suggester:
 
     def __call__(self, groups: Sequence[GroupView]) -> list[GroupView]:
         bibliography = {v.key for g in groups for s in g.sections for v in s.papers}
-        return [
-            replace(group, sections=tuple(self._section(s, bibliography) for s in group.sections)) for group in groups
-        ]
+        try:
+            return [
+                replace(group, sections=tuple(self._section(s, bibliography) for s in group.sections))
+                for group in groups
+            ]
+        finally:  # kept at once: a chapter that is then not written (edited outside its notes), or ^C, keeps them
+            self.save()
 
     def _section(self, section: SectionView, bibliography: set[str]) -> SectionView:
         if section.id == UNCLASSIFIED or not section.papers or not self.settings.model:

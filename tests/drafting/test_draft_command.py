@@ -220,3 +220,19 @@ def test_two_chapters_beside_each_other_keep_each_others_cached_answers(project)
     again = run_cli("draft", "-o", str(first), *sources, cwd=tmp_path)
     assert again.returncode == 0 and "0 asked" in again.stdout, again.stdout
     assert first.read_text(encoding="utf-8") == drafted
+
+
+def test_answers_are_kept_when_the_chapter_is_then_refused(project):
+    # The answers were kept only after the chapter was written: a chapter edited outside its notes was refused
+    # after every theme had been asked, and each rerun asked (and paid for) them all again.
+    tmp_path, sources = project
+    chapter = tmp_path / "out" / "related_work.tex"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("\\section", "My edit \\section", 1))
+    with serve(Model) as base:
+        (tmp_path / "surveytool.toml").write_text(f'[llm]\nbase_url = "{base}/v1"\nmodel = "test-model"\n')
+        refused = run_cli("draft", "--llm", "-o", str(chapter), *sources, cwd=tmp_path)
+        assert refused.returncode == 2 and "edited outside its notes" in refused.stderr, refused.stderr
+        asked = len(Model.bodies_seen)
+        forced = run_cli("draft", "--llm", "--force", "-o", str(chapter), *sources, cwd=tmp_path)
+    assert forced.returncode == 0 and asked > 0
+    assert re.search(r"suggested paragraphs: .*\(1 asked, \d+ from the cache, 1 failed\)", forced.stdout), forced.stdout
