@@ -123,6 +123,7 @@ _ABBREVIATIONS = frozenset(
 # a digit, an opening quote or bracket, or a citation.
 _END = re.compile(r"[.!?]+[\"')\]\u201d\u2019]*(?=\s+[A-Z0-9\"'(\[\u201c\u2018" + SENTINEL + r"\\])")
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+_WORD_CHARS = 12  # longer than any abbreviation
 
 
 def sentences(text: str) -> list[str]:
@@ -135,7 +136,8 @@ def sentences(text: str) -> list[str]:
     found: list[str] = []
     start = 0
     for match in _END.finditer(text):
-        word = _LAST_WORD.search(text, 0, match.start())
+        # Searched in the few characters before the stop only: from the start, every stop cost the whole text.
+        word = _LAST_WORD.search(text, max(0, match.start() - _WORD_CHARS), match.start())
         before = word.group(1).lower().rstrip(".") if word else ""
         if match.group().startswith(".") and (before in _ABBREVIATIONS or len(before) == 1):
             continue  # "et al.", "e.g.", an initial
