@@ -113,6 +113,15 @@ class LlmClient:
         self._key = ""
         if settings.api_key_env:
             key = environ.get(settings.api_key_env, "")
+            if not key and not settings.api_key_env.isupper():
+                # Not shown: "gsk_8fQ..." is a name by its letters, and more likely the key written in its place.
+                raise InputError(
+                    "the environment variable [llm] api_key_env names is not set; its name has lowercase letters: "
+                    "is it the key itself?",
+                    path=where,
+                    hint="put the key in a variable, e.g. export OPENAI_API_KEY=<your key>, and name that: "
+                    'api_key_env = "OPENAI_API_KEY"',
+                )
             if not key:
                 raise InputError(
                     f"the environment variable {settings.api_key_env} (named by [llm] api_key_env) is not set",

@@ -236,3 +236,16 @@ def test_answers_are_kept_when_the_chapter_is_then_refused(project):
         forced = run_cli("draft", "--llm", "--force", "-o", str(chapter), *sources, cwd=tmp_path)
     assert forced.returncode == 0 and asked > 0
     assert re.search(r"suggested paragraphs: .*\(1 asked, \d+ from the cache, 1 failed\)", forced.stdout), forced.stdout
+
+
+def test_a_key_written_where_its_variables_name_belongs_is_not_shown(project):
+    # A Groq or Together key ("gsk_..." letters, digits and _) reads as a variable's name: the error said
+    # "the environment variable gsk_... is not set (export gsk_...=<your key>)", printing the key twice.
+    tmp_path, sources = project
+    (tmp_path / "surveytool.toml").write_text('[llm]\nmodel = "m"\napi_key_env = "gsk_8fQxT2secretKEY99"\n')
+    result = run_cli("draft", "--llm", "-o", str(tmp_path / "c.tex"), *sources, cwd=tmp_path)
+    assert result.returncode == 2 and "is it the key itself?" in result.stderr, result.stderr
+    assert "secret" not in result.stderr + result.stdout and "Traceback" not in result.stderr
+    (tmp_path / "surveytool.toml").write_text('[llm]\nmodel = "m"\napi_key_env = "MY_LLM_KEY"\n')
+    unset = run_cli("draft", "--llm", "-o", str(tmp_path / "c.tex"), *sources, cwd=tmp_path)
+    assert unset.returncode == 2 and "the environment variable MY_LLM_KEY (named by" in unset.stderr
