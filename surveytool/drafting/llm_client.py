@@ -31,6 +31,7 @@ MAX_CONTENT_CHARS = 20_000
 _KEY_RUN = 8
 _ECHOED = "the service's answer holds the API key sent with the request (a proxy or server echoing it); not shown"
 _UNPRINTABLE = re.compile(r"[^\x20-\x7e]+")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*(?=\s|$)")
 
 Message = Mapping[str, str]
 
@@ -78,8 +79,12 @@ def parse_chat_answer(status: int, body: str) -> str:
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
         raise LlmError("the answer's first choice has no message text")
+    cut = choices[0].get("finish_reason") == "length"
+    if cut:  # stopped at the model's length limit: its last sentence is unfinished, and would be written as one
+        ends = list(_SENTENCE_END.finditer(content))
+        content = content[: ends[-1].end()] if ends else ""
     if not content.strip():  # a server that answers nothing is failing: the theme is asked again next time
-        raise LlmError("the answer's text is empty")
+        raise LlmError("the answer's text is empty" + (", cut short at the model's length limit" if cut else ""))
     if len(content) > MAX_CONTENT_CHARS:
         raise LlmError(f"the answer's text is {len(content):,} characters, more than a paragraph")
     return content

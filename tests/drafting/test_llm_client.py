@@ -191,3 +191,26 @@ def test_a_key_written_into_the_base_url_is_refused_and_not_shown(tmp_path):
     with pytest.raises(InputError, match="holds a user name or password") as wrong:
         llm_settings_from_table({"base_url": "https://me:sk-secret-99@api.example.org/v1"}, tmp_path / "s.toml")
     assert "sk-secret" not in str(wrong.value) and "api_key_env" in str(wrong.value)
+
+
+@pytest.mark.parametrize(
+    "content, kept",
+    [
+        (
+            "GPipe pipelines micro-batches \\cite{a}. PipeDream then keeps the",
+            "GPipe pipelines micro-batches \\cite{a}.",
+        ),
+        ('It "scales." Then the', 'It "scales."'),
+        ("Mixture of experts scale the", None),
+    ],
+)
+def test_an_answer_cut_at_the_length_limit_loses_its_unfinished_sentence(content, kept):
+    # "PipeDream then keeps the" was written as a sentence of the suggestion.
+    body = json.dumps({"choices": [{"message": {"content": content}, "finish_reason": "length"}]})
+    Model.routes = {"/": [(200, {}, body, 0)]}
+    with serve(Model) as base:
+        if kept is None:
+            with pytest.raises(LlmError, match="empty, cut short at the model's length limit"):
+                client(base).complete(MESSAGES)
+        else:
+            assert client(base).complete(MESSAGES) == kept
