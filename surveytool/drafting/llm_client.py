@@ -27,8 +27,8 @@ from surveytool.errors import InputError
 SERVICE = "llm"
 #: An answer's text longer than this is not a paragraph: refused.
 MAX_CONTENT_CHARS = 20_000
-#: A run of this many characters of the key in what the service sent back is the key, echoed (whole or cut short).
-_KEY_RUN = 8
+#: A run of this many characters of the key in a message (an address the service sent, cut short) is the key, echoed.
+_KEY_RUN = 10
 _ECHOED = "the service's answer holds the API key sent with the request (a proxy or server echoing it); not shown"
 _UNPRINTABLE = re.compile(r"[^\x20-\x7e]+")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*(?=\s|$)")
@@ -160,17 +160,25 @@ class LlmClient:
         reason = self.http.skipped(SERVICE)
         return reason and self._masked(reason)
 
-    def _echoes_key(self, text: str) -> bool:
-        """Whether ``text`` (from the service) holds the key, or a run of it long enough to be it cut short."""
-        key = self._key
-        if not key:
+    def _quotes_key(self, body: str) -> bool:
+        """Whether the body the service sent holds the key, as it is or spelt with JSON escapes."""
+        if not self._key:
             return False
-        run = min(_KEY_RUN, len(key))
-        return any(key[i : i + run] in text for i in range(len(key) - run + 1))
+        if self._key in body:
+            return True
+        try:
+            return self._key in json.dumps(json.loads(body.removeprefix("\ufeff")), ensure_ascii=False)
+        except (ValueError, RecursionError):
+            return False
 
     def _masked(self, reason: str) -> str:
-        """``reason`` for a message, unless it quotes the key: the key is never printed, logged or written."""
-        return _ECHOED if self._echoes_key(reason) else reason
+        """``reason`` for a message, unless it quotes a run of the key (a redirect's address, cut short): the key
+        is never printed, logged or written."""
+        key = self._key
+        run = min(_KEY_RUN, len(key))
+        if key and any(key[i : i + run] in reason for i in range(len(key) - run + 1)):
+            return _ECHOED
+        return reason
 
     def complete(self, messages: Sequence[Message]) -> str:
         """The model's answer to ``messages``; LlmError when there is no usable one."""
@@ -181,14 +189,11 @@ class LlmClient:
         except HttpError as error:
             raise LlmError(self._masked(str(error))) from None
         try:
-            if self._echoes_key(response.body):  # checked before any of it is quoted or cut short
+            if self._quotes_key(response.body):  # checked before any of it is quoted or cut short
                 raise LlmError(_ECHOED)
             content = parse_chat_answer(response.status, response.body)
-            if self._echoes_key(content):  # spelt with JSON escapes in the body
-                raise LlmError(_ECHOED)
         except LlmError as error:
-            reason = self._masked(str(error))
-            self.http.record_failure(SERVICE, reason)
-            raise LlmError(reason) from None
+            self.http.record_failure(SERVICE, str(error))
+            raise
         self.http.keep(self.url, response, service=SERVICE)  # no cache: only clears the breaker's count
         return content

@@ -214,3 +214,11 @@ def test_an_answer_cut_at_the_length_limit_loses_its_unfinished_sentence(content
                 client(base).complete(MESSAGES)
         else:
             assert client(base).complete(MESSAGES) == kept
+
+
+def test_an_answer_sharing_words_with_a_local_servers_placeholder_key_is_used():
+    # llama.cpp's documented placeholder key is "sk-no-key-required": an answer with "required" in it is no echo.
+    Model.routes = {"/": [(200, {}, chat("The memory required for no-key setups shrinks."), 0)]}
+    with serve(Model) as base:
+        model = LlmClient(LlmSettings(base_url=f"{base}/v1", model="m", api_key_env="K"), {"K": "sk-no-key-required"})
+        assert model.complete(MESSAGES) == "The memory required for no-key setups shrinks."
