@@ -71,7 +71,10 @@ def parse_chat_answer(status: int, body: str) -> str:
         message = error.get("message") if isinstance(error, dict) else error
         raise LlmError(f"HTTP {status}: the service says {one_line(str(message))!r}" + _status_hint(status))
     if status != 200:
-        raise LlmError(f"HTTP {status}" + _status_hint(status))
+        # vLLM ({"object": "error", "message": ...}) and FastAPI ({"detail": ...}) say why elsewhere than "error".
+        said = [document.get(name) for name in ("message", "detail")] if isinstance(document, dict) else []
+        why = next((f": the service says {one_line(text)!r}" for text in said if isinstance(text, str) and text), "")
+        raise LlmError(f"HTTP {status}{why}" + _status_hint(status))
     choices = document.get("choices") if isinstance(document, dict) else None
     if not isinstance(choices, list) or not choices:
         raise LlmError("the answer has no choices")

@@ -66,11 +66,28 @@ def test_a_key_variable_that_is_not_set_is_a_clear_error_before_anything_is_sent
         ("[" * 200_000 + "]" * 200_000, "nested too deeply"),
         (chat("x" * 30_000), "more than a paragraph"),
         (json.dumps({"error": {"message": "model\nnot found"}}), "the service says 'model not found'"),
+        # vLLM's and FastAPI's errors: only "HTTP 400" was said, not that the prompt was too long for the model.
+        (
+            json.dumps({"object": "error", "message": "maximum context length is 8192 tokens", "code": 400}),
+            "HTTP 400: the service says 'maximum context length is 8192 tokens'",
+        ),
+        (json.dumps({"detail": "Not Found"}), "HTTP 400: the service says 'Not Found'"),
     ],
-    ids=["not-json", "empty-choices", "no-choices", "no-content", "deep", "long-content", "error-object"],
+    ids=[
+        "not-json",
+        "empty-choices",
+        "no-choices",
+        "no-content",
+        "deep",
+        "long-content",
+        "error-object",
+        "vllm",
+        "fastapi",
+    ],
 )
 def test_a_malformed_answer_is_an_error_value_not_a_traceback(body, reason):
-    Model.routes = {"/": [(200, {}, body, 0)]}
+    status = 400 if "HTTP 400" in reason else 200
+    Model.routes = {"/": [(status, {}, body, 0)]}
     with serve(Model) as base, pytest.raises(LlmError, match=reason):
         client(base).complete(MESSAGES)
 
