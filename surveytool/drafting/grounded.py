@@ -97,7 +97,7 @@ class ThemeDraft:
 
     def findings(self) -> list[Finding]:
         found = [r.as_finding(self.section_id, self.theme) for r in self.rejections]
-        if self.source == "failed":  # the themes not asked after it are told once, by the run (``Suggester``)
+        if self.error and self.source != "given-up":  # those not asked are told once, by the run (``Suggester``)
             found.append(
                 Finding(
                     check="llm-failed",
@@ -271,5 +271,7 @@ def draft_theme(
     if not kept and not rejections:  # no citation at all: not kept, so that draft --llm asks again
         cache.drop(key)
         reason = f"the answer cites none of the theme's papers, so none of it was written: '{one_line(answer, 80)}'"
-        return ThemeDraft(theme.section_id, theme.name, LatexMarkup(""), 0, (), "failed", key, reason)
+        # One an earlier version cached is counted as from the cache: it was not asked for.
+        failed = "failed" if source == "model" else source
+        return ThemeDraft(theme.section_id, theme.name, LatexMarkup(""), 0, (), failed, key, reason)
     return ThemeDraft(theme.section_id, theme.name, text, kept, tuple(rejections), source, key)

@@ -16,7 +16,7 @@ from surveytool.drafting.grounded import (
     check_answer,
     draft_theme,
 )
-from surveytool.drafting.llm_client import LlmClient
+from surveytool.drafting.llm_client import LlmClient, answer_key
 from surveytool.drafting.llm_settings import LlmSettings
 from surveytool.text.latex import escape_text
 
@@ -306,3 +306,16 @@ def test_an_answer_of_many_short_sentences_is_checked_in_linear_time():
     start = time.perf_counter()
     text, kept, _ = check_answer("Ab. " * 4900 + "It works \\cite{huang2019gpipe}.", {"huang2019gpipe"}, BIBLIOGRAPHY)
     assert kept == 4901 and time.perf_counter() - start < 0.5
+
+
+def test_a_cached_answer_citing_nothing_is_reported_as_from_the_cache_and_dropped_from_it(tmp_path):
+    # An earlier version cached answers that cite nothing: one was counted as asked, though nothing was sent.
+    folder = tmp_path / "cache"
+    cache = AnswerCache(folder)
+    key = answer_key(SETTINGS.model, build_messages(THEME))
+    cache.put(key, "I'm sorry, but I cannot help with that.")
+    cache.save()
+    reread = AnswerCache(folder)
+    draft = draft_theme(THEME, BIBLIOGRAPHY, reread, SETTINGS, client=None)
+    assert (draft.source, draft.text, len(reread)) == ("cache", "", 0)
+    assert [f.check for f in draft.findings()] == ["llm-failed"] and "cites none" in draft.error
