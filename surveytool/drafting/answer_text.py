@@ -33,6 +33,10 @@ _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _MAX_OPTIONAL = 200  # characters of an optional argument: longer is not a note, it is a bracket left open
 # Characters TeX cannot take in a .tex file (an invalid character stops the run), or that start TeX's ^^ notation.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# A chat model's line before the paragraph it was asked for: no part of it (and no citation in it).
+_PREAMBLE = re.compile(
+    r"\A[^\n\\]*\b(?:here|paragraph|below|following|sure|certainly)\b[^\n\\]*:[ \t]*\n\s*(?=\S)", re.I
+)
 SENTINEL = "\ue000"  # stands for a citation while sentences are split (private use: never in an answer)
 
 
@@ -51,7 +55,8 @@ def clean(answer: str) -> str:
     text = _CONTROL.sub("", answer).replace(SENTINEL, "")
     text = text.strip()
     fence = re.fullmatch(r"```[A-Za-z]*\n(.*?)\n?```", text, re.S)
-    return fence.group(1).strip() if fence else text
+    text = fence.group(1).strip() if fence else text
+    return _PREAMBLE.sub("", text, count=1)  # "Sure! Here is the paragraph:" on a line of its own
 
 
 def _after_space(text: str, position: int) -> int:

@@ -319,3 +319,19 @@ def test_a_cached_answer_citing_nothing_is_reported_as_from_the_cache_and_droppe
     draft = draft_theme(THEME, BIBLIOGRAPHY, reread, SETTINGS, client=None)
     assert (draft.source, draft.text, len(reread)) == ("cache", "", 0)
     assert [f.check for f in draft.findings()] == ["llm-failed"] and "cites none" in draft.error
+
+
+@pytest.mark.parametrize(
+    "preamble",
+    ["Here is a paragraph for the related-work section:\n\n", "Sure! Here is the paragraph:\n", "```\nBelow:\n"],
+)
+def test_a_chat_models_line_before_the_paragraph_is_not_written(preamble):
+    # "Here is a paragraph for the related-work section: GPipe pipelines ..." was written as the first sentence.
+    answer = f"{preamble}GPipe pipelines micro-batches \\cite{{huang2019gpipe}}." + (
+        "\n```" if "```" in preamble else ""
+    )
+    text, kept, _ = check_answer(answer, {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert (text, kept) == ("GPipe pipelines micro-batches \\cite{huang2019gpipe}.", 1)
+    # A colon at a line's end in the paragraph itself stays.
+    text, _, _ = check_answer("GPipe has two parts:\nstages \\cite{huang2019gpipe}.", {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert text == "GPipe has two parts: stages \\cite{huang2019gpipe}."
