@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 from surveytool.analysis.keys import citable_keys, dump_pins, merged_into
 from surveytool.build import latex_context
 from surveytool.build_result import BuildResult, BuildSummary
-from surveytool.errors import OutputError
+from surveytool.errors import OutputError, SurveyToolError
 from surveytool.options import LOCK_FILE, DraftOptions
 from surveytool.output.chapter_view import GroupView, chapter_views
 from surveytool.output.files import refuse_writing_over, write_atomically
-from surveytool.output.notes_regions import stamp
-from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose
+from surveytool.output.notes_regions import read_saved, regions, stamp
+from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose, read_generated
 from surveytool.output.render import render_template
 from surveytool.pipeline import Options, Stage, collector_paused, silent_stage
 from surveytool.rebuild.reuse import analyse_reusing
@@ -24,12 +25,28 @@ from surveytool.rebuild.reuse import analyse_reusing
 STDOUT = Path("-")
 
 
+class Suggest(Protocol):
+    """Adds suggested paragraphs to the chapter's groups, given the author's notes by region (drafting/suggestions.py)."""
+
+    def __call__(self, groups: list[GroupView], notes: Mapping[str, str]) -> list[GroupView]: ...
+
+
+def _notes_in(output: Path) -> dict[str, str]:
+    """The notes regions of the chapter at ``output`` as it is; none when there is none (or it cannot be read:
+    writing it says why)."""
+    try:
+        data = read_generated(output)
+    except SurveyToolError:
+        return {}
+    return regions(read_saved(data).text) if data is not None else {}
+
+
 def draft_chapter(
     options: Options,
     output: Path,
     draft: DraftOptions = DraftOptions(),
     stage: Stage = silent_stage,
-    suggest: Callable[[list[GroupView]], list[GroupView]] | None = None,
+    suggest: Suggest | None = None,
 ) -> BuildResult:
     """Only the chapter, written to ``output`` with the author's notes carried over (keys pinned beside it),
     or printed when ``output`` is ``-``; ``suggest`` adds suggested paragraphs (drafting/suggestions.py)."""
@@ -49,8 +66,8 @@ def draft_chapter(
             env, context = latex_context(
                 chapter_views(survey.papers), survey.taxonomy, replace(draft, chapter_file=chapter_file)
             )
-            if suggest is not None:
-                context["groups"] = suggest(context["groups"])
+            if suggest is not None:  # a suggestion the author took into the notes is not written again
+                context["groups"] = suggest(context["groups"], {} if to_stdout else _notes_in(output))
             chapter = render_template(env, "related_work.tex.j2", context)
     notes: list[ProseNote] = []
     if to_stdout:

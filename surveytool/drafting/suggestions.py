@@ -9,7 +9,7 @@ rebuild is stable and needs no network.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from surveytool.drafting.llm_client import LlmClient
 from surveytool.drafting.llm_settings import LlmSettings
 from surveytool.model import Finding, Severity
 from surveytool.output.chapter_view import UNCLASSIFIED, GroupView, SectionView, ThemeView
+from surveytool.text.latex import LatexMarkup
 
 
 @dataclass
@@ -29,12 +30,16 @@ class Suggester:
     cache: AnswerCache
     client: LlmClient | None = None
     drafts: list[ThemeDraft] = field(default_factory=list)
+    _notes: Mapping[str, str] = field(default_factory=dict)
+    _taken: int = 0  # suggestions the author's notes hold whole: not written again
 
     @classmethod
     def for_chapter(cls, settings: LlmSettings, cache_folder: Path | None, client: LlmClient | None) -> Suggester:
         return cls(settings, AnswerCache(cache_folder), client)
 
-    def __call__(self, groups: Sequence[GroupView]) -> list[GroupView]:
+    def __call__(self, groups: Sequence[GroupView], notes: Mapping[str, str] | None = None) -> list[GroupView]:
+        """``groups`` with their suggestions; ``notes`` (region id -> the author's text) holds what was taken."""
+        self._notes = notes or {}
         bibliography = {v.key for g in groups for s in g.sections for v in s.papers}
         try:
             return [
@@ -59,7 +64,11 @@ class Suggester:
         )
         draft = draft_theme(theme, bibliography, self.cache, self.settings, self.client)
         self.drafts.append(draft)
-        return replace(block, suggested=draft.text)
+        # A line the author copied into the block's notes ("move what you keep") would be printed twice.
+        taken = " ".join(self._notes.get(block.region or section.id, "").split())
+        lines = [line for line in draft.text.split("\n") if not (taken and " ".join(line.split()) in taken)]
+        self._taken += bool(draft.text) and not lines
+        return replace(block, suggested=LatexMarkup("\n".join(lines)))
 
     def findings(self) -> list[Finding]:
         found = [f for d in self.drafts for f in d.findings()]
@@ -80,13 +89,15 @@ class Suggester:
     def summary(self) -> str:
         """One line: what was asked, reused and dropped; '' when nothing was drafted."""
         sources = [d.source for d in self.drafts]
-        written = sum(bool(d.text) for d in self.drafts)
+        written = sum(bool(d.text) for d in self.drafts) - self._taken
         failed, given_up = sources.count("failed"), sources.count("given-up")
         asked = sources.count("model") + failed  # a failed request was sent all the same
         if not written and not asked and not given_up:
             return ""
         kinds = Counter(r.kind for d in self.drafts for r in d.rejections)
         not_asked = f", {given_up} not asked after the model kept failing" if given_up else ""
+        if self._taken:
+            not_asked += f", {self._taken} already in your notes"
         if sources.count("none"):  # without --llm: papers changed since, or another run's answers
             not_asked += f", {sources.count('none')} not in the cache (draft --llm asks for them)"
         malformed = f", {kinds[MALFORMED]} for a citation that does not read" if kinds[MALFORMED] else ""

@@ -249,3 +249,29 @@ def test_a_key_written_where_its_variables_name_belongs_is_not_shown(project):
     (tmp_path / "surveytool.toml").write_text('[llm]\nmodel = "m"\napi_key_env = "MY_LLM_KEY"\n')
     unset = run_cli("draft", "--llm", "-o", str(tmp_path / "c.tex"), *sources, cwd=tmp_path)
     assert unset.returncode == 2 and "the environment variable MY_LLM_KEY (named by" in unset.stderr
+
+
+def test_a_suggestion_taken_into_the_notes_is_not_written_again(project):
+    # "Move what you keep into the notes above": a draft wrote it again below them, so the chapter printed it twice.
+    tmp_path, sources = project
+    chapter_path = tmp_path / "out" / "related_work.tex"
+    with serve(Model) as base:
+        (tmp_path / "surveytool.toml").write_text(f'[llm]\nbase_url = "{base}/v1"\nmodel = "test-model"\n')
+        run_cli("draft", "--llm", "-o", str(chapter_path), *sources, "-q", cwd=tmp_path, check=True)
+    chapter = chapter_path.read_text(encoding="utf-8")
+    taken = re.search(
+        r"% surveytool: begin notes (\S+)\n(% surveytool: end notes \1\n\n% surveytool: suggested by draft --llm.*?\n"
+        r"% Move what you keep.*?\n)(.*?)\n\n",
+        chapter,
+        re.S,
+    )
+    assert taken, chapter
+    region, sentence = taken[1], taken[3]
+    kept = chapter.replace(taken[0], f"% surveytool: begin notes {region}\n{sentence}\n{taken[2]}{sentence}\n\n", 1)
+    chapter_path.write_text(kept, encoding="utf-8")
+    again = run_cli("draft", "-o", str(chapter_path), *sources, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    rebuilt = chapter_path.read_text(encoding="utf-8")
+    assert rebuilt.count(sentence) == 1 and f"begin notes {region}\n{sentence}\n% surveytool: end" in rebuilt
+    assert rebuilt.count("suggested by draft --llm") == chapter.count("suggested by draft --llm") - 1
+    assert ", 1 already in your notes" in again.stdout, again.stdout
