@@ -114,6 +114,11 @@ def keep_prose(
     return merged
 
 
+def _suggested_outside_notes(text: str) -> int:
+    """The paragraphs draft --llm wrote below the notes; one the author copied into their notes is theirs."""
+    return text.count(_SUGGESTED) - sum(("\n" + notes).count(_SUGGESTED) for notes in regions(text).values())
+
+
 def _merged_prose(
     path: Path, data: bytes, text: str, force: bool, notes: list[ProseNote], taxonomy: Taxonomy | None
 ) -> str:
@@ -159,7 +164,7 @@ def _merged_prose(
     if merged.kept:
         notes.append(ProseNote(f"{path}: kept your notes in {', '.join(merged.kept)}", routine=True))
     # A build writes no suggestions: say where the ones draft --llm wrote went, as they are not the author's notes.
-    suggested = old.count(_SUGGESTED) - text.count(_SUGGESTED)
+    suggested = _suggested_outside_notes(old) - _suggested_outside_notes(text)
     if suggested > 0:
         notes.append(
             ProseNote(

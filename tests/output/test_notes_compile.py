@@ -10,13 +10,13 @@ from surveytool.output.latex_log import log_text
 ENTRY = "@misc{lee2020, title = {Pipeline Parallel Training}, author = {Ann Lee}, year = 2020}\n"
 
 
-def built_with_notes(tmp_path, prose):
+def built_with_notes(tmp_path, prose, pdf=True):
     (tmp_path / "refs.bib").write_text(ENTRY, encoding="utf-8")
     run_cli("build", "refs.bib", "--out", "out", cwd=tmp_path, check=True)
     chapter = tmp_path / "out" / "related_work.tex"
     marker = "% surveytool: begin notes introduction\n"
     chapter.write_text(chapter.read_text(encoding="utf-8").replace(marker, marker + prose), encoding="utf-8")
-    return run_cli("build", "refs.bib", "--out", "out", "--pdf", cwd=tmp_path)
+    return run_cli("build", "refs.bib", "--out", "out", *(["--pdf"] if pdf else []), cwd=tmp_path)
 
 
 @requires_latex
@@ -93,3 +93,13 @@ def test_a_brace_or_conditional_the_notes_leave_open_is_reported(tmp_path, notes
     line = (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8").splitlines().index(notes.strip()) + 1
     said = said.format(line=line)
     assert f"out/main.log: {said} of the file TeX was then reading is never closed" in result.stderr
+
+
+def test_a_suggestion_the_author_copied_into_the_notes_is_theirs_and_not_counted_as_left_out(tmp_path):
+    # The chapter says to move what one keeps of a draft --llm paragraph into the notes; a build counted the
+    # copied header line as a suggestion it left out ("1 paragraph(s) suggested by draft --llm left out").
+    copied = "% surveytool: suggested by draft --llm from this theme's papers only\nGPipe splits the model.\n"
+    result = built_with_notes(tmp_path, copied, pdf=False)
+    assert result.returncode == 0, result.stderr
+    assert "suggested by draft --llm left out" not in result.stderr + result.stdout
+    assert copied in (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8")
