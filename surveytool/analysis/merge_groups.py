@@ -10,6 +10,7 @@ reported.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 from surveytool.analysis.first_author import first_author
@@ -21,6 +22,7 @@ from surveytool.analysis.merge_evidence import (
     shared_evidence,
 )
 from surveytool.model import Finding, Origin, Paper, Severity
+from surveytool.text.latex import bibtex_char
 
 
 class PairwiseGroups:
@@ -292,8 +294,7 @@ def _identical_copies(a: Paper, b: Paper) -> bool:
     return (
         a.key == b.key
         and a.entry_type == b.entry_type
-        and a.fields == b.fields
-        and (a.latex_fields == b.latex_fields or _spelled_alike(a, b))
+        and ((a.fields == b.fields and a.latex_fields == b.latex_fields) or _spelled_alike(a, b))
         and (a.explicit_tags == b.explicit_tags or not a.explicit_tags or not b.explicit_tags)
         and not a.aliases
         and not b.aliases
@@ -301,11 +302,17 @@ def _identical_copies(a: Paper, b: Paper) -> bool:
 
 
 def _spelled_alike(a: Paper, b: Paper) -> bool:
-    """Values that differ only where one spells a non-ASCII character in LaTeX (``α``, ``{\\ensuremath{\\alpha}}``)."""
+    """Values that differ only where one spells a non-ASCII character in LaTeX (``α``, ``{\\ensuremath{\\alpha}}``):
+    the same once every such character is spelled so. Their decoded ``fields`` may differ: an abstract's quick
+    decoding drops what it does not know."""
     return a.latex_fields.keys() == b.latex_fields.keys() and all(
-        value == b.latex_fields[name] or not (value.isascii() and b.latex_fields[name].isascii())
+        value == b.latex_fields[name] or _spelled(value) == _spelled(b.latex_fields[name])
         for name, value in a.latex_fields.items()
     )
+
+
+def _spelled(value: str) -> str:
+    return "".join(char if char.isascii() else bibtex_char(char) for char in unicodedata.normalize("NFC", value))
 
 
 def _by_title(*identities: str) -> bool:

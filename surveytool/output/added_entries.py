@@ -36,7 +36,7 @@ def entries_to_add(
 
 def _same_work(mine: Paper, theirs: Paper) -> bool:
     return any(
-        identity.startswith(("title:", "doi:", "arxiv:"))
+        identity.startswith(("title:", "short:", "doi:", "arxiv:"))
         for identity in set(identities(mine)) & set(identities(theirs))
     )
 

@@ -751,3 +751,13 @@ def test_two_entries_of_one_work_kept_apart_under_merge_duplicates_say_why_not_t
     assert line.endswith("(not merged: 'x' is also another entry's key; give each entry its own key, then merge)")
     plain = run_cli("parse", "a.bib", "b.bib", cwd=tmp_path)
     assert "or merge them with --merge-duplicates)" in plain.stderr
+
+
+def test_two_entries_of_one_key_that_differ_only_in_a_character_s_spelling_are_one_and_in_markup_two(tmp_path):
+    # {\"U}ber and Über are one text; \textbf{Über} is not Über: keeping one copy would lose the other's markup.
+    entry = "@article{k1,\n  title = {%s unit tests},\n  author = {Roe, Ann},\n  year = {2020},\n}\n"
+    (tmp_path / "a.bib").write_text(entry % "Über", encoding="utf-8")
+    for other, copies in (('{\\"U}ber', 1), ("\\textbf{Über}", 2)):
+        (tmp_path / "b.bib").write_text(entry % other, encoding="utf-8")
+        printed = run_cli("bib", "a.bib", "b.bib", "-o", "-", cwd=tmp_path).stdout
+        assert printed.count("@article{k1") == copies, (other, printed)

@@ -7,7 +7,10 @@ GPIPE = (
     "@article{gpipe2019,\n  title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},\n"
     "  author = {Huang, Yanping},\n  year = {2019},\n}\n"
 )
-GREEK = "@article{alpha2022,\n  title = {α-scaling of “deep” pipeline parallel nets},\n  author = {Li, Wei},\n  year = {2022},\n}\n"
+GREEK = (
+    "@article{alpha2022,\n  title = {α-scaling of “deep” pipeline parallel nets},\n  author = {Li, Wei},\n"
+    "  year = {2022},\n  note = {the α-entmax of Müller},\n  abstract = {We scale α — and “β” — pipelines.},\n}\n"
+)
 CHINESE = (
     "@article{zhang2021,\n  title = {大模型训练 Large model training},\n  author = {Zhang, San},\n  year = {2021},\n}\n"
 )
@@ -44,12 +47,17 @@ def test_an_entry_added_to_a_latin1_file_spells_in_latex_what_latin1_cannot_hold
     added = written.split(b"@article{alpha2022,")[1]
     # Every byte is Latin-1 text (no UTF-8 sequence a later read would take for other characters).
     assert b"{\\ensuremath{\\alpha}}-scaling of {\\textquotedblleft}deep{\\textquotedblright}" in added
-    assert all(byte < 0x80 for byte in added)
+    assert {byte for byte in added if byte >= 0x80} == {0xFC}  # ü as Latin-1 holds it; no UTF-8 sequence
     assert b"\r\n" in added and b"\n" not in added.replace(b"\r\n", b"")
     once = written
     again = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
-    assert "added" not in again.stdout + again.stderr and "alpha2022b" not in again.stdout + again.stderr
+    said = again.stdout + again.stderr
+    assert "added" not in said and "alpha2022b" not in said and "already-in-file" not in said
+    assert "duplicate-entry" not in said and "used again here (the entry" not in said  # one entry, not two
     assert (tmp_path / "refs.bib").read_bytes() == once
+    # Read with its source, the file's copy is that entry: one entry written, not alpha2022 and alpha2022b.
+    printed = run_cli("bib", "refs.bib", "coauthor.bib", "-o", "-", cwd=tmp_path).stdout
+    assert printed.count("@article{alpha2022") == 1
 
 
 @pytest.mark.parametrize(
@@ -72,7 +80,7 @@ def test_an_entry_a_latin1_file_cannot_hold_is_not_added_and_the_run_says_why(tm
     assert f"'{char}' (U+{ord(char):04X})" in result.stderr and "save refs.bib as UTF-8" in result.stderr
     written = (tmp_path / "refs.bib").read_bytes()
     assert written.decode("latin-1").count("@") == library.decode("latin-1").count("@") + 1  # the Greek one only
-    assert all(byte < 0x80 for byte in written.split(b"@article{alpha2022,")[1])
+    assert {byte for byte in written.split(b"@article{alpha2022,")[1] if byte >= 0x80} == {0xFC}
 
 
 def test_an_entry_edited_in_its_source_after_it_was_added_is_reported_not_added_again(tmp_path):
@@ -101,3 +109,17 @@ def test_another_work_under_a_key_the_file_has_is_still_added_under_a_key_of_its
     result = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
     assert "huang2019b: added" in result.stdout and "already-in-file" not in result.stderr
     assert (tmp_path / "refs.bib").read_text().count("@article{huang2019b,") == 1
+
+
+def test_an_entry_of_a_short_title_edited_in_its_source_is_not_added_again(tmp_path):
+    # A title of two words is no identity of its own (only with its authors and year).
+    (tmp_path / "refs.bib").write_text("@article{a1,\n  title = {Pipeline parallel training},\n  year = {2020},\n}\n")
+    short = "@article{b2021,\n  title = {Sparse nets},\n  author = {Peters, Ben},\n  journal = {ACL},\n  year = {2021},\n}\n"
+    (tmp_path / "coauthor.bib").write_text(short)
+    run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+    once = (tmp_path / "refs.bib").read_bytes()
+    (tmp_path / "coauthor.bib").write_text(short.replace("  year", "  pages = {1--9},\n  year"))
+    for _ in range(2):
+        again = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+        assert "b2021b" not in again.stdout and "[already-in-file] entry 'b2021'" in again.stderr
+        assert (tmp_path / "refs.bib").read_bytes() == once
