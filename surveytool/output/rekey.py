@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from surveytool.bibtex.field_spans import written_key
 from surveytool.errors import InputError
 from surveytool.model import Finding, Paper
 from surveytool.output.files import refuse_read_only, write_in_place
@@ -41,8 +42,14 @@ class Rekeyed:
 
 
 def replacements(papers: Sequence[Paper]) -> dict[str, str]:
-    """Each key absorbed by a merge -> the key of the entry it was merged into."""
-    return {alias: paper.key for paper in papers for alias in paper.aliases if alias != paper.key}
+    """Each key absorbed by a merge -> the key of the entry it was merged into; and each entry's own key -> itself,
+    so that a citation of an entry that stays is never taken, in another case, for an absorbed key's (biber tells
+    ``vaswani17`` from ``Vaswani17``; BibTeX, which does not, cites one of them and says so)."""
+    # As the files write them too: a key another entry's key already had in another case is written anew
+    # (duplicate-key), and its citations are left to the author, whom that finding tells.
+    renamed = {key: key for paper in papers for key in (paper.key, written_key(paper.raw)) if key}
+    renamed.update({alias: paper.key for paper in papers for alias in paper.aliases if alias != paper.key})
+    return renamed
 
 
 def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[str, list[Rekeyed]]:
@@ -95,8 +102,12 @@ def _renamed_key(cited: str, renamed: Mapping[str, str], folded: Mapping[str, st
     as BibTeX matches keys, in any case (``\\cite{smith20}`` cites ``Smith20``, with no warning), unless two
     renamed keys match it so and are renamed apart (which entry BibTeX took is not known here). A citation
     that already spells the new key, in its case, is left as it is."""
-    new = renamed.get(cited) or folded.get(cited.lower())
-    return None if new is None or new == cited else new
+    exact = renamed.get(cited)
+    if exact is not None:
+        return None if exact == cited else exact
+    new = folded.get(cited.lower())
+    # Another case of a key that stays (``replacements`` maps it to itself) is that key's citation, not an old one.
+    return None if new is None or new.lower() == cited.lower() else new
 
 
 def _with_its_comma(text: str, start: int, end: int, floor: int) -> tuple[int, int]:

@@ -249,3 +249,22 @@ def test_a_key_two_renamed_keys_match_in_case_only_is_left_as_it_is_and_an_exact
     assert rekey_text("\\cite{smith20}", renamed)[0] == "\\cite{smith20}"
     assert rekey_text("\\cite{SMITH20}", renamed)[0] == "\\cite{smith2020b}"
     assert rekey_text("\\cite{Smith2020}", {"smith2020": "Smith2020"}) == ("\\cite{Smith2020}", [])
+
+
+def test_a_citation_of_an_entry_that_stays_is_not_taken_in_another_case_for_a_merged_key(tmp_path):
+    # Vaswani17 is merged into vaswani2017; vaswani17 is a book that stays. Folding case, rekey rewrote
+    # \cite{vaswani17} to the merged paper: biber tells the two keys apart, and the book was cited no more.
+    (tmp_path / "a.bib").write_text(
+        "@article{vaswani2017,\n  title = {Attention Is All You Need},\n  author = {Vaswani, Ashish},\n"
+        "  journal = {NeurIPS},\n  year = {2017},\n}\n"
+        "@article{Vaswani17,\n  title = {Attention Is All You Need},\n  author = {Vaswani, Ashish},\n"
+        "  journal = {NeurIPS},\n  year = {2017},\n  doi = {10.5555/3295222.3295349},\n}\n"
+        "@book{vaswani17,\n  title = {A Book of Tensors},\n  author = {Vaswani, Ashish},\n  publisher = {P},\n"
+        "  year = {2017},\n}\n",
+        encoding="utf-8",
+    )
+    main = tmp_path / "p.tex"
+    main.write_text("\\cite{Vaswani17} and \\cite{vaswani17} and \\cite{VASWANI17}\n", encoding="utf-8")
+    done = run_cli("rekey", "a.bib", "--tex", "p.tex", cwd=tmp_path, check=True)
+    assert main.read_text(encoding="utf-8") == "\\cite{vaswani2017} and \\cite{vaswani17} and \\cite{VASWANI17}\n"
+    assert "p.tex:1: Vaswani17 -> vaswani2017" in done.stdout and "1 citation key(s) rewritten" in done.stdout
