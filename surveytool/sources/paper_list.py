@@ -123,7 +123,7 @@ def header_title(line: str, inside_paragraph: bool = False, next_line: str = "")
         return None
     if inside_paragraph and (line.lstrip(" #*_")[:1].islower() or title[:1].islower()):
         return None
-    return None if reads_as_abstract(title, next_line) == "prose" else title
+    return None if reads_as_abstract(title, next_line, explicit=not worded) == "prose" else title
 
 
 # A sentence's end inside a header's title with more after it: "?", "!" or a full stop after a word of two letters
@@ -138,19 +138,28 @@ _ABSTRACT_WORDS = re.compile(
 _TITLE_WORDS = 25  # titles longer than this are few
 
 
-def reads_as_abstract(title: str, next_line: str = "") -> str:
+def reads_as_abstract(title: str, next_line: str = "", explicit: bool = False) -> str:
     """Whether a header's title is an abstract's sentences: "prose" (more than one sentence, saying "we" or "this
     paper", and long or in lower case: a snippet that begins with a header's words), "doubt" (two of those three
-    signs: read as a header, as before, and reported) or "" (a title, with a venue or year after it perhaps)."""
+    signs: read as a header, as before, and reported) or "" (a title, with a venue or year after it perhaps).
+
+    After an ``explicit`` "Related papers:" lower case is no sign: authors write titles in lower case there ("what
+    do we know about bert? a primer"); only a long title is prose."""
     # The title's sentence goes on on a wrapped line, read with it; a whole title's next line is a snippet of its own.
     goes_on = next_line.strip()[:1].islower() and not reads_as_title(title)
     text = f"{title} {next_line.strip()}" if goes_on else title
     sentences = any(end.group(1).lower() not in _ABBREVIATED for end in _SENTENCE_END.finditer(text))
     long = goes_on or len(text.split()) > _TITLE_WORDS
     says = _ABSTRACT_WORDS.search(text) is not None
-    if sentences and says and (long or title[:1].islower()):
+    if sentences and says and (long or (title[:1].islower() and not explicit)):
         return "prose"
     return "doubt" if sentences + long + says >= 2 else ""
+
+
+def _explicit(line: str) -> bool:
+    """Whether a header line says "Related papers" (or 相关论文), not a worded "Papers related to"."""
+    match = _HEADER.match(line)
+    return match is not None and not match.group("worded")
 
 
 def parse_paper_list(text: str) -> PaperList:
@@ -170,7 +179,7 @@ def parse_paper_list(text: str) -> PaperList:
             anchor_title = title or None
             anchor_line = index + 1
             start = index + 1
-            doubtful.extend([anchor_line] if reads_as_abstract(title, following) else [])
+            doubtful.extend([anchor_line] if reads_as_abstract(title, following, _explicit(line)) else [])
         break
 
     splitter = ItemSplitter()
@@ -198,7 +207,7 @@ def parse_paper_list(text: str) -> PaperList:
                 splitter.restart()
                 if title:
                     later.append((title, number))
-                doubtful.extend([number] if reads_as_abstract(title, following) else [])
+                doubtful.extend([number] if reads_as_abstract(title, following, _explicit(line)) else [])
     paragraphs: list[Paragraph] = []
     vocabulary = frozenset(_WORD.findall("\n".join(lines).lower()))
     for item in splitter.items:

@@ -70,3 +70,17 @@ def test_a_header_with_a_snippet_in_lower_case_on_the_next_line_still_names_its_
     assert anchors == [(1, "GPipe: Efficient Training of Giant Networks")]
     assert snippets == [(2, snippet)]
     assert findings == []
+
+
+def test_a_related_papers_header_with_its_title_in_lower_case_still_names_its_anchor(tmp_path):
+    # Lower case made a short title prose: the anchor was lost, the header became a snippet and the run said
+    # there was no header. Its "we" and "?" make it doubtful at most: read as a header and reported.
+    title = "what do we know about bert? a primer on how bert works"
+    anchors, snippets, findings = _read(tmp_path, f"Related papers: {title}\r\n\r\n{GPIPE}\r\n")
+    assert anchors == [(1, title)]
+    assert snippets == [(3, GPIPE)]
+    assert findings == [("list-header", "warning", 1)]
+    anchors, snippets, findings = _read(tmp_path, HEADER + f"\r\n{GPIPE}\r\n\r\nRelated papers: {title}\r\n")
+    assert anchors[1:] == [(5, title)]
+    assert snippets == [(3, GPIPE)]
+    assert findings == [("list-header", "warning", 5)]
