@@ -120,10 +120,11 @@ def _without_links_at_end(line: str) -> str:
 
 # Markdown's emphasis around words: "**GPipe**", "__Abstract__", "*Megatron*", "***both***". A mark opens before a
 # character that is no space, never right after a letter, digit or another mark, and closes the same way round: a
-# "*" of a product ("2*3", "a * b", "x**2"), an optimum ("x^*"), a footnote's ("authors*", "(*)") or a name's "_"
-# ("max_len") opens none. The words inside hold no mark of its kind: a mark inside another goes the next time round.
+# "*" of a product ("2*3", "a * b", "x**2"), an optimum ("x^*", "x^{*}"), a footnote's ("authors*", "(*)") or a
+# name's "_" ("max_len") opens none. The words inside hold no mark of its kind: a mark inside another goes the next
+# time round.
 _EMPHASIS = re.compile(
-    r"(?<![\w*\\^])(?:(\*{1,3})(?=[^\s*)\]])([^*]+)(?<=[^\s\\(\[])\1|(_{1,3})(?=[^\s_)\]])([^_]+)(?<=[^\s\\(\[])\3)(?![\w*])"
+    r"(?<![\w*\\^{])(?:(\*{1,3})(?=[^\s*)\]])([^*]+)(?<=[^\s\\(\[])\1|(_{1,3})(?=[^\s_)\]])([^_]+)(?<=[^\s\\(\[])\3)(?![\w*])"
 )
 # A Python name ("__init__") reads as bold too: kept.
 _DUNDER = re.compile(r"__[a-z][a-z\d_]*__")

@@ -43,3 +43,10 @@ def test_a_header_title_in_bold_is_the_title_without_its_marks(tmp_path):
         tmp_path, "Related papers: **GPipe: Easy Scaling with Micro-Batch Pipeline Parallelism**\n\nA…\n"
     )
     assert anchors == ["GPipe: Easy Scaling with Micro-Batch Pipeline Parallelism"]
+
+
+def test_a_star_in_braces_stays(tmp_path):
+    # "x^{*} and y^{*}" lost both stars: read as one emphasis from the first star to the second.
+    kept = "The optimum x^{*} and y^{*} and the bound x_{*} of each stage are found in closed form…"
+    _, snippets = _read(tmp_path, HEADER + f"\r\n{kept}\r\n\r\n*GPipe* splits x^{{*}} into _stages_…\r\n")
+    assert snippets == [kept, "GPipe splits x^{*} into stages…"]
