@@ -128,15 +128,20 @@ _EMPHASIS = re.compile(
 )
 # A Python name ("__init__") reads as bold too: kept.
 _DUNDER = re.compile(r"__[a-z][a-z\d_]*__")
-# A code span ("`**kwargs**`"), TeX's math ("$x^*_1$") and a link ("https://host/_a_/x") are kept as written.
-_CODE_SPAN = re.compile(r"(`+[^`]*`+|\$[^$\n]*\$|(?:https?://|www\.)\S+)")
+# A code span ("`**kwargs**`"), TeX's math ("$x^*_1$") and a link ("https://host/_a_/x", "www._a_.org", a bare
+# "my_site_.org" with a common ending) are kept as written. A bare domain starts only at a word's start and has no
+# two runs of letters to share out between them: either is quadratic in a long word.
+_CODE_SPAN = re.compile(
+    r"(`+[^`]*`+|\$[^$\n]*\$|(?:https?://|www\.)\S+"
+    r"|(?<![\w.-])(?=[\w.-]*_)(?:[\w-]+\.)+(?:com|org|net|edu|gov|io|ai|dev|info|co|uk|de|fr|cn|jp)\b(?:/\S*)?)"
+)
 
 
 def strip_emphasis(text: str) -> str:
     """``text`` without Markdown's bold and italic marks, the words they wrap kept."""
     if "*" not in text and "_" not in text:
         return text
-    pieces = _CODE_SPAN.split(text) if "`" in text or "/" in text or "$" in text else [text]
+    pieces = _CODE_SPAN.split(text) if any(mark in text for mark in "`/$.") else [text]
     for index in range(0, len(pieces), 2):  # the text between code spans, math and links
         for _ in range(3):
             pieces[index], count = _EMPHASIS.subn(_emphasised, pieces[index])

@@ -50,3 +50,10 @@ def test_a_star_in_braces_stays(tmp_path):
     kept = "The optimum x^{*} and y^{*} and the bound x_{*} of each stage are found in closed form…"
     _, snippets = _read(tmp_path, HEADER + f"\r\n{kept}\r\n\r\n*GPipe* splits x^{{*}} into _stages_…\r\n")
     assert snippets == [kept, "GPipe splits x^{*} into stages…"]
+
+
+def test_an_address_without_a_slash_stays(tmp_path):
+    # "www._x_.org" became "www.x.org": links were kept as written only in text with a "/", "`" or "$".
+    kept = "Code and data are at www._x_.org and at _mirror_.org/data for anyone to rerun…"
+    _, snippets = _read(tmp_path, HEADER + f"\r\n{kept}\r\n\r\n*GPipe* at www._gp_.io splits _stages_.\r\n")
+    assert snippets == [kept, "GPipe at www._gp_.io splits stages."]
