@@ -122,13 +122,13 @@ def evaluate(
     tagged.sort(key=lambda p: p.key)
     order = list(range(len(tagged)))
     random.Random(SEED).shuffle(order)
-    folds = max(1, min(folds, len(tagged)))
-    fold_of: dict[int, int] = {}
-    first_of: dict[str, int] = {}
-    for position, i in enumerate(order):
-        # Two entries of one paper (under two keys) are held out together: a fold that learned from the copy
-        # of the paper it is asked to tag would be right by rote, and the figures too good.
-        fold_of[i] = fold_of.get(first_of.setdefault(_same_paper(tagged[i]), i), position % folds)
+    # Two entries of one paper (under two keys) are held out together: a fold that learned from the copy
+    # of the paper it is asked to tag would be right by rote, and the figures too good.
+    group_of: dict[str, int] = {}
+    for i in order:
+        group_of.setdefault(_same_paper(tagged[i]), len(group_of))
+    folds = max(1, min(folds, len(group_of)))  # no fold is left with nothing to hold out
+    fold_of = {i: group_of[_same_paper(tagged[i])] % folds for i in order}
     predictions = []
     for fold in range(folds):
         held = [tagged[i] for i in order if fold_of[i] == fold]
@@ -175,10 +175,13 @@ def evaluation_report(evaluation: Evaluation) -> str:
 
 
 def _heading(evaluation: Evaluation) -> str:
-    """What the figures are: with one entry tagged there is no other to learn from, and no cross-validation."""
+    """What the figures are: with one paper tagged (in one entry or more) there is no other to learn from, and no
+    cross-validation."""
     n = len(evaluation.predictions)
     if n == 1:
         return "1 entry you tagged, tagged as if you had not: too few to cross-validate (that needs 2 or more)"
+    if evaluation.folds == 1:
+        return f"{n} entries you tagged, all of one paper, tagged as if you had not: too few to cross-validate"
     return f"{evaluation.folds}-fold cross-validation on {n} entries you tagged (seed {SEED})"
 
 

@@ -95,7 +95,15 @@ def test_two_entries_of_one_paper_are_held_out_together():
     copies = [p for p in evaluation.predictions if p.key.startswith("chip")]
     assert [p.given for p in copies] == ["surveys", "surveys"]
     assert all(p.predicted != "surveys" for p in copies)
-    assert evaluation.folds == 5 and len(evaluation.predictions) == 5
+    assert evaluation.folds == 4 and len(evaluation.predictions) == 5  # four papers: a fifth fold holds none
+
+
+def test_entries_of_one_paper_only_are_no_cross_validation():
+    copies = [entry(GPIPE, "gpipe", ("pipeline-parallel",)), entry(GPIPE.lower(), "gpipe2", ("pipeline-parallel",))]
+    evaluation = evaluate(copies, TAXONOMY)
+    assert evaluation.folds == 1 and len(evaluation.predictions) == 2
+    heading = evaluation_report(evaluation).splitlines()[0]
+    assert heading == "2 entries you tagged, all of one paper, tagged as if you had not: too few to cross-validate"
 
 
 def test_a_file_of_no_entry_is_named_when_there_is_nothing_to_evaluate(tmp_path):
