@@ -21,7 +21,7 @@ NEVER_IMPORTS = {
         "surveytool.pipeline",
         "surveytool.build",
     ),
-    "sources": ("surveytool.rebuild", "surveytool.parallel", "surveytool.cli", "surveytool.build"),
+    "sources": ("surveytool.output", "surveytool.rebuild", "surveytool.parallel", "surveytool.cli", "surveytool.build"),
     "bibtex": ("surveytool.rebuild", "surveytool.parallel", "surveytool.cli", "surveytool.build"),
     "analysis": ("surveytool.rebuild", "surveytool.parallel", "surveytool.cli", "surveytool.build"),
     "output": ("surveytool.rebuild", "surveytool.parallel", "surveytool.cli", "surveytool.build"),

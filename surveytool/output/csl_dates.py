@@ -8,23 +8,14 @@ from typing import Any
 
 from surveytool.bibtex.values import MONTH_MACROS, joined_latex
 from surveytool.model import Paper, month_of_date, year_of_date
+from surveytool.text.publication_states import NO_DATE, PUBSTATES, STATE_YEAR
 
 # A biblatex date, or one end of a range: year, month, day.
 _DATE_PARTS = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
 # What a BibTeX year says beside four digits: a range (2019--2020, 2019/2020), an approximate year (c. 1900,
-# circa 1900, 1900~ as in biblatex), no date (n.d.), a state of publication (in press).
+# circa 1900, 1900~ as in biblatex); no date (n.d.) and a state of publication (in press) are publication_states'.
 _YEAR_RANGE = re.compile(r"(\d{4})\s*(?:-{1,3}|[\u2013\u2014/])\s*(\d{4})")
 _CIRCA_YEAR = re.compile(r"(?:(?:c|ca|circa|approx)\.?\s*|~\s*)(\d{4})|(\d{4})\s*[~%]", re.IGNORECASE)
-_NO_DATE = re.compile(r"n\.\s?d\.?|no date|undated", re.IGNORECASE)
-_STATE_YEAR = re.compile(r"in press|forthcoming|submitted|in preparation", re.IGNORECASE)
-# biblatex's pubstate keys (its localisation strings) as the words CSL's status holds.
-PUBSTATES = {
-    "inpress": "in press",
-    "forthcoming": "forthcoming",
-    "submitted": "submitted",
-    "inpreparation": "in preparation",
-    "prepublished": "prepublished",
-}
 
 
 def _month_number(text: str) -> int | None:
@@ -58,7 +49,7 @@ def _plain_issued(paper: Paper, year: str) -> list[list[int]]:
 def issued(paper: Paper) -> dict[str, Any]:
     """CSL's ``issued`` of the entry, {} for none."""
     written = " ".join(paper.fields.get("year", "").split())
-    if _NO_DATE.fullmatch(written):
+    if NO_DATE.fullmatch(written):
         return {"literal": written}
     if ranged := _YEAR_RANGE.fullmatch(written):
         return {"date-parts": [[int(ranged.group(1))], [int(ranged.group(2))]]}
@@ -82,4 +73,4 @@ def status(paper: Paper) -> str:
     if pubstate:
         return PUBSTATES.get(pubstate.lower(), pubstate)
     written = " ".join(paper.fields.get("year", "").split())
-    return written.lower() if _STATE_YEAR.fullmatch(written) else ""
+    return written.lower() if STATE_YEAR.fullmatch(written) else ""

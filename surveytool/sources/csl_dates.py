@@ -5,12 +5,10 @@ what export -f csl-json makes of a .bib's, read back."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from surveytool.output.csl_dates import PUBSTATES
+from surveytool.text.publication_states import NO_DATE, PUBSTATES
 
-_NO_DATE = re.compile(r"n\.\s?d\.?|no date|undated", re.IGNORECASE)
 _KEYS = {words: key for key, words in PUBSTATES.items()}
 
 
@@ -56,7 +54,7 @@ def date_fields(item: dict[str, Any], has_year: bool) -> dict[str, str]:
             approximate = _circa(issued.get("circa"))
             if len(ends) == 2 or approximate:
                 fields["date"] = "/".join(end + ("~" if approximate else "") for end in ends)
-        elif not parts and _NO_DATE.fullmatch(_scalar(issued.get("literal"))):
+        elif not parts and NO_DATE.fullmatch(_scalar(issued.get("literal"))):
             fields["year"] = _scalar(issued.get("literal"))
     state = " ".join(_scalar(item.get("status")).split())
     if state and (dated or has_year):
