@@ -1,13 +1,15 @@
 """What a CSL-JSON date says beside its first year and month, as biblatex writes it: a range and an approximate
 date (``circa``) as ``date`` (2019/2020, 2020~), no date (a ``literal`` "n.d.") as ``year = {n.d.}``, and CSL's
-``status`` as ``pubstate`` (in press is ``inpress``), or as the year of an item with no date (``year = {in press}``):
+``status`` as ``pubstate`` (in press is ``inpress``), or, when it is in press or the like and the item has no date,
+as its year (``year = {in press}``):
 what export -f csl-json makes of a .bib's, read back."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from surveytool.text.publication_states import NO_DATE, PUBSTATES
+from surveytool.sources.csl_rich_text import rich_text
+from surveytool.text.publication_states import NO_DATE, PUBSTATES, STATE_YEAR
 
 _KEYS = {words: key for key, words in PUBSTATES.items()}
 
@@ -56,9 +58,11 @@ def date_fields(item: dict[str, Any], has_year: bool) -> dict[str, str]:
                 fields["date"] = "/".join(end + ("~" if approximate else "") for end in ends)
         elif not parts and NO_DATE.fullmatch(_scalar(issued.get("literal"))):
             fields["year"] = _scalar(issued.get("literal"))
-    state = " ".join(_scalar(item.get("status")).split())
-    if state and (dated or has_year):
-        fields["pubstate"] = _KEYS.get(state.lower(), state)
-    elif state and "year" not in fields:  # in press, no date: a year BibTeX's styles print, as BibTeX users write
+    state = " ".join(rich_text(_scalar(item.get("status"))).text.split())  # CSL rich text, as citeproc reads it
+    # In press and its kin with no date: a year BibTeX's styles print, as BibTeX users write it. Any other state
+    # ("accepted", or words no style knows) is no year, dated or not: a year of words reads as a malformed year.
+    if state and STATE_YEAR.fullmatch(state) and not (dated or has_year) and "year" not in fields:
         fields["year"] = state
+    elif state:
+        fields["pubstate"] = _KEYS.get(state.lower(), state)
     return fields
