@@ -17,7 +17,8 @@ from surveytool.bibtex.values import joined_latex, string_block_value
 from surveytool.model import Paper, RawBlock, Taxonomy
 from surveytool.output.chapter_view import chapter_groups, venue_of
 from surveytool.output.csl_dates import date_parts, issued, status
-from surveytool.output.csl_markup import csl_rich_title
+from surveytool.output.csl_markup import csl_rich_title, inert_csl_text
+from surveytool.sources.csl_rich_text import PLAIN_VARIABLES
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
 
@@ -165,6 +166,11 @@ def _text(paper: Paper, name: str) -> str:
     return math_to_text(text) if name in paper.latex_fields else text
 
 
+def _inert(paper: Paper, name: str) -> str:
+    """A field as CSL rich text that shows its text as it is: a tag written in it (``<b>``) stays text."""
+    return inert_csl_text(_text(paper, name))
+
+
 def _rich(paper: Paper, name: str, macros: Mapping[str, str] | None) -> str:
     """A title as CSL rich text: its italics, bold, small caps and scripts as CSL's tags, the rest inert text."""
     written = paper.latex_fields.get(name)
@@ -239,7 +245,7 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
         if published:
             item["issued"] = published
         if state := status(paper):
-            item["status"] = state
+            item["status"] = inert_csl_text(state)
         accessed = date_parts(paper.fields.get("urldate", ""))
         if accessed:
             item["accessed"] = {"date-parts": accessed}
@@ -255,15 +261,15 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
             kind = paper.fields.get("type", "").strip()
             genre = _GENRES.get(kind.lower(), kind) if kind else _GENRES.get(paper.entry_type)
             if genre:
-                item["genre"] = genre
+                item["genre"] = inert_csl_text(genre)
         if paper.fields.get("number"):  # a report's or a standard's number is its own, not an issue of a journal
-            item["number" if item["type"] in ("report", "book") else "issue"] = _text(paper, "number")
+            item["number" if item["type"] in ("report", "book") else "issue"] = _inert(paper, "number")
         for ours, theirs in _CSL_FIELDS:
             if paper.fields.get(ours) and theirs not in item:
-                item[theirs] = _text(paper, ours)
+                item[theirs] = _text(paper, ours) if theirs in PLAIN_VARIABLES else _inert(paper, ours)
         # How a @misc came out ("Blog post") is its publisher, as pandoc writes it; a link or a preprint's server not.
         if venue != "howpublished" and "publisher" not in item and (words := _howpublished_words(paper)):
-            item["publisher"] = words
+            item["publisher"] = inert_csl_text(words)
         arxiv = arxiv_id(paper)
         url = paper.fields.get("url") or _howpublished_url(paper) or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
         if url:

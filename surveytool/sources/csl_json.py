@@ -9,7 +9,7 @@ from typing import Any
 from surveytool.bibtex.values import split_tags
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.csl_dates import date_end, date_fields
-from surveytool.sources.csl_rich_text import rich_text
+from surveytool.sources.csl_rich_text import PLAIN_VARIABLES, rich_text
 from surveytool.text.identifiers import parse_identifier
 from surveytool.text.latex import encode_bibtex_value, usable_key
 
@@ -246,8 +246,14 @@ def _arxiv_fields(item: dict[str, Any]) -> dict[str, str]:
     return {}
 
 
+def _field_text(item: dict[str, Any], name: str) -> str:
+    """A variable's text: CSL rich text as its reader shows it (tags gone, a nocase "<" a "<"), a plain one as is."""
+    value = _text(item.get(name))
+    return value if name in PLAIN_VARIABLES else rich_text(value).text
+
+
 def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
-    fields = {ours: _text(item[theirs]) for theirs, ours in _TEXT_FIELDS.items() if _text(item.get(theirs))}
+    fields = {ours: _field_text(item, theirs) for theirs, ours in _TEXT_FIELDS.items() if _text(item.get(theirs))}
     latex: dict[str, str] = {}
     kind = _TYPES.get(_scalar(item.get("type")), "misc")
     if kind == "misc" and _scalar(item.get("type")) == "article" and _text(item.get("container-title")):
@@ -260,8 +266,6 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
             fields[ours] = rich.text
             if rich.text != value:  # markup: written as LaTeX, not re-encoded from the plain text
                 latex[ours] = "{" + rich.latex + "}"
-    if "abstract" in fields:
-        fields["abstract"] = rich_text(fields["abstract"]).text
     for role in _ROLES:
         names = [_name(p) for p in item.get(role) or [] if isinstance(p, dict)]
         names = [(text, tex) for text, tex in names if text]
@@ -278,7 +282,7 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
     holder = holders.get(kind)
     if holder and "publisher" in fields:
         fields[holder] = fields.pop("publisher")
-    number = _text(item.get("number"))
+    number = _field_text(item, "number")
     if kind == "techreport" and number and "number" not in fields and parse_identifier(number) is None:
         fields["number"] = number  # a report's own number ("TR-2019-01"), not an arXiv id
     accessed = _date(item.get("accessed"))

@@ -1,4 +1,5 @@
-"""CSL-JSON rich text (the HTML-like tags citeproc reads in titles) -> plain text and BibTeX LaTeX.
+"""CSL-JSON rich text (the HTML-like tags citeproc reads in titles, and in every variable but PLAIN_VARIABLES)
+-> plain text and BibTeX LaTeX.
 
 Only the tags the CSL specification lists are markup: ``<i>``, ``<b>``, ``<sub>``, ``<sup>``,
 ``<span class="nocase">`` and ``<span style="font-variant:small-caps;">``. Any other
@@ -13,6 +14,10 @@ from dataclasses import dataclass
 from surveytool.text.latex import encode_bibtex_value
 from surveytool.text.title_case import protect_title_words
 
+# The CSL variables citeproc reads as plain strings (pandoc's citeproc: DOI, ISBN, ISSN, URL), where a tag or a nocase
+# span is printed as written. Every other text variable is rich text to citeproc-js and pandoc alike (a number too,
+# when it is not one): export -f csl-json sends a .bib's text there inert, and a reader takes its text.
+PLAIN_VARIABLES = frozenset({"DOI", "URL", "ISBN", "ISSN"})
 _TAG = re.compile(r"<(/?)(i|b|sub|sup|span|sc)((?:\s+[^<>]*)?)>", re.IGNORECASE)
 _COMMANDS = {
     "i": r"\textit",

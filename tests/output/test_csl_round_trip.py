@@ -142,3 +142,46 @@ def test_tags_inside_latex_italics_stay_text_both_ways(tmp_path):
     assert back["h"].fields["title"] == '</i><b>x and <span class="nocase">y</span>'
     latex = back["h"].latex_fields["title"]
     assert latex.count(r"\textit{") == 1 and r"\textbf" not in latex and r"\textless{}" in latex
+
+
+def test_tags_written_as_text_in_any_field_stay_text_in_csl_json_and_back(tmp_path):
+    # Only the title and the journal went out inert: citeproc-js and pandoc read every variable but DOI, URL, ISBN
+    # and ISSN as rich text, so a howpublished's, pubstate's or note's "<i>" printed as italics.
+    items = _export(
+        tmp_path,
+        '@misc{m, title = {M}, year = 2020, howpublished = {<i>Blog</i> post <span class="nocase">x</span>},'
+        " pubstate = {<b>forthcoming</b>}, note = {See <i>this</i>}, abstract = {<sup>1</sup>}, edition = {<b>2</b>}}\n"
+        "@techreport{r, title = {R}, year = 2020, institution = {<i>Lab</i>}, number = {<b>7</b>},"
+        " address = {<sc>Here</sc>}, series = {<i>S</i>}, pages = {<i>1</i>}, volume = {<i>2</i>}}\n"
+        "@phdthesis{t, title = {T}, year = 2020, school = {U}, type = {<i>Habil.</i> thesis}, isbn = {<i>1</i>}}\n",
+    )
+    sent = {
+        (key, name): value
+        for key, item in items.items()
+        for name, value in item.items()
+        if isinstance(value, str) and "<" in value
+    }
+    assert set(sent) == {
+        ("m", "publisher"),
+        ("m", "status"),
+        ("m", "note"),
+        ("m", "abstract"),
+        ("m", "edition"),
+        ("r", "publisher"),
+        ("r", "number"),
+        ("r", "publisher-place"),
+        ("r", "collection-title"),
+        ("r", "page"),
+        ("r", "volume"),
+        ("t", "genre"),
+        ("t", "ISBN"),  # read as a plain string: a nocase span would be printed as written
+    }
+    for (key, name), value in sent.items():
+        if name != "ISBN":  # no "<" left that opens a tag: each is alone in a nocase span
+            assert "<" not in value.replace('<span class="nocase"><</span>', ""), (key, name, value)
+    assert items["t"]["ISBN"] == "<i>1</i>"
+    back, _ = _back(items)
+    assert back["m"].fields["howpublished"] == '<i>Blog</i> post <span class="nocase">x</span>'
+    assert back["m"].fields["pubstate"] == "<b>forthcoming</b>"
+    assert back["r"].fields["institution"] == "<i>Lab</i>" and back["r"].fields["number"] == "<b>7</b>"
+    assert back["r"].fields["address"] == "<sc>Here</sc>" and back["t"].fields["isbn"] == "<i>1</i>"
