@@ -77,17 +77,19 @@ def rich_text(value: str, title: bool = False) -> RichText:
         run = value[last : match.start()]
         text_parts.append(run)
         latex_parts.append(_encoded(run, title and "{" not in opened))  # a nocase span is protected whole
+        last = match.end()
         if opening is not None:
             opened.append(opening)
+            latex_parts.append(opening)
+        elif opened.pop() == "{" and latex_parts[-2] == "{" and not any(c.isalpha() for c in run):
+            # A nocase span of no letters (how export -f csl-json sends a "<" that would read as a tag) has no case
+            # to protect: no braces around it.
+            latex_parts.pop(-2)
         else:
-            opened.pop()
-        latex_parts.append(opening if opening is not None else "}")
-        last = match.end()
+            latex_parts.append("}")
     text_parts.append(value[last:])
     latex_parts.append(_encoded(value[last:], title))
-    # A "<" alone in a nocase span (how export -f csl-json keeps a title's "<i>" from reading as a tag) has no case
-    # to protect: no braces around it.
-    return RichText("".join(text_parts), "".join(latex_parts).replace("{\\textless{}}", "\\textless{}"))
+    return RichText("".join(text_parts), "".join(latex_parts))
 
 
 def _encoded(run: str, protect: bool) -> str:
