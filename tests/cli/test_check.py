@@ -211,7 +211,7 @@ def test_explain_of_an_unknown_name_lists_every_name_it_explains(project):
     result = run_cli("check", "--explain", "nonsense", cwd=project)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     listed = " ".join(result.stderr.replace("│", " ").split())  # as one line, whatever the box's width
-    assert "unknown check or finding 'nonsense'; checks: ambiguous-match, " in listed
+    assert "unknown check or finding 'nonsense'; checks: already-in-file, ambiguous-match, " in listed
     names = set(re.findall(r"[a-z]+(?:-[a-z]+)*", listed.split("'nonsense'", 1)[1]))
     assert names >= {*REGISTRY, *STAGE_FINDINGS}  # page-furniture, llm-failed, build-cache... as --explain takes
     chosen = run_cli("check", "--checks", "nonsense", cwd=project)  # --checks takes only the checks
