@@ -302,12 +302,14 @@ def _identical_copies(a: Paper, b: Paper) -> bool:
 
 
 def _spelled_alike(a: Paper, b: Paper) -> bool:
-    """Values that differ only where one spells a non-ASCII character in LaTeX (``α``, ``{\\ensuremath{\\alpha}}``):
-    the same once every such character is spelled so. Their decoded ``fields`` may differ: an abstract's quick
-    decoding drops what it does not know."""
-    return a.latex_fields.keys() == b.latex_fields.keys() and all(
-        value == b.latex_fields[name] or _spelled(value) == _spelled(b.latex_fields[name])
-        for name, value in a.latex_fields.items()
+    """Values the same once every non-ASCII character is spelled in LaTeX (``α``, ``{\\ensuremath{\\alpha}}``);
+    their ``fields`` may differ (an abstract's quick decoding drops what it does not know). Never records
+    without LaTeX values (CSL-JSON items): all() of nothing is true."""
+    if not a.latex_fields or a.fields.keys() != b.fields.keys() or a.latex_fields.keys() != b.latex_fields.keys():
+        return False
+    theirs = b.latex_fields
+    return all(
+        value == theirs[name] or _spelled(value) == _spelled(theirs[name]) for name, value in a.latex_fields.items()
     )
 
 
