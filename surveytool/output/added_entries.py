@@ -8,7 +8,7 @@ from surveytool.analysis.merge import identities
 from surveytool.bibtex.field_spans import written_key
 from surveytool.model import Finding, Paper, Severity
 from surveytool.output.legacy_encoding import held_by
-from surveytool.text.file_encoding import encoding_name
+from surveytool.text.file_encoding import LEGACY_ENCODINGS, encoding_name
 
 Render = Callable[[Sequence[Paper]], str]
 
@@ -59,7 +59,9 @@ def _already_there(paper: Paper, mine: Paper, display: str) -> Finding:
 
 
 def _held(paper: Paper, encoding: str, rendered: Render, display: str, left: list[Finding]) -> bool:
-    """Whether ``paper``, written as a new entry, fits a file of ``encoding``."""
+    """Whether ``paper``, written as a new entry, fits a file of ``encoding`` (a UTF-8 one holds any: not rendered)."""
+    if encoding not in LEGACY_ENCODINGS:
+        return True
     unheld = held_by(encoding, rendered([paper]))[1]
     if unheld:
         left.append(

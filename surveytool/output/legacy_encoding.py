@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
+from surveytool.text.file_encoding import LEGACY_ENCODINGS
 from surveytool.text.latex import bibtex_char
 
-_UNICODE = frozenset({"utf-8", "utf-16-le", "utf-16-be"})
 # Lines whose characters are no text to spell in LaTeX: the entry's key, and addresses and identifiers.
 _VERBATIM_LINE = re.compile(r"\s*(?:@|(?:url|doi|eprint|file|pdf|isbn|issn)\s*=)", re.IGNORECASE)
 
@@ -18,7 +18,7 @@ _VERBATIM_LINE = re.compile(r"\s*(?:@|(?:url|doi|eprint|file|pdf|isbn|issn)\s*=)
 def held_by(encoding: str, entry: str) -> tuple[str | None, str]:
     """``entry`` with each character ``encoding`` cannot hold written as its ASCII LaTeX spelling; or None and
     the first character that has no such spelling, or stands in a key, address or identifier."""
-    if encoding in _UNICODE or _holds(encoding, entry):
+    if encoding not in LEGACY_ENCODINGS or _holds(encoding, entry):
         return entry, ""
     lines = []
     for line in entry.splitlines(keepends=True):

@@ -16,7 +16,7 @@ from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
 from surveytool.sources.list_reading import read_paper_list
 from surveytool.sources.paper_list import looks_like_paper_list, split_lines
 from surveytool.sources.stdin import is_stdin, sniff_kind, stdin_bytes
-from surveytool.text.file_encoding import TextFile, decode_bytes, encoding_name
+from surveytool.text.file_encoding import LEGACY_ENCODINGS, TextFile, decode_bytes, encoding_name
 from surveytool.text.identifiers import parse_identifier
 
 SOURCE_KINDS = ("list", "bib", "ids", "csl-json")
@@ -119,7 +119,7 @@ def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
                 "retype the character on this line, or save the file as UTF-8",
             )
         ]
-    if decoded.encoding in ("latin-1", "cp1252", "gbk"):
+    if decoded.encoding in LEGACY_ENCODINGS:
         name = encoding_name(decoded.encoding)
         return [
             Finding(

@@ -64,6 +64,8 @@ class TextFile:
 
 
 _NAMES = {"latin-1": "Latin-1", "cp1252": "Windows-1252", "gbk": "GBK"}
+#: The encodings of ``TextFile`` that cannot hold every character (the others are UTF-8 and UTF-16).
+LEGACY_ENCODINGS = frozenset(_NAMES)
 
 
 def encoding_name(codec: str) -> str:
