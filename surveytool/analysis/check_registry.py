@@ -89,7 +89,7 @@ _staged(
     "an entry key used twice in a .bib",
     "BibTeX uses the first of them, and so does surveytool: bib -o and build write a later entry under the same "
     "key under a new key, which the message names, or leave it out when it is an identical copy (the message "
-    "says so); bib --in-place leaves your entries as they are. "
+    "says so; a copy in another file is an info); bib --in-place leaves your entries as they are. "
     "An @string defined twice keeps its first definition. Rename one of them.",
 )
 _staged("duplicate-field", Severity.ERROR, "an entry with the same field twice", "BibTeX keeps only one value.")

@@ -221,13 +221,17 @@ def check_option_files(paths: Sequence[Path], hints: FileHints) -> None:
         read_text_file(path, str(path), allow_empty=True, hints=hints)
 
 
-#: Shown even with --quiet: the entry is written under another key, so \cite{key} no longer means it.
+#: Warnings shown even with --quiet: the entry is written under another key, so \cite{key} no longer means it.
 _KEY_FATES = frozenset({"duplicate-key"})
+
+
+def _key_fate(finding: Finding) -> bool:
+    return finding.check in _KEY_FATES and finding.severity is Severity.WARNING
 
 
 def report(findings: list[Finding] | tuple[Finding, ...], quiet: bool) -> None:
     for finding in findings:
-        if quiet and finding.severity is not Severity.ERROR and finding.check not in _KEY_FATES:
+        if quiet and finding.severity is not Severity.ERROR and not _key_fate(finding):
             continue
         typer.echo(str(finding), err=True)
 

@@ -642,7 +642,9 @@ def test_a_library_exported_both_as_bib_and_as_csl_json_gives_one_entry_per_key(
     keys, messages = bib(tmp_path, "library.bib", "library.json")
     assert keys == ["smith2020survey"]
     [copy] = findings(messages, "duplicate-key")
-    assert "by an identical copy of the entry at library.bib:1; bib -o and build leave this copy out" in copy
+    assert (
+        "info [duplicate-key] entry 'smith2020survey' here is an identical copy of the entry at library.bib:1" in copy
+    )
     assert not findings(messages, "duplicate-entry")
 
 

@@ -38,6 +38,23 @@ def test_a_second_run_does_not_add_again_the_entry_the_first_run_added(tmp_path)
         assert (tmp_path / "refs.bib").read_bytes() == once
 
 
+def test_later_runs_give_no_warning_for_the_copies_an_earlier_run_added(tmp_path):
+    (tmp_path / "refs.bib").write_text("@article{a1,\n  title = {Pipeline parallel training},\n  year = {2020},\n}\n")
+    (tmp_path / "coauthor.bib").write_text(GPIPE)
+    run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+    again = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
+    # The co-author's entry is now in both files, as the user asked: nothing to mend in either.
+    assert "warning" not in again.stderr and "delete the copy" not in again.stderr
+    assert (
+        "coauthor.bib:1: info [duplicate-key] entry 'gpipe2019' here is an identical copy of the entry at"
+        in again.stderr
+    )
+    quiet = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", "--quiet", cwd=tmp_path)
+    assert quiet.stderr == ""
+    strict = run_cli("bib", "refs.bib", "coauthor.bib", "-o", "out.bib", "--strict", cwd=tmp_path)
+    assert strict.returncode == 0, strict.stderr
+
+
 def test_an_entry_added_to_a_latin1_file_spells_in_latex_what_latin1_cannot_hold_and_is_added_once(tmp_path):
     library = latin1_library()
     (tmp_path / "refs.bib").write_bytes(library)
