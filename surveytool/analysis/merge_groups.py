@@ -10,10 +10,10 @@ reported.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 
 from surveytool.analysis.first_author import first_author
+from surveytool.analysis.identical_copies import identical_copies
 from surveytool.analysis.merge_evidence import (
     Facts,
     compatible_for_title,
@@ -22,7 +22,6 @@ from surveytool.analysis.merge_evidence import (
     shared_evidence,
 )
 from surveytool.model import Finding, Origin, Paper, Severity
-from surveytool.text.latex import bibtex_char
 
 
 class PairwiseGroups:
@@ -49,7 +48,7 @@ class PairwiseGroups:
         for paper in papers if len(set(keys)) < len(keys) else ():
             if paper.origin is _BIBTEX and paper.key:
                 first = first_with_key.setdefault(paper.key, paper)
-                if first is not paper and not _identical_copies(first, paper):
+                if first is not paper and not identical_copies(first, paper):
                     self.ambiguous_keys.add(paper.key)
 
     def find(self, i: int) -> int:
@@ -194,7 +193,7 @@ class PairwiseGroups:
 
     def _kept_apart(self, a: Paper, b: Paper) -> bool:
         """Two keyed entries of the user's that may not merge: unasked, or under one key with different contents."""
-        if not (_user_keyed(a) and _user_keyed(b)) or _identical_copies(a, b):
+        if not (_user_keyed(a) and _user_keyed(b)) or identical_copies(a, b):
             return False
         if a.key == b.key:
             # One entry of a library exported twice, as .bib and as CSL-JSON: one entry under its key.
@@ -282,39 +281,6 @@ def _user_keyed(paper: Paper) -> bool:
     """An entry of the user's .bib, or a CSL-JSON item with its citation key: its key may be cited, so it is
     never absorbed unasked."""
     return (paper.origin is _BIBTEX or paper.origin is _CSL_JSON) and bool(paper.key)
-
-
-def _identical_copies(a: Paper, b: Paper) -> bool:
-    """The same entry written twice under one key: keeping one loses nothing.
-
-    The entry `bib --in-place` added to the user's file from another source is such a copy: it has the tags
-    the source's lacks (merging joins them), and in a Latin-1 file LaTeX spellings of what it cannot hold.
-    Not seen as one, it was added again, under a new key, by every later run.
-    """
-    return (
-        a.key == b.key
-        and a.entry_type == b.entry_type
-        and ((a.fields == b.fields and a.latex_fields == b.latex_fields) or _spelled_alike(a, b))
-        and (a.explicit_tags == b.explicit_tags or not a.explicit_tags or not b.explicit_tags)
-        and not a.aliases
-        and not b.aliases
-    )
-
-
-def _spelled_alike(a: Paper, b: Paper) -> bool:
-    """Values the same once every non-ASCII character is spelled in LaTeX (``α``, ``{\\ensuremath{\\alpha}}``);
-    their ``fields`` may differ (an abstract's quick decoding drops what it does not know). Never records
-    without LaTeX values (CSL-JSON items): all() of nothing is true."""
-    if not a.latex_fields or a.fields.keys() != b.fields.keys() or a.latex_fields.keys() != b.latex_fields.keys():
-        return False
-    theirs = b.latex_fields
-    return all(
-        value == theirs[name] or _spelled(value) == _spelled(theirs[name]) for name, value in a.latex_fields.items()
-    )
-
-
-def _spelled(value: str) -> str:
-    return "".join(char if char.isascii() else bibtex_char(char) for char in unicodedata.normalize("NFC", value))
 
 
 def _by_title(*identities: str) -> bool:
