@@ -34,8 +34,8 @@ def key_base(paper: Paper, formula: KeyFormula = DEFAULT) -> str:
         return paper.key
     if paper.resolved and paper.title:
         return formula.key(paper) or DEFAULT.key(paper)
-    # An unresolved snippet or id: nothing but its text to go on, so a fingerprint.
-    text = paper.abstract or paper.title or ""
+    # An unresolved snippet or id: nothing but its text to go on, so a fingerprint (of its title, where there is one).
+    text = paper.title or paper.abstract or ""
     word = next(iter(significant_words(strip_truncation(text), 1)), "entry").lower()[:_MAX_WORD]
     # A hash of the identity: its text opens with the same few letters for every DOI ("doi:10.").
     digest = (snippet_fingerprint(paper) or hashlib.sha1(identity_of(paper).encode()).hexdigest())[:4]

@@ -93,11 +93,12 @@ def is_placeholder_title(title: str) -> bool:
 
 def placeholder_title(paper: Paper) -> str:
     """A title that says it is not one: the opening words of an unresolved snippet or title."""
-    if paper.abstract:
+    if paper.abstract and not paper.title:
         words = paper.abstract.split()
         opening = " ".join(words[:_PLACEHOLDER_WORDS]).rstrip(".,;:…")
         return f"{PLACEHOLDER_PREFIXES[0]} {opening}…"
-    return f"{PLACEHOLDER_PREFIXES[1]} {paper.title or ''}{'…' if paper.truncated else ''}"
+    cut = paper.truncated and not paper.abstract  # else the snippet below it was cut, not the title
+    return f"{PLACEHOLDER_PREFIXES[1]} {paper.title or ''}{'…' if cut else ''}"
 
 
 def _month_value(text: str) -> str:

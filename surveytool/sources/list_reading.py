@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
-from surveytool.sources.paper_list import PaperList, is_truncated, parse_paper_list, strip_ellipsis
+from surveytool.sources.paper_list import PaperList, Paragraph, is_truncated, parse_paper_list, strip_ellipsis
 from surveytool.text.identifiers import parse_identifier
 
 # A paragraph that is only a link: the page of a paper, whose text nobody can match.
@@ -41,6 +41,9 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
         )
     for paragraph in document.paragraphs:
         where = SourceLocation(display, paragraph.line)
+        if paragraph.title:
+            papers.append(_scholar_result(paragraph, where))
+            continue
         identifier = parse_identifier(paragraph.text)
         if identifier is not None:  # a DOI or arXiv id names its paper exactly: no snippet to match
             papers.append(Paper(origin=Origin.IDENTIFIER, sources=(where,), fields=frozen_mapping(identifier.fields())))
@@ -101,6 +104,13 @@ def _anchor(title: str, where: SourceLocation) -> Paper:
         fields["year"] = year.group("year") or year.group("bare")
     fields["title"] = strip_ellipsis(title)
     return Paper(origin=Origin.ANCHOR, sources=(where,), fields=frozen_mapping(fields), truncated=is_truncated(title))
+
+
+def _scholar_result(paragraph: Paragraph, where: SourceLocation) -> Paper:
+    """A pasted Google Scholar result: its snippet, with the title, authors and year its byline gave."""
+    fields = {"title": paragraph.title, "author": paragraph.authors, "year": paragraph.year}
+    fields.update({"abstract": paragraph.text} if paragraph.text else {})
+    return Paper(origin=Origin.SNIPPET, sources=(where,), fields=frozen_mapping(fields), truncated=paragraph.truncated)
 
 
 def _layout_findings(document: PaperList, display: str) -> list[Finding]:

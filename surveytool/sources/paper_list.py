@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from surveytool.sources.list_items import ItemSplitter, is_page_furniture, reads_as_title
+from surveytool.sources.scholar_results import bibtex_authors, read_result
 from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark, strip_emphasis, without_scholar_links
 
 # "Related papers: <title>", "相关论文: <title>", "Related Papers - <title>", any casing; a colon (ASCII or
@@ -33,6 +34,10 @@ class Paragraph:
     text: str
     line: int  # 1-based line of the paragraph's first line
     truncated: bool
+    # A pasted Google Scholar result's title, authors (BibTeX names) and year, read off above its snippet.
+    title: str = ""
+    authors: str = ""
+    year: str = ""
 
 
 @dataclass(frozen=True)
@@ -278,6 +283,17 @@ def _paragraphs(lines: list[tuple[str, int]], first_line: int, vocabulary: froze
     if not lines:
         return []
     texts = [text for text, _ in lines]
+    result = read_result(texts)
+    if result is not None:
+        snippet = (
+            strip_emphasis(clean_pasted(_join_wrapped(result.snippet_lines, vocabulary)))
+            if result.snippet_lines
+            else ""
+        )
+        title = strip_emphasis(clean_pasted(result.title))
+        by = result.byline
+        cut = is_truncated(snippet) or is_truncated(title)
+        return [Paragraph(snippet, first_line, cut, strip_ellipsis(title), bibtex_authors(by), by.year)]
     if len(lines) > 1 and (all(map(is_truncated, texts)) or all(map(reads_as_title, texts))):
         lines = [(lines[0][0], first_line), *lines[1:]]
         texts = [strip_emphasis(clean_pasted(text)) for text, _ in lines]

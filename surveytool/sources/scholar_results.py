@@ -1,0 +1,76 @@
+"""A Google Scholar result pasted into a related-paper list: its title line and its byline.
+
+A browser copies each result as the title (perhaps after "[PDF]" or "[HTML]"), a byline of the authors'
+initials and surnames, the venue and year and the host ("D Narayanan, A Harlap… - Proceedings of the 27th
+…, 2019 - dl.acm.org"), then the snippet. Read as one paragraph, the title and byline became the snippet's
+first words, and the paper was matched by neither its title nor its year.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# The labels before a result's title: "[PDF]", "[HTML][HTML]", "[BOOK]", "[CITATION][C]".
+_LABELS = re.compile(r"^\s*(?:\[(?:PDF|HTML|DOC|PS|BOOK|B|CITATION|C)\]\s*)+")
+# The parts of a byline: Scholar joins them with " - ".
+_PARTS = re.compile(r"\s+[-–]\s+")
+# One author as Scholar writes them: initials with no full stops, then the surname ("DP Kingma", "L van der
+# Maaten", "J Smith-Jones", "Z Müller").
+_AUTHOR = re.compile(r"^(?P<initials>[A-Z]{1,4})\s+(?P<surname>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,3})$")
+_VENUE_YEAR = re.compile(r"^(?:(?P<venue>.*?),\s*)?(?P<year>(?:19|20)\d\d)$")
+_HOST = re.compile(r"^[\w-]+(?:\.[\w-]+)+$")
+_CUT = ("…", "...")
+# A title runs over a line or two before its byline.
+_MOST_TITLE_LINES = 3
+
+
+@dataclass(frozen=True)
+class Byline:
+    authors: tuple[str, ...]  # as BibTeX names: "Narayanan, D"
+    more_authors: bool  # Scholar cut the list short ("…")
+    year: str
+
+
+def read_byline(line: str) -> Byline | None:
+    """The byline of a Scholar result, or None when ``line`` is not one."""
+    parts = _PARTS.split(line.strip())
+    if not 2 <= len(parts) <= 3 or (len(parts) == 3 and not _HOST.match(parts[2])):
+        return None
+    venue_year = _VENUE_YEAR.match(parts[1])
+    if venue_year is None:
+        return None
+    names = parts[0].rstrip()
+    more = names.endswith(_CUT)
+    for cut in _CUT:
+        names = names.removesuffix(cut)
+    authors = []
+    for name in names.split(","):
+        author = _AUTHOR.match(name.strip())
+        if author is None:
+            return None
+        authors.append(f"{author.group('surname')}, {author.group('initials')}")
+    return Byline(tuple(authors), more, venue_year.group("year"))
+
+
+@dataclass(frozen=True)
+class ScholarResult:
+    title: str
+    byline: Byline
+    snippet_lines: list[str]
+
+
+def read_result(lines: list[str]) -> ScholarResult | None:
+    """The title, byline and snippet lines of an item's ``lines`` that are a Scholar result, else None."""
+    for index, line in enumerate(lines[1 : _MOST_TITLE_LINES + 1], start=1):
+        byline = read_byline(line)
+        if byline is not None:
+            title = " ".join(part.strip() for part in lines[:index])
+            title = _LABELS.sub("", title).strip()
+            return ScholarResult(title, byline, lines[index + 1 :]) if title else None
+    return None
+
+
+def bibtex_authors(byline: Byline) -> str:
+    """The byline's authors as a BibTeX author list, "and others" where Scholar cut it short."""
+    return " and ".join((*byline.authors, "others") if byline.more_authors else byline.authors)
