@@ -39,6 +39,10 @@ _ANY_MARKUP = re.compile(
 # A "<" that could open a tag for some CSL reader (<i>, </span>, <sc>...).
 _TAG_START = re.compile(r"<(?=[A-Za-z/])")
 _INERT_LT = '<span class="nocase"><</span>'
+# What citeproc-js reads as a variable in a note: a line "name: value" (the name letters, digits, "-", "_" or
+# spaces, for Zotero's and other readers' looser rules) and "{:name: value}" anywhere.
+_NOTE_FIELD = re.compile(r"(^[ \t]*[-\w][-\w \t]*|\{):", re.MULTILINE)
+_INERT_COLON = '<span class="nocase">:</span>'
 _MAX_DEPTH = 40  # markup nested deeper than any title's: the plain text instead
 
 
@@ -49,6 +53,24 @@ class _TooDeep(Exception):
 def inert_csl_text(text: str) -> str:
     """Plain text as CSL rich text that reads back as the same characters, no tag in it."""
     return _TAG_START.sub(_INERT_LT, text)
+
+
+def inert_csl_name(name: dict[str, str]) -> dict[str, str | bool]:
+    """A CSL name whose parts show their text as it is: citeproc-js reads family, given and literal as rich text.
+
+    A name that needed a nocase span is sent with ``parse-names`` off: citeproc-js takes the lower-case words at
+    the end of a given name (and the start of a family name) for particles, and would cut the span's
+    ``class="nocase"`` off as one. Its particles are BibTeX's, already split out as it read the name.
+    """
+    inert: dict[str, str | bool] = {part: inert_csl_text(text) for part, text in name.items()}
+    return inert | {"parse-names": False} if inert != name and "literal" not in name else inert
+
+
+def inert_csl_note(text: str) -> str:
+    """A note as inert CSL rich text that no reader takes for variables: citeproc-js (and Zotero) read a line
+    ``type: book`` or a ``{:issued: 1900}`` in a note as the item's own, so each such colon is sent in a nocase
+    span, which every reader shows as the colon it is."""
+    return _NOTE_FIELD.sub(lambda field: field.group(1) + _INERT_COLON, inert_csl_text(text))
 
 
 def _matching(latex: str, start: int) -> int | None:

@@ -17,7 +17,7 @@ from surveytool.bibtex.values import joined_latex, string_block_value
 from surveytool.model import Paper, RawBlock, Taxonomy
 from surveytool.output.chapter_view import chapter_groups, venue_of
 from surveytool.output.csl_dates import date_parts, issued, status
-from surveytool.output.csl_markup import csl_rich_title, inert_csl_text
+from surveytool.output.csl_markup import csl_rich_title, inert_csl_name, inert_csl_note, inert_csl_text
 from surveytool.sources.csl_rich_text import PLAIN_VARIABLES
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
@@ -240,7 +240,7 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
             item["note"] = "unresolved snippet: identify the paper"
         for field in ("author", "editor", "translator"):
             if paper.fields.get(field):
-                item[field] = _csl_names(paper, field, own_macros)
+                item[field] = [inert_csl_name(name) for name in _csl_names(paper, field, own_macros)]
         published = issued(paper)
         if published:
             item["issued"] = published
@@ -266,7 +266,9 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
             item["number" if item["type"] in ("report", "book") else "issue"] = _inert(paper, "number")
         for ours, theirs in _CSL_FIELDS:
             if paper.fields.get(ours) and theirs not in item:
-                item[theirs] = _text(paper, ours) if theirs in PLAIN_VARIABLES else _inert(paper, ours)
+                text = _text(paper, ours)
+                inert = inert_csl_note if theirs == "note" else inert_csl_text  # a note's lines read as variables
+                item[theirs] = text if theirs in PLAIN_VARIABLES else inert(text)
         # How a @misc came out ("Blog post") is its publisher, as pandoc writes it; a link or a preprint's server not.
         if venue != "howpublished" and "publisher" not in item and (words := _howpublished_words(paper)):
             item["publisher"] = inert_csl_text(words)

@@ -67,15 +67,20 @@ def _text(value: Any) -> str:
 
 
 def _name(person: dict[str, Any]) -> tuple[str, str]:
-    """(plain text, BibTeX) of one CSL name; a literal (corporate) name is one brace group, read whole."""
-    literal = _scalar(person.get("literal"))
+    """(plain text, BibTeX) of one CSL name; a literal (corporate) name is one brace group, read whole.
+    Each part is CSL rich text, as citeproc-js reads it: its text is the name (a nocase ``<`` is a ``<``)."""
+
+    def part(name: str) -> str:
+        return rich_text(_scalar(person.get(name))).text
+
+    literal = part("literal")
     if literal or not (person.get("family") or person.get("given")):
         return literal, "{" + encode_bibtex_value(literal) + "}" if literal else ""
-    particle, family = _scalar(person.get("non-dropping-particle")), _scalar(person.get("family"))
+    particle, family = part("non-dropping-particle"), part("family")
     if particle and not family.lower().startswith(particle.lower() + " "):  # some exporters write it in both
         family = f"{particle} {family}".strip()
-    von = _scalar(person.get("dropping-particle"))
-    given, suffix = _scalar(person.get("given")), _scalar(person.get("suffix"))
+    von = part("dropping-particle")
+    given, suffix = part("given"), part("suffix")
     last = f"{von} {family}".strip()
     if not given and not suffix:
         text = last

@@ -2,12 +2,15 @@
 one plain year, and a howpublished that is no link."""
 
 import json
+import re
 from pathlib import Path
 
 from helpers import run_cli
 
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.output.export import to_csl_json
 from surveytool.sources.csl_json import csl_to_papers
+from surveytool.sources.csl_rich_text import rich_text
 from surveytool.sources.read import read_source
 
 
@@ -185,3 +188,52 @@ def test_tags_written_as_text_in_any_field_stay_text_in_csl_json_and_back(tmp_pa
     assert back["m"].fields["pubstate"] == "<b>forthcoming</b>"
     assert back["r"].fields["institution"] == "<i>Lab</i>" and back["r"].fields["number"] == "<b>7</b>"
     assert back["r"].fields["address"] == "<sc>Here</sc>" and back["t"].fields["isbn"] == "<i>1</i>"
+
+
+# What citeproc-js reads as a variable in a note (CSL.NOTE_FIELD_REGEXP, CSL.NOTE_FIELDS_REGEXP), and the looser
+# line other readers match.
+_CITEPROC_NOTE_LINE = re.compile(r"^([\-_a-z]+|[A-Z]+):\s*([^\}]+)$")
+_CITEPROC_NOTE_INLINE = re.compile(r"\{:(?:[\-_a-z]+|[A-Z]+):[^\}]+\}")
+_LOOSE_NOTE_LINE = re.compile(r"^\s*([a-zA-Z-]+)\s*:\s*(.*)$")
+
+
+def test_tags_in_names_stay_text_and_particles_and_literal_names_survive(tmp_path):
+    # Names went out as written: citeproc-js printed <i>Doe</i> in italics and <sc>Team</sc> in small caps.
+    items = _export(
+        tmp_path,
+        "@book{n, title = {T}, year = 2020, publisher = {P}, author = {<i>Doe</i>, <b>J.</b> and {<sc>Team</sc>}"
+        ' and de <i>la</i> Fontaine, Jean and van Beethoven, Ludwig and {<span style="x">Lab</span>}},'
+        " editor = {Roe, <sup>R</sup>}}\n",
+    )
+    people = items["n"]["author"] + items["n"]["editor"]
+    for person in people:
+        for part, value in person.items():
+            if isinstance(value, str):
+                assert "<" not in value.replace('<span class="nocase"><</span>', ""), (part, value)
+    doe, team, fontaine, beethoven, lab, roe = people
+    assert doe["parse-names"] is False and roe["parse-names"] is False  # citeproc-js would split the span off
+    assert "parse-names" not in team and "literal" in team and "literal" in lab
+    assert fontaine["family"] == "Fontaine" and fontaine["given"] == "Jean" and fontaine["parse-names"] is False
+    assert fontaine["non-dropping-particle"] == 'de <span class="nocase"><</span>i>la<span class="nocase"><</span>/i>'
+    assert beethoven == {"family": "Beethoven", "given": "Ludwig", "non-dropping-particle": "van"}
+    back, _ = _back(items)
+    assert back["n"].fields["author"] == (
+        "<i>Doe</i>, <b>J.</b> and <sc>Team</sc> and de <i>la</i> Fontaine, Jean and van Beethoven, Ludwig"
+        ' and <span style="x">Lab</span>'
+    )
+    assert back["n"].fields["editor"] == "Roe, <sup>R</sup>"
+
+
+def test_a_note_s_lines_are_kept_but_none_reads_as_a_csl_variable(tmp_path):
+    # "type: book" or "issued: 1900" in a note changed the item's type and date in citeproc-js and Zotero.
+    items = _export(tmp_path, "@misc{b, title = {B}, year = 2020, note = {type: book, see \\{:issued: 1900\\}}}\n")
+    lines = "type: book\n  issued : 1900\nDOI: 10.1/x\nSee {:publisher: Evil} and <i>x</i>: y\nwords, no: field"
+    record = Paper(Origin.BIBTEX, (SourceLocation("r.bib", 1),), frozen_mapping({"title": "R", "note": lines}), key="r")
+    items |= {item["id"]: item for item in json.loads(to_csl_json([record]))}
+    for item in items.values():
+        assert not _CITEPROC_NOTE_INLINE.search(item["note"]), item["note"]
+        for line in item["note"].split("\n"):
+            assert not _CITEPROC_NOTE_LINE.match(line) and not _LOOSE_NOTE_LINE.match(line), line
+    # What a reader shows of the note (its rich text's text) is the note as written.
+    assert rich_text(items["b"]["note"]).text == "type: book, see {:issued: 1900}"
+    assert rich_text(items["r"]["note"]).text == lines
