@@ -10,8 +10,9 @@ from surveytool.bibtex.values import MONTH_MACROS, joined_latex
 from surveytool.model import Paper, month_of_date, year_of_date
 from surveytool.text.publication_states import NO_DATE, PUBSTATES, STATE_YEAR
 
-# A biblatex date, or one end of a range: year, month, day.
-_DATE_PARTS = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
+# A biblatex date, or one end of a range: year, month, day, and EDTF's qualifier (uncertain ?, approximate ~,
+# both %), which CSL has only circa for.
+_DATE_PARTS = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?\s*([?~%]?)$")
 # What a BibTeX year says beside four digits: a range (2019--2020, 2019/2020), an approximate year (c. 1900,
 # circa 1900, 1900~ as in biblatex); no date (n.d.) and a state of publication (in press) are publication_states'.
 _YEAR_RANGE = re.compile(r"(\d{4})\s*(?:-{1,3}|[\u2013\u2014/])\s*(\d{4})")
@@ -26,22 +27,26 @@ def _month_number(text: str) -> int | None:
     return names.index(key[:3]) + 1 if len(key) >= 3 and key[:3] in MONTH_MACROS else None
 
 
+def _date_ends(date: str) -> list[re.Match[str]]:
+    """The ends of a biblatex (EDTF) date or range, each year, month, day and qualifier; [] for no such date."""
+    ends = [_DATE_PARTS.match(end.strip()) for end in date.split("/")] if date.strip() else []
+    return [end for end in ends if end] if 0 < len(ends) <= 2 and all(ends) else []
+
+
 def date_parts(date: str) -> list[list[int]]:
     """CSL date-parts of a biblatex date ("2021-03-15", a range "2021-03/2021-05"); [] for what is not one."""
-    ends = [_DATE_PARTS.match(end.strip()) for end in date.split("/")] if date.strip() else []
-    if not ends or len(ends) > 2 or not all(ends):
-        return []
-    return [[int(part) for part in end.groups() if part] for end in ends if end]
+    return [[int(part) for part in end.groups()[:3] if part] for end in _date_ends(date)]
 
 
 def _plain_issued(paper: Paper, year: str) -> list[list[int]]:
-    """The publication date: the year and month fields, else the whole date (day and range included)."""
+    """The publication date: the year and month fields, else the whole date (day and range included). A range
+    in the date is the date even beside a month field, which can say only where the range starts."""
     date = paper.fields.get("date", "")
     month = _month_number(paper.fields.get("month", ""))
+    dated = date_parts(date)
+    if dated and dated[0][0] == int(year) and (month is None or len(dated) == 2):
+        return dated
     if month is None:
-        dated = date_parts(date)
-        if dated and dated[0][0] == int(year):
-            return dated
         month = month_of_date(date) if date.startswith(year) else None  # "2021-03~": approximate, month still 3
     return [[int(year)] + ([month] if month else [])]
 
@@ -60,9 +65,11 @@ def issued(paper: Paper) -> dict[str, Any]:
     if not year.isdigit():
         return {}
     result: dict[str, Any] = {"date-parts": _plain_issued(paper, year)}
-    # biblatex's approximate date (2020~), whose "~" the decoded value has lost (a space): the date as written.
+    # biblatex's approximate date (2020~, 2019~/2021), whose "~" the decoded value has lost (a space): the date
+    # as written.
     written_date = joined_latex(paper.latex_fields.get("date", "")) or date
-    if written_date.strip().endswith(("~", "%")) and year_of_date(written_date) == year:
+    ends = _date_ends(written_date)
+    if any(end.group(4) in ("~", "%") for end in ends) and ends[0].group(1) == year:
         result["circa"] = True
     return result
 

@@ -6,12 +6,16 @@ what export -f csl-json makes of a .bib's, read back."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from surveytool.sources.csl_rich_text import rich_text
 from surveytool.text.publication_states import NO_DATE, PUBSTATES, STATE_YEAR
 
 _KEYS = {words: key for key, words in PUBSTATES.items()}
+# One end of an EDTF date (CSL 1.0.2's string date, or a "raw" one) with its qualifier: uncertain ?, approximate ~,
+# both %.
+_EDTF_END = re.compile(r"\s*(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?([?~%]?)\s*$")
 
 
 def _scalar(value: Any) -> str:
@@ -41,19 +45,35 @@ def _circa(value: Any) -> bool:
     return bool(value) and isinstance(value, (bool, int))
 
 
+def _edtf(text: str) -> tuple[list[list[str]], bool]:
+    """(date-parts, approximate) of an EDTF date or range ("2019/2021", "2019-05~"); [] for other text."""
+    ends = [_EDTF_END.match(end) for end in text.split("/")]
+    if not 0 < len(ends) <= 2 or not all(ends):
+        return [], False
+    matched = [end for end in ends if end]
+    return [[part for part in end.groups()[:3] if part] for end in matched], any(
+        e.group(4) in ("~", "%") for e in matched
+    )
+
+
 def date_fields(item: dict[str, Any], has_year: bool) -> dict[str, str]:
     """The ``date``, ``year`` (no date only) and ``pubstate`` fields of an item's ``issued`` and ``status``;
     ``has_year``: whether its year was read (from an EDTF or raw date too)."""
     fields: dict[str, str] = {}
     issued = item.get("issued")
     dated = False
+    if isinstance(issued, str):  # CSL 1.0.2's preferred date: an EDTF string
+        issued = {"raw": issued}
     if isinstance(issued, dict):
         parts = issued.get("date-parts")
+        approximate = _circa(issued.get("circa"))
+        if not parts and isinstance(issued.get("raw"), str):  # a range or an approximate date in EDTF too
+            parts, edtf_circa = _edtf(issued["raw"])
+            approximate = approximate or edtf_circa
         ends = [date_end(end) for end in parts[:2]] if isinstance(parts, list) and parts else []
         if ends and all(ends):
             dated = True
             ends = ends[:1] if len(ends) == 2 and ends[0] == ends[1] else ends
-            approximate = _circa(issued.get("circa"))
             if len(ends) == 2 or approximate:
                 fields["date"] = "/".join(end + ("~" if approximate else "") for end in ends)
         elif not parts and NO_DATE.fullmatch(_scalar(issued.get("literal"))):

@@ -237,3 +237,34 @@ def test_a_note_s_lines_are_kept_but_none_reads_as_a_csl_variable(tmp_path):
     # What a reader shows of the note (its rich text's text) is the note as written.
     assert rich_text(items["b"]["note"]).text == "type: book, see {:issued: 1900}"
     assert rich_text(items["r"]["note"]).text == lines
+
+
+def test_an_edtf_range_goes_out_as_a_csl_range_whatever_else_the_entry_says(tmp_path):
+    # Each of these went out as its first year (or month) alone: a range beside a month field, an end with an
+    # EDTF qualifier, and a CSL-JSON item's EDTF string date, which was read as its first year.
+    items = _export(
+        tmp_path,
+        "@misc{month, title = {M}, year = 2019, month = may, date = {2019-05/2019-07}}\n"
+        "@misc{unsure, title = {U}, date = {2019?/2021}}\n"
+        "@misc{about, title = {A}, date = {2019~/2021}}\n"
+        "@misc{both, title = {B}, date = {2019/2021%}}\n",
+    )
+    assert items["month"]["issued"] == {"date-parts": [[2019, 5], [2019, 7]]}
+    assert items["unsure"]["issued"] == {"date-parts": [[2019], [2021]]}
+    assert items["about"]["issued"] == {"date-parts": [[2019], [2021]], "circa": True}
+    assert items["both"]["issued"] == {"date-parts": [[2019], [2021]], "circa": True}
+    source = [
+        {"id": "s", "type": "book", "title": "S", "issued": "2019/2021"},
+        {"id": "r", "type": "book", "title": "R", "issued": {"raw": "2019-05/2019-07"}},
+        {"id": "c", "type": "book", "title": "C", "issued": "2018~"},
+    ]
+    (tmp_path / "in.json").write_text(json.dumps(source), encoding="utf-8")
+    exported = run_cli("export", "in.json", "-f", "csl-json", cwd=tmp_path, check=True).stdout
+    again = {item["id"]: item["issued"] for item in json.loads(exported)}
+    assert again == {
+        "s": {"date-parts": [[2019], [2021]]},
+        "r": {"date-parts": [[2019, 5], [2019, 7]]},
+        "c": {"date-parts": [[2018]], "circa": True},
+    }
+    biblatex = run_cli("bib", "in.json", "-o", "-", "--dialect", "biblatex", cwd=tmp_path, check=True).stdout
+    assert "date = {2019/2021}," in biblatex and "date = {2019-05/2019-07}," in biblatex
