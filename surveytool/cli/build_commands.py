@@ -266,14 +266,12 @@ def chapter_suggester(config: Path | None, output: Path, ask: bool) -> Suggester
     import os
 
     from surveytool.config import load_llm_settings
+    from surveytool.drafting.answer_cache import answers_folder
     from surveytool.drafting.llm_client import LlmClient
     from surveytool.drafting.suggestions import Suggester
-    from surveytool.options import CACHE_FOLDER
 
     settings = load_llm_settings(config)
     if ask and config is None:
         raise typer.BadParameter("needs an [llm] table in surveytool.toml, or --config FILE", param_hint="--llm")
     client = LlmClient(settings, os.environ, path=config) if ask else None
-    # -o - writes nothing to disk: the answers are kept for this run only.
-    folder = None if output == Path("-") else output.parent / CACHE_FOLDER
-    return Suggester.for_chapter(settings, folder, client)
+    return Suggester.for_chapter(settings, answers_folder(output), client)

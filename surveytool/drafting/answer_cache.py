@@ -11,12 +11,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from surveytool.drafting.llm_client import MAX_CONTENT_CHARS
+from surveytool.options import CACHE_FOLDER
 from surveytool.regular_files import Unusable
 from surveytool.sealed import read_sealed, write_sealed
 
 CACHE_NAME = "llm-answers"
 #: Answers kept at most (each at most MAX_CONTENT_CHARS): those of the last runs' chapters, the latest first.
 MAX_ANSWERS = 1000
+
+
+def answers_folder(chapter: Path) -> Path:
+    """Where the answers drafting ``chapter`` are kept: the cache folder beside it. A chapter printed (``-o -``)
+    has them in the current folder's, where draft writes its chapter by default: the two share them."""
+    return (Path() if chapter == Path("-") else chapter.parent) / CACHE_FOLDER
 
 
 class AnswerCache:

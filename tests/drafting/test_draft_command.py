@@ -275,3 +275,25 @@ def test_a_suggestion_taken_into_the_notes_is_not_written_again(project):
     assert rebuilt.count(sentence) == 1 and f"begin notes {region}\n{sentence}\n% surveytool: end" in rebuilt
     assert rebuilt.count("suggested by draft --llm") == chapter.count("suggested by draft --llm") - 1
     assert ", 1 already in your notes" in again.stdout, again.stdout
+
+
+def test_a_chapter_drafted_onto_stdout_keeps_its_answers_in_the_current_folder(project):
+    # draft --llm -o - kept the answers for the run only: every run asked (and paid for) each theme again, and
+    # draft -o - without --llm never showed a suggestion.
+    tmp_path, sources = project
+    with serve(Model) as base:
+        (tmp_path / "surveytool.toml").write_text(f'[llm]\nbase_url = "{base}/v1"\nmodel = "test-model"\n')
+        first = run_cli("draft", "--llm", "-o", "-", *sources, cwd=tmp_path, check=True)
+        asked = len(Model.bodies_seen)
+        second = run_cli("draft", "--llm", "-o", "-", *sources, cwd=tmp_path, check=True)
+        assert asked > 0 and len(Model.bodies_seen) == asked + 1  # the one that failed (Communication) alone
+    assert (tmp_path / ".surveytool-cache" / "llm-answers").is_file()
+    assert suggested_blocks(first.stdout) and second.stdout == first.stdout
+    assert re.search(r"suggested paragraphs: .*\(1 asked, \d+ from the cache, 1 failed\)", second.stderr)
+    offline = run_cli("draft", "-o", "-", *sources, cwd=tmp_path, check=True)
+    assert offline.stdout == first.stdout
+    # The chapter written into the current folder, as draft does by default, shares them.
+    run_cli("draft", *sources, cwd=tmp_path, check=True)
+    assert suggested_blocks((tmp_path / "related_work.tex").read_text(encoding="utf-8")) == suggested_blocks(
+        first.stdout
+    )
