@@ -89,6 +89,25 @@ def rekey_text(text: str, renamed: Mapping[str, str], path: str = "") -> tuple[s
     return "".join(pieces), changes
 
 
+def _as_cited(renamed: Mapping[str, str], cited: Sequence[str]) -> dict[str, str]:
+    """``renamed`` with each new key spelled as the documents already cite it (``cited``, in reading order).
+
+    BibTeX matches a key in any case, so ``\\cite{smith20}`` cites ``Smith20``; but it stops at two spellings of
+    one key ("Case mismatch error") and leaves the second undefined, as an old key rewritten to ``Smith20`` beside
+    ``\\cite{smith20}`` was. The key as the .bib writes it is kept when the documents cite it so too.
+    """
+    folded = _folded(renamed)
+    exact = set(cited)
+    spelling: dict[str, str] = {}
+    for key in cited:  # a citation of a kept key in another case; an old key's own spelling is no such citation
+        if key not in renamed and folded.get(key.lower()) is not None:
+            spelling.setdefault(key.lower(), key)
+    return {
+        old: new if old == new or new in exact or folded.get(new.lower()) != new else spelling.get(new.lower(), new)
+        for old, new in renamed.items()
+    }
+
+
 def _folded(renamed: Mapping[str, str]) -> dict[str, str | None]:
     """``renamed`` by its keys lower-cased; None where two keys that differ only in case are renamed apart."""
     folded: dict[str, str | None] = {}
@@ -163,7 +182,6 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
     writes: list[tuple[Path, str, str]] = []  # (file, shown, new text)
     findings: dict[Finding, None] = {}
     done: set[Path] = set()
-    cited: set[str] = set()
     texts: dict[Path, str] = {}  # each file's text as read: written back with its own line ends
 
     def read_input(path: Path, shown: str) -> str:
@@ -175,6 +193,8 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
             raise Unreadable(problem.message) from None
         return _as_lines(texts[path])
 
+    files: list[tuple[Path, str]] = []
+    cited: list[str] = []  # every cited key, in reading order: the documents' own spelling of a key is the first
     for main in mains:
         try:
             text = _decoded(read_user_file(main, str(main), DOCUMENT_LIMIT))
@@ -184,15 +204,15 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
         document = read_document(main, str(main), _as_lines(text), read_input, every_file=True)
         findings.update(dict.fromkeys(document.findings))
         for path, (shown, content) in zip(document.paths, document.files, strict=True):
-            if path in done:
-                continue
-            done.add(path)
-            cited.update(content[start:end] for start, end, _ in cite_key_spans(content))
-            new_text, changed = rekey_text(texts[path], renamed, shown)
-            if not changed:
-                continue
-            new_text = restamped(texts[path], new_text)
-            writes.append((path, shown, new_text))
+            if path not in done:
+                done.add(path)
+                files.append((path, shown))
+                cited.extend(content[start:end] for start, end, _ in cite_key_spans(content))
+    spelled = _as_cited(renamed, cited)
+    for path, shown in files:
+        new_text, changed = rekey_text(texts[path], spelled, shown)
+        if changed:
+            writes.append((path, shown, restamped(texts[path], new_text)))
             changes.extend(changed)
             rewritten.append(shown)
     if not dry_run:
@@ -200,4 +220,4 @@ def rekey_documents(mains: Sequence[Path], renamed: Mapping[str, str], *, dry_ru
             refuse_read_only(path, shown, "make it writable (chmod u+w) for rekey to update it; no file was rewritten")
         for path, _, new_text in writes:
             write_in_place(path, new_text.encode("utf-8", errors="surrogateescape"))
-    return RekeyedDocuments(tuple(changes), tuple(rewritten), len(done), len(cited), tuple(findings))
+    return RekeyedDocuments(tuple(changes), tuple(rewritten), len(done), len(set(cited)), tuple(findings))

@@ -233,14 +233,15 @@ def test_a_citation_of_a_merged_key_in_another_case_is_rewritten_as_bibtex_match
         b"\\cite{Lepikhin2020GShard, lepikhin2021GShard}\n\\end{document}\n"
     )
     done = run_cli("rekey", "refs.bib", "--tex", "main.tex", cwd=tmp_path, check=True)
+    # Spelled as the document cites the key that stays (Lepikhin2020GShard): two spellings stop BibTeX.
     assert main.read_bytes() == (
-        b"\\begin{document}\n\\cite{lepikhin2020gshard} and \\citep[p.~3]{lepikhin2020gshard}\n"
+        b"\\begin{document}\n\\cite{Lepikhin2020GShard} and \\citep[p.~3]{Lepikhin2020GShard}\n"
         b"\\cite{Lepikhin2020GShard}\n\\end{document}\n"
     )
     assert done.stdout.splitlines()[:3] == [
-        f"main.tex:2: lepikhin2021gshard -> {NEW}",
-        f"main.tex:2: LEPIKHIN2021GSHARD -> {NEW}",
-        f"main.tex:3: lepikhin2021GShard -> {NEW} (cited beside it already: removed)",
+        "main.tex:2: lepikhin2021gshard -> Lepikhin2020GShard",
+        "main.tex:2: LEPIKHIN2021GSHARD -> Lepikhin2020GShard",
+        "main.tex:3: lepikhin2021GShard -> Lepikhin2020GShard (cited beside it already: removed)",
     ]
 
 
@@ -268,3 +269,27 @@ def test_a_citation_of_an_entry_that_stays_is_not_taken_in_another_case_for_a_me
     done = run_cli("rekey", "a.bib", "--tex", "p.tex", cwd=tmp_path, check=True)
     assert main.read_text(encoding="utf-8") == "\\cite{vaswani2017} and \\cite{vaswani17} and \\cite{VASWANI17}\n"
     assert "p.tex:1: Vaswani17 -> vaswani2017" in done.stdout and "1 citation key(s) rewritten" in done.stdout
+
+
+SMITH = (
+    "@article{{{key}, title = {{Scaling pipelines for giant models}}, author = {{Smith, Jane}}, journal = {{J}},"
+    " year = 2020, doi = {{10.1000/abc}}}}\n"
+)
+
+
+def test_a_merged_key_is_rewritten_as_the_document_already_cites_the_key_that_stays(tmp_path):
+    # smith2020x merged into Smith20, which the document cites as smith20 (BibTeX matches keys in any case): rekey
+    # wrote \cite{Smith20}, and BibTeX stopped at "Case mismatch error between cite keys", leaving it undefined.
+    (tmp_path / "refs.bib").write_text(SMITH.format(key="Smith20") + SMITH.format(key="smith2020x"), encoding="utf-8")
+    main, chapter, other = tmp_path / "main.tex", tmp_path / "chapter.tex", tmp_path / "other.tex"
+    main.write_bytes(b"B \\cite{smith2020x}. C \\cite{SMITH20, smith2020x}.\r\n\\input{chapter}\r\n")
+    chapter.write_bytes(b"% \\cite{sMITH20}\nA \\citep[p.~2]{ smith20 }. D \\cite{Smith2020X}.\n")
+    done = run_cli("rekey", "refs.bib", "--tex", "main.tex", cwd=tmp_path, check=True)
+    # The citations of the entry that stays are as they were, byte for byte; the others spell it as the first does.
+    assert main.read_bytes() == b"B \\cite{SMITH20}. C \\cite{SMITH20}.\r\n\\input{chapter}\r\n"
+    assert chapter.read_bytes() == b"% \\cite{sMITH20}\nA \\citep[p.~2]{ smith20 }. D \\cite{SMITH20}.\n"
+    assert "main.tex:1: smith2020x -> SMITH20" in done.stdout.splitlines()
+    # Where the document cites it as the .bib writes it too, that spelling is the one written.
+    other.write_bytes(b"\\cite{smith20} \\cite{smith2020x} \\cite{Smith20}\n")
+    run_cli("rekey", "refs.bib", "--tex", "other.tex", cwd=tmp_path, check=True)
+    assert other.read_bytes() == b"\\cite{smith20} \\cite{Smith20} \\cite{Smith20}\n"
