@@ -15,9 +15,6 @@ from dataclasses import dataclass
 _LABELS = re.compile(r"^\s*(?:\[(?:PDF|HTML|DOC|PS|BOOK|B|CITATION|C)\]\s*)+")
 # The parts of a byline: Scholar joins them with " - ".
 _PARTS = re.compile(r"\s+[-–]\s+")
-# One author as Scholar writes them: initials with no full stops, then the surname ("DP Kingma", "L van der
-# Maaten", "J Smith-Jones", "Z Müller").
-_AUTHOR = re.compile(r"^(?P<initials>[A-Z]{1,4})\s+(?P<surname>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,3})$")
 _VENUE_YEAR = re.compile(r"^(?:(?P<venue>.*?),\s*)?(?P<year>(?:19|20)\d\d)$")
 _HOST = re.compile(r"^[\w-]+(?:\.[\w-]+)+$")
 _CUT = ("…", "...")
@@ -44,13 +41,24 @@ def read_byline(line: str) -> Byline | None:
     more = names.endswith(_CUT)
     for cut in _CUT:
         names = names.removesuffix(cut)
-    authors = []
-    for name in names.split(","):
-        author = _AUTHOR.match(name.strip())
-        if author is None:
-            return None
-        authors.append(f"{author.group('surname')}, {author.group('initials')}")
+    authors = [_author(name) for name in names.split(",")]
+    if not all(authors):
+        return None
     return Byline(tuple(authors), more, venue_year.group("year"))
+
+
+def _author(name: str) -> str:
+    """One author as Scholar writes them, initials with no full stops then the surname ("DP Kingma", "L van der
+    Maaten", "É Moulines"), as a BibTeX name ("Kingma, DP"); "" for other text."""
+    words = name.split()
+    if len(words) < 2:
+        return ""
+    initials, *surname = words
+    if not (initials.isalpha() and initials.isupper() and len(initials) <= 4 and 1 <= len(surname) <= 4):
+        return ""
+    if not all(word[:1].isalpha() for word in surname):
+        return ""
+    return f"{' '.join(surname)}, {initials}"
 
 
 @dataclass(frozen=True)

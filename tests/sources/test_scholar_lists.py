@@ -74,7 +74,7 @@ RESULTS = (
     + "approaches to parallelizing training primarily use intra-batch parallelization …\r\n"
     + "Save Cite Cited by 1204 Related articles All 12 versions\r\n"
     + "[CITATION][C] Hardware scaling trends and diminishing returns in large-scale distributed training\r\n"
-    + "J Fernandez, L van der Maaten, Z Müller - arXiv preprint arXiv …, 2024\r\n"
+    + "J Fernandez, L van der Maaten, É Müller - arXiv preprint arXiv …, 2024\r\n"
 )
 
 
@@ -99,7 +99,7 @@ def test_a_scholar_results_title_and_byline_are_its_title_authors_and_year_not_i
     # A citation Scholar has no text of: the title alone, and every author (no "…").
     assert citation == {
         "title": "Hardware scaling trends and diminishing returns in large-scale distributed training",
-        "author": "Fernandez, J and van der Maaten, L and Müller, Z",
+        "author": "Fernandez, J and van der Maaten, L and Müller, É",
         "year": "2024",
         "line": 9,
     }
@@ -121,6 +121,8 @@ def test_lines_that_only_look_like_a_byline_leave_a_snippet_as_it_was(tmp_path):
         "J. Smith, K. Lee - Proceedings, 2019 - acm.org",  # initials with full stops: not Scholar's
         "D Narayanan, A Harlap - Proceedings of the 27th",  # no year
         "D Narayanan - Proceedings, 2019 - not a host",
+        "D Narayanan, , A Harlap - Proceedings, 2019 - acm.org",  # an empty name
+        "D - Proceedings, 2019 - acm.org",
     ):
         text = HEADER + f"\r\nPipeDream: generalized pipeline parallelism\r\n{second}\r\nDNN training is slow …\r\n"
         _, *snippets = _records(tmp_path, text)
