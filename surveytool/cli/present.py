@@ -94,12 +94,12 @@ def taxonomy_tree(taxonomy: Taxonomy, counts: Mapping[str, int] | None = None) -
     def section_line(section_id: str) -> str:
         section = taxonomy.section(section_id)
         count = f"  ({counts.get(section_id, 0)})" if counts is not None else ""
-        return f"{section.id}: {section.title}{count}"
+        return f"{section.id}: {_one_line(section.title)}{count}"
 
     nodes: list[tuple[int, str]] = []  # (depth, label), each node before those under it
     for group, depth in taxonomy.nested_groups():
         if group.title:
-            nodes.append((depth, f"{group.title} [{group.id}]"))
+            nodes.append((depth, f"{_one_line(group.title)} [{group.id}]"))
         # Sections of an untitled group (a flat taxonomy) hang from the root directly.
         inner = depth + 1 if group.title else depth
         nodes.extend((inner, section_line(section_id)) for section_id in group.sections)
@@ -107,7 +107,12 @@ def taxonomy_tree(taxonomy: Taxonomy, counts: Mapping[str, int] | None = None) -
     unplaced = counts.get("unclassified", 0) if counts is not None else 0
     if unplaced:
         nodes.append((0, f"to place: no section given  ({unplaced})"))
-    return "\n".join([taxonomy.title, *_drawn(nodes)]) + "\n"
+    return "\n".join([_one_line(taxonomy.title), *_drawn(nodes)]) + "\n"
+
+
+def _one_line(title: str) -> str:
+    """A title as one line of the tree: a TOML title may span lines (the chapter joins them with spaces too)."""
+    return " ".join(title.split())
 
 
 def _drawn(nodes: Sequence[tuple[int, str]]) -> list[str]:

@@ -189,6 +189,19 @@ def test_the_taxonomy_tree_shows_a_group_under_the_group_it_is_nested_in(tmp_pat
     assert re.sub(r"  \(\d+\)$", "", tree, flags=re.M) == NESTED_TREE  # without the counts of entries
 
 
+def test_a_title_over_several_lines_is_one_line_of_the_taxonomy_tree():
+    from surveytool.analysis.taxonomy import parse_taxonomy
+    from surveytool.cli.present import taxonomy_tree
+
+    taxonomy = parse_taxonomy(
+        'title = """Related\r\n\r\nWork"""\n[[groups]]\nid = "g"\ntitle = "Training\\n at\\tScale"\n'
+        '[[sections]]\nid = "a"\ntitle = """Efficient\n\nTraining"""\nparent = "g"\n'
+    )
+    assert taxonomy_tree(taxonomy, {"a": 2}) == (
+        "Related Work\n└── Training at Scale [g]\n    └── a: Efficient Training  (2)\n"
+    )
+
+
 def _registered_commands() -> list[str]:
     """Every command of the typer app, groups and their subcommands included, as a user types them."""
     from surveytool.cli.app import app
