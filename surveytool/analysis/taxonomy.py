@@ -6,7 +6,6 @@ errors, so tables and keys are located by scanning the text once.
 
 from __future__ import annotations
 
-import difflib
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from surveytool.analysis.section_names import name_key
+from surveytool.analysis.taxonomy_values import MAX_WEIGHT, control_character, did_you_mean, finite_number, id_hint
 from surveytool.errors import TaxonomyError, toml_problem
 from surveytool.model import Group, Section, Taxonomy, frozen_mapping
 from surveytool.output.chapter_view import GENERATED_IDS
@@ -24,6 +24,7 @@ _TOP_KEYS = {"version", "title", "groups", "sections"}
 _GROUP_KEYS = {"id", "title", "parent", "description"}
 _SECTION_KEYS = {"id", "title", "parent", "description", "aliases", "keywords"}
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_PRINTABLE = "remove it: only text and white space print"
 _TABLE_HEADER = re.compile(r"^\s*\[\[\s*(groups|sections)\s*\]\]")
 
 
@@ -36,8 +37,11 @@ def load_taxonomy(
         text = read_user_file(path, display, SETTINGS_LIMIT, TaxonomyError, "taxonomy file").decode("utf-8-sig")
     except FileNotFoundError:
         raise TaxonomyError("no such taxonomy file", path=display, hint=missing_hint) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise TaxonomyError(f"cannot be read ({error})", path=display, hint="save it as UTF-8 TOML") from None
+    except UnicodeDecodeError as error:  # the line of the first byte that is no UTF-8 (a Latin-1 "é", say)
+        line = bytes(error.object[: error.start]).count(b"\n") + 1
+        raise TaxonomyError("not UTF-8 text", path=display, line=line, hint="save the taxonomy as UTF-8") from None
+    except OSError as error:
+        raise TaxonomyError(f"cannot be read ({error.strerror or error})", path=display, hint=missing_hint) from None
     return parse_taxonomy(text, display)
 
 
@@ -93,11 +97,17 @@ class _Validator:
         if key is None:
             return start
         end = self.table_ends[start]
-        pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
+        # key = ..., or a table of its own: [sections.keywords]
+        pattern = re.compile(rf"^\s*(?:\"?{re.escape(key)}\"?\s*=|\[\s*{table}\s*\.\s*\"?{re.escape(key)}\"?\s*\])")
         for number in range(start, end):
             if pattern.match(self.lines[number - 1]):
                 return number
         return start
+
+    def phrase_line(self, index: int, phrase: str) -> int | None:
+        """The line of a keyword: its own line in a [sections.keywords] table, or else the keywords' line."""
+        where = self.line_of("sections", index, phrase)
+        return self.line_of("sections", index, "keywords") if where == self.line_of("sections", index) else where
 
     def top_line(self, key: str) -> int | None:
         """Where top-level ``key`` is: ``key =``/``key.x =`` above the first table, or ``[[key]]``/``[key.x]``."""
@@ -112,9 +122,14 @@ class _Validator:
         between tables)."""
         allowed = "allowed: " + ", ".join(sorted(_TOP_KEYS))
         for key in (key for key in data if key not in _TOP_KEYS):
-            self.note(f"unknown key '{key}'", self.top_line(key), _did_you_mean(key, _TOP_KEYS, allowed))
-        if not isinstance(data.get("title", ""), str):  # str() put a list's Python spelling in the chapter
+            self.note(f"unknown key '{key}'", self.top_line(key), did_you_mean(key, _TOP_KEYS, allowed))
+        title = data.get("title", "")
+        if not isinstance(title, str):  # str() put a list's Python spelling in the chapter
             self.note("'title' must be a string", self.top_line("title"), 'title = "Related Work on ..."')
+        elif hidden := control_character(title):
+            self.note(f"'title' holds a control character ({hidden})", self.top_line("title"), _PRINTABLE)
+        if data.get("version", 1) != 1 or isinstance(data.get("version"), bool):  # 1.0 == 1 is the same number
+            self.note("'version' must be 1, the only format there is", self.top_line("version"), "version = 1")
         groups = self._each(data, "groups", self._group)
         known = len(self.problems)
         sections = self._each(data, "sections", self._section)
@@ -159,7 +174,7 @@ class _Validator:
                 self.fail(
                     f"unknown key '{key}' in [[{table}]]",
                     self.line_of(table, index, key),
-                    _did_you_mean(key, allowed, "allowed: " + ", ".join(sorted(allowed))),
+                    did_you_mean(key, allowed, "allowed: " + ", ".join(sorted(allowed))),
                 )
         for key in ("id", "title"):
             if not isinstance(raw.get(key), str) or not raw[key].strip():
@@ -168,11 +183,13 @@ class _Validator:
                 )
         for key in (key for key in ("parent", "description") if not isinstance(raw.get(key, ""), str)):
             self.fail(f"'{key}' in [[{table}]] must be a string", self.line_of(table, index, key), f'{key} = "..."')
+        for key in (key for key in ("title", "parent", "description") if key in raw):  # an id has its pattern
+            if hidden := control_character(raw[key]):
+                where = self.line_of(table, index, key)
+                self.fail(f"'{key}' in [[{table}]] holds a control character ({hidden})", where, _PRINTABLE)
         if not _ID.fullmatch(raw["id"]):
             self.fail(
-                f"id '{raw['id']}' is not lowercase-with-hyphens",
-                self.line_of(table, index, "id"),
-                "use ids like 'data-parallel'",
+                f"id '{raw['id']}' is not lowercase-with-hyphens", self.line_of(table, index, "id"), id_hint(raw["id"])
             )
         if raw["id"] in GENERATED_IDS:
             self.fail(
@@ -196,12 +213,22 @@ class _Validator:
                 'write aliases = ["MoE", "mixture of experts"]',
             )
         keywords = raw.get("keywords", {})
-        if not isinstance(keywords, dict) or not all(_finite_number(w) for w in keywords.values()):
+        wrong = (
+            next((k for k, w in keywords.items() if not finite_number(w)), None) if isinstance(keywords, dict) else ""
+        )
+        if wrong is not None:
             self.fail(
                 f"keywords must map phrases to numeric weights from -{MAX_WEIGHT:.0f} to {MAX_WEIGHT:.0f}",
-                self.line_of("sections", index, "keywords"),
+                self.phrase_line(index, wrong) if wrong else self.line_of("sections", index, "keywords"),
                 '"pipeline parallel*" = 5',
             )
+        for name, key in [*((a, "aliases") for a in aliases), *((k, "keywords") for k in keywords)]:
+            if hidden := control_character(name):
+                self.fail(
+                    f"{key} of '{section_id}' hold a control character ({hidden})",
+                    self.line_of("sections", index, key),
+                    _PRINTABLE,
+                )
         return Section(
             section_id,
             title,
@@ -235,7 +262,7 @@ class _Validator:
                 self.note(
                     f"'{node.id}' names unknown parent '{parent}'",
                     self.line_of(table, index, "parent"),
-                    _did_you_mean(parent, group_ids, "parents must be group ids"),
+                    did_you_mean(parent, group_ids, "parents must be group ids"),
                 )
         # Each group's chain of parents is walked once: a walk stops at a group already known to lead to a root.
         rooted: set[str] = set()
@@ -256,13 +283,14 @@ class _Validator:
 
     def _check_names(self, sections: list[Section]) -> None:
         owner: dict[str, str] = {name_key(s.id): s.id for s in sections}
+        titled: dict[str, str] = {}  # a title names its section too (the first so titled): no alias may take it
+        for section in sections:
+            titled.setdefault(name_key(section.title), section.id)
         for section in sections:
             index = self.index_of[id(section)]
             for phrase in section.keywords:
                 if not any(char.isalnum() for char in phrase):  # "!!!", "*": phrases are matched on words
-                    where = self.line_of("sections", index, phrase)
-                    if where == self.line_of("sections", index):  # not on a line of its own: in an inline table
-                        where = self.line_of("sections", index, "keywords")
+                    where = self.phrase_line(index, phrase)
                     self.note(f"keyword '{phrase}' of '{section.id}' has no letter or digit", where, "it never matches")
             for alias in section.aliases:
                 line = self.line_of("sections", index, "aliases")
@@ -270,11 +298,13 @@ class _Validator:
                     self.note(
                         f"alias '{alias}' of '{section.id}' has no letter or digit", line, "leave it out: it is no name"
                     )
-                elif (claimed := owner.setdefault(name_key(alias), section.id)) != section.id:
+                elif (
+                    claimed := owner.setdefault(name_key(alias), titled.get(name_key(alias), section.id))
+                ) != section.id:
                     self.note(
                         f"alias '{alias}' of '{section.id}' is already a name of '{claimed}'",
                         line,
-                        "an alias must lead to one section only",
+                        "an alias must lead to one section only: ids, titles and aliases are all names",
                     )
 
     @staticmethod
@@ -288,19 +318,3 @@ class _Validator:
             # Sections without a group (a flat taxonomy): an untitled group, drawn without a heading of its own.
             ordered.append(Group("", "", loose))
         return ordered
-
-
-def _did_you_mean(word: str, options, fallback: str) -> str:
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f"did you mean '{close[0]}'?" if close else fallback
-
-
-#: Scores add weights up: bounded weights keep every score a finite number that entries.json can hold.
-MAX_WEIGHT = 1e6
-
-
-def _finite_number(value: Any) -> bool:
-    """A weight a score can be made of: a number, not a boolean, nan or an infinity, and bounded."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return -MAX_WEIGHT <= value <= MAX_WEIGHT  # false for nan

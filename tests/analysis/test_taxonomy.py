@@ -81,6 +81,16 @@ def test_aliases_and_variants_map_to_ids():
         (lambda t: t + 'title = """A\n', MINIMAL.count("\n") + 1, "Unterminated string at the end of the file"),
         # "$" matched before a final newline: the id then split \label and the tags field over two lines.
         (lambda t: t.replace('id = "b"', 'id = """b\n"""'), 11, "is not lowercase-with-hyphens"),
+        # A title's escape sequence or bell reached the terminal as it was (`taxonomy` draws the titles).
+        (lambda t: t.replace('title = "A"', 'title = "A\\u001b]0;owned\\u0007"'), 8, "control character (U+001B)"),
+        (lambda t: t.replace('title = "T"', 'title = "T\\u0007U"'), 1, "'title' holds a control character (U+0007)"),
+        (lambda t: t.replace('aliases = ["alpha"]', 'aliases = ["al\\u0000pha"]'), 9, "aliases of 'a' hold a control"),
+        (lambda t: t.replace('title = "T"', 'title = "T"\nversion = 2'), 2, "'version' must be 1"),
+        # An alias that is another section's title led to that section, the alias silently unused.
+        (lambda t: t.replace('aliases = ["alpha"]', 'aliases = ["the b"]').replace('"B"', '"The B"'), 9, "'the b'"),
+        # A weight in a [sections.keywords] table: its own line, not the first of the file.
+        (lambda t: t + '[sections.keywords]\n"x" = 1\n"y" = "high"\n', 16, "numeric weights"),
+        (lambda t: t.replace('id = "b"', 'id = "KV Cache"'), 11, "not lowercase-with-hyphens (write it 'kv-cache')"),
     ],
 )
 def test_malformed_taxonomies_name_the_line(change, line, words):
@@ -262,3 +272,17 @@ def test_a_title_description_or_parent_that_is_no_string_is_an_error_at_its_line
     with pytest.raises(TaxonomyError, match=re.escape(message)) as raised:
         parse_taxonomy(change(MINIMAL), "t.toml")
     assert raised.value.line == line
+
+
+def test_a_description_may_span_lines_and_keep_tabs():
+    taxonomy = parse_taxonomy(MINIMAL.replace('title = "B"', 'title = "B\tC"\ndescription = """one\r\ntwo"""'))
+    assert taxonomy.section("b").description == "one\ntwo"
+    assert taxonomy.section("b").title == "B\tC"
+
+
+def test_a_latin1_taxonomy_names_the_line_of_its_first_byte_that_is_no_utf8(tmp_path):
+    path = tmp_path / "tax.toml"
+    path.write_bytes(MINIMAL.replace('title = "B"', 'title = "Caf\u00e9"').encode("latin-1"))
+    with pytest.raises(TaxonomyError) as raised:
+        load_taxonomy(path, "tax.toml")
+    assert str(raised.value) == "tax.toml:13: error: not UTF-8 text (save the taxonomy as UTF-8)"
