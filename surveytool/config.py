@@ -17,6 +17,7 @@ formula = "auth.lower + year + shorttitle(1).lower"   # keys of new entries (ana
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
@@ -69,11 +70,12 @@ def _refuse_unknown(
     """Stop at the first name of ``found`` that is not ``known``, naming its line."""
     unknown = sorted(set(found) - set(known))
     if unknown:
+        close = difflib.get_close_matches(unknown[0], known, n=1, cutoff=0.6)  # a typo: "threshhold", [Tag]
         raise InputError(
             f"unknown {what}: {', '.join(map(show, unknown))}",
             path=str(path),
             line=line_of(unknown[0]),
-            hint="known: " + ", ".join(map(show, known)),
+            hint="".join(f"did you mean {show(c)}? " for c in close) + "known: " + ", ".join(map(show, known)),
         )
 
 
@@ -138,10 +140,29 @@ def load_check_settings(path: Path | None) -> CheckSettings:
     disable = table.get("disable", [])
     if not isinstance(disable, list) or not all(isinstance(d, str) for d in disable):
         raise wrong_setting(path, "check", "disable", disable, "a list of check names", 'disable = ["thin-section"]')
+    if disable:  # a misspelt check was skipped by no command, and told only by `check`, as if --disable named it
+        _refuse_unknown_checks(path, [name.strip() for name in disable])
     thin = table.get("thin", 2)
     if not is_whole_number(thin) or thin < 0:
         raise wrong_setting(path, "check", "thin", thin, "a whole number of papers, 0 or more", "thin = 2")
     return CheckSettings(tuple(disable), thin)
+
+
+def _refuse_unknown_checks(path: Path | None, names: list[str]) -> None:
+    from surveytool.analysis.checks import REGISTRY
+    from surveytool.analysis.stage_findings import STAGE_FINDINGS
+
+    for name in (name for name in names if name not in REGISTRY):
+        close = difflib.get_close_matches(name, list(REGISTRY), n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}?" if close else "known: " + ", ".join(sorted(REGISTRY))
+        if name in STAGE_FINDINGS:  # made while reading: always reported
+            hint = "leave it out: it is found while the sources are read, and always reported"
+        raise InputError(
+            f"[check] disable names {name!r}, which is no check",
+            path=str(path),
+            line=setting_line(path, "check", "disable"),
+            hint=hint,
+        )
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,18 @@ MINE = "@article{smith2020,\n  author = {Ann Smith},\n  title = {Pipeline parall
     "settings, line, message",
     [
         ("[tag]\nthreshold = 5\n", 3, "[tag] threshold must be a number from 0 to 1, not 5 (threshold = 0.5)"),
-        ("[tag]\ntreshold = 0.3\n", 3, "unknown setting(s) in [tag]: treshold (known: threshold)"),
+        (
+            "[tag]\ntreshold = 0.3\n",
+            3,
+            "unknown setting(s) in [tag]: treshold (did you mean threshold? known: threshold)",
+        ),
+        ("[Tag]\nthreshold = 0.3\n", 2, "unknown table(s): [Tag] (did you mean [tag]? known: [bib], [check]"),
+        # A check misspelt in [check] disable was blamed on --checks/--disable, an option not given.
+        (
+            '[check]\ndisable = ["thin-sectoin"]\n',
+            3,
+            "[check] disable names 'thin-sectoin', which is no check (did you",
+        ),
         ('[duplicates]\nmerge = "yes"\n', 3, "[duplicates] merge must be true or false, not 'yes' (merge = true)"),
         ('[latex]\nallow = "\\\\mycmd"\n', 3, "[latex] allow must be a list of command names, not '\\\\mycmd'"),
         ("[check]\nthin = 2\ncolour = 1\n", 4, "unknown setting(s) in [check]: colour (known: disable, thin)"),
@@ -132,3 +143,16 @@ def test_a_settings_file_that_is_not_utf8_is_named_at_the_line_of_its_first_stra
     result = run_cli("tag", "mine.bib", cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr == "surveytool.toml:3: error: not UTF-8 text (save the settings file as UTF-8)\n"
+
+
+def test_a_check_misspelt_in_check_disable_stops_every_command_not_only_check(tmp_path: Path):
+    (tmp_path / "mine.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "surveytool.toml").write_text('[check]\ndisable = [\n  "tag-variant",\n  "unknown-key",\n]\n')
+    result = run_cli("tag", "mine.bib", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        "surveytool.toml:2: error: [check] disable names 'unknown-key', which is no check (leave it out: it is found "
+        "while the sources are read, and always reported)\n"
+    )
+    (tmp_path / "surveytool.toml").write_text('[check]\ndisable = ["tag-variant ", "needs-review"]\n')
+    assert run_cli("tag", "mine.bib", cwd=tmp_path).returncode == 0
