@@ -7,6 +7,7 @@ lepikhin2021gshard = ["moe", "model-parallel"]   # primary first
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -33,8 +34,9 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
         raise InputError(
             f"not valid TOML: {message}", path=str(path), line=at, hint='write lines like key = ["moe"] under [tags]'
         ) from None
-    except UnicodeDecodeError:
-        raise InputError("overrides file is not UTF-8 text", path=str(path), hint="save it as UTF-8") from None
+    except UnicodeDecodeError as error:  # the line of the first byte that is no UTF-8 (a Latin-1 "é", say)
+        at = bytes(error.object[: error.start]).count(b"\n") + 1
+        raise InputError("overrides file is not UTF-8 text", path=str(path), line=at, hint="save it as UTF-8") from None
     tags = data.get("tags", {})
     if set(data) - {"tags"} or not isinstance(tags, dict):
         raise InputError(
@@ -48,12 +50,12 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
     result: dict[str, tuple[str, ...]] = {}
     for key, value in tags.items():
         values = [value] if isinstance(value, str) else value
-        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-            raise InputError(
-                f"tags of '{key}' must be a list of section ids",
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values) or not values:
+            raise InputError(  # [] put the entry's own tags aside, unsaid, and left it to the tagger
+                f"tags of '{key}' must be a list of section ids" + (", not empty" if values == [] else ""),
                 path=str(path),
                 line=lines.get(key),
-                hint=f'{key} = ["moe", "model-parallel"]',
+                hint=f'{key} = ["moe", "model-parallel"]' + (", or leave the line out" if values == [] else ""),
             )
         result[key] = tuple(values)
     return result, lines
@@ -71,13 +73,15 @@ def apply_overrides(
     findings = []
     for key, tags in sorted(overrides.items()):
         if key not in by_key:
+            known = next((k for k in by_key if k.casefold() == key.casefold()), None)  # keys are case-sensitive
+            close = known or next(iter(difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.8)), None)
             findings.append(
                 Finding(
                     "unknown-key",
                     Severity.WARNING,
                     f"overrides name '{key}', which is not an entry",
                     SourceLocation(path, lines.get(key, 1)),
-                    "check the key against references.bib",
+                    f"did you mean '{close}'?" if close else "name an entry by the key `surveytool tag` lists for it",
                 )
             )
             continue

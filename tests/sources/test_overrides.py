@@ -1,0 +1,53 @@
+"""An overrides file ([tags] key = [section ids]): each mistake in it is told at its line, with what was meant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+
+from surveytool.errors import InputError
+from surveytool.sources.overrides import load_overrides
+
+MINE = (
+    "@article{smith2020pipe,\n  author = {Ann Smith},\n  title = {Pipeline parallel training},\n  year = 2020,\n"
+    "  sections = {pipeline-parallel},\n}\n"
+)
+
+
+def test_an_empty_list_of_tags_is_refused_at_its_line(tmp_path: Path):
+    # [] put the entry's own tags (from its .bib) aside without a word and left it to the tagger.
+    (tmp_path / "mine.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "overrides.toml").write_text("[tags]\n# to do\nsmith2020pipe = []\n", encoding="utf-8")
+    result = run_cli("tag", "mine.bib", "--overrides", "overrides.toml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "overrides.toml:3: error: tags of 'smith2020pipe' must be a list of section ids, not empty "
+        '(smith2020pipe = ["moe", "model-parallel"], or leave the line out)\n'
+    )
+
+
+def test_a_key_written_in_another_case_or_misspelt_is_told_the_key_meant(tmp_path: Path):
+    (tmp_path / "mine.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "overrides.toml").write_text(
+        '[tags]\nSmith2020Pipe = ["moe"]\nsmith2020pip = ["moe"]\nnobody1999 = ["moe"]\n', encoding="utf-8"
+    )
+    result = run_cli("tag", "mine.bib", "--overrides", "overrides.toml", cwd=tmp_path)
+    said = [line for line in result.stderr.splitlines() if "[unknown-key]" in line]
+    assert said == [
+        "overrides.toml:2: warning [unknown-key] overrides name 'Smith2020Pipe', which is not an entry "
+        "(did you mean 'smith2020pipe'?)",
+        "overrides.toml:3: warning [unknown-key] overrides name 'smith2020pip', which is not an entry "
+        "(did you mean 'smith2020pipe'?)",
+        "overrides.toml:4: warning [unknown-key] overrides name 'nobody1999', which is not an entry "
+        "(name an entry by the key `surveytool tag` lists for it)",
+    ]
+
+
+def test_an_overrides_file_that_is_not_utf8_names_the_line_of_the_first_such_byte(tmp_path: Path):
+    path = tmp_path / "overrides.toml"
+    path.write_bytes('[tags]\n# Müller\'s papers\nmuller2020 = ["moe"]\n'.encode("latin-1"))
+    with pytest.raises(InputError) as raised:
+        load_overrides(path)
+    assert raised.value.line == 2 and "not UTF-8 text" in str(raised.value)
