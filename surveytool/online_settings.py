@@ -123,7 +123,10 @@ def _is_number(value: object) -> bool:
 
 
 def _is_web_address(value: object) -> bool:
-    if not isinstance(value, str) or not value.isprintable():
+    if not isinstance(value, str) or not value.isascii() or not value.isprintable() or " " in value:
         return False
-    parts = urllib.parse.urlsplit(value)
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
+    try:  # "http://[::1" is no address, nor is a port above 65535: urllib raises on them, here or on first use
+        parts = urllib.parse.urlsplit(value)
+        return parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:
+        return False

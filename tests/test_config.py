@@ -20,6 +20,11 @@ MINE = "@article{smith2020,\n  author = {Ann Smith},\n  title = {Pipeline parall
             "unknown setting(s) in [tag]: treshold (did you mean threshold? known: threshold)",
         ),
         ("[Tag]\nthreshold = 0.3\n", 2, "unknown table(s): [Tag] (did you mean [tag]? known: [bib], [check]"),
+        # urllib's ValueError on a broken IPv6 host crashed every command; a port out of range or a space in
+        # the host failed only once a request was made.
+        ('[online]\ncrossref_url = "http://[::1"\n', 3, "[online] crossref_url must be an http:// or https:// address"),
+        ('[online]\ndblp_url = "https://dblp.org:99999"\n', 3, "[online] dblp_url must be an http:// or https://"),
+        ('[online]\narxiv_url = "http://export arxiv.org"\n', 3, "[online] arxiv_url must be an http:// or https://"),
         # A check misspelt in [check] disable was blamed on --checks/--disable, an option not given.
         (
             '[check]\ndisable = ["thin-sectoin"]\n',
