@@ -161,3 +161,12 @@ def test_a_check_misspelt_in_check_disable_stops_every_command_not_only_check(tm
     )
     (tmp_path / "surveytool.toml").write_text('[check]\ndisable = ["tag-variant ", "needs-review"]\n')
     assert run_cli("tag", "mine.bib", cwd=tmp_path).returncode == 0
+
+
+def test_a_settings_file_in_the_folder_that_links_to_nowhere_is_told_not_passed_over(tmp_path: Path):
+    # The link to a moved settings file was not is_file(): the run went on with the defaults, unsaid.
+    (tmp_path / "mine.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "surveytool.toml").symlink_to(tmp_path / "moved" / "surveytool.toml")
+    result = run_cli("tag", "mine.bib", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("surveytool.toml: error: config file is a symbolic link to ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -178,7 +179,7 @@ def make_options(
     from surveytool.options import Options
     from surveytool.settings_check import check_settings
 
-    if config is None and Path("surveytool.toml").is_file():
+    if config is None and os.path.lexists("surveytool.toml"):  # a link to a moved file is said, not passed over
         config = Path("surveytool.toml")
     check_settings(config)  # every table, those this command does not use too: a typo stops any command
     from surveytool.output.tags_field import require_field_name
@@ -190,6 +191,10 @@ def make_options(
 
         formula_option(key_formula)  # a formula that cannot be read stops the command before it writes
     check_catalogs(catalog or ())
+    if overrides is not None:  # read again after the sources are resolved (online: minutes), so read first here
+        from surveytool.sources.overrides import load_overrides
+
+        load_overrides(overrides)
     return Options(
         sources=tuple(sources or ()),
         taxonomy=taxonomy,

@@ -397,3 +397,20 @@ def test_an_overrides_file_that_is_not_toml_names_its_line(tmp_path):
     result = run_cli("tag", "refs.bib", "--overrides", "overrides.toml", cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith("overrides.toml:3: error: not valid TOML: Invalid value at the end of the file")
+
+
+def test_a_mistake_in_the_overrides_file_stops_the_run_before_any_service_is_asked(tmp_path):
+    # The overrides were read after the sources were resolved: with --online, after minutes of requests.
+    from loopback import FakeServices, serve
+
+    FakeServices.routes, FakeServices.seen = {}, []
+    (tmp_path / "list.txt").write_text("Pipeline parallelism without bubbles for large models, by Smith (2020)\n")
+    (tmp_path / "overrides.toml").write_text('[tags]\nsmith2020 = ["moe"\n')
+    with serve(FakeServices) as base:
+        (tmp_path / "surveytool.toml").write_text(
+            f'[online]\ncontact = "t@example.org"\nopenalex_url = "{base}/o"\ncrossref_url = "{base}/c"\n'
+            f'arxiv_url = "{base}/a"\ntimeout = 0.5\nretries = 0\nmin_interval = 0\n'
+        )
+        result = run_cli("build", "list.txt", "--online", "--overrides", "overrides.toml", "--out", "out", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.startswith("overrides.toml:2: error: not valid TOML")
+    assert FakeServices.seen == [] and not (tmp_path / "out").exists()
