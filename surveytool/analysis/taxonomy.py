@@ -91,8 +91,8 @@ class _Validator:
 
     def line_of(self, table: str, index: int, key: str | None = None) -> int | None:
         starts = self.table_lines[table]
-        if index >= len(starts):
-            return None
+        if index >= len(starts):  # an inline array of tables (sections = [{...}, ...]): the array's line
+            return self.top_line(table)
         start = starts[index]
         if key is None:
             return start

@@ -286,3 +286,14 @@ def test_a_latin1_taxonomy_names_the_line_of_its_first_byte_that_is_no_utf8(tmp_
     with pytest.raises(TaxonomyError) as raised:
         load_taxonomy(path, "tax.toml")
     assert str(raised.value) == "tax.toml:13: error: not UTF-8 text (save the taxonomy as UTF-8)"
+
+
+def test_tables_written_as_an_inline_array_are_told_at_the_array_line():
+    # They have no [[sections]] header: the problem was told at no line, a duplicate "first defined on line 0".
+    text = 'title = "T"\nsections = [\n  {id = "a", title = "A"},\n  {id = "a", title = "B"},\n  {id = "C", title = "C"},\n]\n'
+    with pytest.raises(TaxonomyError) as raised:
+        parse_taxonomy(text, "tax.toml")
+    assert str(raised.value).splitlines() == [
+        "tax.toml:2: error: id 'C' is not lowercase-with-hyphens (write it 'c')",
+        "tax.toml:2: error: duplicate id 'a' (first defined on line 2) (give every group and section its own id)",
+    ]
