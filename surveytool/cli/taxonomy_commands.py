@@ -9,11 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from typer.core import TyperGroup
 
-from surveytool.cli.options import (
-    ConfigOpt,
-    TaxonomyOpt,
-    make_options,
-)
+from surveytool.cli.options import ConfigOpt, OverridesOpt, TagsFieldOpt, TaxonomyOpt, make_options
 
 if TYPE_CHECKING:
     from surveytool.model import Taxonomy
@@ -53,6 +49,8 @@ def taxonomy_show(
         list[Path] | None,
         typer.Option("--sources", help="Count entries of these sources (default: the bundled seeds)."),
     ] = None,
+    overrides: OverridesOpt = None,
+    tags_field: TagsFieldOpt = "sections",
     config: ConfigOpt = None,
 ) -> None:
     """Show the taxonomy tree with the number of entries whose primary section each is."""
@@ -61,7 +59,9 @@ def taxonomy_show(
     from surveytool.cli.present import taxonomy_tree
     from surveytool.rebuild.reuse import analyse_reusing
 
-    survey = analyse_reusing(make_options(sources, taxonomy=taxonomy, config=config))
+    # The user's own tags as build takes them: without them the counts were the tagger's alone.
+    options = make_options(sources, taxonomy=taxonomy, overrides=overrides, tags_field=tags_field, config=config)
+    survey = analyse_reusing(options)
     typer.echo(taxonomy_tree(survey.taxonomy, survey.section_counts()), nl=False)
 
 

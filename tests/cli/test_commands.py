@@ -414,3 +414,31 @@ def test_a_mistake_in_the_overrides_file_stops_the_run_before_any_service_is_ask
         result = run_cli("build", "list.txt", "--online", "--overrides", "overrides.toml", "--out", "out", cwd=tmp_path)
     assert result.returncode == 2 and result.stderr.startswith("overrides.toml:2: error: not valid TOML")
     assert FakeServices.seen == [] and not (tmp_path / "out").exists()
+
+
+def test_the_taxonomy_counts_take_the_users_own_tags_as_build_does(tmp_path):
+    # `taxonomy` took neither --tags-field nor --overrides: its counts were the tagger's, not the chapter's.
+    (tmp_path / "tax.toml").write_text(
+        '[[sections]]\nid = "kernels"\ntitle = "Kernels"\n[[sections]]\nid = "serving"\ntitle = "Serving"\n'
+        '[sections.keywords]\n"serving" = 5\n'
+    )
+    (tmp_path / "lib.bib").write_text(
+        "@article{kwon2023,\n  title = {Memory Management for Model Serving},\n  author = {Kwon, Woosuk},\n"
+        "  year = {2023},\n  groups = {To read, Kernels},\n}\n"
+        "@article{dao2022,\n  title = {Serving with Fast Attention},\n  author = {Dao, Tri},\n  year = {2022},\n}\n"
+    )
+    (tmp_path / "overrides.toml").write_text('[tags]\ndao2022 = ["kernels"]\n')
+    shown = run_cli(
+        "taxonomy",
+        "--taxonomy",
+        "tax.toml",
+        "--sources",
+        "lib.bib",
+        "--tags-field",
+        "groups",
+        "--overrides",
+        "overrides.toml",
+        cwd=tmp_path,
+        check=True,
+    ).stdout
+    assert shown == "Related Work\n├── kernels: Kernels  (2)\n└── serving: Serving  (0)\n"
