@@ -18,6 +18,9 @@ from surveytool.errors import InputError, toml_problem
 from surveytool.model import Finding, Paper, Severity, SourceLocation
 from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 
+#: A DBLP key (DBLP:conf/nips/X17) is no bare TOML key: the hint of a TOML error says how to write one.
+_QUOTE = 'write lines like key = ["moe"] under [tags]; quote a key of other characters: "DBLP:conf/x" = ["moe"]'
+
 
 def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
     """Key -> tags, and key -> line, from an overrides file."""
@@ -31,9 +34,7 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
         ) from None
     except tomllib.TOMLDecodeError as error:
         message, at = toml_problem(error, text)
-        raise InputError(
-            f"not valid TOML: {message}", path=str(path), line=at, hint='write lines like key = ["moe"] under [tags]'
-        ) from None
+        raise InputError(f"not valid TOML: {message}", path=str(path), line=at, hint=_QUOTE) from None
     except UnicodeDecodeError as error:  # the line of the first byte that is no UTF-8 (a Latin-1 "é", say)
         at = bytes(error.object[: error.start]).count(b"\n") + 1
         raise InputError("overrides file is not UTF-8 text", path=str(path), line=at, hint="save it as UTF-8") from None
@@ -50,6 +51,17 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
     result: dict[str, tuple[str, ...]] = {}
     for key, value in tags.items():
         values = [value] if isinstance(value, str) else value
+        dotted = key
+        while isinstance(value, dict) and value:  # smith.2020 = [...]: TOML splits a bare key at its dots
+            sub, value = next(iter(value.items()))
+            dotted += f".{sub}"
+        if dotted != key:
+            raise InputError(
+                f"key '{dotted}' is read as a table: TOML splits a key at its dots",
+                path=str(path),
+                line=lines.get(dotted),
+                hint=f'quote it: "{dotted}" = ["moe"]',
+            )
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values) or not values:
             raise InputError(  # [] put the entry's own tags aside, unsaid, and left it to the tagger
                 f"tags of '{key}' must be a list of section ids" + (", not empty" if values == [] else ""),

@@ -51,3 +51,21 @@ def test_an_overrides_file_that_is_not_utf8_names_the_line_of_the_first_such_byt
     with pytest.raises(InputError) as raised:
         load_overrides(path)
     assert raised.value.line == 2 and "not UTF-8 text" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "line, said",
+    [
+        # TOML splits a bare key at its dots: this was "tags of 'smith' must be a list", at no line.
+        ("smith.2020 = ['moe']", "overrides.toml:3: error: key 'smith.2020' is read as a table: TOML splits a key"),
+        ("smith.2020.b = ['moe']", "overrides.toml:3: error: key 'smith.2020.b' is read as a table"),
+        # A DBLP key is no bare key: the TOML error says to quote it.
+        ("DBLP:conf/nips/X17 = ['moe']", 'quote a key of other characters: "DBLP:conf/x" = ["moe"])'),
+    ],
+)
+def test_a_key_toml_reads_otherwise_is_told_how_to_quote_it(tmp_path: Path, line: str, said: str):
+    path = tmp_path / "overrides.toml"
+    path.write_text(f"[tags]\njones2019 = ['moe']\n{line}\n", encoding="utf-8")
+    with pytest.raises(InputError) as raised:
+        load_overrides(path)
+    assert said in str(raised.value).replace(str(path), "overrides.toml")
