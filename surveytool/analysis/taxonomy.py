@@ -123,9 +123,9 @@ class _Validator:
         allowed = "allowed: " + ", ".join(sorted(_TOP_KEYS))
         for key in (key for key in data if key not in _TOP_KEYS):
             self.note(f"unknown key '{key}'", self.top_line(key), did_you_mean(key, _TOP_KEYS, allowed))
-        title = data.get("title", "")
-        if not isinstance(title, str):  # str() put a list's Python spelling in the chapter
-            self.note("'title' must be a string", self.top_line("title"), 'title = "Related Work on ..."')
+        title = data.get("title", "Related Work")
+        if not isinstance(title, str) or not title.strip():  # str() put a list's spelling in the chapter, "" nothing
+            self.note("'title' must be a string of text", self.top_line("title"), 'title = "Related Work on ..."')
         elif hidden := control_character(title):
             self.note(f"'title' holds a control character ({hidden})", self.top_line("title"), _PRINTABLE)
         if data.get("version", 1) != 1 or isinstance(data.get("version"), bool):  # 1.0 == 1 is the same number

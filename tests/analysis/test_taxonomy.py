@@ -262,6 +262,8 @@ def test_a_keyword_of_no_letter_in_an_inline_table_is_reported_at_the_tables_lin
     ("change", "line", "message"),
     [
         (lambda t: t.replace('title = "T"', 'title = ["T", 1]'), 1, "'title' must be a string"),
+        # An empty title was an empty \section{}, \title{} and root of the tree figure.
+        (lambda t: t.replace('title = "T"', 'title = "  "'), 1, "'title' must be a string of text"),
         (lambda t: t.replace('title = "G"', 'title = "G"\ndescription = 5'), 5, "'description' in [[groups]] must"),
         (lambda t: t.replace('title = "A"', 'title = "A"\ndescription = {x = 1}'), 9, "'description' in [[sections]]"),
         (lambda t: t.replace('parent = "g"', "parent = 7", 1), 7, "'parent' in [[sections]] must be a string"),
