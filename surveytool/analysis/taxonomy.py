@@ -54,7 +54,10 @@ def parse_taxonomy(text: str, display: str = "<taxonomy>") -> Taxonomy:
             f"not valid TOML: {message}",
             path=display,
             line=line,
-            hint="see https://toml.io for the syntax",
+            # A TAXONOMY.md of headings and bullets is no TOML at all: say what a taxonomy is, not only TOML's rules.
+            hint="see https://toml.io for the syntax"
+            if display.endswith(".toml")
+            else "a taxonomy is a TOML file of [[sections]] tables: see 'The default taxonomy' in the README",
         ) from None
     except RecursionError:  # tomllib reads nested arrays and inline tables recursively
         raise TaxonomyError(

@@ -299,3 +299,16 @@ def test_tables_written_as_an_inline_array_are_told_at_the_array_line():
         "tax.toml:2: error: id 'C' is not lowercase-with-hyphens (write it 'c')",
         "tax.toml:2: error: duplicate id 'a' (first defined on line 2) (give every group and section its own id)",
     ]
+
+
+def test_a_markdown_taxonomy_is_told_what_a_taxonomy_is(tmp_path):
+    # TOML's "Expected '=' after a key" alone said nothing to an author who wrote a TAXONOMY.md.
+    path = tmp_path / "TAXONOMY.md"
+    path.write_text("# My Taxonomy\n\n## Systems ##\n\n- **kv-cache**: KV cache management\n", encoding="utf-8")
+    with pytest.raises(TaxonomyError) as raised:
+        load_taxonomy(path, "TAXONOMY.md")
+    assert raised.value.line == 5
+    assert (
+        raised.value.hint
+        == "a taxonomy is a TOML file of [[sections]] tables: see 'The default taxonomy' in the README"
+    )
