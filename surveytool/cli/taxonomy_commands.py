@@ -72,6 +72,20 @@ def taxonomy_validate(path: Annotated[Path, typer.Argument(help="Taxonomy TOML f
 
     taxonomy = load_taxonomy(path, missing_hint="check the path given to taxonomy validate")
     typer.echo(f"{path}: ok, {_size(taxonomy)}")
+    if empty := _without_sections(taxonomy):  # no error (a group to fill later), but not passed over in silence
+        typer.echo(f"{path}: note: the chapter leaves out groups that hold no section: {', '.join(empty)}", err=True)
+
+
+def _without_sections(taxonomy: Taxonomy) -> list[str]:
+    """The groups with no section in them or in a group nested in them: the chapter gives them no heading."""
+    parents = {g.id: g.parent for g in taxonomy.groups}
+    held: set[str] = set()
+    for group in (g for g in taxonomy.groups if g.sections):
+        current = group.id
+        while current and current not in held:
+            held.add(current)
+            current = parents.get(current, "")
+    return [g.id for g in taxonomy.groups if g.id and g.id not in held]
 
 
 def _size(taxonomy: Taxonomy) -> str:

@@ -442,3 +442,15 @@ def test_the_taxonomy_counts_take_the_users_own_tags_as_build_does(tmp_path):
         check=True,
     ).stdout
     assert shown == "Related Work\n├── kernels: Kernels  (2)\n└── serving: Serving  (0)\n"
+
+
+def test_validate_names_the_groups_the_chapter_leaves_out_for_holding_no_section(tmp_path):
+    # A group of no section (nor any in a group inside it) gets no heading: validate said only "ok".
+    (tmp_path / "tax.toml").write_text(
+        '[[groups]]\nid = "later"\ntitle = "Later"\n[[groups]]\nid = "outer"\ntitle = "Outer"\n'
+        '[[groups]]\nid = "inner"\ntitle = "Inner"\nparent = "outer"\n'
+        '[[sections]]\nid = "a"\ntitle = "A"\nparent = "inner"\n'
+    )
+    result = run_cli("taxonomy", "validate", "tax.toml", cwd=tmp_path, check=True)
+    assert result.stdout == "tax.toml: ok, 1 section in 3 groups\n"
+    assert result.stderr == "tax.toml: note: the chapter leaves out groups that hold no section: later\n"
