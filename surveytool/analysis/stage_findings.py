@@ -99,6 +99,13 @@ STAGE_FINDINGS: dict[str, StageFinding] = {
             "gives the closest key.",
         ),
         StageFinding(
+            "override-twice",
+            Severity.WARNING.value,
+            "an overrides file names one entry twice, with other tags",
+            "A key merged into another entry (--merge-duplicates) still names that entry in an overrides file; when "
+            "its line and the line of the entry's own key give other tags, those of the entry's own key are taken.",
+        ),
+        StageFinding(
             "resolver-error",
             Severity.WARNING.value,
             "an online service failed or answered something unusable",

@@ -83,7 +83,23 @@ def apply_overrides(
             by_key.setdefault(key, index)
     result = list(papers)
     findings = []
-    for key, tags in sorted(overrides.items()):
+    taken: dict[int, str] = {}  # an entry -> the key whose tags it was given
+    # An entry named by its key and by a key merged into it (--merge-duplicates): its own key's line is taken.
+    own = {paper.key for paper in papers}
+    for key, tags in sorted(overrides.items(), key=lambda item: (item[0] not in own, lines.get(item[0], 0), item[0])):
+        if key in by_key and by_key[key] in taken:
+            first = taken[by_key[key]]
+            if overrides[first] != tags:
+                findings.append(
+                    Finding(
+                        "override-twice",
+                        Severity.WARNING,
+                        f"overrides name '{first}' again as '{key}', with other tags: those of '{first}' are taken",
+                        SourceLocation(path, lines.get(key, 1)),
+                        f"keep one line for the entry, under '{first}'",
+                    )
+                )
+            continue
         if key not in by_key:
             known = next((k for k in by_key if k.casefold() == key.casefold()), None)  # keys are case-sensitive
             close = known or next(iter(difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.8)), None)
@@ -97,6 +113,7 @@ def apply_overrides(
                 )
             )
             continue
+        taken[by_key[key]] = key
         result[by_key[key]] = replace(
             result[by_key[key]], explicit_tags=tags, tags_at=SourceLocation(path, lines.get(key, 1))
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,23 @@ def test_a_key_toml_reads_otherwise_is_told_how_to_quote_it(tmp_path: Path, line
     with pytest.raises(InputError) as raised:
         load_overrides(path)
     assert said in str(raised.value).replace(str(path), "overrides.toml")
+
+
+def test_an_entry_named_twice_by_its_key_and_a_key_merged_into_it_is_told_and_its_own_key_wins(tmp_path: Path):
+    # Sorted by key, 'Kwon2023vllm' came before 'kwon2023paged': one line's tags were dropped without a word.
+    entry = "@{kind}{{{key},\n  title = {{Memory Management for Model Serving}},\n  author = {{Kwon, Woosuk}},\n"
+    entry += "  year = {{2023}},\n  doi = {{10.1145/3600006.3613165}},\n}}\n"
+    (tmp_path / "mine.bib").write_text(
+        entry.format(kind="article", key="kwon2023paged") + entry.format(kind="inproceedings", key="Kwon2023vllm")
+    )
+    (tmp_path / "overrides.toml").write_text('[tags]\nKwon2023vllm = ["moe"]\nkwon2023paged = ["memory"]\n')
+    result = run_cli(
+        "build", "mine.bib", "--merge-duplicates", "--overrides", "overrides.toml", "--out", "out", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        "overrides.toml:2: warning [override-twice] overrides name 'kwon2023paged' again as 'Kwon2023vllm', with other "
+        "tags: those of 'kwon2023paged' are taken (keep one line for the entry, under 'kwon2023paged')"
+    ) in result.stderr.splitlines()
+    [paper] = json.loads((tmp_path / "out" / "entries.json").read_text())
+    assert paper["key"] == "kwon2023paged" and paper["tags"] == ["memory"]
