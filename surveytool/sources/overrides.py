@@ -40,9 +40,7 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
         raise InputError("overrides file is not UTF-8 text", path=str(path), line=at, hint="save it as UTF-8") from None
     tags = data.get("tags", {})
     if set(data) - {"tags"} or not isinstance(tags, dict):
-        raise InputError(
-            "an overrides file has one table, [tags]", path=str(path), hint='key = ["section-id", ...] under [tags]'
-        )
+        _refuse_layout(data, text, path)
     lines: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         match = re.match(r'^\s*"?([^"=\s]+)"?\s*=', line)
@@ -71,6 +69,23 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
             )
         result[key] = tuple(values)
     return result, lines
+
+
+def _refuse_layout(data: Mapping, text: str, path: Path) -> None:
+    """Stop at what is not under [tags], at its line: a misspelt table ([tag]) or keys above the header."""
+    name = min(set(data) - {"tags"}, default="tags")
+    where = re.compile(rf"^\s*\[?\s*[\"']?{re.escape(name)}[\"']?\s*[\].=]")
+    line = next((n for n, text_line in enumerate(text.splitlines(), 1) if where.match(text_line)), None)
+    if name == "tags":
+        message, hint = "tags must be a table", 'write [tags] on a line of its own, then key = ["section-id", ...]'
+    elif isinstance(data[name], dict):
+        message = f"unknown table [{name}]: an overrides file has one table, [tags]"
+        hint = (
+            "did you mean [tags]?" if difflib.get_close_matches(name, ["tags"]) else 'key = ["section-id"] under [tags]'
+        )
+    else:
+        message, hint = f"'{name}' is outside the [tags] table", "write [tags] on a line above it"
+    raise InputError(message, path=str(path), line=line, hint=hint)
 
 
 def apply_overrides(

@@ -90,3 +90,27 @@ def test_an_entry_named_twice_by_its_key_and_a_key_merged_into_it_is_told_and_it
     ) in result.stderr.splitlines()
     [paper] = json.loads((tmp_path / "out" / "entries.json").read_text())
     assert paper["key"] == "kwon2023paged" and paper["tags"] == ["memory"]
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        # Each was "an overrides file has one table, [tags]" at no line, whatever was wrong.
+        (
+            '# mine\n[tag]\nsmith2020 = ["moe"]\n',
+            ":2: error: unknown table [tag]: an overrides file has one table, [tags] (did you mean [tags]?)",
+        ),
+        (
+            'smith2020 = ["moe"]\n[tags]\n',
+            ":1: error: 'smith2020' is outside the [tags] table (write [tags] on a line above it)",
+        ),
+        ('tags = ["moe"]\n', ":1: error: tags must be a table (write [tags] on a line of its own"),
+        ('[tags]\na = ["moe"]\n[notes]\nb = 1\n', ":3: error: unknown table [notes]: an overrides file has one table"),
+    ],
+)
+def test_what_is_not_under_tags_is_told_at_its_line(tmp_path: Path, text: str, said: str):
+    path = tmp_path / "overrides.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as raised:
+        load_overrides(path)
+    assert str(raised.value).startswith(f"{path}{said}")
