@@ -68,6 +68,14 @@ def load_online_settings(path: Path | None) -> OnlineSettings:
             )
         services = tuple(values[setting])
         bad = [s for s in services if s not in SERVICES]
+        twice = sorted({s for s in services if services.count(s) > 1})  # each would be asked twice for every entry
+        if twice and not bad:
+            raise InputError(
+                f"[online] {setting} names {', '.join(map(str, twice))} twice",
+                path=str(path),
+                line=setting_line(path, "online", setting),
+                hint="name each service once, in the order they are to be asked",
+            )
         if bad:
             raise InputError(
                 f"unknown service(s): {', '.join(map(str, bad))}",

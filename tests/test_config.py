@@ -25,6 +25,8 @@ MINE = "@article{smith2020,\n  author = {Ann Smith},\n  title = {Pipeline parall
         ('[online]\ncrossref_url = "http://[::1"\n', 3, "[online] crossref_url must be an http:// or https:// address"),
         ('[online]\ndblp_url = "https://dblp.org:99999"\n', 3, "[online] dblp_url must be an http:// or https://"),
         ('[online]\narxiv_url = "http://export arxiv.org"\n', 3, "[online] arxiv_url must be an http:// or https://"),
+        # Two resolvers of one service: an entry it cannot resolve was asked for twice.
+        ('[online]\nservices = ["crossref", "arxiv", "crossref"]\n', 3, "[online] services names crossref twice (name"),
         # A check misspelt in [check] disable was blamed on --checks/--disable, an option not given.
         (
             '[check]\ndisable = ["thin-sectoin"]\n',
