@@ -81,6 +81,7 @@ class _Validator:
         # A table's first line -> the line after its last: where the next begins, or the end of the file.
         self.table_ends: dict[int, int] = dict(zip(starts, [*starts[1:], len(self.lines) + 1], strict=False))
         self.problems: list[TaxonomyError] = []
+        self.top_lines: dict[str, int | None] = {}
         self.index_of: dict[int, int] = {}
         self.failed_ids: set[str] = set()  # ids of tables left out for a problem: naming one is no second problem
         self.unreadable: set[str] = set()  # "groups" or "sections" when it is no array of tables at all
@@ -113,12 +114,16 @@ class _Validator:
         return self.line_of("sections", index, "keywords") if where == self.line_of("sections", index) else where
 
     def top_line(self, key: str) -> int | None:
-        """Where top-level ``key`` is: ``key =``/``key.x =`` above the first table, or ``[[key]]``/``[key.x]``."""
-        name = r"\s*(?:{0}|\"{0}\"|'{0}')\s*".format(re.escape(key))
-        assignment, header = re.compile(rf"^{name}[.=]"), re.compile(rf"^\s*\[\[?{name}[.\]]")
-        lines = list(enumerate(self.lines, 1))
-        root = next((n for n, l in lines if l.lstrip().startswith("[")), len(lines) + 1)  # the first table's line
-        return next((n for n, l in lines if header.match(l) or n < root and assignment.match(l)), None)
+        """Where top-level ``key`` is: ``key =``/``key.x =`` above the first table, or ``[[key]]``/``[key.x]``.
+        Kept: each table of an inline array of tables (sections = [{...}]) is told at the array's line."""
+        if key not in self.top_lines:
+            name = r"\s*(?:{0}|\"{0}\"|'{0}')\s*".format(re.escape(key))
+            assignment, header = re.compile(rf"^{name}[.=]"), re.compile(rf"^\s*\[\[?{name}[.\]]")
+            lines = list(enumerate(self.lines, 1))
+            root = next((n for n, l in lines if l.lstrip().startswith("[")), len(lines) + 1)  # the first table's line
+            found = (n for n, l in lines if header.match(l) or n < root and assignment.match(l))
+            self.top_lines[key] = next(found, None)
+        return self.top_lines[key]
 
     def build(self, data: Mapping[str, Any]) -> Taxonomy:
         """The taxonomy, or a TaxonomyError with every problem found (a table's first problem; then those

@@ -132,6 +132,14 @@ def _taxonomy_sections(size: int, folder: Path) -> Callable[[], object]:
     return lambda: load_taxonomy(path)
 
 
+def _taxonomy_inline_sections(size: int, folder: Path) -> Callable[[], object]:
+    sections = "".join(
+        f'  {{id = "section-{n}", title = "Section {n}", aliases = ["alias {n}"]}},\n' for n in range(size)
+    )
+    path = _write(folder, "taxonomy.toml", f'title = "Inline"\nsections = [\n{sections}]\n')
+    return lambda: load_taxonomy(path)
+
+
 def _taxonomy_group_chain(size: int, folder: Path) -> Callable[[], object]:
     groups = "".join(
         f'[[groups]]\nid = "group-{n}"\ntitle = "Group {n}"\n' + (f'parent = "group-{n - 1}"\n' if n else "") + "\n"
@@ -204,6 +212,12 @@ CASES = (
         "merging: a first author of many particles, numbers, generations",
         20_000,
         _name_trailing_words,
+    ),
+    Case(
+        "taxonomy-inline-sections",
+        "taxonomy validation: sections as one inline array of tables, each told at the array's line",
+        4_000,
+        _taxonomy_inline_sections,
     ),
     Case(
         "taxonomy-group-chain", "taxonomy validation: groups each the parent of the next", 1_000, _taxonomy_group_chain
