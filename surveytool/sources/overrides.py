@@ -7,6 +7,7 @@ lepikhin2021gshard = ["moe", "model-parallel"]   # primary first
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 import tomllib
@@ -71,6 +72,16 @@ def load_overrides(path: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, in
     return result, lines
 
 
+def _key_meant(key: str, folded: Mapping[str, str], ordered: Sequence[str]) -> str | None:
+    """The entry key an unknown ``key`` likely means: the same in another case, or a close one among its
+    neighbours in sorted order (an overrides file of another .bib names thousands of keys: each is compared
+    with a few, not all)."""
+    if key.casefold() in folded:
+        return folded[key.casefold()]
+    at = bisect.bisect(ordered, key)
+    return next(iter(difflib.get_close_matches(key, ordered[max(0, at - 20) : at + 20], n=1, cutoff=0.8)), None)
+
+
 def _refuse_layout(data: Mapping, text: str, path: Path) -> None:
     """Stop at what is not under [tags], at its line: a misspelt table ([tag]) or keys above the header."""
     name = min(set(data) - {"tags"}, default="tags")
@@ -96,6 +107,10 @@ def apply_overrides(
     for index, paper in enumerate(papers):
         for key in (paper.key, *paper.aliases):
             by_key.setdefault(key, index)
+    folded: dict[str, str] = {}
+    for known in by_key:
+        folded.setdefault(known.casefold(), known)
+    ordered = sorted(by_key)
     result = list(papers)
     findings = []
     taken: dict[int, str] = {}  # an entry -> the key whose tags it was given
@@ -116,8 +131,7 @@ def apply_overrides(
                 )
             continue
         if key not in by_key:
-            known = next((k for k in by_key if k.casefold() == key.casefold()), None)  # keys are case-sensitive
-            close = known or next(iter(difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.8)), None)
+            close = _key_meant(key, folded, ordered)
             findings.append(
                 Finding(
                     "unknown-key",

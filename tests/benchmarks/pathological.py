@@ -29,6 +29,7 @@ from surveytool.analysis.taxonomy import load_taxonomy  # noqa: E402
 from surveytool.bibtex.values import value_to_text  # noqa: E402
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping  # noqa: E402
 from surveytool.pipeline import Options, options_taxonomy  # noqa: E402
+from surveytool.sources.overrides import apply_overrides  # noqa: E402
 from surveytool.sources.read import read_source  # noqa: E402
 from surveytool.text.citations import citations  # noqa: E402
 
@@ -119,6 +120,15 @@ def _csl_items(size: int, folder: Path) -> Callable[[], object]:
 def _nested_braces(size: int, folder: Path) -> Callable[[], object]:
     value = "{" * size + "\\unknownmacro x" + "}" * size
     return lambda: value_to_text(value)
+
+
+def _overrides_of_another_bib(size: int, folder: Path) -> Callable[[], object]:
+    papers = [
+        Paper(Origin.BIBTEX, (SourceLocation("refs.bib", n + 1),), frozen_mapping({}), key=f"smith{n}")
+        for n in range(size)
+    ]
+    overrides = {f"smith{n}x": ("moe",) for n in range(size)}  # every key unknown, each close to one of the entries'
+    return lambda: apply_overrides(papers, overrides, "overrides.toml", {})
 
 
 def _taxonomy_sections(size: int, folder: Path) -> Callable[[], object]:
@@ -212,6 +222,12 @@ CASES = (
         "merging: a first author of many particles, numbers, generations",
         20_000,
         _name_trailing_words,
+    ),
+    Case(
+        "overrides-unknown-keys",
+        "overrides: every key unknown, each with a did-you-mean among as many entries",
+        2_000,
+        _overrides_of_another_bib,
     ),
     Case(
         "taxonomy-inline-sections",
