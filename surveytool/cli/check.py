@@ -53,7 +53,7 @@ def check(
     ] = None,
     disable: Annotated[str | None, typer.Option("--disable", help="Comma-separated checks to skip.")] = None,
     thin: Annotated[
-        int | None, typer.Option("--thin", help="thin-section: fewer entries than this (default 2).")
+        int | None, typer.Option("--thin", min=0, help="thin-section: fewer entries than this (default 2).")
     ] = None,
     dialect: Annotated[str, typer.Option("--dialect", help="missing-field rules: bibtex or biblatex.")] = "bibtex",
     coverage: Annotated[

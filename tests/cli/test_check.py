@@ -571,3 +571,10 @@ def test_a_joiner_a_persian_or_indic_word_is_spelled_with_is_part_of_the_key_and
         assert sorted((f["check"], f["line"]) for f in found) == sorted(expected)
     [leading] = [f for f in found if f["line"] == 22]
     assert "U+200B (zero width space)" in leading["message"] and "\\cite{zhang2021}" in leading["message"]
+
+
+def test_a_negative_thin_is_bad_usage_on_the_command_line_as_in_the_settings(project):
+    # [check] thin = -1 was refused, --thin -1 taken (and every section then "thick enough").
+    result = run_cli("check", "--thin", "-1", "--coverage", cwd=project)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "--thin" in result.stderr and "-1 is not in the range x>=0" in result.stderr
