@@ -47,7 +47,7 @@ TABLES = ("bib", "check", "duplicates", "keys", "latex", "llm", "online", "tag")
 
 def _load(path: Path) -> dict:
     settings = _parse(path)
-    outside = sorted(name for name, value in settings.items() if name not in TABLES and not isinstance(value, dict))
+    outside = sorted(name for name, value in settings.items() if name not in TABLES and not _a_table(value))
     if outside:  # "threshold = 0.5" above every header: TOML reads it as no table's
         raise InputError(
             f"setting '{outside[0]}' is outside any table",
@@ -57,6 +57,13 @@ def _load(path: Path) -> dict:
         )
     _refuse_unknown(path, settings, TABLES, "table(s)", lambda name: _table_line(path, name), "[{}]".format)
     return settings
+
+
+def _a_table(value: object) -> bool:
+    """A [table], or an array of [[tables]]: a misspelt table's name either way, not a setting outside them."""
+    return (
+        isinstance(value, dict) or isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+    )
 
 
 def _refuse_unknown(

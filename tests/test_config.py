@@ -20,6 +20,8 @@ MINE = "@article{smith2020,\n  author = {Ann Smith},\n  title = {Pipeline parall
             "unknown setting(s) in [tag]: treshold (did you mean threshold? known: threshold)",
         ),
         ("[Tag]\nthreshold = 0.3\n", 2, "unknown table(s): [Tag] (did you mean [tag]? known: [bib], [check]"),
+        # An array of tables is a misspelt table too, not "a setting outside any table".
+        ("[[tagg]]\nthreshold = 0.3\n", 2, "unknown table(s): [tagg] (did you mean [tag]? known: [bib], [check]"),
         # urllib's ValueError on a broken IPv6 host crashed every command; a port out of range or a space in
         # the host failed only once a request was made.
         ('[online]\ncrossref_url = "http://[::1"\n', 3, "[online] crossref_url must be an http:// or https:// address"),
