@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from surveytool.analysis.section_names import name_key
-from surveytool.analysis.taxonomy_values import MAX_WEIGHT, control_character, did_you_mean, finite_number, id_hint
+from surveytool.analysis.taxonomy_values import (
+    MAX_WEIGHT,
+    control_character,
+    did_you_mean,
+    dotted_key,
+    finite_number,
+    id_hint,
+    ordered_groups,
+)
 from surveytool.errors import TaxonomyError, toml_problem
 from surveytool.model import Group, Section, Taxonomy, frozen_mapping
 from surveytool.output.chapter_view import GENERATED_IDS
@@ -154,7 +162,7 @@ class _Validator:
             raise TaxonomyError(first.message, path=first.path, line=first.line, hint=first.hint, more=tuple(more))
         return Taxonomy(
             str(data.get("title", "Related Work")),
-            tuple(self._ordered(groups, sections)),
+            tuple(ordered_groups(groups, sections)),
             tuple(sections),
             self.display,
         )
@@ -224,6 +232,11 @@ class _Validator:
         wrong = (
             next((k for k, w in keywords.items() if not finite_number(w)), None) if isinstance(keywords, dict) else ""
         )
+        if wrong and isinstance(keywords[wrong], dict):  # gpt-3.5 = 4: TOML splits a bare key at its dots
+            wrong = dotted_key(wrong, keywords[wrong])
+            self.fail(
+                f"keyword '{wrong}' is split at its dots", self.phrase_line(index, wrong), f'quote it: "{wrong}" = 4'
+            )
         if wrong is not None:
             self.fail(
                 f"keywords must map phrases to numeric weights from -{MAX_WEIGHT:.0f} to {MAX_WEIGHT:.0f}",
@@ -314,15 +327,3 @@ class _Validator:
                         line,
                         "an alias must lead to one section only: ids, titles and aliases are all names",
                     )
-
-    @staticmethod
-    def _ordered(groups: list[Group], sections: list[Section]) -> list[Group]:
-        members: dict[str, list[str]] = {}
-        for section in sections:
-            members.setdefault(section.group, []).append(section.id)
-        ordered = [Group(g.id, g.title, tuple(members.get(g.id, ())), g.parent, g.line) for g in groups]
-        loose = tuple(s.id for s in sections if not s.group)
-        if loose:
-            # Sections without a group (a flat taxonomy): an untitled group, drawn without a heading of its own.
-            ordered.append(Group("", "", loose))
-        return ordered

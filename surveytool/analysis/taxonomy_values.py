@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from surveytool.analysis.section_names import name_key
+from surveytool.model import Group, Section
 
 #: Scores add weights up: bounded weights keep every score a finite number that entries.json can hold.
 MAX_WEIGHT = 1e6
@@ -37,3 +38,24 @@ def control_character(value: str) -> str | None:
     code point: a title holding one reached the terminal as it was (``taxonomy`` draws the titles)."""
     found = next((char for char in value if unicodedata.category(char) == "Cc" and char not in "\t\n\r\f"), None)
     return None if found is None else f"U+{ord(found):04X}"
+
+
+def dotted_key(key: str, value: Any) -> str:
+    """``gpt-3.5`` from what TOML reads of it, ``{"gpt-3": {"5": 4}}``: the bare key whose dots made tables."""
+    while isinstance(value, dict) and value:
+        sub, value = next(iter(value.items()))
+        key += f".{sub}"
+    return key
+
+
+def ordered_groups(groups: list[Group], sections: list[Section]) -> list[Group]:
+    """The groups, each with its sections in file order; sections of no group in an untitled group at the end."""
+    members: dict[str, list[str]] = {}
+    for section in sections:
+        members.setdefault(section.group, []).append(section.id)
+    ordered = [Group(g.id, g.title, tuple(members.get(g.id, ())), g.parent, g.line) for g in groups]
+    loose = tuple(s.id for s in sections if not s.group)
+    if loose:
+        # Sections without a group (a flat taxonomy): an untitled group, drawn without a heading of its own.
+        ordered.append(Group("", "", loose))
+    return ordered

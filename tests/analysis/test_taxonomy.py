@@ -90,6 +90,9 @@ def test_aliases_and_variants_map_to_ids():
         (lambda t: t.replace('aliases = ["alpha"]', 'aliases = ["the b"]').replace('"B"', '"The B"'), 9, "'the b'"),
         # A weight in a [sections.keywords] table: its own line, not the first of the file.
         (lambda t: t + '[sections.keywords]\n"x" = 1\n"y" = "high"\n', 16, "numeric weights"),
+        # A bare phrase's dots make tables in TOML: this was "keywords must map phrases to numeric weights".
+        (lambda t: t + '[sections.keywords]\n"x" = 1\ngpt-3.5 = 4\n', 16, "keyword 'gpt-3.5' is split at its dots"),
+        (lambda t: t.replace('title = "B"', 'title = "B"\nkeywords = { v2.0 = 3 }'), 14, 'quote it: "v2.0" = 4'),
         (lambda t: t.replace('id = "b"', 'id = "KV Cache"'), 11, "not lowercase-with-hyphens (write it 'kv-cache')"),
     ],
 )
