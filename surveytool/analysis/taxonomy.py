@@ -123,7 +123,7 @@ class _Validator:
 
     def top_line(self, key: str) -> int | None:
         """Where top-level ``key`` is: ``key =``/``key.x =`` above the first table, or ``[[key]]``/``[key.x]``.
-        Kept: each table of an inline array of tables (sections = [{...}]) is told at the array's line."""
+        Remembered: every table of an inline array of tables (sections = [{...}]) asks for the array's line."""
         if key not in self.top_lines:
             name = r"\s*(?:{0}|\"{0}\"|'{0}')\s*".format(re.escape(key))
             assignment, header = re.compile(rf"^{name}[.=]"), re.compile(rf"^\s*\[\[?{name}[.\]]")
