@@ -262,11 +262,14 @@ def publication_trend(groups: Sequence[GroupView]) -> Trend:
     series = []
     undated = 0
     for group in groups:
-        per_year = Counter(_plotted(p.year) for s in group.sections for p in s.papers)
-        undated += per_year.pop("", 0)
-        counts = tuple(per_year[year] for year in years)
-        if any(counts):
-            series.append(TrendSeries(group.title, counts))
+        # The sections of no group (a flat taxonomy's) are each a series: the untitled group had an empty legend.
+        parts = [(group.title, group.sections)] if group.title else [(s.title, (s,)) for s in group.sections]
+        for name, sections in parts:
+            per_year = Counter(_plotted(p.year) for s in sections for p in s.papers)
+            undated += per_year.pop("", 0)
+            counts = tuple(per_year[year] for year in years)
+            if any(counts):
+                series.append(TrendSeries(name, counts))
     return Trend(tuple(years), tuple(series), undated)
 
 

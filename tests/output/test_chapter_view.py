@@ -93,3 +93,19 @@ def test_a_year_of_more_than_four_digits_is_not_plotted_at_its_first_four():
     trend = publication_trend(view_groups(views, taxonomy))
     assert (trend.years, trend.undated) == (("2020", "2021"), 2)
     assert [s.counts for s in trend.series] == [(1, 1)]
+
+
+def test_the_sections_of_no_group_are_each_a_series_of_the_trend_plot_with_their_title_as_its_legend():
+    # A flat taxonomy's sections are one untitled group: the plot's one series had the legend \addlegendentry{}.
+    flat = parse_taxonomy(
+        'title = "Flat"\n[[sections]]\nid = "pipes"\ntitle = "Pipelines"\n'
+        '[[sections]]\nid = "rest"\ntitle = "Everything Else"\n',
+        "flat.toml",
+    )
+    views = [
+        PaperView("a", "T", "2020", "", True, "", "pipes", (), ()),
+        PaperView("b", "T", "2021", "", True, "", "rest", (), ()),
+        PaperView("c", "T", "2021", "", True, "", "rest", (), ()),
+    ]
+    trend = publication_trend(view_groups(views, flat))
+    assert [(s.group, s.counts) for s in trend.series] == [("Pipelines", (1, 0)), ("Everything Else", (0, 2))]
