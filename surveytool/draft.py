@@ -14,7 +14,7 @@ from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError, SurveyToolError
 from surveytool.options import LOCK_FILE, DraftOptions
 from surveytool.output.chapter_view import GroupView, chapter_views
-from surveytool.output.files import refuse_writing_over, write_atomically
+from surveytool.output.files import refuse_writing_over, write_atomically, write_output, writes_into_device
 from surveytool.output.notes_regions import read_saved, regions, stamp
 from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose, read_generated
 from surveytool.output.render import render_template
@@ -58,7 +58,8 @@ def draft_chapter(
         )
     if not to_stdout:
         refuse_writing_over([output], options.read_files(), "write the chapter to another file with -o")
-    lock = options.lock_file or (None if to_stdout else output.parent / LOCK_FILE)
+    beside_nothing = to_stdout or writes_into_device(output)  # no folder of the user's to pin keys in
+    lock = options.lock_file or (None if beside_nothing else output.parent / LOCK_FILE)
     with collector_paused():
         survey = analyse_reusing(replace(options, lock_file=lock), stage)
         with stage("rendering"):
@@ -80,7 +81,7 @@ def draft_chapter(
             output, chapter, draft.force, notes, drafts, survey.taxonomy, known, lambda: merged_into(survey.papers)
         )
         drafts.refuse_if_saved_meanwhile()
-        write_atomically(output, text)
+        write_output(output, text)
     if lock is not None:
         write_atomically(lock, dump_pins(survey.pins))
     summary = BuildSummary(

@@ -17,7 +17,13 @@ from surveytool.errors import InputError, TaxonomyError
 from surveytool.model import Finding, RawBlock, Severity, SourceLocation
 from surveytool.options import LOCK_FILE
 from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
-from surveytool.output.files import refuse_writing_over, write_atomically, write_in_place
+from surveytool.output.files import (
+    refuse_writing_over,
+    write_atomically,
+    write_in_place,
+    write_output,
+    writes_into_device,
+)
 from surveytool.output.tags_field import macro_tag_hints
 from surveytool.parallel import map_each
 from surveytool.pipeline import (
@@ -62,7 +68,8 @@ def write_bib(
             [output], options.read_files(), "to update your own .bib, run bib --in-place; else name another -o"
         )
     # Printed, the .bib has no folder to pin keys in: a lock named by the options is still read and kept.
-    lock = options.lock_file or (None if to_stdout else lock_beside(output))
+    beside_nothing = to_stdout or writes_into_device(output)  # no folder of the user's to pin keys in
+    lock = options.lock_file or (None if beside_nothing else lock_beside(output))
     with collector_paused():
         survey = analyse_reusing(replace(options, lock_file=lock), stage)
         with stage("writing .bib"):
@@ -79,7 +86,7 @@ def write_bib(
     if to_stdout:
         sys.stdout.writelines(pieces)
     else:
-        write_atomically(output, pieces)
+        write_output(output, pieces)
     if lock is not None:
         write_atomically(lock, dump_pins(survey.pins))
     return survey

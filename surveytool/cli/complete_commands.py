@@ -38,7 +38,7 @@ def complete(
     arXiv preprints to their published version; each change is printed with its source."""
     from surveytool.analysis.complete import COMPLETED_FIELDS
     from surveytool.completion import complete_bib
-    from surveytool.output.files import refuse_writing_over, write_atomically, write_in_place
+    from surveytool.output.files import refuse_writing_over, write_in_place, write_output
 
     if in_place and output is not None:
         raise typer.BadParameter("give one of --in-place or -o FILE", param_hint="--in-place/-o")
@@ -73,7 +73,7 @@ def complete(
     elif str(output) == "-":
         sys.stdout.buffer.write(done.original.encode(done.text))
     elif output is not None:
-        write_atomically(output, done.original.encode(done.text))
+        write_output(output, done.original.encode(done.text))
     elif changed:
         write_in_place(bib, done.original.encode(done.text))
     if not quiet:

@@ -56,7 +56,7 @@ def export(
 
     from surveytool.output.comparison import to_facts_csv, to_facts_json
     from surveytool.output.export import FORMATS, to_csl_json, to_markdown
-    from surveytool.output.files import refuse_writing_over, write_atomically
+    from surveytool.output.files import refuse_writing_over, write_output
     from surveytool.pipeline import ANALYSIS_STAGES
     from surveytool.rebuild.reuse import analyse_reusing
 
@@ -82,7 +82,7 @@ def export(
     if output is None:
         typer.echo(text, nl=False)
     else:
-        write_atomically(output, text)
+        write_output(output, text)
         if not quiet:
             typer.echo(f"wrote {output}")
     # The findings' exit code, as every other command that reads sources: a script sees the unknown tag.

@@ -22,6 +22,31 @@ def write_atomically(path: Path, text: str | bytes | Iterable[str]) -> None:
         staged.commit()
 
 
+def write_output(path: Path, text: str | bytes | Iterable[str]) -> None:
+    """Write the file the user named with ``-o``: a device or pipe there, or a link to one (``/dev/null``,
+    ``/dev/stdout``, a FIFO), is written into, as the shell's ``>`` does; any other path atomically. A rename
+    over a device puts a regular file in its place, which as root broke /dev/null for every program."""
+    if not writes_into_device(path):
+        write_atomically(path, text)
+        return
+    pieces = [text] if isinstance(text, str | bytes) else text
+    try:
+        with open(path, "wb") as stream:  # through a link: /dev/stdout leads to a pipe no path names
+            for piece in pieces:
+                stream.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
+    except OSError as error:
+        raise _cannot_write(path, error) from None
+
+
+def writes_into_device(path: Path) -> bool:
+    """Whether ``path`` is, or links to, a character device or a pipe."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def refuse_writing_over(targets: Iterable[Path], inputs: Iterable[Path], hint: str) -> None:
     """Stop before an output would replace a file the run reads (``bib refs.bib -o refs.bib``, a build into the
     folder of one's own references.bib): the user's file would become the tool's rewrite of it, comments and all

@@ -1,9 +1,12 @@
 """`surveytool bib`: clean output, minimal-diff in-place updates, dialects, and real bibtex."""
 
 import json
+import os
 import re
 import shutil
+import stat
 import subprocess
+import threading
 
 import pytest
 from helpers import HAVE_LATEX, IN_CI, run_bibtex, run_cli
@@ -128,6 +131,29 @@ def test_bib_output_that_is_a_link_is_written_through_to_its_target_and_stays_a_
     assert "Linked outputs" in target.read_text(encoding="utf-8")
     assert (target.stat().st_mode & 0o777) == 0o640
     assert sorted(p.name for p in shared.iterdir()) == ["refs.bib"]  # no temporary file left beside it
+
+
+@pytest.mark.parametrize("command", [("bib",), ("export", "--format", "markdown")])
+def test_an_output_that_is_a_pipe_or_a_link_to_dev_null_is_written_into_and_stays_what_it_was(tmp_path, command):
+    # A rename over the output put a regular file in place of the pipe and of the link; run as root on
+    # /dev/stdout or /dev/null itself, it replaced the machine's device node.
+    source = tmp_path / "mine.bib"
+    source.write_text("@article{smith2020, title = {Piped outputs}, author = {Ann Smith}, year = 2020}\n")
+    link = tmp_path / "discarded.bib"
+    link.symlink_to(os.devnull)
+    result = run_cli(*command, str(source), "-o", str(link))
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink() and stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    pipe = tmp_path / "pipe.bib"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()))
+    reader.start()
+    result = run_cli(*command, str(source), "-o", str(pipe))
+    reader.join(timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert stat.S_ISFIFO(pipe.lstat().st_mode) and b"Piped outputs" in received[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["discarded.bib", "mine.bib", "pipe.bib"]  # no lock
 
 
 def _keyed(key: str, title: str, section: str) -> str:
