@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from surveytool.analysis.coverage import chapter_coverage
-from surveytool.analysis.keys import citable_keys, dump_pins, merged_into
+from surveytool.analysis.key_lock import dump_pins
+from surveytool.analysis.keys import citable_keys, merged_into
 from surveytool.bibtex.fields import bibliography_pieces, render_bibliography
 from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError

@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from surveytool.analysis.keys import citable_keys, dump_pins, merged_into
+from surveytool.analysis.key_lock import dump_pins
+from surveytool.analysis.keys import citable_keys, merged_into
 from surveytool.build import latex_context
 from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError, SurveyToolError

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from surveytool.analysis.checks import CheckContext, run_checks
-from surveytool.analysis.keys import dump_pins
+from surveytool.analysis.key_lock import dump_pins
 from surveytool.bibtex.fields import bibliography_pieces, macros_added_to
 from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import sort_papers

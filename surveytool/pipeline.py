@@ -16,7 +16,8 @@ from typing import Any, Protocol
 from surveytool import __version__
 from surveytool.analysis.key_fates import key_findings
 from surveytool.analysis.key_formula import DEFAULT, KeyFormula, compile_formula, formula_option
-from surveytool.analysis.keys import assign_keys, load_pins
+from surveytool.analysis.key_lock import load_pins
+from surveytool.analysis.keys import assign_keys
 from surveytool.analysis.merge import IdentityCache, merge_records
 from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, resolve_papers
 from surveytool.analysis.section_checks import tags_field_hints

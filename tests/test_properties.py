@@ -6,7 +6,8 @@ from dataclasses import replace
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from surveytool.analysis.keys import LOCK_VERSION, assign_keys, dump_pins, load_pins
+from surveytool.analysis.key_lock import LOCK_VERSION, dump_pins, load_pins
+from surveytool.analysis.keys import assign_keys
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.model import Origin, Paper, Resolution, SourceLocation, frozen_mapping

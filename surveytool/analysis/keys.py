@@ -8,22 +8,17 @@ even when other entries are added, removed or re-resolved.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from surveytool.analysis.key_formula import DEFAULT, KeyFormula
 from surveytool.analysis.merge import identities, snippet_fingerprint
-from surveytool.errors import InputError
 from surveytool.model import Origin, Paper
-from surveytool.regular_files import Unusable, read_regular
 from surveytool.text.normalize import normalize, strip_truncation
 from surveytool.text.transliterate import significant_words
 
-LOCK_VERSION = 1
 _MAX_WORD = 20
 _UNREADABLE_IN_KEY = re.compile(r"[\s,{}=\"]")
 
@@ -179,64 +174,3 @@ def assign_keys(
         result.append(paper if key == paper.key else replace(paper, key=key))
         pins.setdefault(identity[index], key)
     return result, dict(sorted(pins.items()))
-
-
-#: Far more than a lock file of a million pins; a link to /dev/zero or a huge file is refused, not read.
-MAX_LOCK_FILE = 256 << 20
-_LOCK_HINT = "restore it from version control, or delete it to let keys be given anew"
-
-
-def read_lock_text(path: Path) -> str:
-    """The lock file's text; FileNotFoundError if there is none, InputError if it cannot be read."""
-    try:
-        data = read_regular(path, MAX_LOCK_FILE, follow=True)
-    except Unusable as problem:
-        raise InputError(f"key lock file {problem}", path=str(path), hint=_LOCK_HINT) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise InputError("key lock file is not UTF-8", path=str(path), line=line, hint=_LOCK_HINT) from None
-
-
-def load_pins(path: Path) -> dict[str, str]:
-    """Identity -> pinned key, from the lock file at ``path`` (none if it does not exist)."""
-    try:
-        text = read_lock_text(path)
-    except FileNotFoundError:
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"key lock file is not valid JSON: {error.msg}", path=str(path), line=error.lineno, hint=_LOCK_HINT
-        ) from None
-    except (ValueError, RecursionError):  # a number of thousands of digits, arrays nested thousands deep
-        raise InputError(
-            "key lock file holds a value too large or too deep to read", path=str(path), hint=_LOCK_HINT
-        ) from None
-    keys = data.get("keys", {}) if isinstance(data, dict) else None
-    if not isinstance(keys, dict):
-        raise InputError('key lock file has no "keys" object', path=str(path), hint=_LOCK_HINT)
-    for identity, key in keys.items():
-        if not isinstance(key, str):
-            line = text.count("\n", 0, max(text.find(_JSON_STRING(identity)), 0)) + 1
-            raise InputError(
-                f"key lock file pins {_JSON_STRING(identity)} to {json.dumps(key)[:40]}, which is not a citation key",
-                path=str(path),
-                line=line,
-                hint=_LOCK_HINT,
-            )
-    return keys
-
-
-# Encodes one string with json's C encoder; asking json.dumps for indentation switches to its
-# pure-Python encoder, much slower on the pins of a large bibliography.
-_JSON_STRING = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def dump_pins(pins: Mapping[str, str]) -> str:
-    """The lock file, as ``json.dumps(..., indent=2)`` writes it: one pin per line, sorted, diffable."""
-    lines = ",\n".join(f"    {_JSON_STRING(key)}: {_JSON_STRING(pin)}" for key, pin in sorted(pins.items()))
-    keys = "{\n" + lines + "\n  }" if pins else "{}"
-    return f'{{\n  "version": {LOCK_VERSION},\n  "keys": {keys}\n}}\n'

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from surveytool.analysis.crossref import names_of, parent_names, with_lent_fields
-from surveytool.analysis.keys import identity_of, load_pins, read_lock_text, unwritable_key
+from surveytool.analysis.key_lock import load_pins, read_lock_text
+from surveytool.analysis.keys import identity_of, unwritable_key
 from surveytool.analysis.merge import identities
 from surveytool.bibtex.fields import bibtex_entry, macros_of
 from surveytool.bibtex.format_options import STANDARD, BibFormat

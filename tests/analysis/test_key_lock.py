@@ -1,0 +1,65 @@
+"""The key lock file as a survey author meets it: written by another version, edited or merged by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import run_cli
+
+CATALOG = """@article{c1,
+  author = {Smith, John},
+  title = {Deep Things Again},
+  journal = {L},
+  year = {2020},
+  doi = {10.1234/abc},
+}
+"""
+OWN = """@article{smith2020deep,
+  author = {Smith, John},
+  title = {Deep Things},
+  journal = {J},
+  year = {2020},
+}
+"""
+
+
+def _folder(tmp_path: Path, lock: str | None = None) -> Path:
+    (tmp_path / "catalog.bib").write_text(CATALOG, encoding="utf-8")
+    (tmp_path / "ids.txt").write_text("10.1234/abc\n", encoding="utf-8")
+    (tmp_path / "own.bib").write_text(OWN, encoding="utf-8")
+    if lock is not None:
+        (tmp_path / "surveytool.lock.json").write_text(lock, encoding="utf-8")
+    return tmp_path
+
+
+def _bib(folder: Path, *sources: str):
+    return run_cli("bib", *sources, "--catalog", "catalog.bib", "-o", "out.bib", cwd=folder)
+
+
+def test_a_lock_file_of_another_version_is_refused_and_left_as_it_is(tmp_path):
+    lock = '{\n  "version": 2,\n  "keys": {\n    "doi:10.1234/abc": "pinned"\n  }\n}\n'
+    folder = _folder(tmp_path, lock)
+    result = _bib(folder, "ids.txt")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        "surveytool.lock.json:2: error: key lock file is version 2; this surveytool reads version 1 "
+        "(use the surveytool that wrote it, or delete the file to let keys be given anew)"
+    ]
+    assert (folder / "surveytool.lock.json").read_text(encoding="utf-8") == lock
+    assert not (folder / "out.bib").exists()
+
+
+def test_a_lock_file_without_a_version_is_read_as_this_version(tmp_path):
+    folder = _folder(tmp_path, '{"keys": {"doi:10.1234/abc": "pinned"}}')
+    assert _bib(folder, "ids.txt").returncode == 0
+    assert "@article{pinned," in (folder / "out.bib").read_text(encoding="utf-8")
+
+
+def test_a_pin_given_twice_by_a_merge_is_refused_with_the_line_of_the_second(tmp_path):
+    lock = '{\n  "version": 1,\n  "keys": {\n    "doi:10.1234/abc": "mine",\n    "doi:10.1234/abc": "theirs"\n  }\n}\n'
+    result = _bib(_folder(tmp_path, lock), "ids.txt")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        'surveytool.lock.json:5: error: key lock file names "doi:10.1234/abc" twice; a key of one of them would '
+        "be lost (keep one of the two lines: a merge of two branches may have left both)"
+    ]
