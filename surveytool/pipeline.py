@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from surveytool import __version__
-from surveytool.analysis.key_fates import key_findings
+from surveytool.analysis.key_fates import key_findings, lost_pin_findings
 from surveytool.analysis.key_formula import DEFAULT, KeyFormula, compile_formula, formula_option
 from surveytool.analysis.key_lock import load_pins
-from surveytool.analysis.keys import assign_keys
+from surveytool.analysis.keys import assign_keys, pinned_keys
 from surveytool.analysis.merge import IdentityCache, merge_records
 from surveytool.analysis.resolve.resolver import CatalogResolver, Resolver, resolve_papers
 from surveytool.analysis.section_checks import tags_field_hints
@@ -269,8 +269,9 @@ def _analyse(options: Options, stage: Stage, reuse: Reuse) -> Survey:
             pins = load_pins(options.lock_file) if options.lock_file else {}
             unkeyed = papers
             order = [display for _, display in sources]
+            pinned = pinned_keys(papers, pins, identities)
             papers, pins = assign_keys(papers, pins, identities, formula, order)
-            merge_findings += key_findings(read.papers, papers, order)
+            merge_findings += key_findings(read.papers, papers, order) + lost_pin_findings(unkeyed, papers, pinned)
         override_findings: list[Finding] = []
         if options.overrides:
             overrides, lines = load_overrides(options.overrides)

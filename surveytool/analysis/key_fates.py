@@ -38,6 +38,32 @@ def key_findings(read: Sequence[Paper], written: Sequence[Paper], sources: Seque
     return findings
 
 
+def lost_pin_findings(
+    unkeyed: Sequence[Paper], written: Sequence[Paper], pinned: Sequence[str | None]
+) -> list[Finding]:
+    """A warning for each paper not given the key the lock file pins for it: another entry took it, and
+    \\cite{key} now means that one. ``unkeyed``: the papers as ``keys.assign_keys`` was given them; ``written``:
+    as it keyed them; ``pinned``: the key pinned for each (``keys.pinned_keys``), all in one order."""
+    holders = {key.lower(): paper for paper in written for key in (paper.key, *paper.aliases)}
+    findings = []
+    for before, paper, pin in zip(unkeyed, written, pinned, strict=True):
+        own = before.key if before.origin in _USER_KEYED else ""  # a key read with it comes before a pin
+        if not pin or pin == paper.key or unwritable_key(pin) or (own and not unwritable_key(own)):
+            continue
+        holder = holders.get(pin.lower())
+        place = holder.sources[0] if holder is not None and holder.sources else None
+        taker = f"the entry at {place}" if place else "another entry"
+        message = (
+            f"key '{pin}', pinned to this paper in surveytool.lock.json, is taken by {taker}; "
+            f"{_WRITTEN} write this paper under the new key '{paper.key}'"
+        )
+        hint = f"cite this paper as '{paper.key}', or give {taker} another key"
+        places = (place,) if place else ()
+        where = paper.sources[0] if paper.sources else None
+        findings.append(Finding("duplicate-key", Severity.WARNING, message, where, hint, paper.key, places))
+    return findings
+
+
 def _owners(records: Sequence[Paper], at: dict[SourceLocation, list[Paper]]) -> list[Paper | None]:
     """The written entry each record went to: the one at its place that kept its key, else one there left over
     (renamed), else the one there it was merged into."""

@@ -122,6 +122,26 @@ def run_order(sources: Sequence[str]) -> Callable[[Paper], tuple[int, int]]:
     return position
 
 
+def _pinned(found: Sequence[Sequence[str]], identity: Sequence[str], pins: Mapping[str, str]) -> list[str | None]:
+    """The key the lock file pins for each paper (``found``: its identities; ``identity``: its distinct one)."""
+    counts = Counter(i for identities_found in found for i in set(identities_found))
+    pinned = []
+    for own, identities_found in zip(identity, found, strict=True):
+        # An identity another paper of this run shares (two chapters with one abstract) is tried last:
+        # the first of them in source order keeps what a lock file written before pinned under it.
+        candidates = (own, *sorted(identities_found, key=lambda i: counts[i] > 1))
+        pinned.append(next((pins[i] for i in candidates if i in pins), None))
+    return pinned
+
+
+def pinned_keys(
+    papers: Sequence[Paper], pins: Mapping[str, str], identities_of: Callable[[Paper], list[str]] = identities
+) -> list[str | None]:
+    """The key ``pins`` (the lock file) holds for each paper, as ``assign_keys`` looks it up; None for none."""
+    found = [identities_of(p) for p in papers]
+    return _pinned(found, _distinct_identities(papers, found), pins)
+
+
 def assign_keys(
     papers: Sequence[Paper],
     pins: Mapping[str, str] | None = None,
@@ -137,7 +157,7 @@ def assign_keys(
     pins = dict(pins or {})
     found = [identities_of(p) for p in papers]
     identity = _distinct_identities(papers, found)
-    counts = Counter(i for identities_found in found for i in set(identities_found))
+    pinned = _pinned(found, identity, pins)
     # Keys absorbed by a merge stay citable (biblatex ids): no other entry may take them. Keys are compared
     # lower-cased, as BibTeX compares them: it drops an entry keyed "smith2020" after one keyed "Smith2020".
     taken: set[str] = {alias.lower() for paper in papers for alias in paper.aliases}
@@ -146,13 +166,9 @@ def assign_keys(
     position = run_order(sources)
     for index in sorted(range(len(papers)), key=lambda i: position(papers[i])):
         paper = papers[index]
-        # An identity another paper of this run shares (two chapters with one abstract) is tried last:
-        # the first of them in source order keeps what a lock file written before pinned under it.
-        candidates = (identity[index], *sorted(found[index], key=lambda i: counts[i] > 1))
-        pinned = next((pins[i] for i in candidates if i in pins), None)
         own = paper.key if paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and paper.key else None
         # BibTeX copies a key into the .bbl as it is: one that holds a command would run there.
-        key = next((k for k in (own, pinned) if k and not unwritable_key(k)), None)
+        key = next((k for k in (own, pinned[index]) if k and not unwritable_key(k)), None)
         if key and key.lower() not in taken:
             keyed[index] = key
             taken.add(key.lower())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from helpers import run_cli
@@ -63,3 +64,24 @@ def test_a_pin_given_twice_by_a_merge_is_refused_with_the_line_of_the_second(tmp
         'surveytool.lock.json:5: error: key lock file names "doi:10.1234/abc" twice; a key of one of them would '
         "be lost (keep one of the two lines: a merge of two branches may have left both)"
     ]
+
+
+def test_a_pinned_key_another_entry_takes_is_reported_with_the_key_to_cite(tmp_path):
+    folder = _folder(tmp_path)
+    assert _bib(folder, "ids.txt").returncode == 0
+    pins = json.loads((folder / "surveytool.lock.json").read_text(encoding="utf-8"))["keys"]
+    assert pins == {"doi:10.1234/abc": "smith2020deep"}
+    # The author then adds an entry of their own under that very key, in a file named first.
+    result = _bib(folder, "own.bib", "ids.txt")
+    assert result.returncode == 0
+    written = (folder / "out.bib").read_text(encoding="utf-8")
+    assert "@article{smith2020deep,\n  author = {Smith, John},\n  title = {Deep Things}," in written
+    assert "@article{smith2020deepb," in written
+    assert (
+        "ids.txt:1: warning [duplicate-key] key 'smith2020deep', pinned to this paper in surveytool.lock.json, is "
+        "taken by the entry at own.bib:1; bib -o and build write this paper under the new key 'smith2020deepb' "
+        "(cite this paper as 'smith2020deepb', or give the entry at own.bib:1 another key)"
+    ) in result.stderr.splitlines()
+    # The pin stays: with the other entry renamed, the paper has its key back.
+    pins = json.loads((folder / "surveytool.lock.json").read_text(encoding="utf-8"))["keys"]
+    assert pins["doi:10.1234/abc"] == "smith2020deep"
