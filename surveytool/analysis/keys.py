@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -33,8 +34,32 @@ def key_base(paper: Paper, formula: KeyFormula = DEFAULT) -> str:
     text = paper.title or paper.abstract or ""
     word = next(iter(significant_words(strip_truncation(text), 1)), "entry").lower()[:_MAX_WORD]
     # A hash of the identity: its text opens with the same few letters for every DOI ("doi:10.").
-    digest = (snippet_fingerprint(paper) or hashlib.sha1(identity_of(paper).encode()).hexdigest())[:4]
+    # The ASCII text's (_ascii_text_identity), as keys were always made: a new hash would give new keys.
+    found = identities(paper)
+    identity = found[0] if found else "key:" + paper.key if paper.key else _ascii_text_identity(paper)
+    digest = (snippet_fingerprint(paper) or hashlib.sha1(identity.encode()).hexdigest())[:4]
     return f"anon-{word}-{digest}"
+
+
+_TEXT_FIELDS = ("title", "abstract", "author", "year")
+
+
+def _ascii_text_identity(paper: Paper) -> str:
+    """The pin identity of a paper known only by its text, as its ASCII words: the same for any two texts in
+    Chinese or Greek, which have none."""
+    text = "|".join(normalize(paper.fields.get(f, "")) for f in _TEXT_FIELDS)
+    return "text:" + hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def _text_identity(paper: Paper) -> str:
+    """The pin identity of a paper known only by its text: its ASCII words (``_ascii_text_identity``) when they
+    hold all its letters, else its words in any script, which tell apart two snippets in Chinese."""
+    ascii_words = _ascii_text_identity(paper)
+    values = [paper.fields.get(f, "") for f in _TEXT_FIELDS]
+    if sum(c.isalnum() for v in values for c in v) <= sum(c.isalnum() for v in values for c in normalize(v)):
+        return ascii_words
+    text = "|".join(" ".join(unicodedata.normalize("NFKC", v).casefold().split()) for v in values)
+    return "words:" + hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def identity_of(paper: Paper, found: Sequence[str] | None = None) -> str:
@@ -45,8 +70,7 @@ def identity_of(paper: Paper, found: Sequence[str] | None = None) -> str:
     if paper.key:
         return "key:" + paper.key
     # Too little text for a merge identity (a one-word title): pin by all we know of it.
-    text = "|".join(normalize(paper.fields.get(f, "")) for f in ("title", "abstract", "author", "year"))
-    return "text:" + hashlib.sha1(text.encode()).hexdigest()[:16]
+    return _text_identity(paper)
 
 
 def _distinct_identities(papers: Sequence[Paper], found: Sequence[Sequence[str]]) -> list[str]:
@@ -122,14 +146,22 @@ def run_order(sources: Sequence[str]) -> Callable[[Paper], tuple[int, int]]:
     return position
 
 
-def _pinned(found: Sequence[Sequence[str]], identity: Sequence[str], pins: Mapping[str, str]) -> list[str | None]:
+def _pinned(
+    papers: Sequence[Paper], found: Sequence[Sequence[str]], identity: Sequence[str], pins: Mapping[str, str]
+) -> list[str | None]:
     """The key the lock file pins for each paper (``found``: its identities; ``identity``: its distinct one)."""
     counts = Counter(i for identities_found in found for i in set(identities_found))
+    # A paper in Chinese or Greek was pinned by its ASCII words (none) before it had an identity of its own:
+    # that pin is its key still, when no other paper of the run has such words.
+    older = {i: _ascii_text_identity(papers[i]) for i, own in enumerate(identity) if own.startswith("words:")}
+    shared = {o for o, n in Counter(older.values()).items() if n > 1}
     pinned = []
-    for own, identities_found in zip(identity, found, strict=True):
+    for index, (own, identities_found) in enumerate(zip(identity, found, strict=True)):
         # An identity another paper of this run shares (two chapters with one abstract) is tried last:
         # the first of them in source order keeps what a lock file written before pinned under it.
-        candidates = (own, *sorted(identities_found, key=lambda i: counts[i] > 1))
+        candidates = [own, *sorted(identities_found, key=lambda i: counts[i] > 1)]
+        if index in older and older[index] not in shared:
+            candidates.append(older[index])
         pinned.append(next((pins[i] for i in candidates if i in pins), None))
     return pinned
 
@@ -139,7 +171,7 @@ def pinned_keys(
 ) -> list[str | None]:
     """The key ``pins`` (the lock file) holds for each paper, as ``assign_keys`` looks it up; None for none."""
     found = [identities_of(p) for p in papers]
-    return _pinned(found, _distinct_identities(papers, found), pins)
+    return _pinned(papers, found, _distinct_identities(papers, found), pins)
 
 
 def assign_keys(
@@ -157,7 +189,7 @@ def assign_keys(
     pins = dict(pins or {})
     found = [identities_of(p) for p in papers]
     identity = _distinct_identities(papers, found)
-    pinned = _pinned(found, identity, pins)
+    pinned = _pinned(papers, found, identity, pins)
     # Keys absorbed by a merge stay citable (biblatex ids): no other entry may take them. Keys are compared
     # lower-cased, as BibTeX compares them: it drops an entry keyed "smith2020" after one keyed "Smith2020".
     taken: set[str] = {alias.lower() for paper in papers for alias in paper.aliases}

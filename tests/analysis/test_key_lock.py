@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 from helpers import run_cli
+
+from surveytool.analysis.key_fates import lost_pin_findings
+from surveytool.analysis.keys import assign_keys, identity_of, pinned_keys
+from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 
 CATALOG = """@article{c1,
   author = {Smith, John},
@@ -85,3 +90,38 @@ def test_a_pinned_key_another_entry_takes_is_reported_with_the_key_to_cite(tmp_p
     # The pin stays: with the other entry renamed, the paper has its key back.
     pins = json.loads((folder / "surveytool.lock.json").read_text(encoding="utf-8"))["keys"]
     assert pins["doi:10.1234/abc"] == "smith2020deep"
+
+
+def _snippet(line: int, text: str) -> Paper:
+    return Paper(Origin.SNIPPET, (SourceLocation("l.txt", line),), frozen_mapping({"abstract": text}))
+
+
+# Related-paper lists in Chinese or Greek: normalize keeps ASCII words only, and these have none.
+FOREIGN = [
+    "大规模语言模型的分布式训练需要在多个设备之间划分参数和计算，本文提出了一种新的流水线并行方法…",
+    "另一个完全不同的中文摘要，描述了混合专家模型的路由方法以及负载均衡的损失函数设计与实验结果…",
+    "Μεγάλα γλωσσικά μοντέλα εκπαιδεύονται σε πολλές συσκευές με παραλληλισμό δεδομένων και μοντέλων…",
+]
+
+
+def test_snippets_in_other_scripts_are_each_pinned_and_keep_their_keys_when_others_leave():
+    snippets = [_snippet(n, text) for n, text in enumerate(FOREIGN, 1)]
+    first, pins = assign_keys(snippets)
+    keys = {p.sources: p.key for p in first}
+    assert len(set(keys.values())) == 3 and len(pins) == 3  # one pin each, not one for all three
+    for leaving in range(3):
+        left = [s for n, s in enumerate(snippets) if n != leaving]
+        again, _ = assign_keys(left[::-1], pins)
+        assert [p.key for p in again] == [keys[p.sources] for p in again]
+        assert lost_pin_findings(left[::-1], again, pinned_keys(left[::-1], pins)) == []
+
+
+def test_a_snippet_in_another_script_keeps_the_key_an_older_lock_file_pinned_for_it():
+    lone = _snippet(3, FOREIGN[2])
+    [older] = [p for p in assign_keys([lone])[0]]
+    # How surveytool pinned it before its words counted: by its ASCII words, which are none.
+    ascii_words = "text:" + hashlib.sha1(b"|||").hexdigest()[:16]
+    pins = {ascii_words: "megala-pinned"}
+    [again], saved = assign_keys([lone], pins)
+    assert again.key == "megala-pinned" and older.key != "megala-pinned"
+    assert saved[identity_of(lone)] == "megala-pinned"  # pinned under its own identity from now on
