@@ -54,6 +54,7 @@ def export(
     """Export the entries as a Markdown reading list or as CSL-JSON, or the facts their abstracts state."""
     from dataclasses import replace
 
+    from surveytool.maintain import lock_beside
     from surveytool.output.comparison import to_facts_csv, to_facts_json
     from surveytool.output.export import FORMATS, to_csl_json, to_markdown
     from surveytool.output.files import refuse_writing_over, write_output
@@ -67,6 +68,8 @@ def export(
             sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides, config=config
         ),
         source_kind=require_kind(kind),
+        # The keys pinned beside the file, as bib -o and build gave them (CSL-JSON ids, [tags] overrides); none written.
+        lock_file=None if output is None else lock_beside(output),
     )
     if output is not None:
         refuse_writing_over([output], options.read_files(), "name another file with -o")

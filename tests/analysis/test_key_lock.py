@@ -92,6 +92,25 @@ def test_a_pinned_key_another_entry_takes_is_reported_with_the_key_to_cite(tmp_p
     assert pins["doi:10.1234/abc"] == "smith2020deep"
 
 
+def test_an_export_beside_a_lock_file_gives_each_paper_its_pinned_key_and_writes_no_lock(tmp_path):
+    folder = _folder(tmp_path)
+    assert _bib(folder, "ids.txt").returncode == 0
+    lock = '{\n  "version": 1,\n  "keys": {\n    "doi:10.1234/abc": "smith2020again"\n  }\n}\n'
+    (folder / "surveytool.lock.json").write_text(lock, encoding="utf-8")  # pinned under an older formula
+    assert _bib(folder, "ids.txt").returncode == 0
+    assert "@article{smith2020again," in (folder / "out.bib").read_text(encoding="utf-8")
+    args = ("export", "ids.txt", "--catalog", "catalog.bib", "-f", "csl-json", "-o", "refs.json")
+    run_cli(*args, cwd=folder, check=True)
+    items = json.loads((folder / "refs.json").read_text(encoding="utf-8"))
+    # pandoc cites the key the .bib has, and [tags] overrides name it: the CSL-JSON id must be that key.
+    assert [(item["id"], item["citation-key"]) for item in items] == [("smith2020again", "smith2020again")]
+    assert (folder / "surveytool.lock.json").read_text(encoding="utf-8") == lock
+    (folder / "sub").mkdir()
+    run_cli(*args[:-1], "sub/refs.json", cwd=folder, check=True)  # no lock beside it: keys by the formula
+    assert json.loads((folder / "sub" / "refs.json").read_text(encoding="utf-8"))[0]["id"] == "smith2020deep"
+    assert not (folder / "sub" / "surveytool.lock.json").exists()
+
+
 def _snippet(line: int, text: str) -> Paper:
     return Paper(Origin.SNIPPET, (SourceLocation("l.txt", line),), frozen_mapping({"abstract": text}))
 
