@@ -23,7 +23,8 @@ from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
 
 FORMATS = ("markdown", "csl-json", "facts-csv", "facts-json")
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+# Markup characters, and GitHub's too: ~ strikes through, $ opens math; & only where it begins an entity (&lt;).
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~$]|&(?=#?\w+;))")
 _CSL_TYPES = {
     "article": "article-journal",
     "inproceedings": "paper-conference",

@@ -261,3 +261,20 @@ def test_a_report_s_own_number_survives_its_arxiv_id_and_both_read_back(tmp_path
     assert item["number"] == "TR-7" and item["archive_location"] == "arXiv:2104.14830"
     (paper,) = read_source(tmp_path / "tr.json", "tr.json").papers
     assert paper.fields["number"] == "TR-7" and paper.fields["eprint"] == "2104.14830"
+
+
+def test_markdown_shows_entities_tildes_and_dollars_of_a_title_as_written(tmp_path):
+    items = tmp_path / "items.json"
+    item = {
+        "id": "tom2020",
+        "type": "article-journal",
+        "title": "Tom &amp; Jerry: ~~old~~ prices from $5 to $10 &#60;b&#62;",
+        "author": [{"family": "Tom", "given": "A"}],
+        "issued": {"date-parts": [[2020]]},
+        "container-title": "R&D &lt;b&gt;",
+    }
+    items.write_text(json.dumps([item]), encoding="utf-8")
+    text = run_cli("export", str(items), "-f", "markdown", "-o", "-", "-q", check=True).stdout
+    # GitHub would show "&", strike "old" through and set "5 to " as math: every one is escaped, a bare & is not.
+    row = r"| **Tom \&amp; Jerry: \~\~old\~\~ prices from \$5 to \$10 \&\#60;b\&\#62;** (Tom) | R&D \&lt;b\&gt; | 2020 |  |"
+    assert row in text.splitlines()
