@@ -103,6 +103,12 @@ def _suffix(n: int) -> str:
     return letters
 
 
+def _suffixed(own: str, key: str) -> bool:
+    """Whether ``key`` is ``own`` with a suffix of ``_suffix`` (``smith2020b`` of ``smith2020``)."""
+    rest = key[len(own) :]
+    return key[: len(own)].lower() == own.lower() and rest.isascii() and rest.isalpha() and rest.islower()
+
+
 def citable_keys(papers: Sequence[Paper], dialect: str) -> set[str]:
     """The keys a document may cite: every entry's, and with biblatex the keys merged entries absorbed (ids)."""
     keys = {p.key for p in papers}
@@ -199,18 +205,24 @@ def assign_keys(
     for index in sorted(range(len(papers)), key=lambda i: position(papers[i])):
         paper = papers[index]
         own = paper.key if paper.origin in (Origin.BIBTEX, Origin.CSL_JSON) and paper.key else None
+        # An entry's own key decides, unless BibTeX cannot hold it; its pin comes after it only when it is the own
+        # key renamed for a collision (sharedb for shared), not a key the user has since changed.
+        pin = pinned[index] if not own or unwritable_key(own) or _suffixed(own, pinned[index] or "") else None
         # BibTeX copies a key into the .bbl as it is: one that holds a command would run there.
-        key = next((k for k in (own, pinned[index]) if k and not unwritable_key(k)), None)
-        if key and key.lower() not in taken:
+        key = next((k for k in (own, pin) if k and not unwritable_key(k) and k.lower() not in taken), None)
+        if key:
             keyed[index] = key
             taken.add(key.lower())
-    # New keys by the formula; a collision gets the first free suffix, in identity order.
+    # New keys by the formula; a collision gets the first free suffix, in identity order. A key pinned for a paper
+    # not in this run is passed over too: it is that paper's when it comes back (a line commented out for a while).
+    reserved = {pin.lower() for pin in pins.values()}
     bases = {i: key_base(papers[i], formula) for i in range(len(papers)) if i not in keyed}
     next_suffix: dict[str, int] = {}
     for index in sorted(bases, key=lambda i: (bases[i], identity[i])):
-        base = bases[index]
+        base, mine = bases[index], (pinned[index] or "").lower()
         n = next_suffix.get(base, 0)
-        while (base + _suffix(n)).lower() in taken:  # only pinned keys can be in the way: each is passed once
+        # Only pinned keys can be in the way, each passed once; the paper's own pin is no other paper's.
+        while (key := (base + _suffix(n)).lower()) in taken or (key in reserved and key != mine):
             n += 1
         keyed[index] = base + _suffix(n)
         taken.add(keyed[index].lower())

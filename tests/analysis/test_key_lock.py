@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from helpers import run_cli
 
 from surveytool.analysis.key_fates import lost_pin_findings
 from surveytool.analysis.keys import assign_keys, identity_of, pinned_keys
-from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.model import Origin, Paper, Resolution, SourceLocation, frozen_mapping
 
 CATALOG = """@article{c1,
   author = {Smith, John},
@@ -144,3 +145,32 @@ def test_a_snippet_in_another_script_keeps_the_key_an_older_lock_file_pinned_for
     [again], saved = assign_keys([lone], pins)
     assert again.key == "megala-pinned" and older.key != "megala-pinned"
     assert saved[identity_of(lone)] == "megala-pinned"  # pinned under its own identity from now on
+
+
+def test_an_entry_renamed_for_a_duplicate_key_keeps_its_new_key_when_another_duplicate_comes():
+    def entry(line: int, title: str) -> Paper:
+        fields = {"title": title, "author": "Lee, Ann", "year": "2020", "journal": "J"}
+        return Paper(Origin.BIBTEX, (SourceLocation("refs.bib", line),), frozen_mapping(fields), key="shared")
+
+    first, second, third = entry(1, "Zebra Stripes"), entry(9, "Yak Herding"), entry(5, "Aardvark Burrows")
+    keyed, pins = assign_keys([first, second])
+    assert [p.key for p in keyed] == ["shared", "sharedb"]  # the warning said: cite this one as 'sharedb'
+    again, _ = assign_keys([first, third, second], pins)
+    assert [p.key for p in again] == ["shared", "sharedc", "sharedb"]
+
+
+def test_a_key_pinned_for_a_paper_left_out_for_a_while_is_not_given_to_another():
+    one = Paper(
+        Origin.IDENTIFIER,
+        (SourceLocation("ids.txt", 1),),
+        frozen_mapping({"doi": "10.1234/one", "title": "Deep Things", "author": "Smith, John", "year": "2020"}),
+        resolution=Resolution("catalog", "c1", "doi", 1.0),
+    )
+    two = replace(one, fields=frozen_mapping({**one.fields, "doi": "10.1234/two", "title": "Deep Things Again"}))
+    [first], pins = assign_keys([one])
+    assert first.key == "smith2020deep"
+    [second], pins = assign_keys([two], pins)  # the line of "one" commented out, another paper added
+    assert second.key == "smith2020deepb"
+    both, _ = assign_keys([one, two], pins)  # "one" back: each keeps its key, and no pin is lost
+    assert [p.key for p in both] == ["smith2020deep", "smith2020deepb"]
+    assert lost_pin_findings([one, two], both, pinned_keys([one, two], pins)) == []
