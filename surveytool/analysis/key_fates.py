@@ -44,24 +44,31 @@ def lost_pin_findings(
     """A warning for each paper not given the key the lock file pins for it: another entry took it, and
     \\cite{key} now means that one. ``unkeyed``: the papers as ``keys.assign_keys`` was given them; ``written``:
     as it keyed them; ``pinned``: the key pinned for each (``keys.pinned_keys``), all in one order."""
-    holders = {key.lower(): paper for paper in written for key in (paper.key, *paper.aliases)}
+    holders = {key.lower(): n for n, paper in enumerate(written) for key in (paper.key, *paper.aliases)}
     findings = []
     for before, paper, pin in zip(unkeyed, written, pinned, strict=True):
-        own = before.key if before.origin in _USER_KEYED else ""  # a key read with it comes before a pin
-        if not pin or pin == paper.key or unwritable_key(pin) or (own and not unwritable_key(own)):
-            continue
+        if not pin or pin == paper.key or unwritable_key(pin) or _own_key(before):
+            continue  # a key read with the paper comes before a pin
         holder = holders.get(pin.lower())
-        place = holder.sources[0] if holder is not None and holder.sources else None
+        place = written[holder].sources[0] if holder is not None and written[holder].sources else None
         taker = f"the entry at {place}" if place else "another entry"
-        message = (
-            f"key '{pin}', pinned to this paper in surveytool.lock.json, is taken by {taker}; "
-            f"{_WRITTEN} write this paper under the new key '{paper.key}'"
-        )
-        hint = f"cite this paper as '{paper.key}', or give {taker} another key"
+        if holder is not None and not _own_key(unkeyed[holder]) and (pinned[holder] or "").lower() == pin.lower():
+            # Two lock files merged (two branches each pinned it): the warning stays until the lock says which.
+            held = f" is pinned in surveytool.lock.json both to this paper and to {taker}, which keeps it"
+            hint = f"cite this paper as '{paper.key}', and write that key in its pin in surveytool.lock.json"
+        else:
+            held = f", pinned to this paper in surveytool.lock.json, is taken by {taker}"
+            hint = f"cite this paper as '{paper.key}', or give {taker} another key"
+        message = f"key '{pin}'{held}; {_WRITTEN} write this paper under the new key '{paper.key}'"
         places = (place,) if place else ()
         where = paper.sources[0] if paper.sources else None
         findings.append(Finding("duplicate-key", Severity.WARNING, message, where, hint, paper.key, places))
     return findings
+
+
+def _own_key(paper: Paper) -> bool:
+    """Whether ``paper`` (as read) has a key of its own that it keeps unless another entry holds it."""
+    return paper.origin in _USER_KEYED and bool(paper.key) and not unwritable_key(paper.key)
 
 
 def _owners(records: Sequence[Paper], at: dict[SourceLocation, list[Paper]]) -> list[Paper | None]:

@@ -174,3 +174,19 @@ def test_a_key_pinned_for_a_paper_left_out_for_a_while_is_not_given_to_another()
     both, _ = assign_keys([one, two], pins)  # "one" back: each keeps its key, and no pin is lost
     assert [p.key for p in both] == ["smith2020deep", "smith2020deepb"]
     assert lost_pin_findings([one, two], both, pinned_keys([one, two], pins)) == []
+
+
+def test_one_key_pinned_to_two_papers_by_merged_lock_files_says_to_mend_the_lock(tmp_path):
+    folder = _folder(tmp_path)
+    (folder / "catalog.bib").write_text(CATALOG + CATALOG.replace("c1", "c2").replace("abc", "abd"), encoding="utf-8")
+    (folder / "ids.txt").write_text("10.1234/abc\n10.1234/abd\n", encoding="utf-8")
+    # Each branch pinned its own paper as smith2020deep; git merged the two lines without a conflict.
+    lock = '{"version": 1, "keys": {"doi:10.1234/abc": "smith2020deep", "doi:10.1234/abd": "smith2020deep"}}'
+    (folder / "surveytool.lock.json").write_text(lock, encoding="utf-8")
+    result = _bib(folder, "ids.txt")
+    assert result.returncode == 0
+    assert [line for line in result.stderr.splitlines() if "[duplicate-key]" in line] == [
+        "ids.txt:2: warning [duplicate-key] key 'smith2020deep' is pinned in surveytool.lock.json both to this "
+        "paper and to the entry at ids.txt:1, which keeps it; bib -o and build write this paper under the new key "
+        "'smith2020deepb' (cite this paper as 'smith2020deepb', and write that key in its pin in surveytool.lock.json)"
+    ]
