@@ -8,6 +8,7 @@ confirming it; and of that paper, the version of the entry's kind of venue, not 
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -27,9 +28,17 @@ VENUE_FIELD = {
 }
 
 
+def _title_letters(title: str) -> str:
+    """A title's letters and digits in any script, accents and case aside: normalize keeps ASCII ones only, so
+    "基于BERT的文本分类" and "基于BERT的命名实体识别" (two papers) are both "bert" to it."""
+    decomposed = unicodedata.normalize("NFKD", title.casefold())
+    return "".join(c for c in decomposed if c.isalnum())  # the accents NFKD splits off are no letters
+
+
 def _same_title(a: Paper, b: Paper) -> bool:
-    x, y = normalize(a.title or ""), normalize(b.title or "")
-    return bool(x) and (x == y or x.replace(" ", "") == y.replace(" ", ""))
+    """The same title, but for case, accents, punctuation and spacing."""
+    letters = _title_letters(a.title or "")
+    return bool(letters) and letters == _title_letters(b.title or "")
 
 
 def acceptable(query: Paper, candidate: Candidate) -> bool:

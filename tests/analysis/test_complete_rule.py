@@ -102,6 +102,30 @@ def test_a_title_one_word_off_is_not_completed_even_when_the_year_agrees():
     assert not findings or all(f.check == "not-completed" for f in findings)
 
 
+# Two papers each of one author and year, whose titles differ only in words of other scripts than Latin.
+OTHER_SCRIPTS = """
+@article{ner, title = {基于BERT的命名实体识别}, author = {王芳}, journal = {计算机学报}, year = 2021, doi = {10.1/ner}}
+@article{speech, title = {Нейронные сети для распознавания речи, часть 2}, author = {Иванов, Иван},
+  journal = {Вестник}, year = 2020, doi = {10.1/speech}}
+@article{greek, title = {Μάθηση με {GPT-4}}, author = {Παπαδόπουλος, Νίκος}, journal = {Πρακτικά}, year = 2023}
+"""
+
+
+def test_a_title_in_another_script_is_completed_only_by_a_record_of_that_very_title():
+    resolver = CatalogResolver(entries(OTHER_SCRIPTS), "catalog:known.bib")
+    for text in (
+        "@article{w, title = {基于BERT的文本分类}, author = {王芳}, year = 2021}",  # text classification, not NER
+        "@article{i, title = {Нейронные сети для перевода, часть 2}, author = {Иванов, Иван}, year = 2020}",
+    ):
+        [paper] = entries(text)
+        completion, findings = complete_entry(paper, [resolver])
+        assert completion is None, completion
+        assert all(f.check == "not-completed" for f in findings)
+    [same] = entries("@article{p, title = {ΜΆΘΗΣΗ με GPT-4}, author = {Παπαδόπουλος, Ν.}, year = 2023}")
+    completion, _ = complete_entry(same, [resolver])
+    assert completion is not None and dict(completion.values) == {"journal": "Πρακτικά"}
+
+
 # Records as the registries spell their first authors (Crossref's family/given, DBLP's full names).
 REGISTRY_SPELLINGS = """
 @article{edvac, title = {First Draft of a Report on the {EDVAC}}, author = {Neumann, J. von},
