@@ -13,7 +13,6 @@ user gave are kept as they are and never overwritten.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
@@ -26,14 +25,12 @@ from surveytool.analysis.tagging.exemplars import Exemplar
 from surveytool.analysis.tagging.features import has_body, paper_features
 from surveytool.analysis.tagging.label_shift import ratio_to, reweighted, weighing_note
 from surveytool.analysis.tagging.learned import softmax, train
+from surveytool.analysis.tagging.rules import FIELD_WEIGHTS, Rules
 from surveytool.analysis.tagging.self_training import RETAG_FLOOR, Library, TagAllBy, Taught, tag_twice
 from surveytool.analysis.tagging.user_model import UserModel, fit_user_model
 from surveytool.analysis.tagging.user_tags import explicit_tags, shares_names
-from surveytool.analysis.tagging.vocabulary import PhraseMatcher, name_parts
 from surveytool.model import Finding, Origin, Paper, Role, Severity, Tag, Taxonomy, frozen_mapping
 
-# How much a phrase counts, by the field it was found in.
-FIELD_WEIGHTS = (("title", 2.0), ("abstract", 1.0), ("keywords", 1.5), ("booktitle", 0.5), ("journal", 0.5))
 SECONDARY_RATIO = 0.5
 MIN_SECONDARY_SCORE = 2.5
 MAX_SECONDARIES = 2
@@ -83,17 +80,17 @@ class Tagger:
     """The taxonomy's vocabulary compiled once into a phrase matcher, and a model learned from tagged exemplars."""
 
     def __init__(
-        self, taxonomy: Taxonomy, exemplars: Sequence[Exemplar] = (), corpus: Sequence[Exemplar] | None = None
+        self,
+        taxonomy: Taxonomy,
+        exemplars: Sequence[Exemplar] = (),
+        corpus: Sequence[Exemplar] | None = None,
+        rules: Rules | None = None,
     ):
-        """``exemplars``: the user's tagged entries; ``corpus``: labelled papers instead of the bundled corpus."""
+        """``exemplars``: the user's tagged entries; ``corpus``: labelled papers instead of the bundled corpus;
+        ``rules``: the taxonomy's, compiled by another tagger of it."""
         self.taxonomy = taxonomy
         self.order = {s.id: i for i, s in enumerate(taxonomy.sections)}
-        by_phrase: dict[str, list[tuple[str, float]]] = defaultdict(list)
-        for section in taxonomy.sections:
-            for phrase, weight in section.keywords.items():
-                by_phrase[phrase.strip().lower()].append((section.id, weight))
-        self.weights = {phrase: tuple(sections) for phrase, sections in by_phrase.items()}
-        self.matcher = PhraseMatcher(sorted(by_phrase))
+        self.rules = rules or Rules(taxonomy)
         self.model = train(taxonomy, exemplars, corpus=corpus)
         self.support = 1.0 if any(e.origin == "corpus" for e in self.model.exemplars) else 0.0
         self._given = (tuple(exemplars), corpus)
@@ -103,7 +100,7 @@ class Tagger:
         """This tagger learning from ``teachers`` too, the library's sure entries (``self_training.py``), its
         blends weighed by the library's own shares of the sections when given."""
         exemplars, corpus = self._given
-        tagger = Tagger(self.taxonomy, [*exemplars, *teachers], corpus)
+        tagger = Tagger(self.taxonomy, [*exemplars, *teachers], corpus, self.rules)  # what they found, kept
         tagger.library_shares = tuple(library_shares)
         return tagger
 
@@ -124,26 +121,7 @@ class Tagger:
 
     def score(self, paper: Paper) -> dict[str, tuple[float, list[str]]]:
         """Section id -> (score, evidence phrases) from the vocabulary."""
-        totals: dict[str, float] = defaultdict(float)
-        evidence: dict[str, list[str]] = defaultdict(list)
-        for field, field_weight in FIELD_WEIGHTS:
-            text = paper.fields.get(field)
-            if not text:
-                continue
-            seen: set[str] = set()
-            found = [(phrase, f'"{matched}"') for phrase, matched in self.matcher.find(text)]
-            for name in name_parts(text):
-                found += [
-                    (phrase, f'"{matched}" (in {name.replace(" ", "")})') for phrase, matched in self.matcher.find(name)
-                ]
-            for phrase, matched in found:
-                if phrase.text in seen:
-                    continue  # a phrase counts once per field
-                seen.add(phrase.text)
-                for section_id, weight in self.weights[phrase.text]:
-                    totals[section_id] += weight * field_weight
-                    evidence[section_id].append(f"{field}: {matched}")
-        return {s: (round(totals[s], 3), evidence[s]) for s in totals}
+        return self.rules.score(paper.fields)
 
     def logits(self, paper: Paper, leave_out: int | None = None) -> _Logits | None:
         """The corpus model's and the rules' part of the blend; None when nothing in the text is known to either."""

@@ -197,3 +197,21 @@ def test_a_title_of_the_field_in_the_same_words_is_still_placed(title, section):
     [tagged], findings = tag_papers([entry(title=title, origin=Origin.BIBTEX)], TAXONOMY)
     assert [t.section for t in tagged.tags][:1] == [section]
     assert not findings
+
+
+def test_a_field_text_scored_again_gives_what_a_fresh_tagger_gives_in_lists_of_its_own():
+    # What a field's text adds is kept per text: entries of one venue, and a taught tagger, share it.
+    venue = "Workshop on Pipeline Parallelism and DeepSpeedMoE"
+
+    def paper(title):
+        fields = {"title": title, "booktitle": venue, "journal": venue}
+        return Paper(Origin.BIBTEX, (SourceLocation("a.bib", 1),), frozen_mapping(fields), key=title)
+
+    tagger = Tagger(TAXONOMY)
+    first = tagger.score(paper("Sparse Expert Routing"))
+    for _, evidence in first.values():
+        evidence.append("a caller's own line")
+    fresh = Tagger(TAXONOMY).score(paper("Gradient Compression"))
+    assert any(line.startswith("booktitle: ") for _, evidence in fresh.values() for line in evidence)
+    assert tagger.score(paper("Gradient Compression")) == fresh
+    assert tagger.taught(()).score(paper("Gradient Compression")) == fresh
