@@ -37,7 +37,16 @@ class ComplementModel:
                 per_class[column] += mass
         self.complement = [self.total - mass for mass in per_class]
         self.vocabulary = len(self.feature_mass) or 1
-        self.weights: dict[str, list[float]] = {f: self._weights(f) for f in self.feature_mass}
+        # Each feature's weights with nothing left out: the complement's part is the same for every feature, and
+        # the feature's own part the same in every column whose exemplars lack it, so each log is taken once.
+        logs = [math.log(c + ALPHA * self.vocabulary) for c in self.complement]
+        self.weights: dict[str, list[float]] = {}
+        for feature, mass in self.feature_mass.items():
+            own = self.class_mass[feature]
+            rest = math.log(mass + ALPHA)
+            self.weights[feature] = [
+                log - (math.log(mass - own[s] + ALPHA) if s in own else rest) for s, log in enumerate(logs)
+            ]
         norms = [0.0] * sections
         for row_weights in self.weights.values():
             for column, weight in enumerate(row_weights):
