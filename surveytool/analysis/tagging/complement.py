@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from functools import reduce
+from operator import add
 
 #: Smoothing of the complement counts: larger is smoother (chosen by cross-validation on the corpus).
 ALPHA = 1.0
@@ -37,47 +39,49 @@ class ComplementModel:
                 per_class[column] += mass
         self.complement = [self.total - mass for mass in per_class]
         self.vocabulary = len(self.feature_mass) or 1
-        # Each feature's weights with nothing left out: the complement's part is the same for every feature, and
-        # the feature's own part the same in every column whose exemplars lack it, so each log is taken once.
-        logs = [math.log(c + ALPHA * self.vocabulary) for c in self.complement]
-        self.weights: dict[str, list[float]] = {}
-        for feature, mass in self.feature_mass.items():
-            own = self.class_mass[feature]
-            rest = math.log(mass + ALPHA)
-            self.weights[feature] = [
-                log - (math.log(mass - own[s] + ALPHA) if s in own else rest) for s, log in enumerate(logs)
-            ]
-        norms = [0.0] * sections
-        for row_weights in self.weights.values():
-            for column, weight in enumerate(row_weights):
-                norms[column] += abs(weight)
+        logs = self._logs()
+        self.weights = {f: self._row(logs, mass, self.class_mass[f]) for f, mass in self.feature_mass.items()}
+        # A column at a time, its weights added in feature order as a row at a time would add them.
+        columns = zip(*self.weights.values(), strict=True) if self.weights else [()] * sections
+        norms = [reduce(add, map(abs, column), 0.0) for column in columns]
         # The mean weight of a feature: a section's scores do not shrink as the vocabulary grows.
         self.norms = [(n / self.vocabulary) or 1.0 for n in norms]
 
-    def _weights(self, feature: str, left: tuple[Mapping[str, float], int, float] | None = None) -> list[float]:
-        mass = self.feature_mass.get(feature, 0.0)
-        row = self.class_mass.get(feature, {})
-        complement = list(self.complement)
-        own = dict(row)
+    def _logs(self, left: tuple[Mapping[str, float], int, float] | None = None) -> list[float]:
+        """Per column, the log of its complement's mass (the same for every feature)."""
+        complement = self.complement
         if left is not None:
             vector, column, weight = left
-            removed = weight * vector.get(feature, 0.0)
-            mass -= removed
-            own[column] = own.get(column, 0.0) - removed
             size = weight * sum(vector.values())
             complement = [c - size if i != column else c for i, c in enumerate(complement)]
-        return [
-            math.log(complement[s] + ALPHA * self.vocabulary) - math.log(mass - own.get(s, 0.0) + ALPHA)
-            for s in range(self.sections)
-        ]
+        return [math.log(c + ALPHA * self.vocabulary) for c in complement]
+
+    @staticmethod
+    def _row(logs: list[float], mass: float, own: Mapping[int, float]) -> list[float]:
+        """A feature's weights from each column's ``logs``, its ``mass`` and its mass in the columns that have it:
+        the log of its mass outside a column is taken once for all the columns it is not in (most)."""
+        rest = math.log(mass + ALPHA)
+        row = [log - rest for log in logs]
+        for column, part in own.items():
+            row[column] = logs[column] - math.log(mass - part + ALPHA)
+        return row
+
+    def _left_out(self, feature: str, left: tuple[Mapping[str, float], int, float], logs: list[float]) -> list[float]:
+        """A feature's weights as if the exemplar ``left`` had not been seen (``logs``: ``_logs(left)``)."""
+        vector, column, weight = left
+        removed = weight * vector.get(feature, 0.0)
+        own = dict(self.class_mass.get(feature, {}))
+        own[column] = own.get(column, 0.0) - removed
+        return self._row(logs, self.feature_mass.get(feature, 0.0) - removed, own)
 
     def scores(
         self, query: Mapping[str, float], left: tuple[Mapping[str, float], int, float] | None = None
     ) -> list[float]:
         """Per section, the query's normalised complement score, centred on the mean (a softmax ignores a shift)."""
         totals = [0.0] * self.sections
+        logs = self._logs(left) if left is not None else []
         for feature, value in query.items():
-            row = self.weights.get(feature) if left is None else self._weights(feature, left)
+            row = self.weights.get(feature) if left is None else self._left_out(feature, left, logs)
             if row is None:
                 continue
             for column, weight in enumerate(row):
