@@ -65,6 +65,7 @@ class PhraseMatcher:
         self._exact_words = [
             None if any(p for _, p in phrase.words) else [w for w, _ in phrase.words] for phrase in self.phrases
         ]
+        self._lengths = [len(phrase.words) for phrase in self.phrases]
         self._cache: dict[str, list[int]] = {}  # word -> candidates; words repeat across entries
 
     def _candidates(self, word: str) -> list[int]:
@@ -77,13 +78,8 @@ class PhraseMatcher:
         return cached
 
     def _matches_at(self, words: list[str], start: int, index: int) -> bool:
-        phrase = self.phrases[index]
-        if start + len(phrase.words) > len(words):
-            return False
-        exact = self._exact_words[index]
-        if exact is not None:
-            return words[start : start + len(exact)] == exact
-        for offset, (word, is_prefix) in enumerate(phrase.words):
+        """Whether the phrase at ``index``, one with a word that is a prefix, matches the words from ``start``."""
+        for offset, (word, is_prefix) in enumerate(self.phrases[index].words):
             actual = words[start + offset]
             if not (actual.startswith(word) if is_prefix else actual == word):
                 return False
@@ -95,13 +91,17 @@ class PhraseMatcher:
         cache = self._cache
         for word in set(words).difference(cache):
             self._candidates(word)
-        # Most words start no phrase: only the positions of those that may are tried.
-        starts = [i for i, word in enumerate(words) if cache[word]]
+        count = len(words)
+        lengths, exact_words = self._lengths, self._exact_words
         end_found = 0  # where the phrases found so far end
-        for start in starts:
+        # Most words start no phrase: only the positions of those that may are tried.
+        for start in [i for i, word in enumerate(words) if cache[word]]:
             for index in cache[words[start]]:
-                if self._matches_at(words, start, index):
-                    end = start + len(self.phrases[index].words)
+                end = start + lengths[index]
+                if end > count:
+                    continue
+                exact = exact_words[index]
+                if words[start:end] == exact if exact is not None else self._matches_at(words, start, index):
                     if end > end_found:  # not inside a phrase found before (the longest here is not, or none is)
                         yield self.phrases[index], " ".join(words[start:end])
                         end_found = end
