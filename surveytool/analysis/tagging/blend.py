@@ -59,4 +59,4 @@ class Blend(NamedTuple):
 
     def ranked(self) -> list[int]:
         """Section indexes, most likely first (taxonomy order among equals)."""
-        return sorted(range(len(self.sections)), key=lambda i: (-self.confidence[i], i))
+        return sorted(range(len(self.sections)), key=self.confidence.__getitem__, reverse=True)  # stable: in order

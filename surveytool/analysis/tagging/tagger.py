@@ -276,7 +276,8 @@ def tag_papers(
                         paper.key,
                     )
                 )
-        tagged.append(replace(paper, tags=tags, unknown_tags=unknown))
+        unchanged = tags == paper.tags and unknown == paper.unknown_tags  # most of a general bibliography's: none
+        tagged.append(paper if unchanged else replace(paper, tags=tags, unknown_tags=unknown))
     return tagged, findings
 
 
