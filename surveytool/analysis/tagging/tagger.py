@@ -74,6 +74,7 @@ class _Logits(NamedTuple):
     blended: list[float]
     body: bool
     scale: float  # the learned part's weight
+    features: tuple[frozenset[str], list[str]]  # the paper's (``paper_features``), for the user model
 
 
 class Tagger:
@@ -126,7 +127,8 @@ class Tagger:
     def logits(self, paper: Paper, leave_out: int | None = None) -> _Logits | None:
         """The corpus model's and the rules' part of the blend; None when nothing in the text is known to either."""
         scores = self.score(paper)
-        query = self.model.vector(*paper_features(paper), leave_out=leave_out)
+        features = paper_features(paper)
+        query = self.model.vector(*features, leave_out=leave_out)
         if not scores and not query:
             return None
         body = has_body(paper)
@@ -135,7 +137,7 @@ class Tagger:
         blended = list(learned)
         for section_id, (score, _) in scores.items():
             blended[self.order[section_id]] += rule_weight * rule_strength(score)
-        return _Logits(scores, learned, blended, body, learned_weight)
+        return _Logits(scores, learned, blended, body, learned_weight, features)
 
     def _exemplar_logits(self, exemplar: Exemplar, index: int) -> tuple[list[float], float] | None:
         fields = {"title": exemplar.title, **({"abstract": exemplar.body} if exemplar.body else {})}
@@ -153,7 +155,7 @@ class Tagger:
             return None
         blended = found.blended
         if self.user_model is not None:
-            own = self.user_model.logits(*paper_features(paper), found.scale, leave_out)
+            own = self.user_model.logits(*found.features, found.scale, leave_out)
             blended = [x + u for x, u in zip(blended, own, strict=False)] + blended[len(own) :]
         shares = softmax(blended)
         count = len(self.order)  # the model's columns after the taxonomy's sections are its background
