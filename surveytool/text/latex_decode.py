@@ -12,7 +12,6 @@ import re
 import unicodedata
 
 NEEDS_DECODING = re.compile(r"[\\{}$~^_%&#]|[^\x00-\x7f]|--|``|''")
-_WHITESPACE = re.compile(r"\s+")
 
 _ACCENTS = {
     '"': "\u0308",
@@ -136,11 +135,17 @@ _FORMATTING = frozenset(
 
 
 _MATH = re.compile(r"(?<!\\)\$[^$]*\$")
+# Without these (a NUL is where text_part keeps a tie), the ligatures and braces are all a value has to decode.
+_COMMAND_MATH_OR_TIE = re.compile(r"[\\$~\0]")
+_LIGATURE_TEXT = {ligature: _SYMBOLS[macro[1:-2]] for ligature, macro in _LIGATURE_MACROS.items()}
 _ARGUMENT_FOLLOWS = re.compile(r"\s*\{")
 
 
 def quick_decode(value: str) -> tuple[str, bool]:
     """(plain text, whether every command was understood). Math stays as written, like pylatexenc's verbatim mode."""
+    if not _COMMAND_MATH_OR_TIE.search(value):  # braces, ligatures and letters beyond ASCII: pages, most titles
+        text = _LIGATURES_IN.sub(lambda m: _LIGATURE_TEXT[m.group()], value).replace("{", "").replace("}", "")
+        return " ".join(unicodedata.normalize("NFC", text).split()), True
     understood = True
 
     def command(match: re.Match) -> str:
@@ -167,7 +172,7 @@ def quick_decode(value: str) -> tuple[str, bool]:
         pieces.append(math.group())
         last = math.end()
     pieces.append(text_part(value[last:]))
-    return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", "".join(pieces))).strip(), understood
+    return " ".join(unicodedata.normalize("NFC", "".join(pieces)).split()), understood
 
 
 def quick_latex_to_text(value: str) -> str:

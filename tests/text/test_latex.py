@@ -2,6 +2,8 @@ import logging
 import re
 
 from helpers import run_cli
+from hypothesis import given
+from hypothesis import strategies as st
 
 from surveytool.text.latex import (
     LatexMarkup,
@@ -13,7 +15,7 @@ from surveytool.text.latex import (
     math_to_text,
     usable_key,
 )
-from surveytool.text.latex_decode import quick_latex_to_text
+from surveytool.text.latex_decode import quick_decode, quick_latex_to_text
 
 
 def test_specials_are_escaped_and_inert():
@@ -63,6 +65,21 @@ def test_quick_decoder_agrees_with_pylatexenc_on_common_markup():
         r"\textbraceleft{}x\textbraceright{} \& R\&D",
     ):
         assert quick_latex_to_text(value) == latex_to_text(value), value
+
+
+@given(st.text(alphabet="aZ1 -`'{}\t\n\0\u00e9\u0301\u00df\u3000", max_size=40))
+def test_a_value_without_commands_decodes_as_one_with_a_command(value):
+    # Without a backslash, a dollar or a tie, quick_decode takes a short way: a \relax after the value, which
+    # prints nothing, sends it the long way (pages with their dashes, titles with braces and accents).
+    assert quick_decode(value) == quick_decode(value + "\\relax")
+
+
+def test_ligatures_and_braces_alone_decode_to_their_characters():
+    assert quick_latex_to_text("2613--2621") == "2613\u20132621"
+    assert (
+        quick_latex_to_text("{GPU}s ``fast'' ---- {\u0065\u0301}t\u00e9")
+        == "GPUs \u201cfast\u201d \u2014- \u00e9t\u00e9"
+    )
 
 
 def test_the_tex_logos_and_spaces_written_as_commands_keep_their_text():
