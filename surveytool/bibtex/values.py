@@ -8,7 +8,7 @@ from collections.abc import Container, Mapping
 from surveytool.bibtex.value_braces import balanced_value, braced_quotes, has_quoted_braces
 from surveytool.model import RawBlock, frozen_mapping
 from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
-from surveytool.text.latex_allowlist import active_policy
+from surveytool.text.latex_allowlist import LatexPolicy, active_policy
 from surveytool.text.latex_context import may_nest_too_deep
 from surveytool.text.latex_decode import quick_latex_to_text
 from surveytool.text.latex_inert import balanced_for_bibtex
@@ -94,19 +94,7 @@ def joined_latex(value: str, macros: Mapping[str, str] | None = None) -> str | N
 #: Fields shown to readers, decoded exactly (pylatexenc where the quick decoder is unsure).
 #: Other fields (abstracts, notes, ...) are only matched or written back as they were.
 EXACTLY_DECODED = frozenset(
-    {
-        "title",
-        "author",
-        "editor",
-        "booktitle",
-        "journal",
-        "series",
-        "publisher",
-        "institution",
-        "school",
-        "organization",
-        "howpublished",
-    }
+    "title author editor booktitle journal series publisher institution school organization howpublished".split()
 )
 
 
@@ -227,6 +215,7 @@ def bibtex_value_offences(
     ):
         return "", _NONE  # pieces and macros without a backslash or a caret: nothing for TeX to run
     key = (value, preamble, active_policy())
+    memo = _shared if value[:1] in '{"' and "#" not in value else memo  # one piece reads alike with any table
     found = memo.get(key)
     if found is None:
         try:
@@ -244,6 +233,8 @@ def bibtex_value_offences(
 
 _NONE: list[Offence] = []
 _MEMO_SIZE = 1 << 16
+# The values read whatever the table: a .bib written is checked against another table than the one it was read with.
+_shared: dict[tuple[str, bool, LatexPolicy], tuple[str, list[Offence]]] = {}
 # Per @string table (a run uses a few): the names whose expansion may hold a command, and the values read.
 _tables: dict[int, tuple[Mapping[str, str], frozenset[str], dict]] = {}
 

@@ -5,6 +5,7 @@ from helpers import bibtex_as_written_and_rewritten, requires_latex, run_cli
 
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.reader import read_bibtex
+from surveytool.bibtex.values import bibtex_value_offences
 
 # In BibTeX a backslash escapes no brace: {\} is a backslash, and the title is \input{y} in the co-author's own run.
 ASSEMBLED = (
@@ -98,3 +99,15 @@ def test_an_entry_bibtex_ends_a_value_of_at_an_escaped_brace_is_still_refused_an
     assert [p.key for p in document.papers] == ["y"] and document.blocks[0].kind == "failed"
     assert run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path).returncode == 1
     assert source.read_bytes() == bib.replace("{b}, sections = {MoE}", "{b}, sections = {moe}").encode()
+
+
+def test_a_value_is_read_as_each_string_table_defines_it():
+    # A value of one piece reads alike whatever the table (the reading is shared); one that uses a macro, as each
+    # table defines the macro: a .bib is read with its own table and written against another.
+    plain, joined = "{\\input{y}}", "{\\in} # m"
+    first, second = {"m": '"put{y}"'}, {"m": '"x"'}
+    assert bibtex_value_offences(plain, first) == bibtex_value_offences(plain, second)
+    assert bibtex_value_offences(plain, second)[0] == "\\input{y}"
+    assert bibtex_value_offences(joined, first)[0] == "\\input{y}"
+    assert bibtex_value_offences(joined, second)[0] == "\\inx"
+    assert [o.text for o in bibtex_value_offences(joined, second)[1]] == ["\\inx"]
