@@ -29,7 +29,9 @@ from bibtexparser.exceptions import BlockAbortedException
 #: A brace or quote after a backslash: only a chunk holding one can be read otherwise (a test in C, false for most).
 ESCAPED_MARK = re.compile(r'\\[{}"]')
 # A brace or quote after an even number of backslashes: a line break (\\), then one TeX reads and bibtexparser skips.
-COUNTED_BY_TEX = re.compile(r'(?<!\\)(?:\\\\)+[{}"]')
+# It starts with the pair, not with the look behind it: the search then skips to each "\\" (a scan of the file
+# took 0.56 s, and every field_spans and value_end made one of its entry).
+COUNTED_BY_TEX = re.compile(r'\\\\(?<!\\\\\\)(?:\\\\)*[{}"]')
 _WHITE = re.compile(r"\s*")
 _SHOWN = 30  # characters of a value shown where BibTeX ends it
 # What BibTeX reads as an entry type, a field name, a macro or a number.

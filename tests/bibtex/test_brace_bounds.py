@@ -1,8 +1,13 @@
 """A brace after a backslash that moves where BibTeX ends a value: the entry is read as BibTeX reads it, or refused."""
 
+import re
+
 import pytest
 from helpers import bibtex_as_written_and_rewritten, bibtex_balanced, requires_latex, run_cli
+from hypothesis import given
+from hypothesis import strategies as st
 
+from surveytool.bibtex.brace_bounds import COUNTED_BY_TEX
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.model import Severity
@@ -234,3 +239,11 @@ def test_bibtex_cites_the_commented_entry_of_the_file_as_written_and_not_of_the_
         (_, bbl), (result, written_bbl) = bibtex_as_written_and_rewritten(tmp_path, comment + "\n\n" + GOOD + AFTER)
         assert "Mallory" in bbl and "Doe" not in bbl, comment
         assert result.returncode == 0 and "Doe" in written_bbl and "Mallory" not in written_bbl, comment
+
+
+@given(st.text(alphabet='\\{}"a', max_size=14))
+def test_a_mark_counted_by_tex_is_one_after_a_whole_run_of_an_even_number_of_backslashes(text):
+    # Each run of backslashes read whole: TeX takes them two by two, and an odd one escapes the mark after it.
+    runs = [run for run in re.finditer(r"\\+", text) if len(run.group()) % 2 == 0]
+    counted = [(run.start(), run.end() + 1) for run in runs if text[run.end() : run.end() + 1] in ("{", "}", '"')]
+    assert [found.span() for found in COUNTED_BY_TEX.finditer(text)] == counted
