@@ -112,7 +112,7 @@ def key_findings(key: str, raw: str, where: SourceLocation) -> list[Finding]:
     one before the comma that the reader strips, so the key as typed in a ``\\cite`` finds no entry."""
     header = ENTRY_HEADER.match(raw)
     written = raw[header.end("open") : header.end() - 1].strip(" \t\r\n") if header else key
-    unseen = [i for i, c in enumerate(written) if unseen_in_key(written, i)]
+    unseen = [] if written.isascii() else [i for i in range(len(written)) if unseen_in_key(written, i)]
     if unseen:
         hidden = written[unseen[0]]
         name = unicodedata.name(hidden, "a control character").lower()
