@@ -8,9 +8,12 @@ from hypothesis import strategies as st
 
 from surveytool.analysis.key_lock import LOCK_VERSION, dump_pins, load_pins
 from surveytool.analysis.keys import assign_keys
-from surveytool.bibtex.fields import render_bibliography
+from surveytool.bibtex.fields import _value_as_read, macros_of, render_bibliography
+from surveytool.bibtex.names import label_safe
 from surveytool.bibtex.reader import read_bibtex
+from surveytool.bibtex.values import written_as_read
 from surveytool.model import Origin, Paper, Resolution, SourceLocation, frozen_mapping
+from surveytool.text.latex import without_control_chars
 from surveytool.text.normalize import normalize, opening_words, strip_truncation
 
 # Words with LaTeX specials, accents, typographic marks and characters with no LaTeX spelling.
@@ -135,3 +138,22 @@ def test_the_lock_file_is_what_json_writes_with_indentation_and_reads_back(pins:
     path = tmp_path_factory.mktemp("lock") / "surveytool.lock.json"
     path.write_text(dump_pins(pins), encoding="utf-8")
     assert load_pins(path) == pins
+
+
+# A user's value as read: braced, quoted or bare, with what the writer may rewrite in it.
+READ_VALUE = st.tuples(
+    st.sampled_from(["{%s}", '"%s"', "%s", "{%s} # m"]),
+    st.text(alphabet=st.sampled_from(list('ab {}"\\#^&%_$]\x01\n')), max_size=12),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(READ_VALUE, st.sampled_from(["title", "url", "year", "month", "groups", "note", "author"]))
+def test_a_value_written_as_read_is_one_the_writer_would_write_unchanged(shape, name):
+    value = shape[0] % shape[1]
+    macros = macros_of([("m", "{x}"), ("ab", "{\\relax}")])
+    macros.spelled_out.add("ab")
+    rewritten = label_safe(
+        name, without_control_chars(_value_as_read(Paper(Origin.BIBTEX, ()), name, "t", macros, value))
+    )
+    assert not written_as_read(value) or rewritten == value

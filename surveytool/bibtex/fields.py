@@ -23,6 +23,7 @@ from surveytool.bibtex.values import (
     safe_bibtex_value,
     string_block_value,
     uses_any,
+    written_as_read,
     written_value_offences,
 )
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
@@ -77,8 +78,6 @@ _PAGE_RANGE = re.compile(r"^\s*([\w:.]+)\s*(?:-+|–|—)\s*([\w:.]+)\s*$")
 _PLACEHOLDER_WORDS = 12
 #: How a placeholder title starts: the checks recognise one by it, also in a .bib written before.
 PLACEHOLDER_PREFIXES = ("Unresolved snippet:", "Unresolved title:")
-
-
 #: How the ``key`` field (BibTeX's label for an entry without authors) of a placeholder starts.
 PLACEHOLDER_KEY = "Unresolved"
 
@@ -128,6 +127,8 @@ def encode_field(name: str, text: str) -> str:
 
 
 def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str], original: str | None) -> str:
+    if original is not None and written_as_read(original):  # most values: nothing in them to rewrite
+        return original
     return label_safe(name, without_control_chars(_value_as_read(paper, name, text, macros, original)))
 
 
@@ -213,8 +214,7 @@ def bibtex_entry(
 ) -> str:
     """One entry's text in the .bib (``bibliography_pieces`` adds a blank line after it).
 
-    ``macros`` are the @string definitions written with it, as TeX will read the
-    values that use them.
+    ``macros`` are the @string definitions written with it, as TeX will read the values that use them.
     """
     entry_type = paper.entry_type if dialect == "biblatex" else bibtex_type(paper.entry_type, paper.fields)
     return entry_text(entry_type, paper.key, bibtex_fields(paper, tags_field, dialect, macros, fmt), fmt)

@@ -25,7 +25,6 @@ LITERAL_FIELDS = VERBATIM_FIELDS | FILING_FIELDS | frozenset({"file", "pdf", "cr
 # Commands whose (first) argument is read as written: an address, a DOI, citation keys. A % or # there still
 # ends the argument or stops the document inside another command's argument (biblatex puts each field in one).
 _VERBATIM_ARGUMENT = frozenset({"url", "href", "doi", "cite", "citet", "citep"})
-_SPECIALS = frozenset("&%#_^$")
 _INTERESTING = re.compile(r'[&%#_\\{}"$^]')
 _CONTROL_WORD = re.compile(r"[A-Za-z]+")
 
@@ -56,7 +55,8 @@ def raw_specials(value: str) -> list[int]:
     ``^^`` is TeX's character notation (the allowlist's), and a ``#`` or ``_`` outside braces and quotes belongs to
     the .bib's syntax.
     """
-    if not any(char in value for char in _SPECIALS):
+    # Six searches for one character each are faster than one for any of them, and most values have none.
+    if not ("&" in value or "%" in value or "#" in value or "_" in value or "^" in value or "$" in value):
         return []
     found: list[int] = []
     depth, quoted, math = 0, False, False

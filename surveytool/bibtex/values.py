@@ -8,7 +8,7 @@ from collections.abc import Container, Mapping
 from surveytool.bibtex.value_braces import balanced_value, braced_quotes, has_quoted_braces
 from surveytool.model import RawBlock, frozen_mapping
 from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
-from surveytool.text.latex_allowlist import LatexPolicy, active_policy
+from surveytool.text.latex_allowlist import CONTROL_CHARS_SET, LatexPolicy, active_policy
 from surveytool.text.latex_context import may_nest_too_deep
 from surveytool.text.latex_decode import quick_latex_to_text
 from surveytool.text.latex_inert import balanced_for_bibtex
@@ -18,8 +18,6 @@ MONTH_MACROS = {
     name[:3].lower(): name
     for name in "January February March April May June July August September October November December".split()
 }
-
-
 #: Values copied verbatim: identifiers whose characters mean nothing to BibTeX styles.
 VERBATIM_FIELDS = frozenset({"doi", "url", "eprint", "archiveprefix", "eprinttype", "primaryclass", "urldate", "ids"})
 #: The fields reference managers file entries by (JabRef's groups, Mendeley's folders, Zotero's keywords): their
@@ -96,8 +94,6 @@ def joined_latex(value: str, macros: Mapping[str, str] | None = None) -> str | N
 EXACTLY_DECODED = frozenset(
     "title author editor booktitle journal series publisher institution school organization howpublished".split()
 )
-
-
 #: ``\noopsort{key}`` (and its ``\noop`` spelling) only steers BibTeX's sorting: it prints nothing.
 _SORT_ONLY = re.compile(r"\\noop(?:sort)?\s*\{[^{}]*\}")
 
@@ -151,9 +147,8 @@ MAX_MACRO_DEPTH = 100
 def value_as_tex(value: str, strings: Mapping[str, str] = frozen_mapping()) -> str:
     """The LaTeX that BibTeX passes on for a raw value: delimiters off, macros expanded, ``#`` parts joined.
 
-    A macro that ``strings`` does not define (a month, a style's journal name)
-    stays as its name: letters, so that a command before it still reads as a
-    longer, unknown command rather than as a shorter allowed one.
+    A macro that ``strings`` does not define (a month, a style's journal name) stays as its name: letters, so that
+    a command before it still reads as a longer, unknown command rather than as a shorter allowed one.
     """
     return _expand(value, strings, {}, ())
 
@@ -270,6 +265,16 @@ def _names_with_commands(strings: Mapping[str, str]) -> frozenset[str]:
                 found.add(name)
                 grew = True
     return frozenset(found)
+
+
+_REWRITTEN = re.compile("[" + re.escape("\\^#&%_$]" + "".join(sorted(CONTROL_CHARS_SET))) + "]")
+
+
+def written_as_read(value: str) -> bool:
+    """Whether a value read from a .bib is written as it is in any field (``fields._value``): one braced piece, or one
+    quoted without braces, with no command, caret, join, special (``raw_specials``), control character or ]."""
+    enclosed = value[:1] == "{" or (value[:1] == '"' and "{" not in value and "}" not in value)
+    return enclosed and not _REWRITTEN.search(value) and not may_nest_too_deep(value)
 
 
 def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(), preamble: bool = False) -> str:
