@@ -36,8 +36,13 @@ _BARE = re.compile(r"[^\s,#{}\"()]+")
 # A backslash and the character after it are one token: \{ and \" are text, as bibtexparser reads them, and in
 # \\{ and \\" the mark counts, as BibTeX reads it (line_breaks.py has bibtexparser read it so).
 _BRACE = re.compile(r"\\.|[{}]", re.S)
+# A group nested four deep at most, read as _BRACE reads it, in C; possessive, so that it fails fast where it fails.
+_IN_GROUP = r"(?:[^{}\\]++|\\.)*+"
+for _ in range(3):
+    _IN_GROUP = r"(?:[^{}\\]++|\\.|\{" + _IN_GROUP + r"\})*+"
+_GROUP = re.compile(r"\{" + _IN_GROUP + r"\}", re.S)
 # Between quotes, a quote ends the piece unless it is bibtexparser's {"} (a quote after \{ ends it: "\{" # "x").
-_QUOTE_END = re.compile(r'\\.|(?<!\{)"|"(?!\})', re.S)
+_QUOTED_REST = re.compile(r'(?:[^"\\]++|\\.|(?<=\{)"(?=\}))*+"', re.S)
 # An entry holding a mark after \\ (COUNTED_BY_TEX) was read as BibTeX reads it, masked or alike by both readers:
 # there every brace counts, \\} too ({a\\\\{b\\}} is one value), and a quote ends a piece only outside braces.
 _BIBTEX_MARK = re.compile(r'[{}"]')
@@ -125,7 +130,7 @@ def _part_end(raw: str, position: int, bibtex: bool) -> int | None:
     if opening == "{":
         return _group_end(raw, position)
     if opening == '"':
-        closing = next((m for m in _QUOTE_END.finditer(raw, position + 1) if m.group() == '"'), None)
+        closing = _QUOTED_REST.match(raw, position + 1)
         return closing.end() if closing else None
     bare = _BARE.match(raw, position)
     return bare.end() if bare else None
@@ -133,6 +138,9 @@ def _part_end(raw: str, position: int, bibtex: bool) -> int | None:
 
 def _group_end(raw: str, position: int) -> int | None:
     """Just after the brace that closes the one at ``position``."""
+    group = _GROUP.match(raw, position)  # in C, for groups nested no deeper than _GROUP reads
+    if group is not None:
+        return group.end()
     depth = 0
     for match in _BRACE.finditer(raw, position):
         if match.group()[0] == "\\":

@@ -5,8 +5,10 @@ from pathlib import Path
 
 import pytest
 from helpers import BENCH, CORPUS, IN_CI
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from surveytool.bibtex.field_spans import field_spans, line_in, literal_inner
+from surveytool.bibtex.field_spans import field_spans, line_in, literal_inner, value_end
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.output.field_fixes import reads_alike
 from surveytool.sources.read import read_text_file
@@ -53,3 +55,33 @@ def test_spans_know_quotes_concatenations_nested_braces_and_parentheses():
     assert [line_in(raw, s.start, 10) for s in spans] == [11, 12, 12]
     assert literal_inner("{a {b} c}") == (1, "a {b} c")
     assert literal_inner("{a} # {b}") is None and literal_inner("acm") is None and literal_inner('"a" # "b"') is None
+
+
+def _closing_brace(raw: str, position: int) -> int | None:
+    depth = 0
+    for match in re.finditer(r"\\.|[{}]", raw[position:], re.S):  # a backslash takes the character after it along
+        if match.group() in "{}":
+            depth += 1 if match.group() == "{" else -1
+            if depth == 0:
+                return position + match.end()
+    return None
+
+
+def _closing_quote(raw: str, position: int) -> int | None:
+    for match in re.finditer(r'\\.|"', raw[position + 1 :], re.S):
+        at = position + 1 + match.start()
+        if match.group() == '"' and not (raw[at - 1] == "{" and raw[at + 1 : at + 2] == "}"):  # {"} is text
+            return at + 1
+    return None
+
+
+@given(st.text(alphabet='{}"\\a', max_size=16))
+@example("{" * 6 + "a\\}" + "}" * 6 + "b")  # nested deeper than one search reads
+@example('"a {"} \\" {"b"} c" d')
+def test_a_braced_or_quoted_value_ends_where_its_brace_or_quote_closes(text):
+    # No #: the value is its first part.
+    for position, char in enumerate(text):
+        if char == "{":
+            assert value_end(text, position, bibtex=False) == _closing_brace(text, position)
+        elif char == '"':
+            assert value_end(text, position, bibtex=False) == _closing_quote(text, position)
