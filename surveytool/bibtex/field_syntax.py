@@ -131,6 +131,8 @@ def first_of_each(fields: list[tuple[str, str]]) -> tuple[list[tuple[str, str]],
     """An entry's fields (name, value) with each name, in any case, kept at its first value, as BibTeX reads them
     ("I'm ignoring x's extra "title" field"), and the later ones left out (lower-case name, value; bibtexparser
     keeps the last)."""
+    if len({key.lower() for key, _ in fields}) == len(fields) and not any("%" in key for key, _ in fields):
+        return list(fields), []  # no name twice, none commented out: most entries
     kept: list[tuple[str, str]] = []
     dropped: list[tuple[str, str]] = []
     seen: set[str] = set()
@@ -185,6 +187,8 @@ def fields_as_read(fields: list[tuple[str, str]], suspects: list[tuple[str, str]
             value, ran_into = as_bibtex_reads(without_remark(value) if "%" in value else value)
             after.extend(ran_into)
         read.append((key, value))
+    if not after:
+        return read
     named = {key.lower() for key, _ in fields}
     return read + [(key, value) for key, value in after if key not in named]  # one written twice: BibTeX's error
 

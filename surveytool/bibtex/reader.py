@@ -296,11 +296,12 @@ def _entry_to_paper(
     suspects: list[tuple[str, str]] = []
     written = [(f.key, f.value if isinstance(f.value, str) else str(f.value)) for f in entry.fields]
     fields, dropped = first_of_each(written)
+    tags_name = tags_field.lower()
     for key, value in fields_as_read(fields, suspects):
         name = key.lower() if "%" not in key else field_name(key)
         if name is None:  # a field commented out (syntax_findings reports it)
             continue
-        if name == tags_field.lower():
+        if name == tags_name:
             tags = split_tags(value_to_text(value, strings))
             continue
         latex[name] = value

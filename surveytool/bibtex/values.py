@@ -10,7 +10,7 @@ from surveytool.model import RawBlock, frozen_mapping
 from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
 from surveytool.text.latex_allowlist import CONTROL_CHARS_SET, LatexPolicy, active_policy
 from surveytool.text.latex_context import may_nest_too_deep
-from surveytool.text.latex_decode import quick_latex_to_text
+from surveytool.text.latex_decode import NEEDS_DECODING, quick_latex_to_text
 from surveytool.text.latex_inert import balanced_for_bibtex
 
 #: Months as BibTeX's predefined macros expand them, for plain-text values.
@@ -106,6 +106,8 @@ def marked_up_year(value: str) -> bool:
 
 def value_to_text(value: str, strings: Mapping[str, str] = frozen_mapping(), exact: bool = True) -> str:
     """Plain text of a raw BibTeX value, with macros and concatenations expanded."""
+    if len(value) > 1 and value[0] + value[-1] in ("{}", '""') and not NEEDS_DECODING.search(value, 1, len(value) - 1):
+        return " ".join(value[1:-1].split())  # one braced or quoted piece of plain text, at once: most values
     decode = _exactly_decoded if exact else quick_latex_to_text
     if "\\noop" in value:
         value = _SORT_ONLY.sub("", value)
