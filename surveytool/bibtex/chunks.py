@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
@@ -29,7 +29,7 @@ from surveytool.bibtex.brace_bounds import (
 )
 from surveytool.bibtex.line_breaks import masked_line_breaks, unmasked
 from surveytool.bibtex.quoted_blocks import quoted_block
-from surveytool.bibtex.scan import scan_plain_entry
+from surveytool.bibtex.scan import PlainEntry, scan_plain_entry
 from surveytool.bibtex.spaced_heads import entry_as_written, may_hold_spaced_heads, readable
 from surveytool.bibtex.values import split_concatenation
 
@@ -263,16 +263,16 @@ def _runs(indices: list[int]) -> Iterator[tuple[int, int]]:
         yield members[0], members[-1]
 
 
-def scan_chunk(text: str, chunk: Chunk) -> list[tuple[int, model.Block]] | None:
+def scan_chunk(text: str, chunk: Chunk) -> Sequence[tuple[int, model.Block | PlainEntry]] | None:
     """The blocks of a chunk holding one plain entry, as bibtexparser makes them (``scan.py``); else None.
 
-    Lines are relative to the chunk's first, counted as bibtexparser counts them.
-    Fields get no start line: nothing here uses one.
+    Lines are relative to the chunk's first, counted as bibtexparser counts them. The entry is the scanner's own
+    (its fields as (name, value) pairs, what the reader takes of bibtexparser's): no objects made per field.
     """
     if apart := read_apart(text, chunk):
         return apart
     source = text[chunk.start : chunk.end]
-    block: model.Block
+    block: model.Block | PlainEntry
     closed_at = comment_end(source, 0)
     if closed_at is not None:
         raw = source[:closed_at].strip()
@@ -282,8 +282,7 @@ def scan_chunk(text: str, chunk: Chunk) -> list[tuple[int, model.Block]] | None:
         entry = scan_plain_entry(source)
         if entry is None:
             return None
-        fields = [model.Field(name, value) for name, value in entry.fields]
-        block, end = model.Entry(entry.entry_type, entry.key, fields, raw=entry.raw), entry.end
+        block, end = entry, entry.end
     return [(0, block), *_free_text(source, end)]
 
 

@@ -6,7 +6,7 @@ back unchanged; plain text for matching is derived on the side (``values.py``). 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bibtexparser import model
@@ -24,6 +24,7 @@ from surveytool.bibtex.field_syntax import (
     syntax_findings,
 )
 from surveytool.bibtex.linked_fields import linked_offences
+from surveytool.bibtex.scan import PlainEntry
 from surveytool.bibtex.value_braces import brace_findings, has_quoted_braces, offences_and_hint, quote_findings
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
@@ -99,7 +100,7 @@ def macro_table(definitions: Iterable[tuple[str, str]]) -> dict[str, str]:
 
 
 def _read_chunk(
-    blocks: list[tuple[int, model.Block]],
+    blocks: Sequence[tuple[int, model.Block | PlainEntry]],
     text: str,
     chunk: Chunk,
     path: str,
@@ -117,7 +118,7 @@ def _read_chunk(
         where = SourceLocation(path, chunk.line + line + 1)
         if isinstance(block, model.DuplicateFieldKeyBlock):  # an entry to BibTeX, which reads a field's first value
             block = block.ignore_error_block or block
-        if isinstance(block, model.Entry):
+        if isinstance(block, (model.Entry, PlainEntry)):
             paper, suspects, dropped = _entry_to_paper(block, where, strings, tags_field)
             papers.append(paper)
             findings.extend(_dangerous_fields(paper, strings))
@@ -267,7 +268,9 @@ def _dangerous_block(block: RawBlock, strings: Mapping[str, str]) -> list[Findin
     return found
 
 
-def _failed_region(blocks: list[tuple[int, model.Block]], index: int, lines: list[str]) -> tuple[str, list[int]]:
+def _failed_region(
+    blocks: Sequence[tuple[int, model.Block | PlainEntry]], index: int, lines: list[str]
+) -> tuple[str, list[int]]:
     """The text of a failed block up to the next block that parsed, and the comment blocks inside it.
 
     After an aborted block the parser reads the rest of it as free text; kept
@@ -286,7 +289,7 @@ def _failed_region(blocks: list[tuple[int, model.Block]], index: int, lines: lis
 
 
 def _entry_to_paper(
-    entry: model.Entry, where: SourceLocation, strings: Mapping[str, str], tags_field: str
+    entry: model.Entry | PlainEntry, where: SourceLocation, strings: Mapping[str, str], tags_field: str
 ) -> tuple[Paper, list[tuple[str, str]], list[tuple[str, str]]]:
     """The entry as a paper, its fields (name, value as read) that BibTeX may read otherwise (``field_syntax``), and
     the later values of a field named twice, which BibTeX ignores (``first_of_each``)."""
@@ -294,7 +297,10 @@ def _entry_to_paper(
     plain: dict[str, str] = {}
     tags: tuple[str, ...] = ()
     suspects: list[tuple[str, str]] = []
-    written = [(f.key, f.value if isinstance(f.value, str) else str(f.value)) for f in entry.fields]
+    if isinstance(entry, PlainEntry):
+        written = entry.fields
+    else:
+        written = [(f.key, f.value if isinstance(f.value, str) else str(f.value)) for f in entry.fields]
     fields, dropped = first_of_each(written)
     tags_name = tags_field.lower()
     for key, value in fields_as_read(fields, suspects):
