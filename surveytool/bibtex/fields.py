@@ -93,8 +93,7 @@ def is_placeholder_title(title: str) -> bool:
 def placeholder_title(paper: Paper) -> str:
     """A title that says it is not one: the opening words of an unresolved snippet or title."""
     if paper.abstract and not paper.title:
-        words = paper.abstract.split()
-        opening = " ".join(words[:_PLACEHOLDER_WORDS]).rstrip(".,;:…")
+        opening = " ".join(paper.abstract.split()[:_PLACEHOLDER_WORDS]).rstrip(".,;:…")
         return f"{PLACEHOLDER_PREFIXES[0]} {opening}…"
     cut = paper.truncated and not paper.abstract  # else the snippet below it was cut, not the title
     return f"{PLACEHOLDER_PREFIXES[1]} {paper.title or ''}{'…' if cut else ''}"
