@@ -41,14 +41,15 @@ def test_terminal_shows_stages_and_pipes_show_only_results(tmp_path):
 
 
 def test_a_run_stopped_between_stages_takes_its_bar_down(tmp_path):
-    # The overrides file is read between two stages, with the bar running; the process leaves
+    # A template is compiled when the chapter is rendered, with the bar running; the process leaves
     # without the interpreter's exit handlers, so the CLI itself must stop the bar.
-    (tmp_path / "overrides.toml").write_text("not toml [", encoding="utf-8")
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "related_work.tex.j2").write_text("\\BLOCK{if }broken\n", encoding="utf-8")
     returncode, shown, _ = _on_a_terminal(
-        "build", "--out", str(tmp_path / "t"), "--overrides", "overrides.toml", cwd=tmp_path
+        "build", "--out", str(tmp_path / "t"), "--templates", "templates", cwd=tmp_path
     )
     assert returncode == 2
-    assert b"overrides.toml" in shown
+    assert b"related_work.tex.j2:1" in shown and b"tagging" in shown  # stopped after the bar had shown stages
     hidden, restored = shown.rfind(b"\x1b[?25l"), shown.rfind(b"\x1b[?25h")
     assert hidden >= 0 and restored > hidden  # the cursor the bar hid is shown again
 
