@@ -285,11 +285,8 @@ def _paragraphs(lines: list[tuple[str, int]], first_line: int, vocabulary: froze
     texts = [text for text, _ in lines]
     result = read_result(texts)
     if result is not None:
-        snippet = (
-            strip_emphasis(clean_pasted(_join_wrapped(result.snippet_lines, vocabulary)))
-            if result.snippet_lines
-            else ""
-        )
+        lines_of_snippet = result.snippet_lines or [""]  # a [CITATION] result has none
+        snippet = strip_emphasis(clean_pasted(_join_wrapped(lines_of_snippet, vocabulary)))
         title = strip_emphasis(clean_pasted(result.title))
         by = result.byline
         cut = is_truncated(snippet) or is_truncated(title)
