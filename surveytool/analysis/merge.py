@@ -22,7 +22,7 @@ from surveytool.analysis.preprints import arxiv_id, preprint_marker
 from surveytool.analysis.tagging.user_tags import tag_locations
 from surveytool.model import Finding, Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
-from surveytool.text.normalize import normalize, opening_words, shingles
+from surveytool.text.normalize import normalize, normalize_any_script, opening_words, shingles
 
 _MIN_TITLE_WORDS = 3
 _NEAR_CANDIDATES = 3
@@ -49,7 +49,7 @@ def identities(paper: Paper) -> list[str]:
     title = paper.fields.get("title")
     short = ""
     if title and (paper.resolution is not None or not paper.truncated):
-        normalized = normalize(title)  # words separated by single spaces
+        normalized = normalize_any_script(title)  # words separated by single spaces
         if normalized.count(" ") >= _MIN_TITLE_WORDS - 1:
             keys.append("title:" + normalized)
         elif normalized:

@@ -33,6 +33,18 @@ def normalize(text: str) -> str:
     return _NON_WORD.sub(" ", folded).strip()
 
 
+_WORD_ANY_SCRIPT = re.compile(r"[^\W_]+")
+
+
+def normalize_any_script(text: str) -> str:
+    """``normalize``, or where it drops letters (Chinese, Greek, ``ß``), the words in every script, case-folded:
+    two titles that share only their Latin words ("基于BERT的文本分类", "基于BERT的命名实体识别") stay two works."""
+    normalized = normalize(text)
+    if text.isascii() or sum(c.isalnum() for c in normalized) >= sum(c.isalnum() for c in text):
+        return normalized
+    return " ".join(_WORD_ANY_SCRIPT.findall(unicodedata.normalize("NFKC", text).casefold()))
+
+
 def strip_truncation(text: str) -> str:
     """Text without a trailing ellipsis and without the word it may have cut."""
     stripped = text.rstrip()

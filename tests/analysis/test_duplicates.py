@@ -763,3 +763,23 @@ def test_two_entries_of_one_key_that_differ_only_in_a_character_s_spelling_are_o
         (tmp_path / "b.bib").write_text(entry % other, encoding="utf-8")
         printed = run_cli("bib", "a.bib", "b.bib", "-o", "-", cwd=tmp_path).stdout
         assert printed.count("@article{k1") == copies, (other, printed)
+
+
+def test_two_titles_in_chinese_that_share_only_their_latin_words_are_two_works(tmp_path):
+    # Matching kept ASCII words only: both titles were "bert", and a Zotero export's two items (no citation keys,
+    # one author, one year) were merged, the second paper gone without a word.
+    def item(number: int, title: str) -> dict:
+        return {
+            "id": f"http://zotero.org/users/1/items/{number}",
+            "type": "article-journal",
+            "title": title,
+            "author": [{"family": "张", "given": "三"}],
+            "issued": {"date-parts": [[2020]]},
+        }
+
+    items = [item(1, "基于BERT的文本分类"), item(2, "基于BERT的命名实体识别"), item(3, "基于BERT的文本分类")]
+    (tmp_path / "library.json").write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    keys, messages = bib(tmp_path, "library.json")
+    assert len(keys) == 2  # the third item is the first again: one work
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "基于BERT的文本分类" in written and "基于BERT的命名实体识别" in written
