@@ -29,6 +29,8 @@ from surveytool.output.field_layout import name_and_equals
 from surveytool.text.line_ends import LINE_BREAK, newline_of
 
 _PADDED = re.compile(r"\t=|[ \t]{2}=")
+#: An entry's fields from its first line on, as most are written: a lower-case name, " = ", a value.
+_PLAIN_FIELDS = re.compile(r"(?:\r\n?|\n)[ \t]*[a-z][a-z0-9_-]* = ")
 #: A name BibTeX reads as a field's: "sec tions" or "" is none, and a field written so breaks the entry.
 _FIELD_NAME = re.compile(r"[^\s\"#%'(),={}]+")
 
@@ -162,9 +164,13 @@ def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n
     if LINE_BREAK.match(after):
         indent = LINE_BREAK.sub("", after, count=1)
         indent = indent[: len(indent) - len(indent.lstrip(" \t"))] or "  "
-        # Its fields are read only when a name is padded before its "=": most entries are not lined up.
-        fields = [(s.start, s.value_start) for s in field_spans(raw)] if _PADDED.search(raw) else []
-        named = name_and_equals(raw, fields, field, indent)
+        # Its fields are read only when they are not all "name = value" (padded before an "=", "name={value}" as
+        # Google Scholar and IEEE write, "TITLE = "): most entries are written so, and need no reading.
+        spans = field_spans(raw) if _PADDED.search(raw) or not _PLAIN_FIELDS.match(after) else []
+        upper = bool(spans) and all(raw[s.start : s.start + len(s.name)].isupper() for s in spans)
+        named = name_and_equals(
+            raw, [(s.start, s.value_start) for s in spans], field.upper() if upper else field, indent
+        )
         return raw[: header.end()] + newline_of(raw, newline) + indent + named + f"{{{value}}}," + after
     return raw[: header.end()] + f" {field} = {{{value}}}," + after
 

@@ -99,6 +99,28 @@ def test_an_added_tags_field_is_lined_up_as_the_entry_lines_up_its_own(fields, a
     assert set_tags_field(f"@misc{{k,\n{fields}}}", "sections", ("x",)) == f"@misc{{k,\n{added}{fields}}}"
 
 
+@pytest.mark.parametrize(
+    ("fields", "added"),
+    [
+        # Google Scholar, IEEE Xplore and arXiv write "name={value}": an added " = " stood out in every entry.
+        ("  title={T},\n  year={2021}\n", "  sections={x},\n"),
+        ("  author={A},\n  title={T},\n  ISSN={1},\n  month={Aug},", "  sections={x},\n"),
+        # Names all in capitals (older exports): the added one too, as edit_fields adds a field.
+        ("  TITLE = {T},\n  YEAR = 2021\n", "  SECTIONS = {x},\n"),
+    ],
+)
+def test_an_added_tags_field_is_named_and_spaced_as_the_entry_writes_its_fields(tmp_path, fields, added):
+    raw = f"@article{{k,\n{fields}}}"
+    assert set_tags_field(raw, "sections", ("x",)) == f"@article{{k,\n{added}{fields}}}"
+    # The same through bib --in-place, on an entry the tagger places surely.
+    moe = "Sparsely-gated mixture-of-experts layers: expert routing, gating and expert parallelism"
+    bib = tmp_path / "scholar.bib"
+    bib.write_text(raw.replace("{T}", "{" + moe + "}"), encoding="utf-8")
+    run("bib", "--in-place", str(bib))
+    tags = added.strip().rstrip(",").replace("{x}", "{")
+    assert bib.read_text(encoding="utf-8").startswith(f"@article{{k,\n  {tags}moe")
+
+
 def test_no_second_tags_field_is_written_past_what_reads_field_by_field():
     raw = "@misc{k,\n  title = {T} stray words,\n  sections = {a}\n}"
     assert set_tags_field(raw, "sections", ("x",)) is None
