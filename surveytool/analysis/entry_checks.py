@@ -179,6 +179,16 @@ def _written(paper: Paper, field: str, parent: Paper) -> str:
     return next((key for f, key in named_parents(paper) if f == field and key.lower() in names), parent.key)
 
 
+#: Types whose title BibTeX's standard styles print as written (their format.btitle has no change.case$).
+TITLE_AS_WRITTEN = frozenset({"book", "inbook", "manual", "phdthesis", "proceedings"})
+
+
+def title_is_lowered(paper: Paper) -> bool:
+    """Whether a style that lowercases titles lowercases ``paper``'s: not a book's, a manual's, a thesis's or
+    proceedings' (a type a style does not know is printed as a @misc, whose title it lowers)."""
+    return paper.entry_type.lower() not in TITLE_AS_WRITTEN
+
+
 @register(
     "title-case-unprotected",
     Severity.WARNING,
@@ -188,13 +198,14 @@ def _written(paper: Paper, field: str, parent: Paper) -> str:
     "which no package defines, so the document stops), and math ('$O(N)$' becomes '$o(n)$'). Words with capitals "
     "after their first letter need braces, {GShard}, {GPUs}; a command with capitals in its name needs them around "
     "it, {\\LaTeX}, and a formula with capitals around the whole formula, {$O(N \\log N)$}. --fix adds them "
-    "there only. The .bib surveytool writes (build, bib -o) braces such commands itself.",
+    "there only. The .bib surveytool writes (build, bib -o) braces such commands itself. Not reported for a "
+    "@book, @inbook, @manual, @phdthesis or @proceedings: those styles print its title as written.",
     fixable=True,
 )
 def _title_case(context: CheckContext) -> Iterable[Finding]:
     for paper in context.papers:
         raw = paper.latex_fields.get("title")
-        if raw:
+        if raw and title_is_lowered(paper):
             spots = unprotected(split_enclosing(raw)[1])
             if spots:
                 breaking = next((text for _start, _end, text in spots if breaks_once_lowered(text)), None)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from surveytool.analysis.entry_checks import title_is_lowered
 from surveytool.analysis.section_names import canonical_section
 from surveytool.analysis.tagging.user_tags import shares_names
 from surveytool.bibtex.field_spans import written_key
@@ -199,7 +200,7 @@ def fix_entries(
             if retagged is not None:
                 raw = retagged
                 done.append(f"tags {','.join(paper.explicit_tags)} -> {','.join(tags)}")
-        title = paper.latex_fields.get("title")
+        title = paper.latex_fields.get("title", "") if title_is_lowered(paper) else ""
         # Only a literal is braced: bracing a macro (`title = IWMM`) would turn it into text.
         if "title-case-unprotected" in selected and title and is_one_literal(title) and needs_title_protection(title):
             located = re.search(r"(^|[\s,])title\s*=\s*", raw, re.IGNORECASE)

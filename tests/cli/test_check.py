@@ -197,6 +197,23 @@ def test_fix_braces_math_and_commands_whole_and_a_recheck_agrees(project):
     assert json.loads(again.stdout) == []
 
 
+@pytest.mark.parametrize("entry_type", ["book", "Proceedings", "inbook", "manual", "phdthesis"])
+def test_a_title_the_standard_styles_print_as_written_is_neither_reported_nor_braced(project, entry_type):
+    # plain, plainnat, abbrv, alpha and unsrt lowercase an article's title but print a book's, proceedings' (DBLP's
+    # crossref parents), manual's or PhD thesis's as written: a Springer @book 'Deep Learning with PyTorch' was a
+    # warning, and --fix braced it, for nothing any of them prints.
+    book = f"@{entry_type}{{b,\n  title = {{Deep Learning with PyTorch, SC 2020, USA}},\n  year = 2020,\n}}\n"
+    chapter = book.replace(f"@{entry_type}{{b", "@incollection{c")
+    _, found = check(project, book + chapter, "--checks", "title-case-unprotected")
+    assert [(f["key"], f["line"]) for f in found] == [("c", 6)]
+    fixed = run_cli("check", "refs.bib", "--fix", "--checks", "title-case-unprotected", cwd=project)
+    assert fixed.returncode == 0 and "braces around PyTorch, SC, USA" in fixed.stdout
+    braced = "Deep Learning with {PyTorch}, {SC} 2020, {USA}"
+    assert (project / "refs.bib").read_text() == book + chapter.replace(
+        "Deep Learning with PyTorch, SC 2020, USA", braced
+    )
+
+
 def test_explain_and_disable_from_config(project):
     explained = run_cli("check", "--explain", "tag-variant", cwd=project, check=True)
     assert explained.stdout.startswith("tag-variant (warning, fixable with --fix):")
