@@ -37,6 +37,7 @@ FIXABLE = frozenset(
         "empty-field",
         "stray-and",
         "unescaped-special",
+        "url-malformed",
     }
 )
 

@@ -2,7 +2,7 @@
 
 Which fixes are unambiguous is decided with the checks (``analysis/field_checks.py``): the link before
 a DOI, ``&amp;`` (LaTeX's ``\\&``), a raw ``&`` or ``%`` (a backslash before it), an empty field, an 'and'
-with no name on one side. Everything else
+with no name on one side, a LaTeX escape in an address (``{\\_}``: ``analysis/url_checks.py``). Everything else
 in the entry, its layout and line endings included, stays as it was.
 """
 
@@ -20,6 +20,7 @@ from surveytool.analysis.field_checks import (
     unescaped_specials,
 )
 from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
+from surveytool.analysis.url_checks import URL_FIELDS, may_have_url_escapes, url_escapes
 from surveytool.bibtex.field_spans import FieldSpan, field_spans, literal_inner
 from surveytool.bibtex.raw_specials import escaped_in, spelled
 from surveytool.text.line_ends import line_start, next_line_break
@@ -35,6 +36,8 @@ def may_need_fixing(fields: Mapping[str, str]) -> bool:
         if any(c in value for c in "#_^$") and escaped_in(name, value):  # snake_case, C#, x^2: unescaped-special
             return True
         if name == "doi" and doi_prefix(value[1:-1]):
+            return True
+        if name in URL_FIELDS and may_have_url_escapes(value):
             return True
         if name in NAME_FIELDS and might_have_stray_and(value):
             return True
@@ -89,6 +92,14 @@ def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) 
             done.append(
                 f"{span.name}: " + ", ".join(f"{c} -> {spelled(c)}" for c in sorted({value[i] for i in raw_at}))
             )
+        if span.name in URL_FIELDS and "url-malformed" in selected and literal:
+            escapes = url_escapes(literal[1])
+            cuts.extend((inner_start + start, inner_start + end, text) for start, end, text in escapes)
+            if escapes:
+                unescaped = ", ".join(
+                    dict.fromkeys(f"{literal[1][start:end]} -> {text}" for start, end, text in escapes)
+                )
+                done.append(f"{span.name}: {unescaped}")
         if span.name in NAME_FIELDS and "stray-and" in selected and literal:
             problems, removals = stray_and_removals(literal[1])
             cuts.extend((inner_start + start, inner_start + end, "") for start, end in removals)

@@ -56,6 +56,7 @@ FAILING = {
     "date-conflict": (CLEAN.replace("  year", "  date = {2016-05},\n  year"), []),
     "stray-and": (CLEAN.replace("{Noam Shazeer}", "{Noam Shazeer and and Quoc Le}"), []),
     "unescaped-special": (CLEAN.replace("{ICLR}", "{Science & Engineering}"), []),
+    "url-malformed": (CLEAN.replace("  year", "  url = {https://example.org/moe{\\_}layer},\n  year"), []),
     "dangerous-macro": (CLEAN.replace("{ICLR}", "{ICLR\\immediate\\write18{rm -rf ~}}"), []),
     "lone-escaped-brace": (CLEAN.replace("{ICLR}", "{ICLR \\} 2017}"), []),
     "unbalanced-brace": (CLEAN.replace("{ICLR}", '"Proc. {ICLR 2017"'), []),
