@@ -12,7 +12,7 @@ from surveytool.text.normalize import normalize
 _MARKER_FIELDS = ("journal", "journaltitle", "howpublished", "booktitle")
 _SERVER = re.compile(r"^(arxiv|corr|biorxiv|medrxiv|ssrn)\b|\bpreprint\b|\be prints?\b")
 _ARXIV_IN_TEXT = re.compile(
-    r"arxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?", re.IGNORECASE
+    r"arxiv[:\s/]*(?:(?:abs|pdf|html)/)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?", re.IGNORECASE
 )
 
 
@@ -27,11 +27,13 @@ def preprint_marker(paper: Paper) -> str | None:
 
 
 def arxiv_id(paper: Paper) -> str | None:
-    """The entry's arXiv id, wherever it is written: eprint, a preprint's venue text, a URL, arXiv's own DOI."""
+    """The entry's arXiv id, wherever it is written: eprint, a preprint's venue text, a URL (of the abstract, the
+    PDF or the HTML page), arXiv's own DOI (also as a link)."""
     found = (
         normalize_arxiv(paper.fields.get("eprint", ""))
         or normalize_arxiv(paper.fields.get("arxivid", ""))  # Mendeley's field
         or arxiv_id_of_doi(paper.fields.get("doi", ""))
+        or arxiv_id_of_doi(paper.fields.get("url", ""))  # arXiv's DOI as a link: https://doi.org/10.48550/arXiv...
     )
     for name in ("journal", "howpublished", "note", "url", "volume"):
         match = None if found else _ARXIV_IN_TEXT.search(paper.fields.get(name, "").replace("arxiv.org", "arxiv"))
