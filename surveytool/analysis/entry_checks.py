@@ -7,6 +7,7 @@ from collections.abc import Container, Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.crossref import LOOP_SHOWN, by_key, inheritance_loops, inherited_fields, named_parents
+from surveytool.analysis.preprints import arxiv_id
 from surveytool.bibtex.field_spans import field_location
 from surveytool.bibtex.field_syntax import unseen_in_key
 from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_key, is_placeholder_title
@@ -76,9 +77,20 @@ def _missing(context: CheckContext) -> Iterable[Finding]:
                 f"@{paper.entry_type} '{paper.key}' has no {', '.join(absent)}"
                 + (f" (it has biblatex's {', '.join(biblatex)}, which BibTeX styles do not read)" if biblatex else ""),
                 min(paper.sources),
-                _biblatex_hint(paper, biblatex) if biblatex else "complete the entry, or change its type",
+                _biblatex_hint(paper, biblatex) if biblatex else _type_hint(paper, absent),
                 paper.key,
             )
+
+
+def _type_hint(paper: Paper, absent: list[str]) -> str:
+    """What to do about the ``absent`` fields: the type the entry's other fields say it is, where they say one."""
+    if "journal" in absent and paper.fields.get("booktitle"):  # Google Scholar's @article for a conference paper
+        return "it has a booktitle: make it @inproceedings, or @incollection for a chapter of a book"
+    if "booktitle" in absent and paper.fields.get("journal"):
+        return "it has a journal: make it @article"
+    if "journal" in absent and arxiv_id(paper):  # Zotero's @article for an arXiv preprint
+        return "an arXiv preprint: make it @misc, or let surveytool complete find its published version"
+    return "complete the entry, or change its type"
 
 
 def _biblatex_hint(paper: Paper, biblatex: list[str]) -> str:

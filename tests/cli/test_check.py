@@ -215,6 +215,24 @@ def test_a_title_the_standard_styles_print_as_written_is_neither_reported_nor_br
     )
 
 
+def test_a_missing_venue_s_hint_names_the_type_the_entry_s_other_fields_say(project):
+    # Google Scholar writes @article with a booktitle for a conference paper, Zotero @article for an arXiv
+    # preprint: "complete the entry, or change its type" left the user to guess which type.
+    bib = (
+        "@article{scholar, title = {T}, author = {A}, year = 2020, booktitle = {Proc. KDD}}\n"
+        "@inproceedings{swapped, title = {T}, author = {A}, year = 2020, journal = {JMLR}}\n"
+        "@article{zotero, title = {T}, author = {A}, year = 2020, url = {http://arxiv.org/abs/2006.16668}}\n"
+        "@article{bare, title = {T}, author = {A}, year = 2020}\n"
+    )
+    _, found = check(project, bib, "--checks", "missing-field")
+    assert [(f["key"], f["hint"]) for f in found] == [
+        ("scholar", "it has a booktitle: make it @inproceedings, or @incollection for a chapter of a book"),
+        ("swapped", "it has a journal: make it @article"),
+        ("zotero", "an arXiv preprint: make it @misc, or let surveytool complete find its published version"),
+        ("bare", "complete the entry, or change its type"),
+    ]
+
+
 def test_explain_and_disable_from_config(project):
     explained = run_cli("check", "--explain", "tag-variant", cwd=project, check=True)
     assert explained.stdout.startswith("tag-variant (warning, fixable with --fix):")
