@@ -87,6 +87,10 @@ FAILED_BLOCK_NOTE = (
 
 
 def _block_text(block: RawBlock) -> str:
+    """A kept block as written, with LF line ends as the entries have: a CRLF file's @comment, @string or
+    @preamble put its CRs into a file of LFs."""
+    if "\r" in block.text:
+        block = replace(block, text=block.text.replace("\r\n", "\n").replace("\r", "\n"))
     if block.kind == "string":
         _, _, body = block.text.partition("{")
         key, _, value = body[:-1].partition("=")

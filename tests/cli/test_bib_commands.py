@@ -434,3 +434,19 @@ def test_a_key_with_a_space_is_written_under_a_new_key_that_bibtex_reads_and_the
     if HAVE_LATEX or IN_CI:
         bibtex, bbl = run_bibtex(tmp_path)
         assert "error message" not in bibtex.stdout and f"\\bibitem{{{new_key}}}" in bbl, bibtex.stdout
+
+
+def test_the_blocks_kept_from_a_crlf_file_are_written_with_the_line_ends_of_the_rest(tmp_path):
+    # JabRef on Windows: its metadata comment, an @string and an @preamble kept their CRs in bib -o's LF file.
+    library = (
+        '@preamble{"\\providecommand{\\noopsort}[1]{}"}\r\n\r\n@string{icml = {International Conference\r\n'
+        "  on Machine Learning}}\r\n\r\n@article{a1,\r\n  title = {Pipeline parallel training},\r\n"
+        "  journal = icml,\r\n  year = {2020},\r\n}\r\n\r\n"
+        "@Comment{jabref-meta: databaseType:bibtex;}\r\n\r\n@Comment{jabref-meta: grouping:\r\n0 AllEntriesGroup:;\r\n}\r\n"
+    )
+    (tmp_path / "jabref.bib").write_bytes(library.encode("utf-8"))
+    run_cli("bib", "jabref.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_bytes()
+    assert b"\r" not in written
+    assert b"@Comment{jabref-meta: grouping:\n0 AllEntriesGroup:;\n}" in written
+    assert b"@string{icml = {International Conference\n  on Machine Learning}}" in written
