@@ -29,7 +29,7 @@ from surveytool.bibtex.order import in_bibtex_order
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
 from surveytool.options import Options
-from surveytool.resources import default_catalog, default_taxonomy, seed_lists
+from surveytool.resources import DEFAULT_TAXONOMY_NAME, default_catalog, default_taxonomy, seed_lists
 from surveytool.sources.overrides import apply_overrides, load_overrides
 from surveytool.sources.read import BibReader, ReadResult, read_source, read_sources
 from surveytool.sources.stdin import STDIN_NAME, is_stdin
@@ -69,7 +69,7 @@ def catalog_paths(options: Options) -> list[Path]:
 
 def options_taxonomy(options: Options) -> Taxonomy:
     """The taxonomy of ``options``: its file, or the bundled one (named as in the seeds folder)."""
-    return load_taxonomy(options.taxonomy or default_taxonomy(), None if options.taxonomy else "seeds/taxonomy.toml")
+    return load_taxonomy(options.taxonomy or default_taxonomy(), None if options.taxonomy else DEFAULT_TAXONOMY_NAME)
 
 
 def read_catalogs(options: Options) -> list[tuple[CatalogResolver, ReadResult]]:

@@ -19,6 +19,10 @@ def seed_lists() -> list[Path]:
     return sorted(bundled_dir("seeds").glob("*.txt"))
 
 
+#: How messages name the bundled taxonomy.
+DEFAULT_TAXONOMY_NAME = "seeds/taxonomy.toml"
+
+
 def default_taxonomy() -> Path:
     return bundled_dir("seeds") / "taxonomy.toml"
 

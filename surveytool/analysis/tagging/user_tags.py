@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
+
 from surveytool.analysis.section_names import canonical_section, suggest_section
 from surveytool.bibtex.field_spans import field_spans, line_in
 from surveytool.bibtex.values import FILING_FIELDS
 from surveytool.model import Finding, Origin, Paper, Role, Severity, SourceLocation, Tag, Taxonomy
+from surveytool.resources import DEFAULT_TAXONOMY_NAME
 
 
 def tags_location(paper: Paper, tag: str | None = None) -> SourceLocation:
@@ -62,7 +65,7 @@ def explicit_tags(
                     Severity.ERROR,
                     f"tag '{raw}' is not a section of the taxonomy",
                     where,
-                    f"did you mean '{guess}'?" if guess else "see `surveytool taxonomy` for the section ids",
+                    _unknown_tag_hint(raw, guess, taxonomy),
                     paper.key,
                 )
                 for where in tag_locations(paper, raw)
@@ -84,3 +87,14 @@ def explicit_tags(
             role = Role.PRIMARY if not tags else Role.SECONDARY
             tags.append(Tag(section_id, role, 1.0, (f"given by the user as '{raw}'",), explicit=True))
     return tuple(tags), tuple(unknown), findings
+
+
+def _unknown_tag_hint(tag: str, guess: str | None, taxonomy: Taxonomy) -> str:
+    """A group's own sections, the section meant, or the tree of the taxonomy the run read."""
+    group = next((g for g in taxonomy.groups if g.id == tag), None)
+    if group is not None and group.sections:
+        return f"'{tag}' is a group; name one of its sections: {', '.join(group.sections)}"
+    if guess:
+        return f"did you mean '{guess}'?"
+    named = "" if taxonomy.path in ("", DEFAULT_TAXONOMY_NAME) else f" --taxonomy {shlex.quote(taxonomy.path)}"
+    return f"see `surveytool taxonomy{named}` for the section ids"

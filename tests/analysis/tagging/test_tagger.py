@@ -7,7 +7,7 @@ from helpers import BENCHMARKS
 from surveytool.analysis.tagging.tagger import Tagger, tag_papers
 from surveytool.analysis.taxonomy import load_taxonomy
 from surveytool.model import Origin, Paper, Role, SourceLocation, frozen_mapping
-from surveytool.resources import default_taxonomy
+from surveytool.resources import DEFAULT_TAXONOMY_NAME, default_taxonomy
 
 TAXONOMY = load_taxonomy(default_taxonomy())
 BENCHMARK = BENCHMARKS / "tagging_accuracy.py"
@@ -16,6 +16,20 @@ BENCHMARK = BENCHMARKS / "tagging_accuracy.py"
 def entry(abstract="", title="", tags=(), origin=Origin.SNIPPET):
     fields = {k: v for k, v in (("abstract", abstract), ("title", title)) if v}
     return Paper(origin, (SourceLocation("l.txt", 3),), frozen_mapping(fields), key="k", explicit_tags=tuple(tags))
+
+
+def test_an_unknown_tags_hint_names_a_groups_sections_and_the_taxonomy_the_run_read(tmp_path):
+    parallelism = [g for g in TAXONOMY.groups if g.id == "parallelism"][0].sections
+    _, findings = tag_papers([entry("x", tags=("parallelism",), origin=Origin.BIBTEX)], TAXONOMY)
+    assert findings[0].hint == f"'parallelism' is a group; name one of its sections: {', '.join(parallelism)}"
+    # A hint to run `surveytool taxonomy` showed the bundled taxonomy, not the one the run read.
+    mine = tmp_path / "my taxonomy.toml"
+    mine.write_text('title = "T"\n[[sections]]\nid = "pipes"\ntitle = "Pipelines"\n', encoding="utf-8")
+    _, findings = tag_papers([entry("x", tags=("zzz",), origin=Origin.BIBTEX)], load_taxonomy(mine, str(mine)))
+    assert findings[0].hint == f"see `surveytool taxonomy --taxonomy '{mine}'` for the section ids"
+    bundled = load_taxonomy(default_taxonomy(), DEFAULT_TAXONOMY_NAME)  # as a run without --taxonomy reads it
+    _, findings = tag_papers([entry("x", tags=("zzz",), origin=Origin.BIBTEX)], bundled)
+    assert findings[0].hint == "see `surveytool taxonomy` for the section ids"
 
 
 def test_primary_and_secondary_with_evidence():
