@@ -18,7 +18,7 @@ from surveytool.analysis.agreement import agree, confirmed, names_first_author
 from surveytool.analysis.key_authors import names_with_corporate
 from surveytool.analysis.merge import identities
 from surveytool.model import Finding, Origin, Paper, Resolution, Severity, frozen_mapping
-from surveytool.text.normalize import abstract_similarity, normalize, shingles, strip_truncation
+from surveytool.text.normalize import abstract_similarity, normalize, normalize_any_script, shingles, strip_truncation
 from surveytool.text.pasted import rejoin_split_words
 
 #: A candidate at or above this score is accepted (if it is the only one).
@@ -91,7 +91,7 @@ class CatalogResolver:
             for identity in identifier_keys(paper):
                 self._by_id.setdefault(identity, []).append(index)
             if paper.title:
-                self._by_title.setdefault(normalize(paper.title), []).append(index)
+                self._by_title.setdefault(normalize_any_script(paper.title), []).append(index)
             if paper.abstract:
                 for shingle in shingles(normalize(strip_truncation(paper.abstract)).split()[:80]):
                     self._by_shingle.setdefault(shingle, []).append(index)
@@ -111,7 +111,7 @@ class CatalogResolver:
         for identity in identifier_keys(paper):
             found.update(self._by_id.get(identity, ()))
         if paper.title:
-            title = normalize(paper.title)
+            title = normalize_any_script(paper.title)
             found.update(self._by_title.get(title, ()))
             if paper.truncated and len(title) >= _MIN_PREFIX_CHARS:
                 found.update(i for full in self._titles_starting_with(title) for i in self._by_title[full])
@@ -134,7 +134,7 @@ class CatalogResolver:
         return sorted(candidates, key=lambda c: (-c.score, c.label))
 
     def _title_matches(self, query: Paper) -> list[int]:
-        title = normalize(strip_truncation(query.title or "") if query.truncated else query.title or "")
+        title = normalize_any_script(strip_truncation(query.title or "") if query.truncated else query.title or "")
         indices = list(self._by_title.get(title, ()))
         if query.truncated and len(title) >= _MIN_PREFIX_CHARS:
             indices.extend(i for full in self._titles_starting_with(title) for i in self._by_title[full])
@@ -190,9 +190,10 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
     title_score = 0.0
     method = ""
     if query.title and found.title:
+        # In every script: 基于BERT的文本分类 is not the paper titled BERT.
         asked, known = (
-            normalize(strip_truncation(query.title) if query.truncated else query.title),
-            normalize(found.title),
+            normalize_any_script(strip_truncation(query.title) if query.truncated else query.title),
+            normalize_any_script(found.title),
         )
         if query.truncated:
             if len(asked) >= _MIN_PREFIX_CHARS and len(asked.split()) >= 3 and known.startswith(asked):

@@ -234,3 +234,15 @@ def test_a_snippet_copied_from_a_pdf_with_words_hyphenated_at_line_ends_still_ma
         "Embedding models are a poor learning paradigm for tabular data, and we show why in a study of forty…"
     )
     assert score_match(other, catalog[0])[0] < REPORT
+
+
+def test_a_title_in_chinese_is_matched_by_all_its_words_not_only_its_latin_ones():
+    # Compared by its ASCII words, the anchor 基于BERT的文本分类 was the catalog's paper titled BERT.
+    def record(title, **fields):
+        return Paper(Origin.BIBTEX, (SourceLocation("c.bib", 1),), frozen_mapping({"title": title, **fields}), key="k")
+
+    catalog = CatalogResolver([record("BERT", year="2019"), record("基于BERT的文本分类", year="2021")])
+    anchor = snippet("", origin=Origin.ANCHOR, truncated=False, title="基于BERT的文本分类")
+    [best] = catalog.lookup(anchor)
+    assert (best.paper.year, best.method) == ("2021", "title")
+    assert score_match(anchor, record("BERT"))[0] < REPORT
