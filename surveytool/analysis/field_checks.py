@@ -242,12 +242,12 @@ def _specials_said(what: str, value: str, found: list[int], fix: bool) -> tuple[
     """The message and the hint of an unescaped-special finding about ``what``."""
     chars = sorted({value[i] for i in found})
     effects = "; ".join(_SPECIAL_EFFECTS[c] for c in chars)
-    hint = (
-        "write "
-        + " and ".join(spelled(c) for c in chars)
-        + (" instead; surveytool check --fix does this" if fix else " instead")
-    )
+    fixed = " instead; surveytool check --fix does this" if fix else " instead"
+    hint = "write " + " and ".join(spelled(c) for c in chars) + fixed
     return f"{what} has a raw {' and '.join(repr(c) for c in chars)}: {effects}", hint
+
+
+_UNPRINTED = frozenset({"abstract"})  # by plain, plainnat, abbrv, alpha or unsrt: only other styles stop there
 
 
 @register(
@@ -262,7 +262,8 @@ def _specials_said(what: str, value: str, found: list[int], fix: bool) -> tuple[
     "identifiers (url, doi, eprint, file, ...), math, and the # joining a value's pieces are not checked: there the "
     "characters are meant; in the argument of \\url, \\href (its address), \\doi and \\cite only a % or # is (it "
     "ends or breaks the argument). The .bib surveytool writes (build, bib -o) has the backslashes; check and bib "
-    "--in-place leave your file as it is; --fix writes them.",
+    "--in-place leave your file as it is; --fix writes them. In an abstract, which no standard style prints, it "
+    "is a warning.",
     fixable=True,
 )
 def _unescaped(context: CheckContext) -> Iterable[Finding]:
@@ -270,7 +271,8 @@ def _unescaped(context: CheckContext) -> Iterable[Finding]:
         found = unescaped_specials(value) if escaped_in(field, value) else []
         if found:
             message, hint = _specials_said(f"field '{field}' of '{paper.key}'", value, found, True)
-            yield _finding("unescaped-special", Severity.ERROR, message, paper, field, hint)
+            severity = Severity.WARNING if field in _UNPRINTED else Severity.ERROR  # an ACM abstract's 50% and &
+            yield _finding("unescaped-special", severity, message, paper, field, hint)
     for block in context.blocks:
         if block.kind == "string" and (found := unescaped_specials(value := string_block_value(block))):
             message, hint = _specials_said(f"@string '{block.key}'", value, found, False)

@@ -585,3 +585,15 @@ def test_the_hint_on_a_field_named_twice_says_fix_leaves_it_and_fix_does(tmp_pat
     fixed = run_cli("check", "refs.bib", "--fix", cwd=tmp_path)
     assert fixed.stdout.splitlines()[0] == "fixed refs.bib:1: rajbhandari2020zero: empty publisher removed"
     assert (tmp_path / "refs.bib").read_bytes() == bib.replace("  publisher = {},\r\n", "").encode()
+
+
+def test_a_raw_percent_or_ampersand_in_an_abstract_is_a_warning_as_no_standard_style_prints_it(tmp_path):
+    # An ACM DL export's abstract ("50% less memory", "R&D") made every check of the file exit 1.
+    (tmp_path / "acm.bib").write_text(
+        "@inproceedings{a1,\n  author = {Doe, Jane},\n  title = {Pipelines},\n  booktitle = {SOSP},\n"
+        "  year = {2019},\n  abstract = {We use 50% less memory in R&D clusters.},\n}\n",
+        encoding="utf-8",
+    )
+    checked = run_cli("check", "acm.bib", "--checks", "unescaped-special", "--json", cwd=tmp_path)
+    [finding] = json.loads(checked.stdout)
+    assert (finding["severity"], finding["line"], checked.returncode) == ("warning", 6, 0)
