@@ -103,7 +103,14 @@ def _links(paper: Paper) -> str:
     arxiv = arxiv_id(paper)
     if arxiv:
         links.append(f"[arXiv](https://arxiv.org/abs/{arxiv})")
+    url = paper.fields.get("url", "").strip()
+    if not links and url.lower().startswith(("https://", "http://")) and not any(c.isspace() for c in url):
+        # A web page where there is no DOI or arXiv id (a NeurIPS or JMLR page); a table's | and a link's ( ) encoded.
+        links.append(f"[Link]({quote(url, safe=_URL_SAFE)})")
     return " · ".join(links)
+
+
+_URL_SAFE = ":/?#@!$&'*+,;=%-._~"
 
 
 def _label(paper: Paper) -> str:

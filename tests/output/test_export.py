@@ -278,3 +278,21 @@ def test_markdown_shows_entities_tildes_and_dollars_of_a_title_as_written(tmp_pa
     # GitHub would show "&", strike "old" through and set "5 to " as math: every one is escaped, a bare & is not.
     row = r"| **Tom \&amp; Jerry: \~\~old\~\~ prices from \$5 to \$10 \&\#60;b\&\#62;** (Tom) | R&D \&lt;b\&gt; | 2020 |  |"
     assert row in text.splitlines()
+
+
+def test_markdown_links_a_papers_web_page_when_it_has_no_doi_or_arxiv_id(tmp_path):
+    # GPipe's NeurIPS page and a JMLR paper had an empty Links column.
+    (tmp_path / "refs.bib").write_text(
+        "@inproceedings{gpipe, title = {GPipe}, author = {Huang, Yanping}, year = 2019, booktitle = {NeurIPS},\n"
+        "  url = {https://papers.nips.cc/paper/8305-gpipe?a=1|2&b=(3)}}\n"
+        "@misc{bad, title = {Bad link}, author = {Roe, R}, year = 2020, url = {javascript:alert(1)}}\n"
+        "@misc{both, title = {Both}, author = {Doe, J}, year = 2020, doi = {10.1/x}, url = {https://x.org/y}}\n",
+        encoding="utf-8",
+    )
+    rows = run_cli("export", "refs.bib", "-f", "markdown", "-o", "-", "-q", cwd=tmp_path).stdout.splitlines()
+    [gpipe] = [row for row in rows if "GPipe" in row]
+    assert gpipe.endswith("| [Link](https://papers.nips.cc/paper/8305-gpipe?a=1%7C2&b=%283%29) |")
+    [bad] = [row for row in rows if "Bad link" in row]
+    assert bad.endswith("| 2020 |  |")  # only a web address is a link
+    [both] = [row for row in rows if "Both" in row]
+    assert both.endswith("| [DOI](https://doi.org/10.1/x) |")
