@@ -10,7 +10,8 @@ from surveytool.analysis.crossref import LOOP_SHOWN, by_key, inheritance_loops, 
 from surveytool.analysis.preprints import arxiv_id
 from surveytool.bibtex.field_spans import field_location
 from surveytool.bibtex.field_syntax import unseen_in_key
-from surveytool.bibtex.fields import REQUIRED_FIELDS, is_placeholder_key, is_placeholder_title
+from surveytool.bibtex.fields import REQUIRED_FIELDS
+from surveytool.bibtex.placeholders import is_placeholder_key, is_placeholder_title
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
 from surveytool.model import Finding, Origin, Paper, Severity, month_of_date, year_of_date
 from surveytool.text.title_case import breaks_once_lowered, split_enclosing, unprotected

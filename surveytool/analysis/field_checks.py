@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
 from surveytool.bibtex.field_spans import field_location, field_spans, literal_inner
-from surveytool.bibtex.fields import is_placeholder_title
+from surveytool.bibtex.placeholders import is_placeholder_title
 from surveytool.bibtex.raw_specials import escaped_in, raw_specials, spelled
 from surveytool.bibtex.values import MONTH_MACROS, macro_names, marked_up_year, string_block_value
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation

@@ -8,10 +8,13 @@ from dataclasses import replace
 from functools import partial
 
 from surveytool.bibtex.dialects import as_biblatex, as_bibtex, bibtex_type
+from surveytool.bibtex.field_spans import field_spans
+from surveytool.bibtex.filing_names import names_with
 from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
 from surveytool.bibtex.linked_fields import linked_value
 from surveytool.bibtex.names import label_safe
 from surveytool.bibtex.order import sort_papers
+from surveytool.bibtex.placeholders import PLACEHOLDER_KEY, is_placeholder_title, placeholder_title
 from surveytool.bibtex.raw_specials import escaped_in, escaped_specials
 from surveytool.bibtex.value_braces import balanced_value, braced_quotes
 from surveytool.bibtex.values import (
@@ -75,28 +78,6 @@ REQUIRED_FIELDS = {
     },
 }
 _PAGE_RANGE = re.compile(r"^\s*([\w:.]+)\s*(?:-+|–|—)\s*([\w:.]+)\s*$")
-_PLACEHOLDER_WORDS = 12
-#: How a placeholder title starts: the checks recognise one by it, also in a .bib written before.
-PLACEHOLDER_PREFIXES = ("Unresolved snippet:", "Unresolved title:")
-#: How the ``key`` field (BibTeX's label for an entry without authors) of a placeholder starts.
-PLACEHOLDER_KEY = "Unresolved"
-
-
-def is_placeholder_key(value: str) -> bool:
-    return value == PLACEHOLDER_KEY or value.startswith(PLACEHOLDER_KEY + " ")
-
-
-def is_placeholder_title(title: str) -> bool:
-    return title.startswith(PLACEHOLDER_PREFIXES)
-
-
-def placeholder_title(paper: Paper) -> str:
-    """A title that says it is not one: the opening words of an unresolved snippet or title."""
-    if paper.abstract and not paper.title:
-        opening = " ".join(paper.abstract.split()[:_PLACEHOLDER_WORDS]).rstrip(".,;:…")
-        return f"{PLACEHOLDER_PREFIXES[0]} {opening}…"
-    cut = paper.truncated and not paper.abstract  # else the snippet below it was cut, not the title
-    return f"{PLACEHOLDER_PREFIXES[1]} {paper.title or ''}{'…' if cut else ''}"
 
 
 def _month_value(text: str) -> str:
@@ -179,7 +160,9 @@ def bibtex_fields(
     if paper.explicit_tags and tags_field.lower() in FILING_FIELDS and not paper.tags_at:
         # A reference manager's names (JabRef's groups) as written; the tagger's sections after them if none is one.
         placed = any(tag.explicit for tag in paper.tags)
-        values[tags_field] = ",".join(paper.explicit_tags + (() if placed else paper.section_ids))
+        added = () if placed else paper.section_ids
+        written = next((f.value(paper.raw) for f in field_spans(paper.raw) if f.name == tags_field.lower()), "")
+        values[tags_field] = names_with(written, paper.explicit_tags, added)
     elif paper.explicit_tags:
         # The user's tags: variants written as ids, tags naming no section kept as they wrote them.
         given = [t.section for t in paper.tags if t.explicit] + list(paper.unknown_tags)

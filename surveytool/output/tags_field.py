@@ -15,6 +15,7 @@ from dataclasses import replace
 from surveytool.analysis.section_names import canonical_section
 from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.bibtex.field_spans import ENTRY_HEADER, FieldSpan, field_spans
+from surveytool.bibtex.filing_names import separator_of
 from surveytool.bibtex.values import (
     MONTH_MACROS,
     macro_names,
@@ -147,7 +148,7 @@ def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n
     require_field_name(field)
     span = _tags_span(raw, field)
     if span is not None:
-        return raw[: span.value_start] + "{" + _separator_of(span.value(raw)).join(tags) + "}" + raw[span.value_end :]
+        return raw[: span.value_start] + "{" + separator_of(span.value(raw)).join(tags) + "}" + raw[span.value_end :]
     value = ",".join(tags)
     if _named(raw, field):
         spans = field_spans(raw)
@@ -173,13 +174,6 @@ def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n
         )
         return raw[: header.end()] + newline_of(raw, newline) + indent + named + f"{{{value}}}," + after
     return raw[: header.end()] + f" {field} = {{{value}}}," + after
-
-
-def _separator_of(value: str) -> str:
-    """What a tags field's value joins its tags by: a semicolon where it uses no comma (``{MoE; memory}``), a
-    comma otherwise, with a space after it where one follows the value's separators."""
-    mark = ";" if ";" in value and "," not in value else ","
-    return mark + (" " if re.search(rf"{mark}[ \t]", value) else "")
 
 
 def add_tags(raw: str, field: str, kept: Sequence[str], added: Sequence[str], newline: str = "\n") -> str | None:

@@ -1,6 +1,7 @@
 from dataclasses import replace
 
-from surveytool.bibtex.fields import bibtex_entry, is_placeholder_key
+from surveytool.bibtex.fields import bibtex_entry
+from surveytool.bibtex.placeholders import is_placeholder_key
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 
 

@@ -152,14 +152,16 @@ def test_sections_are_added_after_the_names_a_group_field_holds(field, expected)
 
 
 def test_the_bib_written_from_the_library_keeps_the_group_names_in_their_order(tmp_path):
-    # bib -o (and build's references.bib) wrote {moe,To read,Advisor picks}: respelled and reordered.
+    # bib -o (and build's references.bib) wrote {moe,To read,Advisor picks}: respelled and reordered; then
+    # {To read,MoE,Advisor picks} and model_parallel: the names joined anew and JabRef's own \_ decoded.
     bib, _ = _library(tmp_path, "utf-8", b"")
+    bib.write_bytes(bib.read_bytes().replace(b"{Advisor picks}", b"{Advisor picks; model\\_parallel}"))
     run_cli("bib", str(bib), "--tags-field", "groups", "-o", "out.bib", cwd=tmp_path)
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     groups = [line.strip() for line in written.splitlines() if line.strip().startswith("groups")]
     assert groups == [
-        "groups = {To read,pipeline-parallel},",
-        "groups = {Read,data parallelism and state sharding},",
-        "groups = {To read,MoE,Advisor picks},",
-        "groups = {Advisor picks},",
+        "groups = {To read, pipeline-parallel},",
+        "groups = {Read, data parallelism and state sharding},",
+        "groups = {To read, MoE, Advisor picks},",
+        "groups = {Advisor picks; model\\_parallel},",
     ]
