@@ -157,19 +157,27 @@ def _pinned(
 ) -> list[str | None]:
     """The key the lock file pins for each paper (``found``: its identities; ``identity``: its distinct one)."""
     counts = Counter(i for identities_found in found for i in set(identities_found))
-    # A paper in Chinese or Greek was pinned by its ASCII words (none) before it had an identity of its own:
-    # that pin is its key still, when no other paper of the run has such words.
-    older = {i: _ascii_text_identity(papers[i]) for i, own in enumerate(identity) if own.startswith("words:")}
-    shared = {o for o, n in Counter(older.values()).items() if n > 1}
+    # A paper in Chinese or Greek, or with an α or ß in its title, was pinned by its ASCII words before its
+    # other letters counted: that pin is its key still, when no other paper of the run has such words.
+    triples = zip(papers, identity, found, strict=True)
+    older = [[o for o in _older_identities(paper, own) if o not in now] for paper, own, now in triples]
+    shared = {o for o, n in Counter(o for some in older for o in set(some)).items() if n > 1}
     pinned = []
     for index, (own, identities_found) in enumerate(zip(identity, found, strict=True)):
         # An identity another paper of this run shares (two chapters with one abstract) is tried last:
         # the first of them in source order keeps what a lock file written before pinned under it.
         candidates = [own, *sorted(identities_found, key=lambda i: counts[i] > 1)]
-        if index in older and older[index] not in shared:
-            candidates.append(older[index])
+        candidates.extend(o for o in older[index] if o not in shared)
         pinned.append(next((pins[i] for i in candidates if i in pins), None))
     return pinned
+
+
+def _older_identities(paper: Paper, own: str) -> list[str]:
+    """The identities, by ASCII words alone, a lock file may pin ``paper`` under where its letters are others too."""
+    older = [_ascii_text_identity(paper)] if own.startswith("words:") else []
+    if not (paper.fields.get("title") or "").isascii():
+        older.extend(i for i in identities(paper, normalize) if i.startswith(("title:", "short:")))
+    return older
 
 
 def pinned_keys(

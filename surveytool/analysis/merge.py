@@ -33,8 +33,9 @@ _MAX_BUCKET = 64  # records compared within one identity's bucket
 _ORIGIN_RANK = {Origin.BIBTEX: 0, Origin.CSL_JSON: 1, Origin.IDENTIFIER: 2, Origin.ANCHOR: 3, Origin.SNIPPET: 4}
 
 
-def identities(paper: Paper) -> list[str]:
-    """The hash keys under which ``paper`` is the same work as another paper."""
+def identities(paper: Paper, title_words: Callable[[str], str] = normalize_any_script) -> list[str]:
+    """The hash keys under which ``paper`` is the same work as another paper (``title_words``: how its title is
+    compared: ``normalize``, ASCII words only, gives the identities older lock files pin a paper under)."""
     keys: list[str] = []
     doi = paper.fields.get("doi")
     if doi:
@@ -49,7 +50,7 @@ def identities(paper: Paper) -> list[str]:
     title = paper.fields.get("title")
     short = ""
     if title and (paper.resolution is not None or not paper.truncated):
-        normalized = normalize_any_script(title)  # words separated by single spaces
+        normalized = title_words(title)  # words separated by single spaces
         if normalized.count(" ") >= _MIN_TITLE_WORDS - 1:
             keys.append("title:" + normalized)
         elif normalized:

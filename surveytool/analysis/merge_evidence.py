@@ -21,7 +21,13 @@ from surveytool.analysis.preprints import preprint_marker
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
 from surveytool.model import Paper, month_of_date
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_doi
-from surveytool.text.normalize import abstract_similarity, normalize, opening_words, strip_truncation
+from surveytool.text.normalize import (
+    abstract_similarity,
+    normalize,
+    normalize_any_script,
+    opening_words,
+    strip_truncation,
+)
 
 _MIN_TITLE_WORDS = 3  # as merge.identities: a shorter title is no identity alone
 #: Two snippets at least this similar (see text.normalize.abstract_similarity) are one paper.
@@ -65,7 +71,7 @@ class Facts:
         bare = bool(abstract) and not any(fields.get(f) for f in ("title", "doi", "eprint", "arxiv"))
         return cls(
             doi=doi,
-            title=normalize(strip_truncation(title) if cut else title),
+            title=normalize_any_script(strip_truncation(title) if cut else title),
             title_is_prefix=cut,
             venue="" if preprint_marker(paper) else normalize(paper.venue),
             volume=normalize(fields.get("volume", "")),

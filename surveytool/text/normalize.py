@@ -37,12 +37,14 @@ _WORD_ANY_SCRIPT = re.compile(r"[^\W_]+")
 
 
 def normalize_any_script(text: str) -> str:
-    """``normalize``, or where it drops letters (Chinese, Greek, ``ß``), the words in every script, case-folded:
-    two titles that share only their Latin words ("基于BERT的文本分类", "基于BERT的命名实体识别") stay two works."""
+    """``normalize``, or where it drops letters (Chinese, Greek, ``ß``), the words in every script, case-folded and
+    without accents as there: two titles that share only their Latin words ("基于BERT的文本分类",
+    "基于BERT的命名实体识别") stay two works, and "Rényi α-divergence" is still "Renyi α-divergence"."""
     normalized = normalize(text)
     if text.isascii() or sum(c.isalnum() for c in normalized) >= sum(c.isalnum() for c in text):
         return normalized
-    return " ".join(_WORD_ANY_SCRIPT.findall(unicodedata.normalize("NFKC", text).casefold()))
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return " ".join(_WORD_ANY_SCRIPT.findall(bare.casefold()))
 
 
 def strip_truncation(text: str) -> str:

@@ -783,3 +783,25 @@ def test_two_titles_in_chinese_that_share_only_their_latin_words_are_two_works(t
     assert len(keys) == 2  # the third item is the first again: one work
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert "基于BERT的文本分类" in written and "基于BERT的命名实体识别" in written
+
+
+def test_a_title_with_a_greek_letter_or_an_accent_is_one_work_however_its_accents_are_written(tmp_path):
+    # Compared in every script, "Rényi α-..." and "Renyi α-..." (and Größe / Grösse) kept their accents: two works.
+    def item(number: int, title: str) -> dict:
+        return {
+            "id": f"http://zotero.org/users/1/items/{number}",
+            "type": "article-journal",
+            "title": title,
+            "author": [{"family": "Li", "given": "Yingzhen"}],
+            "issued": {"date-parts": [[2016]]},
+        }
+
+    items = [
+        item(1, "Rényi α-divergence variational inference"),
+        item(2, "Renyi α-Divergence Variational Inference"),
+        item(3, "Größe der Straße und Verkehr"),
+        item(4, "Grösse der Strasse und Verkehr"),
+    ]
+    (tmp_path / "library.json").write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    keys, _ = bib(tmp_path, "library.json")
+    assert len(keys) == 2

@@ -190,3 +190,17 @@ def test_one_key_pinned_to_two_papers_by_merged_lock_files_says_to_mend_the_lock
         "paper and to the entry at ids.txt:1, which keeps it; bib -o and build write this paper under the new key "
         "'smith2020deepb' (cite this paper as 'smith2020deepb', and write that key in its pin in surveytool.lock.json)"
     ]
+
+
+def test_a_title_with_a_greek_letter_keeps_the_key_an_older_lock_pinned_under_its_ascii_words():
+    # Its identity now holds the α; the older lock's pin, under the title's ASCII words, was reserved for a paper
+    # "not in this run", and the paper was renamed li2016renyib without a word.
+    paper = Paper(
+        Origin.ANCHOR,
+        (SourceLocation("l.txt", 1),),
+        frozen_mapping({"title": "Rényi α-divergence variational inference", "author": "Li, Y", "year": "2016"}),
+    )
+    older_lock = {"title:renyi divergence variational inference": "li2016renyi"}
+    [keyed], pins = assign_keys([paper], older_lock)
+    assert keyed.key == "li2016renyi" and pins[identity_of(paper)] == "li2016renyi"
+    assert lost_pin_findings([paper], [keyed], pinned_keys([paper], older_lock)) == []
