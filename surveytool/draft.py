@@ -59,8 +59,9 @@ def draft_chapter(
         )
     if not to_stdout:
         refuse_writing_over([output], options.read_files(), "write the chapter to another file with -o")
-    beside_nothing = to_stdout or writes_into_device(output)  # no folder of the user's to pin keys in
-    lock = options.lock_file or (None if beside_nothing else output.parent / LOCK_FILE)
+    # A pipe or device (/dev/stdout) holds no notes to keep, and has no folder of the user's to pin keys in.
+    streamed = to_stdout or writes_into_device(output)
+    lock = options.lock_file or (None if streamed else output.parent / LOCK_FILE)
     with collector_paused():
         survey = analyse_reusing(replace(options, lock_file=lock), stage)
         with stage("rendering"):
@@ -69,12 +70,14 @@ def draft_chapter(
                 chapter_views(survey.papers), survey.taxonomy, replace(draft, chapter_file=chapter_file)
             )
             if suggest is not None:  # a suggestion the author took into the notes is not written again
-                context["groups"] = suggest(context["groups"], {} if to_stdout else _notes_in(output))
+                context["groups"] = suggest(context["groups"], {} if streamed else _notes_in(output))
             chapter = render_template(env, "related_work.tex.j2", context)
     notes: list[ProseNote] = []
     if to_stdout:
         sys.stdout.write(stamp(chapter))
         sys.stdout.flush()
+    elif streamed:
+        write_output(output, stamp(chapter))
     else:
         drafts = ProseDrafts()
         known = citable_keys(survey.papers, draft.dialect)

@@ -31,7 +31,8 @@ def write_output(path: Path, text: str | bytes | Iterable[str]) -> None:
         return
     pieces = [text] if isinstance(text, str | bytes) else text
     try:
-        with open(path, "wb") as stream:  # through a link: /dev/stdout leads to a pipe no path names
+        # Through a link: /dev/stdout leads to a pipe no path names. Appended: a stream the shell opened with >>.
+        with open(path, "ab") as stream:
             for piece in pieces:
                 stream.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
     except OSError as error:
@@ -39,12 +40,16 @@ def write_output(path: Path, text: str | bytes | Iterable[str]) -> None:
 
 
 def writes_into_device(path: Path) -> bool:
-    """Whether ``path`` is, or links to, a character device or a pipe."""
+    """Whether ``path`` is, or links to, a character device or a pipe, or names a stream of the process
+    (``/dev/stdout`` or ``/proc/self/fd/1``, or a link to one, whatever file the shell sent the stream to)."""
     try:
         mode = path.stat().st_mode
     except OSError:
         return False
-    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return True
+    named = [str(path), os.readlink(path)] if path.is_symlink() else [str(path)]
+    return any(os.path.abspath(name).startswith(("/dev/", "/proc/")) for name in named)
 
 
 def refuse_writing_over(targets: Iterable[Path], inputs: Iterable[Path], hint: str) -> None:

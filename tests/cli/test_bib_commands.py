@@ -6,6 +6,7 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -133,7 +134,7 @@ def test_bib_output_that_is_a_link_is_written_through_to_its_target_and_stays_a_
     assert sorted(p.name for p in shared.iterdir()) == ["refs.bib"]  # no temporary file left beside it
 
 
-@pytest.mark.parametrize("command", [("bib",), ("export", "--format", "markdown")])
+@pytest.mark.parametrize("command", [("bib",), ("export", "--format", "markdown"), ("draft",)])
 def test_an_output_that_is_a_pipe_or_a_link_to_dev_null_is_written_into_and_stays_what_it_was(tmp_path, command):
     # A rename over the output put a regular file in place of the pipe and of the link; run as root on
     # /dev/stdout or /dev/null itself, it replaced the machine's device node.
@@ -450,3 +451,24 @@ def test_the_blocks_kept_from_a_crlf_file_are_written_with_the_line_ends_of_the_
     assert b"\r" not in written
     assert b"@Comment{jabref-meta: grouping:\n0 AllEntriesGroup:;\n}" in written
     assert b"@string{icml = {International Conference\n  on Machine Learning}}" in written
+
+
+def test_dev_stdout_sent_to_a_file_is_appended_to_and_gets_no_lock_beside_it(tmp_path):
+    # /dev/stdout led to the shell's file: the .bib was renamed over it (a >> log lost its lines) and the lock
+    # file went into /dev.
+    source = tmp_path / "mine.bib"
+    source.write_text("@article{smith2020, title = {Logged outputs}, author = {Ann Smith}, year = 2020}\n")
+    log = tmp_path / "log.txt"
+    log.write_text("earlier lines\n")
+    (tmp_path / "stdout").symlink_to("/dev/stdout")
+    with open(log, "ab") as stream:
+        done = subprocess.run(
+            [sys.executable, "-m", "surveytool", "bib", str(source), "-o", "stdout", "-q"],
+            cwd=tmp_path,
+            stdout=stream,
+            check=False,
+        )
+    assert done.returncode == 0
+    written = log.read_text()
+    assert written.startswith("earlier lines\n") and "Logged outputs" in written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.txt", "mine.bib", "stdout"]
