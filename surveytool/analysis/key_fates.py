@@ -112,7 +112,10 @@ def _fate(
             # A co-author's file, or one library exported twice, shares entries: nothing to mend, and
             # `bib --in-place` would otherwise warn each run about the copies it added itself.
             message = f"entry '{key}' here is an identical copy of the entry at {first}; {_WRITTEN} write it once"
-            return Finding("duplicate-key", Severity.INFO, message, where, "nothing to do", key, (first,))
+            hint = (
+                "nothing to do for surveytool; BibTeX reports a repeated entry if both files are in one \\bibliography"
+            )
+            return Finding("duplicate-key", Severity.INFO, message, where, hint, key, (first,))
         if paper in at_first:
             message = f"entry key '{key}' is used again here by an identical copy of the entry at {first}; {_WRITTEN} leave this copy out"
             return Finding("duplicate-key", Severity.WARNING, message, where, "delete the copy", key, (first,))

@@ -32,7 +32,7 @@ class Byline:
 def read_byline(line: str) -> Byline | None:
     """The byline of a Scholar result, or None when ``line`` is not one."""
     parts = _PARTS.split(line.strip())
-    if not 2 <= len(parts) <= 3 or (len(parts) == 3 and not _HOST.match(parts[2])):
+    if not 2 <= len(parts) <= 3 or (len(parts) == 3 and not _source(parts[2])):
         return None
     venue_year = _VENUE_YEAR.match(parts[1])
     if venue_year is None:
@@ -45,6 +45,11 @@ def read_byline(line: str) -> Byline | None:
     if not all(authors):
         return None
     return Byline(tuple(authors), more, venue_year.group("year"))
+
+
+def _source(part: str) -> bool:
+    """Where Scholar found the result: a host ("dl.acm.org") or a publisher ("Elsevier", "Taylor & Francis")."""
+    return bool(_HOST.match(part)) or (len(part) <= 40 and part[:1].isalpha() and not any(map(str.isdigit, part)))
 
 
 def _author(name: str) -> str:

@@ -75,6 +75,8 @@ RESULTS = (
     + "Save Cite Cited by 1204 Related articles All 12 versions\r\n"
     + "[CITATION][C] Hardware scaling trends and diminishing returns in large-scale distributed training\r\n"
     + "J Fernandez, L van der Maaten, É Müller - arXiv preprint arXiv …, 2024\r\n"
+    + "\r\nDeep residual learning for image recognition\r\nK He, X Zhang… - Neurocomputing, 2016 - Elsevier\r\n"
+    + "We present a residual learning framework …\r\n"
 )
 
 
@@ -87,7 +89,11 @@ def _records(tmp_path, text):
 def test_a_scholar_results_title_and_byline_are_its_title_authors_and_year_not_its_snippets_first_words(tmp_path):
     # Read as one paragraph, "[PDF] PipeDream: ... - dl.acm.org" opened the snippet: the paper was matched by
     # neither its title nor its year, and its key was anon-pdf-....
-    anchor, pipedream, citation = _records(tmp_path, RESULTS)
+    anchor, pipedream, citation, published = _records(tmp_path, RESULTS)
+    assert (published["title"], published["author"]) == (
+        "Deep residual learning for image recognition",
+        "He, K and Zhang, X and others",
+    )
     assert pipedream == {
         "title": "PipeDream: generalized pipeline parallelism for DNN training",
         "author": "Narayanan, D and Harlap, A and Phanishayee, A and others",
@@ -120,7 +126,7 @@ def test_lines_that_only_look_like_a_byline_leave_a_snippet_as_it_was(tmp_path):
         "training - a survey, 2019 - of methods",  # no author's initials
         "J. Smith, K. Lee - Proceedings, 2019 - acm.org",  # initials with full stops: not Scholar's
         "D Narayanan, A Harlap - Proceedings of the 27th",  # no year
-        "D Narayanan - Proceedings, 2019 - not a host",
+        "D Narayanan - Proceedings, 2019 - not 4 host",
         "D Narayanan, , A Harlap - Proceedings, 2019 - acm.org",  # an empty name
         "D - Proceedings, 2019 - acm.org",
     ):
