@@ -765,19 +765,24 @@ def test_two_entries_of_one_key_that_differ_only_in_a_character_s_spelling_are_o
         assert printed.count("@article{k1") == copies, (other, printed)
 
 
+CHINESE_TITLES = ("基于BERT的文本分类", "基于BERT的命名实体识别", "基于BERT的文本分类")
+
+
+def _zotero_item(number: int, title: str, author: tuple[str, str], year: int) -> dict:
+    """An item of a Zotero CSL-JSON export: its id a URI, no citation key."""
+    return {
+        "id": f"http://zotero.org/users/1/items/{number}",
+        "type": "article-journal",
+        "title": title,
+        "author": [{"family": author[0], "given": author[1]}],
+        "issued": {"date-parts": [[year]]},
+    }
+
+
 def test_two_titles_in_chinese_that_share_only_their_latin_words_are_two_works(tmp_path):
     # Matching kept ASCII words only: both titles were "bert", and a Zotero export's two items (no citation keys,
     # one author, one year) were merged, the second paper gone without a word.
-    def item(number: int, title: str) -> dict:
-        return {
-            "id": f"http://zotero.org/users/1/items/{number}",
-            "type": "article-journal",
-            "title": title,
-            "author": [{"family": "张", "given": "三"}],
-            "issued": {"date-parts": [[2020]]},
-        }
-
-    items = [item(1, "基于BERT的文本分类"), item(2, "基于BERT的命名实体识别"), item(3, "基于BERT的文本分类")]
+    items = [_zotero_item(n, title, ("张", "三"), 2020) for n, title in enumerate(CHINESE_TITLES, 1)]
     (tmp_path / "library.json").write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
     keys, messages = bib(tmp_path, "library.json")
     assert len(keys) == 2  # the third item is the first again: one work
@@ -787,21 +792,13 @@ def test_two_titles_in_chinese_that_share_only_their_latin_words_are_two_works(t
 
 def test_a_title_with_a_greek_letter_or_an_accent_is_one_work_however_its_accents_are_written(tmp_path):
     # Compared in every script, "Rényi α-..." and "Renyi α-..." (and Größe / Grösse) kept their accents: two works.
-    def item(number: int, title: str) -> dict:
-        return {
-            "id": f"http://zotero.org/users/1/items/{number}",
-            "type": "article-journal",
-            "title": title,
-            "author": [{"family": "Li", "given": "Yingzhen"}],
-            "issued": {"date-parts": [[2016]]},
-        }
-
-    items = [
-        item(1, "Rényi α-divergence variational inference"),
-        item(2, "Renyi α-Divergence Variational Inference"),
-        item(3, "Größe der Straße und Verkehr"),
-        item(4, "Grösse der Strasse und Verkehr"),
-    ]
+    titles = (
+        "Rényi α-divergence variational inference",
+        "Renyi α-Divergence Variational Inference",
+        "Größe der Straße und Verkehr",
+        "Grösse der Strasse und Verkehr",
+    )
+    items = [_zotero_item(n, title, ("Li", "Yingzhen"), 2016) for n, title in enumerate(titles, 1)]
     (tmp_path / "library.json").write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
     keys, _ = bib(tmp_path, "library.json")
     assert len(keys) == 2
