@@ -51,8 +51,9 @@ def _entries(context: CheckContext) -> Iterator[Paper]:
     return (p for p in context.papers if p.origin is Origin.BIBTEX and p.raw)
 
 
-def _finding(check: str, severity: Severity, message: str, paper: Paper, field: str, hint: str) -> Finding:
-    # --fix leaves a field named twice alone (output/field_fixes.py): the value BibTeX reads could change.
+def field_finding(check: str, severity: Severity, message: str, paper: Paper, field: str, hint: str) -> Finding:
+    """A finding on the line of ``field``; a hint promising --fix says --fix leaves a field named twice alone
+    (output/field_fixes.py): the value BibTeX reads could change."""
     if "--fix" in hint and sum(span.name == field for span in field_spans(paper.raw)) > 1:
         hint = f"surveytool check --fix leaves {field} alone, named twice (duplicate-field): {_MEANT}"
     return Finding(check, severity, message, field_location(paper, field), hint, paper.key)
@@ -83,7 +84,7 @@ def _doi(context: CheckContext) -> Iterable[Finding]:
             hint = (
                 "surveytool check --fix removes the link before it" if fixable else "write the DOI alone: 10.NNNN/..."
             )
-            yield _finding(
+            yield field_finding(
                 "doi-malformed", Severity.WARNING, f"doi of '{paper.key}' is not a DOI: '{doi}'", paper, "doi", hint
             )
 
@@ -104,16 +105,11 @@ def _year(context: CheckContext) -> Iterable[Finding]:
         if raw and marked_up_year(raw):  # natbib's labels stop LaTeX on \emph{2020}
             shown = " ".join(raw.split())  # a finding is one line
             message = f"year of '{paper.key}' holds LaTeX: {shown}; the .bib bib -o and build write has its text alone"
-            yield _finding("year-malformed", Severity.WARNING, message, paper, "year", "write the year as four digits")
         elif raw and year and not placeholder and not re.fullmatch(r"\d{4}", year):
-            yield _finding(
-                "year-malformed",
-                Severity.WARNING,
-                f"year of '{paper.key}' is not a four-digit year: '{year}'",
-                paper,
-                "year",
-                "write the year as four digits",
-            )
+            message = f"year of '{paper.key}' is not a four-digit year: '{year}'"
+        else:
+            continue
+        yield field_finding("year-malformed", Severity.WARNING, message, paper, "year", "write the year as four digits")
 
 
 @register(
@@ -134,7 +130,7 @@ def _month(context: CheckContext) -> Iterable[Finding]:
         number = word.isdigit() and 1 <= int(word) <= 12
         if not number and (word not in _MONTH_WORDS or context.dialect == "biblatex"):
             what = "a month" if word not in _MONTH_WORDS else "a month biber reads"
-            yield _finding(
+            yield field_finding(
                 "month-malformed",
                 Severity.WARNING,
                 f"month of '{paper.key}' is not {what}: '{month}'",
@@ -181,7 +177,7 @@ def _undefined_strings(context: CheckContext) -> Iterable[Finding]:
                 else:
                     message = f"field '{field}' of '{paper.key}' uses @string '{name}', which no source defines"
                     hint = "define it, or brace the text: {...}"
-                yield _finding("undefined-string", Severity.ERROR, message, paper, field, hint)
+                yield field_finding("undefined-string", Severity.ERROR, message, paper, field, hint)
 
 
 @register(
@@ -200,7 +196,7 @@ def _html(context: CheckContext) -> Iterable[Finding]:
         found = list(dict.fromkeys(m.group() for m in (*_ENTITY.finditer(value), *_TAG.finditer(value))))
         if found:
             only_amp = all(AMP_ENTITY.fullmatch(f) for f in found)
-            yield _finding(
+            yield field_finding(
                 "html-in-field",
                 Severity.WARNING,
                 f"field '{field}' of '{paper.key}' has HTML: {' '.join(found[:4])}",
@@ -272,7 +268,7 @@ def _unescaped(context: CheckContext) -> Iterable[Finding]:
         if found:
             message, hint = _specials_said(f"field '{field}' of '{paper.key}'", value, found, True)
             severity = Severity.WARNING if field in _UNPRINTED else Severity.ERROR  # an ACM abstract's 50% and &
-            yield _finding("unescaped-special", severity, message, paper, field, hint)
+            yield field_finding("unescaped-special", severity, message, paper, field, hint)
     for block in context.blocks:
         if block.kind == "string" and (found := unescaped_specials(value := string_block_value(block))):
             message, hint = _specials_said(f"@string '{block.key}'", value, found, False)
@@ -293,7 +289,7 @@ def _empty(context: CheckContext) -> Iterable[Finding]:
             continue
         for field, value in paper.latex_fields.items():
             if EMPTY_VALUE.fullmatch(value):
-                yield _finding(
+                yield field_finding(
                     "empty-field",
                     Severity.WARNING,
                     f"field '{field}' of '{paper.key}' is empty",
@@ -320,7 +316,7 @@ def _stray_and(context: CheckContext) -> Iterable[Finding]:
                 continue
             problems, _cuts = stray_and_removals(literal[1])
             if problems:
-                yield _finding(
+                yield field_finding(
                     "stray-and",
                     Severity.WARNING,
                     f"{field} of '{paper.key}' has {' and '.join(problems)}",

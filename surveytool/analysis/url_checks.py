@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
-from surveytool.bibtex.field_spans import field_location, field_spans, literal_inner
+from surveytool.analysis.field_checks import field_finding
+from surveytool.bibtex.field_spans import field_location, literal_inner
 from surveytool.model import Finding, Origin, Severity
 
 #: The fields that hold one address, taken verbatim.
@@ -54,20 +55,14 @@ def _url_malformed(context: CheckContext) -> Iterable[Finding]:
             inner = literal[1]
             found = url_escapes(inner) if may_have_url_escapes(inner) else []
             if found:
-                twice = sum(span.name == field for span in field_spans(paper.raw)) > 1
-                hint = "write the characters themselves (_ for {\\_}); " + (
-                    "surveytool check --fix leaves a field named twice alone (duplicate-field)"
-                    if twice
-                    else "surveytool check --fix does this"
-                )
                 spelled = ", ".join(dict.fromkeys(inner[start:end] for start, end, _ in found))
-                yield Finding(
+                yield field_finding(
                     "url-malformed",
                     Severity.WARNING,
                     f"{field} of '{paper.key}' has LaTeX escapes in its address: {spelled}",
-                    field_location(paper, field),
-                    hint,
-                    paper.key,
+                    paper,
+                    field,
+                    "write the characters themselves (_ for {\\_}); surveytool check --fix does this",
                 )
             if len(inner.split()) > 1:
                 yield Finding(

@@ -66,3 +66,17 @@ def test_a_plain_address_and_other_fields_are_left_alone(tmp_path):
     text = text.replace("title = {{Megatron}}", "title = {{Megatron\\_LM}}, note = {see {\\_}x}")
     (tmp_path / "refs.bib").write_text(text, encoding="utf-8")
     assert _found(tmp_path) == []
+
+
+def test_the_hint_on_a_url_named_twice_is_the_one_every_field_check_gives(tmp_path):
+    # The url check wrote its own hint for a field named twice, worded unlike the other field checks' hint.
+    bib = "@misc{m,\n  title = {T},\n  url = {https://a.org/x{\\_}y},\n  url = {https://a.org/x_y},\n}\n"
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    result = run_cli("check", "refs.bib", "--checks", "url-malformed", "--json", cwd=tmp_path)
+    [finding] = json.loads(result.stdout)
+    assert (finding["line"], finding["hint"]) == (
+        3,
+        "surveytool check --fix leaves url alone, named twice (duplicate-field): delete the value you do not mean",
+    )
+    run_cli("check", "refs.bib", "--fix", "--checks", "url-malformed", cwd=tmp_path)
+    assert (tmp_path / "refs.bib").read_text(encoding="utf-8") == bib
