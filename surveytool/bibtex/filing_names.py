@@ -22,6 +22,15 @@ def names_with(raw: str, names: Sequence[str], added: Sequence[str]) -> str:
     inner = value[1:-1].strip() if one_literal else ",".join(names)
     if not added:
         return inner
-    kept = inner.rstrip(",; \t")
-    between = separator_of(inner) if re.search("[,;]", inner) else ", "  # one name: joined as JabRef joins them
-    return between.join([kept, *added]) if kept else between.join(added)
+    end, joined = names_added(inner, added)
+    return inner[:end] + joined + inner[end:]
+
+
+def names_added(written: str, added: Sequence[str]) -> tuple[int, str]:
+    """Where the names ``added`` go in ``written`` (a filing field's names as written, in one literal) and the text
+    written there: after its last name, or a separator written last, joined as its names are joined (after one
+    name by ", ", as JabRef joins them). What stands after them (spaces, a line break) stays after the added ones."""
+    between = separator_of(written) if re.search("[,;]", written) else ", "
+    end = len(written.rstrip())
+    lead = "" if not end else between[1:] if written[end - 1] in ",;" else between
+    return end, lead + between.join(added)

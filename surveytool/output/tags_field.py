@@ -15,7 +15,7 @@ from dataclasses import replace
 from surveytool.analysis.section_names import canonical_section
 from surveytool.analysis.tagging.user_tags import tags_location
 from surveytool.bibtex.field_spans import ENTRY_HEADER, FieldSpan, field_spans
-from surveytool.bibtex.filing_names import separator_of
+from surveytool.bibtex.filing_names import names_added, separator_of
 from surveytool.bibtex.values import (
     MONTH_MACROS,
     macro_names,
@@ -180,7 +180,8 @@ def add_tags(raw: str, field: str, kept: Sequence[str], added: Sequence[str], ne
     """``raw`` with ``added`` written after the names its tags field holds (``kept``, as read), whose every byte
     stays: the field is shared with a reference manager (JabRef's groups), whose group names are the user's.
 
-    The names are joined as the field joins them (JabRef writes ", "); a field with none is added as
+    The names are added to the value's last literal, joined as it joins them (``filing_names.names_added``, as
+    the .bib bib -o writes joins them; JabRef writes ", "); a field with none is added as
     ``set_tags_field`` adds one. A value that does not end with a literal (``groups = MoE``) is written anew.
     """
     require_field_name(field)
@@ -188,17 +189,11 @@ def add_tags(raw: str, field: str, kept: Sequence[str], added: Sequence[str], ne
     value = span.value(raw).rstrip() if span else ""
     if span is None or not value.endswith(("}", '"')):
         return set_tags_field(raw, field, [*kept, *added], newline)
-    found = re.search(r"[,;][ \t]*", value)
-    between = found.group() if found else ", "
-    before = value[:-1].rstrip()  # up to the closing delimiter, spaces and line breaks before it kept after
-    if before.endswith(("{", '"')):  # an empty last piece
-        lead = ""
-    elif before.endswith((",", ";")):  # a separator written last
-        lead = between[1:]
-    else:
-        lead = between
-    end = span.value_start + len(before)
-    return raw[:end] + lead + between.join(added) + raw[end:]
+    last = split_concatenation(value)[-1] if "#" in value else value
+    start = len(value) - len(last) + 1  # just after its opening delimiter
+    end, joined = names_added(value[start:-1], added)
+    at = span.value_start + start + end
+    return raw[:at] + joined + raw[at:]
 
 
 def _header_end(raw: str) -> int:

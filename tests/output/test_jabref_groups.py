@@ -143,6 +143,9 @@ def test_the_sections_field_still_has_its_variants_made_ids(tmp_path):
         ("  groups = {To\r\n    read},", "  groups = {To\r\n    read, memory, moe},"),
         ("  groups = {To read} # {, Later},", "  groups = {To read} # {, Later, memory, moe},"),
         ("  groups = ToRead,", "  groups = {ToRead,memory,moe},"),  # no literal to add to: written anew
+        # JabRef splits groups at its keyword separator, a comma: a ";" in a name is no separator there.
+        ("  groups = {To read; later, MoE},", "  groups = {To read; later, MoE, memory, moe},"),
+        ('  groups = {To read, "Best"},', '  groups = {To read, "Best", memory, moe},'),  # a name ending in a quote
     ],
 )
 def test_sections_are_added_after_the_names_a_group_field_holds(field, expected):
