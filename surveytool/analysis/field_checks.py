@@ -287,16 +287,15 @@ def _empty(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
         if not _EMPTY_IN_TEXT.search(paper.raw):
             continue
+        # Named as the entry writes it (an IEEE export's ISSN={}); of a name written twice, the first: BibTeX reads it.
+        written: dict[str, str] = {}
+        for span in field_spans(paper.raw):
+            written.setdefault(span.name, span.written_name(paper.raw))
         for field, value in paper.latex_fields.items():
             if EMPTY_VALUE.fullmatch(value):
-                yield field_finding(
-                    "empty-field",
-                    Severity.WARNING,
-                    f"field '{field}' of '{paper.key}' is empty",
-                    paper,
-                    field,
-                    "surveytool check --fix removes it",
-                )
+                message = f"field '{written.get(field, field)}' of '{paper.key}' is empty"
+                hint = "surveytool check --fix removes it"
+                yield field_finding("empty-field", Severity.WARNING, message, paper, field, hint)
 
 
 @register(

@@ -26,6 +26,10 @@ class FieldSpan(NamedTuple):
     def value(self, raw: str) -> str:
         return raw[self.value_start : self.value_end]
 
+    def written_name(self, raw: str) -> str:
+        """The field's name as the entry writes it (``ISSN``, where ``name`` is ``issn``)."""
+        return raw[self.start : self.value_start].split("=", 1)[0].strip()
+
 
 # The entry's type, its opening delimiter and its key up to the comma, as the reader splits them (a key may hold
 # spaces): every edit of an entry starts after this.

@@ -58,8 +58,7 @@ def _tags_span(raw: str, field: str) -> FieldSpan | None:
     if not _named(raw, field):
         return None
     for span in field_spans(raw):
-        name = raw[span.start : span.value_start].split("=", 1)[0].strip()
-        if name.lower() == field.lower():
+        if span.written_name(raw).lower() == field.lower():
             return span
     return None
 

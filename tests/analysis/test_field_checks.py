@@ -597,3 +597,20 @@ def test_a_raw_percent_or_ampersand_in_an_abstract_is_a_warning_as_no_standard_s
     checked = run_cli("check", "acm.bib", "--checks", "unescaped-special", "--json", cwd=tmp_path)
     [finding] = json.loads(checked.stdout)
     assert (finding["severity"], finding["line"], checked.returncode) == ("warning", 6, 0)
+
+
+def test_an_empty_field_is_named_as_the_entry_writes_it(tmp_path):
+    # IEEE Xplore writes ISSN in capitals and leaves number and month empty: the finding said 'issn', a name
+    # the user searching the file for it does not find as such.
+    bib = (
+        "@ARTICLE{9000001,\n  author={Smith, John and Doe, Jane},\n"
+        "  journal={IEEE Transactions on Parallel and Distributed Systems}, \n  title={Pipeline Parallelism at Scale}, \n"
+        "  year={2021},\n  volume={32},\n  number={},\n  pages={1-14},\n  doi={10.1109/TPDS.2021.0000001},\n"
+        "  ISSN={},\n  month={},}\n"
+    )
+    (tmp_path / "ieee.bib").write_text(bib, encoding="utf-8")
+    assert findings(tmp_path / "ieee.bib", "empty-field") == [
+        ("empty-field", 7, "field 'number' of '9000001' is empty"),
+        ("empty-field", 10, "field 'ISSN' of '9000001' is empty"),
+        ("empty-field", 11, "field 'month' of '9000001' is empty"),
+    ]
