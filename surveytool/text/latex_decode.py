@@ -33,6 +33,8 @@ _ACCENTS = {
 _ACCENT = re.compile(
     r"\\([\"'`^~=.]|[cuvHkrdb](?=[\s{]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))"
 )
+#: Commands that break a line or a paragraph, or print a space: each ends a word (Scaling\newline Laws).
+WORD_BREAKS = dict.fromkeys("newline par space enspace thinspace nobreakspace quad qquad addspace".split(), " ")
 _SYMBOLS = {
     "textellipsis": "…",
     "ldots": "…",
@@ -62,6 +64,7 @@ _SYMBOLS = {
     " ": " ",  # a control space: \LaTeX\ and
     "\\": " ",  # a line break: Plain\\ text
     ",": " ",  # a thin space: 5\,GB
+    **WORD_BREAKS,
     "TeX": "TeX",
     "LaTeX": "LaTeX",
     "LaTeXe": "LaTeX2e",

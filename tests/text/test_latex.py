@@ -89,6 +89,28 @@ def test_the_tex_logos_and_spaces_written_as_commands_keep_their_text():
     assert latex_to_text(r"Plain\\ line and \TeX~book") == "Plain line and TeX book"  # a tie is no space it eats
 
 
+def test_line_breaks_paragraphs_and_spacing_commands_end_a_word():
+    for break_ in (r"\newline", r"\newline{}", r"\\", r"\par", r"\par{}", r"\space", r"\quad"):
+        value = f"Scaling{break_}Laws" if break_.endswith("}") or break_ == r"\\" else f"Scaling{break_} Laws"
+        assert quick_latex_to_text(value) == "Scaling Laws", value
+        assert latex_to_text(value) == "Scaling Laws", value
+        assert latex_to_text(value + r" \dag") == "Scaling Laws †", value  # through pylatexenc too
+
+
+def test_a_title_broken_with_newline_is_the_same_work_as_one_without(tmp_path):
+    entry = "@misc{%s,\n  title = {%s},\n  author = {Jared Kaplan},\n  year = 2020,\n}\n"
+    (tmp_path / "refs.bib").write_text(
+        entry % ("kaplan2020", "Scaling Laws for Neural Language Models")
+        + entry % ("kaplan20", r"Scaling\newline Laws for Neural Language Models"),
+        encoding="utf-8",
+    )
+    result = run_cli("check", "refs.bib", "--checks", "duplicate-entry", cwd=tmp_path)
+    assert "[duplicate-entry]" in result.stderr, result.stderr
+    assert "kaplan2020" in result.stderr and "kaplan20" in result.stderr
+    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    assert r"title = {Scaling\newline Laws for Neural Language Models}" in (tmp_path / "out.bib").read_text()
+
+
 STRAY = "@article{e10,\n  author = {Doe, Jane},\n  title = {Pipeline parallel a^^\\input},\n  journal = {J},\n  year = 2001,\n}\n"
 
 
