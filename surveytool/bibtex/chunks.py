@@ -50,11 +50,12 @@ def quiet_bibtexparser():
 #: A block start at the beginning of a line (after spaces). bibtexparser ends any block still
 #: open there, so the text from one such start to the next reads the same alone as in its file:
 #: that is what lets a rebuild re-read only the chunks that changed.
-CHUNK_START = re.compile(r"[^\S\n]*@[ \t]*\w*[ \t]*[{(]")
+#: BibTeX reads line breaks around the type too (``spaced_heads.py``).
+CHUNK_START = re.compile(r"[^\S\n]*@(?:[ \t]*\w*[ \t]*|\s*\w+\s*)[{(]")
 
 
 # The same after a newline: a literal first character lets the regex engine skip ahead fast.
-_CHUNK_START_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*@[ \t]*\w*[ \t]*[{(]")
+_CHUNK_START_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*@(?:[ \t]*\w*[ \t]*|\s*\w+\s*)[{(]")
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def cut_chunks(text: str) -> list[Chunk]:
 
 #: A ``@comment`` block's start: like biber and JabRef, its balanced braces hold text, even entries
 #: (a user's way to switch one off), where bibtexparser would end it at the next line's ``@``.
-_COMMENT_START = re.compile(r"[^\S\n]*@[ \t]*comment[ \t]*[{(]", re.IGNORECASE)
+_COMMENT_START = re.compile(r"[^\S\n]*@\s*comment\s*[{(]", re.IGNORECASE)
 
 
 def comment_end(text: str, start: int) -> int | None:

@@ -236,7 +236,8 @@ def commented_entry(comment: str, where: SourceLocation) -> Finding | None:
     """A ``commented-entry`` warning when an @ in a comment (``@comment{...}``'s body, or text between entries) opens
     a block: biber and JabRef skip it, but BibTeX's @comment is its name alone and any other @ starts a command, so
     BibTeX reads the entry (and, before an entry of the same key, cites it instead). Any name counts (``@-{key,``,
-    ``@misc`` then a newline): BibTeX reads a type no style defines as a misc. ``writer.py`` writes such an @ (at)."""
+    ``@misc`` then a newline after other text on its line): BibTeX reads a type no style defines as a misc.
+    ``writer.py`` writes such an @ (at)."""
     found = next((m for m in block_opens(comment) if m.group(1).lower() != "comment"), None)
     if found is None:
         return None

@@ -1,11 +1,13 @@
-"""A block with white space after its ``@`` (``@  misc  {  m4  ,``), read as BibTeX and biber read it.
+"""A block with white space after its ``@`` (``@  misc  {  m4  ,``), or a line break before its delimiter
+(``@misc`` then ``{m4,`` on the next line), read as BibTeX and biber read it.
 
-BibTeX, and btparse (biber's reader), skip white space between the ``@``, the type and the ``{``; bibtexparser
-reads a block start only as ``@type``, then spaces, then the delimiter, and took such an entry for text between
-entries (``commented-entry``): the .bib surveytool writes kept it as a comment, and the user's key was lost.
-``chunks.py`` cuts a chunk at such a start (spaces or tabs, on one line, as at any block start); before
-bibtexparser reads it, the spaces after the ``@`` are moved after the type (``@misc    {``: the same length, the
-same lines), and the text each block gives back (``raw``: ``bib --in-place`` finds it in the file) is the file's.
+BibTeX, and btparse (biber's reader), skip white space, line breaks included, between the ``@``, the type and the
+``{``; bibtexparser reads a block start only as ``@type``, then spaces, then the delimiter, and took such an entry
+for text between entries (``commented-entry``): the .bib surveytool writes kept it as a comment, and the user's key
+was lost. ``chunks.py`` cuts a chunk at such a start (at the start of a line, as at any block start); before
+bibtexparser reads it, the spaces after the ``@`` are moved after the type (``@misc    {``), and white space with a
+line break in it after the delimiter (``@misc{\n``, where the key may start): the same length, the same lines. The
+text each block gives back (``raw``: ``bib --in-place`` finds it in the file) is the file's.
 """
 
 from __future__ import annotations
@@ -15,13 +17,28 @@ from collections.abc import Iterable
 
 from bibtexparser import model
 
-#: A block start with spaces after its ``@``; groups: the spaces, the type.
-SPACED_HEAD = re.compile(r"[^\S\n]*@([ \t]+)(\w*)(?=[ \t]*[{(])")
+#: A block start with white space after its ``@`` or after its type; groups: the two spaces, the type, the delimiter.
+_HEAD = re.compile(r"[^\S\n]*@(\s*)(\w*)(\s*)([{(])")
+#: Where a text may hold a spaced head: an ``@`` then white space, or a name then a line break.
+_MAY_BE_SPACED = re.compile(r"@(?:\s|\w*[ \t]*[\r\n])")
 
 
 def may_hold_spaced_heads(text: str) -> bool:
-    """A test in C, false for most texts: only a text holding "@ " or "@\\t" can hold a spaced head."""
-    return "@ " in text or "@\t" in text
+    """False for most texts, at the cost of a search for each ``@``: a superset of the texts with a spaced head."""
+    return _MAY_BE_SPACED.search(text) is not None
+
+
+def _spaced_head(text: str, start: int) -> re.Match[str] | None:
+    head = _HEAD.match(text, start)
+    return head if head is not None and (head.group(1) or "\n" in head.group(3) or "\r" in head.group(3)) else None
+
+
+def _as_read(head: re.Match[str]) -> str:
+    """The head as bibtexparser reads it: ``@type`` then spaces and the delimiter, or the delimiter and a line break."""
+    space = head.group(1) + head.group(3)
+    if "\n" in space or "\r" in space:
+        return "@" + head.group(2) + head.group(4) + space
+    return "@" + head.group(2) + space + head.group(4)
 
 
 def readable(text: str, starts: Iterable[int]) -> str:
@@ -29,9 +46,9 @@ def readable(text: str, starts: Iterable[int]) -> str:
     pieces: list[str] = []
     last = 0
     for start in starts:
-        head = SPACED_HEAD.match(text, start)
+        head = _spaced_head(text, start)
         if head is not None:
-            pieces.extend((text[last : head.start(1)], head.group(2), head.group(1)))
+            pieces.extend((text[last : head.start(1) - 1], _as_read(head)))
             last = head.end()
     return "".join(pieces) + text[last:] if pieces else text
 
@@ -66,8 +83,8 @@ def entry_as_written(block: model.Block, text: str, start: int) -> model.Block:
 def _raw_as_written(raw: str | None, text: str, start: int) -> str | None:
     """A block's ``raw`` as read from ``readable`` text with the file's head at ``start`` of ``text``; None if it is
     not the block of that head."""
-    head = SPACED_HEAD.match(text, start)
+    head = _spaced_head(text, start)
     if head is None or not raw:
         return None
-    read = "@" + head.group(2) + head.group(1)
+    read = _as_read(head)
     return text[head.start(1) - 1 : head.end()] + raw[len(read) :] if raw.startswith(read) else None

@@ -206,12 +206,13 @@ def test_an_entry_inside_a_comment_is_reported_and_kept_out_of_the_written_bib()
 
 
 # Entries BibTeX reads and bibtexparser does not: a newline after the @, a type of any characters, an
-# address before a brace; in @comment{...}, in @comment(...) and in the text between entries.
+# address before a brace; in @comment{...}, in @comment(...) and in the text between entries (after other text on
+# its line: at the start of a line, test_spaced_heads reads it as an entry).
 OTHER_OPENINGS = (
     "@comment{ x @\nmisc{good2, title={Hidden}, author={Mallory}} }",
     "@comment( x @-{good2, title={Hidden}, author={Mallory}} )",
     "Mail me@example.org {good2, title={Hidden}, author={Mallory}}",
-    "@misc\n{good2, title={Hidden}, author={Mallory}}",
+    "Set aside: @misc\n{good2, title={Hidden}, author={Mallory}}",
 )
 
 

@@ -1,4 +1,5 @@
-"""White space after a block's ``@`` (``@  misc  {  m4  ,``): BibTeX and biber read an entry, and so does surveytool."""
+"""White space after a block's ``@`` (``@  misc  {  m4  ,``), or a line break before its ``{``: BibTeX and biber read
+an entry, and so does surveytool."""
 
 import pytest
 from helpers import run_cli
@@ -33,6 +34,11 @@ def test_an_entry_with_spaces_after_its_at_sign_is_read_with_its_key_and_nothing
         "@ misc{m4, title = {T}, title = {U}}",  # a field named twice: BibTeX reads its first value
         "@ misc{m4, title = {A line\\\\{\\em x} end}}",  # a brace after \\, read as BibTeX and TeX read it
         "  @  misc  {m4,\n  title = {T},\n}",
+        "@misc\n{m4,\n  title = {T},\n}",  # a line break before the brace: hand-edited files have it
+        "@misc\r\n{m4,\r\n  title = {T},\r\n}",
+        "@Article \n\n  {m4, title = {T}}",
+        "@\nmisc\n(m4, title = {T})",
+        "@misc\n{m4, title = {T}, title = {U}}",
     ],
 )
 def test_every_spaced_entry_keeps_its_key_and_is_written_as_an_entry(entry):
@@ -79,3 +85,27 @@ def test_an_entry_inside_a_spaced_comment_stays_in_the_comment():
     assert [f.check for f in document.findings] == ["commented-entry"]
     written = render_bibliography(list(document.papers), document.blocks)
     assert "@ comment { set aside:\n(at)misc{m4, title = {T}}\n}" in written
+
+
+def test_an_entry_with_its_brace_on_the_next_line_is_read_and_bib_in_place_changes_only_its_tag(tmp_path):
+    # It was text between entries to bibtexparser: a commented-entry warning, and the key was lost from the .bib
+    # surveytool writes.
+    entry = "@misc\n{m4,\n  title = {Broken Heads},\n  author = {Doe, John},\n  year = 2021,\n  sections = {MoE},\n}\n"
+    for newline in ("\n", "\r\n"):
+        bib = (GOOD + entry + "\n" + GOOD.replace("good1", "good2")).replace("\n", newline)
+        document = read_bibtex(bib, "refs.bib")
+        assert [p.key for p in document.papers] == ["good1", "m4", "good2"] and not document.findings
+        (paper,) = [p for p in document.papers if p.key == "m4"]
+        assert (paper.entry_type, paper.fields["title"], paper.sources[0].line) == ("misc", "Broken Heads", 3)
+        source = tmp_path / "refs.bib"
+        source.write_bytes(bib.encode())
+        result = run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path)
+        assert result.returncode == 0 and "commented-entry" not in result.stderr, result.stderr
+        assert source.read_bytes() == bib.replace("{MoE}", "{moe}").encode()  # every other byte as written
+
+
+def test_a_comment_with_its_brace_on_the_next_line_holds_the_entry_inside_it():
+    text = GOOD + "@comment\n{ set aside:\n@misc{m4, title = {T}}\n}\n"
+    document = read_bibtex(text, "coauthor.bib")
+    assert [p.key for p in document.papers] == ["good1"]
+    assert [f.check for f in document.findings] == ["commented-entry"]
