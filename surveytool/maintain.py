@@ -18,6 +18,7 @@ from surveytool.model import Finding, RawBlock, Severity, SourceLocation
 from surveytool.options import LOCK_FILE
 from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
 from surveytool.output.files import (
+    StagedFiles,
     refuse_writing_over,
     write_atomically,
     write_in_place,
@@ -83,12 +84,18 @@ def write_bib(
                 map_each=map_each,
                 fmt=fmt,
             )
+    # The lock file is moved into place first: a run stopped between the two leaves pins the next run gives the
+    # .bib's new keys by, never a .bib whose new keys are pinned nowhere (the next run might give others).
+    with StagedFiles() as staged:
+        if lock is not None:
+            staged.write(lock, dump_pins(survey.pins))
+        if not beside_nothing:
+            staged.write(output, pieces)
+        staged.commit()
     if to_stdout:
         sys.stdout.writelines(pieces)
-    else:
+    elif beside_nothing:
         write_output(output, pieces)
-    if lock is not None:
-        write_atomically(lock, dump_pins(survey.pins))
     return survey
 
 
@@ -120,9 +127,9 @@ def update_bib(
         macros_added_to(*_strings_of(survey.blocks, str(target))),
         original.encoding,
     )
+    write_atomically(lock, dump_pins(survey.pins))  # first, as write_bib does: the added entries' keys pinned
     if text != original.exact_text:
         write_in_place(target, original.encode(text))
-    write_atomically(lock, dump_pins(survey.pins))
     found = macro_tag_hints(survey.findings, survey.papers, survey.tags_field, survey.taxonomy, survey.blocks)
     return replace(survey, findings=(*found, *left)), edits
 

@@ -204,3 +204,44 @@ def test_a_title_with_a_greek_letter_keeps_the_key_an_older_lock_pinned_under_it
     [keyed], pins = assign_keys([paper], older_lock)
     assert keyed.key == "li2016renyi" and pins[identity_of(paper)] == "li2016renyi"
     assert lost_pin_findings([paper], [keyed], pinned_keys([paper], older_lock)) == []
+
+
+def _two_papers(folder: Path) -> None:
+    """A second paper added to the list of the last run: its key is new, pinned by this run."""
+    (folder / "catalog.bib").write_text(CATALOG + CATALOG.replace("c1", "c2").replace("abc", "abd"), encoding="utf-8")
+    (folder / "ids.txt").write_text("10.1234/abc\n10.1234/abd\n", encoding="utf-8")
+
+
+def test_a_lock_file_that_cannot_be_written_leaves_the_bib_as_it_was(tmp_path):
+    # The .bib was written first: a lock the run could not replace left a .bib whose new keys were pinned nowhere.
+    folder = _folder(tmp_path)
+    assert _bib(folder, "ids.txt").returncode == 0
+    before = (folder / "out.bib").read_bytes()
+    _two_papers(folder)
+    (folder / "surveytool.lock.json").chmod(0o444)
+    result = _bib(folder, "ids.txt")
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "surveytool.lock.json: error: is read-only" in result.stderr
+    assert (folder / "out.bib").read_bytes() == before
+
+
+def test_a_bib_stopped_after_its_keys_were_pinned_gets_the_pinned_keys_next_time(tmp_path):
+    folder = _folder(tmp_path)
+    _two_papers(folder)
+    (folder / "out.bib").mkdir()  # the .bib cannot be moved into place: the run stops after the lock is
+    assert _bib(folder, "ids.txt").returncode != 0
+    pins = json.loads((folder / "surveytool.lock.json").read_text(encoding="utf-8"))["keys"]
+    assert pins == {"doi:10.1234/abc": "smith2020deep", "doi:10.1234/abd": "smith2020deepb"}
+    (folder / "out.bib").rmdir()
+    assert _bib(folder, "ids.txt").returncode == 0
+    written = (folder / "out.bib").read_text(encoding="utf-8")
+    assert "@article{smith2020deep," in written and "@article{smith2020deepb," in written
+
+
+def test_in_place_a_lock_file_that_cannot_be_written_leaves_the_users_bib_as_it_was(tmp_path):
+    folder = _folder(tmp_path)
+    run_cli("bib", "--in-place", "own.bib", cwd=folder, check=True)
+    (folder / "surveytool.lock.json").chmod(0o444)
+    result = run_cli("bib", "--in-place", "own.bib", "ids.txt", "--catalog", "catalog.bib", cwd=folder)
+    assert result.returncode != 0 and "surveytool.lock.json: error: is read-only" in result.stderr
+    assert (folder / "own.bib").read_text(encoding="utf-8") == OWN  # no entry added under a key pinned nowhere
