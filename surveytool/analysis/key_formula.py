@@ -24,6 +24,8 @@ from surveytool.text.transliterate import STOPWORDS, significant_words, to_ascii
 DEFAULT_FORMULA = 'auth.lower.or("anon") + year.or("nd") + shorttitle(1).lower.truncate(20)'
 
 KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_:.\-]")
+#: A year a key may show: four digits from 1000 to 2999, not part of a longer number.
+_YEAR = re.compile(r"(?<![0-9])[12][0-9]{3}(?![0-9])")
 
 
 class KeyFormulaError(ValueError):
@@ -86,8 +88,13 @@ def _field_auth_etal(paper: Paper) -> str:
 
 
 def _field_year(paper: Paper) -> str:
-    year = (paper.year or "")[:4]
-    return year if year.isdigit() else ""
+    """The year as keys always took it (its first four digits), else the one year the value holds ("(2021)",
+    "c2021", "c. 2010"); none (``nd``) for a value with no year or with two ("2019 or 2021")."""
+    value = paper.year or ""
+    if value[:4].isdigit():
+        return value[:4]
+    found = _YEAR.findall(value)
+    return found[0] if len(found) == 1 else ""
 
 
 def _field_shorttitle(paper: Paper, n: int, m: int) -> str:

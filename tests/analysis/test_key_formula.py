@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from surveytool.analysis.key_formula import DEFAULT, KeyFormulaError, compile_formula
-from surveytool.analysis.keys import assign_keys, key_base
+from surveytool.analysis.keys import assign_keys, identity_of, key_base
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.text.transliterate import to_ascii
@@ -45,9 +45,29 @@ def test_the_default_formula_gives_the_keys_it_always_gave():
     assert key_base(item(author="van der Berg, Jan", title="On the Pre-train Gap", year="2019a")) == (
         "vanderberg2019pretrain"
     )
-    assert key_base(item(author="Müller, Hans", title="Über alles", year="c. 2010")) == "mullernduber"
+    assert key_base(item(author="Müller, Hans", title="Über alles", year="n.d.")) == "mullernduber"
     long_word = "Supercalifragilisticexpialidocious"
     assert key_base(item(author="Lee, A", title=f"A {long_word}", year="2020")) == "lee2020" + long_word.lower()[:20]
+
+
+@pytest.mark.parametrize("year", ["(2010)", "{2010}", "[2010]", "2010a", "c2010", "c. 2010", "ca. 2010 (reprint)"])
+def test_a_year_with_parentheses_or_a_mark_gives_its_four_digits_not_nd(year):
+    # "nd" (no date) was given for any year that did not open with its four digits.
+    assert key_base(item(author="Müller, Hans", title="Über alles", year=year)) == "muller2010uber"
+
+
+@pytest.mark.parametrize("year", ["in press", "forthcoming", "either 2009 or 2010", "(2009, 2010)", "ca. 20th century"])
+def test_a_year_without_digits_or_with_two_years_still_gives_nd(year):
+    assert key_base(item(author="Müller, Hans", title="Über alles", year=year)) == "mullernduber"
+
+
+def test_a_key_pinned_with_nd_for_such_a_year_is_kept_and_a_new_paper_gets_the_year():
+    pinned = item(1, author="Müller, Hans", title="Über alles", year="c. 2010")
+    new = item(2, author="Müller, Hans", title="Über nichts", year="(2011)")
+    # The lock of a run before years in parentheses or marked "c." counted: its keys are the papers' still.
+    keyed, pins = assign_keys([pinned, new], {identity_of(pinned): "mullernduber"})
+    assert [p.key for p in keyed] == ["mullernduber", "muller2011uber"]
+    assert pins == {identity_of(pinned): "mullernduber", identity_of(new): "muller2011uber"}
 
 
 @pytest.mark.parametrize(
