@@ -33,11 +33,10 @@ def key_base(paper: Paper, formula: KeyFormula = DEFAULT) -> str:
     # An unresolved snippet or id: nothing but its text to go on, so a fingerprint (of its title, where there is one).
     text = paper.title or paper.abstract or ""
     word = next(iter(significant_words(strip_truncation(text), 1)), "entry").lower()[:_MAX_WORD]
-    # A hash of the identity: its text opens with the same few letters for every DOI ("doi:10.").
-    # The ASCII text's (_ascii_text_identity), as keys were always made: a new hash would give new keys.
-    found = identities(paper)
-    identity = found[0] if found else "key:" + paper.key if paper.key else _ascii_text_identity(paper)
-    digest = (snippet_fingerprint(paper) or hashlib.sha1(identity.encode()).hexdigest())[:4]
+    # A hash of the identity: its text opens with the same few letters for every DOI ("doi:10."). A text's is
+    # of its ASCII words where they hold all its letters, as keys were always made (a new hash would give new
+    # keys), else of its words in any script: two snippets in Chinese have no ASCII words to tell them apart.
+    digest = (snippet_fingerprint(paper) or hashlib.sha1(identity_of(paper).encode()).hexdigest())[:4]
     return f"anon-{word}-{digest}"
 
 

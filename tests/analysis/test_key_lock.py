@@ -10,8 +10,9 @@ from pathlib import Path
 from helpers import run_cli
 
 from surveytool.analysis.key_fates import lost_pin_findings
-from surveytool.analysis.keys import assign_keys, identity_of, pinned_keys
+from surveytool.analysis.keys import assign_keys, identity_of, key_base, pinned_keys
 from surveytool.model import Origin, Paper, Resolution, SourceLocation, frozen_mapping
+from surveytool.text.normalize import normalize
 
 CATALOG = """@article{c1,
   author = {Smith, John},
@@ -145,6 +146,22 @@ def test_a_snippet_in_another_script_keeps_the_key_an_older_lock_file_pinned_for
     [again], saved = assign_keys([lone], pins)
     assert again.key == "megala-pinned" and older.key != "megala-pinned"
     assert saved[identity_of(lone)] == "megala-pinned"  # pinned under its own identity from now on
+
+
+def test_snippets_in_other_scripts_each_get_their_own_hash_in_their_key():
+    # Hashed by their ASCII words, which are none, all three ended in -5572: the two Chinese ones told apart by a "b".
+    bases = [key_base(_snippet(n, text)) for n, text in enumerate(FOREIGN, 1)]
+    digests = [base.rsplit("-", 1)[1] for base in bases]
+    assert len(set(digests)) == 3, bases
+    assert [p.key for p in assign_keys([_snippet(n, t) for n, t in enumerate(FOREIGN, 1)])[0]] == bases
+
+
+def test_a_latin_snippet_keeps_the_hash_of_its_ascii_words_in_its_key():
+    text = "Sparse gating for mixture-of-experts routing…"  # too short for a fingerprint: keyed by its text
+    snippet = _snippet(1, text)
+    ascii_words = "text:" + hashlib.sha1(f"|{normalize(text)}||".encode()).hexdigest()[:16]
+    assert identity_of(snippet) == ascii_words
+    assert key_base(snippet) == "anon-sparse-" + hashlib.sha1(ascii_words.encode()).hexdigest()[:4]
 
 
 def test_an_entry_renamed_for_a_duplicate_key_keeps_its_new_key_when_another_duplicate_comes():
