@@ -103,7 +103,7 @@ def _links(paper: Paper) -> str:
     arxiv = arxiv_id(paper)
     if arxiv:
         links.append(f"[arXiv](https://arxiv.org/abs/{arxiv})")
-    url = paper.fields.get("url", "").strip()
+    url = next(iter(_addresses(paper)), "")
     if not links and url.lower().startswith(("https://", "http://")) and not any(c.isspace() for c in url):
         # A web page where there is no DOI or arXiv id (a NeurIPS or JMLR page); a table's | and a link's ( ) encoded.
         links.append(f"[Link]({quote(url, safe=_URL_SAFE)})")
@@ -208,6 +208,14 @@ def _csl_names(paper: Paper, field: str, macros: Mapping[str, str] | None = None
     return names
 
 
+def _addresses(paper: Paper) -> list[str]:
+    """The web addresses of the url field, [] for none. Some Zotero and hand-written .bib files list several
+    there, apart by spaces (a comma or semicolon after one too); a value that is no such list is one, as written."""
+    url = paper.fields.get("url", "").strip()
+    parts = [part.rstrip(",;") for part in url.split()]
+    return parts if len(parts) > 1 and all(_URL.fullmatch(part) for part in parts) else [url] if url else []
+
+
 def _howpublished_url(paper: Paper) -> str:
     """The link a @misc gives in howpublished (the whole value, or a ``\\url``), "" for other text."""
     text = paper.fields.get("howpublished", "").strip()
@@ -281,9 +289,14 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
         if venue != "howpublished" and "publisher" not in item and (words := _howpublished_words(paper)):
             item["publisher"] = inert_csl_text(words)
         arxiv = arxiv_id(paper)
-        url = paper.fields.get("url") or _howpublished_url(paper) or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
+        addresses = _addresses(paper)
+        url = (
+            next(iter(addresses), "") or _howpublished_url(paper) or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
+        )
         if url:
             item["URL"] = url
+        if others := addresses[1:]:  # CSL has one URL: the others in the note, a line each, where a reader sees them
+            item["note"] = "\n".join([*([item["note"]] if "note" in item else []), *map(inert_csl_note, others)])
         if arxiv and not normalize_arxiv(url):  # the arXiv id where CSL readers (and surveytool) look for it
             item["archive_location" if "number" in item else "number"] = f"arXiv:{arxiv}"  # a report's own kept
         if paper.section_ids:

@@ -296,3 +296,25 @@ def test_markdown_links_a_papers_web_page_when_it_has_no_doi_or_arxiv_id(tmp_pat
     assert bad.endswith("| 2020 |  |")  # only a web address is a link
     [both] = [row for row in rows if "Both" in row]
     assert both.endswith("| [DOI](https://doi.org/10.1/x) |")
+
+
+def test_a_url_field_listing_two_addresses_exports_the_first_as_the_url_and_the_other_in_the_note(tmp_path):
+    # url = {https://a.org/x https://b.org/y} went out as one URL "https://a.org/x https://b.org/y", which no
+    # reader can open, and the Markdown list gave the paper no link at all.
+    (tmp_path / "two.bib").write_text(
+        "@misc{two, title = {Two}, author = {Doe, J}, year = 2020, url = {https://a.org/x https://b.org/y}}\n"
+        "@misc{noted, title = {Noted}, author = {Doe, J}, year = 2020, note = {Slides},\n"
+        "  url = {https://a.org/p, https://b.org/q; ftp://c.org/r}}\n"
+        "@misc{one, title = {One}, author = {Doe, J}, year = 2020, url = {https://a.org/a b}}\n",
+        encoding="utf-8",
+    )
+    items = {i["id"]: i for i in json.loads(run_cli("export", "two.bib", "-f", "csl-json", cwd=tmp_path).stdout)}
+    assert items["two"]["URL"] == "https://a.org/x"
+    colon = '<span class="nocase">:</span>'  # a line "https://..." would be read by citeproc-js as a variable
+    assert items["two"]["note"] == f"https{colon}//b.org/y"
+    assert items["noted"]["URL"] == "https://a.org/p"
+    assert items["noted"]["note"] == f"Slides\nhttps{colon}//b.org/q\nftp{colon}//c.org/r"
+    assert items["one"]["URL"] == "https://a.org/a b" and "note" not in items["one"]  # no list of addresses: as is
+    rows = run_cli("export", "two.bib", "-f", "markdown", "-o", "-", "-q", cwd=tmp_path).stdout.splitlines()
+    [two] = [row for row in rows if "**Two**" in row]
+    assert two.endswith("| [Link](https://a.org/x) |")
