@@ -40,11 +40,12 @@ def date_parts(date: str) -> list[list[int]]:
 
 def _plain_issued(paper: Paper, year: str) -> list[list[int]]:
     """The publication date: the year and month fields, else the whole date (day and range included). A range
-    in the date is the date even beside a month field, which can say only where the range starts."""
+    in the date is the date even beside a month field, which can say only where the range starts, and so is a
+    day in the month the month field names (year, month and date, as bib writes a CSL date for BibTeX)."""
     date = paper.fields.get("date", "")
     month = _month_number(paper.fields.get("month", ""))
     dated = date_parts(date)
-    if dated and dated[0][0] == int(year) and (month is None or len(dated) == 2):
+    if dated and dated[0][0] == int(year) and (month is None or len(dated) == 2 or dated[0][1:2] == [month]):
         return dated
     if month is None:
         month = month_of_date(date) if date.startswith(year) else None  # "2021-03~": approximate, month still 3

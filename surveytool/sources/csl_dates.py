@@ -1,8 +1,8 @@
-"""What a CSL-JSON date says beside its first year and month, as biblatex writes it: a range and an approximate
-date (``circa``) as ``date`` (2019/2020, 2020~), no date (a ``literal`` "n.d.") as ``year = {n.d.}``, and CSL's
-``status`` as ``pubstate`` (in press is ``inpress``), or, when it is in press or the like and the item has no date,
-as its year (``year = {in press}``):
-what export -f csl-json makes of a .bib's, read back."""
+"""What a CSL-JSON date says beside its first year and month, as biblatex writes it: a day, a range and an
+approximate date (``circa``) as ``date`` (2020-05-17, 2019/2020, 2020~), no date (a ``literal`` "n.d.") as
+``year = {n.d.}``, and CSL's ``status`` as ``pubstate`` (in press is ``inpress``), or, when it is in press or the
+like and the item has no date, as its year (``year = {in press}``): what export -f csl-json makes of a .bib's,
+read back."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def date_fields(item: dict[str, Any], has_year: bool) -> dict[str, str]:
         if ends and all(ends):
             dated = True
             ends = ends[:1] if len(ends) == 2 and ends[0] == ends[1] else ends
-            if len(ends) == 2 or approximate:
+            if len(ends) == 2 or approximate or ends[0].count("-") == 2:  # a day: BibTeX's year and month lack it
                 fields["date"] = "/".join(end + ("~" if approximate else "") for end in ends)
         elif not parts and NO_DATE.fullmatch(_scalar(issued.get("literal"))):
             fields["year"] = _scalar(issued.get("literal"))

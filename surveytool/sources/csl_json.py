@@ -251,6 +251,16 @@ def _arxiv_fields(item: dict[str, Any]) -> dict[str, str]:
     return {}
 
 
+# What citeproc-js reads in a note as the item's own variables (a line "issued: 2020", a "{:type: book}"; a URL's
+# "https://" is none), and the lines Zotero and Better BibTeX keep fields in ("Citation Key: x", "tex.ids: y").
+_NOTE_VARIABLE = re.compile(r"^(?:[-_a-z]+|[A-Z]+|tex\.[-\w.]+|Citation Key):(?!//).*\n?|\{:[-_a-z]+:[^}]*\}", re.M)
+
+
+def _note(item: dict[str, Any]) -> str:
+    """The text of the note, the variables in it left out: what a reader of the item sees."""
+    return rich_text(_NOTE_VARIABLE.sub("", _text(item.get("note")))).text.strip()
+
+
 def _field_text(item: dict[str, Any], name: str) -> str:
     """A variable's text: CSL rich text as its reader shows it (tags gone, a nocase "<" a "<"), a plain one as is."""
     value = _text(item.get(name))
@@ -290,6 +300,8 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
     number = _field_text(item, "number")
     if kind == "techreport" and number and "number" not in fields and parse_identifier(number) is None:
         fields["number"] = number  # a report's own number ("TR-2019-01"), not an arXiv id
+    if note := _note(item):
+        fields["note"] = note
     accessed = _date(item.get("accessed"))
     if accessed:
         fields["urldate"] = accessed

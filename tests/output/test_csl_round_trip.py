@@ -268,3 +268,39 @@ def test_an_edtf_range_goes_out_as_a_csl_range_whatever_else_the_entry_says(tmp_
     }
     biblatex = run_cli("bib", "in.json", "-o", "-", "--dialect", "biblatex", cwd=tmp_path, check=True).stdout
     assert "date = {2019/2021}," in biblatex and "date = {2019-05/2019-07}," in biblatex
+
+
+def test_a_day_and_a_note_come_back_from_csl_json_through_a_bib_of_either_dialect(tmp_path):
+    # The reader kept the year and month of "issued": [[2020, 5, 17]] (the day was lost) and no note at all.
+    note = "Citation Key: d\ntex.ids: d0\nissued: 2020-05-17\nSeen at the {:publisher: P}workshop\nDOI: 10.1/x"
+    source = [
+        {"id": "d", "type": "article-journal", "title": "D", "container-title": "J", "note": note,
+         "issued": {"date-parts": [[2020, 5, 17]]}},
+        {"id": "e", "type": "book", "title": "E", "publisher": "P", "issued": "2021-03-04"},
+    ]  # fmt: skip
+    back, findings = _back({item["id"]: item for item in source})
+    assert findings == []
+    # What citeproc-js and Zotero read as variables is none of the note's text.
+    assert back["d"].fields["note"] == "Seen at the workshop" and "note" not in back["e"].fields
+    assert [{f: back[k].fields[f] for f in ("year", "month", "date")} for k in "de"] == [
+        {"year": "2020", "month": "5", "date": "2020-05-17"},
+        {"year": "2021", "month": "3", "date": "2021-03-04"},
+    ]
+    (tmp_path / "in.json").write_text(json.dumps(source), encoding="utf-8")
+    for dialect, dated in (("biblatex", "date = {2020-05-17},"), ("bibtex", "month = may,")):
+        bib = run_cli("bib", "in.json", "-o", f"{dialect}.bib", "--dialect", dialect, cwd=tmp_path, check=True)
+        written = (tmp_path / f"{dialect}.bib").read_text(encoding="utf-8")
+        assert dated in written and "date = {2020-05-17}," in written and "note = {Seen at the workshop}," in written
+        again = {
+            i["id"]: i for i in json.loads(run_cli("export", f"{dialect}.bib", "-f", "csl-json", cwd=tmp_path).stdout)
+        }
+        assert again["d"]["issued"] == {"date-parts": [[2020, 5, 17]]}, (dialect, bib.stderr)
+        assert again["e"]["issued"] == {"date-parts": [[2021, 3, 4]]} and again["d"]["note"] == "Seen at the workshop"
+
+
+def test_an_exported_note_reads_back_as_written(tmp_path):
+    # Lines a reader would take for variables go out with inert colons, and come back as the note's own text.
+    lines = "type: book\n  issued : 1900\nDOI: 10.1/x\nSee {:publisher: Evil} and <i>x</i>: y\nhttps://b.org/y"
+    record = Paper(Origin.BIBTEX, (SourceLocation("r.bib", 1),), frozen_mapping({"title": "R", "note": lines}), key="r")
+    back, _ = _back({item["id"]: item for item in json.loads(to_csl_json([record]))})
+    assert back["r"].fields["note"] == lines
