@@ -15,6 +15,8 @@ from surveytool.text.publication_states import NO_DATE, PUBSTATES, STATE_YEAR
 _DATE_PARTS = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?\s*([?~%]?)$")
 # What a BibTeX year says beside four digits: a range (2019--2020, 2019/2020), an approximate year (c. 1900,
 # circa 1900, 1900~ as in biblatex); no date (n.d.) and a state of publication (in press) are publication_states'.
+# biblatex's open-ended range ("2019/"), and EDTF's ("2019/..") that biblatex reads too.
+_OPEN_END = re.compile(r"\s*/\s*(?:\.\.)?\s*$")
 _YEAR_RANGE = re.compile(r"(\d{4})\s*(?:-{1,3}|[\u2013\u2014/])\s*(\d{4})")
 _CIRCA_YEAR = re.compile(r"(?:(?:c|ca|circa|approx)\.?\s*|~\s*)(\d{4})|(\d{4})\s*[~%]", re.IGNORECASE)
 
@@ -28,14 +30,20 @@ def _month_number(text: str) -> int | None:
 
 
 def _date_ends(date: str) -> list[re.Match[str]]:
-    """The ends of a biblatex (EDTF) date or range, each year, month, day and qualifier; [] for no such date."""
+    """The ends of a biblatex (EDTF) date or range, each year, month, day and qualifier, an open-ended range's
+    start alone; [] for no such date."""
+    start = _OPEN_END.sub("", date)
+    if start != date:
+        return _date_ends(start) if "/" not in start else []
     ends = [_DATE_PARTS.match(end.strip()) for end in date.split("/")] if date.strip() else []
     return [end for end in ends if end] if 0 < len(ends) <= 2 and all(ends) else []
 
 
 def date_parts(date: str) -> list[list[int]]:
-    """CSL date-parts of a biblatex date ("2021-03-15", a range "2021-03/2021-05"); [] for what is not one."""
-    return [[int(part) for part in end.groups()[:3] if part] for end in _date_ends(date)]
+    """CSL date-parts of a biblatex date ("2021-03-15", a range "2021-03/2021-05", an open-ended one "2021/..",
+    whose end is [0] as in CSL's test suite and pandoc's citeproc); [] for what is not one."""
+    parts = [[int(part) for part in end.groups()[:3] if part] for end in _date_ends(date)]
+    return parts + [[0]] if parts and _OPEN_END.search(date) else parts
 
 
 def _plain_issued(paper: Paper, year: str) -> list[list[int]]:

@@ -45,8 +45,18 @@ def _circa(value: Any) -> bool:
     return bool(value) and isinstance(value, (bool, int))
 
 
+def _open_end(parts: Any) -> bool:
+    """Whether a range's end is open: CSL's [0] (CSL's test suite, pandoc's citeproc), or nothing at all."""
+    return isinstance(parts, list) and not any(_scalar(part).strip("0") for part in parts)
+
+
 def _edtf(text: str) -> tuple[list[list[str]], bool]:
-    """(date-parts, approximate) of an EDTF date or range ("2019/2021", "2019-05~"); [] for other text."""
+    """(date-parts, approximate) of an EDTF date or range ("2019/2021", "2019-05~", open-ended "2019/.." with an
+    end of []); [] for other text."""
+    start, slash, end = text.partition("/")
+    if slash and end.strip() in ("", ".."):
+        parts, approximate = _edtf(start)
+        return (parts + [[]] if len(parts) == 1 else []), approximate
     ends = [_EDTF_END.match(end) for end in text.split("/")]
     if not 0 < len(ends) <= 2 or not all(ends):
         return [], False
@@ -71,11 +81,12 @@ def date_fields(item: dict[str, Any], has_year: bool) -> dict[str, str]:
             parts, edtf_circa = _edtf(issued["raw"])
             approximate = approximate or edtf_circa
         ends = [date_end(end) for end in parts[:2]] if isinstance(parts, list) and parts else []
+        open_end = isinstance(parts, list) and len(ends) == 2 and _open_end(parts[1])  # biblatex's "2019/"
+        ends = ends[:1] if open_end or (len(ends) == 2 and ends[0] == ends[1]) else ends
         if ends and all(ends):
             dated = True
-            ends = ends[:1] if len(ends) == 2 and ends[0] == ends[1] else ends
-            if len(ends) == 2 or approximate or ends[0].count("-") == 2:  # a day: BibTeX's year and month lack it
-                fields["date"] = "/".join(end + ("~" if approximate else "") for end in ends)
+            if len(ends) == 2 or open_end or approximate or ends[0].count("-") == 2:  # a day: BibTeX's year lacks it
+                fields["date"] = "/".join(end + ("~" if approximate else "") for end in ends) + "/" * open_end
         elif not parts and NO_DATE.fullmatch(_scalar(issued.get("literal"))):
             fields["year"] = _scalar(issued.get("literal"))
     state = " ".join(rich_text(_scalar(item.get("status"))).text.split())  # CSL rich text, as citeproc reads it

@@ -304,3 +304,40 @@ def test_an_exported_note_reads_back_as_written(tmp_path):
     record = Paper(Origin.BIBTEX, (SourceLocation("r.bib", 1),), frozen_mapping({"title": "R", "note": lines}), key="r")
     back, _ = _back({item["id"]: item for item in json.loads(to_csl_json([record]))})
     assert back["r"].fields["note"] == lines
+
+
+def test_an_open_ended_range_goes_out_as_csl_s_open_range_and_comes_back(tmp_path):
+    # date = {2019/..} went out as 2019 alone (an ongoing series read as one year), and CSL's open range
+    # [[2019], [0]] (the CSL test suite's, pandoc's citeproc's) came back as year = {2019}.
+    items = _export(
+        tmp_path,
+        "@misc{edtf, title = {E}, date = {2019/..}}\n"
+        "@misc{month, title = {M}, year = 2019, month = may, date = {2019-05/}}\n"
+        "@misc{about, title = {A}, date = {2019~/..}}\n",
+    )
+    assert items["edtf"]["issued"] == {"date-parts": [[2019], [0]]}
+    assert items["month"]["issued"] == {"date-parts": [[2019, 5], [0]]}
+    assert items["about"]["issued"] == {"date-parts": [[2019], [0]], "circa": True}
+    source = [
+        {"id": "s", "type": "book", "title": "S", "issued": "2019/.."},
+        {"id": "r", "type": "book", "title": "R", "issued": {"raw": "2019-05/"}},
+        {"id": "e", "type": "book", "title": "E", "issued": {"date-parts": [[2019], []]}},
+    ]
+    back, findings = _back(items | {item["id"]: item for item in source})
+    assert findings == []
+    dates = {key: paper.fields["date"] for key, paper in back.items()}
+    assert dates == {
+        "edtf": "2019/",
+        "month": "2019-05/",
+        "about": "2019/",
+        "s": "2019/",
+        "r": "2019-05/",
+        "e": "2019/",
+    }
+    assert back["about"].latex_fields["date"] == "{2019~/}"
+    (tmp_path / "o.json").write_text(json.dumps(list(items.values()) + source), encoding="utf-8")
+    biblatex = run_cli("bib", "o.json", "-o", "o.bib", "--dialect", "biblatex", cwd=tmp_path, check=True)
+    written = (tmp_path / "o.bib").read_text(encoding="utf-8")
+    assert written.count("date = {2019/},") == 3 and written.count("date = {2019-05/},") == 2, biblatex.stderr
+    again = json.loads(run_cli("export", "o.bib", "-f", "csl-json", cwd=tmp_path, check=True).stdout)
+    assert {item["id"]: item["issued"]["date-parts"][1] for item in again} == dict.fromkeys(dates, [0])
