@@ -38,6 +38,8 @@ NUMBER = re.compile(
 _PIECE = re.compile(r"\^\^(?:[0-9a-f]{2}|.)|\\(?:[^\W\d_]|@)+|\\.|.", re.S)
 _BRACKET_TOKEN = re.compile(r"\\(?:[^\W\d_]|@)+|\\.|[{}\[\]$]", re.S)
 _SPACES = " \t\r\n"
+#: The characters TeX or LaTeX read as markup where they stand (and \\char of them would be, once decoded).
+_MARKUP = frozenset("\\{}$&#^_%~")
 
 
 def skip_spaces(value: str, position: int) -> int:
@@ -128,6 +130,12 @@ def code(number: re.Match) -> int:
     return int(decimal) if decimal else int(octal, 8) if octal else int(hexadecimal, 16)
 
 
+def _prints_as_itself(code: int) -> bool:
+    """Whether ``\\char`` may give this code as a number: biber writes a number's character into the .bbl
+    (``\\char"5C`` as a backslash, which runs what follows), though not a backquoted one (``\\char`\\\\``)."""
+    return (32 <= code < 127 and chr(code) not in _MARKUP) or code >= 160
+
+
 def number_offence(value: str, position: int, largest: int, skip: set[int]) -> tuple[str, int]:
     """(why the character code after ``\\char`` or ``\\mathchar`` stops the document or "", the construct's end)."""
     number = NUMBER.match(value, position)
@@ -137,6 +145,12 @@ def number_offence(value: str, position: int, largest: int, skip: set[int]) -> t
         return "a hexadecimal code with A-F: BibTeX lowercases it, and TeX reads no lowercase hex digit", number.end()
     if code(number) > largest:
         return f"takes a character code from 0 to {largest}", number.end()
+    if largest == 255 and number.group(4) is None and not _prints_as_itself(code(number)):
+        return (
+            "biber writes its character into the .bbl, where TeX reads it as markup or a control character; "
+            "write the character's command (\\textbackslash, \\{)",
+            number.end(),
+        )
     if any(position <= at < number.end() for at in skip):
         return "its character code holds LaTeX outside the allowlist: the whole is written literally", number.end()
     return "", number.end()

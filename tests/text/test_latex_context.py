@@ -31,6 +31,9 @@ from surveytool.text.latex_inert import render_inert
         ("$x\\limits$", "\\limits"),  # "Limit controls must follow a math operator"
         ("\\textbf{\\url{https://x.org/\\textbf{a}}}", "\\url"),
         ('$\\mathchar"8000$', '\\mathchar"8000'),
+        ("A \\char92 b", "\\char92"),  # biber writes a backslash into the .bbl, which runs what follows
+        ("A \\char'45 b", "\\char'45"),  # a %, which hides the rest of the line from TeX
+        ("A \\char 13 b", "\\char 13"),
     ],
 )
 def test_allowed_latex_that_stops_the_document_where_it_stands_is_an_offence(value, token):
@@ -45,7 +48,7 @@ def test_allowed_latex_that_stops_the_document_where_it_stands_is_an_offence(val
     [
         "A \\ifmmode x\\else y\\fi{} b",
         "$\\ifmmode \\alpha\\else a\\fi$",
-        'A \\char 92 b, \\char`\\\\ and \\char"41',
+        'A \\char 233 b, \\char`\\\\ and \\char"41',
         "\\arabic{page}",
         "a\\hspace{1em plus 1fill}b\\hspace*{-1.5em}\\kern.5em",
         "$\\|x\\|$ and \\ensuremath{\\alpha} and \\mbox{$\\beta$}",
