@@ -25,6 +25,9 @@ from surveytool.text.latex import latex_to_text, math_to_text
 FORMATS = ("markdown", "csl-json", "facts-csv", "facts-json")
 # Markup characters, and GitHub's too: ~ strikes through, $ opens math; & only where it begins an entity (&lt;).
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~$]|&(?=#?\w+;))")
+# What GitHub links in plain text (GFM's extended autolinks): "www." and a scheme's "://", matched in the text as
+# written; the "." or ":" as a character reference breaks the match and shows the same character.
+_AUTOLINK = re.compile(r"(www)\.|(https?|ftp):(?=//)", re.IGNORECASE)
 _CSL_TYPES = {
     "article": "article-journal",
     "inproceedings": "paper-conference",
@@ -79,8 +82,9 @@ _URL = re.compile(r"(?:https?|ftp)://\S+")
 
 
 def _md(text: str) -> str:
-    """Untrusted text as inert Markdown: one line, every markup character escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    """Untrusted text as inert Markdown: one line, every markup character escaped, no address a link."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    return _AUTOLINK.sub(lambda found: f"{found[1]}&#46;" if found[1] else f"{found[2]}&#58;", escaped)
 
 
 def _anchors(titles: Sequence[str]) -> list[str]:

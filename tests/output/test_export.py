@@ -318,3 +318,19 @@ def test_a_url_field_listing_two_addresses_exports_the_first_as_the_url_and_the_
     rows = run_cli("export", "two.bib", "-f", "markdown", "-o", "-", "-q", cwd=tmp_path).stdout.splitlines()
     [two] = [row for row in rows if "**Two**" in row]
     assert two.endswith("| [Link](https://a.org/x) |")
+
+
+def test_markdown_keeps_a_web_address_in_a_title_as_text_and_not_a_link(tmp_path):
+    # GitHub links "www." and "https://" in plain text: a title naming a site became a link to it, which the
+    # list never meant (and a hostile .bib could point anywhere). GitHub matches the text as written, so a
+    # character reference for the "." or ":" keeps the text and makes no link.
+    (tmp_path / "site.bib").write_text(
+        "@misc{site, title = {Serving (www.example.com) from https://x.org/y and FTP://z.org}, author = {Doe, J},\n"
+        "  year = 2020, howpublished = {Blog at www.blog.org}}\n",
+        encoding="utf-8",
+    )
+    rows = run_cli("export", "site.bib", "-f", "markdown", "-o", "-", "-q", cwd=tmp_path).stdout.splitlines()
+    [row] = [row for row in rows if "Serving" in row]
+    title = "**Serving (www&#46;example.com) from https&#58;//x.org/y and FTP&#58;//z.org** (Doe)"
+    assert row.startswith(f"| {title} |")
+    assert "www." not in row and "://" not in row
