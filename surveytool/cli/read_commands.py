@@ -12,6 +12,7 @@ from surveytool.cli.options import (
     CatalogOpt,
     ConfigOpt,
     JsonOpt,
+    KeyFormulaOpt,
     KindOpt,
     MergeDuplicatesOpt,
     OnlineOpt,
@@ -47,6 +48,7 @@ def export(
     overrides: OverridesOpt = None,
     tags_field: TagsFieldOpt = "sections",
     kind: KindOpt = None,
+    key_formula: KeyFormulaOpt = None,
     config: ConfigOpt = None,
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
@@ -65,7 +67,13 @@ def export(
     output = None if str(output) == "-" else output
     options = replace(
         make_options(
-            sources, taxonomy=taxonomy, catalog=catalog, tags_field=tags_field, overrides=overrides, config=config
+            sources,
+            taxonomy=taxonomy,
+            catalog=catalog,
+            tags_field=tags_field,
+            overrides=overrides,
+            config=config,
+            key_formula=key_formula,  # new entries keyed as bib keys them, so ids match the .bib beside the export
         ),
         source_kind=require_kind(kind),
         # The keys pinned beside the file, as bib -o and build gave them (CSL-JSON ids, [tags] overrides); none written.

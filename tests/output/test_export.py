@@ -334,3 +334,20 @@ def test_markdown_keeps_a_web_address_in_a_title_as_text_and_not_a_link(tmp_path
     title = "**Serving (www&#46;example.com) from https&#58;//x.org/y and FTP&#58;//z.org** (Doe)"
     assert row.startswith(f"| {title} |")
     assert "www." not in row and "://" not in row
+
+
+def test_export_keys_new_entries_by_the_key_formula_as_bib_does(tmp_path):
+    # export had no --key-formula: a CSL-JSON export beside a .bib written with bib --key-formula X had other
+    # ids than the .bib's keys, so a document citing one could not use the other.
+    items = [
+        {"type": "report", "title": "Pathways Systems", "author": [{"literal": "Google Research"}], "issued": {"date-parts": [[2022]]}},
+        {"type": "article", "title": "Sparse Routing", "author": [{"family": "Øster", "given": "L"}], "issued": {"date-parts": [[2020]]}},
+    ]  # fmt: skip
+    (tmp_path / "items.json").write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    formula = ("--key-formula", 'auth.lower + "_" + year')
+    bib = run_cli("bib", "items.json", "-o", "-", *formula, cwd=tmp_path, check=True).stdout
+    keys = [line.split("{", 1)[1].rstrip(",") for line in bib.splitlines() if line.startswith("@")]
+    exported = run_cli("export", "items.json", "-f", "csl-json", *formula, cwd=tmp_path, check=True).stdout
+    assert [item["id"] for item in json.loads(exported)] == keys == ["googleresearch_2022", "oster_2020"]
+    wrong = run_cli("export", "items.json", "-f", "csl-json", "-o", "x.json", "--key-formula", "yeer", cwd=tmp_path)
+    assert wrong.returncode == 2 and "--key-formula" in wrong.stderr and not (tmp_path / "x.json").exists()
