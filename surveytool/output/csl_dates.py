@@ -13,11 +13,12 @@ from surveytool.text.publication_states import NO_DATE, PUBSTATES, STATE_YEAR
 # A biblatex date, or one end of a range: year, month, day, and EDTF's qualifier (uncertain ?, approximate ~,
 # both %), which CSL has only circa for.
 _DATE_PARTS = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?\s*([?~%]?)$")
-# What a BibTeX year says beside four digits: a range (2019--2020, 2019/2020), an approximate year (c. 1900,
-# circa 1900, 1900~ as in biblatex); no date (n.d.) and a state of publication (in press) are publication_states'.
 # biblatex's open-ended range ("2019/"), and EDTF's ("2019/..") that biblatex reads too.
 _OPEN_END = re.compile(r"\s*/\s*(?:\.\.)?\s*$")
-_YEAR_RANGE = re.compile(r"(\d{4})\s*(?:-{1,3}|[\u2013\u2014/])\s*(\d{4})")
+# What a BibTeX year says beside four digits: a range (2019--2020, 2019/2020, open-ended 2019--), an approximate
+# year (c. 1900, circa 1900, 1900~ as in biblatex); no date (n.d.) and a state of publication (in press) are
+# publication_states'.
+_YEAR_RANGE = re.compile(r"(\d{4})\s*(?:-{1,3}|[\u2013\u2014/])\s*(\d{4})?")
 _CIRCA_YEAR = re.compile(r"(?:(?:c|ca|circa|approx)\.?\s*|~\s*)(\d{4})|(\d{4})\s*[~%]", re.IGNORECASE)
 
 
@@ -66,7 +67,7 @@ def issued(paper: Paper) -> dict[str, Any]:
     if NO_DATE.fullmatch(written):
         return {"literal": written}
     if ranged := _YEAR_RANGE.fullmatch(written):
-        return {"date-parts": [[int(ranged.group(1))], [int(ranged.group(2))]]}
+        return {"date-parts": [[int(ranged.group(1))], [int(ranged.group(2) or 0)]]}  # [0]: an open end
     if circa := _CIRCA_YEAR.fullmatch(written):
         return {"date-parts": [[int(circa.group(1) or circa.group(2))]], "circa": True}
     date = paper.fields.get("date", "").strip()

@@ -341,3 +341,13 @@ def test_an_open_ended_range_goes_out_as_csl_s_open_range_and_comes_back(tmp_pat
     assert written.count("date = {2019/},") == 3 and written.count("date = {2019-05/},") == 2, biblatex.stderr
     again = json.loads(run_cli("export", "o.bib", "-f", "csl-json", cwd=tmp_path, check=True).stdout)
     assert {item["id"]: item["issued"]["date-parts"][1] for item in again} == dict.fromkeys(dates, [0])
+
+
+def test_a_bibtex_year_open_at_its_end_goes_out_as_csl_s_open_range(tmp_path):
+    # year = {1990--} (a series still running, as BibTeX users write it) went out as 1990 alone.
+    items = _export(
+        tmp_path, "@misc{a, title = {A}, year = {1990--}}\n@misc{b, title = {B}, year = {1990\\textendash}}\n"
+    )
+    assert [items[k]["issued"] for k in "ab"] == [{"date-parts": [[1990], [0]]}] * 2
+    back, _ = _back(items)
+    assert [(back[k].fields["year"], back[k].fields["date"]) for k in "ab"] == [("1990", "1990/")] * 2
