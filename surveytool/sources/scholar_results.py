@@ -29,10 +29,14 @@ class Byline:
     year: str
 
 
-def read_byline(line: str) -> Byline | None:
-    """The byline of a Scholar result, or None when ``line`` is not one."""
+def read_byline(line: str, cited: bool = False) -> Byline | None:
+    """The byline of a Scholar result, or None when ``line`` is not one.
+
+    Scholar ends a byline with where it found the result, but for a result it has no link to: the one it labels
+    [CITATION] (``cited``). A line of two parts elsewhere is a snippet's ("GPT Models - OpenAI, 2020").
+    """
     parts = _PARTS.split(line.strip())
-    if not 2 <= len(parts) <= 3 or (len(parts) == 3 and not _source(parts[2])):
+    if not (len(parts) == 3 or (cited and len(parts) == 2)) or (len(parts) == 3 and not _source(parts[2])):
         return None
     venue_year = _VENUE_YEAR.match(parts[1])
     if venue_year is None:
@@ -75,8 +79,10 @@ class ScholarResult:
 
 def read_result(lines: list[str]) -> ScholarResult | None:
     """The title, byline and snippet lines of an item's ``lines`` that are a Scholar result, else None."""
+    labels = _LABELS.match(lines[0]) if lines else None
+    cited = labels is not None and ("[CITATION]" in labels.group() or "[C]" in labels.group())
     for index, line in enumerate(lines[1 : _MOST_TITLE_LINES + 1], start=1):
-        byline = read_byline(line)
+        byline = read_byline(line, cited)
         if byline is not None:
             title = " ".join(part.strip() for part in lines[:index])
             title = _LABELS.sub("", title).strip()

@@ -129,6 +129,8 @@ def test_lines_that_only_look_like_a_byline_leave_a_snippet_as_it_was(tmp_path):
         "D Narayanan - Proceedings, 2019 - not 4 host",
         "D Narayanan, , A Harlap - Proceedings, 2019 - acm.org",  # an empty name
         "D - Proceedings, 2019 - acm.org",
+        "GPT Models - OpenAI, 2020",  # a snippet's line: no host after it, and the title is no [CITATION]
+        "J Fernandez, L van der Maaten - arXiv preprint, 2024",
     ):
         text = HEADER + f"\r\nPipeDream: generalized pipeline parallelism\r\n{second}\r\nDNN training is slow …\r\n"
         _, *snippets = _records(tmp_path, text)
