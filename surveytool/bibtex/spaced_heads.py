@@ -6,8 +6,8 @@ BibTeX, and btparse (biber's reader), skip white space, line breaks included, be
 for text between entries (``commented-entry``): the .bib surveytool writes kept it as a comment, and the user's key
 was lost. ``chunks.py`` cuts a chunk at such a start (at the start of a line, as at any block start); before
 bibtexparser reads it, the spaces after the ``@`` are moved after the type (``@misc    {``), and white space with a
-line break in it after the delimiter (``@misc{\n``, where the key may start): the same length, the same lines. The
-text each block gives back (``raw``: ``bib --in-place`` finds it in the file) is the file's.
+line break in it after the delimiter (``@misc{`` then the line break, before the key): the same length, the same
+lines. The text each block gives back (``raw``: ``bib --in-place`` finds it in the file) is the file's.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from bibtexparser import model
 #: A block start with white space after its ``@`` or after its type; groups: the two spaces, the type, the delimiter.
 _HEAD = re.compile(r"[^\S\n]*@(\s*)(\w*)(\s*)([{(])")
 #: Where a text may hold a spaced head: an ``@`` then white space, or a name then a line break.
-_MAY_BE_SPACED = re.compile(r"@(?:\s|\w*[ \t]*[\r\n])")
+_MAY_BE_SPACED = re.compile(r"@(?:\s|\w*[ \t\r]*\n)")
 
 
 def may_hold_spaced_heads(text: str) -> bool:
@@ -30,13 +30,15 @@ def may_hold_spaced_heads(text: str) -> bool:
 
 def _spaced_head(text: str, start: int) -> re.Match[str] | None:
     head = _HEAD.match(text, start)
-    return head if head is not None and (head.group(1) or "\n" in head.group(3) or "\r" in head.group(3)) else None
+    if head is None or ("\n" in head.group(1) + head.group(3) and not head.group(2)):
+        return None  # a line break and no type: no block start (chunks.CHUNK_START), nor one for BibTeX
+    return head if head.group(1) or "\n" in head.group(3) else None
 
 
 def _as_read(head: re.Match[str]) -> str:
     """The head as bibtexparser reads it: ``@type`` then spaces and the delimiter, or the delimiter and a line break."""
     space = head.group(1) + head.group(3)
-    if "\n" in space or "\r" in space:
+    if "\n" in space:
         return "@" + head.group(2) + head.group(4) + space
     return "@" + head.group(2) + space + head.group(4)
 
