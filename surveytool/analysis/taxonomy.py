@@ -15,10 +15,10 @@ from typing import Any, TypeVar
 from surveytool.analysis.section_names import name_key
 from surveytool.analysis.taxonomy_values import (
     MAX_WEIGHT,
-    control_character,
     did_you_mean,
     dotted_key,
     finite_number,
+    hidden_character,
     id_hint,
     ordered_groups,
 )
@@ -142,8 +142,8 @@ class _Validator:
         title = data.get("title", "Related Work")
         if not isinstance(title, str) or not title.strip():  # str() put a list's spelling in the chapter, "" nothing
             self.note("'title' must be a string of text", self.top_line("title"), 'title = "Related Work on ..."')
-        elif hidden := control_character(title):
-            self.note(f"'title' holds a control character ({hidden})", self.top_line("title"), _PRINTABLE)
+        elif hidden := hidden_character(title):
+            self.note(f"'title' holds {hidden}", self.top_line("title"), _PRINTABLE)
         if data.get("version", 1) != 1 or isinstance(data.get("version"), bool):  # 1.0 == 1 is the same number
             self.note("'version' must be 1, the only format there is", self.top_line("version"), "version = 1")
         groups = self._each(data, "groups", self._group)
@@ -200,9 +200,8 @@ class _Validator:
         for key in (key for key in ("parent", "description") if not isinstance(raw.get(key, ""), str)):
             self.fail(f"'{key}' in [[{table}]] must be a string", self.line_of(table, index, key), f'{key} = "..."')
         for key in (key for key in ("title", "parent", "description") if key in raw):  # an id has its pattern
-            if hidden := control_character(raw[key]):
-                where = self.line_of(table, index, key)
-                self.fail(f"'{key}' in [[{table}]] holds a control character ({hidden})", where, _PRINTABLE)
+            if hidden := hidden_character(raw[key]):
+                self.fail(f"'{key}' in [[{table}]] holds {hidden}", self.line_of(table, index, key), _PRINTABLE)
         if not _ID.fullmatch(raw["id"]):
             self.fail(
                 f"id '{raw['id']}' is not lowercase-with-hyphens", self.line_of(table, index, "id"), id_hint(raw["id"])
@@ -244,9 +243,9 @@ class _Validator:
                 '"pipeline parallel*" = 5',
             )
         for name, key in [*((a, "aliases") for a in aliases), *((k, "keywords") for k in keywords)]:
-            if hidden := control_character(name):
+            if hidden := hidden_character(name):
                 self.fail(
-                    f"{key} of '{section_id}' hold a control character ({hidden})",
+                    f"{key} of '{section_id}' hold {hidden}",
                     self.line_of("sections", index, key),
                     _PRINTABLE,
                 )

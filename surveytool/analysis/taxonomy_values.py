@@ -33,11 +33,22 @@ def id_hint(raw: str) -> str:
     return f"write it '{'-'.join(words)}'" if words else "use ids like 'data-parallel'"
 
 
-def control_character(value: str) -> str | None:
-    """The first control character of ``value`` that is no white space (an escape, a NUL, a bell), told as its
-    code point: a title holding one reached the terminal as it was (``taxonomy`` draws the titles)."""
-    found = next((char for char in value if unicodedata.category(char) == "Cc" and char not in "\t\n\r\f"), None)
-    return None if found is None else f"U+{ord(found):04X}"
+#: Joiners that Persian, Arabic and Indic words are spelled with: invisible, yet part of the word.
+_JOINERS = "\u200c\u200d"
+
+
+def hidden_character(value: str) -> str | None:
+    """The first character of ``value`` that prints nothing and is no white space, told with its code point: a
+    control character (an escape, a NUL, a bell) reached the terminal as it was (``taxonomy`` draws the titles),
+    and an invisible formatting one showed the line as it is not (a direction override reversed the text after it,
+    a zero-width space split a word)."""
+    for char in value:
+        kind = unicodedata.category(char)
+        if kind == "Cc" and char not in "\t\n\r\f":
+            return f"a control character (U+{ord(char):04X})"
+        if kind == "Cf" and char not in _JOINERS:
+            return f"an invisible character (U+{ord(char):04X}, {unicodedata.name(char, 'unnamed').lower()})"
+    return None
 
 
 def dotted_key(key: str, value: Any) -> str:

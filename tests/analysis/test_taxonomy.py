@@ -85,6 +85,18 @@ def test_aliases_and_variants_map_to_ids():
         (lambda t: t.replace('title = "A"', 'title = "A\\u001b]0;owned\\u0007"'), 8, "control character (U+001B)"),
         (lambda t: t.replace('title = "T"', 'title = "T\\u0007U"'), 1, "'title' holds a control character (U+0007)"),
         (lambda t: t.replace('aliases = ["alpha"]', 'aliases = ["al\\u0000pha"]'), 9, "aliases of 'a' hold a control"),
+        # A direction override drew the tree's line reversed from it on, a zero-width space split a word unseen.
+        (
+            lambda t: t.replace('title = "B"', 'title = "B \\u202Egnippahs"'),
+            13,
+            "'title' in [[sections]] holds an invisible character (U+202E, right-to-left override)",
+        ),
+        (lambda t: t.replace('title = "G"', 'title = "G\\u200Bx"'), 4, "(U+200B, zero width space)"),
+        (
+            lambda t: t.replace('aliases = ["alpha"]', 'aliases = ["al\\u2066pha"]'),
+            9,
+            "aliases of 'a' hold an invisible",
+        ),
         (lambda t: t.replace('title = "T"', 'title = "T"\nversion = 2'), 2, "'version' must be 1"),
         # An alias that is another section's title led to that section, the alias silently unused.
         (lambda t: t.replace('aliases = ["alpha"]', 'aliases = ["the b"]').replace('"B"', '"The B"'), 9, "'the b'"),
@@ -102,6 +114,14 @@ def test_malformed_taxonomies_name_the_line(change, line, words):
     assert raised.value.line == line, str(raised.value)
     assert words in str(raised.value)
     assert str(raised.value).startswith(f"tax.toml:{line}: error: ")
+
+
+def test_a_title_keeps_the_joiners_its_words_are_spelled_with():
+    # Persian writes a zero-width non-joiner inside words ("mi-khaham", I want): invisible, yet part of the word.
+    taxonomy = parse_taxonomy(
+        MINIMAL.replace('title = "A"', 'title = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"')
+    )
+    assert "\u200c" in taxonomy.section("a").title
 
 
 def test_every_table_with_a_problem_is_reported_at_once_in_file_order():

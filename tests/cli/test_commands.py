@@ -189,6 +189,20 @@ def test_the_taxonomy_tree_shows_a_group_under_the_group_it_is_nested_in(tmp_pat
     assert re.sub(r"  \(\d+\)$", "", tree, flags=re.M) == NESTED_TREE  # without the counts of entries
 
 
+def test_the_taxonomy_tree_is_not_drawn_from_a_title_that_would_show_it_reversed(tmp_path):
+    # A right-to-left override in a title reached the terminal: the rest of the line read backwards.
+    (tmp_path / "tax.toml").write_text(
+        '[[sections]]\nid = "a"\ntitle = "A"\n[[sections]]\nid = "b"\ntitle = "Secure \\u202etniop kcehc"\n',
+        encoding="utf-8",
+    )
+    result = run_cli("taxonomy", "--taxonomy", "tax.toml", cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == (
+        "tax.toml:6: error: 'title' in [[sections]] holds an invisible character (U+202E, right-to-left override) "
+        "(remove it: only text and white space print)\n"
+    )
+
+
 def test_a_title_over_several_lines_is_one_line_of_the_taxonomy_tree():
     from surveytool.analysis.taxonomy import parse_taxonomy
     from surveytool.cli.present import taxonomy_tree
