@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -30,7 +30,33 @@ KindOpt = Annotated[
         help="Read every source (standard input too) as: list, bib, ids or csl (CSL-JSON). Default: by name and content.",
     ),
 ]
-TaxonomyOpt = Annotated[Path | None, typer.Option("--taxonomy", help="Taxonomy TOML file. Default: the bundled one.")]
+
+
+def taxonomy_path(given_with: str) -> Callable[[str], Path]:
+    """A taxonomy file's path as typed, an empty one (from "$TAXONOMY" unset) refused as such: made a Path, it
+    was ".", the current folder, and refused as a directory."""
+
+    def path(value: str) -> Path:  # named as the type it stands for in --help
+        if not value:
+            from surveytool.errors import TaxonomyError
+
+            raise TaxonomyError(
+                f"the taxonomy file given {given_with} is an empty path",
+                hint="name a taxonomy TOML file; a shell variable that is not set gives an empty path",
+            )
+        return Path(value)
+
+    return path
+
+
+TaxonomyOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--taxonomy",
+        parser=taxonomy_path("with --taxonomy"),
+        help="Taxonomy TOML file. Default: the bundled one.",
+    ),
+]
 CatalogOpt = Annotated[
     list[Path] | None, typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")
 ]

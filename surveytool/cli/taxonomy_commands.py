@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from typer.core import TyperGroup
 
-from surveytool.cli.options import ConfigOpt, OverridesOpt, TagsFieldOpt, TaxonomyOpt, make_options
+from surveytool.cli.options import (
+    ConfigOpt,
+    OverridesOpt,
+    TagsFieldOpt,
+    TaxonomyOpt,
+    make_options,
+    taxonomy_path,
+)
 
 if TYPE_CHECKING:
     from surveytool.model import Taxonomy
@@ -66,7 +73,9 @@ def taxonomy_show(
 
 
 @taxonomy_app.command("validate")
-def taxonomy_validate(path: Annotated[Path, typer.Argument(help="Taxonomy TOML file.")]) -> None:
+def taxonomy_validate(
+    path: Annotated[Path, typer.Argument(parser=taxonomy_path("to taxonomy validate"), help="Taxonomy TOML file.")],
+) -> None:
     """Check a taxonomy file; errors name the line (exit 2)."""
     from surveytool.analysis.taxonomy import load_taxonomy
 

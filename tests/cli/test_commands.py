@@ -203,6 +203,23 @@ def test_the_taxonomy_tree_is_not_drawn_from_a_title_that_would_show_it_reversed
     )
 
 
+def test_an_empty_taxonomy_path_is_told_as_empty_not_as_the_current_folder(tmp_path):
+    # --taxonomy "$TAXONOMY" with the variable unset: ".: error: taxonomy file is a directory, not a file".
+    hint = "(name a taxonomy TOML file; a shell variable that is not set gives an empty path)\n"
+    for args, given in [
+        (("tag", "--taxonomy", ""), "with --taxonomy"),
+        (("taxonomy", "--taxonomy", ""), "with --taxonomy"),
+        (("build", "--taxonomy", "", "--out", "out"), "with --taxonomy"),
+        (("taxonomy", "validate", ""), "to taxonomy validate"),
+    ]:
+        result = run_cli(*args, cwd=tmp_path)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr == f"error: the taxonomy file given {given} is an empty path {hint}"
+    assert not (tmp_path / "out").exists()
+    folder = run_cli("tag", "--taxonomy", ".", cwd=tmp_path)  # the current folder, named: a directory
+    assert folder.returncode == 2 and folder.stderr.startswith(".: error: taxonomy file is a directory")
+
+
 def test_a_title_over_several_lines_is_one_line_of_the_taxonomy_tree():
     from surveytool.analysis.taxonomy import parse_taxonomy
     from surveytool.cli.present import taxonomy_tree
