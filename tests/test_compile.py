@@ -301,12 +301,14 @@ def test_raw_ampersands_and_percents_compile_and_print_in_full(tmp_path):
         "journal={J}, year=2001, url={https://example.org/?a=1&b=50%25}, sections={pipeline-parallel}}\n"
         "@article{g04, author={Roe, Rich}, title={Pipeline parallelism: Tom & Jerry in R\\&D}, journal=se, "
         "year=2002, sections={pipeline-parallel}}\n"
+        "@article{g05, author={Poe, Ada}, title={Pipelines within $\\text{peak_mem}$ at $x_i$}, journal={J}, "
+        "year=2003, sections={pipeline-parallel}}\n"  # \text's argument is text, in math too
     )
     library.write_text(text, encoding="utf-8")
     in_place = run_cli("bib", "--in-place", str(library))
     assert in_place.returncode == 0 and library.read_text(encoding="utf-8") == text
     checked = run_cli("check", str(library), "--checks", "unescaped-special")
-    assert checked.returncode == 1 and checked.stdout.endswith("3 errors: unescaped-special 3\n")
+    assert checked.returncode == 1 and checked.stdout.endswith("4 errors: unescaped-special 4\n")
     out = tmp_path / "out"
     run_cli("build", str(library), "--out", str(out), check=True)
     written = (out / "references.bib").read_text(encoding="utf-8")
@@ -314,6 +316,7 @@ def test_raw_ampersands_and_percents_compile_and_print_in_full(tmp_path):
     assert "title = {50\\% faster pipeline parallel training of deep networks}," in written
     assert "title = {Pipeline parallelism: Tom \\& Jerry in R\\&D}," in written  # the escaped one not again
     assert "url = {https://example.org/?a=1&b=50%25}," in written
+    assert "title = {Pipelines within $\\text{peak\\_mem}$ at $x_i$}," in written
     assert library.read_text(encoding="utf-8") == text
     result = compile_latex(out)
     assert result.returncode == 0, result.stdout[-3000:]
@@ -321,6 +324,7 @@ def test_raw_ampersands_and_percents_compile_and_print_in_full(tmp_path):
     printed = " ".join(pdf_text(out).split())
     assert "Jane Doe. 50% faster pipeline parallel training of deep networks. J, 2001." in printed
     assert "Pipeline parallelism: Tom & jerry in r&d. Science & Engineering, 2002." in printed
+    assert "peak_mem" in printed
 
 
 @requires_latex

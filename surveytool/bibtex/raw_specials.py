@@ -26,6 +26,8 @@ LITERAL_FIELDS = VERBATIM_FIELDS | FILING_FIELDS | frozenset({"file", "pdf", "cr
 # ends the argument or stops the document inside another command's argument (biblatex puts each field in one).
 _VERBATIM_ARGUMENT = frozenset({"url", "href", "doi", "cite", "citet", "citep"})
 _INTERESTING = re.compile(r'[&%#_\\{}"$^]')
+# Commands whose argument is text, in math too (``$\\text{a_b}$``: there a raw ``_`` stops the document).
+_TEXT_ARGUMENT = frozenset("text textrm textsf texttt textnormal textbf textit textup textsl textsc mbox hbox".split())
 _CONTROL_WORD = re.compile(r"[A-Za-z]+")
 
 #: The fields BibTeX's standard styles (and natbib's) print: a raw special there stops the document.
@@ -61,13 +63,15 @@ def raw_specials(value: str) -> list[int]:
     found: list[int] = []
     depth, quoted, math = 0, False, False
     dollars = paired_dollars(value)
-    math_groups: list[int] = []  # the depths of the \ensuremath arguments around
+    groups: list[tuple[int, bool]] = []  # the depth of each \ensuremath or text argument around, and if it is math
+    math_depth = 0  # where the math a $ opened opened
     index = 0
     # Only the characters that matter are visited: most values hold none but a few letters apart.
     while (at := _INTERESTING.search(value, index)) is not None:
         index, char = at.start(), at.group()
         text = depth > 0 or quoted
-        in_math = math or bool(math_groups)
+        # Math where a $ opened it inside the innermost \ensuremath or text argument, else as that argument is.
+        in_math = (math and (not groups or math_depth >= groups[-1][0])) or (bool(groups) and groups[-1][1])
         if char in "&%" or (char == "#" and text) or (char in "_^" and text and not in_math):
             if value.startswith("^^", index):
                 index += 2
@@ -75,7 +79,7 @@ def raw_specials(value: str) -> list[int]:
             found.append(index)
         elif char == "$":
             if index in dollars:
-                math = not math
+                math, math_depth = not math, depth
                 index += dollars[index]
                 continue
             if text:
@@ -88,15 +92,15 @@ def raw_specials(value: str) -> list[int]:
                 index = _address_end(value, name_end)
                 found.extend(_raw_in(value, name_end, index, "%#"))
                 continue
-            if command == "ensuremath" and value[name_end:].lstrip().startswith("{"):
-                math_groups.append(depth + 1)
+            if (command == "ensuremath" or command in _TEXT_ARGUMENT) and value[name_end:].lstrip().startswith("{"):
+                groups.append((depth + 1, command == "ensuremath"))
             index = max(name_end, index + 2)  # a control word, or a backslash and the character it escapes
             continue
         elif char == "{":
             depth += 1
         elif char == "}":
-            if math_groups and math_groups[-1] == depth:
-                math_groups.pop()
+            if groups and groups[-1][0] == depth:
+                groups.pop()
             depth = max(depth - 1, 0)
         elif char == '"' and depth == 0:
             quoted = not quoted

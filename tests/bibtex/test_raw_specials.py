@@ -31,6 +31,10 @@ from surveytool.bibtex.reader import read_bibtex
             r"{$x_i$ for \ensuremath{y_j} \cite{a_b} \doi{10.1/a_b} and z\_k}",
         ),
         (r"{already \# and \_}", r"{already \# and \_}"),
+        (  # the argument of \text or \mbox is text in math too: there a raw _ stops the document
+            r"{$\text{a_b}$, \ensuremath{\mbox{c_d} x_e} and \text{$y_f$}}",
+            r"{$\text{a\_b}$, \ensuremath{\mbox{c\_d} x_e} and \text{$y_f$}}",
+        ),
     ],
 )
 def test_raw_specials_are_escaped_and_in_a_link_address_only_percents_and_hashes(value, written):
