@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.name_lists import might_have_stray_and, stray_and_removals
-from surveytool.bibtex.field_spans import field_location, field_spans, literal_inner
+from surveytool.bibtex.field_spans import field_location, field_spans, literal_inner, written_field
 from surveytool.bibtex.placeholders import is_placeholder_title
 from surveytool.bibtex.raw_specials import escaped_in, raw_specials, spelled
 from surveytool.bibtex.values import MONTH_MACROS, macro_names, marked_up_year, string_block_value
@@ -52,10 +52,12 @@ def _entries(context: CheckContext) -> Iterator[Paper]:
 
 
 def field_finding(check: str, severity: Severity, message: str, paper: Paper, field: str, hint: str) -> Finding:
-    """A finding on the line of ``field``; a hint promising --fix says --fix leaves a field named twice alone
-    (output/field_fixes.py): the value BibTeX reads could change."""
+    """A finding on the line of ``field``, whose message names it as the entry writes it (``written_field``); a hint
+    promising --fix says --fix leaves a field named twice alone (output/field_fixes.py): the value BibTeX reads
+    could change."""
     if "--fix" in hint and sum(span.name == field for span in field_spans(paper.raw)) > 1:
-        hint = f"surveytool check --fix leaves {field} alone, named twice (duplicate-field): {_MEANT}"
+        named = written_field(paper.raw, field)
+        hint = f"surveytool check --fix leaves {named} alone, named twice (duplicate-field): {_MEANT}"
     return Finding(check, severity, message, field_location(paper, field), hint, paper.key)
 
 
@@ -167,16 +169,17 @@ def _undefined_strings(context: CheckContext) -> Iterable[Finding]:
             for name in macro_names(value):
                 later = defined.get(name, [])
                 if later and all(at.path == start.path and at.line > start.line for at in later):
-                    message = f"field '{field}' of '{paper.key}' uses @string '{name}' above its definition"
+                    said = f"uses @string '{name}' above its definition"
                     hint = f"BibTeX reads the file in order and prints it as nothing: move the @string (line {later[0].line}) above"
                 elif name in known:
                     continue
                 elif name[:1].isdigit():
-                    message = f"field '{field}' of '{paper.key}' is the bare '{name}': BibTeX reads a number or a macro"
+                    said = f"is the bare '{name}': BibTeX reads a number or a macro"
                     hint = "define it, or brace the text: {...}"
                 else:
-                    message = f"field '{field}' of '{paper.key}' uses @string '{name}', which no source defines"
+                    said = f"uses @string '{name}', which no source defines"
                     hint = "define it, or brace the text: {...}"
+                message = f"field '{written_field(paper.raw, field)}' of '{paper.key}' {said}"
                 yield field_finding("undefined-string", Severity.ERROR, message, paper, field, hint)
 
 
@@ -199,7 +202,7 @@ def _html(context: CheckContext) -> Iterable[Finding]:
             yield field_finding(
                 "html-in-field",
                 Severity.WARNING,
-                f"field '{field}' of '{paper.key}' has HTML: {' '.join(found[:4])}",
+                f"field '{written_field(paper.raw, field)}' of '{paper.key}' has HTML: {' '.join(found[:4])}",
                 paper,
                 field,
                 "surveytool check --fix writes &amp; as \\&"
@@ -266,7 +269,8 @@ def _unescaped(context: CheckContext) -> Iterable[Finding]:
     for paper, field, value in _fields_with(context, "&%#_^$"):
         found = unescaped_specials(value) if escaped_in(field, value) else []
         if found:
-            message, hint = _specials_said(f"field '{field}' of '{paper.key}'", value, found, True)
+            written = written_field(paper.raw, field)
+            message, hint = _specials_said(f"field '{written}' of '{paper.key}'", value, found, True)
             severity = Severity.WARNING if field in _UNPRINTED else Severity.ERROR  # an ACM abstract's 50% and &
             yield field_finding("unescaped-special", severity, message, paper, field, hint)
     for block in context.blocks:
@@ -287,13 +291,9 @@ def _empty(context: CheckContext) -> Iterable[Finding]:
     for paper in _entries(context):
         if not _EMPTY_IN_TEXT.search(paper.raw):
             continue
-        # Named as the entry writes it (an IEEE export's ISSN={}); of a name written twice, the first: BibTeX reads it.
-        written: dict[str, str] = {}
-        for span in field_spans(paper.raw):
-            written.setdefault(span.name, span.written_name(paper.raw))
         for field, value in paper.latex_fields.items():
             if EMPTY_VALUE.fullmatch(value):
-                message = f"field '{written.get(field, field)}' of '{paper.key}' is empty"
+                message = f"field '{written_field(paper.raw, field)}' of '{paper.key}' is empty"
                 hint = "surveytool check --fix removes it"
                 yield field_finding("empty-field", Severity.WARNING, message, paper, field, hint)
 

@@ -167,6 +167,12 @@ def field_location(paper: Paper, field: str) -> SourceLocation:
     return start if span is None else SourceLocation(start.path, line_in(paper.raw, span.start, start.line))
 
 
+def written_field(raw: str, field: str) -> str:
+    """``field`` (lower case) as the entry ``raw`` writes it where BibTeX reads it, at its first name (``ISSN``);
+    ``field`` itself if its text does not hold it."""
+    return next((s.written_name(raw) for s in field_spans(raw) if s.name == field), field)
+
+
 def literal_inner(value: str) -> tuple[int, str] | None:
     """(offset, text) inside a value that is one braced or quoted string; None for a macro, number or ``#`` join."""
     if len(value) < 2 or (value[0], value[-1]) not in (("{", "}"), ('"', '"')):

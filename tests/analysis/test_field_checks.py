@@ -614,3 +614,52 @@ def test_an_empty_field_is_named_as_the_entry_writes_it(tmp_path):
         ("empty-field", 10, "field 'ISSN' of '9000001' is empty"),
         ("empty-field", 11, "field 'month' of '9000001' is empty"),
     ]
+
+
+# A Web of Science export capitalises every field name; IEEE Xplore writes ISSN so. Hand-edited: a macro, and
+# a note pasted twice.
+CAPITALISED = (
+    "@Article{WOS:000600000000001,\n"
+    "Author = {Huang, Yanping and Cheng, Youlong},\n"
+    "Title = {{GPipe}: Micro-Batch Pipeline Parallelism &amp; Beyond},\n"
+    "Journal = tpds,\n"
+    "Year = {2019},\n"
+    "Abstract = {We train 50% larger models.},\n"
+    "ISSN = {},\n"
+    "Note = {},\n"
+    "note = {Preprint},\n"
+    "}\n"
+)
+
+
+def test_findings_and_hints_name_a_field_as_the_entry_writes_it():
+    # They said 'title', 'journal', 'abstract' and 'note': names the user searching the file does not find as such.
+    document = read_bibtex(CAPITALISED, "wos.bib")
+    context = CheckContext(document.papers, None, (), "bibtex", 2, blocks=document.blocks)
+    checks = (*FIELD_CHECKS, "unescaped-special")
+    found = [(f.check, f.location.line, f.message, f.hint) for f in run_checks(context, (), checks) if f.location]
+    key = "WOS:000600000000001"
+    twice = "surveytool check --fix leaves Note alone, named twice (duplicate-field): delete the value you do not mean"
+    assert sorted(f for f in found if f[0] in checks) == [
+        ("empty-field", 7, f"field 'ISSN' of '{key}' is empty", "surveytool check --fix removes it"),
+        ("empty-field", 8, f"field 'Note' of '{key}' is empty", twice),
+        (
+            "html-in-field",
+            3,
+            f"field 'Title' of '{key}' has HTML: &amp;",
+            "surveytool check --fix writes &amp; as \\&",
+        ),
+        (
+            "undefined-string",
+            4,
+            f"field 'Journal' of '{key}' uses @string 'tpds', which no source defines",
+            "define it, or brace the text: {...}",
+        ),
+        (
+            "unescaped-special",
+            6,
+            f"field 'Abstract' of '{key}' has a raw '%': LaTeX reads the '%' as a comment and drops the rest of "
+            "the line",
+            "write \\% instead; surveytool check --fix does this",
+        ),
+    ]
