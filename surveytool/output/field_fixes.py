@@ -69,29 +69,28 @@ def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) 
         if span.name in ignore or named[span.name] > 1:
             continue
         value = span.value(raw)
+        written = span.written_name(raw)  # the report names it so: ISSN, not issn
         literal = literal_inner(value)
         inner_start = span.value_start + (literal[0] if literal else 0)
         if EMPTY_VALUE.fullmatch(value):
             if "empty-field" in selected:
                 cuts.append((*_field_extent(raw, span), ""))
-                done.append(f"empty {span.name} removed")
+                done.append(f"empty {written} removed")
             continue
         if span.name == "doi" and "doi-malformed" in selected and literal:
             prefix = doi_prefix(literal[1])
             if prefix:
                 start = inner_start + literal[1].index(prefix)
                 cuts.append((start, start + len(prefix), ""))
-                done.append(f"doi without {prefix.strip()}")
+                done.append(f"{written} without {prefix.strip()}")
         if span.name not in VERBATIM_FIELDS and "html-in-field" in selected:
             found = list(AMP_ENTITY.finditer(value))
             cuts.extend((span.value_start + m.start(), span.value_start + m.end(), "\\&") for m in found)
             if found:
-                done.append(f"{span.name}: &amp; -> \\&")
+                done.append(f"{written}: &amp; -> \\&")
         if escaped_in(span.name, value) and "unescaped-special" in selected and (raw_at := unescaped_specials(value)):
             cuts.extend((span.value_start + i, span.value_start + i + 1, spelled(value[i])) for i in raw_at)
-            done.append(
-                f"{span.name}: " + ", ".join(f"{c} -> {spelled(c)}" for c in sorted({value[i] for i in raw_at}))
-            )
+            done.append(f"{written}: " + ", ".join(f"{c} -> {spelled(c)}" for c in sorted({value[i] for i in raw_at})))
         if span.name in URL_FIELDS and "url-malformed" in selected and literal:
             escapes = url_escapes(literal[1])
             cuts.extend((inner_start + start, inner_start + end, text) for start, end, text in escapes)
@@ -99,12 +98,12 @@ def fix_fields(raw: str, selected: Container[str], ignore: Container[str] = ()) 
                 unescaped = ", ".join(
                     dict.fromkeys(f"{literal[1][start:end]} -> {text}" for start, end, text in escapes)
                 )
-                done.append(f"{span.name}: {unescaped}")
+                done.append(f"{written}: {unescaped}")
         if span.name in NAME_FIELDS and "stray-and" in selected and literal:
             problems, removals = stray_and_removals(literal[1])
             cuts.extend((inner_start + start, inner_start + end, "") for start, end in removals)
             if removals:
-                done.append(f"{span.name}: {' and '.join(problems)} removed")
+                done.append(f"{written}: {' and '.join(problems)} removed")
     merged: list[Cut] = []
     for start, end, text in sorted(cuts):
         if merged and start < merged[-1][1]:  # two empty fields side by side: their removals meet at a comma

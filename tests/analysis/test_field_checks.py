@@ -663,3 +663,26 @@ def test_findings_and_hints_name_a_field_as_the_entry_writes_it():
             "write \\% instead; surveytool check --fix does this",
         ),
     ]
+
+
+def test_check_fix_reports_a_field_as_the_entry_writes_it():
+    # IEEE Xplore writes ISSN={}; --fix reported "empty issn removed", a name the user does not find in the file.
+    bib = (
+        "@ARTICLE{9000002,\n  Author={Narayanan, Deepak and},\n"
+        "  Title={Efficient Large-Scale Training: PipeDream &amp; Megatron}, \n"
+        "  Abstract={We reach 52% of peak throughput.}, \n  DOI={https://doi.org/10.1145/3458817.3476209},\n"
+        "  URL={https://github.com/nvidia/megatron{\\_}lm},\n  ISSN={},\n  month={},}\n"
+    )
+    document = read_bibtex(bib, "ieee.bib")
+    checks = frozenset({*FIELD_CHECKS, "unescaped-special", "url-malformed"})
+    fixed, edits = fix_entries(bib, "ieee.bib", document.papers, Taxonomy("t", (), ()), selected=checks)
+    assert [edit.what for edit in edits] == [
+        "Author: a trailing 'and' removed; Title: &amp; -> \\&; Abstract: % -> \\%; DOI without https://doi.org/; "
+        "URL: {\\_} -> _; empty ISSN removed; empty month removed"
+    ]
+    assert fixed == (
+        "@ARTICLE{9000002,\n  Author={Narayanan, Deepak},\n"
+        "  Title={Efficient Large-Scale Training: PipeDream \\& Megatron}, \n"
+        "  Abstract={We reach 52\\% of peak throughput.}, \n  DOI={10.1145/3458817.3476209},\n"
+        "  URL={https://github.com/nvidia/megatron_lm},\n  }\n"
+    )
