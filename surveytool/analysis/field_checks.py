@@ -86,9 +86,8 @@ def _doi(context: CheckContext) -> Iterable[Finding]:
             hint = (
                 "surveytool check --fix removes the link before it" if fixable else "write the DOI alone: 10.NNNN/..."
             )
-            yield field_finding(
-                "doi-malformed", Severity.WARNING, f"doi of '{paper.key}' is not a DOI: '{doi}'", paper, "doi", hint
-            )
+            message = f"{written_field(paper.raw, 'doi')} of '{paper.key}' is not a DOI: '{doi}'"
+            yield field_finding("doi-malformed", Severity.WARNING, message, paper, "doi", hint)
 
 
 @register(
@@ -106,11 +105,12 @@ def _year(context: CheckContext) -> Iterable[Finding]:
         raw = paper.latex_fields.get("year", "")
         if raw and marked_up_year(raw):  # natbib's labels stop LaTeX on \emph{2020}
             shown = " ".join(raw.split())  # a finding is one line
-            message = f"year of '{paper.key}' holds LaTeX: {shown}; the .bib bib -o and build write has its text alone"
+            said = f"holds LaTeX: {shown}; the .bib bib -o and build write has its text alone"
         elif raw and year and not placeholder and not re.fullmatch(r"\d{4}", year):
-            message = f"year of '{paper.key}' is not a four-digit year: '{year}'"
+            said = f"is not a four-digit year: '{year}'"
         else:
             continue
+        message = f"{written_field(paper.raw, 'year')} of '{paper.key}' {said}"
         yield field_finding("year-malformed", Severity.WARNING, message, paper, "year", "write the year as four digits")
 
 
@@ -135,7 +135,7 @@ def _month(context: CheckContext) -> Iterable[Finding]:
             yield field_finding(
                 "month-malformed",
                 Severity.WARNING,
-                f"month of '{paper.key}' is not {what}: '{month}'",
+                f"{written_field(paper.raw, 'month')} of '{paper.key}' is not {what}: '{month}'",
                 paper,
                 "month",
                 "write a macro (month = may) or a number 1-12",
@@ -318,7 +318,7 @@ def _stray_and(context: CheckContext) -> Iterable[Finding]:
                 yield field_finding(
                     "stray-and",
                     Severity.WARNING,
-                    f"{field} of '{paper.key}' has {' and '.join(problems)}",
+                    f"{written_field(paper.raw, field)} of '{paper.key}' has {' and '.join(problems)}",
                     paper,
                     field,
                     "surveytool check --fix removes it",

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.field_checks import field_finding
-from surveytool.bibtex.field_spans import field_location, literal_inner
+from surveytool.bibtex.field_spans import field_location, literal_inner, written_field
 from surveytool.model import Finding, Origin, Severity
 
 #: The fields that hold one address, taken verbatim.
@@ -59,7 +59,7 @@ def _url_malformed(context: CheckContext) -> Iterable[Finding]:
                 yield field_finding(
                     "url-malformed",
                     Severity.WARNING,
-                    f"{field} of '{paper.key}' has LaTeX escapes in its address: {spelled}",
+                    f"{written_field(paper.raw, field)} of '{paper.key}' has LaTeX escapes in its address: {spelled}",
                     paper,
                     field,
                     "write the characters themselves (_ for {\\_}); surveytool check --fix does this",
@@ -68,8 +68,8 @@ def _url_malformed(context: CheckContext) -> Iterable[Finding]:
                 yield Finding(
                     "url-malformed",
                     Severity.WARNING,
-                    f"{field} of '{paper.key}' holds {len(inner.split())} addresses or a space: it prints as one "
-                    "link that leads nowhere",
+                    f"{written_field(paper.raw, field)} of '{paper.key}' holds {len(inner.split())} addresses or a "
+                    "space: it prints as one link that leads nowhere",
                     field_location(paper, field),
                     "keep one address in the url field (write a space in an address as %20)",
                     paper.key,

@@ -686,3 +686,19 @@ def test_check_fix_reports_a_field_as_the_entry_writes_it():
         "  Abstract={We reach 52\\% of peak throughput.}, \n  DOI={10.1145/3458817.3476209},\n"
         "  URL={https://github.com/nvidia/megatron_lm},\n  }\n"
     )
+
+
+def test_findings_on_a_named_field_name_it_as_the_entry_writes_it(tmp_path):
+    # As --fix reports "DOI without doi:", the finding it answers names DOI, not doi.
+    bib = (
+        "@Article{k1,\nAuthor = {and Narayanan, Deepak},\nTitle = {PipeDream},\nYear = {2019a},\nMonth = {13},\n"
+        "DOI = {doi:10.1145/3341301.3359646},\nURL = {https://github.com/msr-fiddle/pipedream{\\_}v2},\n}\n"
+    )
+    (tmp_path / "wos.bib").write_text(bib, encoding="utf-8")
+    assert findings(tmp_path / "wos.bib", *FIELD_CHECKS, "url-malformed") == [
+        ("stray-and", 2, "Author of 'k1' has a leading 'and'"),
+        ("year-malformed", 4, "Year of 'k1' is not a four-digit year: '2019a'"),
+        ("month-malformed", 5, "Month of 'k1' is not a month: '13'"),
+        ("doi-malformed", 6, "DOI of 'k1' is not a DOI: 'doi:10.1145/3341301.3359646'"),
+        ("url-malformed", 7, "URL of 'k1' has LaTeX escapes in its address: {\\_}"),
+    ]
