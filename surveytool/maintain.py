@@ -16,6 +16,7 @@ from surveytool.bibtex.order import sort_papers
 from surveytool.errors import InputError, TaxonomyError
 from surveytool.model import Finding, RawBlock, Severity, SourceLocation
 from surveytool.options import LOCK_FILE
+from surveytool.output.added_entries import without_superseded
 from surveytool.output.bib_in_place import Edit, fix_entries, update_bib_in_place
 from surveytool.output.files import (
     StagedFiles,
@@ -131,7 +132,7 @@ def update_bib(
     if text != original.exact_text:
         write_in_place(target, original.encode(text))
     found = macro_tag_hints(survey.findings, survey.papers, survey.tags_field, survey.taxonomy, survey.blocks)
-    return replace(survey, findings=(*found, *left)), edits
+    return replace(survey, findings=(*without_superseded(found, left), *left)), edits
 
 
 def _strings_of(blocks: Sequence[RawBlock], path: str) -> tuple[list[RawBlock], list[RawBlock]]:

@@ -135,9 +135,11 @@ _staged(
 _staged(
     "already-in-file",
     Severity.WARNING,
-    "an entry bib --in-place does not add: your file has its key for the same work",
-    "Most often the entry an earlier run added, since edited in its source. Added again under a new key, every "
-    "run would add one more copy. The message names the fields that differ; copy what you want by hand.",
+    "an entry bib --in-place does not add: your file has its work, under its key or another",
+    "Under its key, most often the entry an earlier run added, since edited in its source. Added again under a new "
+    "key, every run would add one more copy. The message names the fields that differ; copy what you want by hand. "
+    "Under another key (DBLP's in your file, Google Scholar's in a co-author's), an info: the message names the key "
+    "to cite, yours, and the hint the rekey command that rewrites citations of the other.",
 )
 _staged(
     "not-in-file-encoding",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import shlex
+from collections.abc import Callable, Iterable, Sequence
 
 from surveytool.analysis.merge import identities
+from surveytool.analysis.merge_evidence import Facts, compatible_for_title, disagreement, shared_evidence
 from surveytool.bibtex.field_spans import written_key
 from surveytool.model import Finding, Paper, Severity
 from surveytool.output.legacy_encoding import held_by
@@ -20,18 +22,50 @@ def entries_to_add(
     each left out.
 
     Left out: an entry under a key the file has, for the same work. It is the entry a run added before, since
-    edited in its source: added again (under a new key) by every run, the file filled with copies. And an
-    entry the file's encoding cannot hold (see ``legacy_encoding``).
+    edited in its source: added again (under a new key) by every run, the file filled with copies. An entry
+    for a work the file has under another key (DBLP's key in the file, Google Scholar's in a co-author's):
+    a second copy, and the next run would warn that the file has the work twice. And an entry the file's
+    encoding cannot hold (see ``legacy_encoding``).
     """
     by_key = {paper.key.lower(): paper for paper in own}
+    by_identity: dict[str, list[Paper]] = {}
+    for paper in own if new else ():
+        for identity in identities(paper):
+            by_identity.setdefault(identity, []).append(paper)
     added = []
     for paper in new:
         mine = by_key.get((written_key(paper.raw) or paper.key).lower())
         if mine is not None and _same_work(mine, paper):
             left.append(_already_there(paper, mine, display))
+            continue
+        found = _filed_as(paper, by_identity)
+        if found is not None:
+            left.append(_under_another_key(paper, *found, display))
         elif _held(paper, encoding, rendered, display, left):
             added.append(paper)
     return added
+
+
+def without_superseded(findings: Iterable[Finding], left: Sequence[Finding]) -> list[Finding]:
+    """``findings`` without the ``duplicate-entry`` warnings about the entries ``left`` says are already in the file
+    under another key: the file has the work once, and the finding in ``left`` says which key to cite."""
+    told = {_pair(f) for f in left if f.check == "already-in-file"}
+    return [f for f in findings if f.check != "duplicate-entry" or _pair(f) not in told]
+
+
+def _pair(finding: Finding) -> frozenset[object]:
+    return frozenset((finding.location, *(finding.places or ())))
+
+
+def _filed_as(paper: Paper, by_identity: dict[str, list[Paper]]) -> tuple[Paper, str] | None:
+    """The entry of the file that is ``paper``'s work, judged as merging judges two records, and the evidence."""
+    for identity in identities(paper):
+        for mine in by_identity.get(identity, ()):
+            if identity.startswith("title:") and not compatible_for_title(mine, paper):
+                continue
+            if not disagreement(Facts.of(mine), Facts.of(paper)):
+                return mine, identity
+    return None
 
 
 def _same_work(mine: Paper, theirs: Paper) -> bool:
@@ -55,6 +89,24 @@ def _already_there(paper: Paper, mine: Paper, display: str) -> Finding:
         + (f" (they differ in {', '.join(differs)})" if differs else ""),
         paper.sources[0] if paper.sources else None,
         f"copy what you want of it into {display} by hand: bib --in-place never changes an entry of yours",
+    )
+
+
+def _under_another_key(paper: Paper, mine: Paper, identity: str, display: str) -> Finding:
+    theirs, kept = written_key(paper.raw) or paper.key, written_key(mine.raw) or mine.key
+    # The file's entry as it stands there: it may also be read from a copy in another source.
+    where, at = (min(paper.sources) if paper.sources else None), min(s for s in mine.sources if s.path == display)
+    # An info: the user's file is as it should be, and the other source is not theirs to mend.
+    rekey = shlex.join(["surveytool", "rekey", display, *([where.path] if where else []), "--tex", "FILE"])
+    return Finding(
+        "already-in-file",
+        Severity.INFO,
+        f"entry '{theirs}' is not added to {display}: {at} has that work as '{kept}' ({shared_evidence(identity)});"
+        f" cite '{kept}'",
+        where,
+        f"`{rekey}` rewrites \\cite{{{theirs}}} in your documents to \\cite{{{kept}}}",
+        theirs,
+        (at,),
     )
 
 

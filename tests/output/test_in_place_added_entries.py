@@ -140,3 +140,64 @@ def test_an_entry_of_a_short_title_edited_in_its_source_is_not_added_again(tmp_p
         again = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path)
         assert "b2021b" not in again.stdout and "[already-in-file] entry 'b2021'" in again.stderr
         assert (tmp_path / "refs.bib").read_bytes() == once
+
+
+# The same paper as DBLP exports it and as Google Scholar does.
+DBLP = (
+    "@inproceedings{DBLP:conf/nips/HuangCBFCCLNLWC19,\n"
+    "  author       = {Yanping Huang and\n                  Youlong Cheng and\n                  Ankur Bapna and\n"
+    "                  Orhan Firat and\n                  Dehao Chen and\n                  Mia Xu Chen and\n"
+    "                  HyoukJoong Lee and\n                  Jiquan Ngiam and\n                  Quoc V. Le and\n"
+    "                  Yonghui Wu and\n                  Zhifeng Chen},\n"
+    "  title        = {GPipe: Efficient Training of Giant Neural Networks using Pipeline\n"
+    "                  Parallelism},\n"
+    "  booktitle    = {Advances in Neural Information Processing Systems 32: Annual Conference\n"
+    "                  on Neural Information Processing Systems 2019, NeurIPS 2019, December\n"
+    "                  8-14, 2019, Vancouver, BC, Canada},\n"
+    "  pages        = {103--112},\n  year         = {2019},\n"
+    "  url          = {https://proceedings.neurips.cc/paper/2019/hash/093f65e080a295f8076b1c5722a46aa2-Abstract.html},\n"
+    "  sections     = {pipeline-parallel},\n"
+    "  biburl       = {https://dblp.org/rec/conf/nips/HuangCBFCCLNLWC19.bib},\n"
+    "  bibsource    = {dblp computer science bibliography, https://dblp.org}\n}\n"
+)
+SCHOLAR = (
+    "@article{huang2019gpipe,\n"
+    "  title={Gpipe: Efficient training of giant neural networks using pipeline parallelism},\n"
+    "  author={Huang, Yanping and Cheng, Youlong and Bapna, Ankur and Firat, Orhan and Chen, Dehao and Chen, Mia and "
+    "Lee, HyoukJoong and Ngiam, Jiquan and Le, Quoc V and Wu, Yonghui and others},\n"
+    "  journal={Advances in neural information processing systems},\n  volume={32},\n  year={2019}\n}\n"
+)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_work_the_file_has_under_another_key_is_not_added_and_the_key_to_cite_is_named(tmp_path, newline):
+    mine = ("% my library" + newline + newline + DBLP.replace("\n", newline)).encode()
+    (tmp_path / "mine.bib").write_bytes(mine)
+    (tmp_path / "coauthor.bib").write_text(SCHOLAR)
+    (tmp_path / "main.tex").write_text("As in \\cite{huang2019gpipe}.\n\\bibliography{mine}\n")
+    for _ in range(2):  # and no warning on a later run either
+        result = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", "--strict", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert "added" not in result.stdout and "0 change(s) to mine.bib" in result.stdout
+        assert (tmp_path / "mine.bib").read_bytes() == mine
+        assert result.stderr == (
+            "coauthor.bib:1: info [already-in-file] entry 'huang2019gpipe' is not added to mine.bib: mine.bib:3 has "
+            "that work as 'DBLP:conf/nips/HuangCBFCCLNLWC19' (the same title with compatible first author and year); "
+            "cite 'DBLP:conf/nips/HuangCBFCCLNLWC19' (`surveytool rekey mine.bib coauthor.bib --tex FILE` rewrites "
+            "\\cite{huang2019gpipe} in your documents to \\cite{DBLP:conf/nips/HuangCBFCCLNLWC19})\n"
+        )
+    # The command the hint gives keeps the co-author's citations working with the user's file alone.
+    run_cli("rekey", "mine.bib", "coauthor.bib", "--tex", "main.tex", cwd=tmp_path, check=True)
+    assert (
+        tmp_path / "main.tex"
+    ).read_text() == "As in \\cite{DBLP:conf/nips/HuangCBFCCLNLWC19}.\n\\bibliography{mine}\n"
+
+
+def test_another_work_of_the_same_title_is_still_added(tmp_path):
+    (tmp_path / "mine.bib").write_text(DBLP)
+    # A later paper of other authors under the same title: another work.
+    other = SCHOLAR.replace("huang2019", "cheng2023").replace("Huang, Yanping and ", "").replace("2019", "2023")
+    (tmp_path / "coauthor.bib").write_text(other)
+    result = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", cwd=tmp_path)
+    assert "cheng2023gpipe: added" in result.stdout and "already-in-file" not in result.stderr
+    assert (tmp_path / "mine.bib").read_text().startswith(DBLP)
