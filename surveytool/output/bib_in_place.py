@@ -22,6 +22,7 @@ from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Origin, Paper, Severity, Taxonomy
 from surveytool.output.added_entries import entries_to_add
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
+from surveytool.output.in_place_layout import trailing_metadata
 from surveytool.output.legacy_encoding import held_by
 from surveytool.output.tags_field import add_tags, set_tags_field, tags_macro
 from surveytool.text.line_ends import line_breaks_at_end, newline_of
@@ -168,9 +169,11 @@ def update_bib_in_place(
             placed = {id(child) for child in children}
             new = [p for p in new if id(p) not in placed]
         if new:
-            # The file's last bytes stay; a blank line separates the new entries from them.
-            ending = newline * (2 - line_breaks_at_end(text)) if text else ""
-            text = text + ending + rendered(new)
+            # At the end, before any metadata JabRef keeps last, a blank line either side; the bytes around stay.
+            at = trailing_metadata(text)
+            head, tail = (text, "") if at is None else (text[:at], newline + text[at:])
+            ending = newline * (2 - line_breaks_at_end(head)) if head else ""
+            text = head + ending + rendered(new) + tail
         edits.extend(Edit(p.key, 0, "added") for p in added)
     return text, edits
 

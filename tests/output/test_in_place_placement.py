@@ -1,0 +1,57 @@
+"""Where `bib --in-place` puts the entries it adds: as the tool that keeps the file would, every other byte kept."""
+
+import pytest
+from helpers import run_cli
+
+# As JabRef 5 saves a library: an encoding line, aligned fields, its metadata last (the groups tree has braces).
+JABREF_ENTRIES = (
+    "% Encoding: UTF-8\n"
+    "\n"
+    "@Article{shazeer2017moe,\n"
+    "  author    = {Shazeer, Noam and Mirhoseini, Azalia},\n"
+    "  title     = {Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer},\n"
+    "  journal   = {ICLR},\n"
+    "  year      = {2017},\n"
+    "  groups    = {MoE},\n"
+    "}\n"
+    "\n"
+)
+JABREF_META = (
+    "@Comment{jabref-meta: databaseType:bibtex;}\n"
+    "\n"
+    "@Comment{jabref-meta: grouping:\n"
+    "0 AllEntriesGroup:;\n"
+    "1 StaticGroup:MoE\\;0\\;1\\;0x8a8a8aff\\;\\;\\;;\n"
+    "1 KeywordGroup:{Pipeline}\\;0\\;keywords\\;pipeline\\;0\\;0\\;1\\;\\;\\;\\;;\n"
+    "}\n"
+)
+GPIPE = (
+    "@article{huang2019gpipe,\n  title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},\n"
+    "  author = {Huang, Yanping},\n  year = {2019},\n}\n"
+)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_an_entry_added_to_a_jabref_library_goes_before_the_metadata_jabref_keeps_last(tmp_path, newline):
+    head, meta = (part.replace("\n", newline).encode() for part in (JABREF_ENTRIES, JABREF_META))
+    (tmp_path / "refs.bib").write_bytes(head + meta)
+    (tmp_path / "coauthor.bib").write_text(GPIPE)
+    result = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", "--tags-field", "groups", cwd=tmp_path)
+    assert "huang2019gpipe: added" in result.stdout, result.stderr
+    written = (tmp_path / "refs.bib").read_bytes()
+    assert written.startswith(head) and written.endswith(meta)  # the new entry between them, nothing else changed
+    added = written[len(head) : len(written) - len(meta)].decode()
+    assert added.startswith("@article{huang2019gpipe,") and added.endswith("}" + newline + newline)
+    assert added.count("@") == 1 and not {"\r", "\n"} & set(added.replace(newline, ""))  # the file's line ends
+    again = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", "--tags-field", "groups", cwd=tmp_path)
+    assert "0 change(s)" in again.stdout and (tmp_path / "refs.bib").read_bytes() == written
+
+
+def test_an_entry_is_appended_when_the_metadata_is_not_the_end_of_the_file(tmp_path):
+    # Something the user wrote after JabRef's metadata: the metadata is not last, so the end of the file is.
+    library = (JABREF_ENTRIES + JABREF_META + "\n% kept last by hand\n").encode()
+    (tmp_path / "refs.bib").write_bytes(library)
+    (tmp_path / "coauthor.bib").write_text(GPIPE)
+    run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", "--tags-field", "groups", cwd=tmp_path, check=True)
+    written = (tmp_path / "refs.bib").read_bytes()
+    assert written.startswith(library + b"\n@article{huang2019gpipe,")
