@@ -22,7 +22,7 @@ from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Origin, Paper, Severity, Taxonomy
 from surveytool.output.added_entries import entries_to_add
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
-from surveytool.output.in_place_layout import trailing_metadata
+from surveytool.output.in_place_layout import file_indent, trailing_metadata
 from surveytool.output.legacy_encoding import held_by
 from surveytool.output.tags_field import add_tags, set_tags_field, tags_macro
 from surveytool.text.line_ends import line_breaks_at_end, newline_of
@@ -122,8 +122,9 @@ def update_bib_in_place(
     added_with: WrittenMacros | None = None,
     encoding: str = "utf-8",
 ) -> tuple[str, list[Edit]]:
-    """``text`` (the file ``display``) with changed tags rewritten and new entries appended in ``fmt``'s layout
-    (see ``rewrite_entries``), their lines ended as most of the file's lines are.
+    """``text`` (the file ``display``) with changed tags rewritten and new entries added at its end, before the
+    metadata JabRef keeps last, in ``fmt``'s layout with the file's indent (see ``in_place_layout``), their lines
+    ended as most of the file's lines are (see ``rewrite_entries``).
 
     ``macros``: the @string names the sources define (lower case); a tags field that uses one is left as it
     is, with a finding appended to ``left`` (see ``tags_field.tags_macro``). ``added_with``: the @string table
@@ -132,6 +133,7 @@ def update_bib_in_place(
     """
 
     newline = newline_of(text if exact is None else exact)
+    fmt = file_indent(text, fmt)  # new entries indented as the file's
 
     def retag(paper: Paper) -> tuple[str, str] | None:
         tags = desired_tags(paper, taxonomy, tags_field)

@@ -1,13 +1,39 @@
-"""Where `bib --in-place` puts the entries it adds in a user's file, as the tool that keeps the file would."""
+"""Where `bib --in-place` puts the entries it adds in a user's file, and how it indents them: as the file does."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import replace
+
+from surveytool.bibtex.format_options import STANDARD, BibFormat
 
 # At a line's start, after any of the three line endings.
 _LINE_START = r"(?:\A|(?<=[\r\n]))"
 _JABREF_META = re.compile(_LINE_START + r"[ \t]*@[ \t]*comment[ \t]*\{[ \t]*jabref-meta:", re.IGNORECASE)
 _BRACE = re.compile(r"[{}]")
+# A block's head line and the line after it, when that line starts a field: the indent before it.
+_FIRST_FIELD = re.compile(
+    _LINE_START + r"[ \t]*@[ \t]*(\w+)[ \t]*[{(][^,\r\n]*,[ \t]*(?:\r\n|\r|\n)([ \t]*)[A-Za-z][\w:.+-]*[ \t]*="
+)
+_NOT_ENTRIES = frozenset({"comment", "preamble", "string"})
+_MAX_SPACES = 16  # as many as --space takes
+
+
+def file_indent(text: str, fmt: BibFormat) -> BibFormat:
+    """``fmt`` with the indent most entries of ``text`` give their fields (a tab, or N spaces), unless ``fmt``
+    asks for another than the standard one; an indent of other white space (a tab and spaces) is not taken."""
+    if fmt.indent != STANDARD.indent:
+        return fmt
+    indents = Counter(
+        found.group(2) for found in _FIRST_FIELD.finditer(text) if found.group(1).lower() not in _NOT_ENTRIES
+    )
+    indent = indents.most_common(1)[0][0] if indents else STANDARD.indent
+    if indent == "\t":
+        return replace(fmt, tab=True)
+    if not indent.strip(" ") and len(indent) <= _MAX_SPACES:
+        return replace(fmt, space=len(indent))
+    return fmt
 
 
 def trailing_metadata(text: str) -> int | None:

@@ -1,4 +1,4 @@
-"""Where `bib --in-place` puts the entries it adds: as the tool that keeps the file would, every other byte kept."""
+"""Where `bib --in-place` puts the entries it adds and how it indents them: as the file does, every other byte kept."""
 
 import pytest
 from helpers import run_cli
@@ -55,3 +55,46 @@ def test_an_entry_is_appended_when_the_metadata_is_not_the_end_of_the_file(tmp_p
     run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", "--tags-field", "groups", cwd=tmp_path, check=True)
     written = (tmp_path / "refs.bib").read_bytes()
     assert written.startswith(library + b"\n@article{huang2019gpipe,")
+
+
+def indented(indent: str, newline: str) -> bytes:
+    """A library whose entries indent their fields with ``indent``, one of them with DBLP's aligned "="."""
+    return (
+        f"@string{{acl = {{ACL}}}}{newline}{newline}"
+        f"@inproceedings{{DBLP:conf/acl/Peters21,{newline}{indent}author       = {{Ben Peters}},{newline}"
+        f"{indent}title        = {{Sparse nets}},{newline}{indent}booktitle    = acl,{newline}"
+        f"{indent}year         = {{2021}},{newline}{indent}sections     = {{moe}},{newline}}}{newline}{newline}"
+        f"@article{{a1,{newline}{indent}title = {{Pipeline parallel training}},{newline}"
+        f"{indent}year = {{2020}},{newline}{indent}sections = {{pipeline-parallel}},{newline}}}{newline}"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    "indent, newline", [("\t", "\n"), ("\t", "\r\n"), ("    ", "\n"), ("    ", "\r\n"), ("", "\n")]
+)
+def test_an_added_entry_indents_its_fields_as_the_file_does(tmp_path, indent, newline):
+    library = indented(indent, newline)
+    (tmp_path / "refs.bib").write_bytes(library)
+    (tmp_path / "coauthor.bib").write_text(GPIPE)  # indented with two spaces
+    run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "refs.bib").read_bytes()
+    assert written.startswith(library + newline.encode())
+    added = written[len(library) + len(newline) :].decode()
+    lines = added.split(newline)
+    assert lines[0] == "@article{huang2019gpipe," and lines[-2:] == ["}", ""]
+    assert lines[1:-2] == [
+        indent + "author = {Huang, Yanping},",
+        indent + "title = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},",
+        indent + "year = {2019},",
+        indent + "sections = {pipeline-parallel},",
+    ]
+    again = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path, check=True)
+    assert "0 change(s)" in again.stdout and (tmp_path / "refs.bib").read_bytes() == written
+
+
+def test_an_indent_asked_for_wins_over_the_files(tmp_path):
+    (tmp_path / "refs.bib").write_bytes(indented("\t", "\n"))
+    (tmp_path / "coauthor.bib").write_text(GPIPE)
+    run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", "--space", "3", cwd=tmp_path, check=True)
+    added = (tmp_path / "refs.bib").read_text().split("@article{huang2019gpipe,\n")[1]
+    assert added.startswith("   author = {Huang, Yanping},\n   title = ")
