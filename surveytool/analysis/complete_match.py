@@ -8,7 +8,6 @@ confirming it; and of that paper, the version of the entry's kind of venue, not 
 from __future__ import annotations
 
 import os
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -17,7 +16,7 @@ from surveytool.analysis.preprints import arxiv_id, is_preprint
 from surveytool.analysis.resolve.resolver import REPORT, Candidate, Resolver
 from surveytool.model import Finding, Paper, Severity, frozen_mapping
 from surveytool.text.identifiers import normalize_arxiv, normalize_doi
-from surveytool.text.normalize import normalize
+from surveytool.text.normalize import normalize, normalize_any_script
 
 #: The field that names the venue of a type of entry.
 VENUE_FIELD = {
@@ -29,10 +28,9 @@ VENUE_FIELD = {
 
 
 def _title_letters(title: str) -> str:
-    """A title's letters and digits in any script, accents and case aside: normalize keeps ASCII ones only, so
-    "基于BERT的文本分类" and "基于BERT的命名实体识别" (two papers) are both "bert" to it."""
-    decomposed = unicodedata.normalize("NFKD", title.casefold())
-    return "".join(c for c in decomposed if c.isalnum())  # the accents NFKD splits off are no letters
+    """A title's letters and digits as resolving and merging compare titles (``normalize_any_script``): in any
+    script where ASCII ones are not all, so "基于BERT的文本分类" and "基于BERT的命名实体识别" are two papers."""
+    return "".join(normalize_any_script(title).split())
 
 
 def _same_title(a: Paper, b: Paper) -> bool:

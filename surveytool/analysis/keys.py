@@ -17,7 +17,7 @@ from dataclasses import replace
 from surveytool.analysis.key_formula import DEFAULT, KeyFormula
 from surveytool.analysis.merge import identities, snippet_fingerprint
 from surveytool.model import Origin, Paper
-from surveytool.text.normalize import normalize, strip_truncation
+from surveytool.text.normalize import drops_letters, normalize, strip_truncation
 from surveytool.text.transliterate import significant_words
 
 _MAX_WORD = 20
@@ -53,10 +53,9 @@ def _ascii_text_identity(paper: Paper) -> str:
 def _text_identity(paper: Paper) -> str:
     """The pin identity of a paper known only by its text: its ASCII words (``_ascii_text_identity``) when they
     hold all its letters, else its words in any script, which tell apart two snippets in Chinese."""
-    ascii_words = _ascii_text_identity(paper)
     values = [paper.fields.get(f, "") for f in _TEXT_FIELDS]
-    if sum(c.isalnum() for v in values for c in v) <= sum(c.isalnum() for v in values for c in normalize(v)):
-        return ascii_words
+    if not drops_letters("|".join(values)):
+        return _ascii_text_identity(paper)
     text = "|".join(" ".join(unicodedata.normalize("NFKC", v).casefold().split()) for v in values)
     return "words:" + hashlib.sha1(text.encode()).hexdigest()[:16]
 

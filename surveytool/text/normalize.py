@@ -33,16 +33,25 @@ def normalize(text: str) -> str:
     return _NON_WORD.sub(" ", folded).strip()
 
 
+def drops_letters(text: str) -> bool:
+    """Whether ``normalize`` loses letters or digits of ``text`` (Chinese, Greek, ``ß``): compared by it, two texts
+    that differ only in those would be one."""
+    return not text.isascii() and sum(c.isalnum() for c in normalize(text)) < sum(c.isalnum() for c in text)
+
+
 _WORD_ANY_SCRIPT = re.compile(r"[^\W_]+")
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize_any_script(text: str) -> str:
-    """``normalize``, or where it drops letters (Chinese, Greek, ``ß``), the words in every script, case-folded and
-    without accents as there: two titles that share only their Latin words ("基于BERT的文本分类",
-    "基于BERT的命名实体识别") stay two works, and "Rényi α-divergence" is still "Renyi α-divergence"."""
-    normalized = normalize(text)
-    if text.isascii() or sum(c.isalnum() for c in normalized) >= sum(c.isalnum() for c in text):
-        return normalized
+    """``normalize``, or where it ``drops_letters`` (Chinese, Greek, ``ß``), the words in every script, case-folded
+    and without accents as there: two titles that share only their Latin words ("基于BERT的文本分类",
+    "基于BERT的命名实体识别") stay two works, and "Rényi α-divergence" is still "Renyi α-divergence".
+
+    Cached as ``normalize`` is: merging, resolving and completing compare the same titles.
+    """
+    if not drops_letters(text):
+        return normalize(text)
     bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     return " ".join(_WORD_ANY_SCRIPT.findall(bare.casefold()))
 
