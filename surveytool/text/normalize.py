@@ -36,7 +36,8 @@ def normalize(text: str) -> str:
 def drops_letters(text: str) -> bool:
     """Whether ``normalize`` loses letters or digits of ``text`` (Chinese, Greek, ``ß``): compared by it, two texts
     that differ only in those would be one."""
-    return not text.isascii() and sum(c.isalnum() for c in normalize(text)) < sum(c.isalnum() for c in text)
+    # It keeps the ASCII letters of the decomposition; a count would not see an α lost beside an "ﬁ" giving two.
+    return not text.isascii() and any(c.isalnum() and not c.isascii() for c in unicodedata.normalize("NFKD", text))
 
 
 _WORD_ANY_SCRIPT = re.compile(r"[^\W_]+")
