@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from surveytool.sources.read import FileHints
 
 from surveytool.model import Finding, Severity
+from surveytool.text.control_chars import shown
 
 SourcesArg = Annotated[
     list[Path] | None,
@@ -264,7 +265,8 @@ def report(findings: list[Finding] | tuple[Finding, ...], quiet: bool) -> None:
     for finding in findings:
         if quiet and finding.severity is not Severity.ERROR and not _key_fate(finding):
             continue
-        typer.echo(str(finding), err=True)
+        # A key or value read from a file may hold an escape sequence: shown, never run by the terminal.
+        typer.echo(shown(str(finding)), err=True)
 
 
 def exit_code(findings, strict: bool) -> int:

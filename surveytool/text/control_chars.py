@@ -1,0 +1,47 @@
+"""Characters that change how the text around them shows: the controls (C0, DEL, C1), which a terminal reads as
+escape sequences (ESC ]0; sets the window title, ESC ]52; writes the clipboard), and the bidi embeddings,
+overrides and isolates, which make an editor show text in another order than it is read ("Trojan Source").
+
+The marks U+200E and U+200F are not among them: they only set the direction of what is next to them, and
+Arabic and Hebrew text holds them.
+"""
+
+from __future__ import annotations
+
+import re
+
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+# Kept as they are where text is shown: a finding's line breaks are its own, a tab shows as space.
+_LAYOUT = "\t\n"
+
+
+def first_control(text: str) -> str:
+    """The first control or bidi control character in ``text`` ("" for none)."""
+    if text.isprintable() and text.isascii():  # most text: told faster than searched
+        return ""
+    found = _CONTROL.search(text)
+    return found.group() if found else ""
+
+
+def first_bidi_control(text: str) -> str:
+    """The first bidi embedding, override or isolate in ``text`` ("" for none)."""
+    if text.isascii():
+        return ""
+    found = _BIDI.search(text)
+    return found.group() if found else ""
+
+
+def escaped(char: str) -> str:
+    """``char`` as Python writes it in a string: ``\\x1b``, ``\\u202e``."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(text: str) -> str:
+    """``text`` with each control and bidi control written as ``escaped`` (but tabs and line breaks), fit for a
+    terminal or an editor: an escape sequence in a key or a value read from a file is shown, never run."""
+    if not first_control(text):
+        return text
+    return _CONTROL.sub(lambda m: m.group() if m.group() in _LAYOUT else escaped(m.group()), text)

@@ -1,0 +1,23 @@
+"""Control characters (ESC, BEL, C1) and bidi controls (U+202E) in a .bib: shown escaped on the terminal, never
+written raw where a terminal or an editor shows them."""
+
+from helpers import run_cli
+
+ESC, BEL = "\x1b", "\x07"
+TITLE_KEY = f"k{ESC}]0;TITLE{BEL}x"  # sets the terminal's window title when printed raw
+
+
+def _raw_controls(text: str) -> list[str]:
+    return sorted({c for c in text if (ord(c) < 32 and c not in "\t\n") or 0x7F <= ord(c) <= 0x9F})
+
+
+def test_findings_show_a_key_s_and_a_value_s_escape_sequences_escaped(tmp_path):
+    (tmp_path / "refs.bib").write_text(
+        f"@article{{{TITLE_KEY},\n  title = {{A Title}},\n  author = {{Smith, John}},\n"
+        f"  journal = {{J}},\n  year = {{20{ESC}[1m20}},\n}}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("check", "refs.bib", cwd=tmp_path)
+    assert _raw_controls(result.stderr) == []
+    assert "'k\\x1b]0;TITLE\\x07x'" in result.stderr  # the key as it is, shown
+    assert "'20\\x1b[1m20'" in result.stderr  # year-malformed quotes the value
