@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from surveytool.analysis.keys import run_order, runs_in_tex, unreadable_in_key, unwritable_key
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
+from surveytool.text.control_chars import escaped, first_control
 
 _USER_KEYED = (Origin.BIBTEX, Origin.CSL_JSON)
 _WRITTEN = "bib -o and build"  # what surveytool writes; bib --in-place leaves the user's entries as they are
@@ -139,8 +140,10 @@ def _fate(
         )
         return Finding("unusable-key", Severity.ERROR, message, where, f"cite this entry as '{paper.key}'", key)
     if unwritable_key(key):
+        char = unreadable_in_key(key)
+        why = "terminals and editors act on" if _control(char) else "BibTeX or biber does not read in a key"
         message = (
-            f"entry key '{key}' has {_named(unreadable_in_key(key))}, which BibTeX or biber does not read in a key; "
+            f"entry key '{key}' has {_named(char)}, which {why}; "
             f"{_WRITTEN} write this entry under the new key '{paper.key}'"
         )
         return Finding("unusable-key", Severity.ERROR, message, where, f"cite this entry as '{paper.key}'", key)
@@ -161,5 +164,11 @@ def _fate(
     )
 
 
+def _control(char: str) -> bool:
+    return bool(first_control(char)) and char not in "\t\r\n"  # those are spaces to BibTeX
+
+
 def _named(char: str) -> str:
+    if _control(char):
+        return f"the control character {escaped(char)}"
     return "a space" if char.isspace() else f"'{char}'"

@@ -17,6 +17,7 @@ from dataclasses import replace
 from surveytool.analysis.key_formula import DEFAULT, KeyFormula
 from surveytool.analysis.merge import identities, snippet_fingerprint
 from surveytool.model import Origin, Paper
+from surveytool.text.control_chars import first_control
 from surveytool.text.normalize import drops_letters, normalize, strip_truncation
 from surveytool.text.transliterate import significant_words
 
@@ -124,16 +125,18 @@ def runs_in_tex(key: str) -> bool:
 
 
 def unreadable_in_key(key: str) -> str:
-    """The first character of ``key`` that a reader of .bib files does not read in a key ("" for none)."""
+    """The first character of ``key`` that a reader of .bib files does not read in a key, or that no one should
+    see raw: a control or bidi control ("" for none)."""
     found = _UNREADABLE_IN_KEY.search(key)
-    return found.group() if found else ""
+    return found.group() if found else first_control(key)
 
 
 def unwritable_key(key: str) -> bool:
     """Whether ``key`` cannot be written back as it is: it ``runs_in_tex``, or BibTeX reads no key with a space,
     comma or brace in it, and biber and bibtexparser (surveytool's own reader) none with ``=`` or ``"`` (a CSL-JSON
-    citation-key may hold any of them)."""
-    return runs_in_tex(key) or bool(_UNREADABLE_IN_KEY.search(key))
+    citation-key may hold any of them). A control character or bidi control would reach the terminal and the
+    editor raw wherever the key is written (an escape sequence, text shown reordered)."""
+    return runs_in_tex(key) or bool(_UNREADABLE_IN_KEY.search(key)) or bool(first_control(key))
 
 
 def run_order(sources: Sequence[str]) -> Callable[[Paper], tuple[int, int]]:

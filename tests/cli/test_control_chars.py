@@ -21,3 +21,28 @@ def test_findings_show_a_key_s_and_a_value_s_escape_sequences_escaped(tmp_path):
     assert _raw_controls(result.stderr) == []
     assert "'k\\x1b]0;TITLE\\x07x'" in result.stderr  # the key as it is, shown
     assert "'20\\x1b[1m20'" in result.stderr  # year-malformed quotes the value
+
+
+ENTRY = "@article{{{key},\n  title = {{A Title}},\n  author = {{Smith, John}},\n  journal = {{J}},\n  year = {{2020}},\n}}\n"
+
+
+def _unusable(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "[unusable-key]" in line]
+
+
+def test_a_key_holding_an_escape_sequence_or_a_bidi_override_is_written_under_a_new_key(tmp_path):
+    rtl = "abc\u202etxt.exe"  # shown as abcexe.txt
+    bib = ENTRY.format(key=TITLE_KEY) + ENTRY.format(key=rtl).replace("Smith", "Jones")
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    result = run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert _raw_controls(written) == [] and "\u202e" not in written
+    assert written.count("@article{") == 2
+    first, second = _unusable(result.stderr)
+    assert "entry key 'k\\x1b]0;TITLE\\x07x' has the control character \\x1b" in first
+    assert "entry key 'abc\\u202etxt.exe' has the control character \\u202e" in second
+    build = run_cli("build", "refs.bib", "--out", "out", "--no-reuse", cwd=tmp_path)
+    assert len(_unusable(build.stderr)) == 2
+    for path in (tmp_path / "out").iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert _raw_controls(text) == [] and "\u202e" not in text, path.name
