@@ -25,6 +25,7 @@ from surveytool.bibtex.field_syntax import (
 )
 from surveytool.bibtex.linked_fields import linked_offences
 from surveytool.bibtex.scan import PlainEntry
+from surveytool.bibtex.string_names import duplicate_string, string_block
 from surveytool.bibtex.value_braces import brace_findings, has_quoted_braces, offences_and_hint, quote_findings
 from surveytool.bibtex.values import (
     EXACTLY_DECODED,
@@ -132,7 +133,9 @@ def _read_chunk(
             findings.extend(syntax_findings(paper, suspects) if suspects else ())
             findings.extend(key_findings(block.key, paper.raw, where))
         elif isinstance(block, model.String):
-            kept.append(RawBlock("string", f"@string{{{block.key} = {block.value}}}", where, block.key))
+            string, renamed = string_block(block.key, block.value, where)
+            kept.append(string)
+            findings.extend([renamed] if renamed else ())
         elif isinstance(block, model.Preamble):
             kept.append(RawBlock("preamble", f"@preamble{{{block.value}}}", where))
         elif isinstance(block, model.ExplicitComment):
@@ -173,25 +176,11 @@ def assemble(documents: list[BibDocument]) -> BibDocument:
                 first = string_lines.setdefault(block.key, block.location.line)
                 if first != block.location.line:
                     # A second definition is kept as written, as text: BibTeX would reject it.
-                    findings.append(_duplicate_string(block.key, first, block.location))
+                    findings.append(duplicate_string(block.key, first, block.location))
                     block = RawBlock("failed", block.text, block.location)
             blocks.append(block)
     findings.sort(key=lambda f: f.location.line if f.location else 0)
     return BibDocument(tuple(papers), tuple(blocks), tuple(findings))
-
-
-def _duplicate_string(name: str, first_line: int, where: SourceLocation) -> Finding:
-    first = SourceLocation(where.path, first_line)
-    return Finding(
-        "duplicate-key",
-        Severity.WARNING,
-        f"@string '{name}' is defined again here (first at {first}); surveytool uses the first "
-        "definition and writes this one back as it is",
-        where,
-        "delete or rename one of the definitions",
-        name,
-        (first,),
-    )
 
 
 def _dangerous_fields(paper: Paper, strings: Mapping[str, str]) -> list[Finding]:

@@ -46,3 +46,13 @@ def test_a_key_holding_an_escape_sequence_or_a_bidi_override_is_written_under_a_
     for path in (tmp_path / "out").iterdir():
         text = path.read_text(encoding="utf-8")
         assert _raw_controls(text) == [] and "\u202e" not in text, path.name
+
+
+def test_a_string_name_holding_an_escape_sequence_is_written_as_the_fields_using_it_are(tmp_path):
+    bib = f'@string{{j{ESC}[31m = "Journal of X"}}\n' + ENTRY.format(key="smith2020").replace("{J}", f"j{ESC}[31m")
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    result = run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert _raw_controls(written) == []
+    assert '@string{j[31m = "Journal of X"}' in written and "journal = j[31m," in written
+    assert "refs.bib:1: error [unusable-key] @string name 'j\\x1b[31m' has the control character \\x1b" in result.stderr

@@ -1,0 +1,38 @@
+"""What is wrong with a @string's name: one defined twice, one holding a control or bidi control character."""
+
+from __future__ import annotations
+
+from surveytool.model import Finding, RawBlock, Severity, SourceLocation
+from surveytool.text.control_chars import escaped, first_control
+
+
+def string_block(name: str, value: str, where: SourceLocation) -> tuple[RawBlock, Finding | None]:
+    """The block kept for the .bib surveytool writes of ``@string{name = value}`` read at ``where``, and an
+    ``unusable-key`` error when its name holds a control or bidi control character: written raw, an escape
+    sequence would run in the terminal that shows the file, a bidi override reorder what an editor shows. The
+    name is written without them, as the fields that use it are (their control characters are dropped)."""
+    hidden = first_control(name)
+    if not hidden:
+        return RawBlock("string", f"@string{{{name} = {value}}}", where, name), None
+    kept = "".join(char for char in name if not first_control(char)) or "unnamed"
+    message = (
+        f"@string name '{name}' has the control character {escaped(hidden)}, which terminals and editors act on; "
+        f"bib -o and build write it as '{kept}'"
+    )
+    hint = "delete the character where the @string is defined and where it is used"
+    found = Finding("unusable-key", Severity.ERROR, message, where, hint, name)
+    return RawBlock("string", f"@string{{{kept} = {value}}}", where, kept), found
+
+
+def duplicate_string(name: str, first_line: int, where: SourceLocation) -> Finding:
+    first = SourceLocation(where.path, first_line)
+    return Finding(
+        "duplicate-key",
+        Severity.WARNING,
+        f"@string '{name}' is defined again here (first at {first}); surveytool uses the first "
+        "definition and writes this one back as it is",
+        where,
+        "delete or rename one of the definitions",
+        name,
+        (first,),
+    )
