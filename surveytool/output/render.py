@@ -32,6 +32,7 @@ from surveytool.output.sandbox import (
 )
 from surveytool.resources import bundled_dir
 from surveytool.sources.bounded import SETTINGS_LIMIT
+from surveytool.text.control_chars import shown
 from surveytool.text.latex import UNKNOWN_CHAR_MACRO, LatexMarkup, comment_text, escape_text, usable_key
 
 LEVELS = {"chapter": ("chapter", "section", "subsection"), "section": ("section", "subsection", "subsubsection")}
@@ -137,13 +138,20 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     env.filters["citealp"] = lambda k: cite(k, "citealp")
     env.filters["label"] = label
     env.filters["heading"] = heading
-    env.filters["comment"] = comment_text
+    env.filters["comment"] = shown_comment
     env.filters["latex"] = escape_text
     env.globals["UNKNOWN_CHAR_MACRO"] = LatexMarkup(UNKNOWN_CHAR_MACRO)
     env.extend(user_templates=None if templates_dir is None else os.path.abspath(templates_dir))
     if isinstance(env, BoundedSandbox):
         env.bound_filters()
     return env
+
+
+def shown_comment(text: str) -> LatexMarkup:
+    """Plain text for a ``%`` comment, its control and bidi control characters written as ``\\x1b``, ``\\u202e``:
+    the file is read in terminals and editors, where an escape sequence would run and a bidi override reorder
+    the line ("Trojan Source")."""
+    return LatexMarkup(shown(comment_text(text)))
 
 
 def render_template(env: jinja2.Environment, name: str, context: dict[str, Any]) -> str:

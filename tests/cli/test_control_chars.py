@@ -56,3 +56,15 @@ def test_a_string_name_holding_an_escape_sequence_is_written_as_the_fields_using
     assert _raw_controls(written) == []
     assert '@string{j[31m = "Journal of X"}' in written and "journal = j[31m," in written
     assert "refs.bib:1: error [unusable-key] @string name 'j\\x1b[31m' has the control character \\x1b" in result.stderr
+
+
+def test_the_chapter_s_comment_lines_show_control_and_bidi_characters_escaped(tmp_path):
+    entry = ENTRY.format(key="smith2020").replace(
+        "{J},", f"{{J}},\n  abstract = {{Fast {ESC}[5mtraining\u202e txt.exe}},"
+    )
+    (tmp_path / "refs.bib").write_text(entry, encoding="utf-8")
+    run_cli("build", "refs.bib", "--out", "out", "--no-reuse", cwd=tmp_path)
+    chapter = (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8")
+    [snippet] = [line for line in chapter.splitlines() if line.startswith("% Snippet")]
+    assert snippet.endswith(": Fast \\x1b[5mtraining\\u202e txt.exe")
+    assert _raw_controls(chapter) == [] and "\u202e" not in chapter
