@@ -28,6 +28,14 @@ _AS_WRITTEN = " (check and bib --in-place leave it as you wrote it)"
 _KEY = re.compile(r"\s*([^\s,{}()]*)")
 # What BibTeX reads as a field's name.
 _FIELD_NAME = re.compile(r"[^\s\"#%'(),={}]+")
+# A field's name as both BibTeX and biber read one: no digit first, and none of the characters btparse (biber's
+# parser) stops at, a backslash among them; letters beyond ASCII as BibTeX takes them.
+_IDENTIFIER = re.compile(r"(?!\d)[\w!$&*+\-./:;<>?\[\]^`|]+")
+
+
+def bibtex_name(name: str) -> bool:
+    """Whether ``name`` (a field's, as bibtexparser read it) is a field name BibTeX and biber both read."""
+    return name.isalpha() or _IDENTIFIER.fullmatch(name) is not None
 
 
 def without_remark(value: str) -> str:
@@ -60,6 +68,16 @@ def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Fin
         found.append(Finding("bibtex-syntax", Severity.ERROR, message, where, hint, paper.key))
     for key, value in fields:
         name = field_name(key)
+        if name and not bibtex_name(name):
+            message = (
+                f"entry '{paper.key}' has a field named '{name}', which is no field name: biber stops at it with a "
+                f"syntax error, and no style prints such a field; the .bib surveytool writes leaves it out{_AS_WRITTEN}"
+            )
+            hint = "rename the field with letters, digits and - _ . : only, or delete it"
+            found.append(
+                Finding("bibtex-syntax", Severity.ERROR, message, field_location(paper, name), hint, paper.key)
+            )
+            continue
         if name and (rest := run_on(value)):
             rest = " ".join(rest.split())  # one line: a finding is printed on one
             shown = rest if len(rest) <= _SHOWN else rest[:_SHOWN] + "…"
@@ -182,7 +200,7 @@ def fields_as_read(fields: list[tuple[str, str]], suspects: list[tuple[str, str]
     read: list[tuple[str, str]] = []
     after: list[tuple[str, str]] = []
     for key, value in fields:
-        if "%" in key or "%" in value or "=" in value or may_run_on(value):
+        if "%" in key or "%" in value or "=" in value or may_run_on(value) or not bibtex_name(key):
             suspects.append((key, value))
             value, ran_into = as_bibtex_reads(without_remark(value) if "%" in value else value)
             after.extend(ran_into)

@@ -14,6 +14,7 @@ from bibtexparser import model
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
 from surveytool.bibtex.field_spans import field_location, field_name
 from surveytool.bibtex.field_syntax import (
+    bibtex_name,
     commented_entry,
     failed_block_finding,
     fields_as_read,
@@ -294,7 +295,7 @@ def _entry_to_paper(
     tags_name = tags_field.lower()
     for key, value in fields_as_read(fields, suspects):
         name = key.lower() if "%" not in key else field_name(key)
-        if name is None:  # a field commented out (syntax_findings reports it)
+        if name is None or not bibtex_name(name):  # commented out, or no name (syntax_findings reports both)
             continue
         if name == tags_name:
             tags = split_tags(value_to_text(value, strings))

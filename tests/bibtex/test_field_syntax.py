@@ -151,3 +151,27 @@ def test_bibtex_reads_every_field_of_the_bib_written_from_text_after_a_value(tmp
     for field in ("Expert routing", "{\\em J}, 2020", "{\\em K}, 2021", "{\\em L}, 2022", "{\\em M}, 2023", "Quoted"):
         assert field in bbl, (field, bbl)
     assert "{\\em N}, 2024" in bbl
+
+
+NO_NAME = (
+    "@article{w1,\n  title = {Routing},\n  \\immediate\\write18 = {touch x},\n  author = {A, B},\n"
+    "  a#b = {y},\n  9lives = {z},\n  journal = {J},\n  year = 2020,\n  bdsk-url-1 = {u},\n  __markedentry = {[me:1]},\n}\n"
+)
+
+
+def test_a_field_name_that_is_no_bibtex_name_is_an_error_at_its_line_and_left_out_of_the_written_bib(tmp_path):
+    assert [e.split(", which")[0] for e in _errors(NO_NAME)] == [
+        "x.bib:3: entry 'w1' has a field named '\\immediate\\write18'",
+        "x.bib:5: entry 'w1' has a field named 'a#b'",
+        "x.bib:6: entry 'w1' has a field named '9lives'",
+    ]
+    document = read_bibtex(NO_NAME, "x.bib")
+    written = render_bibliography(document.papers, document.blocks)
+    assert "write18" not in written and "a#b" not in written and "9lives" not in written
+    assert "bdsk-url-1 = {u}" in written and "__markedentry = {[me:1]}" in written and "author = {A, B}" in written
+    bib = tmp_path / "x.bib"
+    bib.write_text(NO_NAME, encoding="utf-8")
+    result = run_cli("bib", "--in-place", "x.bib", cwd=tmp_path)
+    assert result.returncode == 1 and "error [bibtex-syntax]" in result.stderr
+    kept = bib.read_text(encoding="utf-8")  # the user's own file keeps the fields (and gains a tag)
+    assert "\\immediate\\write18 = {touch x}," in kept and "a#b = {y}," in kept and "9lives = {z}," in kept
