@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from bibtexparser import model
 
+from surveytool.bibtex.bidi_controls import bidi_findings
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
 from surveytool.bibtex.field_spans import field_location, field_name
 from surveytool.bibtex.field_syntax import (
@@ -124,6 +125,7 @@ def _read_chunk(
             paper, suspects, dropped = _entry_to_paper(block, where, strings, tags_field)
             papers.append(paper)
             findings.extend(_dangerous_fields(paper, strings))
+            findings.extend(bidi_findings(paper))
             if dropped:  # the values BibTeX ignores, on the line of the repeat: another reader may take one
                 repeats = repeated_field_findings(paper, [name for name, _ in dropped])
                 findings.extend(repeats.values())

@@ -42,6 +42,7 @@ FAILING = {
     "duplicate-field": (CLEAN.replace("  year = 2017,", "  year = 2017,\n  year = 2018,"), []),
     "unusable-key": (CLEAN.replace("shazeer2017", "shazeer&2017"), []),
     "bibtex-syntax": (CLEAN + "@article{broken, title = {unbalanced\n" + CLEAN.replace("shazeer2017", "other"), []),
+    "bidi-control": (CLEAN.replace("{ICLR}", "{ICLR \u202eFDP.EXE}"), []),
     "commented-entry": ("@comment{switched off:\n" + CLEAN.replace("shazeer2017", "old") + "}\n" + CLEAN, []),
     "missing-field": (CLEAN.replace("  booktitle = {ICLR},\n", ""), []),
     "title-case-unprotected": (CLEAN.replace("Layer", "Layer on GPUs"), []),

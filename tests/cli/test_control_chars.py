@@ -68,3 +68,14 @@ def test_the_chapter_s_comment_lines_show_control_and_bidi_characters_escaped(tm
     [snippet] = [line for line in chapter.splitlines() if line.startswith("% Snippet")]
     assert snippet.endswith(": Fast \\x1b[5mtraining\\u202e txt.exe")
     assert _raw_controls(chapter) == [] and "\u202e" not in chapter
+
+
+def test_a_bidi_override_in_a_value_is_a_warning_on_its_line_and_the_value_is_kept(tmp_path):
+    entry = ENTRY.format(key="smith2020").replace("{A Title}", "{Report abc\u202efdp.exe}")
+    rtl_mark = ENTRY.format(key="cohen2021").replace("{J}", "{\u05d4\u05d3\u05d5\u05d7 \u200f(2)}")
+    (tmp_path / "refs.bib").write_text(entry + rtl_mark, encoding="utf-8")
+    result = run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
+    [warning] = [line for line in result.stderr.splitlines() if "[bidi-control]" in line]
+    assert warning.startswith("refs.bib:2: warning [bidi-control] field 'title' of 'smith2020' holds U+202E")
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "abc\u202efdp.exe" in written and "\u200f" in written  # kept: the user decides
