@@ -19,6 +19,7 @@ from surveytool.output.chapter_view import chapter_groups, venue_of
 from surveytool.output.csl_dates import date_parts, issued, status
 from surveytool.output.csl_markup import csl_rich_title, inert_csl_name, inert_csl_note, inert_csl_text
 from surveytool.sources.csl_rich_text import PLAIN_VARIABLES
+from surveytool.text.control_chars import shown
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
 
@@ -82,8 +83,9 @@ _URL = re.compile(r"(?:https?|ftp)://\S+")
 
 
 def _md(text: str) -> str:
-    """Untrusted text as inert Markdown: one line, every markup character escaped, no address a link."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    """Untrusted text as inert Markdown: one line, every markup character escaped, no address a link, control
+    characters shown."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", " ".join(shown(str(text)).split()))
     return _AUTOLINK.sub(lambda found: f"{found[1]}&#46;" if found[1] else f"{found[2]}&#58;", escaped)
 
 

@@ -79,3 +79,12 @@ def test_a_bidi_override_in_a_value_is_a_warning_on_its_line_and_the_value_is_ke
     assert warning.startswith("refs.bib:2: warning [bidi-control] field 'title' of 'smith2020' holds U+202E")
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert "abc\u202efdp.exe" in written and "\u200f" in written  # kept: the user decides
+
+
+def test_the_markdown_reading_list_shows_a_value_s_escape_sequences_escaped(tmp_path):
+    entry = ENTRY.format(key="smith2020").replace("{A Title}", f"{{Fast {ESC}]52;c;cHdu{BEL} Training}}")
+    (tmp_path / "refs.bib").write_text(entry.replace("Smith", f"Sm{ESC}[31mith"), encoding="utf-8")
+    run_cli("export", "refs.bib", "-o", "list.md", cwd=tmp_path)
+    listed = (tmp_path / "list.md").read_text(encoding="utf-8")
+    assert _raw_controls(listed) == []
+    assert "Fast \\\\x1b\\]52;c;cHdu\\\\x07 Training" in listed  # \x1b as Markdown writes a backslash
