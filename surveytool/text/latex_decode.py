@@ -82,8 +82,11 @@ _SYMBOLS = {
     "i": "ı",
     "j": "ȷ",
 }
-# One pass, so that a brace a command stands for is not then removed as markup.
-_COMMAND_OR_BRACE = re.compile(r"\\(?:([A-Za-z]+)\s*(?:\{\})?|([&%_#${} ,\\]))|[{}]")
+# One pass, so that a brace a command stands for is not then removed as markup. A line break \\ takes its star
+# (after spaces, not a blank line) and a [length] right after, as pylatexenc reads them: Plain\\*[2pt]text.
+_COMMAND_OR_BRACE = re.compile(
+    r"\\(?:([A-Za-z]+)\s*(?:\{\})?|([&%_#${} ,])|(\\)(?:[^\S\n]*\n?[^\S\n]*\*)?(?:\[(?:\{[^{}]*\}|[^\]{}])*\])?)|[{}]"
+)
 _TIE = re.compile(r"(?<!\\)~")
 
 
@@ -153,7 +156,7 @@ def quick_decode(value: str) -> tuple[str, bool]:
 
     def command(match: re.Match) -> str:
         nonlocal understood
-        name = match.group(1) or match.group(2) or ""
+        name = match.group(1) or match.group(2) or match.group(3) or ""
         if name in _SYMBOLS:
             return _SYMBOLS[name]
         # An unknown command with an argument (\ce{H2O}, \textsuperscript{2}) wraps text we keep;

@@ -97,6 +97,17 @@ def test_line_breaks_paragraphs_and_spacing_commands_end_a_word():
         assert latex_to_text(value + r" \dag") == "Scaling Laws †", value  # through pylatexenc too
 
 
+def test_a_line_break_with_its_star_and_length_is_one_space():
+    # \\*[2pt] is one command: its star and length are no text ("Plain [2pt]text" was the quick decoding).
+    for value in (r"Plain\\[2pt]text", r"Plain\\*text", r"Plain\\*[1ex]text", "Plain\\\\ \n *[{1ex}]text"):
+        assert quick_latex_to_text(value) == "Plain text", value
+        assert latex_to_text(value) == "Plain text", value
+        assert latex_to_text(value + r" \dag") == "Plain text †", value  # through pylatexenc as well
+    # A bracket after a space, a second star or a second length is text, for pylatexenc too.
+    for value in (r"Plain\\ [2pt]text", r"Plain\\**text", r"Plain\\[2pt][3pt]text", r"Plain\\{}[2pt]text"):
+        assert quick_latex_to_text(value) + " †" == latex_to_text(value + r" \dag"), value
+
+
 def test_a_title_broken_with_newline_is_the_same_work_as_one_without(tmp_path):
     entry = "@misc{%s,\n  title = {%s},\n  author = {Jared Kaplan},\n  year = 2020,\n}\n"
     (tmp_path / "refs.bib").write_text(
