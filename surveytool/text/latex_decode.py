@@ -30,8 +30,9 @@ _ACCENTS = {
     "d": "\u0323",
     "b": "\u0331",
 }
+# A line break \\ is matched as well, and kept: its second backslash starts no accent (Plain\\'quoted').
 _ACCENT = re.compile(
-    r"\\([\"'`^~=.]|[cuvHkrdb](?=[\s{]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))"
+    r"\\\\|\\([\"'`^~=.]|[cuvHkrdb](?=[\s{]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))"
 )
 #: Commands that break a line or a paragraph, or print a space: each ends a word (Scaling\newline Laws).
 WORD_BREAKS = dict.fromkeys("newline par space enspace thinspace nobreakspace quad qquad addspace".split(), " ")
@@ -87,7 +88,8 @@ _SYMBOLS = {
 _COMMAND_OR_BRACE = re.compile(
     r"\\(?:([A-Za-z]+)\s*(?:\{\})?|([&%_#${} ,])|(\\)(?:[^\S\n]*\n?[^\S\n]*\*)?(?:\[(?:\{[^{}]*\}|[^\]{}])*\])?)|[{}]"
 )
-_TIE = re.compile(r"(?<!\\)~")
+# A ~ after a backslash is an accent, unless the backslash ends a line break (Plain\\~text).
+_TIE = re.compile(r"(?<!\\)((?:\\\\)*)~")
 
 
 _LIGATURES_IN = re.compile(r"---|--|``|''")
@@ -147,6 +149,12 @@ _LIGATURE_TEXT = {ligature: _SYMBOLS[macro[1:-2]] for ligature, macro in _LIGATU
 _ARGUMENT_FOLLOWS = re.compile(r"\s*\{")
 
 
+def _accented(match: re.Match) -> str:
+    if match.group(1) is None:  # a line break
+        return match.group()
+    return (match.group(2) or match.group(3)).lstrip("\\") + _ACCENTS[match.group(1)]
+
+
 def quick_decode(value: str) -> tuple[str, bool]:
     """(plain text, whether every command was understood). Math stays as written, like pylatexenc's verbatim mode."""
     if not _COMMAND_MATH_OR_TIE.search(value):  # braces, ligatures and letters beyond ASCII: pages, most titles
@@ -166,11 +174,9 @@ def quick_decode(value: str) -> tuple[str, bool]:
         return ""
 
     def text_part(part: str) -> str:
-        part = _ACCENT.sub(
-            lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], spell_ligatures(part)
-        )
+        part = _ACCENT.sub(_accented, spell_ligatures(part))
         # A tie is no space a control word swallows ("\\TeX~book" is "TeX book"): it is spaced after them.
-        return _COMMAND_OR_BRACE.sub(command, _TIE.sub("\0", part)).replace("\0", " ")
+        return _COMMAND_OR_BRACE.sub(command, _TIE.sub(r"\1" + "\0", part)).replace("\0", " ")
 
     pieces, last = [], 0
     for math in _MATH.finditer(value):

@@ -108,6 +108,18 @@ def test_a_line_break_with_its_star_and_length_is_one_space():
         assert quick_latex_to_text(value) + " †" == latex_to_text(value + r" \dag"), value
 
 
+def test_an_accent_or_tie_after_a_line_break_is_text_of_the_next_line():
+    # The second backslash of \\ began an accent: Plain\\'e was "Plainé" (with \\e, an unknown command, dropped).
+    for value, text in (
+        (r"Plain\\'quoted'", "Plain 'quoted'"),
+        (r"Plain\\~text", "Plain text"),
+        (r"Plain\\\'etude", "Plain \u00e9tude"),
+        (r"Plain\\\~n", "Plain \u00f1"),
+    ):
+        assert quick_latex_to_text(value) == text, value
+        assert latex_to_text(value + r" \dag") == text + " †", value  # through pylatexenc as well
+
+
 def test_a_title_broken_with_newline_is_the_same_work_as_one_without(tmp_path):
     entry = "@misc{%s,\n  title = {%s},\n  author = {Jared Kaplan},\n  year = 2020,\n}\n"
     (tmp_path / "refs.bib").write_text(
