@@ -27,7 +27,7 @@ from surveytool.text.latex_allowlist import (
     find_block_offences,
     find_offences,
 )
-from surveytool.text.latex_decode import NEEDS_DECODING, WORD_BREAKS, quick_decode, spell_ligatures
+from surveytool.text.latex_decode import NEEDS_DECODING, PRINTED_TEXT, quick_decode, spell_ligatures
 from surveytool.text.latex_inert import LITERAL_SPELLINGS, render_inert
 from surveytool.text.pdflatex_glyphs import typesets
 from surveytool.text.preamble_text import may_hold_specials, preamble_specials
@@ -123,7 +123,7 @@ def _decoder() -> LatexNodes2Text:
     context.add_context_category(
         "surveytool",
         prepend=True,
-        macros=[MacroTextSpec(name, text) for name, text in {**_EXTRA_TEXT_MACROS, **WORD_BREAKS}.items()],
+        macros=[MacroTextSpec(name, text) for name, text in {**_EXTRA_TEXT_MACROS, **PRINTED_TEXT}.items()],
     )
     return LatexNodes2Text(latex_context=context, math_mode="verbatim", strict_latex_spaces=True)
 

@@ -34,8 +34,12 @@ _ACCENTS = {
 _ACCENT = re.compile(
     r"\\\\|\\([\"'`^~=.]|[cuvHkrdb](?=[\s{]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))"
 )
-#: Commands that break a line or a paragraph, or print a space: each ends a word (Scaling\newline Laws).
-WORD_BREAKS = dict.fromkeys("newline par space enspace thinspace nobreakspace quad qquad addspace".split(), " ")
+#: Commands pylatexenc reads as nothing, and what they print: a line or paragraph break or a space ends a word
+#: (Scaling\newline Laws); \slash is a / a line may break after (input\slash output).
+PRINTED_TEXT = {
+    **dict.fromkeys("newline par space enspace thinspace nobreakspace quad qquad addspace".split(), " "),
+    "slash": "/",
+}
 _SYMBOLS = {
     "textellipsis": "…",
     "ldots": "…",
@@ -65,7 +69,7 @@ _SYMBOLS = {
     " ": " ",  # a control space: \LaTeX\ and
     "\\": " ",  # a line break: Plain\\ text
     ",": " ",  # a thin space: 5\,GB
-    **WORD_BREAKS,
+    **PRINTED_TEXT,
     "TeX": "TeX",
     "LaTeX": "LaTeX",
     "LaTeXe": "LaTeX2e",

@@ -120,6 +120,14 @@ def test_an_accent_or_tie_after_a_line_break_is_text_of_the_next_line():
         assert latex_to_text(value + r" \dag") == text + " †", value  # through pylatexenc as well
 
 
+def test_slash_is_a_slash():
+    # \slash prints a / (a line may break after it); it read as nothing: "input\slash output" was "inputoutput".
+    for value in (r"input\slash output", r"input\slash{}output"):
+        assert quick_latex_to_text(value) == "input/output", value
+        assert latex_to_text(value) == "input/output", value
+        assert latex_to_text(value + r" \dag") == "input/output †", value  # through pylatexenc as well
+
+
 def test_a_title_broken_with_newline_is_the_same_work_as_one_without(tmp_path):
     entry = "@misc{%s,\n  title = {%s},\n  author = {Jared Kaplan},\n  year = 2020,\n}\n"
     (tmp_path / "refs.bib").write_text(
