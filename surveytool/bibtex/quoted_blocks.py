@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_HEAD = re.compile(r"[^\S\n]*@[ \t]*(string|preamble)[ \t]*([{(])", re.IGNORECASE)
+# BibTeX reads white space, line breaks included, around the type (chunks.CHUNK_START).
+_HEAD = re.compile(r"[^\S\n]*@\s*(string|preamble)\s*([{(])", re.IGNORECASE)
 _MARK = re.compile(r'\\.|[{}()"]', re.S)
 
 

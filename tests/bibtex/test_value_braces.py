@@ -266,6 +266,26 @@ def test_a_parenthesis_in_braces_does_not_close_a_string_delimited_by_parenthese
     assert "  journal = j,\n" in written
 
 
+def test_a_string_or_preamble_with_a_line_break_before_its_delimiter_is_read_whole(tmp_path):
+    # BibTeX reads line breaks around the type as it reads spaces; bibtexparser alone ended these at the lone "}"
+    # (the macro s was '"x', and y"} text after it), with no finding.
+    bib = QUOTED_BLOCKS.replace("@string{s", "@string\n{s").replace("@preamble{", "@\npreamble\n  {")
+    bib = bib.replace("@string(t", "@ string \n(t")
+    assert _brace_findings(bib) == [
+        ("unbalanced-brace", 1, "@string 's'"),
+        ("unbalanced-brace", 3, "@preamble"),
+        ("unbalanced-brace", 6, "@string 't'"),
+    ]
+    assert read_bibtex(bib, "x.bib").papers[0].fields["journal"] == "x y and b c"
+    written = _reported_untouched_then_written(tmp_path, bib, {"unbalanced-brace": 3, "bibtex-syntax": 0})
+    assert written.startswith(
+        '@string{s = "x \\textbraceright{} y"}\n\n'
+        '@preamble{"\\providecommand{\\noopsort}[1]{#1}\\textbraceright{}"}\n\n'
+        '@string{t = "b \\textbraceright{} c"}\n\n'
+        "@article{k,\n"
+    )
+
+
 @requires_latex
 @pytest.mark.latex
 def test_bibtex_reads_the_string_and_preamble_written_and_stops_at_them_as_written(tmp_path):
