@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-NEEDS_DECODING = re.compile(r"[\\{}$~^_%&#]|[^\x00-\x7f]|--|``|''")
+NEEDS_DECODING = re.compile(r"[\\{}$~^_%&#]|[^\x00-\x7f]|--|[?!`]`|''")
 
 _ACCENTS = {
     '"': "\u0308",
@@ -50,6 +50,8 @@ _SYMBOLS = {
     "textquoteleft": "‘",
     "textquotedblleft": "“",
     "textquotedblright": "”",
+    "textquestiondown": "¿",
+    "textexclamdown": "¡",
     "&": "&",
     "%": "%",
     "_": "_",
@@ -96,12 +98,14 @@ _COMMAND_OR_BRACE = re.compile(
 _TIE = re.compile(r"(?<!\\)((?:\\\\)*)~")
 
 
-_LIGATURES_IN = re.compile(r"---|--|``|''")
+_LIGATURES_IN = re.compile(r"---|--|[?!`]`|''")
 _LIGATURE_MACROS = {
     "---": r"\textemdash{}",
     "--": r"\textendash{}",
     "``": r"\textquotedblleft{}",
     "''": r"\textquotedblright{}",
+    "?`": r"\textquestiondown{}",  # ?`Qu\'e? is Spanish's ¿Qué?
+    "!`": r"\textexclamdown{}",
 }
 
 

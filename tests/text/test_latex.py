@@ -70,7 +70,7 @@ def test_quick_decoder_agrees_with_pylatexenc_on_common_markup():
 # Pieces of a value without commands: those quick_decode's short way reads (words, spaces, braces, ligatures whole or
 # split by braces, letters beyond ASCII, composed or not), and those that send it the long way (a tie, a dollar, a
 # NUL: the long way's mark for a tie). Half the values are of the first alone: their codes are read modulo their number.
-SHORT_WAY_PIECES = [*"a Z1 - -- --- -{}- ` `` ' '' { } {x} \u00e9 e\u0301 \u00df".split(), " ", "\t", "\n", "\u3000"]
+SHORT_WAY_PIECES = [*"a Z1 ? - -- --- -{}- ` `` ' '' { } {x} \u00e9 e\u0301 \u00df".split(), " ", "\t", "\n", "\u3000"]
 PLAIN_PIECES = [*SHORT_WAY_PIECES, "~", "$", "${x}--$", "\0"]
 _PIECE_CODES = st.text(alphabet=st.sampled_from([chr(i) for i in range(len(PLAIN_PIECES))]), max_size=20)
 
@@ -140,6 +140,17 @@ def test_slash_is_a_slash():
         assert quick_latex_to_text(value) == "input/output", value
         assert latex_to_text(value) == "input/output", value
         assert latex_to_text(value + r" \dag") == "input/output †", value  # through pylatexenc as well
+
+
+def test_inverted_marks_written_as_ligatures_are_their_characters():
+    # TeX reads ?` and !` as the ligatures ¿ and ¡; the quick decoder kept them as written, and pylatexenc did not,
+    # so a title decoded otherwise when some other command sent it to pylatexenc.
+    value = r"?`Qu\'e es? !`Ol\'e!"
+    assert quick_latex_to_text(value) == latex_to_text(value) == "\u00bfQu\u00e9 es? \u00a1Ol\u00e9!"
+    assert latex_to_text(value + r" \dag") == latex_to_text(value) + " †"
+    assert latex_to_text("?``a") == quick_latex_to_text("?``a") == "\u00bf`a"  # as TeX, left to right
+    for text in ("?`", "!`a", "Why?`Quoted'"):
+        assert latex_to_text(encode_bibtex_title(text)) == text  # what we write is kept apart
 
 
 def test_a_title_broken_with_newline_is_the_same_work_as_one_without(tmp_path):
