@@ -150,7 +150,8 @@ _FORMATTING = frozenset(
 )
 
 
-_MATH = re.compile(r"(?<!\\)\$[^$]*\$")
+# A $ after \\ (a line break) opens math; one after a lone backslash is a dollar sign.
+_MATH = re.compile(r"(?<!\\)(?:\\\\)*(\$[^$]*\$)")
 # Without these (a NUL is where text_part keeps a tie), the ligatures and braces are all a value has to decode.
 _COMMAND_MATH_OR_TIE = re.compile(r"[\\$~\0]")
 _LIGATURE_TEXT = {ligature: _SYMBOLS[macro[1:-2]] for ligature, macro in _LIGATURE_MACROS.items()}
@@ -188,8 +189,8 @@ def quick_decode(value: str) -> tuple[str, bool]:
 
     pieces, last = [], 0
     for math in _MATH.finditer(value):
-        pieces.append(text_part(value[last : math.start()]))
-        pieces.append(math.group())
+        pieces.append(text_part(value[last : math.start(1)]))
+        pieces.append(math.group(1))
         last = math.end()
     pieces.append(text_part(value[last:]))
     return " ".join(unicodedata.normalize("NFC", "".join(pieces)).split()), understood

@@ -134,6 +134,13 @@ def test_an_accent_or_tie_after_a_line_break_is_text_of_the_next_line():
         assert latex_to_text(value + r" \dag") == text + " †", value  # through pylatexenc as well
 
 
+def test_math_right_after_a_line_break_stays_as_written():
+    # The $ after \\ was taken for an escaped one: the math was decoded as text (its braces dropped, "$x_1$").
+    value = r"Plain\\$x_{1}$ and\\$\alpha$ text"
+    assert quick_latex_to_text(value) == "Plain $x_{1}$ and $\\alpha$ text"
+    assert latex_to_text(value) == latex_to_text(value + r" \dag")[: -len(" †")] == "Plain $x_{1}$ and $\\alpha$ text"
+
+
 def test_slash_is_a_slash():
     # \slash prints a / (a line may break after it); it read as nothing: "input\slash output" was "inputoutput".
     for value in (r"input\slash output", r"input\slash{}output"):
