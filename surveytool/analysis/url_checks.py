@@ -15,9 +15,8 @@ from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.field_checks import field_finding
 from surveytool.bibtex.field_spans import field_location, literal_inner, written_field
 from surveytool.model import Finding, Origin, Severity
+from surveytool.text.addresses import URL_FIELDS
 
-#: The fields that hold one address, taken verbatim.
-URL_FIELDS = ("url",)
 # A character an address holds as itself, spelled for LaTeX text: \_ or {\_} (Mendeley), {~}, $\sim$, \~{}.
 _ESCAPE = re.compile(r"\{\\([_%#&$])\}|(?<!\\)\\([_%#&$])|\{~\}|\$\\sim\$|\\~\{\}|\{\\textasciitilde\}")
 
@@ -31,6 +30,19 @@ def url_escapes(inner: str) -> list[tuple[int, int, str]]:
 def may_have_url_escapes(value: str) -> bool:
     """A quick test passed by every url value ``url_escapes`` finds something in."""
     return "\\" in value or "{~}" in value
+
+
+register(
+    "url-scheme",
+    Severity.ERROR,
+    "a url field that links to no web page: a file, a program, a script",
+    "hyperref makes the url field a link in the PDF as written: file://host/share opens a Windows share (and "
+    "sends the reader's login to it), run: starts a program, javascript: and data: run a script in a viewer, "
+    "an address with no scheme (../a, //host) opens a file on the reader's machine. A url field may hold an "
+    "http, https or ftp address, or a host written without its scheme (x.org/a, www.x.org), which the .bib "
+    "surveytool writes gives https://. Any other is reported when the .bib is read and left out of the .bib "
+    "surveytool writes (bib -o, build) and of the exports; check and bib --in-place leave your file as it is.",
+)(None)
 
 
 @register(

@@ -31,6 +31,7 @@ from surveytool.bibtex.values import (
 )
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
+from surveytool.text.addresses import URL_FIELDS, web_address
 from surveytool.text.latex import (
     Misplaced,
     block_offences,
@@ -178,8 +179,15 @@ def bibtex_fields(
     rendered = []
     for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
         origin = origins.get(name, name)
+        original = paper.latex_fields.get(origin) if origin else None
+        if name in URL_FIELDS and name != tags_field:
+            address = web_address(values[name])
+            if address is None:  # a link to a file or a program (url-scheme): the user's file keeps it
+                continue
+            if address != values[name].strip():  # a host written without its scheme: hyperref links it as a file
+                values[name], original = address, None
         raw = (
-            _value(paper, name, values[name], macros, paper.latex_fields.get(origin) if origin else None)
+            _value(paper, name, values[name], macros, original)
             if name != tags_field
             else safe_bibtex_value("{" + values[name] + "}")
         )

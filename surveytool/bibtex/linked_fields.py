@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-from surveytool.bibtex.field_spans import literal_inner
+from surveytool.bibtex.field_spans import field_location, literal_inner
+from surveytool.model import Finding, Paper, Severity
+from surveytool.text.addresses import URL_FIELDS, address_scheme, web_address
 from surveytool.text.latex import Offence, inert_latex
 from surveytool.text.latex_allowlist import Misplaced
 
@@ -45,3 +47,27 @@ def linked_value(name: str, value: str) -> str:
     inner = literal[1]
     offences: list[Offence] = [Misplaced(m.start(), m.end(), m.group(), _REASON) for m in _COMMAND.finditer(inner)]
     return "{" + inert_latex(inner, offences, specials=False) + "}"
+
+
+def address_findings(paper: Paper) -> list[Finding]:
+    """A ``url-scheme`` error for each url field of ``paper`` that links to no web page (``text/addresses.py``)."""
+    found = []
+    for name in URL_FIELDS:
+        address = paper.fields.get(name, "").strip()
+        if not address or web_address(address) is not None:
+            continue
+        scheme = address_scheme(address)
+        what = f"a {scheme}: address" if scheme else "a path on the reader's machine"
+        shown = address if len(address) <= 80 else address[:80] + "…"
+        found.append(
+            Finding(
+                "url-scheme",
+                Severity.ERROR,
+                f"{name} of '{paper.key}' is {what}, not a web page: {shown}",
+                field_location(paper, name),
+                "write the page's http(s) address; the .bib surveytool writes (bib -o, build) leaves this one out, "
+                "your file keeps it",
+                paper.key,
+            )
+        )
+    return found

@@ -25,7 +25,7 @@ from surveytool.bibtex.field_syntax import (
     repeated_field_findings,
     syntax_findings,
 )
-from surveytool.bibtex.linked_fields import linked_offences
+from surveytool.bibtex.linked_fields import address_findings, linked_offences
 from surveytool.bibtex.scan import PlainEntry
 from surveytool.bibtex.string_names import duplicate_string, string_block
 from surveytool.bibtex.value_braces import brace_findings, has_quoted_braces, offences_and_hint, quote_findings
@@ -124,8 +124,7 @@ def _read_chunk(
         if isinstance(block, (model.Entry, PlainEntry)):
             paper, suspects, dropped = _entry_to_paper(block, where, strings, tags_field)
             papers.append(paper)
-            findings.extend(_dangerous_fields(paper, strings))
-            findings.extend(bidi_findings(paper))
+            findings.extend([*_dangerous_fields(paper, strings), *bidi_findings(paper), *address_findings(paper)])
             if dropped:  # the values BibTeX ignores, on the line of the repeat: another reader may take one
                 repeats = repeated_field_findings(paper, [name for name, _ in dropped])
                 findings.extend(repeats.values())

@@ -10,6 +10,7 @@ from surveytool.analysis.keys import assign_keys
 from surveytool.bibtex.fields import render_bibliography
 from surveytool.bibtex.reader import read_bibtex
 from surveytool.sources.read import read_source
+from surveytool.text.addresses import URL_FIELDS, web_address
 
 #: biblatex's fields that the BibTeX dialect writes under the name BibTeX reads (a dated one: its year).
 BIBTEX_NAME = {
@@ -102,8 +103,9 @@ def test_real_group_bibliographies_round_trip_exactly(name):
     fields_again = {p.key: p.fields for p in again.papers}
     assert sorted(fields_again) == sorted(p.key for p in papers)
     for paper in papers:
-        if paper.key not in inert:
-            assert_written_as_bibtex(paper.fields, fields_again[paper.key], paper.key)
+        if paper.key not in inert:  # a url that leads to no web page (file://host/...) is left out (url-scheme)
+            before = {n: t for n, t in paper.fields.items() if n not in URL_FIELDS or web_address(t) is not None}
+            assert_written_as_bibtex(before, fields_again[paper.key], paper.key)
     assert render_bibliography(again.papers, again.blocks) == text
 
 

@@ -58,6 +58,7 @@ FAILING = {
     "stray-and": (CLEAN.replace("{Noam Shazeer}", "{Noam Shazeer and and Quoc Le}"), []),
     "unescaped-special": (CLEAN.replace("{ICLR}", "{Science & Engineering}"), []),
     "url-malformed": (CLEAN.replace("  year", "  url = {https://example.org/moe{\\_}layer},\n  year"), []),
+    "url-scheme": (CLEAN.replace("  year", "  url = {file://attacker/share/paper.pdf},\n  year"), []),
     "dangerous-macro": (CLEAN.replace("{ICLR}", "{ICLR\\immediate\\write18{rm -rf ~}}"), []),
     "lone-escaped-brace": (CLEAN.replace("{ICLR}", "{ICLR \\} 2017}"), []),
     "unbalanced-brace": (CLEAN.replace("{ICLR}", '"Proc. {ICLR 2017"'), []),
