@@ -37,5 +37,15 @@ def web_address(address: str) -> str | None:
     if scheme:
         return address if scheme in WEB_SCHEMES else None
     if not address or _HOST.match(address):
-        return address
+        return f"https://{address}" if address else ""
     return None
+
+
+# The address of a \url or \href in LaTeX that starts with www.: hyperref links \href{www.x}{...} to a local
+# file (www.x.pdf), and \url{www.x} relative to the PDF's folder.
+_LINK_TO_WWW = re.compile(r"(\\(?:url|href)\s*\{\s*)(?=www\.)", re.IGNORECASE)
+
+
+def www_links_to_the_web(latex: str) -> str:
+    """``latex`` with ``https://`` before each ``\\url`` or ``\\href`` address written as ``www.…``."""
+    return _LINK_TO_WWW.sub(r"\1https://", latex) if "www" in latex.lower() else latex

@@ -1,10 +1,12 @@
 """url-scheme: a url field that links to no web page (a file, a program, a script) is reported and left out of
 the .bib surveytool writes; the user's file keeps it."""
 
-import pytest
-from helpers import run_cli
+import subprocess
 
-from surveytool.text.addresses import web_address
+import pytest
+from helpers import requires_latex, run_bibtex, run_cli
+
+from surveytool.text.addresses import web_address, www_links_to_the_web
 
 # As the security review wrote them: each a PDF link once a style prints the field in \url.
 LINKS_ELSEWHERE = """@misc{share,
@@ -49,11 +51,24 @@ def test_an_address_that_leads_off_the_web_is_no_web_address(address):
     assert web_address(address) is None
 
 
-@pytest.mark.parametrize(
-    "address", ["https://x.org/a", "HTTP://x.org", "ftp://ftp.cs.x.edu/pub/tr.ps.gz", "x.org/a", "x.org:8080/a", ""]
-)
+@pytest.mark.parametrize("address", ["https://x.org/a", "HTTP://x.org", "ftp://ftp.cs.x.edu/pub/tr.ps.gz", ""])
 def test_a_web_address_stays_one(address):
     assert web_address(address) == address
+
+
+@pytest.mark.parametrize("address", ["x.org/a", "x.org:8080/a", "www.x.org", "www.a/../../etc/passwd"])
+def test_a_host_written_without_its_scheme_is_given_https(address):
+    assert web_address(address) == "https://" + address
+
+
+def test_a_www_address_of_url_or_href_is_given_https_and_nothing_else_is():
+    latex = (
+        "\\href {WWW.a/../x}{a} \\url{ www.b.org} \\href{https://www.c.org}{c} www.d.org \\textbackslash{}url{www.e}"
+    )
+    assert www_links_to_the_web(latex) == (
+        "\\href {https://WWW.a/../x}{a} \\url{ https://www.b.org} \\href{https://www.c.org}{c} www.d.org "
+        "\\textbackslash{}url{www.e}"
+    )
 
 
 def test_bib_reports_each_on_its_line_and_writes_none_of_them(tmp_path):
@@ -78,3 +93,38 @@ def test_bib_in_place_leaves_them_in_the_users_file(tmp_path):
     result = run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path)
     assert "url of 'program' is a run: address, not a web page: run:/bin/sh" in result.stderr
     assert bib.read_text(encoding="utf-8") == LINKS_ELSEWHERE
+
+
+# hyperref links \href{www.x}{...} to the local file www.x.pdf (a GoToR action), and \url{www.x} or a url field
+# of a host relative to the PDF's folder: the review's \href{www.a/../../../../etc/passwd}.
+LINKS_WITHOUT_A_SCHEME = """@string{site = "see \\href{www.s.org/x}{here}"}
+@article{traversal,
+  title = {Hello \\href{www.a/../../../../etc/passwd}{click} \\url{www.x/../../bin/sh}},
+  author = {Smith, John}, year = {2020}, journal = {J}, note = site,
+  url = {www.y.org/a}
+}
+@misc{host, title = {C}, author = {Doe, J}, year = 2020, url = {citeseer.nj.nec.com/a.html}}
+"""
+
+
+def test_the_written_bib_links_each_www_address_to_the_web(tmp_path):
+    (tmp_path / "refs.bib").write_text(LINKS_WITHOUT_A_SCHEME, encoding="utf-8")
+    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert '@string{site = "see \\href{https://www.s.org/x}{here}"}' in written
+    assert "\\href{https://www.a/../../../../etc/passwd}{click} \\url{https://www.x/../../bin/sh}" in written
+    assert "url = {https://www.y.org/a}" in written and "url = {https://citeseer.nj.nec.com/a.html}" in written
+    assert (tmp_path / "refs.bib").read_text(encoding="utf-8") == LINKS_WITHOUT_A_SCHEME
+
+
+@requires_latex
+def test_the_pdf_has_web_links_only(tmp_path):
+    (tmp_path / "coauthor.bib").write_text(LINKS_WITHOUT_A_SCHEME, encoding="utf-8")
+    run_cli("bib", "coauthor.bib", "-o", "references.bib", cwd=tmp_path, check=True)
+    preamble = "\\pdfcompresslevel=0 \\pdfobjcompresslevel=0 \\usepackage{url}\\usepackage{hyperref}"
+    result, bbl = run_bibtex(tmp_path, preamble, style="plainnat")
+    assert result.returncode == 0, result.stdout
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "all.tex"], cwd=tmp_path, capture_output=True)
+    pdf = (tmp_path / "all.pdf").read_bytes()
+    assert b"/S/URI/URI(https://www.y.org/a)" in pdf and b"/URI(https://www.a/../../../../etc/passwd)" in pdf
+    assert b"GoToR" not in pdf and b"/Launch" not in pdf and b"/URI(www." not in pdf
