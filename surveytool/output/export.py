@@ -19,6 +19,7 @@ from surveytool.output.chapter_view import chapter_groups, venue_of
 from surveytool.output.csl_dates import date_parts, issued, status
 from surveytool.output.csl_markup import csl_rich_title, inert_csl_name, inert_csl_note, inert_csl_text
 from surveytool.sources.csl_rich_text import PLAIN_VARIABLES
+from surveytool.text.addresses import web_address
 from surveytool.text.control_chars import shown
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
@@ -109,8 +110,8 @@ def _links(paper: Paper) -> str:
     arxiv = arxiv_id(paper)
     if arxiv:
         links.append(f"[arXiv](https://arxiv.org/abs/{arxiv})")
-    url = next(iter(_addresses(paper)), "")
-    if not links and url.lower().startswith(("https://", "http://")) and not any(c.isspace() for c in url):
+    url = web_address(next(iter(_addresses(paper)), "")) or ""
+    if not links and url and not any(c.isspace() for c in url):
         # A web page where there is no DOI or arXiv id (a NeurIPS or JMLR page); a table's | and a link's ( ) encoded.
         links.append(f"[Link]({quote(url, safe=_URL_SAFE)})")
     return " · ".join(links)
@@ -296,9 +297,9 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
             item["publisher"] = inert_csl_text(words)
         arxiv = arxiv_id(paper)
         addresses = _addresses(paper)
-        url = (
-            next(iter(addresses), "") or _howpublished_url(paper) or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
-        )
+        # Only a web page: pandoc makes a javascript: or data: URL a link a click runs.
+        first = web_address(next(iter(addresses), "")) or ""
+        url = first or _howpublished_url(paper) or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
         if url:
             item["URL"] = url
         if others := addresses[1:]:  # CSL has one URL: the others in the note, a line each, where a reader sees them

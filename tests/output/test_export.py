@@ -351,3 +351,37 @@ def test_export_keys_new_entries_by_the_key_formula_as_bib_does(tmp_path):
     assert [item["id"] for item in json.loads(exported)] == keys == ["googleresearch_2022", "oster_2020"]
     wrong = run_cli("export", "items.json", "-f", "csl-json", "-o", "x.json", "--key-formula", "yeer", cwd=tmp_path)
     assert wrong.returncode == 2 and "--key-formula" in wrong.stderr and not (tmp_path / "x.json").exists()
+
+
+def test_csl_json_and_markdown_give_a_url_only_to_a_web_page(tmp_path):
+    # CSL-JSON kept "URL": "javascript:alert(7)" and data: URLs, which pandoc's HTML makes links a click runs; the
+    # Markdown list already linked only http(s). One rule for both: a web address, a host without scheme given https.
+    (tmp_path / "links.bib").write_text(
+        "@misc{script, title = {Script}, author = {Roe, R}, year = 2020, url = {javascript:alert(7)}}\n"
+        "@misc{data, title = {Data}, author = {Roe, R}, year = 2020, url = {data:text/html,<script>alert(13)</script>}}\n"
+        "@misc{share, title = {Share}, author = {Roe, R}, year = 2020, url = {file://host/share/x.pdf}}\n"
+        "@misc{host, title = {Host}, author = {Roe, R}, year = 2020, url = {www.x.org/a}}\n"
+        "@misc{ftp, title = {Ftp}, author = {Roe, R}, year = 2020, url = {ftp://ftp.x.edu/tr.ps}}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "items.json").write_text(
+        json.dumps([{"id": "csl", "type": "article", "title": "From CSL", "URL": "javascript:alert(1)"}]),
+        encoding="utf-8",
+    )
+    for source in ("links.bib", "items.json"):
+        items = json.loads(run_cli("export", source, "-f", "csl-json", cwd=tmp_path).stdout)
+        urls = {item["id"]: item.get("URL") for item in items}
+        assert urls == (
+            {"script": None, "data": None, "share": None, "host": "https://www.x.org/a", "ftp": "ftp://ftp.x.edu/tr.ps"}
+            if source == "links.bib"
+            else {"csl": None}
+        )
+    rows = run_cli("export", "links.bib", "-f", "markdown", "-o", "-", "-q", cwd=tmp_path).stdout.splitlines()
+    links = {row.split(" | ")[0]: row.split("|")[-2].strip() for row in rows if "| 2020 |" in row}
+    assert links == {
+        "| **Script** (Roe)": "",
+        "| **Data** (Roe)": "",
+        "| **Share** (Roe)": "",
+        "| **Host** (Roe)": "[Link](https://www.x.org/a)",
+        "| **Ftp** (Roe)": "[Link](ftp://ftp.x.edu/tr.ps)",
+    }
