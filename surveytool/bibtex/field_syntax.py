@@ -14,7 +14,15 @@ import unicodedata
 from collections.abc import Sequence
 
 from surveytool.bibtex.brace_bounds import ReadOtherwise
-from surveytool.bibtex.field_spans import ENTRY_HEADER, field_location, field_name, field_spans, line_in, value_end
+from surveytool.bibtex.field_spans import (
+    ENTRY_HEADER,
+    field_location,
+    field_name,
+    field_spans,
+    line_in,
+    value_end,
+    written_field,
+)
 from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Paper, RawBlock, Severity, SourceLocation
 from surveytool.text.block_opens import block_opens
@@ -81,7 +89,7 @@ def syntax_findings(paper: Paper, fields: Sequence[tuple[str, str]]) -> list[Fin
         if name and (rest := run_on(value)):
             rest = " ".join(rest.split())  # one line: a finding is printed on one
             shown = rest if len(rest) <= _SHOWN else rest[:_SHOWN] + "…"
-            what = f"field '{name}' of '{paper.key}'"
+            what = f"field '{written_field(paper.raw, name)}' of '{paper.key}'"
             if rest.startswith("%"):
                 message = f"{what} is followed by '{shown}', which BibTeX does not read as a comment: it stops reading the entry there; the .bib surveytool writes leaves it out{_AS_WRITTEN}"
                 hint = "delete the remark or move it above the entry"
@@ -171,8 +179,9 @@ def repeated_field_findings(paper: Paper, names: Sequence[str]) -> dict[str, Fin
     for name in dict.fromkeys(names):
         spans = [span for span in field_spans(paper.raw) if span.name == name]
         where = SourceLocation(start.path, line_in(paper.raw, spans[1].start, start.line)) if len(spans) > 1 else start
+        written = spans[0].written_name(paper.raw) if spans else name  # as written_field names it
         message = (
-            f"entry '{paper.key}' has the field '{name}' again: BibTeX reads its first value and ignores the "
+            f"entry '{paper.key}' has the field '{written}' again: BibTeX reads its first value and ignores the "
             "others, and so does surveytool (the .bib surveytool writes has the first; your file keeps every one)"
         )
         hint = "delete the value you do not mean"

@@ -175,3 +175,22 @@ def test_a_field_name_that_is_no_bibtex_name_is_an_error_at_its_line_and_left_ou
     assert result.returncode == 1 and "error [bibtex-syntax]" in result.stderr
     kept = bib.read_text(encoding="utf-8")  # the user's own file keeps the fields (and gains a tag)
     assert "\\immediate\\write18 = {touch x}," in kept and "a#b = {y}," in kept and "9lives = {z}," in kept
+
+
+def test_syntax_and_duplicate_field_errors_name_a_field_as_the_entry_writes_it():
+    # Web of Science and IEEE write Title and NOTE; the errors said 'title' and 'note', which a case-sensitive
+    # search of the file does not find.
+    text = (
+        "@Article{w1,\nAuthor = {Ann Author},\nTitle = {Expert Routing}\nJournal = {J},\n"
+        "Year = {2022} % checked\n}\n\n@Article{w2,\nTitle = {T},\nNOTE = {One},\nnote = {Two},\n}\n"
+    )
+    found = [(f.check, f.location.line, f.message.split(":")[0]) for f in read_bibtex(text, "x.bib").findings]
+    assert sorted(found) == [
+        ("bibtex-syntax", 3, "field 'Title' of 'w1' runs on into 'Journal = {J}'"),
+        (
+            "bibtex-syntax",
+            5,
+            "field 'Year' of 'w1' is followed by '% checked', which BibTeX does not read as a comment",
+        ),
+        ("duplicate-field", 11, "entry 'w2' has the field 'NOTE' again"),
+    ]
