@@ -51,7 +51,7 @@ class Reading:
     """What one reader makes of a chunk's text."""
 
     blocks: list[tuple[int, str, str]] = field(default_factory=list)  # each block's "@" offset, type and key
-    values: list[tuple[str, int, int]] = field(default_factory=list)  # each value's field name, start and end
+    values: list[tuple[str, int, int]] = field(default_factory=list)  # each value's field name (as written), start, end
     runs_on: str | None = None  # the field read on past the chunk's end, into the next chunk ("" for no field)
     failed: bool = False  # a block started and stopped with an error before its end
     ends: list[int] = field(default_factory=list, compare=False)  # where each block read whole ends
@@ -132,7 +132,7 @@ class _Reader:
                 break
             name = self._name()
             self._expect("=")
-            self._value(name.lower())
+            self._value(name)
         self.pos += 1
 
     def _value(self, name: str) -> None:

@@ -57,6 +57,14 @@ def test_a_brace_after_a_line_break_is_refused_not_written_unbraced():
             assert bibtex_balanced(value), line
 
 
+def test_the_refusal_names_a_field_as_the_entry_writes_it():
+    # An IEEE export writes Title: the refusal said 'title', which a case-sensitive search of the file misses.
+    _, ended = _refusal(_bib(SMUGGLED.replace("title = {A", "Title = {A")))
+    assert "ends field 'Title' after '{A \\\\}' (line 3)" in ended.message
+    _, runs_on = _refusal(_bib("@misc{evil, Title = {A \\\\{ {b}, year = 2021}"))
+    assert "reads field 'Title' on past its end, into the entries after it" in runs_on.message
+
+
 @pytest.mark.parametrize(
     "block",
     [
