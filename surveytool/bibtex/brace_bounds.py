@@ -271,7 +271,8 @@ def _what_bibtex_does(
 
     said: list[str] = []
     differing = next((pair for pair in zip(bibtex.values, parser.values, strict=False) if pair[0] != pair[1]), None)
-    if differing is not None and differing[0][0] == differing[1][0]:
+    # A value BibTeX did not finish (end at its start) is not ended: it runs on (runs_on says so) or stops BibTeX.
+    if differing is not None and differing[0][0] == differing[1][0] and differing[0][2] > differing[0][1]:
         name, start, end = differing[0]
         shown = text[max(start, end - _SHOWN) : end].replace("\n", " ")
         said.append(f"ends field '{name}' after '{'…' if end - start > _SHOWN else ''}{shown}' (line {line(end)})")

@@ -65,6 +65,13 @@ def test_the_refusal_names_a_field_as_the_entry_writes_it():
     assert "reads field 'Title' on past its end, into the entries after it" in runs_on.message
 
 
+def test_a_value_bibtex_reads_on_past_the_entry_is_not_said_to_end():
+    # It said "BibTeX ends field 'title' after '' (line 3), reads field 'title' on past its end": BibTeX ends it nowhere.
+    _, runs_on = _refusal(_bib("@misc{evil, title = {A \\\\{ {b}, year = 2021}"))
+    assert "BibTeX reads field 'title' on past its end, into the entries after it, and counts" in runs_on.message
+    assert "ends field" not in runs_on.message
+
+
 @pytest.mark.parametrize(
     "block",
     [
