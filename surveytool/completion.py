@@ -15,6 +15,7 @@ from pathlib import Path
 
 from surveytool.analysis.complete import Completion, FieldChange, Refusal, complete_entry
 from surveytool.analysis.resolve.resolver import Candidate, Resolver
+from surveytool.bibtex.field_spans import written_field
 from surveytool.bibtex.fields import encode_field
 from surveytool.bibtex.reader import macro_table
 from surveytool.bibtex.value_braces import value_lone_braces
@@ -94,11 +95,11 @@ def _unsafe_field(
     if not offences:
         return None
     listed = describe_offences(offences, tex, value_lone_braces(latex))
+    field = f"field '{written_field(record.paper.raw, name)}' of '{record.paper.key}'"  # as the catalog writes it
     return Finding(
         "dangerous-macro",
         Severity.ERROR,
-        f"field '{name}' of '{record.paper.key}' was not taken for '{paper.key}' ({min(paper.sources)}): "
-        f"it has LaTeX outside the allowlist: {listed}",
+        f"{field} was not taken for '{paper.key}' ({min(paper.sources)}): it has LaTeX outside the allowlist: {listed}",
         min(record.paper.sources),
         "a catalog's commands are never copied; fix the record, or write the field into your entry yourself",
         paper.key,

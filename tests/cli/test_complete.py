@@ -254,6 +254,19 @@ def test_a_catalog_field_with_latex_outside_the_allowlist_is_not_taken_and_is_na
     ]
 
 
+def test_a_refused_catalog_field_is_named_as_the_catalog_writes_it(tmp_path):
+    # A Web of Science catalog writes Journal: the refusal said 'journal', which a case-sensitive search misses.
+    (tmp_path / "known.bib").write_text(UNTRUSTED.replace("journal = {Nature", "Journal = {Nature"))
+    mine = "@article{lecun, author = {Y. LeCun}, title = {Deep learning}, year = 2015}\n"
+    (tmp_path / "my.bib").write_text(mine)
+    result = run_cli("complete", "my.bib", "--catalog", "known.bib", cwd=tmp_path)
+    refused = [line.split(": it has")[0] for line in result.stderr.splitlines() if "[dangerous-macro]" in line]
+    assert refused == [
+        f"known.bib:3: error [dangerous-macro] field '{name}' of 'k' was not taken for 'lecun' (my.bib:1)"
+        for name in ("Journal", "pages", "publisher")
+    ]
+
+
 OTHER_VERSION = (
     "@article{other, title = {Deep Residual Learning for Image Recognition}, author = {He, Kaiming},\n"
     "  journal = {Journal B}, volume = {7}, number = {3}, pages = {1--9}, publisher = {Publisher B},"
