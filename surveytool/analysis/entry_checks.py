@@ -8,7 +8,7 @@ from collections.abc import Container, Iterable
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.crossref import LOOP_SHOWN, by_key, inheritance_loops, inherited_fields, named_parents
 from surveytool.analysis.preprints import arxiv_id
-from surveytool.bibtex.field_spans import field_location
+from surveytool.bibtex.field_spans import field_location, written_field
 from surveytool.bibtex.field_syntax import unseen_in_key
 from surveytool.bibtex.fields import REQUIRED_FIELDS
 from surveytool.bibtex.placeholders import is_placeholder_key, is_placeholder_title
@@ -115,11 +115,12 @@ def _date_conflict(context: CheckContext) -> Iterable[Finding]:
         said_year, said_month = (year_of_date(date), month_of_date(date)) if date and year else (None, None)
         month = month_macro(paper.fields.get("month", "")) if said_month else None
         if said_year and _FOUR_DIGITS.fullmatch(year) and said_year != year:
-            field, said = "year", f"year {year}"
+            field, said = "year", year
         elif month and list(MONTH_MACROS).index(month) + 1 != said_month:
-            field, said = "month", f"month {month}"
+            field, said = "month", month
         else:
             continue
+        said = f"{written_field(paper.raw, field)} {said}"
         printed = f"BibTeX prints the {field}, biblatex the date"
         message = f"{said} of '{paper.key}' disagrees with its date {date}: {printed}"
         yield Finding("date-conflict", Severity.WARNING, message, field_location(paper, field), _AGREE, paper.key)
@@ -152,7 +153,7 @@ def _crossref_undefined(context: CheckContext) -> Iterable[Finding]:
             yield Finding(
                 "crossref-undefined",
                 Severity.WARNING,
-                f"{field} of '{paper.key}' names '{key}', {said}",
+                f"{written_field(paper.raw, field)} of '{paper.key}' names '{key}', {said}",
                 field_location(paper, field),
                 hint,
                 paper.key,
@@ -174,7 +175,8 @@ def _crossref_loop(context: CheckContext) -> Iterable[Finding]:
         first, field = entries[0]
         fields = {f for _, f in entries}
         if size == 1:
-            message = f"{field} of '{first.key}' names the entry itself ('{_written(first, field, first)}')"
+            written = written_field(first.raw, field)
+            message = f"{written} of '{first.key}' names the entry itself ('{_written(first, field, first)}')"
         else:
             keys = [f"'{paper.key}'" for paper, _ in entries] + (["..."] if size > LOOP_SHOWN else [])
             said = " and ".join(sorted(fields))
@@ -223,10 +225,11 @@ def _title_case(context: CheckContext) -> Iterable[Finding]:
             if spots:
                 breaking = next((text for _start, _end, text in spots if breaks_once_lowered(text)), None)
                 lowered = f"; lowered, {breaking} reads as {breaking.lower()}" if breaking else ""
+                listed = ", ".join(text for _start, _end, text in spots)
                 yield Finding(
                     "title-case-unprotected",
                     Severity.WARNING,
-                    f"title of '{paper.key}' has unprotected capitals: {', '.join(text for _start, _end, text in spots)}{lowered}",
+                    f"{written_field(paper.raw, 'title')} of '{paper.key}' has unprotected capitals: {listed}{lowered}",
                     field_location(paper, "title"),
                     "surveytool check --fix adds braces around them",
                     paper.key,

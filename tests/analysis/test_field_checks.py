@@ -702,3 +702,26 @@ def test_findings_on_a_named_field_name_it_as_the_entry_writes_it(tmp_path):
         ("doi-malformed", 6, "DOI of 'k1' is not a DOI: 'doi:10.1145/3341301.3359646'"),
         ("url-malformed", 7, "URL of 'k1' has LaTeX escapes in its address: {\\_}"),
     ]
+
+
+def test_entry_checks_name_a_field_as_the_entry_writes_it(tmp_path):
+    # A Zotero export merged with a Web of Science copy writes Month, Crossref and Title: the findings said 'month',
+    # 'crossref' and 'title', which a case-sensitive search of the file does not find.
+    bib = (
+        "@Article{d2,\nYear = 2020,\nMonth = mar,\nDate = {2020-05-01},\n}\n"
+        "@InProceedings{lost,\nAuthor = {A, B},\nTitle = {Training GPUs},\nBooktitle = {SC},\nYear = 2020,\n"
+        "Crossref = {nowhere},\n}\n"
+        "@Proceedings{self,\nTitle = {SC},\nYear = 2020,\nCrossref = {Self},\n}\n"
+    )
+    (tmp_path / "wos.bib").write_text(bib, encoding="utf-8")
+    checks = ("date-conflict", "crossref-undefined", "crossref-loop", "title-case-unprotected")
+    assert sorted(findings(tmp_path / "wos.bib", *checks)) == [
+        ("crossref-loop", 16, "Crossref of 'self' names the entry itself ('Self')"),
+        ("crossref-undefined", 11, "Crossref of 'lost' names 'nowhere', which is not in the bibliography"),
+        (
+            "date-conflict",
+            3,
+            "Month mar of 'd2' disagrees with its date 2020-05-01: BibTeX prints the month, biblatex the date",
+        ),
+        ("title-case-unprotected", 8, "Title of 'lost' has unprotected capitals: GPUs"),
+    ]
