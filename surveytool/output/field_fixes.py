@@ -125,12 +125,15 @@ def _field_extent(raw: str, span: FieldSpan) -> tuple[int, int]:
         after += 1
     start = line_start(raw, span.start)
     line_end = next_line_break(raw, after)
-    if start > 0 and not raw[start : span.start].strip() and line_end and not raw[after : line_end.start()].strip():
+    rest = raw[after : line_end.start() if line_end else len(raw)].strip()
+    own_line = start > 0 and not raw[start : span.start].strip()
+    if own_line and line_end and not rest:
         return start, line_end.end()
     if comma:
         while after < len(raw) and raw[after] in " \t":
             after += 1
-        return span.start, after
+        # The entry's closing brace on the field's line (IEEE's month={},}) takes the line's start, not its indent.
+        return (start if own_line and rest in ("}", ")") else span.start), after
     # The last field, on a shared line: the comma before it goes with it.
     before = span.start
     while before > 0 and raw[before - 1] in " \t\r\n":

@@ -684,7 +684,7 @@ def test_check_fix_reports_a_field_as_the_entry_writes_it():
         "@ARTICLE{9000002,\n  Author={Narayanan, Deepak},\n"
         "  Title={Efficient Large-Scale Training: PipeDream \\& Megatron}, \n"
         "  Abstract={We reach 52\\% of peak throughput.}, \n  DOI={10.1145/3458817.3476209},\n"
-        "  URL={https://github.com/nvidia/megatron_lm},\n  }\n"
+        "  URL={https://github.com/nvidia/megatron_lm},\n}\n"
     )
 
 
@@ -725,3 +725,15 @@ def test_entry_checks_name_a_field_as_the_entry_writes_it(tmp_path):
         ),
         ("title-case-unprotected", 8, "Title of 'lost' has unprotected capitals: GPUs"),
     ]
+
+
+def test_fix_leaves_the_closing_brace_of_a_removed_last_field_where_the_file_puts_it():
+    # IEEE Xplore ends an entry with month={},}: removing the empty month left a line of just "  }".
+    bib = (
+        "@ARTICLE{9000001,\n  Title={GPipe},\n  Year={2019},\n}\n\n"
+        "@ARTICLE{9000002,\n  Title={PipeDream},\n  Year={2019},\n  month={},}\n"
+    )
+    document = read_bibtex(bib, "ieee.bib")
+    fixed, edits = fix_entries(bib, "ieee.bib", document.papers, Taxonomy("t", (), ()), selected={"empty-field"})
+    assert [edit.what for edit in edits] == ["empty month removed"]
+    assert fixed == bib.replace("  month={},}\n", "}\n")
