@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from surveytool.bibtex.field_spans import field_location
+from surveytool.bibtex.field_spans import field_location, written_field
 from surveytool.model import Finding, Paper, Severity
 from surveytool.text.control_chars import first_bidi_control
 
@@ -24,7 +24,7 @@ def bidi_findings(paper: Paper) -> list[Finding]:
     for name, value in paper.latex_fields.items():
         if char := first_bidi_control(value):
             message = (
-                f"field '{name}' of '{paper.key}' holds U+{ord(char):04X} ({unicodedata.name(char).lower()}), "
+                f"field '{written_field(paper.raw, name)}' of '{paper.key}' holds U+{ord(char):04X} ({unicodedata.name(char).lower()}), "
                 "which makes editors show the text around it in another order than it is read; bib -o and build "
                 "write it as it is"
             )

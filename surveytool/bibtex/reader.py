@@ -13,7 +13,7 @@ from bibtexparser import model
 
 from surveytool.bibtex.bidi_controls import bidi_findings
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
-from surveytool.bibtex.field_spans import field_location, field_name
+from surveytool.bibtex.field_spans import field_location, field_name, written_field
 from surveytool.bibtex.field_syntax import (
     bibtex_name,
     commented_entry,
@@ -206,13 +206,16 @@ def _dangerous_fields(paper: Paper, strings: Mapping[str, str]) -> list[Finding]
         quoted = '"' in value and has_quoted_braces(value)
         read = written_value_offences if quoted else bibtex_value_offences
         tex, offences = linked_offences(name, *read(value, strings)) if commands else ("", [])
-        what = f"field '{name}' of '{paper.key}'"
+        braces = quoted or "\\{" in value or "\\}" in value
+        if not (offences or braces or '\\"' in value):
+            continue
+        what = f"field '{written_field(paper.raw, name)}' of '{paper.key}'"  # as Web of Science's Title is written
         field: list[Finding] = []
         if offences:
             listed, hint = offences_and_hint(offences, tex, value)
             message = f"{what} has LaTeX outside the allowlist: {listed}"
             field.append(Finding("dangerous-macro", Severity.ERROR, message, entry, hint, paper.key))
-        if quoted or "\\{" in value or "\\}" in value:
+        if braces:
             field.extend(brace_findings(value, what, entry, paper.key, not offences))
         if '\\"' in value and not offences:  # a value printed literally is written in braces anyway
             field.extend(quote_findings(value, what, entry, paper.key))

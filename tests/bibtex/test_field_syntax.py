@@ -194,3 +194,11 @@ def test_syntax_and_duplicate_field_errors_name_a_field_as_the_entry_writes_it()
         ),
         ("duplicate-field", 11, "entry 'w2' has the field 'NOTE' again"),
     ]
+
+
+def test_allowlist_and_bidi_findings_name_a_field_as_the_entry_writes_it():
+    text = "@Article{w3,\nTitle = {Routing \\input{x}},\nNOTE = {abc\u202etxt},\nYear = {2022},\n}\n"
+    findings = read_bibtex(text, "x.bib").findings
+    found = {(f.check, f.location.line, f.message.split(" has ")[0].split(" holds ")[0]) for f in findings}
+    assert ("dangerous-macro", 2, "field 'Title' of 'w3'") in found
+    assert ("bidi-control", 3, "field 'NOTE' of 'w3'") in found
