@@ -41,6 +41,7 @@ from surveytool.cli.options import (
     check_option_files,
     exit_code,
     make_options,
+    nonempty_path,
     progress,
     report,
     require_choice,
@@ -50,10 +51,22 @@ from surveytool.cli.options import (
 
 def bib(
     sources: SourcesArg = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="The .bib file to write (-: print it).")] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            parser=nonempty_path("the .bib file given with -o/--output", "name a file, or - to print it"),
+            help="The .bib file to write (-: print it).",
+        ),
+    ] = None,
     in_place: Annotated[
         Path | None,
-        typer.Option("--in-place", help="Update this .bib of yours: only changed tags and new entries are written."),
+        typer.Option(
+            "--in-place",
+            parser=nonempty_path("the .bib file given with --in-place", "name your .bib file"),
+            help="Update this .bib of yours: only changed tags and new entries are written.",
+        ),
     ] = None,
     dialect: DialectOpt = "bibtex",
     sort: Annotated[str, typer.Option("--sort", help="key, or section (taxonomy order, then year).")] = "key",

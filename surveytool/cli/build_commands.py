@@ -31,6 +31,7 @@ from surveytool.cli.options import (
     ThemesOpt,
     exit_code,
     make_options,
+    nonempty_path,
     progress,
     report,
     require_choice,
@@ -50,7 +51,15 @@ REUSED_WHAT = {
 
 def build(
     sources: SourcesArg = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("build"),
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            parser=nonempty_path("the output folder given with -o/--out", "name a folder, e.g. -o build"),
+            help="Output folder.",
+        ),
+    ] = Path("build"),
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
     level: LevelOpt = "section",
@@ -161,9 +170,17 @@ def build(
 
 def draft(
     sources: SourcesArg = None,
-    output: Annotated[Path, typer.Option("--output", "-o", help="The chapter file to write ('-': print it).")] = Path(
-        "related_work.tex"
-    ),
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output",
+            "-o",
+            parser=nonempty_path(
+                "the chapter file given with -o/--output", "name a file, e.g. -o related_work.tex, or - to print it"
+            ),
+            help="The chapter file to write ('-': print it).",
+        ),
+    ] = Path("related_work.tex"),
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
     level: LevelOpt = "section",

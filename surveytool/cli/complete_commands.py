@@ -8,7 +8,17 @@ from typing import Annotated
 
 import typer
 
-from surveytool.cli.options import CacheOpt, CatalogOpt, ConfigOpt, QuietOpt, StrictOpt, exit_code, make_options, report
+from surveytool.cli.options import (
+    CacheOpt,
+    CatalogOpt,
+    ConfigOpt,
+    QuietOpt,
+    StrictOpt,
+    exit_code,
+    make_options,
+    nonempty_path,
+    report,
+)
 
 
 def complete(
@@ -19,7 +29,13 @@ def complete(
     ] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Write the added fields into the file itself.")] = False,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the completed .bib here (-: print it).")
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            parser=nonempty_path("the .bib file given with -o/--output", "name a file, or - to print it"),
+            help="Write the completed .bib here (-: print it).",
+        ),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print a unified diff and change nothing (also without -o/--in-place).")

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from surveytool.options import Options
     from surveytool.sources.read import FileHints
 
+from surveytool.errors import SurveyToolError
 from surveytool.model import Finding, Severity
 from surveytool.text.control_chars import shown
 
@@ -33,17 +34,14 @@ KindOpt = Annotated[
 ]
 
 
-def taxonomy_path(given_with: str) -> Callable[[str], Path]:
-    """A taxonomy file's path as typed, an empty one (from "$TAXONOMY" unset) refused as such: made a Path, it
-    was ".", the current folder, and refused as a directory."""
+def nonempty_path(subject: str, hint: str) -> Callable[[str], Path]:
+    """The parser of a path option or argument: the path as typed, an empty one refused as such. "$OUT" with the
+    variable unset is "": made a Path, it was ".", the current folder, refused as a directory or written into."""
 
     def path(value: str) -> Path:  # named as the type it stands for in --help
         if not value:
-            from surveytool.errors import TaxonomyError
-
-            raise TaxonomyError(
-                f"the taxonomy file given {given_with} is an empty path",
-                hint="name a taxonomy TOML file; a shell variable that is not set gives an empty path",
+            raise SurveyToolError(
+                f"{subject} is an empty path", hint=f"{hint}; a shell variable that is not set gives an empty path"
             )
         return Path(value)
 
@@ -54,7 +52,7 @@ TaxonomyOpt = Annotated[
     Path | None,
     typer.Option(
         "--taxonomy",
-        parser=taxonomy_path("with --taxonomy"),
+        parser=nonempty_path("the taxonomy file given with --taxonomy", "name a taxonomy TOML file"),
         help="Taxonomy TOML file. Default: the bundled one.",
     ),
 ]

@@ -15,7 +15,7 @@ from surveytool.cli.options import (
     TagsFieldOpt,
     TaxonomyOpt,
     make_options,
-    taxonomy_path,
+    nonempty_path,
 )
 
 if TYPE_CHECKING:
@@ -74,7 +74,13 @@ def taxonomy_show(
 
 @taxonomy_app.command("validate")
 def taxonomy_validate(
-    path: Annotated[Path, typer.Argument(parser=taxonomy_path("to taxonomy validate"), help="Taxonomy TOML file.")],
+    path: Annotated[
+        Path,
+        typer.Argument(
+            parser=nonempty_path("the taxonomy file given to taxonomy validate", "name a taxonomy TOML file"),
+            help="Taxonomy TOML file.",
+        ),
+    ],
 ) -> None:
     """Check a taxonomy file; errors name the line (exit 2)."""
     from surveytool.analysis.taxonomy import load_taxonomy

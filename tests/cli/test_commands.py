@@ -220,6 +220,48 @@ def test_an_empty_taxonomy_path_is_told_as_empty_not_as_the_current_folder(tmp_p
     assert folder.returncode == 2 and folder.stderr.startswith(".: error: taxonomy file is a directory")
 
 
+UNSET = "a shell variable that is not set gives an empty path"
+
+
+def test_an_empty_output_path_writes_nothing_into_the_current_folder(tmp_path):
+    # -o "$OUT" with the variable unset: build wrote its whole output into the current folder and said "wrote ./";
+    # bib left a surveytool.lock.json there before it said ".: error: is a directory".
+    (tmp_path / "lib.bib").write_text("@article{ng2020, title={Pipelined Training}, author={Ng, Ann}, year={2020}}\n")
+    for args, said in [
+        (
+            ("build", "lib.bib", "-o", ""),
+            "the output folder given with -o/--out is an empty path (name a folder, e.g. -o build",
+        ),
+        (
+            ("build", "lib.bib", "--out", ""),
+            "the output folder given with -o/--out is an empty path (name a folder, e.g. -o build",
+        ),
+        (
+            ("draft", "lib.bib", "-o", ""),
+            "the chapter file given with -o/--output is an empty path (name a file, e.g. -o related_work.tex, or - to print it",
+        ),
+        (
+            ("bib", "lib.bib", "-o", ""),
+            "the .bib file given with -o/--output is an empty path (name a file, or - to print it",
+        ),
+        (
+            ("bib", "lib.bib", "--in-place", ""),
+            "the .bib file given with --in-place is an empty path (name your .bib file",
+        ),
+        (
+            ("export", "lib.bib", "--output", ""),
+            "the file given with -o/--output is an empty path (name a file, or - to print it",
+        ),
+        (
+            ("complete", "lib.bib", "-o", ""),
+            "the .bib file given with -o/--output is an empty path (name a file, or - to print it",
+        ),
+    ]:
+        result = run_cli(*args, cwd=tmp_path)
+        assert (result.returncode, result.stdout, result.stderr) == (2, "", f"error: {said}; {UNSET})\n"), args
+        assert [p.name for p in tmp_path.iterdir()] == ["lib.bib"], args
+
+
 def test_a_title_over_several_lines_is_one_line_of_the_taxonomy_tree():
     from surveytool.analysis.taxonomy import parse_taxonomy
     from surveytool.cli.present import taxonomy_tree
