@@ -18,25 +18,11 @@ from surveytool.errors import SurveyToolError
 from surveytool.model import Finding, Severity
 from surveytool.text.control_chars import shown
 
-SourcesArg = Annotated[
-    list[Path] | None,
-    typer.Argument(
-        help="Related-paper lists (.txt), .bib, id lists or CSL-JSON; - reads standard input. Default: the bundled seeds.",
-        show_default=False,
-    ),
-]
-KindOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--kind",
-        help="Read every source (standard input too) as: list, bib, ids or csl (CSL-JSON). Default: by name and content.",
-    ),
-]
-
 
 def nonempty_path(subject: str, hint: str) -> Callable[[str], Path]:
-    """The parser of a path option or argument: the path as typed, an empty one refused as such. "$OUT" with the
-    variable unset is "": made a Path, it was ".", the current folder, refused as a directory or written into."""
+    """The parser of a path option or argument: the path as typed, an empty one refused. "$OUT" with the variable
+    unset is "": made a Path it was ".", the current folder, refused as a directory or written into. Nothing else
+    is checked here: a file that is missing or unreadable is told by its reader in one line, not a usage box."""
 
     def path(value: str) -> Path:  # named as the type it stands for in --help
         if not value:
@@ -48,6 +34,22 @@ def nonempty_path(subject: str, hint: str) -> Callable[[str], Path]:
     return path
 
 
+SOURCE_HINT = "name a related-paper list, .bib, id list or CSL-JSON file, or - for standard input"
+SourcesArg = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        parser=nonempty_path("a source given on the command line", SOURCE_HINT),
+        help="Related-paper lists (.txt), .bib, id lists or CSL-JSON; - reads standard input. Default: the bundled seeds.",
+        show_default=False,
+    ),
+]
+KindOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--kind",
+        help="Read every source (standard input too) as: list, bib, ids or csl (CSL-JSON). Default: by name and content.",
+    ),
+]
 TaxonomyOpt = Annotated[
     Path | None,
     typer.Option(
@@ -57,14 +59,24 @@ TaxonomyOpt = Annotated[
     ),
 ]
 CatalogOpt = Annotated[
-    list[Path] | None, typer.Option("--catalog", help="A .bib of known papers to resolve against (repeatable).")
+    list[Path] | None,
+    typer.Option(
+        "--catalog",
+        parser=nonempty_path("a catalog given with --catalog", "name a .bib file of known papers"),
+        help="A .bib of known papers to resolve against (repeatable).",
+    ),
 ]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print only errors, and what became of a key two entries use.")
 ]
 OverridesOpt = Annotated[
-    Path | None, typer.Option("--overrides", help="TOML file of your own tags by key ([tags] key = [ids]).")
+    Path | None,
+    typer.Option(
+        "--overrides",
+        parser=nonempty_path("the overrides file given with --overrides", "name a TOML file of your own tags"),
+        help="TOML file of your own tags by key ([tags] key = [ids]).",
+    ),
 ]
 OnlineOpt = Annotated[
     bool, typer.Option("--online", help="Also ask OpenAlex, Crossref and arXiv (answers are cached).")
@@ -73,11 +85,17 @@ ConfigOpt = Annotated[
     Path | None,
     typer.Option(
         "--config",
+        parser=nonempty_path("the settings file given with --config", "name a settings file, e.g. surveytool.toml"),
         help="Settings file: [tag], [bib], [keys], [latex], [online], ... (default: ./surveytool.toml if present).",
     ),
 ]
 CacheOpt = Annotated[
-    Path | None, typer.Option("--cache", help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).")
+    Path | None,
+    typer.Option(
+        "--cache",
+        parser=nonempty_path("the cache file given with --cache", "name a file for the online answers"),
+        help="SQLite file for online answers (default: ./.surveytool-cache.sqlite).",
+    ),
 ]
 ForceOpt = Annotated[
     bool, typer.Option("--force", help="Overwrite generated .tex edited outside the notes regions (kept as .bak).")
@@ -100,9 +118,13 @@ ThemesOpt = Annotated[
     ),
 ]
 LevelOpt = Annotated[str, typer.Option("--level", help="Top heading of the chapter: section or chapter.")]
-# Not checked here: an unreadable folder is one line from render.make_environment, not a usage box.
 TemplatesOpt = Annotated[
-    Path | None, typer.Option("--templates", readable=False, help="Folder of templates overriding the bundled ones.")
+    Path | None,
+    typer.Option(
+        "--templates",
+        parser=nonempty_path("the templates folder given with --templates", "name a folder of templates"),
+        help="Folder of templates overriding the bundled ones.",
+    ),
 ]
 DialectOpt = Annotated[str, typer.Option("--dialect", help="bibtex or biblatex.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the entries as a JSON array (the entries.json schema).")]

@@ -262,6 +262,40 @@ def test_an_empty_output_path_writes_nothing_into_the_current_folder(tmp_path):
         assert [p.name for p in tmp_path.iterdir()] == ["lib.bib"], args
 
 
+def test_an_empty_path_to_read_is_told_as_empty_not_as_the_current_folder(tmp_path):
+    # "$CONFIG" unset: ".: error: config file is a directory, not a file (name the files inside it)"; an empty
+    # --templates was the current folder, read for templates without a word.
+    (tmp_path / "lib.bib").write_text("@article{ng2020, title={Pipelined Training}, author={Ng, Ann}, year={2020}}\n")
+    source = "name a related-paper list, .bib, id list or CSL-JSON file, or - for standard input"
+    for args, said in [
+        (("parse", ""), f"a source given on the command line is an empty path ({source}"),
+        (("bib", "lib.bib", "", "-o", "out.bib"), f"a source given on the command line is an empty path ({source}"),
+        (
+            ("parse", "lib.bib", "--catalog", ""),
+            "a catalog given with --catalog is an empty path (name a .bib file of known papers",
+        ),
+        (
+            ("tag", "lib.bib", "--overrides", ""),
+            "the overrides file given with --overrides is an empty path (name a TOML file of your own tags",
+        ),
+        (
+            ("check", "lib.bib", "--config", ""),
+            "the settings file given with --config is an empty path (name a settings file, e.g. surveytool.toml",
+        ),
+        (
+            ("resolve", "lib.bib", "--online", "--cache", ""),
+            "the cache file given with --cache is an empty path (name a file for the online answers",
+        ),
+        (
+            ("build", "lib.bib", "-o", "out", "--templates", ""),
+            "the templates folder given with --templates is an empty path (name a folder of templates",
+        ),
+    ]:
+        result = run_cli(*args, cwd=tmp_path)
+        assert (result.returncode, result.stdout, result.stderr) == (2, "", f"error: {said}; {UNSET})\n"), args
+        assert [p.name for p in tmp_path.iterdir()] == ["lib.bib"], args
+
+
 def test_a_title_over_several_lines_is_one_line_of_the_taxonomy_tree():
     from surveytool.analysis.taxonomy import parse_taxonomy
     from surveytool.cli.present import taxonomy_tree
