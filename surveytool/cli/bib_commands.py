@@ -180,7 +180,11 @@ def rekey(
     sources: SourcesArg = None,
     tex: Annotated[
         list[Path] | None,
-        typer.Option("--tex", help="A .tex file whose \\cite keys to rewrite, with the files it inputs (repeatable)."),
+        typer.Option(
+            "--tex",
+            parser=nonempty_path("a .tex file given with --tex", "name a .tex file, e.g. the main file of the thesis"),
+            help="A .tex file whose \\cite keys to rewrite, with the files it inputs (repeatable).",
+        ),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only print what would change.")] = False,
     catalog: CatalogOpt = None,

@@ -21,6 +21,7 @@ from surveytool.cli.options import (
     TaxonomyOpt,
     exit_code,
     make_options,
+    nonempty_path,
     progress,
     report,
     require_choice,
@@ -34,6 +35,7 @@ def check(
         list[Path] | None,
         typer.Option(
             "--tex",
+            parser=nonempty_path("a .tex file given with --tex", "name a .tex file, e.g. the main file of the thesis"),
             help="A .tex file whose \\cite keys must exist, with the files it inputs and its .aux (repeatable).",
         ),
     ] = None,

@@ -22,7 +22,15 @@ from surveytool.cli.options import (
 
 
 def complete(
-    bib: Annotated[Path, typer.Argument(help="Your .bib file.", show_default=False, metavar="FILE.bib")],
+    bib: Annotated[
+        Path,
+        typer.Argument(
+            parser=nonempty_path("the .bib file given to complete", "name your .bib file"),
+            help="Your .bib file.",
+            show_default=False,
+            metavar="FILE.bib",
+        ),
+    ],
     online: Annotated[
         bool,
         typer.Option("--online", help="Also ask Semantic Scholar, DBLP, Crossref and OpenAlex (answers are cached)."),

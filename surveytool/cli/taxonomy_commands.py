@@ -10,6 +10,7 @@ import typer
 from typer.core import TyperGroup
 
 from surveytool.cli.options import (
+    SOURCE_HINT,
     ConfigOpt,
     OverridesOpt,
     TagsFieldOpt,
@@ -54,7 +55,11 @@ def taxonomy_show(
     taxonomy: TaxonomyOpt = None,
     sources: Annotated[
         list[Path] | None,
-        typer.Option("--sources", help="Count entries of these sources (default: the bundled seeds)."),
+        typer.Option(
+            "--sources",
+            parser=nonempty_path("a source given with --sources", SOURCE_HINT),
+            help="Count entries of these sources (default: the bundled seeds).",
+        ),
     ] = None,
     overrides: OverridesOpt = None,
     tags_field: TagsFieldOpt = "sections",

@@ -296,6 +296,23 @@ def test_an_empty_path_to_read_is_told_as_empty_not_as_the_current_folder(tmp_pa
         assert [p.name for p in tmp_path.iterdir()] == ["lib.bib"], args
 
 
+def test_an_empty_path_to_a_command_of_its_own_is_told_as_empty(tmp_path):
+    # complete "$BIB", --tex "$MAIN" and taxonomy --sources "$BIB" unset: ".: error: is a directory, not a file".
+    (tmp_path / "lib.bib").write_text("@article{ng2020, title={Pipelined Training}, author={Ng, Ann}, year={2020}}\n")
+    source = "name a related-paper list, .bib, id list or CSL-JSON file, or - for standard input"
+    tex = "a .tex file given with --tex is an empty path (name a .tex file, e.g. the main file of the thesis"
+    for args, said in [
+        (("complete", ""), "the .bib file given to complete is an empty path (name your .bib file"),
+        (("complete", "", "--in-place"), "the .bib file given to complete is an empty path (name your .bib file"),
+        (("check", "lib.bib", "--tex", ""), tex),
+        (("rekey", "lib.bib", "--tex", ""), tex),
+        (("taxonomy", "--sources", ""), f"a source given with --sources is an empty path ({source}"),
+    ]:
+        result = run_cli(*args, cwd=tmp_path)
+        assert (result.returncode, result.stdout, result.stderr) == (2, "", f"error: {said}; {UNSET})\n"), args
+        assert [p.name for p in tmp_path.iterdir()] == ["lib.bib"], args
+
+
 def test_a_title_over_several_lines_is_one_line_of_the_taxonomy_tree():
     from surveytool.analysis.taxonomy import parse_taxonomy
     from surveytool.cli.present import taxonomy_tree
