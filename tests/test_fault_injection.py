@@ -439,6 +439,25 @@ def test_an_unreadable_file_or_folder_is_one_line_or_a_note(tmp_path: Path, what
     )
 
 
+@pytest.mark.parametrize(
+    "given",
+    [(), ("--catalog",), ("--config",), ("--overrides",), ("--tex",), ("complete",), ("taxonomy", "--sources")],
+    ids=["source", "catalog", "config", "overrides", "tex", "complete", "taxonomy-sources"],
+)
+def test_an_unreadable_file_given_to_an_option_is_the_readers_one_line(tmp_path: Path, given: tuple[str, ...]):
+    # It was a usage box: "Error: Invalid value for '--config': Path '.../locked' is not readable."
+    source, unreadable = _readable_source(tmp_path), tmp_path / "locked"
+    unreadable.write_text("[tags]\n", encoding="utf-8")
+    unreadable.chmod(0)
+    command = list(given) if given[:1] in (("complete",), ("taxonomy",)) else ["check", str(source), *given]
+    result = run_cli_unprivileged(*command, str(unreadable))
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(lines) == 1 and lines[0].startswith(f"{unreadable}: error: ") and "(Permission denied)" in lines[0], (
+        lines
+    )
+
+
 def test_a_read_only_out_folder_is_one_line_and_exit_2(tmp_path: Path):
     source, out = _readable_source(tmp_path), tmp_path / "out"
     out.mkdir()
