@@ -24,7 +24,6 @@ from surveytool.output.files import (
     fill_reserved,
     refuse_links_out_of,
     refuse_writing_over,
-    write_atomically,
     written_at,
 )
 from surveytool.output.fragments import templates_digest
@@ -128,14 +127,15 @@ def build(
         reuse = BuildReuse(options.build_cache)
         survey = analyse(options, stage, reuse)
         trace = reuse.trace
+        lock_text = dump_pins(survey.pins)
         with stage("rendering"), StagedFiles() as staged:
+            # Staged first, so moved into place first: a build stopped in between never leaves keys pinned nowhere.
+            staged.write(layout.lock, lock_text)
             drafts = ProseDrafts()
             uncited = uncited_keys(survey.papers)
             views, written = _write_outputs(survey, uncited, draft, layout, staged, notes, memos, drafts)
             drafts.refuse_if_saved_meanwhile()
             staged.commit()
-    lock_text = dump_pins(survey.pins)
-    write_atomically(layout.lock, lock_text)
     memos.save()
     if trace is not None and options.build_cache is not None:
         stamps = file_digests(layout.bibliography, layout.entries)
@@ -215,6 +215,7 @@ def _build_patched(
     lock_text = dump_pins(patched.pins)
     drafts = ProseDrafts()
     with stage("rendering"), StagedFiles() as staged:
+        staged.write(layout.lock, lock_text)  # first, as in a full build
         bib_file, records_file = staged.reserve(bib_path), staged.reserve(records_path)
 
         def data_files() -> bool:
@@ -261,7 +262,6 @@ def _build_patched(
             run_beside(data_files, chapter)
         drafts.refuse_if_saved_meanwhile()
         staged.commit()
-    write_atomically(layout.lock, lock_text)
     memos.save()
     views = patched.views
     reused = {"entries": (len(views) - patched.changed, patched.changed), **memos.stats()}

@@ -262,3 +262,51 @@ def test_in_place_a_lock_file_that_cannot_be_written_leaves_the_users_bib_as_it_
     result = run_cli("bib", "--in-place", "own.bib", "ids.txt", "--catalog", "catalog.bib", cwd=folder)
     assert result.returncode != 0 and "surveytool.lock.json: error: is read-only" in result.stderr
     assert (folder / "own.bib").read_text(encoding="utf-8") == OWN  # no entry added under a key pinned nowhere
+
+
+def _build(folder: Path, *sources: str, reuse: str = "--reuse"):
+    return run_cli("build", *sources, "--out", "out", reuse, "--no-figure", "--no-plot", cwd=folder)
+
+
+def _outputs(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted((folder / "out").iterdir()) if path.is_file()}
+
+
+def test_a_build_with_a_lock_file_that_cannot_be_written_leaves_its_outputs_as_they_were(tmp_path):
+    # The build moved its outputs into place, then failed on the lock: a .bib and chapter citing keys pinned nowhere.
+    folder = _folder(tmp_path)
+    assert _build(folder, "ids.txt", "--catalog", "catalog.bib", reuse="--no-reuse").returncode == 0
+    before = _outputs(folder)
+    _two_papers(folder)
+    (folder / "out" / "surveytool.lock.json").chmod(0o444)
+    result = _build(folder, "ids.txt", "--catalog", "catalog.bib", reuse="--no-reuse")
+    assert result.returncode != 0 and "out/surveytool.lock.json: error: is read-only" in result.stderr
+    assert _outputs(folder) == before
+
+
+def test_a_build_stopped_after_its_keys_were_pinned_gets_the_pinned_keys_next_time(tmp_path):
+    folder = _folder(tmp_path)
+    _two_papers(folder)
+    (folder / "out" / "references.bib").mkdir(parents=True)  # the .bib cannot be moved into place
+    assert _build(folder, "ids.txt", "--catalog", "catalog.bib", reuse="--no-reuse").returncode != 0
+    pins = json.loads((folder / "out" / "surveytool.lock.json").read_text(encoding="utf-8"))["keys"]
+    assert pins == {"doi:10.1234/abc": "smith2020deep", "doi:10.1234/abd": "smith2020deepb"}
+
+
+def test_a_patched_rebuild_with_a_lock_file_that_cannot_be_written_leaves_its_outputs_as_they_were(tmp_path):
+    folder = _folder(tmp_path)
+    assert _build(folder, "own.bib").returncode == 0
+    before = _outputs(folder)
+    added = "\n@article{jones2021,\n  author = {Jones, Ann},\n  title = {Wide Things},\n  year = {2021},\n}\n"
+    (folder / "own.bib").write_text(OWN + added, encoding="utf-8")
+    lock = folder / "out" / "surveytool.lock.json"
+    lock.chmod(0o444)
+    result = _build(folder, "own.bib")
+    assert result.returncode != 0 and "out/surveytool.lock.json: error: is read-only" in result.stderr
+    assert _outputs(folder) == before
+    lock.chmod(0o644)
+    patched = _build(folder, "own.bib")
+    assert patched.returncode == 0 and "entries kept as they were" in patched.stdout  # the rebuild tested is patched
+    assert "@article{jones2021," in (folder / "out" / "references.bib").read_text(encoding="utf-8")
+    assert '"jones2021"' in lock.read_text(encoding="utf-8")
+
