@@ -15,7 +15,7 @@ from surveytool.build_result import BuildResult, BuildSummary
 from surveytool.errors import OutputError, SurveyToolError
 from surveytool.options import LOCK_FILE, DraftOptions
 from surveytool.output.chapter_view import GroupView, chapter_views
-from surveytool.output.files import refuse_writing_over, write_atomically, write_output, writes_into_device
+from surveytool.output.files import StagedFiles, refuse_writing_over, write_output, writes_into_device
 from surveytool.output.notes_regions import read_saved, regions, stamp
 from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose, read_generated
 from surveytool.output.render import render_template
@@ -73,21 +73,24 @@ def draft_chapter(
                 context["groups"] = suggest(context["groups"], {} if streamed else _notes_in(output))
             chapter = render_template(env, "related_work.tex.j2", context)
     notes: list[ProseNote] = []
+    # The lock is moved into place first: a run stopped in between never leaves a chapter citing keys pinned nowhere.
+    with StagedFiles() as staged:
+        if lock is not None:
+            staged.write(lock, dump_pins(survey.pins))
+        if not streamed:
+            drafts = ProseDrafts()
+            known = citable_keys(survey.papers, draft.dialect)
+            text = keep_prose(
+                output, chapter, draft.force, notes, drafts, survey.taxonomy, known, lambda: merged_into(survey.papers)
+            )
+            drafts.refuse_if_saved_meanwhile()
+            staged.write(output, text)
+        staged.commit()
     if to_stdout:
         sys.stdout.write(stamp(chapter))
         sys.stdout.flush()
     elif streamed:
         write_output(output, stamp(chapter))
-    else:
-        drafts = ProseDrafts()
-        known = citable_keys(survey.papers, draft.dialect)
-        text = keep_prose(
-            output, chapter, draft.force, notes, drafts, survey.taxonomy, known, lambda: merged_into(survey.papers)
-        )
-        drafts.refuse_if_saved_meanwhile()
-        write_output(output, text)
-    if lock is not None:
-        write_atomically(lock, dump_pins(survey.pins))
     summary = BuildSummary(
         len(survey.papers),
         sum(p.resolved for p in survey.papers),

@@ -310,3 +310,14 @@ def test_a_patched_rebuild_with_a_lock_file_that_cannot_be_written_leaves_its_ou
     assert "@article{jones2021," in (folder / "out" / "references.bib").read_text(encoding="utf-8")
     assert '"jones2021"' in lock.read_text(encoding="utf-8")
 
+
+def test_a_draft_with_a_lock_file_that_cannot_be_written_leaves_the_chapter_as_it_was(tmp_path):
+    folder = _folder(tmp_path)
+    draft = ("draft", "ids.txt", "--catalog", "catalog.bib", "-o", "chapter.tex")
+    run_cli(*draft, cwd=folder, check=True)
+    before = (folder / "chapter.tex").read_bytes()
+    _two_papers(folder)
+    (folder / "surveytool.lock.json").chmod(0o444)
+    result = run_cli(*draft, cwd=folder)
+    assert result.returncode != 0 and "surveytool.lock.json: error: is read-only" in result.stderr
+    assert (folder / "chapter.tex").read_bytes() == before  # no \cite of a key pinned nowhere
