@@ -57,17 +57,35 @@ def normalize_any_script(text: str) -> str:
     return " ".join(_WORD_ANY_SCRIPT.findall(bare.casefold()))
 
 
+# Scripts written without spaces between words (Chinese, Japanese kana, Thai, Lao, Myanmar, Khmer).
+_UNSPACED = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]"
+)
+
+
 def strip_truncation(text: str) -> str:
     """Text without a trailing ellipsis and without the word it may have cut."""
     stripped = text.rstrip()
     for mark in ("…", "..."):
         if stripped.endswith(mark):
-            cut = stripped[: -len(mark)]
+            cut = stripped[: -len(mark)].rstrip("…")  # Chinese writes its ellipsis twice: ……
             # The last word may be cut mid-way unless it ends in punctuation.
             if cut and cut[-1].isalnum():
-                cut = cut.rsplit(None, 1)[0] if " " in cut else ""
+                cut = cut.rsplit(None, 1)[0] if " " in cut else _without_last_unspaced_word(cut)
             return cut.rstrip()
     return stripped
+
+
+def _without_last_unspaced_word(cut: str) -> str:
+    """A text without spaces but for its last word: in Chinese, a character (a word there may be one), not the whole
+    text; a Latin word closing it ("训练GPT") goes whole; a text in no such script is one word, all of it cut."""
+    if not _UNSPACED.search(cut):
+        return ""
+    end = len(cut)
+    while end and cut[end - 1].isalnum() and not _UNSPACED.match(cut[end - 1]):
+        end -= 1
+    return cut[:end] if end < len(cut) else cut[:-1]
 
 
 def opening_words(text: str, count: int) -> list[str]:

@@ -321,3 +321,12 @@ def test_a_draft_with_a_lock_file_that_cannot_be_written_leaves_the_chapter_as_i
     result = run_cli(*draft, cwd=folder)
     assert result.returncode != 0 and "surveytool.lock.json: error: is read-only" in result.stderr
     assert (folder / "chapter.tex").read_bytes() == before  # no \cite of a key pinned nowhere
+
+
+def test_a_cut_chinese_snippet_is_keyed_by_its_words_and_keeps_a_key_pinned_before():
+    # Read as one cut word and thrown away, the text left no word for the key: anon-entry-....
+    snippet = _snippet(1, FOREIGN[0])
+    assert key_base(snippet).startswith("anon-dagui")
+    pinned = {identity_of(snippet): "anon-entry-" + key_base(snippet).rsplit("-", 1)[1]}
+    [keyed], pins = assign_keys([snippet], pinned)
+    assert keyed.key == pinned[identity_of(snippet)] and pins == pinned

@@ -6,7 +6,7 @@ import pytest
 
 from surveytool.analysis.merge import merge_duplicates
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
-from surveytool.text.normalize import drops_letters, normalize, normalize_any_script
+from surveytool.text.normalize import drops_letters, normalize, normalize_any_script, strip_truncation
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,21 @@ def test_two_titles_told_apart_by_a_greek_letter_beside_a_ligature_are_two_paper
     ]
     assert normalize_any_script(titles[0]) == normalize_any_script(titles[0].replace("ﬃ", "ffi"))
     assert [p.title for p in merge_duplicates(papers)] == titles
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("大规模模型的流水线并行训练方法研究…", "大规模模型的流水线并行训练方法研"),  # the last character may be cut
+        ("大规模模型的流水线并行训练方法研究……", "大规模模型的流水线并行训练方法研"),  # Chinese's own ellipsis
+        ("大规模模型。流水线并行训练...", "大规模模型。流水线并行训"),
+        ("分布式训练。…", "分布式训练。"),  # ends in punctuation: nothing cut
+        ("分布式训练GPT…", "分布式训练"),  # a Latin word cut after Chinese goes whole
+        ("ผลการทดลอง…", "ผลการทดลอ"),  # Thai is written without spaces too
+        ("a cut wor…", "a cut"),
+        ("Transformers…", ""),  # one Latin word, cut: nothing known of it
+    ],
+)
+def test_a_cut_text_without_spaces_loses_its_last_character_not_all_of_it(text, kept):
+    # The whole unspaced text was read as one cut word and thrown away: a Chinese snippet had no words left.
+    assert strip_truncation(text) == kept
