@@ -34,8 +34,8 @@ class PairwiseGroups:
         self.members: dict[int, list[int]] = {}
         self.facts: dict[int, Facts] = {}
         self.findings: list[Finding] = []
-        self.reported: set[tuple[int, str]] = set()  # (record, check): one finding of each kind per record
-        self.reported_groups: set[tuple[int, int]] = set()  # groups already said to be one work
+        self.reported: set[tuple[int, str]] = set()  # (record or group, check): one finding of each kind for each
+        self.kept_apart: list[tuple[int, int, str]] = []  # keyed entries of one work, reported once all are joined
         self.ambiguous: dict[int, tuple[int, int, str, str]] = {}  # record: two works it matches, evidence, why
         self.matches: dict[int, dict[int, str]] = {}  # record: the records it could merge with, and by what
         self._conflicts: dict[tuple[int, int, bool], str] = {}
@@ -78,6 +78,7 @@ class PairwiseGroups:
         self.ambiguous = self._find_ambiguous(candidates)
         for first, second, identity in candidates:
             self.consider(first, second, identity)
+        self._report_duplicates()
         for record, (one, other, identity, why) in sorted(self.ambiguous.items()):
             self._report_ambiguous(record, one, other, identity, why)
 
@@ -173,10 +174,7 @@ class PairwiseGroups:
                 self._report_suspicious(first, second, identity, why_not)
             return
         if self._kept_apart(a, b):
-            both = (min(root_a, root_b), max(root_a, root_b))
-            if both not in self.reported_groups:  # not again for an identical copy of one of them
-                self.reported_groups.add(both)
-                self._report_duplicate(first, second, identity)
+            self.kept_apart.append((first, second, identity))
             return
         if self._may_join_despite_ambiguity(first, second) and self._groups_agree(root_a, root_b, identity):
             self.union(root_a, root_b)
@@ -213,23 +211,34 @@ class PairwiseGroups:
             groups.setdefault(self.find(index), []).append(index)
         return list(groups.values())
 
-    def _report_duplicate(self, first: int, second: int, identity: str) -> None:
-        if (second, "duplicate-entry") in self.reported:
-            return
-        self.reported.add((second, "duplicate-entry"))
-        a, b = self.papers[first], self.papers[second]
-        self.findings.append(
-            Finding(
-                "duplicate-entry",
-                Severity.WARNING,
-                f"'{b.key}' ({min(b.sources)}) and '{a.key}' ({min(a.sources)}) look like the same work: "
-                f"{shared_evidence(identity)}; both are kept",
-                min(b.sources),
-                _unmerged_hint({a.key, b.key} & self.ambiguous_keys if self.merge_user_entries else set()),
-                b.key,
-                (min(b.sources), min(a.sources)),
+    def _report_duplicates(self) -> None:
+        """One finding for each group of entries kept apart from an earlier group, named as the merged entries are.
+
+        Reported once every join is made: an identical copy of an entry (a co-author's file sharing it) joins
+        that entry's group, and reported before, each copy was reported again beside the other work. The places
+        are the merged entries' (a group's root is its first record), as the merge after resolving reports them.
+        """
+        for first, second, identity in self.kept_apart:
+            if self.find(first) > self.find(second):
+                first, second = second, first
+            root_a, root_b = self.find(first), self.find(second)
+            if (root_b, "duplicate-entry") in self.reported:
+                continue
+            self.reported.add((root_b, "duplicate-entry"))
+            a, b = self.papers[first], self.papers[second]
+            at_a, at_b = (min(s for i in self.group(root) for s in self.papers[i].sources) for root in (root_a, root_b))
+            self.findings.append(
+                Finding(
+                    "duplicate-entry",
+                    Severity.WARNING,
+                    f"'{b.key}' ({at_b}) and '{a.key}' ({at_a}) look like the same work: "
+                    f"{shared_evidence(identity)}; both are kept",
+                    at_b,
+                    _unmerged_hint({a.key, b.key} & self.ambiguous_keys if self.merge_user_entries else set()),
+                    b.key,
+                    (at_b, at_a),
+                )
             )
-        )
 
     def _report_suspicious(self, first: int, second: int, identity: str, why_not: str) -> None:
         if (second, "suspicious-duplicate-id") in self.reported:

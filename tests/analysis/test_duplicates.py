@@ -802,3 +802,26 @@ def test_a_title_with_a_greek_letter_or_an_accent_is_one_work_however_its_accent
     (tmp_path / "library.json").write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
     keys, _ = bib(tmp_path, "library.json")
     assert len(keys) == 2
+
+
+PUBLISHED = (
+    "@inproceedings{huang2019neurips,\n  title = {GPipe: Efficient Training of Giant Neural Networks},\n"
+    "  author = {Huang, Yanping and Cheng, Youlong},\n  booktitle = {NeurIPS},\n  year = {2019},\n}\n"
+)
+SHARED = (
+    "@article{huang2019gpipe,\n  title = {Gpipe: Efficient training of giant neural networks},\n"
+    "  author = {Huang, Yanping and Cheng, Youlong},\n  year = {2019},\n}\n"
+)
+
+
+@pytest.mark.parametrize("order", [("mine.bib", "coauthor.bib"), ("coauthor.bib", "mine.bib")])
+def test_a_pair_of_entries_of_one_work_is_reported_once_when_a_coauthors_file_shares_one_of_them(tmp_path, order):
+    # The copy an earlier `bib --in-place` added to mine.bib, and the co-author's entry it came from.
+    (tmp_path / "mine.bib").write_text(PUBLISHED + "\n" + SHARED, encoding="utf-8")
+    (tmp_path / "coauthor.bib").write_text(SHARED, encoding="utf-8")
+    checked = run_cli("check", *order, "--checks", "duplicate-entry", cwd=tmp_path)
+    lines = [line for line in checked.stderr.splitlines() if "[duplicate-entry]" in line]
+    assert len(lines) == 1 and "'huang2019gpipe'" in lines[0] and "'huang2019neurips' (mine.bib:1)" in lines[0]
+    assert checked.stdout.endswith("1 warning: duplicate-entry 1\n")
+    updated = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", cwd=tmp_path)
+    assert updated.stderr.count("[duplicate-entry]") == 1
