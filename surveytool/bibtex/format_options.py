@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 from surveytool.bibtex.values import EXACTLY_DECODED, VERBATIM_FIELDS, month_macro, split_concatenation
 
@@ -40,6 +40,9 @@ class BibFormat:
     max_authors: int = 0  # more authors than this: the first ones "and others"; 0 keeps all
     wrap: int = 0  # lines longer than this broken at spaces; 0 never
     drop_all_caps: bool = False  # ALL-CAPITAL text in title case
+    # --space, --tab or [bib] set the indent, maybe to the standard one: it is not the file's indent under
+    # `bib --in-place`. Not compared: the layout is the standard one all the same.
+    indent_given: bool = field(default=False, compare=False)
 
     @property
     def indent(self) -> str:
@@ -90,7 +93,11 @@ def bib_format(settings: Mapping[str, object], base: BibFormat = STANDARD) -> Bi
         elif name in ("omit", "sort_fields"):
             value = tuple(str(v).lower() for v in value)  # type: ignore[attr-defined]
         values[name] = value
+    if "space" in values or "tab" in values:  # from the flags or [bib]
+        values["indent_given"] = True
     chosen = BibFormat(**{**{f.name: getattr(base, f.name) for f in fields(BibFormat)}, **values})
+    if chosen.indent_given:
+        return chosen
     return STANDARD if chosen == STANDARD else chosen  # the writers test for STANDARD by identity
 
 

@@ -22,8 +22,8 @@ _MAX_SPACES = 16  # as many as --space takes
 
 def file_indent(text: str, fmt: BibFormat) -> BibFormat:
     """``fmt`` with the indent most entries of ``text`` give their fields (a tab, or N spaces), unless ``fmt``
-    asks for another than the standard one; an indent of other white space (a tab and spaces) is not taken."""
-    if fmt.indent != STANDARD.indent:
+    asks for an indent (the standard one too); an indent of other white space (a tab and spaces) is not taken."""
+    if fmt.indent_given or fmt.indent != STANDARD.indent:
         return fmt
     indents = Counter(
         found.group(2) for found in _FIRST_FIELD.finditer(text) if found.group(1).lower() not in _NOT_ENTRIES

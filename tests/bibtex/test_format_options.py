@@ -66,7 +66,9 @@ def test_the_standard_format_is_the_layout_written_before_and_an_empty_table_kee
     document = read_bibtex(LIBRARY, "lib.bib")
     assert written(STANDARD) == render_bibliography(document.papers, document.blocks)
     assert written(BibFormat()) == written(STANDARD)  # a default made elsewhere takes the general path
-    assert bib_format({"space": 2}) is STANDARD
+    # The standard indent asked for: the standard layout, remembered as asked for (see in_place_layout).
+    asked = bib_format({"space": 2})
+    assert asked == STANDARD and asked.indent_given and written(asked) == written(STANDARD)
     assert "  author = {Noam Shazeer and" in written(STANDARD)
 
 

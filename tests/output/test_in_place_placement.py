@@ -98,3 +98,13 @@ def test_an_indent_asked_for_wins_over_the_files(tmp_path):
     run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", "--space", "3", cwd=tmp_path, check=True)
     added = (tmp_path / "refs.bib").read_text().split("@article{huang2019gpipe,\n")[1]
     assert added.startswith("   author = {Huang, Yanping},\n   title = ")
+
+
+@pytest.mark.parametrize("asked", [("--space", "2"), ("--no-tab",), ("--config", "settings.toml")])
+def test_the_standard_indent_asked_for_wins_over_the_files_too(tmp_path, asked):
+    (tmp_path / "refs.bib").write_bytes(indented("\t", "\n"))
+    (tmp_path / "coauthor.bib").write_text(GPIPE)
+    (tmp_path / "settings.toml").write_text("[bib]\nspace = 2\n")
+    run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", *asked, cwd=tmp_path, check=True)
+    added = (tmp_path / "refs.bib").read_text().split("@article{huang2019gpipe,\n")[1]
+    assert added.startswith("  author = {Huang, Yanping},\n  title = ")
