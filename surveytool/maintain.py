@@ -127,6 +127,7 @@ def update_bib(
         left,
         macros_added_to(*_strings_of(survey.blocks, str(target))),
         original.encoding,
+        [str(source) for source in sources],
     )
     write_atomically(lock, dump_pins(survey.pins))  # first, as write_bib does: the added entries' keys pinned
     if text != original.exact_text:

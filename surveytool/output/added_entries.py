@@ -16,24 +16,34 @@ Render = Callable[[Sequence[Paper]], str]
 
 
 def entries_to_add(
-    new: Sequence[Paper], own: Sequence[Paper], display: str, encoding: str, rendered: Render, left: list[Finding]
+    new: Sequence[Paper],
+    own: Sequence[Paper],
+    display: str,
+    encoding: str,
+    rendered: Render,
+    left: list[Finding],
+    order: Sequence[str] = (),
 ) -> list[Paper]:
     """The papers of ``new`` to add to the file ``display`` whose entries are ``own``; a finding in ``left`` for
-    each left out.
+    each left out. ``order``: the sources as given, which decides between two entries of one work.
 
     Left out: an entry under a key the file has, for the same work. It is the entry a run added before, since
     edited in its source: added again (under a new key) by every run, the file filled with copies. An entry
     for a work the file has under another key (DBLP's key in the file, Google Scholar's in a co-author's):
-    a second copy, and the next run would warn that the file has the work twice. And an entry the file's
-    encoding cannot hold (see ``legacy_encoding``).
+    a second copy, and the next run would warn that the file has the work twice. An entry for a work another
+    source has under another key, added from there: of two sources' entries of one work, the one read first
+    (by ``order``, then line) is added, as the first entry of a work keeps its key when merging. And an entry
+    the file's encoding cannot hold (see ``legacy_encoding``).
     """
     by_key = {paper.key.lower(): paper for paper in own}
     by_identity: dict[str, list[Paper]] = {}
     for paper in own if new else ():
         for identity in identities(paper):
             by_identity.setdefault(identity, []).append(paper)
-    added = []
-    for paper in new:
+    rank = {path: i for i, path in enumerate(order)}
+    added: list[Paper] = []
+    adding: dict[str, list[Paper]] = {}  # the identities of the entries added
+    for paper in sorted(new, key=lambda p: min(((rank.get(s.path, len(rank)), s) for s in p.sources), default=())):
         mine = by_key.get((written_key(paper.raw) or paper.key).lower())
         if mine is not None and _same_work(mine, paper):
             left.append(_already_there(paper, mine, display))
@@ -41,20 +51,23 @@ def entries_to_add(
         found = _filed_as(paper, by_identity)
         if found is not None:
             left.append(_under_another_key(paper, *found, display))
+            continue
+        found = _filed_as(paper, adding)
+        if found is not None:
+            left.append(_under_another_key(paper, *found, display, added_now=True))
         elif _held(paper, encoding, rendered, display, left):
             added.append(paper)
+            for identity in identities(paper):
+                adding.setdefault(identity, []).append(paper)
     return added
 
 
 def without_superseded(findings: Iterable[Finding], left: Sequence[Finding]) -> list[Finding]:
-    """``findings`` without the ``duplicate-entry`` warnings about the entries ``left`` says are already in the file
-    under another key: the file has the work once, and the finding in ``left`` says which key to cite."""
-    told = {_pair(f) for f in left if f.check == "already-in-file"}
-    return [f for f in findings if f.check != "duplicate-entry" or _pair(f) not in told]
-
-
-def _pair(finding: Finding) -> frozenset[object]:
-    return frozenset((finding.location, *(finding.places or ())))
+    """``findings`` without the ``duplicate-entry`` warnings naming an entry ``left`` says is in the file under
+    another key (or added under it): the file has the work once, and the finding in ``left`` says which key to
+    cite. The warning may name another copy of the file's entry (a co-author's file sharing it) than ``left``."""
+    told = {f.location for f in left if f.check == "already-in-file" and f.places}
+    return [f for f in findings if f.check != "duplicate-entry" or not told & {f.location, *(f.places or ())}]
 
 
 def _filed_as(paper: Paper, by_identity: dict[str, list[Paper]]) -> tuple[Paper, str] | None:
@@ -92,17 +105,19 @@ def _already_there(paper: Paper, mine: Paper, display: str) -> Finding:
     )
 
 
-def _under_another_key(paper: Paper, mine: Paper, identity: str, display: str) -> Finding:
+def _under_another_key(paper: Paper, mine: Paper, identity: str, display: str, added_now: bool = False) -> Finding:
+    """``paper`` left out for ``mine``, an entry of the file or, ``added_now``, one this run adds to it."""
     theirs, kept = written_key(paper.raw) or paper.key, written_key(mine.raw) or mine.key
     # The file's entry as it stands there: it may also be read from a copy in another source.
-    where, at = (min(paper.sources) if paper.sources else None), min(s for s in mine.sources if s.path == display)
+    where = min(paper.sources) if paper.sources else None
+    at = min(mine.sources) if added_now else min(s for s in mine.sources if s.path == display)
+    has = f"this run adds that work from {at} as" if added_now else f"{at} has that work as"
     # An info: the user's file is as it should be, and the other source is not theirs to mend.
     rekey = shlex.join(["surveytool", "rekey", display, *([where.path] if where else []), "--tex", "FILE"])
     return Finding(
         "already-in-file",
         Severity.INFO,
-        f"entry '{theirs}' is not added to {display}: {at} has that work as '{kept}' ({shared_evidence(identity)});"
-        f" cite '{kept}'",
+        f"entry '{theirs}' is not added to {display}: {has} '{kept}' ({shared_evidence(identity)}); cite '{kept}'",
         where,
         f"`{rekey}` rewrites \\cite{{{theirs}}} in your documents to \\cite{{{kept}}}",
         theirs,

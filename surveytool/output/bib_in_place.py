@@ -121,6 +121,7 @@ def update_bib_in_place(
     left: list[Finding] | None = None,
     added_with: WrittenMacros | None = None,
     encoding: str = "utf-8",
+    order: Sequence[str] = (),
 ) -> tuple[str, list[Edit]]:
     """``text`` (the file ``display``) with changed tags rewritten and new entries added at its end, before the
     metadata JabRef keeps last, in ``fmt``'s layout with the file's indent (see ``in_place_layout``), their lines
@@ -130,6 +131,7 @@ def update_bib_in_place(
     is, with a finding appended to ``left`` (see ``tags_field.tags_macro``). ``added_with``: the @string table
     new entries are written against (``fields.macros_added_to``); a macro the file lacks is spelled out.
     ``encoding``: the file's; a new entry it cannot hold even in LaTeX spellings is left out, with a finding.
+    ``order``: the sources as given; of two new entries of one work, the first source's is added.
     """
 
     newline = newline_of(text if exact is None else exact)
@@ -152,7 +154,7 @@ def update_bib_in_place(
             return (held_by(encoding, text)[0] or text).replace("\n", newline)
 
         own = [p for p in papers if any(s.path == display for s in p.sources)]
-        new = entries_to_add(new, own, display, encoding, rendered, left if left is not None else [])
+        new = entries_to_add(new, own, display, encoding, rendered, left if left is not None else [], order)
         added = sorted(new, key=lambda p: p.key)
 
         # BibTeX inherits only from a parent written after the child: a new child of an entry already in the

@@ -201,3 +201,30 @@ def test_another_work_of_the_same_title_is_still_added(tmp_path):
     result = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", cwd=tmp_path)
     assert "cheng2023gpipe: added" in result.stdout and "already-in-file" not in result.stderr
     assert (tmp_path / "mine.bib").read_text().startswith(DBLP)
+
+
+@pytest.mark.parametrize("order", [("dblp.bib", "scholar.bib"), ("scholar.bib", "dblp.bib")])
+def test_of_two_sources_entries_of_one_work_only_the_first_sources_is_added(tmp_path, order):
+    mine = "@article{a1,\n  title = {Pipeline parallel training},\n  year = {2020},\n  sections = {pipeline-parallel},\n}\n"
+    (tmp_path / "mine.bib").write_text(mine)
+    (tmp_path / "dblp.bib").write_text(DBLP)
+    (tmp_path / "scholar.bib").write_text(SCHOLAR)
+    (tmp_path / "main.tex").write_text("As in \\cite{huang2019gpipe} and \\cite{DBLP:conf/nips/HuangCBFCCLNLWC19}.\n")
+    first, other = order
+    kept, dropped = ("DBLP:conf/nips/HuangCBFCCLNLWC19", "huang2019gpipe")[:: 1 if first == "dblp.bib" else -1]
+    result = run_cli("bib", "--in-place", "mine.bib", *order, "--strict", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"{kept}: added" in result.stdout and dropped not in result.stdout
+    assert result.stderr == (
+        f"{other}:1: info [already-in-file] entry '{dropped}' is not added to mine.bib: this run adds that work from "
+        f"{first}:1 as '{kept}' (the same title with compatible first author and year); cite '{kept}' (`surveytool "
+        f"rekey mine.bib {other} --tex FILE` rewrites \\cite{{{dropped}}} in your documents to \\cite{{{kept}}})\n"
+    )
+    written = (tmp_path / "mine.bib").read_text()
+    # The next run adds nothing and says the same of the other entry, now of the file's.
+    again = run_cli("bib", "--in-place", "mine.bib", *order, "--strict", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "0 change(s)" in again.stdout and (tmp_path / "mine.bib").read_text() == written
+    assert "[duplicate-entry]" not in again.stderr and f"has that work as '{kept}'" in again.stderr
+    run_cli("rekey", "mine.bib", other, "--tex", "main.tex", cwd=tmp_path, check=True)
+    assert (tmp_path / "main.tex").read_text() == f"As in \\cite{{{kept}}} and \\cite{{{kept}}}.\n"
