@@ -11,7 +11,7 @@ from surveytool.bibtex.dialects import as_biblatex, as_bibtex, bibtex_type
 from surveytool.bibtex.field_spans import field_spans
 from surveytool.bibtex.filing_names import names_with
 from surveytool.bibtex.format_options import STANDARD, BibFormat, format_fields
-from surveytool.bibtex.linked_fields import linked_value
+from surveytool.bibtex.linked_fields import address_value, linked_value
 from surveytool.bibtex.names import label_safe
 from surveytool.bibtex.order import sort_papers
 from surveytool.bibtex.placeholders import PLACEHOLDER_KEY, is_placeholder_title, placeholder_title
@@ -31,7 +31,7 @@ from surveytool.bibtex.values import (
 )
 from surveytool.bibtex.writer import bibtex_pieces, entry_text
 from surveytool.model import MapEach, Paper, RawBlock, frozen_mapping
-from surveytool.text.addresses import URL_FIELDS, web_address, www_links_to_the_web
+from surveytool.text.addresses import URL_FIELDS, www_links_to_the_web
 from surveytool.text.latex import (
     Misplaced,
     block_offences,
@@ -181,18 +181,15 @@ def bibtex_fields(
     for name in sorted(values, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n)):
         origin = origins.get(name, name)
         original = paper.latex_fields.get(origin) if origin else None
-        if name in URL_FIELDS and name != tags_field:
-            address = web_address(values[name])
-            if address is None:  # a link to a file or a program (url-scheme): the user's file keeps it
-                continue
-            if address != values[name].strip():  # a host written without its scheme: hyperref links it as a file
-                values[name], original = address, None
-        raw = (
-            _value(paper, name, values[name], macros, original)
-            if name != tags_field
-            else safe_bibtex_value("{" + values[name] + "}")
-        )
-        rendered.append((name, raw))
+        raw: str | None
+        if name == tags_field:
+            raw = safe_bibtex_value("{" + values[name] + "}")
+        elif name in URL_FIELDS:
+            raw = address_value(_value(paper, name, values[name], macros, original), values[name])
+        else:
+            raw = _value(paper, name, values[name], macros, original)
+        if raw is not None:  # None: a link to a file or a program (url-scheme), which the user's file keeps
+            rendered.append((name, raw))
     return rendered if fmt is STANDARD else format_fields(rendered, fmt)
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from surveytool.bibtex.field_spans import field_location, literal_inner
+from surveytool.bibtex.field_spans import field_location, literal_inner, written_field
 from surveytool.model import Finding, Paper, Severity
-from surveytool.text.addresses import URL_FIELDS, address_scheme, web_address
-from surveytool.text.latex import Offence, inert_latex
+from surveytool.text.addresses import LOCAL_SCHEMES, URL_FIELDS, address_scheme, web_address
+from surveytool.text.latex import Offence, encode_bibtex_value, inert_latex
 from surveytool.text.latex_allowlist import Misplaced
 
 LINKED_FIELDS = frozenset({"url", "doi"})
@@ -49,21 +49,35 @@ def linked_value(name: str, value: str) -> str:
     return "{" + inert_latex(inner, offences, specials=False) + "}"
 
 
+def address_value(written: str, text: str) -> str | None:
+    """A url field's value as written (``written``; ``text`` as read) as a link to the web: a host or DOI without its
+    scheme gets one (hyperref links ``www.x.org`` as a file beside the PDF); None for no web page (``file:``)."""
+    literal = literal_inner(written)
+    inner = literal[1] if literal else text  # the address as hyperref reads it: a ~ is no space there
+    address = web_address(inner)
+    if address is None or address == inner.strip():
+        return None if address is None else written
+    return written[0] + address + written[-1] if literal else "{" + encode_bibtex_value(address) + "}"
+
+
 def address_findings(paper: Paper) -> list[Finding]:
-    """A ``url-scheme`` error for each url field of ``paper`` that links to no web page (``text/addresses.py``)."""
+    """A ``url-scheme`` finding for each url field of ``paper`` that links to no web page (``text/addresses.py``):
+    an error for a link to the reader's machine (a path, ``file:``, ``run:``, ``javascript:``), a warning for
+    another scheme (``ssh:``), which a viewer hands to some program."""
     found = []
     for name in URL_FIELDS:
         address = paper.fields.get(name, "").strip()
         if not address or web_address(address) is not None:
             continue
         scheme = address_scheme(address)
-        what = f"a {scheme}: address" if scheme else "a path on the reader's machine"
+        local = len(scheme) < 2 or scheme in LOCAL_SCHEMES  # C:\\ is a drive
+        what = "a path on the reader's machine" if len(scheme) < 2 else f"a link with the scheme {scheme}:"
         shown = address if len(address) <= 80 else address[:80] + "…"
         found.append(
             Finding(
                 "url-scheme",
-                Severity.ERROR,
-                f"{name} of '{paper.key}' is {what}, not a web page: {shown}",
+                Severity.ERROR if local else Severity.WARNING,
+                f"{written_field(paper.raw, name)} of '{paper.key}' is {what}, not a web page: {shown}",
                 field_location(paper, name),
                 "write the page's http(s) address; the .bib surveytool writes (bib -o, build) leaves this one out, "
                 "your file keeps it",

@@ -11,13 +11,24 @@ from __future__ import annotations
 
 import re
 
+from surveytool.text.identifiers import parse_identifier
+
 #: The fields that hold one address, taken verbatim: styles print them in ``\\url``, biblatex too.
 URL_FIELDS = ("url",)
-WEB_SCHEMES = frozenset({"http", "https", "ftp"})
+#: Schemes whose links lead to a server, never to the reader's machine (``mailto`` opens a message).
+WEB_SCHEMES = frozenset({"http", "https", "ftp", "mailto"})
+#: Schemes that open a file or run something on the reader's machine: an error, not only a link left out.
+LOCAL_SCHEMES = frozenset({"file", "run", "launch", "javascript", "vbscript", "data", "smb"})
 _SCHEME = re.compile(r"([a-z][a-z0-9+.-]*):", re.IGNORECASE)
-# A host name with no scheme before it (x.org/a, www.x.org, x.org:8080): a web address with its scheme left out.
+# What a file's name ends with, which a host's last label never is in a .bib (smith2020.pdf, report.html).
+_FILE_ENDING = r"(?:pdf|html?|ps|gz|z|txt|docx?|zip|tex|bib|djvu|xml|json|pptx?|xlsx?|png|jpe?g|gif|svg)"
+# A host name with no scheme before it (x.org/a, www.x.org, x.org:8080, 192.0.2.1/a): a web address with its
+# scheme left out.
 _HOST = re.compile(
-    r"www\.|(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:[a-z]{2,}|xn--[a-z0-9-]+)\.?(?::\d*)?(?:[/?#]|\Z)", re.IGNORECASE
+    rf"www\.|(?!(?:[^/?#:]*\.)?{_FILE_ENDING}\.?(?:[?#]|\Z))"
+    r"(?:(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:[a-z]{2,}|xn--[a-z0-9-]+)|\d{1,3}(?:\.\d{1,3}){3})"
+    r"\.?(?::\d*)?(?:[/?#]|\Z)",
+    re.IGNORECASE,
 )
 
 
@@ -29,16 +40,27 @@ def address_scheme(address: str) -> str:
 
 
 def web_address(address: str) -> str | None:
-    """``address`` as a link to the web: as written with a web scheme, with ``https://`` before a host written
-    without one; None for an address with another scheme or a path (``file:``, ``javascript:``, ``../a``, ``//host``).
-    """
+    """``address`` as a link to the web: as written with a web scheme; a host written without one, a DOI or an
+    arXiv id as the address it stands for (``https://x.org/a``, ``https://doi.org/10.1000/x``); without the angle
+    brackets prose puts around it. None for an address with another scheme or a path (``file:``, ``../a``)."""
     address = address.strip()
+    if address.startswith("<") and address.endswith(">"):
+        address = address[1:-1].strip()
+    identifier = parse_identifier(address) if _IDENTIFIER_START.match(address) else None
+    if identifier is not None:
+        kind, value = identifier.kind, identifier.value + identifier.version
+        return f"https://doi.org/{value}" if kind == "doi" else f"https://arxiv.org/abs/{value}"
     scheme = address_scheme(address)
     if scheme:
         return address if scheme in WEB_SCHEMES else None
     if not address or _HOST.match(address):
         return f"https://{address}" if address else ""
     return None
+
+
+# A DOI or an arXiv id written alone or with its prefix (10.1000/x, doi:10.1000/x, arXiv:2101.00001): not an
+# address with a scheme a link could use.
+_IDENTIFIER_START = re.compile(r"(?:doi:|arxiv:|10\.\d)", re.IGNORECASE)
 
 
 # The address of a \url or \href in LaTeX that starts with www.: hyperref links \href{www.x}{...} to a local

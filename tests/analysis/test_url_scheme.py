@@ -42,8 +42,9 @@ LINKS_ELSEWHERE = """@misc{share,
         "../a",
         "//host/share",
         "C:\\papers\\a.pdf",
-        "mailto:a@x.org",
         "javascript.x.org:alert(1)",
+        "smith2020.pdf",
+        "papers/report.html",
         "/etc/passwd",
     ],
 )
@@ -51,14 +52,31 @@ def test_an_address_that_leads_off_the_web_is_no_web_address(address):
     assert web_address(address) is None
 
 
-@pytest.mark.parametrize("address", ["https://x.org/a", "HTTP://x.org", "ftp://ftp.cs.x.edu/pub/tr.ps.gz", ""])
+@pytest.mark.parametrize(
+    "address", ["https://x.org/a", "HTTP://x.org", "ftp://ftp.cs.x.edu/pub/tr.ps.gz", "mailto:a@x.org", ""]
+)
 def test_a_web_address_stays_one(address):
     assert web_address(address) == address
 
 
-@pytest.mark.parametrize("address", ["x.org/a", "x.org:8080/a", "www.x.org", "www.a/../../etc/passwd"])
+@pytest.mark.parametrize(
+    "address", ["x.org/a", "x.org:8080/a", "www.x.org", "www.a/../../etc/passwd", "192.0.2.1/x", "x.org/a.pdf"]
+)
 def test_a_host_written_without_its_scheme_is_given_https(address):
     assert web_address(address) == "https://" + address
+
+
+@pytest.mark.parametrize(
+    ("address", "link"),
+    [
+        ("doi:10.1000/x_y", "https://doi.org/10.1000/x_y"),
+        ("10.1000/abc", "https://doi.org/10.1000/abc"),
+        ("arXiv:2101.00001v2", "https://arxiv.org/abs/2101.00001v2"),
+        ("<https://x.org/p>", "https://x.org/p"),
+    ],
+)
+def test_an_identifier_or_a_bracketed_address_is_the_link_it_stands_for(address, link):
+    assert web_address(address) == link
 
 
 def test_a_www_address_of_url_or_href_is_given_https_and_nothing_else_is():
@@ -77,9 +95,11 @@ def test_bib_reports_each_on_its_line_and_writes_none_of_them(tmp_path):
     result = run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
     found = [line.split(" (")[0] for line in result.stderr.splitlines() if "[url-scheme]" in line]
     assert found == [
-        "refs.bib:3: error [url-scheme] url of 'share' is a file: address, not a web page: file://attacker/share/x.pdf",
-        "refs.bib:7: error [url-scheme] url of 'program' is a run: address, not a web page: run:/bin/sh",
-        "refs.bib:11: error [url-scheme] url of 'script' is a javascript: address, not a web page: JavaScript:app.alert(1)",
+        "refs.bib:3: error [url-scheme] url of 'share' is a link with the scheme file:, not a web page: "
+        "file://attacker/share/x.pdf",
+        "refs.bib:7: error [url-scheme] url of 'program' is a link with the scheme run:, not a web page: run:/bin/sh",
+        "refs.bib:11: error [url-scheme] url of 'script' is a link with the scheme javascript:, not a web page: "
+        "JavaScript:app.alert(1)",
         "refs.bib:15: error [url-scheme] url of 'path' is a path on the reader's machine, not a web page: ../../../../home",
     ]
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
@@ -91,7 +111,7 @@ def test_bib_in_place_leaves_them_in_the_users_file(tmp_path):
     bib = tmp_path / "refs.bib"
     bib.write_text(LINKS_ELSEWHERE, encoding="utf-8")
     result = run_cli("bib", "--in-place", "refs.bib", cwd=tmp_path)
-    assert "url of 'program' is a run: address, not a web page: run:/bin/sh" in result.stderr
+    assert "url of 'program' is a link with the scheme run:, not a web page: run:/bin/sh" in result.stderr
     assert bib.read_text(encoding="utf-8") == LINKS_ELSEWHERE
 
 
@@ -128,3 +148,36 @@ def test_the_pdf_has_web_links_only(tmp_path):
     pdf = (tmp_path / "all.pdf").read_bytes()
     assert b"/S/URI/URI(https://www.y.org/a)" in pdf and b"/URI(https://www.a/../../../../etc/passwd)" in pdf
     assert b"GoToR" not in pdf and b"/Launch" not in pdf and b"/URI(www." not in pdf
+
+
+# Addresses as the wild writes them: a home page's ~, a --, a url wrapped in \href, a DOI, a mail address, a
+# scheme a viewer hands to another program, a file beside the .bib.
+ADDRESSES_AS_WRITTEN = """@misc{tilde, title = {A}, author = {Doe, J}, year = 2020, url = {www.x.org/~user/a%20b}}
+@misc{dashes, title = {B}, author = {Doe, J}, year = 2020, url = {www.x.org/a--b/c}}
+@misc{wrapped, title = {C}, author = {Doe, J}, year = 2020, url = {\\href{www.x.org/p}{here}}}
+@misc{mail, title = {D}, author = {Doe, J}, year = 2020, URL = {mailto:jane@x.org}}
+@misc{doi, title = {E}, author = {Doe, J}, year = 2020, url = {doi:10.1000/x}}
+@misc{file, title = {F}, author = {Doe, J}, year = 2020, Url = {smith2020.pdf}}
+@misc{shell, title = {G}, author = {Doe, J}, year = 2020, url = {ssh://h/x}}
+"""
+
+
+def test_an_address_is_written_as_written_with_only_its_scheme_added(tmp_path):
+    (tmp_path / "refs.bib").write_text(ADDRESSES_AS_WRITTEN, encoding="utf-8")
+    result = run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    urls = [line.strip() for line in written.splitlines() if line.strip().startswith("url = ")]
+    assert sorted(urls) == sorted(
+        [
+            "url = {https://doi.org/10.1000/x},",
+            "url = {https://www.x.org/a--b/c},",  # not an en dash
+            "url = {mailto:jane@x.org},",
+            "url = {https://www.x.org/~user/a%20b},",  # a ~ is no space in an address
+            "url = {https://www.x.org/p},",
+        ]
+    )
+    found = [line.split(" (")[0] for line in result.stderr.splitlines() if "[url-scheme]" in line]
+    assert found == [
+        "refs.bib:6: error [url-scheme] Url of 'file' is a path on the reader's machine, not a web page: smith2020.pdf",
+        "refs.bib:7: warning [url-scheme] url of 'shell' is a link with the scheme ssh:, not a web page: ssh://h/x",
+    ]
