@@ -9,6 +9,7 @@ from typing import Any
 from surveytool.bibtex.values import split_tags
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.csl_dates import date_end, date_fields
+from surveytool.sources.csl_note import read_note
 from surveytool.sources.csl_rich_text import PLAIN_VARIABLES, rich_text
 from surveytool.text.identifiers import parse_identifier
 from surveytool.text.latex import encode_bibtex_value, usable_key
@@ -251,16 +252,6 @@ def _arxiv_fields(item: dict[str, Any]) -> dict[str, str]:
     return {}
 
 
-# What citeproc-js reads in a note as the item's own variables (a line "issued: 2020", a "{:type: book}"; a URL's
-# "https://" is none), and the lines Zotero and Better BibTeX keep fields in ("Citation Key: x", "tex.ids: y").
-_NOTE_VARIABLE = re.compile(r"^(?:[-_a-z]+|[A-Z]+|tex\.[-\w.]+|Citation Key):(?!//).*\n?|\{:[-_a-z]+:[^}]*\}", re.M)
-
-
-def _note(item: dict[str, Any]) -> str:
-    """The text of the note, the variables in it left out: what a reader of the item sees."""
-    return rich_text(_NOTE_VARIABLE.sub("", _text(item.get("note")))).text.strip()
-
-
 def _field_text(item: dict[str, Any], name: str) -> str:
     """A variable's text: CSL rich text as its reader shows it (tags gone, a nocase "<" a "<"), a plain one as is."""
     value = _text(item.get(name))
@@ -300,8 +291,11 @@ def _item_to_paper(item: dict[str, Any], where: SourceLocation) -> Paper:
     number = _field_text(item, "number")
     if kind == "techreport" and number and "number" not in fields and parse_identifier(number) is None:
         fields["number"] = number  # a report's own number ("TR-2019-01"), not an arXiv id
-    if note := _note(item):
+    note, noted = read_note(_text(item.get("note")))
+    if note:
         fields["note"] = note
+    for name, value in noted.items():  # a DOI kept in Zotero's Extra: the item's own when it has none
+        fields.setdefault(name, value)
     accessed = _date(item.get("accessed"))
     if accessed:
         fields["urldate"] = accessed

@@ -351,3 +351,18 @@ def test_a_bibtex_year_open_at_its_end_goes_out_as_csl_s_open_range(tmp_path):
     assert [items[k]["issued"] for k in "ab"] == [{"date-parts": [[1990], [0]]}] * 2
     back, _ = _back(items)
     assert [(back[k].fields["year"], back[k].fields["date"]) for k in "ab"] == [("1990", "1990/")] * 2
+
+
+def test_a_note_s_own_lines_and_its_doi_survive_csl_json_to_bib_and_back(tmp_path):
+    # A note's "TODO: check pages" and "see: appendix B" were dropped on reading (only "Extended version." was
+    # left), and its "DOI: ..." line with them.
+    note = "TODO: check pages\nDOI: 10.1000/abc\nsee: appendix B\nExtended version."
+    (tmp_path / "in.json").write_text(json.dumps([{"id": "k", "type": "book", "title": "T", "note": note}]))
+    run_cli("bib", "in.json", "-o", "out.bib", cwd=tmp_path, check=True)
+    bib = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "doi = {10.1000/abc}," in bib and "note = {TODO: check pages\nsee: appendix B\nExtended version.}" in bib
+    kept = "TODO: check pages see: appendix B Extended version."  # a .bib reader takes a line end for a space
+    again = json.loads(run_cli("export", "out.bib", "-f", "csl-json", cwd=tmp_path, check=True).stdout)
+    assert again[0]["DOI"] == "10.1000/abc" and rich_text(again[0]["note"]).text == kept
+    back, findings = _back({item["id"]: item for item in again})
+    assert findings == [] and back["k"].fields["note"] == kept and back["k"].fields["doi"] == "10.1000/abc"

@@ -407,3 +407,26 @@ def test_an_item_whose_id_is_given_twice_is_placed_at_its_own_line():
     text = '[\n{"id": "k", "title": "First"},\n{"id": "k", "title": "Second"},\n{"id": "k"}\n]'
     papers, findings = csl_to_papers(json.loads(text), "x.json", text)
     assert [p.sources[0].line for p in papers] == [2, 3] and [f.location.line for f in findings] == [4]
+
+
+def test_a_note_keeps_the_user_s_own_lines_and_gives_its_doi_to_an_item_without_one():
+    # Every "word: text" line was dropped as if it were a CSL variable: of this note only "Extended version." was
+    # left, and its DOI was lost with it.
+    note = "TODO: check pages\nDOI: 10.1000/abc\nsee: appendix B\nExtended version."
+    extra = "URL: https://a.org/x\nISBN: 978-3-16-148410-0\nissued: 2020\n{:ISSN: 1234-5678} Seen: {:Note: n}"
+    items = [
+        {"id": "n", "type": "book", "title": "N", "note": note},
+        {"id": "d", "type": "book", "title": "D", "DOI": "10.1/own", "URL": "https://own.org", "note": note},
+        {"id": "e", "type": "book", "title": "E", "note": extra + "\nCitation Key: e0\ntex.ids: e1"},
+    ]
+    papers, findings = csl_to_papers(items, "x.json", "")
+    assert findings == []
+    n, d, e = (paper.fields for paper in papers)
+    assert n["note"] == d["note"] == "TODO: check pages\nsee: appendix B\nExtended version."
+    assert n["doi"] == "10.1000/abc" and d["doi"] == "10.1/own" and d["url"] == "https://own.org"
+    assert e["note"] == "Seen: {:Note: n}"  # "Note" is no CSL variable: "note" is
+    assert {name: e[name] for name in ("url", "isbn", "issn")} == {
+        "url": "https://a.org/x",
+        "isbn": "978-3-16-148410-0",
+        "issn": "1234-5678",
+    }
