@@ -38,10 +38,12 @@ register(
     "a url field that links to no web page: a file, a program, a script",
     "hyperref makes the url field a link in the PDF as written: file://host/share opens a Windows share (and "
     "sends the reader's login to it), run: starts a program, javascript: and data: run a script in a viewer, "
-    "an address with no scheme (../a, //host) opens a file on the reader's machine. A url field may hold an "
-    "http, https or ftp address, or a host written without its scheme (x.org/a, www.x.org), which the .bib "
-    "surveytool writes gives https://. Any other is reported when the .bib is read and left out of the .bib "
-    "surveytool writes (bib -o, build) and of the exports; check and bib --in-place leave your file as it is.",
+    "an address with no scheme (../a, //host, smith2020.pdf) opens a file on the reader's machine. A url field "
+    "may hold an http, https, ftp or mailto address, a host written without its scheme (x.org/a, www.x.org) or a "
+    "DOI or arXiv id, which the .bib surveytool writes makes https:// links. Any other is reported when the .bib "
+    "is read (an error for a link to the reader's machine, a warning for another scheme such as ssh:) and left "
+    "out of the .bib surveytool writes (bib -o, build) and of the exports; check and bib --in-place leave your "
+    "file as it is.",
 )(None)
 
 
