@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 
+from surveytool.analysis.crossref import names_of, parent_names
 from surveytool.analysis.merge import identities
 from surveytool.analysis.merge_evidence import Facts, compatible_for_title, disagreement, shared_evidence
 from surveytool.bibtex.field_spans import written_key
@@ -32,8 +33,9 @@ def entries_to_add(
     for a work the file has under another key (DBLP's key in the file, Google Scholar's in a co-author's):
     a second copy, and the next run would warn that the file has the work twice. An entry for a work another
     source has under another key, added from there: of two sources' entries of one work, the one read first
-    (by ``order``, then line) is added, as the first entry of a work keeps its key when merging. And an entry
-    the file's encoding cannot hold (see ``legacy_encoding``).
+    (by ``order``, then line) is added, as the first entry of a work keeps its key when merging. (Not one an
+    added entry names in its crossref or xdata: see ``_parents_named``.) And an entry the file's encoding cannot
+    hold (see ``legacy_encoding``).
     """
     by_key = {paper.key.lower(): paper for paper in own}
     by_identity: dict[str, list[Paper]] = {}
@@ -43,22 +45,25 @@ def entries_to_add(
     rank = {path: i for i, path in enumerate(order)}
     added: list[Paper] = []
     adding: dict[str, list[Paper]] = {}  # the identities of the entries added
+    elsewhere: list[tuple[Paper, Finding]] = []  # left out for an entry under another key
     for paper in sorted(new, key=lambda p: min(((rank.get(s.path, len(rank)), s) for s in p.sources), default=())):
         mine = by_key.get((written_key(paper.raw) or paper.key).lower())
         if mine is not None and _same_work(mine, paper):
             left.append(_already_there(paper, mine, display))
             continue
         found = _filed_as(paper, by_identity)
-        if found is not None:
-            left.append(_under_another_key(paper, *found, display))
-            continue
-        found = _filed_as(paper, adding)
-        if found is not None:
-            left.append(_under_another_key(paper, *found, display, added_now=True))
-        elif _held(paper, encoding, rendered, display, left):
+        if found is None:
+            found = _filed_as(paper, adding)
+            if found is not None:
+                elsewhere.append((paper, _under_another_key(paper, *found, display, added_now=True)))
+        else:
+            elsewhere.append((paper, _under_another_key(paper, *found, display)))
+        if found is None and _held(paper, encoding, rendered, display, left):
             added.append(paper)
             for identity in identities(paper):
                 adding.setdefault(identity, []).append(paper)
+    added.extend(_parents_named(added, own, elsewhere, encoding, rendered, display, left))
+    left.extend(finding for _, finding in elsewhere)
     return added
 
 
@@ -68,6 +73,32 @@ def without_superseded(findings: Iterable[Finding], left: Sequence[Finding]) -> 
     cite. The warning may name another copy of the file's entry (a co-author's file sharing it) than ``left``."""
     told = {f.location for f in left if f.check == "already-in-file" and f.places}
     return [f for f in findings if f.check != "duplicate-entry" or not told & {f.location, *(f.places or ())}]
+
+
+def _parents_named(
+    added: list[Paper],
+    own: Sequence[Paper],
+    elsewhere: list[tuple[Paper, Finding]],
+    encoding: str,
+    rendered: Render,
+    display: str,
+    left: list[Finding],
+) -> list[Paper]:
+    """The entries of ``elsewhere`` (taken out of it) that an added entry, or one of them, names in its crossref or
+    xdata and the file has under no name: left out, the child would name a key the file lacks and lose what it
+    inherits. Added, the file has the work twice, as the duplicate-entry warning then says; the other way, giving
+    the child the file's key, would change the co-author's entry, and every later run would find it edited."""
+    parents: list[Paper] = []
+    known = {name for paper in (*own, *added) for name in names_of(paper)}
+    wanted = {name for paper in added for name in parent_names(paper)} - known
+    while wanted:
+        found = [pair for pair in elsewhere if wanted & set(names_of(pair[0]))]
+        elsewhere[:] = [pair for pair in elsewhere if pair not in found]
+        held = [paper for paper, _ in found if _held(paper, encoding, rendered, display, left)]
+        parents.extend(held)
+        known.update(name for paper in held for name in names_of(paper))
+        wanted = {name for paper in held for name in parent_names(paper)} - known
+    return parents
 
 
 def _filed_as(paper: Paper, by_identity: dict[str, list[Paper]]) -> tuple[Paper, str] | None:

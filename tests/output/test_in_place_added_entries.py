@@ -228,3 +228,31 @@ def test_of_two_sources_entries_of_one_work_only_the_first_sources_is_added(tmp_
     assert "[duplicate-entry]" not in again.stderr and f"has that work as '{kept}'" in again.stderr
     run_cli("rekey", "mine.bib", other, "--tex", "main.tex", cwd=tmp_path, check=True)
     assert (tmp_path / "main.tex").read_text() == f"As in \\cite{{{kept}}} and \\cite{{{kept}}}.\n"
+
+
+NEURIPS19 = (
+    "@proceedings{NeurIPS2019,\n  title = {Advances in Neural Information Processing Systems 32},\n"
+    "  editor = {Wallach, Hanna},\n  year = {2019},\n}\n"
+)
+
+
+# The volume where the file has it, or where another source given first does (this run adds it from there).
+@pytest.mark.parametrize("volume_in", ["mine.bib", "a.bib"])
+def test_the_parent_an_added_entry_crossrefs_is_added_with_it_though_the_file_has_its_work(tmp_path, volume_in):
+    mine = "@article{a1,\n  title = {Pipeline parallel training},\n  year = {2020},\n}\n"
+    (tmp_path / "mine.bib").write_text(NEURIPS19 if volume_in == "mine.bib" else mine)
+    (tmp_path / "a.bib").write_text(NEURIPS19)
+    child = (
+        "@inproceedings{huang2019,\n  title = {GPipe: Efficient Training of Giant Neural Networks},\n"
+        "  author = {Huang, Yanping},\n  pages = {103--112},\n  crossref = {nips19},\n}\n"
+    )
+    (tmp_path / "co.bib").write_text(NEURIPS19.replace("NeurIPS2019", "nips19") + "\n" + child)
+    result = run_cli("bib", "--in-place", "mine.bib", "a.bib", "co.bib", cwd=tmp_path)
+    assert "huang2019: added" in result.stdout and "nips19: added" in result.stdout
+    assert "already-in-file" not in result.stderr
+    written = (tmp_path / "mine.bib").read_text()
+    assert written.count("{NeurIPS2019,") == 1 and written.index("{huang2019,") < written.index("{nips19,")
+    # The child finds its parent in the file alone and inherits its year; the file has the volume twice, and says so.
+    check = run_cli("check", "mine.bib", cwd=tmp_path)
+    assert "crossref-undefined" not in check.stderr and "has no booktitle, year" not in check.stderr
+    assert "[duplicate-entry] 'nips19' (mine.bib:" in check.stderr
