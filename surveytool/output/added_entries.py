@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from surveytool.analysis.crossref import names_of, parent_names
 from surveytool.analysis.merge import identities
-from surveytool.analysis.merge_evidence import Facts, compatible_for_title, disagreement, shared_evidence
+from surveytool.analysis.merge_evidence import Facts, disagreement, shared_evidence
 from surveytool.bibtex.field_spans import written_key
 from surveytool.model import Finding, Paper, Severity
 from surveytool.output.legacy_encoding import held_by
@@ -30,8 +30,9 @@ def entries_to_add(
 
     Left out: an entry under a key the file has, for the same work. It is the entry a run added before, since
     edited in its source: added again (under a new key) by every run, the file filled with copies. An entry
-    for a work the file has under another key (DBLP's key in the file, Google Scholar's in a co-author's):
-    a second copy, and the next run would warn that the file has the work twice. An entry for a work another
+    for a work the file has under another key (DBLP's key in the file, Google Scholar's in a co-author's, with
+    one DOI; see ``_filing_identities``): a second copy, and the next run would warn that the file has the work
+    twice. An entry for a work another
     source has under another key, added from there: of two sources' entries of one work, the one read first
     (by ``order``, then line) is added, as the first entry of a work keeps its key when merging. (Not one an
     added entry names in its crossref or xdata: see ``_parents_named``.) And an entry the file's encoding cannot
@@ -40,7 +41,7 @@ def entries_to_add(
     by_key = {paper.key.lower(): paper for paper in own}
     by_identity: dict[str, list[Paper]] = {}
     for paper in own if new else ():
-        for identity in identities(paper):
+        for identity in _filing_identities(paper):
             by_identity.setdefault(identity, []).append(paper)
     rank = {path: i for i, path in enumerate(order)}
     added: list[Paper] = []
@@ -60,7 +61,7 @@ def entries_to_add(
             elsewhere.append((paper, _under_another_key(paper, *found, display)))
         if found is None and _held(paper, encoding, rendered, display, left):
             added.append(paper)
-            for identity in identities(paper):
+            for identity in _filing_identities(paper):
                 adding.setdefault(identity, []).append(paper)
     added.extend(_parents_named(added, own, elsewhere, encoding, rendered, display, left))
     left.extend(finding for _, finding in elsewhere)
@@ -101,12 +102,22 @@ def _parents_named(
     return parents
 
 
+def _filing_identities(paper: Paper) -> list[str]:
+    """The identities under which an entry of another source is the work of an entry of the file: its DOI and arXiv
+    id, and its type and fields as written (a copy under another key). A shared title alone is not enough: a
+    thesis and the journal article of its title are two publications, as are a preprint and its published version,
+    and merging joins those only when asked (--merge-duplicates); both are added, and duplicate-entry says so."""
+    ids = [identity for identity in identities(paper) if identity.startswith(("doi:", "arxiv:"))]
+    if paper.latex_fields:
+        fields = sorted((name.lower(), " ".join(value.split())) for name, value in paper.latex_fields.items())
+        ids.append(f"entry:{paper.entry_type.lower()}:{fields!r}")
+    return ids
+
+
 def _filed_as(paper: Paper, by_identity: dict[str, list[Paper]]) -> tuple[Paper, str] | None:
-    """The entry of the file that is ``paper``'s work, judged as merging judges two records, and the evidence."""
-    for identity in identities(paper):
+    """The entry of ``by_identity`` that is ``paper``'s work, with nothing they state disagreeing, and the evidence."""
+    for identity in _filing_identities(paper):
         for mine in by_identity.get(identity, ()):
-            if identity.startswith("title:") and not compatible_for_title(mine, paper):
-                continue
             if not disagreement(Facts.of(mine), Facts.of(paper)):
                 return mine, identity
     return None
@@ -148,12 +159,16 @@ def _under_another_key(paper: Paper, mine: Paper, identity: str, display: str, a
     return Finding(
         "already-in-file",
         Severity.INFO,
-        f"entry '{theirs}' is not added to {display}: {has} '{kept}' ({shared_evidence(identity)}); cite '{kept}'",
+        f"entry '{theirs}' is not added to {display}: {has} '{kept}' ({_evidence(identity)}); cite '{kept}'",
         where,
         f"`{rekey}` rewrites \\cite{{{theirs}}} in your documents to \\cite{{{kept}}}",
         theirs,
         (at,),
     )
+
+
+def _evidence(identity: str) -> str:
+    return "the same entry type and fields" if identity.startswith("entry:") else shared_evidence(identity)
 
 
 def _held(paper: Paper, encoding: str, rendered: Render, display: str, left: list[Finding]) -> bool:

@@ -169,11 +169,17 @@ SCHOLAR = (
 )
 
 
+def with_field(entry: str, field: str) -> str:
+    """``entry`` with the line ``field`` before its year: each source's export of one paper, carrying its id."""
+    return entry.replace("  year", f"  {field},\n  year", 1)
+
+
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_a_work_the_file_has_under_another_key_is_not_added_and_the_key_to_cite_is_named(tmp_path, newline):
-    mine = ("% my library" + newline + newline + DBLP.replace("\n", newline)).encode()
+    doi = "doi = {10.5555/3454287.3454297}"
+    mine = ("% my library" + newline + newline + with_field(DBLP, doi).replace("\n", newline)).encode()
     (tmp_path / "mine.bib").write_bytes(mine)
-    (tmp_path / "coauthor.bib").write_text(SCHOLAR)
+    (tmp_path / "coauthor.bib").write_text(with_field(SCHOLAR, doi))
     (tmp_path / "main.tex").write_text("As in \\cite{huang2019gpipe}.\n\\bibliography{mine}\n")
     for _ in range(2):  # and no warning on a later run either
         result = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", "--strict", cwd=tmp_path)
@@ -182,7 +188,7 @@ def test_a_work_the_file_has_under_another_key_is_not_added_and_the_key_to_cite_
         assert (tmp_path / "mine.bib").read_bytes() == mine
         assert result.stderr == (
             "coauthor.bib:1: info [already-in-file] entry 'huang2019gpipe' is not added to mine.bib: mine.bib:3 has "
-            "that work as 'DBLP:conf/nips/HuangCBFCCLNLWC19' (the same title with compatible first author and year); "
+            "that work as 'DBLP:conf/nips/HuangCBFCCLNLWC19' (the same DOI 10.5555/3454287.3454297); "
             "cite 'DBLP:conf/nips/HuangCBFCCLNLWC19' (`surveytool rekey mine.bib coauthor.bib --tex FILE` rewrites "
             "\\cite{huang2019gpipe} in your documents to \\cite{DBLP:conf/nips/HuangCBFCCLNLWC19})\n"
         )
@@ -207,8 +213,8 @@ def test_another_work_of_the_same_title_is_still_added(tmp_path):
 def test_of_two_sources_entries_of_one_work_only_the_first_sources_is_added(tmp_path, order):
     mine = "@article{a1,\n  title = {Pipeline parallel training},\n  year = {2020},\n  sections = {pipeline-parallel},\n}\n"
     (tmp_path / "mine.bib").write_text(mine)
-    (tmp_path / "dblp.bib").write_text(DBLP)
-    (tmp_path / "scholar.bib").write_text(SCHOLAR)
+    (tmp_path / "dblp.bib").write_text(with_field(DBLP, "eprint = {1811.06965}"))
+    (tmp_path / "scholar.bib").write_text(with_field(SCHOLAR, "eprint = {1811.06965}"))
     (tmp_path / "main.tex").write_text("As in \\cite{huang2019gpipe} and \\cite{DBLP:conf/nips/HuangCBFCCLNLWC19}.\n")
     first, other = order
     kept, dropped = ("DBLP:conf/nips/HuangCBFCCLNLWC19", "huang2019gpipe")[:: 1 if first == "dblp.bib" else -1]
@@ -217,7 +223,7 @@ def test_of_two_sources_entries_of_one_work_only_the_first_sources_is_added(tmp_
     assert f"{kept}: added" in result.stdout and dropped not in result.stdout
     assert result.stderr == (
         f"{other}:1: info [already-in-file] entry '{dropped}' is not added to mine.bib: this run adds that work from "
-        f"{first}:1 as '{kept}' (the same title with compatible first author and year); cite '{kept}' (`surveytool "
+        f"{first}:1 as '{kept}' (the same arXiv id 1811.06965); cite '{kept}' (`surveytool "
         f"rekey mine.bib {other} --tex FILE` rewrites \\cite{{{dropped}}} in your documents to \\cite{{{kept}}})\n"
     )
     written = (tmp_path / "mine.bib").read_text()
@@ -256,3 +262,42 @@ def test_the_parent_an_added_entry_crossrefs_is_added_with_it_though_the_file_ha
     check = run_cli("check", "mine.bib", cwd=tmp_path)
     assert "crossref-undefined" not in check.stderr and "has no booktitle, year" not in check.stderr
     assert "[duplicate-entry] 'nips19' (mine.bib:" in check.stderr
+
+
+THESIS = (
+    "@phdthesis{smith2019thesis,\n  title = {Scaling Sparse Mixture of Experts Models for Language},\n"
+    "  author = {Smith, John},\n  school = {MIT},\n  year = {2019},\n}\n"
+)
+ARTICLE = (
+    "@article{smith2019jmlr,\n  title = {Scaling Sparse Mixture of Experts Models for Language},\n"
+    "  author = {Smith, John and Doe, Jane},\n  journal = {Journal of Machine Learning Research},\n"
+    "  volume = {20},\n  pages = {1--40},\n  year = {2019},\n}\n"
+)
+
+
+# A thesis and the article of its title; DBLP's and Scholar's entries of one paper with no id to tell.
+@pytest.mark.parametrize("mine, theirs", [(THESIS, ARTICLE), (DBLP, SCHOLAR)])
+def test_an_entry_that_shares_only_a_title_with_one_of_the_file_is_added_and_reported_as_a_duplicate(
+    tmp_path, mine, theirs
+):
+    (tmp_path / "mine.bib").write_text(mine)
+    (tmp_path / "co.bib").write_text(theirs)
+    key, other = theirs.split("{")[1].split(",")[0], mine.split("{")[1].split(",")[0]
+    result = run_cli("bib", "--in-place", "mine.bib", "co.bib", cwd=tmp_path)
+    # Merging joins them only when asked: not added, the co-author's publication would be one of the user's unasked.
+    assert f"{key}: added" in result.stdout and "already-in-file" not in result.stderr
+    assert f"[duplicate-entry] '{key}' (co.bib:1) and '{other}' (mine.bib:1) look like the same work" in result.stderr
+    written = (tmp_path / "mine.bib").read_text()
+    assert written.startswith(mine.split("\n")[0]) and written.count(f"{{{key},") == 1
+
+
+def test_a_copy_of_an_entry_of_the_file_under_another_key_is_not_added(tmp_path):
+    (tmp_path / "mine.bib").write_text(THESIS)
+    (tmp_path / "co.bib").write_text(THESIS.replace("smith2019thesis", "smith19").replace("\n  ", "\n    "))
+    result = run_cli("bib", "--in-place", "mine.bib", "co.bib", "--strict", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "added" not in result.stdout and (tmp_path / "mine.bib").read_text().count("@phdthesis") == 1
+    assert (
+        "co.bib:1: info [already-in-file] entry 'smith19' is not added to mine.bib: mine.bib:1 has that work as "
+        "'smith2019thesis' (the same entry type and fields); cite 'smith2019thesis'" in result.stderr
+    )
