@@ -301,3 +301,15 @@ def test_a_copy_of_an_entry_of_the_file_under_another_key_is_not_added(tmp_path)
         "co.bib:1: info [already-in-file] entry 'smith19' is not added to mine.bib: mine.bib:1 has that work as "
         "'smith2019thesis' (the same entry type and fields); cite 'smith2019thesis'" in result.stderr
     )
+
+
+def test_the_xdata_entry_an_added_entry_names_is_added_though_the_file_has_a_copy_of_it(tmp_path):
+    lender = "@xdata{nips19data,\n  booktitle = {Advances in Neural Information Processing Systems 32},\n  year = {2019},\n}\n"
+    (tmp_path / "mine.bib").write_text(lender)
+    child = "@inproceedings{huang2019,\n  title = {GPipe},\n  author = {Huang, Yanping},\n  xdata = {nips19},\n}\n"
+    (tmp_path / "co.bib").write_text(lender.replace("nips19data", "nips19") + "\n" + child)
+    result = run_cli("bib", "--in-place", "mine.bib", "co.bib", cwd=tmp_path)
+    assert "huang2019: added" in result.stdout and "nips19: added" in result.stdout
+    assert "already-in-file" not in result.stderr
+    check = run_cli("check", "mine.bib", cwd=tmp_path)
+    assert "crossref-undefined" not in check.stderr and "has no booktitle, year" not in check.stderr
