@@ -96,7 +96,7 @@ def paper_features(paper: Paper) -> tuple[frozenset[str], list[str]]:
 
 
 def paper_text(paper: Paper) -> tuple[str, str]:
-    """(title, body) of a paper: the body is its abstract or snippet, keywords and venue."""
+    """(title, body) of a paper: the body is its abstract or snippet and its keywords (the rules read the venue)."""
     fields = paper.fields
     keywords = fields.get("keywords")
     # The abstract alone when there are no keywords: the same string the rules normalized (a cache hit).
