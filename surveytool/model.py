@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 V = TypeVar("V")
 _DATE_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
+#: A year inside other text: four digits from 1000 to 2999, not part of a longer number.
+_YEAR_IN_TEXT = re.compile(r"(?<![0-9])[12][0-9]{3}(?![0-9])")
 
 
 #: The month of a biblatex date, only when it is one (01-12): "2021-21" is a season, "2021-00" no month.
@@ -32,6 +34,17 @@ def year_of_date(date: str) -> str | None:
     """The year a biblatex date starts with: "2021" of "2021-03-15", "2021/2022" and "2021?"."""
     year = _DATE_YEAR.match(date)
     return year.group(1) if year else None
+
+
+def year_of(value: str | None) -> str:
+    """The year a year or date field gives, the one rule keys and merging share: the four digits it starts with
+    ("2021", "2021-03-15", "2021a"), else the one year it holds ("(2021)", "c2021", "c. 2010"); "" for none
+    or two ("in press", "either 2009 or 2010") and for digits that are no year ("12021", "202")."""
+    value = value or ""
+    if start := year_of_date(value):
+        return start
+    found = _YEAR_IN_TEXT.findall(value)
+    return found[0] if len(found) == 1 else ""
 
 
 def frozen_mapping(values: Mapping[str, V] | None = None) -> Mapping[str, V]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from surveytool.analysis.first_author import first_author, same_author
-from surveytool.model import Paper
+from surveytool.model import Paper, year_of
 
 #: Years this far apart can still be one work (a preprint and its publication, a conference and its journal).
 YEAR_TOLERANCE = 2
@@ -11,11 +11,6 @@ YEAR_TOLERANCE = 2
 
 def names_first_author(paper: Paper) -> bool:
     return bool(first_author(paper))
-
-
-def _year(paper: Paper) -> str:
-    year = (paper.year or "")[:4]
-    return year if year.isdigit() else ""
 
 
 def authors_agree(a: Paper, b: Paper) -> bool:
@@ -26,7 +21,7 @@ def authors_agree(a: Paper, b: Paper) -> bool:
 
 def years_agree(a: Paper, b: Paper) -> bool:
     """Not two years further apart than ``YEAR_TOLERANCE`` (a record without one agrees with any)."""
-    year_a, year_b = _year(a), _year(b)
+    year_a, year_b = year_of(a.year), year_of(b.year)
     return not (year_a and year_b) or abs(int(year_a) - int(year_b)) <= YEAR_TOLERANCE
 
 
@@ -39,5 +34,5 @@ def confirmed(a: Paper, b: Paper) -> bool:
     """Evidence independent of any text compared: the same first author named by both, or both years given and agreeing."""
     author_a = first_author(a)
     return bool(author_a and same_author(author_a, first_author(b))) or bool(
-        _year(a) and _year(b) and years_agree(a, b)
+        year_of(a.year) and year_of(b.year) and years_agree(a, b)
     )

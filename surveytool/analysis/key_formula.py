@@ -17,15 +17,13 @@ from functools import lru_cache
 
 from surveytool.analysis.key_authors import author_names, surname
 from surveytool.errors import InputError
-from surveytool.model import Paper
+from surveytool.model import Paper, year_of
 from surveytool.text.transliterate import STOPWORDS, significant_words, to_ascii, words
 
 #: The formula keys were always given by: surname, year, first significant title word.
 DEFAULT_FORMULA = 'auth.lower.or("anon") + year.or("nd") + shorttitle(1).lower.truncate(20)'
 
 KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_:.\-]")
-#: A year a key may show: four digits from 1000 to 2999, not part of a longer number.
-_YEAR = re.compile(r"(?<![0-9])[12][0-9]{3}(?![0-9])")
 
 
 class KeyFormulaError(ValueError):
@@ -87,16 +85,6 @@ def _field_auth_etal(paper: Paper) -> str:
     return " ".join(surname(*name) for name in names)
 
 
-def _field_year(paper: Paper) -> str:
-    """The year as keys always took it (its first four digits), else the one year the value holds ("(2021)",
-    "c2021", "c. 2010"); none (``nd``) for a value with no year or with two ("2019 or 2021")."""
-    value = paper.year or ""
-    if value[:4].isdigit():
-        return value[:4]
-    found = _YEAR.findall(value)
-    return found[0] if len(found) == 1 else ""
-
-
 def _field_shorttitle(paper: Paper, n: int, m: int) -> str:
     chosen = significant_words(paper.title or "", n)
     return " ".join(w[:1].upper() + w[1:] if i < m else w for i, w in enumerate(chosen))
@@ -112,7 +100,7 @@ _FIELDS: dict[str, tuple[_Params, Callable[..., str]]] = {
     "auth": ((("n", int, 0), ("m", int, 1)), _field_auth),
     "authors": ((("n", int, 0),), _field_authors),
     "authEtAl": ((), _field_auth_etal),
-    "year": ((), _field_year),
+    "year": ((), lambda paper: year_of(paper.year)),
     "title": ((), lambda paper: " ".join(words(paper.title or ""))),
     "shorttitle": ((("n", int, 3), ("m", int, 0)), _field_shorttitle),
     "venue": ((), _field_venue),

@@ -20,7 +20,7 @@ from surveytool.analysis.merge_evidence import NEAR_WORDS, SNIPPET_WORDS, abstra
 from surveytool.analysis.merge_groups import PairwiseGroups
 from surveytool.analysis.preprints import arxiv_id, preprint_marker
 from surveytool.analysis.tagging.user_tags import tag_locations
-from surveytool.model import Finding, Origin, Paper, SourceLocation, frozen_mapping
+from surveytool.model import Finding, Origin, Paper, SourceLocation, frozen_mapping, year_of
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
 from surveytool.text.normalize import normalize, normalize_any_script, opening_words, shingles
 
@@ -65,8 +65,8 @@ def identities(paper: Paper, title_words: Callable[[str], str] = normalize_any_s
 
 def short_title_identity(paper: Paper, normalized_title: str) -> str:
     """A title too short to identify a work alone ("Layer normalization"), with every author's surname and the year."""
-    year = (paper.year or "")[:4]
-    if not year.isdigit() or not paper.authors:
+    year = year_of(paper.year)
+    if not year or not paper.authors:
         return ""
     surnames = ",".join(
         normalize(name.split(",")[0] if "," in name else (name.split() or [""])[-1]) for name in paper.authors

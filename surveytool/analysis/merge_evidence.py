@@ -19,7 +19,7 @@ from difflib import SequenceMatcher
 from surveytool.analysis.agreement import agree
 from surveytool.analysis.preprints import preprint_marker
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
-from surveytool.model import Paper, month_of_date
+from surveytool.model import Paper, month_of_date, year_of
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_doi
 from surveytool.text.normalize import (
     abstract_similarity,
@@ -66,7 +66,6 @@ class Facts:
         title = fields.get("title", "")
         cut = paper.truncated and paper.resolution is None
         pages = fields.get("pages", "").strip()
-        year = (paper.year or "")[:4]
         abstract = fields.get("abstract", "")
         bare = bool(abstract) and not any(fields.get(f) for f in ("title", "doi", "eprint", "arxiv"))
         return cls(
@@ -77,7 +76,7 @@ class Facts:
             volume=normalize(fields.get("volume", "")),
             number=normalize(fields.get("number", "")),
             first_page=normalize(_PAGE_SPLIT.split(pages, maxsplit=1)[0]) if pages else "",
-            year=year if year.isdigit() else "",
+            year=year_of(paper.year),
             month=_month(fields.get("month", ""), fields.get("date", "")),
             opening=tuple(opening_words(abstract, NEAR_WORDS)) if bare else (),
         )

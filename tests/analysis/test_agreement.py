@@ -25,3 +25,11 @@ def test_only_facts_both_state_confirm_a_match():
     assert confirmed(paper("Lee, Ann"), paper("A. Lee"))
     assert confirmed(paper(year="2020"), paper(year="2021"))
     assert not confirmed(paper(), paper("Lee, Ann", "2020"))  # agreeing by saying nothing is no evidence
+
+
+def test_a_year_is_read_as_keys_read_it_and_digits_that_are_no_year_disagree_with_none():
+    # "(2021)" was no year here though keys read it, and the typo "12021" was the year 1202.
+    assert not agree(paper("Lee, Ann", "(2021)"), paper("Ann Lee", "2015"))
+    assert agree(paper("Lee, Ann", "c2021"), paper("Ann Lee", "2021"))
+    assert agree(paper("Lee, Ann", "12021"), paper("Ann Lee", "2021"))
+    assert not confirmed(paper(year="12021"), paper(year="1202"))

@@ -61,6 +61,12 @@ def test_a_year_without_digits_or_with_two_years_still_gives_nd(year):
     assert key_base(item(author="Müller, Hans", title="Über alles", year=year)) == "mullernduber"
 
 
+@pytest.mark.parametrize("year", ["12021", "202", "20210"])
+def test_a_year_of_more_or_fewer_than_four_digits_gives_nd_not_its_first_digits(year):
+    # A typo "12021" gave the key year 1202, and "202" the year 202.
+    assert key_base(item(author="Müller, Hans", title="Über alles", year=year)) == "mullernduber"
+
+
 def test_a_key_pinned_with_nd_for_such_a_year_is_kept_and_a_new_paper_gets_the_year():
     pinned = item(1, author="Müller, Hans", title="Über alles", year="c. 2010")
     new = item(2, author="Müller, Hans", title="Über nichts", year="(2011)")

@@ -92,6 +92,21 @@ def test_same_title_with_different_first_authors_is_not_merged():
     assert [len(p.sources) for p in merge_duplicates([a, b, c], merge_user_entries=True)] == [2, 1]
 
 
+def test_a_year_that_cannot_be_read_does_not_keep_one_work_apart_and_two_years_do():
+    def entry(line: int, year: str) -> Paper:
+        return paper(line, key=f"k{line}", title="Attention Is All You Need", author="Vaswani, A.", year=year)
+
+    # The typo "12021" was read as the year 1202, and the two entries as two works.
+    assert len(merge_duplicates([entry(1, "2021"), entry(2, "12021")], merge_user_entries=True)) == 1
+    assert len(merge_duplicates([entry(1, "2021"), entry(2, "2015")], merge_user_entries=True)) == 2
+    # A short title is one work only with the same authors and year: "(2016)" is the year 2016.
+    short = [
+        paper(n, key=f"s{n}", title="Layer normalization", author="Ba, J.", year=y)
+        for n, y in ((1, "2016"), (2, "(2016)"))
+    ]
+    assert len(merge_duplicates(short, merge_user_entries=True)) == 1
+
+
 def resolved(line, title, author, year):
     return replace(
         paper(line, Origin.SNIPPET, title=title, author=author, year=year, abstract=f"text {line} " * 10),
