@@ -70,9 +70,11 @@ def strip_truncation(text: str) -> str:
     for mark in ("…", "..."):
         if stripped.endswith(mark):
             cut = stripped[: -len(mark)].rstrip("…")  # Chinese writes its ellipsis twice: ……
-            # The last word may be cut mid-way unless it ends in punctuation.
+            # The last word may be cut mid-way unless it ends in punctuation. Of a last piece in a script
+            # written without spaces ("... GPT 训练方法"), only its last word goes.
             if cut and cut[-1].isalnum():
-                cut = cut.rsplit(None, 1)[0] if " " in cut else _without_last_unspaced_word(cut)
+                last = cut.rsplit(None, 1)[-1]
+                cut = cut[: len(cut) - len(last)] + _without_last_unspaced_word(last)
             return cut.rstrip()
     return stripped
 

@@ -155,6 +155,17 @@ def test_a_short_title_prefix_does_not_resolve_to_the_one_candidate_that_starts_
     assert score_match(anchor, other)[0] < ACCEPT
 
 
+def test_a_cut_chinese_title_with_english_words_resolves_by_all_it_says_not_its_part_before_the_last_space():
+    # The cut last piece went whole: "面向 GPU 集群的大规模 Transformer" began the other paper's title too.
+    anchor = snippet("", Origin.ANCHOR, title="面向 GPU 集群的大规模 Transformer 模型训练方…", year="2023")
+    other = found("面向 GPU 集群的大规模 Transformer 推理服务系统", author="王, 伟", year="2023")
+    itself = found("面向 GPU 集群的大规模 Transformer 模型训练方法研究", author="李, 明", year="2023")
+    assert score_match(anchor, other)[0] < REPORT
+    assert score_match(anchor, itself)[0] >= ACCEPT
+    [result], _ = resolve_papers([anchor], [CatalogResolver([other, itself])])
+    assert result.resolution is not None and result.title == itself.title
+
+
 def test_a_short_title_prefix_confirmed_by_the_year_is_taken():
     anchor = snippet("", Origin.ANCHOR, title="Attention Is All You", year="2021")
     other = found("Attention Is All You in Speech Separation", author="Subakan, Cem", year="2021")
