@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from surveytool.sources.list_items import ItemSplitter, is_page_furniture, reads_as_title
 from surveytool.sources.scholar_results import bibtex_authors, read_result
+from surveytool.text.normalize import ELLIPSES, before_ellipsis
 from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark, strip_emphasis, without_scholar_links
 
 # "Related papers: <title>", "相关论文: <title>", "Related Papers - <title>", any casing; a colon (ASCII or
@@ -26,7 +27,6 @@ _HEADER = re.compile(
     r")(?:\*\*|__)?(?P<title>.*)$",
     re.IGNORECASE,
 )
-_ELLIPSIS = ("…", "...")
 
 
 @dataclass(frozen=True)
@@ -68,15 +68,11 @@ class PaperList:
 
 
 def is_truncated(text: str) -> bool:
-    return text.rstrip().endswith(_ELLIPSIS)
+    return text.rstrip().endswith(ELLIPSES)
 
 
 def strip_ellipsis(text: str) -> str:
-    text = text.rstrip()
-    for mark in _ELLIPSIS:
-        if text.endswith(mark):
-            return text[: -len(mark)].rstrip()
-    return text
+    return before_ellipsis(text.rstrip()).rstrip()
 
 
 def split_lines(text: str) -> list[str]:

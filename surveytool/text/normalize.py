@@ -64,19 +64,30 @@ _UNSPACED = re.compile(
 )
 
 
+#: The marks of a cut text. Chinese writes its ellipsis twice: "……", or in ASCII dots "......".
+ELLIPSES = ("…", "...")
+
+
+def before_ellipsis(text: str) -> str:
+    """``text`` without the ellipses it ends with ("…", "...", "……", "......"); all of it if none."""
+    end = len(text)
+    while text.endswith(ELLIPSES, 0, end):  # an end, not a slice, each time: a line of dots stays linear
+        end -= 1 if text.endswith("…", 0, end) else 3
+    return text[:end]
+
+
 def strip_truncation(text: str) -> str:
     """Text without a trailing ellipsis and without the word it may have cut."""
     stripped = text.rstrip()
-    for mark in ("…", "..."):
-        if stripped.endswith(mark):
-            cut = stripped[: -len(mark)].rstrip("…")  # Chinese writes its ellipsis twice: ……
-            # The last word may be cut mid-way unless it ends in punctuation. Of a last piece in a script
-            # written without spaces ("... GPT 训练方法"), only its last word goes.
-            if cut and cut[-1].isalnum():
-                last = cut.rsplit(None, 1)[-1]
-                cut = cut[: len(cut) - len(last)] + _without_last_unspaced_word(last)
-            return cut.rstrip()
-    return stripped
+    cut = before_ellipsis(stripped)
+    if cut == stripped:
+        return stripped
+    # The last word may be cut mid-way unless it ends in punctuation. Of a last piece in a script
+    # written without spaces ("... GPT 训练方法"), only its last word goes.
+    if cut and cut[-1].isalnum():
+        last = cut.rsplit(None, 1)[-1]
+        cut = cut[: len(cut) - len(last)] + _without_last_unspaced_word(last)
+    return cut.rstrip()
 
 
 def _without_last_unspaced_word(cut: str) -> str:

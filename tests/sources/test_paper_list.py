@@ -1,3 +1,4 @@
+from surveytool.sources.list_reading import read_paper_list
 from surveytool.sources.paper_list import is_truncated, looks_like_paper_list, parse_paper_list, strip_ellipsis
 
 
@@ -58,6 +59,15 @@ def test_text_is_kept_exactly_without_latex_interpretation():
 def test_ellipsis_helpers():
     assert is_truncated("abc…") and is_truncated("abc...") and not is_truncated("abc.")
     assert strip_ellipsis("Conditional Comp…") == "Conditional Comp"
+
+
+def test_chinese_ellipsis_in_its_own_marks_or_ascii_dots_is_all_stripped_from_an_anchor_title():
+    # Six dots (Chinese's doubled ellipsis written with ASCII dots) left "..." on the title, and "……" left "…".
+    for mark in ("......", "……"):
+        text = f"相关论文：面向大规模模型的流水线并行训练方法{mark}\r\n\r\n我们提出一种新的流水线调度方法……\r\n"
+        [anchor, snippet], _ = read_paper_list(text, "list.txt")
+        assert anchor.title == "面向大规模模型的流水线并行训练方法" and anchor.truncated
+        assert snippet.truncated
 
 
 def test_header_written_with_a_dash_or_any_case():

@@ -46,6 +46,8 @@ def test_two_titles_told_apart_by_a_greek_letter_beside_a_ligature_are_two_paper
         ("ผลการทดลอง…", "ผลการทดลอ"),  # Thai is written without spaces too
         ("基于 Transformer 的大规模模型训练…", "基于 Transformer 的大规模模型训"),  # a space before the last piece
         ("我们在 1024 张 GPU 上训练GPT…", "我们在 1024 张 GPU 上训练"),
+        ("大规模模型的流水线并行训练方法研究......", "大规模模型的流水线并行训练方法研"),  # "……" in ASCII dots
+        ("a cut wor......", "a cut"),
         ("a cut wor…", "a cut"),
         ("Transformers…", ""),  # one Latin word, cut: nothing known of it
     ],
