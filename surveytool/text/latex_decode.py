@@ -31,8 +31,9 @@ _ACCENTS = {
     "b": "\u0331",
 }
 # A line break \\ is matched as well, and kept: its second backslash starts no accent (Plain\\'quoted').
+# An accent on an empty group (\~{}) prints nothing, as pylatexenc reads it.
 _ACCENT = re.compile(
-    r"\\\\|\\([\"'`^~=.]|[cuvHkrdb](?=[\s{]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))"
+    r"\\\\|\\([\"'`^~=.]|[cuvHkrdb](?=[\s{]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])?\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))"
 )
 #: Commands pylatexenc reads as nothing, and what they print: a line or paragraph break or a space ends a word
 #: (Scaling\newline Laws); \slash is a / a line may break after (input\slash output).
@@ -161,7 +162,8 @@ _ARGUMENT_FOLLOWS = re.compile(r"\s*\{")
 def _accented(match: re.Match) -> str:
     if match.group(1) is None:  # a line break
         return match.group()
-    return (match.group(2) or match.group(3)).lstrip("\\") + _ACCENTS[match.group(1)]
+    letter = match.group(2) or match.group(3)
+    return letter.lstrip("\\") + _ACCENTS[match.group(1)] if letter else ""
 
 
 def quick_decode(value: str) -> tuple[str, bool]:

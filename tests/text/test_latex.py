@@ -212,3 +212,10 @@ def test_math_nested_deeper_than_the_decoder_recurses_is_kept_as_written():
     assert math_to_text(f"Title {deep} and $\\alpha$") == f"Title {deep} and α"
     # The same for any text: export decodes each name part again, and a part nested as deep crashed it.
     assert latex_to_text("{" * 3000 + 'M\\"uller' + "}" * 3000) == "Müller"
+
+
+def test_an_accent_on_an_empty_group_prints_nothing_as_pylatexenc_reads_it():
+    # The quick decoder left the backslash: "a\~{}b" was "a\~b", and "ab" once another command sent it to pylatexenc.
+    for value, text in ((r"a\~{}b", "ab"), (r"a\'{} b", "a b"), (r"\^{ }x", "x"), (r"Q\"{}", "Q"), (r"\~{}\^{}", "")):
+        assert quick_latex_to_text(value) == text, value
+        assert latex_to_text(value + r" \dag") == (text + " †").lstrip(), value  # through pylatexenc as well
