@@ -151,8 +151,8 @@ _FORMATTING = frozenset(
 )
 
 
-# A $ after \\ (a line break) opens math; one after a lone backslash is a dollar sign.
-_MATH = re.compile(r"(?<!\\)(?:\\\\)*(\$[^$]*\$)")
+# A $ after \\ (a line break) opens math; one after a lone backslash is a dollar sign, also inside math ($a\$b$).
+_MATH = re.compile(r"(?<!\\)(?:\\\\)*(\$(?:[^$\\]|\\[\s\S])*\$)")
 # Without these (a NUL is where text_part keeps a tie), the ligatures and braces are all a value has to decode.
 _COMMAND_MATH_OR_TIE = re.compile(r"[\\$~\0]")
 _LIGATURE_TEXT = {ligature: _SYMBOLS[macro[1:-2]] for ligature, macro in _LIGATURE_MACROS.items()}

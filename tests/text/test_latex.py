@@ -219,3 +219,27 @@ def test_an_accent_on_an_empty_group_prints_nothing_as_pylatexenc_reads_it():
     for value, text in ((r"a\~{}b", "ab"), (r"a\'{} b", "a b"), (r"\^{ }x", "x"), (r"Q\"{}", "Q"), (r"\~{}\^{}", "")):
         assert quick_latex_to_text(value) == text, value
         assert latex_to_text(value + r" \dag") == (text + " †").lstrip(), value  # through pylatexenc as well
+
+
+def test_an_escaped_dollar_inside_math_neither_ends_it_nor_opens_more_math():
+    # The math ended at its \$, and the next $ opened math up to the \$ of "\$5", which stayed as written.
+    for value, text in (
+        (r"$a\$b$ and \$5", r"$a\$b$ and $5"),
+        (r"\$5 and $x\$$ and \$6", r"$5 and $x\$$ and $6"),
+        (r"$\$$ costs \$", r"$\$$ costs $"),
+    ):
+        assert quick_latex_to_text(value) == text, value
+        assert latex_to_text(value + r" \dag") == text + " †", value  # through pylatexenc as well
+
+
+# Pieces of values the quick decoder reads whole: accents on a letter or on nothing, escaped and line-break-led
+# dollars, math with an escaped dollar or brace inside. Math pieces are whole, so that a value never leaves math open.
+_DECODED_PIECES = st.sampled_from(
+    [*"a Z ~ { }".split(), " ", r"\~{}", r"\'{}", r"\^{ }", r"\~n", r"\'{e}", r"\$", r"\\", r"\%", "$x$"]
+    + [r"$a\$b$", r"$\$$", r"$a\{b$", r"$\\$", r"\textbf{x}"]
+)
+
+
+@given(st.lists(_DECODED_PIECES, max_size=12).map("".join))
+def test_the_quick_decoder_reads_accents_dollars_and_math_as_pylatexenc_does(value):
+    assert (quick_latex_to_text(value) + " †").lstrip() == latex_to_text(value + r" \dag"), value
