@@ -208,6 +208,9 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
         else:
             title_score = SequenceMatcher(None, asked.split(), known.split(), autojunk=False).ratio()
             method = "title-similar"
+            # A word or two more or less is often another work (": A Survey", "Is Not All You Need").
+            if not confirmed(query, found):
+                title_score = min(title_score, UNCONFIRMED)
     identifier = _shared_identifier(query, found)
     if identifier:
         # A DOI can be mistyped: with a title to compare, it must not name another paper.

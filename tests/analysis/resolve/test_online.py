@@ -712,3 +712,53 @@ def test_a_doi_with_dot_segments_asks_for_that_record_and_never_another_path_of_
         segments = path.split("?")[0].split("/")
         assert "." not in segments and ".." not in segments, path
         assert "%2E" in path  # the dots of a dot segment, encoded
+
+
+@pytest.mark.parametrize(
+    "asked, found",
+    [
+        # A survey of the paper, and a rebuttal of it: other works whose titles differ by a word or two.
+        ("Deep Residual Learning for Image Recognition", "Deep Residual Learning for Image Recognition: A Survey"),
+        ("Attention Is All You Need", "Attention Is Not All You Need"),
+    ],
+)
+def test_a_near_title_of_another_work_without_author_or_year_is_not_taken_for_the_paper(
+    services, tmp_path, asked, found
+):
+    handler, config = services
+    other = {
+        "title": found,
+        "doi": "https://doi.org/10.5555/other.work",
+        "type": "article",
+        "publication_year": 2023,
+        "authorships": [{"author": {"display_name": "Ann Other"}}],
+    }
+    handler.routes = {"/openalex/works?search=": [openalex_answer(other)]}
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"Related papers: {asked}\n\n{SNIPPET}\n", encoding="utf-8")
+    survey = analyse_online(tmp_path, config, listing)
+    [anchor] = [p for p in survey.papers if p.origin.value == "anchor"]
+    assert anchor.title == asked and not anchor.resolved
+    [unresolved] = [f for f in survey.findings if f.check == "unresolved-entry" and f.location.line == 1]
+    assert "closest: 10.5555/other.work" in unresolved.hint  # still listed, for the user to judge
+
+
+def test_a_near_title_confirmed_by_the_first_author_is_still_taken(services, tmp_path):
+    handler, config = services
+    record = {
+        "title": "Zero Bubble (Almost) Pipeline Parallelism",
+        "doi": "https://doi.org/10.5555/zero.bubble",
+        "type": "article",
+        "publication_year": 2024,
+        "authorships": [{"author": {"display_name": "Penghui Qi"}}],
+    }
+    handler.routes = {"/openalex/works?search=": [openalex_answer(record)]}
+    listing = tmp_path / "list.txt"
+    # A Google Scholar result: its title line and byline give the title, the authors and the year.
+    listing.write_text(
+        "Zero Bubble Pipeline Parallelism\nP Qi, X Wan, G Huang, M Lin - arXiv preprint arXiv:2401.10241, 2024 - "
+        "arxiv.org\nPipeline parallelism is one of the key components for large-scale distributed training.\n",
+        encoding="utf-8",
+    )
+    [paper] = analyse_online(tmp_path, config, listing).papers
+    assert paper.resolved and paper.fields["doi"] == "10.5555/zero.bubble"
