@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from surveytool.analysis.resolve.answer_text import bibtex_safe_doi, one_line, text_of, web_address, without_markup
 from surveytool.analysis.resolve.http import HttpClient, HttpError, Response, ServiceSkipped
-from surveytool.analysis.resolve.request_paths import path_part
+from surveytool.analysis.resolve.request_paths import doi_part
 from surveytool.analysis.resolve.resolver import Candidate, score_match
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 from surveytool.text.identifiers import normalize_arxiv, parse_identifier
@@ -147,8 +147,9 @@ class OpenAlexResolver(_OnlineResolver):
 
     def urls(self, paper: Paper) -> Iterable[str]:
         mail = f"&mailto={urllib.parse.quote(self.contact)}" if self.contact else ""
-        if paper.fields.get("doi"):
-            yield f"{self.base_url}/works/doi:{path_part(paper.fields['doi'])}?{mail.lstrip('&')}".rstrip("?")
+        doi = doi_part(paper.fields.get("doi", ""))
+        if doi:
+            yield f"{self.base_url}/works/doi:{doi}?{mail.lstrip('&')}".rstrip("?")
         text = _query_text(paper)
         if text:
             yield f"{self.base_url}/works?search={urllib.parse.quote(text)}&per-page={_ROWS}{mail}"
@@ -199,8 +200,9 @@ class CrossrefResolver(_OnlineResolver):
 
     def urls(self, paper: Paper) -> Iterable[str]:
         mail = f"mailto={urllib.parse.quote(self.contact)}" if self.contact else ""
-        if paper.fields.get("doi"):
-            yield f"{self.base_url}/works/{path_part(paper.fields['doi'])}" + (f"?{mail}" if mail else "")
+        doi = doi_part(paper.fields.get("doi", ""))
+        if doi:
+            yield f"{self.base_url}/works/{doi}" + (f"?{mail}" if mail else "")
         if paper.title:
             yield (
                 f"{self.base_url}/works?query.bibliographic={urllib.parse.quote(_query_text(paper))}&rows={_ROWS}"

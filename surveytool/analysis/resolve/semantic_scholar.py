@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from surveytool.analysis.resolve.answer_text import record_key, text_of
 from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text
-from surveytool.analysis.resolve.request_paths import path_part
+from surveytool.analysis.resolve.request_paths import doi_part, path_part
 from surveytool.model import Paper
 from surveytool.text.identifiers import normalize_arxiv
 
@@ -34,8 +34,9 @@ class SemanticScholarResolver(_OnlineResolver):
         arxiv = normalize_arxiv(paper.fields.get("eprint", ""))
         if arxiv:
             yield f"{self.base_url}/graph/v1/paper/arXiv:{path_part(arxiv)}?fields={FIELDS}"
-        if paper.fields.get("doi"):
-            yield f"{self.base_url}/graph/v1/paper/DOI:{path_part(paper.fields['doi'])}?fields={FIELDS}"
+        doi = doi_part(paper.fields.get("doi", ""))
+        if doi:
+            yield f"{self.base_url}/graph/v1/paper/DOI:{doi}?fields={FIELDS}"
         text = _query_text(paper)
         if text:
             yield f"{self.base_url}/graph/v1/paper/search?query={urllib.parse.quote(text)}&fields={FIELDS}&limit={_ROWS}"

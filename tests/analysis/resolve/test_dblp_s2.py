@@ -9,6 +9,7 @@ from loopback import FakeServices, serve
 
 from surveytool.analysis.resolve.dblp import DblpResolver
 from surveytool.analysis.resolve.http import HttpClient, HttpSettings
+from surveytool.analysis.resolve.online import CrossrefResolver, OpenAlexResolver
 from surveytool.analysis.resolve.semantic_scholar import SemanticScholarResolver
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 
@@ -154,3 +155,39 @@ def test_a_semantic_scholar_id_that_is_no_text_is_a_malformed_answer_not_its_pyt
     assert resolver.lookup(entry(title=GPIPE)) == []
     [(_, error)] = resolver.errors
     assert error.message == "malformed answer (TypeError)"
+
+
+MEGATRON = "Efficient large-scale language model training on GPU clusters using megatron-LM"
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "https://doi.org/10.1145/3458817.3476209",
+        "doi:10.1145/3458817.3476209",
+        "DOI: 10.1145/3458817.3476209",
+        "http://dx.doi.org/10.1145%2F3458817.3476209",
+    ],
+)
+@pytest.mark.parametrize(
+    "service, path",
+    [
+        (CrossrefResolver, "/crossref/works/10.1145/3458817.3476209"),
+        (OpenAlexResolver, "/openalex/works/doi:10.1145/3458817.3476209"),
+        (SemanticScholarResolver, "/s2/graph/v1/paper/DOI:10.1145/3458817.3476209"),
+    ],
+)
+def test_a_doi_written_as_a_link_or_with_its_prefix_is_asked_for_as_the_doi(base, written, service, path):
+    # How .bib files from publishers and reference managers write it; the record is asked for by its DOI alone.
+    FakeServices.routes = {path: [answer("crossref_work.json")]} if service is CrossrefResolver else {}
+    resolver = service(client(), base + path[: path.index("/", 1)])
+    candidates = resolver.lookup(entry(title=MEGATRON, doi=written))
+    assert FakeServices.seen and FakeServices.seen[0].split("?")[0] == path
+    if service is CrossrefResolver:
+        assert [c.method for c in candidates] == ["doi"]
+
+
+def test_a_doi_field_that_holds_no_doi_is_not_asked_for(base):
+    resolver = CrossrefResolver(client(), f"{base}/crossref")
+    resolver.lookup(entry(title=MEGATRON, doi="n/a"))
+    assert [p for p in FakeServices.seen if p.startswith("/crossref/works/")] == []
