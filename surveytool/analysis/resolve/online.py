@@ -80,7 +80,9 @@ class _OnlineResolver:
                 self._fail(paper, url, response, f"HTTP {response.status}")
                 continue
             try:
-                found.extend(self.parse(response.body))
+                # A title that is blank once cleaned (" ", markup, bidi marks) is none, as null is: the entry
+                # would be "resolved" to a record with no title.
+                found.extend(paper for paper in self.parse(response.body) if paper.title)
             except _MALFORMED as error:
                 self._fail(paper, url, response, f"malformed answer ({type(error).__name__})")
                 continue

@@ -762,3 +762,20 @@ def test_a_near_title_confirmed_by_the_first_author_is_still_taken(services, tmp
     )
     [paper] = analyse_online(tmp_path, config, listing).papers
     assert paper.resolved and paper.fields["doi"] == "10.5555/zero.bubble"
+
+
+@pytest.mark.parametrize("title", [" ", "\u202e\u200b", "<i> </i>", "\x1b\n"])
+def test_a_record_whose_title_is_blank_once_cleaned_does_not_resolve_the_entry(services, tmp_path, title):
+    handler, config = services
+    blank = {
+        "title": title,
+        "doi": "https://doi.org/10.1000/blank",
+        "type": "article",
+        "publication_year": 2021,
+        "authorships": [{"author": {"display_name": "Jane Doe"}}],
+    }
+    handler.routes = {"/openalex/works/doi:": [(200, {}, json.dumps(blank), 0)]}
+    survey = analyse_online(tmp_path, config, write_ids(tmp_path, "10.1000/blank"))
+    [paper] = survey.papers
+    assert not paper.resolved  # it was 'resolved', and written to references.bib with no title at all
+    assert [f.check for f in survey.findings if f.check == "unresolved-entry"] == ["unresolved-entry"]
