@@ -11,7 +11,8 @@ from urllib.parse import unquote
 DOI_PREFIX = re.compile(r"doi:\s*|(?:https?://)?(?:(?:dx\.|www\.)?doi\.org|doi\.acm\.org)/", re.IGNORECASE)
 _DOI = re.compile(rf"^(?:{DOI_PREFIX.pattern})?(?P<doi>10\.\d{{4,9}}/\S+)$", re.IGNORECASE)
 _ARXIV_NEW = r"\d{4}\.\d{4,5}"
-_ARXIV_OLD = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}"
+# Before 2007: archive, an optional subject class ("math.GT/0309136") that is no part of the id, number.
+_ARXIV_OLD = r"[a-z][a-z\-]*(?P<subject>\.[A-Z]{2})?/\d{7}"
 _ARXIV = re.compile(
     r"^(?:arxiv:\s*|(?:https?://)?(?:www\.)?(?:export\.)?arxiv\.org/(?:abs|pdf)/)?"
     rf"(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?P<version>v\d+)?(?:\.pdf)?/?$",
@@ -64,7 +65,10 @@ def _unwrapped(text: str) -> str:
 def _parse(text: str) -> Identifier | None:
     match = _ARXIV.match(text)
     if match:
-        return Identifier("arxiv", match.group("id").lower(), (match.group("version") or "").lower())
+        arxiv = match.group("id")
+        if match.group("subject"):  # arXiv knows math/0309136, not the lower-cased math.gt/0309136
+            arxiv = arxiv.replace(match.group("subject"), "", 1)
+        return Identifier("arxiv", arxiv.lower(), (match.group("version") or "").lower())
     match = _DOI.match(text)
     if match:
         return Identifier("doi", match.group("doi").rstrip(".,;"))

@@ -31,3 +31,12 @@ def test_text_that_only_resembles_an_id_is_none():
     for text in ("10.1000", "arXiv", "2104.148", "<>", "[cs.LG]", "see 10.1000/abc", "2104.14830 and more"):
         assert parse_identifier(text) is None, text
     assert normalize_arxiv("2104.14830,") == "2104.14830" and normalize_arxiv("") is None
+
+
+def test_an_old_style_arxiv_id_is_its_archive_and_number_without_the_subject_class():
+    # arXiv's ids before 2007: the subject class (".GT") is no part of the id, and only upper case is one.
+    same = Identifier("arxiv", "math/0309136")
+    assert parse_identifier("arXiv:math.GT/0309136") == same
+    assert parse_identifier("math/0309136") == same
+    assert parse_identifier("https://arxiv.org/abs/math.GT/0309136v1") == Identifier("arxiv", "math/0309136", "v1")
+    assert parse_identifier("hep-th/9901001v2") == Identifier("arxiv", "hep-th/9901001", "v2")

@@ -779,3 +779,13 @@ def test_a_record_whose_title_is_blank_once_cleaned_does_not_resolve_the_entry(s
     [paper] = survey.papers
     assert not paper.resolved  # it was 'resolved', and written to references.bib with no title at all
     assert [f.check for f in survey.findings if f.check == "unresolved-entry"] == ["unresolved-entry"]
+
+
+def test_an_old_style_arxiv_id_with_its_subject_class_is_asked_for_as_arxiv_knows_it(services, tmp_path):
+    handler, config = services
+    feed = (RECORDED / "arxiv_entry.xml").read_text().replace("1909.08053v4", "math/0309136v1")
+    handler.routes = {"/arxiv/api/query?id_list=math/0309136": [(200, {}, feed, 0)]}
+    # Copied as arXiv's old listings print it; 'math.gt/0309136' is no id arXiv knows.
+    [paper] = analyse_online(tmp_path, config, write_ids(tmp_path, "arXiv:math.GT/0309136")).papers
+    assert paper.resolved and paper.resolution.source == "arxiv"
+    assert paper.fields["eprint"] == "math/0309136"
