@@ -28,6 +28,12 @@ _SCHEMA = (
 MAX_BODY_CHARS = 4_000_000
 #: SQLite's result codes for a file that is not a database, or a damaged one.
 _DAMAGED = {getattr(sqlite3, "SQLITE_NOTADB", 26), getattr(sqlite3, "SQLITE_CORRUPT", 11)}
+#: ... for a file that may be read but not written now: read-only, or locked by another run's write.
+_UNWRITABLE = {
+    getattr(sqlite3, "SQLITE_READONLY", 8),
+    getattr(sqlite3, "SQLITE_BUSY", 5),
+    getattr(sqlite3, "SQLITE_LOCKED", 6),
+}
 
 
 _COLUMNS = {"url", "status", "body", "fetched_at"}
@@ -73,6 +79,7 @@ class ResponseCache:
         self.max_body_chars = max_body_chars
         self.notes: list[str] = []  # what was not trusted, for info findings
         self.refused = 0  # rows that failed their seal
+        self.unwritable = ""  # why the file cannot be written in this run, once a write failed
         self._key = _key()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -184,13 +191,19 @@ class ResponseCache:
         self._write("DELETE FROM responses WHERE url = ?", (url,))
 
     def _write(self, statement: str, values: tuple) -> None:
+        if self.unwritable:  # one wait for a lock per run, not one per answer
+            return
         try:
             with self._db:
                 self._db.execute(statement, values)
         except sqlite3.Error as error:
-            if not _damaged(error):
+            if (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _UNWRITABLE:  # an extended code's primary one
+                # Not the user's to delete (a shared or read-only file): what was cached is still read.
+                self.unwritable = str(error)
+            elif not _damaged(error):
                 raise self._unusable(error) from None
-            self._recover()
+            else:
+                self._recover()
 
     def problems(self) -> list[str]:
         """What this run did not trust in the file, one line each."""
@@ -200,6 +213,11 @@ class ResponseCache:
             refused.append(
                 f"{self.path}: {count} failed {'their' if self.refused > 1 else 'its'} checksum "
                 "(edited, damaged or written by another user or version); asked again"
+            )
+        if self.unwritable:
+            refused.append(
+                f"{self.path}: cannot be written ({self.unwritable}); its answers were read, but this run's were "
+                "not cached and are asked again next time"
             )
         return [*self.notes, *refused]
 

@@ -789,3 +789,22 @@ def test_an_old_style_arxiv_id_with_its_subject_class_is_asked_for_as_arxiv_know
     [paper] = analyse_online(tmp_path, config, write_ids(tmp_path, "arXiv:math.GT/0309136")).papers
     assert paper.resolved and paper.resolution.source == "arxiv"
     assert paper.fields["eprint"] == "math/0309136"
+
+
+def test_an_answer_cache_that_cannot_be_written_is_still_read_and_the_run_goes_on(services, tmp_path):
+    # It stopped the run at its first new answer, after the network was asked: exit 2, "delete the file".
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    analyse_online(tmp_path, config, write_list(tmp_path))
+    other = "Recommendation models need huge embedding tables that we shard across hosts with a learned cost model…"
+    holder = sqlite3.connect(tmp_path / "cache.sqlite", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another run writing: this one may read, not write
+    try:
+        survey = analyse_online(tmp_path, config, write_list(tmp_path, f"{SNIPPET}\n\n{other}"))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert [p.title for p in survey.papers if p.resolved] == ["Zero Bubble Pipeline Parallelism"]
+    assert len(handler.seen) == 2  # the first snippet's answer came from the cache
+    [note] = cache_notes(survey)
+    assert "cache.sqlite: cannot be written (database is locked)" in note and "not cached" in note
