@@ -195,8 +195,8 @@ class HttpClient:
         last = self._last_request.get(host)
         if last is not None:
             wait = self.settings.min_interval - (self._clock() - last)
-            if wait > 0:
-                self._sleep(wait)
+            if wait > 0:  # never past the run's budget, where the request is not made
+                self._sleep(min(wait, max(0.0, self._budget_end_time() - self._clock())))
         self._last_request[host] = self._clock()
 
     def _follow(self, url: str, deadline: float, post: _Post | None = None) -> tuple[int, str]:

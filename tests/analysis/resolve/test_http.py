@@ -8,7 +8,7 @@ import tracemalloc
 import pytest
 from loopback import TLS_CERT, FakeServices, serve, stream, trickle
 
-from surveytool.analysis.resolve.http import HttpClient, HttpError, HttpSettings, _same_service
+from surveytool.analysis.resolve.http import HttpClient, HttpError, HttpSettings, ServiceSkipped, _same_service
 from surveytool.analysis.resolve.http_connection import retry_after as _retry_after
 
 
@@ -233,3 +233,15 @@ def test_a_redirect_to_an_address_urllib_cannot_read_is_no_answer_not_a_crash(lo
     with serve(Hostile) as base:
         message, _ = fetch_once(f"{base}/works")
     assert message.startswith("redirected to ") and "which is no address; not followed" in message
+
+
+def test_the_wait_between_requests_to_one_host_ends_with_the_runs_budget():
+    # min_interval = 30 with budget = 1: the second request slept its 30 s, then found the budget spent.
+    Hostile.routes = {"/": [(200, {}, "{}", 0)]}
+    client = HttpClient(HttpSettings("surveytool-tests", timeout=1, retries=0, min_interval=30, budget=1))
+    with serve(Hostile) as base:
+        start = time.monotonic()
+        client.get(f"{base}/a")
+        with pytest.raises(ServiceSkipped, match="the run's time budget of 1 s is spent"):
+            client.get(f"{base}/b")
+    assert time.monotonic() - start < 3 and len(Hostile.seen) == 1
