@@ -89,14 +89,16 @@ def load_online_settings(path: Path | None) -> OnlineSettings:
 
 
 # Setting -> (is the value acceptable, what it must be, an example).
+# Seconds up to a day: a longer wait is a mistake, and 1e300 of them overflowed time.sleep (an internal error).
+_DAY = 86_400
 _ONLINE_RULES = {
-    "timeout": (lambda v: _is_number(v) and v > 0, "a number of seconds above 0", "timeout = 10"),
+    "timeout": (lambda v: _seconds(v) and v > 0, "a number of seconds above 0, a day at most", "timeout = 10"),
     "retries": (lambda v: is_whole_number(v) and 0 <= v <= 20, "a whole number from 0 to 20", "retries = 3"),
-    "min_interval": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "min_interval = 0.2"),
-    "backoff": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "backoff = 1"),
-    "budget": (lambda v: _is_number(v) and v > 0, "a number of seconds above 0", "budget = 600"),
+    "min_interval": (lambda v: _seconds(v), f"a number of seconds from 0 to {_DAY:,}", "min_interval = 0.2"),
+    "backoff": (lambda v: _seconds(v), f"a number of seconds from 0 to {_DAY:,}", "backoff = 1"),
+    "budget": (lambda v: _seconds(v) and v > 0, "a number of seconds above 0, a day at most", "budget = 600"),
     "give_up_after": (lambda v: is_whole_number(v) and v >= 1, "a whole number, 1 or more", "give_up_after = 3"),
-    "max_wait": (lambda v: _is_number(v) and v >= 0, "a number of seconds, 0 or more", "max_wait = 30"),
+    "max_wait": (lambda v: _seconds(v), f"a number of seconds from 0 to {_DAY:,}", "max_wait = 30"),
     "max_bytes": (
         lambda v: is_whole_number(v) and v >= 1024,
         "a whole number of bytes, 1024 or more",
@@ -128,6 +130,10 @@ def _check_online_types(path: Path, values: dict) -> None:
 
 def _is_number(value: object) -> bool:
     return (is_whole_number(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
+
+
+def _seconds(value: object) -> bool:
+    return _is_number(value) and 0 <= value <= _DAY  # type: ignore[operator]
 
 
 def _is_web_address(value: object) -> bool:

@@ -126,7 +126,11 @@ def test_every_command_refuses_a_typo_in_any_table_it_knows(tmp_path: Path, comm
         ("parse", '[bib]\nalign = "x"\n', "[bib] align must be a column from 0 to 40 (0: no column), not 'x'"),
         ("build", "[check]\nthin = -1\n", "[check] thin must be a whole number of papers, 0 or more, not -1"),
         ("bib", '[check]\ndisable = "thin-section"\n', "[check] disable must be a list of check names, not"),
-        ("check", "[online]\ntimeout = 0\n", "[online] timeout must be a number of seconds above 0, not 0"),
+        (
+            "check",
+            "[online]\ntimeout = 0\n",
+            "[online] timeout must be a number of seconds above 0, a day at most, not 0",
+        ),
         ("bib", '[online]\nservices = ["bogus"]\n', "unknown service(s): bogus (use openalex, crossref, arxiv"),
         ("parse", '[llm]\nbase_url = "ftp://x"\n', "[llm] base_url must be an http:// or https:// address"),
         ("check", "[keys]\nformula = 5\n", "[keys] formula must be a quoted formula, not 5"),

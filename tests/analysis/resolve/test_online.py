@@ -504,11 +504,15 @@ def test_a_redirect_within_the_service_is_followed(services, tmp_path):
 @pytest.mark.parametrize(
     "setting, message",
     [
-        ('timeout = "abc"', "[online] timeout must be a number of seconds above 0, not 'abc' (timeout = 10)"),
+        ('timeout = "abc"', "[online] timeout must be a number of seconds above 0, a day at most, not 'abc'"),
         ("retries = -1", "[online] retries must be a whole number from 0 to 20, not -1 (retries = 3)"),
         ('contact = "me@example.org\\r\\nX-Injected: 1"', "[online] contact must be one line of printable ASCII text"),
         ('contact = "张伟 <zw@example.org>"', "[online] contact must be one line of printable ASCII text"),
-        ("budget = nan", "[online] budget must be a number of seconds above 0, not nan"),
+        ("budget = nan", "[online] budget must be a number of seconds above 0, a day at most, not nan"),
+        # 1e300 seconds overflowed time.sleep: a traceback and exit 1.
+        ("budget = 1e300", "[online] budget must be a number of seconds above 0, a day at most, not 1e+300"),
+        ("backoff = 1e300", "[online] backoff must be a number of seconds from 0 to 86,400, not 1e+300"),
+        ("max_wait = 1e300", "[online] max_wait must be a number of seconds from 0 to 86,400, not 1e+300"),
         ('openalex_url = "file:///etc/passwd"', "[online] openalex_url must be an http:// or https:// address"),
         ('services = "openalex"', "[online] services must be a list of service names"),
     ],
