@@ -112,6 +112,20 @@ class _OnlineResolver:
         raise NotImplementedError
 
 
+def listed(data: object, results: str, record_id: str) -> list[dict]:
+    """The records of a search answer (a list under ``results``) or of a record's (one, with its ``record_id``).
+
+    Anything else with a 200 ("{}", an error object, a captive portal's page) is a malformed answer, not an answer
+    that there is no such paper, which would be cached.
+    """
+    if not isinstance(data, dict) or not (results in data or record_id in data):
+        raise ValueError("neither a search answer nor a record")
+    found = data.get(results, [data])
+    if not isinstance(found, list):
+        raise TypeError(f"{results} is not a list")
+    return [record for record in found if isinstance(record, dict)]
+
+
 def _query_text(paper: Paper) -> str:
     if paper.title:
         return strip_truncation(paper.title) if paper.truncated else paper.title
@@ -157,9 +171,7 @@ class OpenAlexResolver(_OnlineResolver):
             yield f"{self.base_url}/works?search={urllib.parse.quote(text)}&per-page={_ROWS}{mail}"
 
     def parse(self, body: str) -> list[Paper]:
-        data = json.loads(body)
-        works = data.get("results", [data])
-        return [self._paper(work) for work in works if isinstance(work, dict) and work.get("title")]
+        return [self._paper(work) for work in listed(json.loads(body), "results", "id") if work.get("title")]
 
     def _paper(self, work: dict) -> Paper:
         authors = [
@@ -269,6 +281,8 @@ class ArxivResolver(_OnlineResolver):
 
     def parse(self, body: str) -> list[Paper]:
         feed = ElementTree.fromstring(body)
+        if feed.tag != f"{self._ATOM}feed":
+            raise ValueError("not an Atom feed")
         return [self._paper(entry) for entry in feed.iter(f"{self._ATOM}entry") if entry.findtext(f"{self._ATOM}title")]
 
     def _paper(self, entry) -> Paper:

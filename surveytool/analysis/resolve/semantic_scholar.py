@@ -11,7 +11,7 @@ import urllib.parse
 from collections.abc import Iterable
 
 from surveytool.analysis.resolve.answer_text import record_key, text_of
-from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text
+from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text, listed
 from surveytool.analysis.resolve.request_paths import doi_part, path_part
 from surveytool.model import Paper
 from surveytool.text.identifiers import normalize_arxiv
@@ -42,9 +42,7 @@ class SemanticScholarResolver(_OnlineResolver):
             yield f"{self.base_url}/graph/v1/paper/search?query={urllib.parse.quote(text)}&fields={FIELDS}&limit={_ROWS}"
 
     def parse(self, body: str) -> list[Paper]:
-        data = json.loads(body)
-        works = data.get("data", [data])
-        return [self._paper(work) for work in works if isinstance(work, dict) and work.get("title")]
+        return [self._paper(work) for work in listed(json.loads(body), "data", "paperId") if work.get("title")]
 
     def _paper(self, work: dict) -> Paper:
         ids = work.get("externalIds") or {}

@@ -772,6 +772,7 @@ def test_a_near_title_confirmed_by_the_first_author_is_still_taken(services, tmp
 def test_a_record_whose_title_is_blank_once_cleaned_does_not_resolve_the_entry(services, tmp_path, title):
     handler, config = services
     blank = {
+        "id": "https://openalex.org/W4200000002",
         "title": title,
         "doi": "https://doi.org/10.1000/blank",
         "type": "article",
@@ -782,7 +783,9 @@ def test_a_record_whose_title_is_blank_once_cleaned_does_not_resolve_the_entry(s
     survey = analyse_online(tmp_path, config, write_ids(tmp_path, "10.1000/blank"))
     [paper] = survey.papers
     assert not paper.resolved  # it was 'resolved', and written to references.bib with no title at all
-    assert [f.check for f in survey.findings if f.check == "unresolved-entry"] == ["unresolved-entry"]
+    assert [f.check for f in survey.findings if f.check in ("unresolved-entry", "resolver-error")] == [
+        "unresolved-entry"
+    ]
 
 
 def test_an_old_style_arxiv_id_with_its_subject_class_is_asked_for_as_arxiv_knows_it(services, tmp_path):
@@ -812,3 +815,29 @@ def test_an_answer_cache_that_cannot_be_written_is_still_read_and_the_run_goes_o
     assert len(handler.seen) == 2  # the first snippet's answer came from the cache
     [note] = cache_notes(survey)
     assert "cache.sqlite: cannot be written (database is locked)" in note and "not cached" in note
+
+
+PORTAL = (
+    '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>Log in to the Wi-Fi</p></body></html>'
+)
+
+
+@pytest.mark.parametrize(
+    "service, route, line, body",
+    [
+        # What a captive portal or a broken proxy answers with 200: it read as "no such paper", and was cached.
+        ("arxiv", "/arxiv/api/query?id_list=", "arXiv:1909.08053", PORTAL),
+        ("openalex", "/openalex/works/doi:", "10.1145/3458817.3476209", "{}"),
+        ("openalex", "/openalex/works/doi:", "10.1145/3458817.3476209", '{"error": "rate limited"}'),
+    ],
+)
+def test_a_200_answer_that_is_not_the_services_kind_is_a_finding_and_not_cached(
+    services, tmp_path, service, route, line, body
+):
+    handler, config = services
+    write_config(tmp_path, handler.base, services=f'["{service}"]')
+    handler.routes = {route: [(200, {}, body, 0)]}
+    survey = analyse_online(tmp_path, config, write_ids(tmp_path, line))
+    [finding] = [f for f in survey.findings if f.check == "resolver-error"]
+    assert finding.message.startswith(f"{service} gave no usable answer: malformed answer")
+    assert cached_urls(tmp_path) == []  # the next run asks again
