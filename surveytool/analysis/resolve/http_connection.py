@@ -17,6 +17,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
+from datetime import UTC
 from email.utils import parsedate_to_datetime
 
 #: ``socket.getaddrinfo``'s signature (tests pass a resolver that hangs).
@@ -119,7 +120,10 @@ def retry_after(value: str | None) -> float | None:
         seconds = float(value)
     except ValueError:
         try:
-            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+            when = parsedate_to_datetime(value)
+            if when.tzinfo is None:  # asctime or "-0000": an HTTP date is in GMT, not in the local time
+                when = when.replace(tzinfo=UTC)
+            seconds = when.timestamp() - time.time()
         except (TypeError, ValueError, OverflowError, IndexError):
             return None
     return max(seconds, 0.0) if math.isfinite(seconds) else None

@@ -245,3 +245,19 @@ def test_the_wait_between_requests_to_one_host_ends_with_the_runs_budget():
         with pytest.raises(ServiceSkipped, match="the run's time budget of 1 s is spent"):
             client.get(f"{base}/b")
     assert time.monotonic() - start < 3 and len(Hostile.seen) == 1
+
+
+def test_a_retry_after_date_without_a_zone_is_in_gmt_as_http_dates_are_not_the_users_local_time(monkeypatch):
+    # asctime, one of the three forms HTTP dates take, names no zone: in New York 10 s was read as 5 hours and 10 s,
+    # more than max_wait, and the service was skipped for the run.
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        then = time.gmtime(time.time() + 10)
+        waits = [
+            _retry_after(time.strftime(form, then)) for form in ("%a %b %d %H:%M:%S %Y", "%a, %d %b %Y %H:%M:%S -0000")
+        ]
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert all(w is not None and 5 < w <= 10 for w in waits), waits
