@@ -49,7 +49,9 @@ def chapter_context(views: Sequence[PaperView], taxonomy: Taxonomy, draft: Draft
 def render_main(env: jinja2.Environment, context: dict[str, Any], declared: list[str], chapter: str = "") -> str:
     """main.tex, declaring the ``declared`` characters (``latex.declared_chars`` of the .bib) to pdfLaTeX, and
     those of the author's notes in the ``chapter`` as written (大, α in a sentence would stop the document)."""
-    declared = sorted({*declared, *declared_chars(*regions(chapter).values())})
+    # The chapter as written keeps the line ends its author's editor saved it with: notes are read on "\n" lines.
+    notes = regions(chapter.replace("\r\n", "\n").replace("\r", "\n")).values()
+    declared = sorted({*declared, *declared_chars(*notes)})
     # The .bib keeps UTF-8 that inputenc may not know (β, ′); each is declared with its LaTeX spelling, or
     # without one (CJK, emoji) as a visible [U+XXXX] marker, instead of stopping the document.
     spellings = [(code, char_spelling(code)) for code in declared]

@@ -18,6 +18,7 @@ from surveytool.model import Taxonomy
 from surveytool.output.files import backed_up, write_atomically
 from surveytool.output.notes_citations import citations_gone
 from surveytool.output.notes_regions import (
+    SavedChapter,
     carry_over,
     edited_outside_regions,
     read_saved,
@@ -94,7 +95,8 @@ def keep_prose(
     known_keys: Collection[str] = (),
     merged_into: Callable[[], Mapping[str, str]] = dict,
 ) -> str:
-    """The new text of a generated .tex file with the author's notes carried over.
+    """The new text of a generated .tex file with the author's notes carried over, with the line ends and
+    byte-order mark the file was saved with.
 
     Refuses (unless ``force``) when generated text was edited by hand; with
     ``force`` the old file is kept as ``<name>.bak``. ``drafts`` remembers what was read. Notes of a
@@ -104,14 +106,16 @@ def keep_prose(
     """
     data = read_generated(path)
     # An empty file (emptied to have it made anew, or cut short by an editor) holds no words to keep.
-    if data is None or not read_saved(data).text.strip():
-        merged = stamp(text)
+    if data is not None and (saved := read_saved(data)).text.strip():
+        merged = _merged_prose(path, data, saved, text, force, notes, taxonomy)
+        written = saved.in_its_style(merged)
     else:
-        merged = _merged_prose(path, data, text, force, notes, taxonomy)
+        merged = written = stamp(text)
+    # Read with "\n" line ends: in a chapter saved with old Mac ones (CR), no notes region would be found.
     if known_keys:
         notes.extend(ProseNote(said) for said in citations_gone(path, merged, known_keys, merged_into))
-    drafts.note(path, data, merged)
-    return merged
+    drafts.note(path, data, written)
+    return written
 
 
 def _suggested_outside_notes(text: str) -> int:
@@ -120,9 +124,15 @@ def _suggested_outside_notes(text: str) -> int:
 
 
 def _merged_prose(
-    path: Path, data: bytes, text: str, force: bool, notes: list[ProseNote], taxonomy: Taxonomy | None
+    path: Path,
+    data: bytes,
+    saved: SavedChapter,
+    text: str,
+    force: bool,
+    notes: list[ProseNote],
+    taxonomy: Taxonomy | None,
 ) -> str:
-    saved = read_saved(data)
+    """The new text with the notes of the file ``saved`` (as ``data``) carried over, with "\n" line ends."""
     old = saved.text
     if edited_outside_regions(old):
         if not force:
@@ -190,7 +200,7 @@ def _merged_prose(
         back = ", ".join(merged.returned)
         line = _line_of(written, f"% surveytool: begin notes {merged.returned[0]}\n")
         notes.append(ProseNote(f"{path}:{line}: your notes parked at the end went back to {back}, generated again"))
-    return saved.in_its_style(written)
+    return written
 
 
 def _with_parked_renamed(text: str, renames: dict[str, str]) -> str:
