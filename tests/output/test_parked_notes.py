@@ -246,3 +246,25 @@ def test_a_citation_in_the_notes_of_a_key_merged_into_another_names_the_key_to_c
     assert "kept as they were" in built.stdout  # patched indeed
     drafted = run_cli("draft", str(library), "-o", str(chapter), "--merge-duplicates", check=True)
     assert "'Absorbed', which --merge-duplicates merged into 'kept2020'" in drafted.stderr
+
+
+def test_parked_notes_deleted_with_their_marker_lines_as_the_build_offers_are_no_edit_to_refuse(tmp_path):
+    taxonomy = (ROOT / "seeds" / "taxonomy.toml").read_text(encoding="utf-8")
+    blocks = re.split(r"(?=^\[\[sections\]\])", taxonomy, flags=re.M)
+    without_moe = tmp_path / "taxonomy.toml"
+    without_moe.write_text("".join(b for b in blocks if 'id = "moe"' not in b), encoding="utf-8")
+    out, chapter, _ = _built_with_notes_in_moe(tmp_path, "Experts route tokens.\n")
+    away = run_cli("build", "--out", str(out), "--taxonomy", str(without_moe), check=True)
+    assert "(else move them into other notes, or delete them)" in away.stderr
+    text = chapter.read_text(encoding="utf-8")
+    chapter.write_text(text[: text.index("\n% surveytool: begin notes orphaned\n")] + "\n", encoding="utf-8")
+    again = run_cli("build", "--out", str(out), "--taxonomy", str(without_moe))
+    assert again.returncode == 0, again.stderr
+    assert "Experts route tokens." not in chapter.read_text(encoding="utf-8")
+    assert not (out / "related_work.tex.bak").exists()
+    # Any other edit is still refused, and named where it is.
+    edited = chapter.read_text(encoding="utf-8").replace("\\end{figure}\n", "\\end{figure}\nMy edit.\n", 1)
+    chapter.write_text(edited, encoding="utf-8")
+    refused = run_cli("build", "--out", str(out), "--taxonomy", str(without_moe))
+    line = edited.splitlines().index("My edit.") + 1
+    assert refused.returncode == 2 and f"related_work.tex:{line}: error: was edited outside" in refused.stderr
