@@ -172,6 +172,11 @@ def stamp(text: str) -> str:
     return f"% surveytool: checksum {checksum(text)} (edit only between the notes markers)\n" + _without_checksum(text)
 
 
+def stamped(text: str) -> bool:
+    """Whether ``text`` has a checksum line: surveytool wrote it."""
+    return _checksum_line(text) is not None
+
+
 def edited_outside_regions(text: str) -> bool:
     """True when generated text was changed by hand (or the file was not made by surveytool)."""
     line = _checksum_line(text)

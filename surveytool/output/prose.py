@@ -26,12 +26,15 @@ from surveytool.output.notes_regions import (
     regions,
     repeated_regions,
     stamp,
+    stamped,
     unpaired_markers,
 )
 from surveytool.output.parked_notes import ORPHANED, PARKED_HEADER, parked_ids, with_renamed_headers
 from surveytool.output.theme_regions import THEME_MARK, renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
 
+# How the checksum line starts (notes_regions.stamp).
+_STAMPED = "% surveytool: checksum "
 # The first line of a paragraph draft --llm suggested (templates/related_work.tex.j2).
 _SUGGESTED = "\n% surveytool: suggested by draft --llm from this theme's papers only"
 
@@ -278,11 +281,20 @@ def _refuse_repeated_region(path: Path, old: str) -> None:
 
 def first_edited_line(old: str, text: str) -> int | None:
     """The first line of the saved file ``old`` that differs from the new ``text`` with the author's notes put in:
-    the hand edit, when the sources have not changed since (else perhaps a change of theirs). None for a file
-    with no checksum line, which surveytool did not write."""
-    if not old.lstrip(" \t").startswith("% surveytool: checksum "):
+    the hand edit, when the sources have not changed since (else perhaps a change of theirs). Lines are compared
+    as the checksum guards them: without the white space around them, blank lines and the checksum line left out.
+    None for a file with no checksum line, which surveytool did not write."""
+    if not stamped(old):
         return None
-    saved, expected = old.splitlines(), stamp(carry_over(text, old).text).splitlines()
-    pairs = enumerate(zip(saved, expected, strict=False), start=1)
-    differing = (n for n, (a, b) in pairs if n > 1 and a.split() != b.split())  # white space is no edit
-    return next(differing, min(len(saved), len(expected)) + 1 if len(saved) != len(expected) else None)
+    saved, expected = _guarded_lines(old), _guarded_lines(stamp(carry_over(text, old).text))
+    differing = (n for (n, a), (_, b) in zip(saved, expected, strict=False) if a != b)
+    if (line := next(differing, None)) is not None or len(saved) == len(expected):
+        return line
+    # The one has lines the other lacks, at its end: the first line added, or where the lines deleted were.
+    return saved[len(expected)][0] if len(saved) > len(expected) else (saved[-1][0] if saved else 0) + 1
+
+
+def _guarded_lines(text: str) -> list[tuple[int, str]]:
+    """(number from 1, text) of each line of ``text`` but blank ones and checksum lines, without white space around."""
+    lines = ((n, line.strip()) for n, line in enumerate(text.splitlines(), start=1))
+    return [(n, line) for n, line in lines if line and not line.startswith(_STAMPED)]

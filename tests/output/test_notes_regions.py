@@ -186,3 +186,25 @@ def test_a_second_force_keeps_the_backup_the_first_made(tmp_path):
     # The second --force replaced the first's backup, and its edit was gone; the same backup again is kept once.
     assert (tmp_path / "related_work.tex.bak.1").read_text(encoding="utf-8").endswith("My first edit outside.\n")
     assert not (tmp_path / "related_work.tex.bak.2").exists()
+
+
+def test_the_refusal_names_the_line_edited_by_hand_whatever_the_editor_did_to_blank_lines_and_the_first_line():
+    from surveytool.output.prose import first_edited_line
+
+    new = GENERATED.replace("text", "generated  text") + "\\end{x}\n"
+    stamped = stamp(new)
+    lines = stamped.splitlines(keepends=True)
+    edit = lines.index("generated  text\n")
+    cases = {
+        # a blank line added at the top, which is no edit, and an edit below it
+        "blank line above": (lines[:2] + ["\n"] + lines[2:edit] + ["my edit\n"] + lines[edit + 1 :], edit + 2),
+        # a line put above the checksum line (TeXShop's and VS Code's "% !TEX root")
+        "above the checksum": (["% !TEX root = main.tex\n", *lines], 1),
+        # white space changed inside a generated line: the checksum keeps it, so the refusal must name it
+        "tab inside a line": (lines[:edit] + ["generated\ttext\n"] + lines[edit + 1 :], edit + 1),
+    }
+    for name, (saved, line) in cases.items():
+        old = "".join(saved)
+        assert edited_outside_regions(old), name
+        assert first_edited_line(old, new) == line, name
+    assert first_edited_line(stamped.replace("\\end{x}\n", ""), new) == len(lines)  # a line deleted at the end
