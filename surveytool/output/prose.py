@@ -167,13 +167,19 @@ def _merged_prose(
     written_in = {sections.get(r, r) for r in written_in}
     renames = renamed_themes(old, text, written_in)
     merged = carry_over(text, with_renamed_regions(old, renames))
+    written = stamp(merged.text)
+
+    def at(region_id: str) -> str:  # where notes that moved to a region are now: its begin line
+        marker = f"% surveytool: begin notes {region_id}\n"
+        return f"{path}:{_line_of(written, marker)}"
+
     for was, now in sorted(renames.items()):
-        notes.append(ProseNote(f"{path}: the theme of your notes in {was} is now {now}; they moved with its papers"))
+        notes.append(ProseNote(f"{at(now)}: the theme of your notes in {was} is now {now}; they moved with its papers"))
     for was, now in sorted(sections.items()):
         if THEME_MARK in was:
-            notes.append(ProseNote(f"{path}: your notes in {was} moved to {now}, with their section (its alias)"))
+            notes.append(ProseNote(f"{at(now)}: your notes in {was} moved to {now}, with their section (its alias)"))
         else:
-            notes.append(ProseNote(f"{path}: section {was} is now {now} (its alias); your notes in it moved there"))
+            notes.append(ProseNote(f"{at(now)}: section {was} is now {now} (its alias); your notes in it moved there"))
     if merged.kept:
         notes.append(ProseNote(f"{path}: kept your notes in {', '.join(merged.kept)}", routine=True))
     # A build writes no suggestions: say where the ones draft --llm wrote went, as they are not the author's notes.
@@ -186,7 +192,6 @@ def _merged_prose(
                 routine=True,
             )
         )
-    written = stamp(merged.text)
     if merged.orphaned:
         moved = ", ".join(merged.orphaned)
         # The header is looked for in the parking region: the author's notes above it may hold such a line.
@@ -201,8 +206,9 @@ def _merged_prose(
         )
     if merged.returned:
         back = ", ".join(merged.returned)
-        line = _line_of(written, f"% surveytool: begin notes {merged.returned[0]}\n")
-        notes.append(ProseNote(f"{path}:{line}: your notes parked at the end went back to {back}, generated again"))
+        notes.append(
+            ProseNote(f"{at(merged.returned[0])}: your notes parked at the end went back to {back}, generated again")
+        )
     return written
 
 

@@ -64,7 +64,8 @@ def test_notes_of_a_section_renamed_with_its_old_id_as_an_alias_move_to_the_new_
     moved = run_cli("build", "--out", str(out), "--taxonomy", str(renamed), check=True)
     assert regions(chapter.read_text(encoding="utf-8"))["sparse-moe"] == prose
     assert "% (from notes moe)" not in chapter.read_text(encoding="utf-8")
-    assert f"{chapter}: section moe is now sparse-moe (its alias); your notes in it moved there" in moved.stderr
+    where = chapter.read_text(encoding="utf-8").splitlines().index("% surveytool: begin notes sparse-moe") + 1
+    assert f"{chapter}:{where}: section moe is now sparse-moe (its alias); your notes in it moved there" in moved.stderr
 
 
 def test_a_rebuild_names_a_citation_in_the_notes_whose_paper_left_the_sources(tmp_path):
@@ -181,7 +182,10 @@ def test_the_theme_notes_of_a_section_renamed_with_its_old_id_as_an_alias_go_alo
     for number, theme in enumerate(themes):
         now = theme.replace("model-parallel/", "tensor-parallel/")
         assert regions(written)[now] == f"On theme {number}.\n"
-        assert f"{chapter}: your notes in {theme} moved to {now}, with their section (its alias)" in moved.stderr
+        where = written.splitlines().index(f"% surveytool: begin notes {now}") + 1
+        assert (
+            f"{chapter}:{where}: your notes in {theme} moved to {now}, with their section (its alias)" in moved.stderr
+        )
 
 
 def test_notes_parked_for_a_section_go_back_to_it_when_it_returns_renamed_with_its_old_id_as_an_alias(tmp_path):

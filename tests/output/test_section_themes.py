@@ -117,3 +117,22 @@ def test_a_section_too_large_for_readable_themes_is_listed_flat():
 
     assert section_themes(SectionView("pipeline-parallel", "Pipelines", "", views(MAX_THEMED), ()))
     assert section_themes(SectionView("pipeline-parallel", "Pipelines", "", views(MAX_THEMED + 1), ())) == ()
+
+
+def test_a_rebuild_that_names_a_theme_anew_says_on_which_line_its_notes_are_now(tmp_path):
+    bib = tmp_path / "mine.bib"
+    bib.write_text(library(), encoding="utf-8")
+    chapter = tmp_path / "out" / "related_work.tex"
+    text = build(tmp_path, bib, "out")
+    for region in re.findall(r"^% surveytool: begin notes (pipeline-parallel/theme-\S+)$", text, re.M):
+        marker = f"% surveytool: begin notes {region}\n"
+        text = text.replace(marker, f"{marker}Notes on {region}.\n")
+    chapter.write_text(text, encoding="utf-8")
+    bib.write_text(library(extra=2), encoding="utf-8")
+    moved = run_cli("build", "--out", str(tmp_path / "out"), str(bib), check=True)
+    said = re.findall(r"^(.*):(\d+): the theme of your notes in (\S+) is now (\S+);", moved.stderr, re.M)
+    assert said, moved.stderr
+    lines = chapter.read_text(encoding="utf-8").splitlines()
+    for path, line, was, now in said:
+        assert path == str(chapter)
+        assert lines[int(line) - 1 : int(line) + 1] == [f"% surveytool: begin notes {now}", f"Notes on {was}."]
