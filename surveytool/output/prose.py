@@ -138,6 +138,13 @@ def _merged_prose(
     """The new text with the notes of the file ``saved`` (as ``data``) carried over, with "\n" line ends."""
     old = saved.text
     if edited_outside_regions(old):
+        if not force and not stamped(old):
+            raise OutputError(
+                "has no '% surveytool: checksum' line: surveytool did not write it, and writing the chapter "
+                "would overwrite it",
+                path=str(path),
+                hint="write the chapter to another file, or rerun with --force (the old file is kept as .bak)",
+            )
         if not force:
             _refuse_unpaired_marker(path, old)
             _refuse_repeated_region(path, old)

@@ -208,3 +208,17 @@ def test_the_refusal_names_the_line_edited_by_hand_whatever_the_editor_did_to_bl
         assert edited_outside_regions(old), name
         assert first_edited_line(old, new) == line, name
     assert first_edited_line(stamped.replace("\\end{x}\n", ""), new) == len(lines)  # a line deleted at the end
+
+
+def test_a_file_surveytool_did_not_write_is_refused_as_such_and_kept_as_a_backup_when_forced(tmp_path):
+    mine = tmp_path / "related.tex"
+    mine.write_text("\\section{Related Work}\nMy own chapter, written by hand.\n", encoding="utf-8")
+    refused = run_cli("draft", "-o", str(mine))
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(
+        f"{mine}: error: has no '% surveytool: checksum' line: surveytool did not write it"
+    )
+    assert "edited outside its notes regions" not in refused.stderr
+    assert mine.read_text(encoding="utf-8").startswith("\\section{Related Work}\nMy own chapter")
+    assert run_cli("draft", "-o", str(mine), "--force").returncode == 0
+    assert (tmp_path / "related.tex.bak").read_text(encoding="utf-8").endswith("My own chapter, written by hand.\n")
