@@ -263,7 +263,8 @@ def carry_over(new_text: str, old_text: str) -> Merged:
             old[region_id] = content
     for region_id, content in back.home.items():
         old[region_id] = old.get(region_id, "") + content
-    orphans = [r for r in old if r not in new_ids or r == ORPHANED]
+    # What waits at the end already comes first: the author's text above its first header stays above every header.
+    orphans = sorted((r for r in old if r not in new_ids or r == ORPHANED), key=lambda r: r != ORPHANED)
     parked_text = "".join(parked(r, old[r]) if r != ORPHANED else old[r] for r in orphans)
     contents: dict[int, str] = {}
     placed: set[str] = set()

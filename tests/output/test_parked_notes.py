@@ -272,3 +272,18 @@ def test_parked_notes_deleted_with_their_marker_lines_as_the_build_offers_are_no
     refused = run_cli("build", "--out", str(out), "--taxonomy", str(without_moe))
     line = edited.splitlines().index("My edit.") + 1
     assert refused.returncode == 2 and f"related_work.tex:{line}: error: was edited outside" in refused.stderr
+
+
+def test_the_authors_own_text_above_the_parked_notes_stays_there_when_more_notes_are_parked():
+    a, b, c = (f"% surveytool: begin notes {r}\n% surveytool: end notes {r}\n" for r in "abc")
+    remark = "My own remark on what is parked.\n"
+    old = (
+        a
+        + b.replace("b\n%", "b\nOn B.\n%")
+        + c
+        + f"% surveytool: begin notes orphaned\n{remark}% (from notes c)\nOn C.\n% surveytool: end notes orphaned\n"
+    )
+    parked = carry_over(a + c, old)  # b is gone now: its notes are parked too
+    assert regions(parked.text)["orphaned"].startswith(remark) and parked.orphaned == ("b",)
+    back = carry_over(a + b + c, stamp(parked.text))
+    assert regions(back.text) == {"a": "", "b": "On B.\n", "c": "On C.\n", "orphaned": remark}
