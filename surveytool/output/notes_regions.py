@@ -216,6 +216,8 @@ class SavedChapter:
     bom: str = ""
     newline: str = "\n"
     encoding: str = "utf-8"  # as it was saved; written back in UTF-8
+    stray_bytes: int = 0  # bytes that are not UTF-8 in a file that is UTF-8 otherwise, read as Latin-1 characters
+    stray_line: int = 0  # the line of the first of them
 
     def in_its_style(self, text: str) -> str:
         """``text`` (with "\n" line ends) with this file's mark and line endings."""
@@ -234,7 +236,8 @@ def read_saved(data: bytes) -> SavedChapter:
     newline = newline_of(decoded.exact_text)
     # The mark is kept only as UTF-8: the chapter is rewritten in UTF-8, which LaTeX reads.
     bom = "\ufeff" if decoded.bom else ""
-    return SavedChapter(raw.replace("\r\n", "\n").replace("\r", "\n"), bom, newline, decoded.encoding)
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    return SavedChapter(text, bom, newline, decoded.encoding, decoded.stray_bytes, decoded.odd_line)
 
 
 @dataclass(frozen=True)

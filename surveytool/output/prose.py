@@ -165,6 +165,14 @@ def _merged_prose(
                 "(\\usepackage[utf8]{inputenc}): set your editor to UTF-8 for this file"
             )
         )
+    if saved.stray_bytes:
+        notes.append(
+            ProseNote(
+                f"{path}: was saved with {saved.stray_bytes} byte(s) that are not UTF-8, the first on line "
+                f"{saved.stray_line}: read as Latin-1 characters and written in UTF-8, as main.tex reads it "
+                "(check them, and set your editor to UTF-8 for this file)"
+            )
+        )
     written_in = {r for r, content in regions(old).items() if content.strip()}
     parked_for = set(parked_ids(regions(old).get(ORPHANED, "")))
     sections = _renamed_sections(written_in | parked_for, set(regions(text)), taxonomy)

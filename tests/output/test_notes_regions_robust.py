@@ -342,3 +342,17 @@ def test_a_chapter_saved_as_latin_1_keeps_its_notes_and_says_it_is_written_in_ut
     assert "Café naïve notes." in chapter.read_text(encoding="utf-8")
     third = run_cli("build", str(source), "--out", str(out))  # UTF-8 now: nothing more to say
     assert "was saved as" not in third.stderr
+
+
+def test_a_byte_that_is_not_utf_8_in_a_utf_8_chapter_is_written_in_utf_8_and_named_with_its_line(tmp_path):
+    source, out = build_folder(tmp_path)
+    chapter = out / "related_work.tex"
+    write_in_region(chapter, "unclassified", "Naïve notes.\nA pasted café.\n")
+    text = chapter.read_text(encoding="utf-8")
+    line = text.splitlines().index("A pasted café.") + 1
+    chapter.write_bytes(text.encode("utf-8").replace("café".encode(), b"caf\xe9"))  # one Latin-1 byte pasted in
+    again = run_cli("build", str(source), "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert f"related_work.tex: was saved with 1 byte(s) that are not UTF-8, the first on line {line}" in again.stderr
+    assert regions(chapter.read_text(encoding="utf-8"))["unclassified"] == "Naïve notes.\nA pasted café.\n"
+    assert "not UTF-8" not in run_cli("build", str(source), "--out", str(out)).stderr
