@@ -155,8 +155,11 @@ def _merged_prose(
                 hint="move your text between the '% surveytool: begin/end notes' lines, "
                 "or rerun with --force (the old file is kept as .bak)",
             )
+        # The edit is not in the rebuilt file: say where in the backup it is.
+        line = first_edited_line(old, text)
+        edit = "" if line is None else f", the first line that differs: {line}"
         notes.append(
-            ProseNote(f"{path}: edited outside its notes regions; old version kept as {backed_up(path, data)}")
+            ProseNote(f"{path}: edited outside its notes regions; old version kept as {backed_up(path, data)}{edit}")
         )
     if saved.encoding != "utf-8" and not old.isascii():
         notes.append(

@@ -96,11 +96,14 @@ def test_quiet_leaves_out_that_notes_were_kept_but_still_says_what_was_set_aside
         loud, quiet = run_cli(*command), run_cli(*command, "--quiet")
         assert "kept your notes in moe" in loud.stderr
         assert quiet.returncode == 0 and quiet.stderr == ""
-    chapter.write_text(chapter.read_text(encoding="utf-8").replace("present \\emph", "describe \\emph", 1), "utf-8")
+    edited = chapter.read_text(encoding="utf-8").replace("present \\emph", "describe \\emph", 1)
+    chapter.write_text(edited, "utf-8")
+    line = next(n for n, text in enumerate(edited.splitlines(), start=1) if "describe \\emph" in text)
     forced = run_cli("build", "--out", str(out), "--force", "--quiet")
     assert forced.returncode == 0
     assert forced.stderr.splitlines() == [
-        f"{chapter}: edited outside its notes regions; old version kept as {chapter}.bak"
+        f"{chapter}: edited outside its notes regions; old version kept as {chapter}.bak, "
+        f"the first line that differs: {line}"
     ]
 
 
