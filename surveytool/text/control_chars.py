@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
+#: C0, DEL and C1: U+009B alone is an escape sequence's start (CSI) to some terminals, as ESC [ is to all.
+CONTROL_CHARS = frozenset(chr(code) for code in [*range(0x20), *range(0x7F, 0xA0)])
+_CONTROL = re.compile("[" + re.escape("".join(sorted(CONTROL_CHARS))) + BIDI_CONTROLS + "]")
 _BIDI = re.compile(f"[{BIDI_CONTROLS}]")
 # Kept as they are where text is shown: a finding's line breaks are its own, a tab shows as space.
 _LAYOUT = "\t\n"

@@ -167,7 +167,7 @@ def describe_offences(offences: list[Offence], latex: str, braces: list[Offence]
 
 
 # A control character too: TeX stops at ^^? ("invalid character") and at most others inside \cite's \csname.
-_CITABLE_KEY = re.compile(r"^[^\s,{}\\%#~&$^\x00-\x1f\x7f]+$")
+_CITABLE_KEY = re.compile(r"[^\s,{}\\%#~&$^" + re.escape("".join(sorted(CONTROL_CHARS_SET))) + "]+")
 
 
 def usable_key(key: str) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from surveytool.text.block_opens import block_opens
+from surveytool.text.control_chars import CONTROL_CHARS
 from surveytool.text.latex_commands import (
     CONTROL_SYMBOLS,
     LINK_COMMANDS,
@@ -32,7 +33,9 @@ _DEFINING = frozenset({"newcommand", "providecommand", "def"})
 # A backslash before ^^ stands alone: TeX decodes the ^^ first (\^^69nput is \input).
 # A caret pair takes what TeX decodes with it (two lowercase hex digits, or one ASCII character);
 # never a brace, which BibTeX counted as one.
-_CONTROL_CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+# Those of control_chars.py but tab and line ends, which TeX reads as spaces.
+CONTROL_CHARS_SET = CONTROL_CHARS - frozenset("\t\n\r")
+_CONTROL_CHARS = re.escape("".join(sorted(CONTROL_CHARS_SET)))
 TOKEN = re.compile(
     r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\^|\\(?:[^\W\d_]|@)+|\\(?=\^\^)|\\.|\\\Z|\$\$?|[{}]"
     f"|[{_CONTROL_CHARS}]",
@@ -42,7 +45,6 @@ TOKEN = re.compile(
 _CHECKEDTOKEN = re.compile(r"\^\^(?:[0-9a-f]{2}|[^{}\x80-\U0010ffff])?|\\(?:[^\W\d_]|@)+|\\(?=\^\^)|\\.|\\\Z", re.S)
 _WEB_ADDRESS = re.compile(r"\s*\{\s*(?:https?://|www\.[\w-])", re.I)
 _DEFINED_NAME = re.compile(r"\*?\s*(?:\{\s*\\((?:[^\W\d_]|@)+)\s*\}|\\((?:[^\W\d_]|@)+))")
-CONTROL_CHARS_SET = frozenset(chr(c) for c in [*range(0, 9), 11, 12, *range(14, 32), 127])
 _HEX_PAIR = re.compile(r"[0-9a-f]{2}")
 
 
@@ -243,8 +245,13 @@ def _command_offence(
     return None
 
 
+def caret_notation(char: str) -> str:
+    """A control character as TeX's ``^^`` notation spells it: ``^^[`` (ESC), ``^^?`` (DEL), ``^^9b`` (CSI)."""
+    return f"^^{chr(ord(char) ^ 64)}" if char < "\x80" else f"^^{ord(char):02x}"
+
+
 def _printable(text: str) -> str:
-    return "".join(f"^^{chr(ord(c) ^ 64)}" if c in CONTROL_CHARS_SET else c for c in text)
+    return "".join(caret_notation(c) if c in CONTROL_CHARS_SET else c for c in text)
 
 
 def _shown(char: str) -> str:

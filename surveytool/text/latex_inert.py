@@ -14,6 +14,7 @@ from surveytool.text.latex_allowlist import (
     TOKEN,
     LatexPolicy,
     Offence,
+    caret_notation,
     find_offences,
     lone_escaped_braces,
     math_after,
@@ -38,10 +39,7 @@ LITERAL_SPELLINGS = {
 }
 _LITERAL = dict(LITERAL_SPELLINGS)
 _LITERAL.update(
-    {
-        char: r"\textasciicircum{}\textasciicircum{}" + _LITERAL.get(chr(ord(char) ^ 64), chr(ord(char) ^ 64))
-        for char in CONTROL_CHARS_SET
-    }
+    {char: "".join(_LITERAL.get(spelled, spelled) for spelled in caret_notation(char)) for char in CONTROL_CHARS_SET}
 )
 # In a value that is rewritten anyway, the characters that would stop the document compiling
 # (a parameter or alignment character, a comment that could hide a closing brace) print too.

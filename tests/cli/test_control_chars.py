@@ -88,3 +88,18 @@ def test_the_markdown_reading_list_shows_a_value_s_escape_sequences_escaped(tmp_
     listed = (tmp_path / "list.md").read_text(encoding="utf-8")
     assert _raw_controls(listed) == []
     assert "Fast \\\\x1b\\]52;c;cHdu\\\\x07 Training" in listed  # \x1b as Markdown writes a backslash
+
+
+CSI = "\x9b"  # C1: ESC [ in one character to terminals that read 8-bit controls
+
+
+def test_a_c1_control_is_dropped_from_a_value_as_an_escape_is_and_printed_literally_in_rewritten_latex(tmp_path):
+    entry = ENTRY.format(key="smith2020").replace("{A Title}", f"{{Fast {CSI}2JTraining}}")
+    dangerous = ENTRY.format(key="jones2021").replace("{A Title}", f"{{Slow {CSI}2J\\input{{x}}}}")
+    (tmp_path / "refs.bib").write_text(entry + dangerous.replace("Smith", "Jones"), encoding="utf-8")
+    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert _raw_controls(written) == []
+    assert "title = {Fast 2JTraining}," in written
+    # Printed as TeX's ^^ notation spells it, as ESC prints ^^[.
+    assert "Slow \\textasciicircum{}\\textasciicircum{}9b2J\\textbackslash{}input" in written
