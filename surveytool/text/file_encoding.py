@@ -6,11 +6,11 @@ The scheme, in order:
 2. a UTF-16 byte-order mark: UTF-16 of that byte order, the mark kept;
 3. valid UTF-8: UTF-8;
 4. UTF-8 with stray bytes (at least as many valid multi-byte characters as bytes that are not): UTF-8, each
-   stray byte read as its Latin-1 character for the tools and kept as the very byte when the file
+   stray byte read as its Windows-1252 character for the tools and kept as the very byte when the file
    is edited in place (a ``mixed-encoding`` warning names the line of the first one);
 5. otherwise: GBK when every run of non-ASCII bytes is an even number of
    bytes and they decode as GBK to mostly CJK characters, else Windows-1252 when bytes 0x80-0x9f occur
-   and all are defined there, else Latin-1 (every byte is a Latin-1 character).
+   (the five it leaves undefined read as their Latin-1 characters), else Latin-1 (the same characters).
 
 Editing in place encodes with the same scheme, so a Latin-1 file stays Latin-1 and a GBK file GBK
 (an added entry is spelled so that the encoding holds it: ``output/legacy_encoding.py``).
@@ -40,12 +40,38 @@ def _utf8_fallback(error: UnicodeError) -> tuple[bytes, int]:
 
 codecs.register_error("surveytool-utf8-fallback", _utf8_fallback)
 
+# The five bytes Windows-1252 leaves undefined: read as their Latin-1 characters (C1 controls), so that one of them
+# does not make a whole file Latin-1 and its curly quotes control characters; written back as those bytes.
+_WINDOWS_UNDEFINED = frozenset("\x81\x8d\x8f\x90\x9d")
+
+
+def _windows_undefined(error: UnicodeError) -> tuple[str | bytes, int]:
+    if isinstance(error, UnicodeDecodeError):
+        return chr(error.object[error.start]), error.start + 1
+    if isinstance(error, UnicodeEncodeError):
+        text = error.object[error.start : error.end]
+        return b"".join(
+            c.encode("latin-1" if c in _WINDOWS_UNDEFINED else "utf-8", "surrogateescape") for c in text
+        ), error.end
+    raise error
+
+
+codecs.register_error("surveytool-windows-1252", _windows_undefined)
+
+
+def _stray_char(byte: int) -> str:
+    """A stray byte of a mostly UTF-8 file as Windows-1252 reads it: an editor's curly quote, not a control."""
+    return bytes([byte]).decode("cp1252", "surveytool-windows-1252")
+
+
+_STRAY_CHARS = {chr(0xDC00 + byte): _stray_char(byte) for byte in range(0x80, 0x100)}
+
 
 @dataclass(frozen=True)
 class TextFile:
     """A file's text and how to turn it back into the file's bytes."""
 
-    text: str  # what the tools read: no byte-order mark, stray bytes as Latin-1 characters, a lone CR as LF
+    text: str  # what the tools read: no byte-order mark, stray bytes as Windows-1252 characters, a lone CR as LF
     encoding: str  # a Python codec name: utf-8, utf-16-le, utf-16-be, gbk, cp1252 or latin-1
     bom: bytes = b""
     odd_line: int = 0  # the line of the first byte that is not UTF-8 (0: none)
@@ -59,7 +85,9 @@ class TextFile:
 
     def encode(self, text: str) -> bytes:
         """``text`` (derived from ``exact_text``) as the file's bytes: same encoding, same mark."""
-        errors = "surrogateescape" if self.encoding == "utf-8" else "surveytool-utf8-fallback"
+        errors = {"utf-8": "surrogateescape", "cp1252": "surveytool-windows-1252"}.get(
+            self.encoding, "surveytool-utf8-fallback"
+        )
         return self.bom + text.encode(self.encoding, errors)
 
 
@@ -134,7 +162,7 @@ def _mostly_utf8(data: bytes, bom: bytes) -> TextFile | None:
         return None
     first = _STRAY.search(editable)
     line = editable.count("\n", 0, first.start() if first else 0) + 1
-    text = _STRAY.sub(lambda m: chr(ord(m.group()) - 0xDC00), editable)
+    text = _STRAY.sub(lambda m: _STRAY_CHARS[m.group()], editable)
     return TextFile(text, "utf-8", bom, line, stray, editable)
 
 
@@ -150,12 +178,9 @@ def _legacy(data: bytes) -> TextFile:
         except UnicodeDecodeError:
             pass
     # Bytes 0x80-0x9f are control characters in Latin-1 and Windows' curly quotes, dashes and ellipsis
-    # in Windows-1252, which Windows ("ANSI") editors write; five of them Windows-1252 leaves undefined.
+    # in Windows-1252, which Windows ("ANSI") editors write.
     if _C1_BYTES.search(data):
-        try:
-            return TextFile(data.decode("cp1252"), "cp1252", odd_line=line)
-        except UnicodeDecodeError:
-            pass
+        return TextFile(data.decode("cp1252", "surveytool-windows-1252"), "cp1252", odd_line=line)
     return TextFile(data.decode("latin-1"), "latin-1", odd_line=line)
 
 

@@ -90,6 +90,27 @@ def test_a_windows_1252_file_is_read_with_its_quotes_and_dashes_and_stays_window
     assert "title = {“Giant” models – a naïve view}" in (tmp_path / "out.bib").read_text(encoding="utf-8")
 
 
+def test_a_windows_1252_file_with_an_undefined_byte_keeps_its_curly_quotes(tmp_path):
+    # One byte Windows-1252 leaves undefined (0x81) made the whole file Latin-1: its quotes were C1 controls.
+    bib = tmp_path / "ansi.bib"
+    before = entry("a", title="“Giant” models").encode("cp1252") + b"% notes \x81\n\n" + entry("b").encode("cp1252")
+    bib.write_bytes(before)
+    code, output = in_process("bib", "--in-place", str(bib))
+    assert "read as Windows-1252" in output
+    assert bib.read_bytes() == before.replace(b"{MoE}", b"{moe}")
+    run_cli("bib", str(bib), "-o", str(tmp_path / "out.bib"), check=True)
+    assert "title = {“Giant” models}" in (tmp_path / "out.bib").read_text(encoding="utf-8")
+
+
+def test_stray_windows_1252_quotes_in_a_utf8_file_are_read_as_quotes(tmp_path):
+    # A quote pasted from a Windows editor into a UTF-8 file: read as a C1 control, it was written raw.
+    bib = tmp_path / "mixed.bib"
+    quoted = entry("a", title="Über <Giant> models").encode().replace(b"<", b"\x93").replace(b">", b"\x94")
+    bib.write_bytes(entry("b").encode() + b"\n" + quoted)
+    run_cli("bib", str(bib), "-o", str(tmp_path / "out.bib"), check=True)
+    assert "title = {Über “Giant” models}" in (tmp_path / "out.bib").read_text(encoding="utf-8")
+
+
 def test_one_stray_byte_keeps_every_byte_and_is_named_with_its_line(tmp_path):
     bib = tmp_path / "mixed.bib"
     before = entry("a").encode() + b"% caf\xe9 notes\n\n" + entry("b", title="Über alles").encode()
