@@ -41,7 +41,7 @@ from surveytool.bibtex.values import (
 )
 from surveytool.bibtex.writer import tidy_text
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
-from surveytool.text.latex import block_offences
+from surveytool.text.latex import block_offences, without_control_chars
 from surveytool.text.latex_context import may_nest_too_deep
 
 
@@ -139,7 +139,7 @@ def _read_chunk(
             kept.append(string)
             findings.extend([renamed] if renamed else ())
         elif isinstance(block, model.Preamble):
-            kept.append(RawBlock("preamble", f"@preamble{{{block.value}}}", where))
+            kept.append(RawBlock("preamble", f"@preamble{{{without_control_chars(block.value)}}}", where))
         elif isinstance(block, model.ExplicitComment):
             findings.extend([entry_inside] if (entry_inside := commented_entry(block.comment, where)) else ())
             # As written: its case (@Comment) and its last newline (JabRef's metadata) are the user's.

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from surveytool.model import Finding, RawBlock, Severity, SourceLocation
 from surveytool.text.control_chars import escaped, first_control
+from surveytool.text.latex import without_control_chars
 
 
 def string_block(name: str, value: str, where: SourceLocation) -> tuple[RawBlock, Finding | None]:
     """The block kept for the .bib surveytool writes of ``@string{name = value}`` read at ``where``, and an
     ``unusable-key`` error when its name holds a control or bidi control character: written raw, an escape
     sequence would run in the terminal that shows the file, a bidi override reorder what an editor shows. The
-    name is written without them, as the fields that use it are (their control characters are dropped)."""
+    name is written without them, as the fields that use it are (their control characters are dropped), and so is
+    the value, as a field's is."""
+    value = without_control_chars(value)
     hidden = first_control(name)
     if not hidden:
         return RawBlock("string", f"@string{{{name} = {value}}}", where, name), None

@@ -103,3 +103,16 @@ def test_a_c1_control_is_dropped_from_a_value_as_an_escape_is_and_printed_litera
     assert "title = {Fast 2JTraining}," in written
     # Printed as TeX's ^^ notation spells it, as ESC prints ^^[.
     assert "Slow \\textasciicircum{}\\textasciicircum{}9b2J\\textbackslash{}input" in written
+
+
+def test_a_string_s_and_a_preamble_s_control_characters_are_dropped_as_a_field_s_are(tmp_path):
+    bib = (
+        f"@string{{j = {{Journal {ESC}[2J{CSI}2Jof X}}}}\n"
+        f'@preamble{{"\\providecommand{{\\noopsort}}[1]{{{CSI}0m}}"}}\n' + ENTRY.format(key="smith2020")
+    )
+    (tmp_path / "refs.bib").write_text(bib.replace("{J}", "j"), encoding="utf-8")
+    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert _raw_controls(written) == []
+    assert "@string{j = {Journal [2J2Jof X}}" in written
+    assert '@preamble{"\\providecommand{\\noopsort}[1]{0m}"}' in written
