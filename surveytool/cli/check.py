@@ -27,6 +27,7 @@ from surveytool.cli.options import (
     require_choice,
 )
 from surveytool.model import Finding
+from surveytool.text.control_chars import json_shown
 
 
 def check(
@@ -107,7 +108,7 @@ def check(
         stage=progress(quiet or as_json, ANALYSIS_STAGES),
     )
     if as_json:
-        typer.echo(json.dumps([_finding_record(f) for f in result.findings], indent=2, ensure_ascii=False))
+        typer.echo(json_shown(json.dumps([_finding_record(f) for f in result.findings], indent=2, ensure_ascii=False)))
     else:
         for line in result.fixes:
             typer.echo(f"fixed {line}")

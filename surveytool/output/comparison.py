@@ -16,6 +16,7 @@ from typing import NamedTuple
 from surveytool.analysis.facts import KINDS, Fact, fact_record, paper_facts
 from surveytool.model import Paper, Taxonomy
 from surveytool.output.chapter_view import GroupView, chapter_groups
+from surveytool.text.control_chars import json_shown
 
 #: A section needs this many papers with facts for a table.
 MIN_ROWS = 2
@@ -111,7 +112,7 @@ def to_facts_json(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
         {"section": section, "papers": [{"key": key, "facts": facts} for key, facts in by_key.items()]}
         for section, by_key in sections.items()
     ]
-    return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+    return json_shown(json.dumps(items, indent=2, ensure_ascii=False)) + "\n"
 
 
 CSV_COLUMNS = ("section", "key", "kind", "value", "detail", "unit", "field", "start", "end", "phrase")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from surveytool.analysis.crossref import with_lent_fields
 from surveytool.analysis.facts import fact_record, paper_facts
 from surveytool.model import MapEach, Paper
+from surveytool.text.control_chars import json_shown
 
 
 def entry_record(paper: Paper) -> dict:
@@ -59,7 +60,7 @@ def entry_record(paper: Paper) -> dict:
 
 def entry_json(paper: Paper) -> str:
     """One entry's object in entries.json, on one line."""
-    return json.dumps(entry_record(paper), ensure_ascii=False)
+    return json_shown(json.dumps(entry_record(paper), ensure_ascii=False))
 
 
 def entries_json(papers: Sequence[Paper]) -> str:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from surveytool.rebuild.changes import Move, moved_line, moved_source
+from surveytool.text.control_chars import json_shown
 
 _NAMING_OTHER_LINES = frozenset({"duplicate-entry", "duplicate-key", "suspicious-duplicate-id"})
 
@@ -60,7 +61,7 @@ def moved_json(line: bytes, moves: Sequence[Move]) -> bytes:
     text = line.decode("utf-8")
     start = text.index(_JSON_SOURCES) + len(_JSON_SOURCES)
     sources, end = _JSON_DECODER.raw_decode(text, start)
-    moved = json.dumps([moved_source(s, moves) for s in sources], ensure_ascii=False)
+    moved = json_shown(json.dumps([moved_source(s, moves) for s in sources], ensure_ascii=False))
     return (text[:start] + moved + text[end:]).encode("utf-8")
 
 

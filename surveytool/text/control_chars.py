@@ -15,6 +15,8 @@ BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 CONTROL_CHARS = frozenset(chr(code) for code in [*range(0x20), *range(0x7F, 0xA0)])
 _CONTROL = re.compile("[" + re.escape("".join(sorted(CONTROL_CHARS))) + BIDI_CONTROLS + "]")
 _BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+# What JSON writes raw in a string: it escapes C0 itself.
+_RAW_IN_JSON = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")
 # Kept as they are where text is shown: a finding's line breaks are its own, a tab shows as space.
 _LAYOUT = "\t\n"
 
@@ -47,3 +49,11 @@ def shown(text: str) -> str:
     if not first_control(text):
         return text
     return _CONTROL.sub(lambda m: m.group() if m.group() in _LAYOUT else escaped(m.group()), text)
+
+
+def json_shown(json_text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with DEL, the C1 controls and the bidi controls written
+    as ``\\u`` escapes: the same value when parsed, inert on a terminal. Outside its strings JSON is ASCII."""
+    if json_text.isascii() and "\x7f" not in json_text:
+        return json_text
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)

@@ -1,6 +1,8 @@
 """Control characters (ESC, BEL, C1) and bidi controls (U+202E) in a .bib: shown escaped on the terminal, never
 written raw where a terminal or an editor shows them."""
 
+import json
+
 from helpers import run_cli
 
 ESC, BEL = "\x1b", "\x07"
@@ -116,3 +118,16 @@ def test_a_string_s_and_a_preamble_s_control_characters_are_dropped_as_a_field_s
     assert _raw_controls(written) == []
     assert "@string{j = {Journal [2J2Jof X}}" in written
     assert '@preamble{"\\providecommand{\\noopsort}[1]{0m}"}' in written
+
+
+def test_json_on_standard_output_escapes_the_controls_and_bidi_controls_json_leaves_raw(tmp_path):
+    year, title = f"20{CSI}2J\x7f20", "Report abc\u202efdp.exe"
+    entry = ENTRY.format(key="smith2020").replace("{2020}", "{" + year + "}").replace("{A Title}", "{" + title + "}")
+    (tmp_path / "refs.bib").write_text(entry, encoding="utf-8")
+    for command, quoted in (("check", [year]), ("parse", [year, title])):  # year-malformed quotes the year
+        result = run_cli(command, "refs.bib", "--json", cwd=tmp_path)
+        assert _raw_controls(result.stdout) == [] and "\u202e" not in result.stdout, command
+        assert "\\u009b2J\\u007f" in result.stdout, command
+        parsed = json.dumps(json.loads(result.stdout), ensure_ascii=False)  # the same values, escaped or not
+        assert all(value in parsed for value in quoted), command
+    assert "abc\\u202efdp" in result.stdout
