@@ -21,6 +21,7 @@ from surveytool.cli.complete_commands import complete
 from surveytool.cli.options import (
     stop_progress,
 )
+from surveytool.cli.printed import escape_printed
 from surveytool.cli.read_commands import export, parse, tag
 from surveytool.cli.taxonomy_commands import taxonomy_app
 from surveytool.errors import SurveyToolError
@@ -69,6 +70,7 @@ BUG_REPORT = (
 def main() -> None:
     """Console entry point: user errors become one line and exit code 2, never a traceback;
     anything else is a bug, so it keeps its traceback and asks for a report (exit 1)."""
+    escape_printed()
     try:
         app(standalone_mode=True)
         code = 0

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from surveytool.options import Options
     from surveytool.sources.read import FileHints
 
+from surveytool.cli.printed import raw_stderr
 from surveytool.errors import SurveyToolError
 from surveytool.model import Finding, Severity
 from surveytool.text.control_chars import shown
@@ -176,7 +177,7 @@ def progress(quiet: bool, stages: Sequence[str] = ()):
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=Console(stderr=True),
+        console=Console(file=raw_stderr()),  # its own escape sequences draw the bar
         transient=True,
     )
     task = bar.add_task(stages[0] if stages else "", total=len(stages) or None)

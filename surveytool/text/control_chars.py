@@ -15,6 +15,8 @@ BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 CONTROL_CHARS = frozenset(chr(code) for code in [*range(0x20), *range(0x7F, 0xA0)])
 _CONTROL = re.compile("[" + re.escape("".join(sorted(CONTROL_CHARS))) + BIDI_CONTROLS + "]")
 _BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+# The controls data keeps nowhere: all but tab and line ends.
+_UNPRINTED = re.compile("[" + re.escape("".join(sorted(CONTROL_CHARS - set("\t\n\r")))) + "]")
 # What JSON writes raw in a string: it escapes C0 itself.
 _RAW_IN_JSON = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")
 # Kept as they are where text is shown: a finding's line breaks are its own, a tab shows as space.
@@ -49,6 +51,14 @@ def shown(text: str) -> str:
     if not first_control(text):
         return text
     return _CONTROL.sub(lambda m: m.group() if m.group() in _LAYOUT else escaped(m.group()), text)
+
+
+def controls_shown(text: str) -> str:
+    """``text`` with each C0 control but tab and line ends, DEL and each C1 control written as ``escaped``: for
+    data (a .bib, CSV with its CRLF) bound for a terminal, whose bidi controls are a value's own."""
+    if text.isprintable() or not _UNPRINTED.search(text):
+        return text
+    return _UNPRINTED.sub(lambda m: escaped(m.group()), text)
 
 
 def json_shown(json_text: str) -> str:

@@ -131,3 +131,24 @@ def test_json_on_standard_output_escapes_the_controls_and_bidi_controls_json_lea
         parsed = json.dumps(json.loads(result.stdout), ensure_ascii=False)  # the same values, escaped or not
         assert all(value in parsed for value in quoted), command
     assert "abc\\u202efdp" in result.stdout
+
+
+def test_a_file_name_or_an_argument_holding_escape_sequences_is_printed_escaped_wherever_it_is_quoted(tmp_path):
+    (tmp_path / "refs.bib").write_text(ENTRY.format(key="smith2020"), encoding="utf-8")
+    title = f"{ESC}]0;TITLE{BEL}{CSI}2J"
+    missing = run_cli("check", f"no{title}.bib", cwd=tmp_path)  # a top-level error naming the path
+    built = run_cli("build", "refs.bib", "--out", f"out{title}", "--no-reuse", cwd=tmp_path)  # wrote out.../
+    usage = run_cli("bib", "refs.bib", f"--out{title}", cwd=tmp_path)  # click's own error
+    for result in (missing, built, usage):
+        assert _raw_controls(result.stdout + result.stderr) == [], result.args
+    assert missing.returncode == 2 and "no\\x1b]0;TITLE\\x07\\x9b2J.bib: error: no such file" in missing.stderr
+    assert "wrote out\\x1b]0;TITLE\\x07\\x9b2J/" in built.stdout
+    assert usage.returncode == 2 and "--out\\x1b]0;TITLE\\x07\\x9b2J" in usage.stderr
+
+
+def test_a_bib_on_standard_output_keeps_its_bidi_controls_as_the_written_file_does(tmp_path):
+    entry = ENTRY.format(key="smith2020").replace("{A Title}", "{Report abc\u202efdp.exe}")
+    (tmp_path / "refs.bib").write_text(entry, encoding="utf-8")
+    printed = run_cli("bib", "refs.bib", "-o", "-", cwd=tmp_path).stdout
+    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
+    assert printed == (tmp_path / "out.bib").read_text(encoding="utf-8") and "abc\u202efdp.exe" in printed

@@ -1,0 +1,50 @@
+"""The one boundary between what the CLI prints and the terminal: standard output and standard error escape the
+control characters a file, a file name or an argument put in them, whoever writes them (a finding, a build note,
+an error naming a path, click's usage error quoting an argument), so that a terminal shows them and runs none.
+
+Standard error holds only messages: each control and bidi control in it is shown (``control_chars.shown``).
+Standard output also carries data (a .bib, a chapter, CSV, JSON): its C0 and C1 controls are shown but its line
+ends and tabs are its own, and so are its bidi controls, which a value keeps (``bidi-control`` warns of them).
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from surveytool.text.control_chars import controls_shown, shown
+
+
+class _Escaping(io.TextIOWrapper):
+    """A text stream over another's bytes that writes each text through ``escape``."""
+
+    def __init__(self, stream: TextIO, escape: Callable[[str], str]) -> None:
+        stream.flush()
+        super().__init__(
+            stream.buffer,
+            encoding=stream.encoding,
+            errors=stream.errors,
+            line_buffering=bool(stream.line_buffering),
+            write_through=True,
+        )
+        self.unescaped = stream  # kept open: closing it with the garbage would close the bytes under both
+        self._escape = escape
+
+    def write(self, text: str) -> int:
+        super().write(self._escape(text))
+        return len(text)
+
+
+def escape_printed() -> None:
+    """Make standard output and standard error escape what they are given (the module's docstring)."""
+    if isinstance(sys.stderr, io.TextIOWrapper) and not isinstance(sys.stderr, _Escaping):
+        sys.stderr = _Escaping(sys.stderr, shown)
+    if isinstance(sys.stdout, io.TextIOWrapper) and not isinstance(sys.stdout, _Escaping):
+        sys.stdout = _Escaping(sys.stdout, controls_shown)
+
+
+def raw_stderr() -> TextIO:
+    """Standard error unescaped, for the progress bar's own escape sequences."""
+    return sys.stderr.unescaped if isinstance(sys.stderr, _Escaping) else sys.stderr
