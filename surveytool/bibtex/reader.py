@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from bibtexparser import model
 
-from surveytool.bibtex.bidi_controls import bidi_findings
+from surveytool.bibtex.bidi_controls import bidi_findings, block_bidi_findings
 from surveytool.bibtex.chunks import Chunk, cut_chunks, parse_chunks, scan_chunk, string_chunks
 from surveytool.bibtex.field_spans import field_location, field_name, written_field
 from surveytool.bibtex.field_syntax import (
@@ -160,7 +160,7 @@ def _read_chunk(
             findings.append(failed_block_finding(block.error, where))
             kept.append(RawBlock("failed", region, where))
     for raw_block in kept:
-        findings.extend(_dangerous_block(raw_block, strings))
+        findings.extend([*_dangerous_block(raw_block, strings), *block_bidi_findings(raw_block)])
     return BibDocument(tuple(papers), tuple(kept), tuple(findings))
 
 

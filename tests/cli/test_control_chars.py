@@ -152,3 +152,23 @@ def test_a_bib_on_standard_output_keeps_its_bidi_controls_as_the_written_file_do
     printed = run_cli("bib", "refs.bib", "-o", "-", cwd=tmp_path).stdout
     run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
     assert printed == (tmp_path / "out.bib").read_text(encoding="utf-8") and "abc\u202efdp.exe" in printed
+
+
+def test_a_bidi_control_in_a_string_s_name_or_value_or_a_preamble_is_warned_at_its_line_and_kept(tmp_path):
+    name = "j\u202egro"  # the fields that use it keep the character: renamed, the @string was undefined there
+    bib = (
+        f"@string{{{name} = {{Journal}}}}\n@string{{t = {{abc\u202efdp.exe}}}}\n"
+        '@preamble{"\\providecommand{\\x}{\u2066x}"}\n' + ENTRY.format(key="smith2020").replace("{J}", name)
+    )
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    result = run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
+    warned = [line.split(" holds ")[0] for line in result.stderr.splitlines() if "[bidi-control]" in line]
+    assert warned == [
+        "refs.bib:1: warning [bidi-control] the name of @string 'j\\u202egro'",
+        "refs.bib:2: warning [bidi-control] the value of @string 't'",
+        "refs.bib:3: warning [bidi-control] @preamble",
+        "refs.bib:7: warning [bidi-control] field 'journal' of 'smith2020'",
+    ]
+    assert "[unusable-key]" not in result.stderr and "[undefined-string]" not in result.stderr
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert f"@string{{{name} = {{Journal}}}}" in written and f"journal = {name}," in written
