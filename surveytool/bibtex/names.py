@@ -72,12 +72,22 @@ def _persons(value: str) -> list[str]:
 
 #: The fields natbib's styles build a citation label from, which LaTeX reads as ``\\bibitem[label]``.
 _LABEL_FIELDS = frozenset({"author", "editor", "key", "organization"})
+_NAME_FIELDS = frozenset({"author", "editor", "translator", "bookauthor", "editora", "editorb", "editorc"})
+# A name part opening with one of these in braces, more after it: biber writes the character it prints (a brace,
+# a backslash, a caret or a tilde) raw into the .bbl as the part's initial, and LaTeX stops ("Extra }").
+_SPECIAL_FIRST = re.compile(
+    r"(?<![^\s,{~\"-])\{\\(textbrace(?:left|right)|textbackslash|textascii(?:circum|tilde))\}([^\s,{}~-]+)(?![^\s,}~-])"
+)
 
 
 def label_safe(field: str, value: str) -> str:
     """``value`` (a raw BibTeX value of ``field``) with each ``]`` outside its inner braces braced, in the fields a
     label is made of: in ``\\bibitem[Sm]ith(2020)]`` it would end the label, and a key after it would take over
-    another entry's citation."""
+    another entry's citation. In a name field, a part opening with ``{\\textbraceright}`` (or another command
+    printing a TeX special) takes the rest of the part into its braces, ``{\\textbraceright{}x}``: biber's
+    initial is then its first letter (BibTeX's is the whole group)."""
+    if field in _NAME_FIELDS and "\\text" in value:
+        value = _SPECIAL_FIRST.sub(r"{\\\1{}\2}", value)
     if field not in _LABEL_FIELDS or "]" not in value:
         return value
     out, depth = [], 0
