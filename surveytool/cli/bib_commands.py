@@ -42,6 +42,7 @@ from surveytool.cli.options import (
     exit_code,
     make_options,
     nonempty_path,
+    output_option,
     progress,
     report,
     require_choice,
@@ -51,15 +52,7 @@ from surveytool.cli.options import (
 
 def bib(
     sources: SourcesArg = None,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            parser=nonempty_path("the .bib file given with -o/--output", "name a file, or - to print it"),
-            help="The .bib file to write (-: print it).",
-        ),
-    ] = None,
+    output: Annotated[Path | None, output_option("the .bib file", "The .bib file to write (-: print it).")] = None,
     in_place: Annotated[
         Path | None,
         typer.Option(

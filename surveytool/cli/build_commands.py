@@ -31,7 +31,7 @@ from surveytool.cli.options import (
     ThemesOpt,
     exit_code,
     make_options,
-    nonempty_path,
+    output_option,
     progress,
     report,
     require_choice,
@@ -52,13 +52,7 @@ REUSED_WHAT = {
 def build(
     sources: SourcesArg = None,
     out: Annotated[
-        Path,
-        typer.Option(
-            "--out",
-            "-o",
-            parser=nonempty_path("the output folder given with -o/--out", "name a folder, e.g. -o build"),
-            help="Output folder.",
-        ),
+        Path, output_option("the output folder", "Output folder.", "name a folder, e.g. -o build", name="--out")
     ] = Path("build"),
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
@@ -172,13 +166,10 @@ def draft(
     sources: SourcesArg = None,
     output: Annotated[
         Path,
-        typer.Option(
-            "--output",
-            "-o",
-            parser=nonempty_path(
-                "the chapter file given with -o/--output", "name a file, e.g. -o related_work.tex, or - to print it"
-            ),
-            help="The chapter file to write ('-': print it).",
+        output_option(
+            "the chapter file",
+            "The chapter file to write ('-': print it).",
+            "name a file, e.g. -o related_work.tex, or - to print it",
         ),
     ] = Path("related_work.tex"),
     taxonomy: TaxonomyOpt = None,

@@ -17,6 +17,7 @@ from surveytool.cli.options import (
     exit_code,
     make_options,
     nonempty_path,
+    output_option,
     report,
 )
 
@@ -37,13 +38,7 @@ def complete(
     ] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Write the added fields into the file itself.")] = False,
     output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            parser=nonempty_path("the .bib file given with -o/--output", "name a file, or - to print it"),
-            help="Write the completed .bib here (-: print it).",
-        ),
+        Path | None, output_option("the .bib file", "Write the completed .bib here (-: print it).")
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print a unified diff and change nothing (also without -o/--in-place).")

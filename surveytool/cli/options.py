@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -33,6 +33,12 @@ def nonempty_path(subject: str, hint: str) -> Callable[[str], Path]:
         return Path(value)
 
     return path
+
+
+def output_option(subject: str, help: str, hint: str = "name a file, or - to print it", name: str = "--output") -> Any:
+    """The ``-o`` option of a command that writes ``subject`` ("the .bib file"): one spelling of its name, and of
+    the message that refuses an empty path (``nonempty_path``)."""
+    return typer.Option(name, "-o", parser=nonempty_path(f"{subject} given with -o/{name}", hint), help=help)
 
 
 SOURCE_HINT = "name a related-paper list, .bib, id list or CSL-JSON file, or - for standard input"
