@@ -126,7 +126,6 @@ def _value_as_read(paper: Paper, name: str, text: str, macros: Mapping[str, str]
     if name == "year" and marked_up_year(original):
         return encode_field(name, text)
     written = safe_bibtex_value(linked_value(name, original), macros)  # a style links url and doi: no command there
-    written = www_links_to_the_web(written)  # hyperref links \href{www.x} to a local file
     if name == "title" and "\\" in written and is_one_literal(written):
         # A style lowers a title outside braces: a command with capitals (\LaTeX) would become one no package
         # defines (title-case-unprotected reports it; the user's file keeps it as written).
@@ -306,7 +305,6 @@ def _safe_block_text(block: RawBlock, macros: Mapping[str, str]) -> str:
         # \providecommand for \newcommand: two sources' @preamble{"\newcommand{\noopsort}..."}, or a document that
         # defines it, stopped pdfLaTeX ("Command \noopsort already defined"); the first definition is kept.
         written = _NEWCOMMAND.sub(r"\\providecommand", safe_bibtex_value(value, macros, preamble=True))
-        written = www_links_to_the_web(written)
         return block.text if written == value else "@preamble{" + written + "}"
     if block.kind in ("comment", "failed"):
         offences = block_offences(block.text)

@@ -7,6 +7,7 @@ from collections.abc import Container, Mapping
 
 from surveytool.bibtex.value_braces import balanced_value, braced_quotes, has_quoted_braces
 from surveytool.model import RawBlock, frozen_mapping
+from surveytool.text.addresses import www_links_to_the_web
 from surveytool.text.latex import Offence, inert_latex, latex_offences, latex_to_text
 from surveytool.text.latex_allowlist import CONTROL_CHARS_SET, LatexPolicy, active_policy
 from surveytool.text.latex_context import may_nest_too_deep
@@ -285,7 +286,7 @@ def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(),
     Either way balanced as BibTeX counts braces: a lone ``\\}`` or ``\\{`` is written ``\\textbraceright{}``
     or ``\\textbraceleft{}`` (``lone-escaped-brace``), and so is a plain brace a quoted piece does not
     pair (``unbalanced-brace``), so that BibTeX reads every field of the entry; a quoted piece with a ``\\"``
-    is written in braces (``inner-quote``).
+    is written in braces (``inner-quote``). A ``\\url`` or ``\\href`` address written ``www.…`` gets ``https://``.
     """
     if (
         "\\" not in value
@@ -305,11 +306,10 @@ def safe_bibtex_value(value: str, strings: Mapping[str, str] = frozen_mapping(),
     value = braced_quotes(value)  # a piece with a \" that would end it for BibTeX, in braces
     tex, offences = bibtex_value_offences(value, strings, preamble)
     if offences:
-        return "{" + balanced_for_bibtex(inert_latex(tex, offences, preamble)) + "}"
-    # As written, but for the braces BibTeX pairs with others than bibtexparser and TeX do.
-    if quoted or ("\\{" not in value and "\\}" not in value):
-        return value
-    return balanced_for_bibtex(value)
+        value = "{" + balanced_for_bibtex(inert_latex(tex, offences, preamble)) + "}"
+    elif not quoted and ("\\{" in value or "\\}" in value):  # the braces BibTeX pairs with others than TeX does
+        value = balanced_for_bibtex(value)
+    return www_links_to_the_web(value)  # hyperref links \href{www.x} to a local file, \url{www.x} to one beside it
 
 
 def written_value_offences(

@@ -137,6 +137,16 @@ def test_the_written_bib_links_each_www_address_to_the_web(tmp_path):
     assert (tmp_path / "refs.bib").read_text(encoding="utf-8") == LINKS_WITHOUT_A_SCHEME
 
 
+def test_a_string_whose_other_command_is_made_inert_links_its_www_address_to_the_web_too(tmp_path):
+    # Such a @string is written as safe_bibtex_value makes it, not as written: it had missed the https:// there.
+    bib = '@string{site = "see \\href{www.s.org/x}{here}, \\input{notes}"}\n@misc{a, title = {A}, note = site}\n'
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "@string{site = {see \\href{https://www.s.org/x}{here}, \\textbackslash{}input{notes}}}" in written
+    assert "www" not in written.replace("https://www.", "")
+
+
 @requires_latex
 def test_the_pdf_has_web_links_only(tmp_path):
     (tmp_path / "coauthor.bib").write_text(LINKS_WITHOUT_A_SCHEME, encoding="utf-8")
