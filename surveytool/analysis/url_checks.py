@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from surveytool.analysis.check_registry import CheckContext, register
 from surveytool.analysis.field_checks import field_finding
 from surveytool.bibtex.field_spans import field_location, literal_inner, written_field
+from surveytool.bibtex.linked_fields import URL_SCHEME_CHECK
 from surveytool.model import Finding, Origin, Severity
 from surveytool.text.addresses import URL_FIELDS
 
@@ -32,19 +33,7 @@ def may_have_url_escapes(value: str) -> bool:
     return "\\" in value or "{~}" in value
 
 
-register(
-    "url-scheme",
-    Severity.ERROR,
-    "a url field that links to no web page: a file, a program, a script",
-    "hyperref makes the url field a link in the PDF as written: file://host/share opens a Windows share (and "
-    "sends the reader's login to it), run: starts a program, javascript: and data: run a script in a viewer, "
-    "an address with no scheme (../a, //host, smith2020.pdf) opens a file on the reader's machine. A url field "
-    "may hold an http, https, ftp or mailto address, a host written without its scheme (x.org/a, www.x.org) or a "
-    "DOI or arXiv id, which the .bib surveytool writes makes https:// links. Any other is reported when the .bib "
-    "is read (an error for a link to the reader's machine, a warning for another scheme such as ssh:) and left "
-    "out of the .bib surveytool writes (bib -o, build) and of the exports; check and bib --in-place leave your "
-    "file as it is.",
-)(None)
+register(*URL_SCHEME_CHECK)(None)  # its findings are made where the .bib is read (bibtex/linked_fields.py)
 
 
 @register(

@@ -60,6 +60,23 @@ def address_value(written: str, text: str) -> str | None:
     return written[0] + address + written[-1] if literal else "{" + encode_bibtex_value(address) + "}"
 
 
+#: The check ``address_findings`` makes, as ``check --list`` and ``--explain`` tell it: name, severity, summary,
+#: explanation (``analysis/url_checks.py`` registers it with the other checks of the url field).
+URL_SCHEME_CHECK = (
+    "url-scheme",
+    Severity.ERROR,
+    "a url field that links to no web page: a file, a program, a script",
+    "hyperref makes the url field a link in the PDF as written: file://host/share opens a Windows share (and "
+    "sends the reader's login to it), run: starts a program, javascript: and data: run a script in a viewer, "
+    "an address with no scheme (../a, //host, smith2020.pdf) opens a file on the reader's machine. A url field "
+    "may hold an http, https, ftp or mailto address, a host written without its scheme (x.org/a, www.x.org) or a "
+    "DOI or arXiv id, which the .bib surveytool writes makes https:// links. Any other is reported when the .bib "
+    "is read (an error for a link to the reader's machine, a warning for another scheme such as ssh:) and left "
+    "out of the .bib surveytool writes (bib -o, build) and of the exports; check and bib --in-place leave your "
+    "file as it is.",
+)
+
+
 def address_findings(paper: Paper) -> list[Finding]:
     """A ``url-scheme`` finding for each url field of ``paper`` that links to no web page (``text/addresses.py``):
     an error for a link to the reader's machine (a path, ``file:``, ``run:``, ``javascript:``), a warning for
@@ -75,7 +92,7 @@ def address_findings(paper: Paper) -> list[Finding]:
         shown = address if len(address) <= 80 else address[:80] + "…"
         found.append(
             Finding(
-                "url-scheme",
+                URL_SCHEME_CHECK[0],
                 Severity.ERROR if local else Severity.WARNING,
                 f"{written_field(paper.raw, name)} of '{paper.key}' is {what}, not a web page: {shown}",
                 field_location(paper, name),
