@@ -19,7 +19,7 @@ from surveytool.output.chapter_view import chapter_groups, venue_of
 from surveytool.output.csl_dates import date_parts, issued, status
 from surveytool.output.csl_markup import csl_rich_title, inert_csl_name, inert_csl_note, inert_csl_text
 from surveytool.sources.csl_rich_text import PLAIN_VARIABLES
-from surveytool.text.addresses import web_address
+from surveytool.text.addresses import ADDRESS_IN_TEXT, web_address
 from surveytool.text.control_chars import shown
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
@@ -80,7 +80,6 @@ _CSL_FIELDS = (
     ("abstract", "abstract"),
 )
 _AND_OTHERS = re.compile(r"\sand\s+others\s*$", re.IGNORECASE)
-_URL = re.compile(r"(?:https?|ftp)://\S+")
 
 
 def _md(text: str) -> str:
@@ -220,22 +219,22 @@ def _addresses(paper: Paper) -> list[str]:
     there, apart by spaces (a comma or semicolon after one too); a value that is no such list is one, as written."""
     url = paper.fields.get("url", "").strip()
     parts = [part.rstrip(",;") for part in url.split()]
-    return parts if len(parts) > 1 and all(_URL.fullmatch(part) for part in parts) else [url] if url else []
+    return parts if len(parts) > 1 and all(ADDRESS_IN_TEXT.fullmatch(part) for part in parts) else [url] if url else []
 
 
 def _howpublished_url(paper: Paper) -> str:
     """The link a @misc gives in howpublished (the whole value, or a ``\\url``), "" for other text."""
     text = paper.fields.get("howpublished", "").strip()
-    if "\\url" not in paper.latex_fields.get("howpublished", "") and not _URL.fullmatch(text):
+    if "\\url" not in paper.latex_fields.get("howpublished", "") and not ADDRESS_IN_TEXT.fullmatch(text):
         return ""
-    link = _URL.search(text)
+    link = ADDRESS_IN_TEXT.search(text)
     return link.group().rstrip(".,;:)") if link else ""
 
 
 def _howpublished_words(paper: Paper) -> str:
     """A howpublished that holds no link (a ``\\url`` or an address): its text, else ""."""
     text = _text(paper, "howpublished").strip()
-    return "" if _URL.search(text) or "\\url" in paper.latex_fields.get("howpublished", "") else text
+    return "" if ADDRESS_IN_TEXT.search(text) or "\\url" in paper.latex_fields.get("howpublished", "") else text
 
 
 def _macros_by_file(blocks: Sequence[RawBlock]) -> dict[str, dict[str, str]]:

@@ -19,6 +19,9 @@ URL_FIELDS = ("url",)
 WEB_SCHEMES = frozenset({"http", "https", "ftp", "mailto"})
 #: Schemes that open a file or run something on the reader's machine: an error, not only a link left out.
 LOCAL_SCHEMES = frozenset({"file", "run", "launch", "javascript", "vbscript", "data", "smb"})
+#: A web address written out in text, a scheme of a server and "//" first (https://x.org/a, ftp://host/a), up to the
+#: next space: a value or a sentence of several holds its addresses so.
+ADDRESS_IN_TEXT = re.compile(rf"(?:{'|'.join(sorted(WEB_SCHEMES - {'mailto'}, reverse=True))})://\S+", re.IGNORECASE)
 _SCHEME = re.compile(r"([a-z][a-z0-9+.-]*):", re.IGNORECASE)
 # What a file's name ends with, which a host's last label never is in a .bib (smith2020.pdf, report.html).
 _FILE_ENDING = r"(?:pdf|html?|ps|gz|z|txt|docx?|zip|tex|bib|djvu|xml|json|pptx?|xlsx?|png|jpe?g|gif|svg)"
