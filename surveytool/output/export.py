@@ -27,9 +27,11 @@ from surveytool.text.latex import latex_to_text, math_to_text
 FORMATS = ("markdown", "csl-json", "facts-csv", "facts-json")
 # Markup characters, and GitHub's too: ~ strikes through, $ opens math; & only where it begins an entity (&lt;).
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~$]|&(?=#?\w+;))")
-# What GitHub links in plain text (GFM's extended autolinks): "www." and a scheme's "://", matched in the text as
-# written; the "." or ":" as a character reference breaks the match and shows the same character.
-_AUTOLINK = re.compile(r"(www)\.|(https?|ftp):(?=//)", re.IGNORECASE)
+# What GitHub links in plain text (GFM's extended autolinks): "www.", a scheme's "://" and a mail address (mailto:
+# and xmpp: ones too), matched in the text as written; the ".", ":" or "@" as a character reference breaks the
+# match and shows the same character.
+_AUTOLINK = re.compile(r"(www)\.|(https?|ftp):(?=//)|@", re.IGNORECASE)
+_INERT = {".": "&#46;", ":": "&#58;", "@": "&#64;"}
 _CSL_TYPES = {
     "article": "article-journal",
     "inproceedings": "paper-conference",
@@ -86,7 +88,7 @@ def _md(text: str) -> str:
     """Untrusted text as inert Markdown: one line, every markup character escaped, no address a link, control
     characters shown."""
     escaped = _MD_SPECIAL.sub(r"\\\1", " ".join(shown(str(text)).split()))
-    return _AUTOLINK.sub(lambda found: f"{found[1]}&#46;" if found[1] else f"{found[2]}&#58;", escaped)
+    return _AUTOLINK.sub(lambda found: found[0][:-1] + _INERT[found[0][-1]], escaped)
 
 
 def _anchors(titles: Sequence[str]) -> list[str]:

@@ -336,6 +336,20 @@ def test_markdown_keeps_a_web_address_in_a_title_as_text_and_not_a_link(tmp_path
     assert "www." not in row and "://" not in row
 
 
+def test_markdown_keeps_a_mail_address_in_a_title_as_text_and_not_a_link(tmp_path):
+    # GitHub links a bare mail address (GFM's extended email autolink), after mailto: or xmpp: too: a title
+    # giving a contact became a mailto: link. A character reference for the "@" keeps the text and makes none.
+    (tmp_path / "mail.bib").write_bytes(
+        "@misc{mail, title = {Corpus of B\\'{e}zier curves (ask jane.doe+data@uni-x.edu or mailto:lab@x.org)},\r\n"
+        "  author = {Doe, J}, year = 2020, howpublished = {Chat: xmpp:bot@x.org}}\r\n".encode("latin-1")
+    )
+    rows = run_cli("export", "mail.bib", "-f", "markdown", "-o", "-", "-q", cwd=tmp_path).stdout.splitlines()
+    [row] = [row for row in rows if "Corpus" in row]
+    title = "**Corpus of Bézier curves (ask jane.doe+data&#64;uni-x.edu or mailto:lab&#64;x.org)** (Doe)"
+    assert row.startswith(f"| {title} | Chat: xmpp:bot&#64;x.org |")
+    assert "@" not in row
+
+
 def test_export_keys_new_entries_by_the_key_formula_as_bib_does(tmp_path):
     # export had no --key-formula: a CSL-JSON export beside a .bib written with bib --key-formula X had other
     # ids than the .bib's keys, so a document citing one could not use the other.
