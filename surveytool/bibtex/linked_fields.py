@@ -9,8 +9,10 @@ any other command printed literally; the check names each (``dangerous-macro``).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from surveytool.bibtex.field_spans import field_location, literal_inner, written_field
+from surveytool.bibtex.values import joined_latex
 from surveytool.model import Finding, Paper, Severity
 from surveytool.text.addresses import LOCAL_SCHEMES, URL_FIELDS, address_scheme, web_address
 from surveytool.text.latex import Offence, encode_bibtex_value, inert_latex
@@ -58,6 +60,15 @@ def address_value(written: str, text: str) -> str | None:
     if address is None or address == inner.strip():
         return None if address is None else written
     return written[0] + address + written[-1] if literal else "{" + encode_bibtex_value(address) + "}"
+
+
+def written_address(paper: Paper, macros: Mapping[str, str] | None = None) -> str:
+    """``paper``'s url field as styles and biblatex read it: verbatim (``a--b`` stays two hyphens, ``~`` a tilde),
+    each run of spaces and line ends one space, without a ``\\url`` or ``\\href`` around it, as the .bib surveytool
+    writes it; the text read for a value not from a .bib (CSL-JSON, a service) or with a macro not in ``macros``."""
+    written = paper.latex_fields.get("url")
+    joined = joined_latex(linked_value("url", written), macros) if written else None
+    return paper.fields.get("url", "") if joined is None else " ".join(joined.split())
 
 
 #: The check ``address_findings`` makes, as ``check --list`` and ``--explain`` tell it: name, severity, summary,

@@ -85,7 +85,7 @@ def export(
     survey = analyse_reusing(options, progress(quiet, ANALYSIS_STAGES))
     report(survey.findings, quiet=True if output is None else quiet)
     writers = {
-        "markdown": to_markdown,
+        "markdown": lambda papers, taxonomy: to_markdown(papers, taxonomy, survey.blocks),
         "csl-json": lambda papers, _: to_csl_json(papers, survey.blocks),
         "facts-csv": to_facts_csv,
         "facts-json": to_facts_json,

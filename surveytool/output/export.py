@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from surveytool.analysis.crossref import LENDERS_ONLY, with_lent_fields
 from surveytool.analysis.preprints import arxiv_id, preprint_marker
+from surveytool.bibtex.linked_fields import written_address
 from surveytool.bibtex.names import split_names
 from surveytool.bibtex.reader import macro_table
 from surveytool.bibtex.values import joined_latex, string_block_value
@@ -102,7 +103,7 @@ def _anchors(titles: Sequence[str]) -> list[str]:
     return anchors
 
 
-def _links(paper: Paper) -> str:
+def _links(paper: Paper, macros: Mapping[str, str] | None) -> str:
     links = []
     if paper.fields.get("doi"):
         # Percent-encoded: a DOI may hold parentheses, brackets or "<" (10.1002/(SICI)1097-...), which end a link.
@@ -111,7 +112,7 @@ def _links(paper: Paper) -> str:
     arxiv = arxiv_id(paper)
     if arxiv:
         links.append(f"[arXiv](https://arxiv.org/abs/{arxiv})")
-    url = web_address(next(iter(_addresses(paper)), "")) or ""
+    url = web_address(next(iter(_addresses(paper, macros)), "")) or ""
     if not links and url and not any(c.isspace() for c in url):
         # A web page where there is no DOI or arXiv id (a NeurIPS or JMLR page); a table's | and a link's ( ) encoded.
         links.append(f"[Link]({quote(url, safe=_URL_SAFE)})")
@@ -135,8 +136,10 @@ def _label(paper: Paper) -> str:
     return f"**{_md(_text(paper, 'title'))}**{who}"
 
 
-def to_markdown(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
+def to_markdown(papers: Sequence[Paper], taxonomy: Taxonomy, blocks: Sequence[RawBlock] = ()) -> str:
+    """The papers as an awesome-list README; ``blocks``: the sources' kept blocks, whose @string macros a url uses."""
     by_key = {p.key: p for p in with_lent_fields(papers)}
+    macros = _macros_by_file(blocks)
     groups = chapter_groups(papers, taxonomy)
     listed = sum(len(s.papers) for g in groups for s in g.sections)
     lines = [
@@ -172,7 +175,9 @@ def to_markdown(papers: Sequence[Paper], taxonomy: Taxonomy) -> str:
                     if paper.latex_fields.keys() & {"journal", "journaltitle", "booktitle"}
                     else venue
                 )
-                body.append(f"| {_label(paper)} | {_md(venue)} | {_md(paper.year or '')} | {_links(paper)} |")
+                body.append(
+                    f"| {_label(paper)} | {_md(venue)} | {_md(paper.year or '')} | {_links(paper, macros.get(paper.sources[0].path) if paper.sources else None)} |"
+                )
     return "\n".join(lines + contents + body) + "\n"
 
 
@@ -216,10 +221,10 @@ def _csl_names(paper: Paper, field: str, macros: Mapping[str, str] | None = None
     return names
 
 
-def _addresses(paper: Paper) -> list[str]:
-    """The web addresses of the url field, [] for none. Some Zotero and hand-written .bib files list several
-    there, apart by spaces (a comma or semicolon after one too); a value that is no such list is one, as written."""
-    url = paper.fields.get("url", "").strip()
+def _addresses(paper: Paper, macros: Mapping[str, str] | None = None) -> list[str]:
+    """The web addresses of the url field as written, [] for none. Some Zotero and hand-written .bib files list
+    several there, apart by spaces (a comma or semicolon after one too); a value that is no such list is one."""
+    url = written_address(paper, macros).strip()
     parts = [part.rstrip(",;") for part in url.split()]
     return parts if len(parts) > 1 and all(ADDRESS_IN_TEXT.fullmatch(part) for part in parts) else [url] if url else []
 
@@ -297,7 +302,7 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
         if venue != "howpublished" and "publisher" not in item and (words := _howpublished_words(paper)):
             item["publisher"] = inert_csl_text(words)
         arxiv = arxiv_id(paper)
-        addresses = _addresses(paper)
+        addresses = _addresses(paper, own_macros)  # verbatim: the decoded text made a--b an en dash
         # Only a web page: pandoc makes a javascript: or data: URL a link a click runs.
         first = web_address(next(iter(addresses), "")) or ""
         url = first or _howpublished_url(paper) or (f"https://arxiv.org/abs/{arxiv}" if arxiv else "")

@@ -350,6 +350,39 @@ def test_markdown_keeps_a_mail_address_in_a_title_as_text_and_not_a_link(tmp_pat
     assert "@" not in row
 
 
+# A url field is verbatim to styles and biblatex: each of these is one the decoded text changed (an en dash, a
+# space for ~, the \\href's text run into the address).
+URLS_AS_WRITTEN = """@string{site = "https://s.org"}
+@misc{dashes, title = {A}, author = {Doe, J}, year = 2020, url = {www.x.org/a--b/c}}
+@misc{tilde, title = {B}, author = {Doe, J}, year = 2020, url = "http://x.org/~user/a%20b"}
+@misc{wrapped, title = {C}, author = {Doe, J}, year = 2020, url = {\\href{www.x.org/p--q}{here}}}
+@misc{macro, title = {D}, author = {Doe, J}, year = 2020, url = site # "/a--b"}
+@misc{two, title = {E}, author = {Doe, J}, year = 2020, url = {https://a.org/x--y
+  https://b.org/y--z}}
+@misc{file, title = {F}, author = {Doe, J}, year = 2020, url = {file://share/x--y.pdf}}
+"""
+
+
+def test_csl_json_and_markdown_take_the_url_as_written_with_the_scheme_the_written_bib_gives(tmp_path):
+    (tmp_path / "refs.bib").write_text(URLS_AS_WRITTEN, encoding="utf-8")
+    expected = {
+        "dashes": "https://www.x.org/a--b/c",
+        "tilde": "http://x.org/~user/a%20b",
+        "wrapped": "https://www.x.org/p--q",
+        "macro": "https://s.org/a--b",
+        "two": "https://a.org/x--y",
+    }
+    items = json.loads(run_cli("export", "refs.bib", "-f", "csl-json", cwd=tmp_path).stdout)
+    assert {item["id"]: item.get("URL") for item in items} == {**expected, "file": None}
+    assert [item["note"] for item in items if item["id"] == "two"] == ['https<span class="nocase">:</span>//b.org/y--z']
+    rows = run_cli("export", "refs.bib", "-o", "-", "-q", cwd=tmp_path).stdout.splitlines()
+    links = [row.split(" | ")[-1].rstrip(" |") for row in rows if row.startswith("| **")]
+    assert sorted(links) == sorted([f"[Link]({url})" for url in expected.values()] + [""])
+    run_cli("bib", "refs.bib", "-o", "out.bib", "-q", cwd=tmp_path)
+    written = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert all(url in written for key, url in expected.items() if key != "macro")  # the .bib's links, the same
+
+
 def test_export_keys_new_entries_by_the_key_formula_as_bib_does(tmp_path):
     # export had no --key-formula: a CSL-JSON export beside a .bib written with bib --key-formula X had other
     # ids than the .bib's keys, so a document citing one could not use the other.
