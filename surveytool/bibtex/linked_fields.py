@@ -62,13 +62,21 @@ def address_value(written: str, text: str) -> str | None:
     return written[0] + address + written[-1] if literal else "{" + encode_bibtex_value(address) + "}"
 
 
+# What reference managers escape in a url (Mendeley `{\_}`, `{\&}`, JabRef `\%`): hyperref links the
+# character, so an exported link does too.
+_ESCAPED_IN_ADDRESS = re.compile(r"\{\\([%&#_$])\}|\\([%&#_$])")
+
+
 def written_address(paper: Paper, macros: Mapping[str, str] | None = None) -> str:
     """``paper``'s url field as styles and biblatex read it: verbatim (``a--b`` stays two hyphens, ``~`` a tilde),
     each run of spaces and line ends one space, without a ``\\url`` or ``\\href`` around it, as the .bib surveytool
-    writes it; the text read for a value not from a .bib (CSL-JSON, a service) or with a macro not in ``macros``."""
+    writes it, and an escaped ``%&#_$`` as the character; the text read for a value not from a .bib (CSL-JSON, a
+    service) or with a macro not in ``macros``."""
     written = paper.latex_fields.get("url")
     joined = joined_latex(linked_value("url", written), macros) if written else None
-    return paper.fields.get("url", "") if joined is None else " ".join(joined.split())
+    if joined is None:
+        return paper.fields.get("url", "")
+    return _ESCAPED_IN_ADDRESS.sub(lambda m: m.group(1) or m.group(2), " ".join(joined.split()))
 
 
 #: The check ``address_findings`` makes, as ``check --list`` and ``--explain`` tell it: name, severity, summary,

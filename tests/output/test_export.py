@@ -360,6 +360,8 @@ URLS_AS_WRITTEN = """@string{site = "https://s.org"}
 @misc{two, title = {E}, author = {Doe, J}, year = 2020, url = {https://a.org/x--y
   https://b.org/y--z}}
 @misc{file, title = {F}, author = {Doe, J}, year = 2020, url = {file://share/x--y.pdf}}
+@misc{escaped, title = {G}, author = {Doe, J}, year = 2020,
+  url = {https://www.s.com/inward/record.url?eid=2-s2.0-7{\\&}partnerID=40{\\_}x\\%3Ay\\#z}}
 """
 
 
@@ -371,6 +373,7 @@ def test_csl_json_and_markdown_take_the_url_as_written_with_the_scheme_the_writt
         "wrapped": "https://www.x.org/p--q",
         "macro": "https://s.org/a--b",
         "two": "https://a.org/x--y",
+        "escaped": "https://www.s.com/inward/record.url?eid=2-s2.0-7&partnerID=40_x%3Ay#z",  # as hyperref links it
     }
     items = json.loads(run_cli("export", "refs.bib", "-f", "csl-json", cwd=tmp_path).stdout)
     assert {item["id"]: item.get("URL") for item in items} == {**expected, "file": None}
@@ -380,7 +383,7 @@ def test_csl_json_and_markdown_take_the_url_as_written_with_the_scheme_the_writt
     assert sorted(links) == sorted([f"[Link]({url})" for url in expected.values()] + [""])
     run_cli("bib", "refs.bib", "-o", "out.bib", "-q", cwd=tmp_path)
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
-    assert all(url in written for key, url in expected.items() if key != "macro")  # the .bib's links, the same
+    assert all(url in written for key, url in expected.items() if key not in ("macro", "escaped"))  # the same links
 
 
 def test_export_keys_new_entries_by_the_key_formula_as_bib_does(tmp_path):
