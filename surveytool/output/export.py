@@ -21,7 +21,7 @@ from surveytool.output.csl_dates import date_parts, issued, status
 from surveytool.output.csl_markup import csl_rich_title, inert_csl_name, inert_csl_note, inert_csl_text
 from surveytool.sources.csl_rich_text import PLAIN_VARIABLES
 from surveytool.text.addresses import ADDRESS_IN_TEXT, web_address
-from surveytool.text.control_chars import shown
+from surveytool.text.control_chars import json_shown, shown
 from surveytool.text.identifiers import bare_doi, normalize_arxiv
 from surveytool.text.latex import latex_to_text, math_to_text
 
@@ -315,4 +315,4 @@ def to_csl_json(papers: Sequence[Paper], blocks: Sequence[RawBlock] = ()) -> str
         if paper.section_ids:
             item["keyword"] = ", ".join(paper.section_ids)
         items.append(item)
-    return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+    return json_shown(json.dumps(items, indent=2, ensure_ascii=False)) + "\n"  # inert in a terminal or pager

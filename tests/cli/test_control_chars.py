@@ -172,3 +172,12 @@ def test_a_bidi_control_in_a_string_s_name_or_value_or_a_preamble_is_warned_at_i
     assert "[unusable-key]" not in result.stderr and "[undefined-string]" not in result.stderr
     written = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert f"@string{{{name} = {{Journal}}}}" in written and f"journal = {name}," in written
+
+
+def test_the_csl_json_export_escapes_the_bidi_controls_json_leaves_raw(tmp_path):
+    title = "Report abc\u202efdp.exe"
+    (tmp_path / "refs.bib").write_text(ENTRY.format(key="smith2020").replace("{A Title}", "{" + title + "}"), "utf-8")
+    run_cli("export", "refs.bib", "-f", "csl-json", "-o", "refs.json", "-q", cwd=tmp_path)
+    written = (tmp_path / "refs.json").read_text(encoding="utf-8")
+    assert "\u202e" not in written and "abc\\u202efdp" in written
+    assert json.loads(written)[0]["title"] == title
