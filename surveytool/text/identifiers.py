@@ -18,6 +18,7 @@ _ARXIV = re.compile(
     rf"(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?P<version>v\d+)?(?:\.pdf)?/?$",
     re.IGNORECASE,
 )
+_ARXIV_LINK = re.compile(r"(?:https?://)?(?:www\.)?(?:export\.)?arxiv\.org/", re.IGNORECASE)
 # The DOI that arXiv itself mints for a preprint: the same work as the arXiv id.
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$", re.IGNORECASE)
 
@@ -53,12 +54,16 @@ def _unwrapped(text: str) -> str:
     if len(text) > _LONGEST:
         return text
     text = text.lstrip(_OPENING).rstrip(_CLOSING)
+    if text[:1] == "(" and text[-1:] == ")":  # "(doi:10.1000/x)"; a DOI may end in ")" of its own
+        text = text[1:-1].strip()
     before, bracket, subject = text.rpartition("[")
     if bracket and before[-1:].isspace() and _SUBJECT_CLASS.fullmatch(subject):
         text = before.rstrip()
     prefix = DOI_PREFIX.match(text)
     if prefix is not None and prefix.group().endswith("/"):  # a link spells '/' as %2F
         text = text[: prefix.end()] + unquote(text[prefix.end() :])
+    elif _ARXIV_LINK.match(text):  # a page's "?context=cs" or "#S2" names no other paper
+        text = re.split(r"[?#]", text, maxsplit=1)[0]
     return text
 
 
@@ -71,7 +76,10 @@ def _parse(text: str) -> Identifier | None:
         return Identifier("arxiv", arxiv.lower(), (match.group("version") or "").lower())
     match = _DOI.match(text)
     if match:
-        return Identifier("doi", match.group("doi").rstrip(".,;"))
+        doi = match.group("doi")
+        if text[: match.start("doi")].endswith("/"):  # a resolver's link: '#' opens its fragment ('#' is %23)
+            doi = doi.partition("#")[0]
+        return Identifier("doi", doi.rstrip(".,;"))
     return None
 
 

@@ -40,3 +40,19 @@ def test_an_old_style_arxiv_id_is_its_archive_and_number_without_the_subject_cla
     assert parse_identifier("math/0309136") == same
     assert parse_identifier("https://arxiv.org/abs/math.GT/0309136v1") == Identifier("arxiv", "math/0309136", "v1")
     assert parse_identifier("hep-th/9901001v2") == Identifier("arxiv", "hep-th/9901001", "v2")
+
+
+def test_a_link_s_query_or_fragment_and_parentheses_around_an_id_are_no_part_of_it():
+    pairs = "10.1016/0370-2693(85)91210-1"  # a DOI's own parentheses, and its closing one at the end
+    cases = {
+        "https://arxiv.org/abs/2104.14830v2?context=cs": Identifier("arxiv", "2104.14830", "v2"),
+        "https://arxiv.org/pdf/2104.14830v1.pdf#page=3": Identifier("arxiv", "2104.14830", "v1"),
+        "https://doi.org/10.1000/abc#ref": Identifier("doi", "10.1000/abc"),
+        "https://doi.org/10.1145%2F3341301.3359647#sec2": Identifier("doi", "10.1145/3341301.3359647"),
+        "(doi:10.1000/abc)": Identifier("doi", "10.1000/abc"),
+        "(arXiv:2104.14830),": Identifier("arxiv", "2104.14830"),
+        pairs: Identifier("doi", pairs),
+        f"({pairs})": Identifier("doi", pairs),
+        "10.1000/a#b": Identifier("doi", "10.1000/a#b"),  # bare, '#' is the DOI's own
+    }
+    assert {text: parse_identifier(text) for text in cases} == cases
