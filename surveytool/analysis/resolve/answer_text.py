@@ -7,9 +7,11 @@ import html
 import re
 import unicodedata
 import urllib.parse
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from surveytool.model import Paper
+from surveytool.text.latex import encode_bibtex_value
 
 # Characters that print nothing (whitespace aside, which one_line makes single spaces): controls (ESC, NUL), bidi
 # embeddings, overrides and isolates, zero-width spaces, the BOM.
@@ -80,3 +82,24 @@ def without_markup(text: str) -> str:
     if "<" not in text and "&" not in text:
         return text
     return html.unescape(_INLINE.sub("", _BLOCK.sub(" ", _HEADING.sub(" ", text))))
+
+
+# A display name ("Jane Doe") holding a comma or the word "and" is no person's: BibTeX would split it.
+_NOT_ONE_PERSON = re.compile(r",|\sand\s", re.IGNORECASE)
+
+
+def display_names(names: Iterable[object]) -> list[tuple[str, bool]]:
+    """(name, whether it is one name to keep whole) of each display name a service gives (``Jane Doe``,
+    ``Society for Industrial and Applied Mathematics``)."""
+    found = [one_line(text_of(name)) for name in names]
+    return [(name, bool(_NOT_ONE_PERSON.search(name))) for name in found if name]
+
+
+def author_fields(names: Sequence[tuple[str, bool]]) -> tuple[str, str]:
+    """The author field's text, and its BibTeX when a name is kept whole (one brace group, as a .bib writes
+    ``{Microsoft Research}``), else ""."""
+    text = " and ".join(name for name, _ in names)
+    if not any(whole for _, whole in names):
+        return text, ""
+    written = [f"{{{encode_bibtex_value(n)}}}" if whole else encode_bibtex_value(n) for n, whole in names]
+    return text, "{" + " and ".join(written) + "}"

@@ -11,7 +11,7 @@ import re
 import urllib.parse
 from collections.abc import Iterable
 
-from surveytool.analysis.resolve.answer_text import record_key
+from surveytool.analysis.resolve.answer_text import display_names, record_key
 from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text
 from surveytool.model import Paper
 from surveytool.text.identifiers import normalize_arxiv
@@ -57,7 +57,6 @@ class DblpResolver(_OnlineResolver):
         kind = "misc" if venue == "CoRR" or arxiv else _TYPES.get(info.get("type", ""), "misc")
         fields = {
             "title": info["title"].removesuffix("."),
-            "author": " and ".join(n for n in names if n),
             "year": str(info.get("year", "")),
             "volume": "" if kind == "misc" else info.get("volume", ""),
             "number": info.get("number", ""),
@@ -72,4 +71,4 @@ class DblpResolver(_OnlineResolver):
             fields["journal"] = venue
         elif kind in ("inproceedings", "incollection"):
             fields["booktitle"] = venue
-        return record_key(info.get("key"), _found(fields, kind))
+        return record_key(info.get("key"), _found(fields, kind, display_names(names)))

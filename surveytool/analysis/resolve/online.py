@@ -11,10 +11,18 @@ import json
 import re
 import urllib.parse
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from surveytool.analysis.resolve.answer_text import bibtex_safe_doi, one_line, text_of, web_address, without_markup
+from surveytool.analysis.resolve.answer_text import (
+    author_fields,
+    bibtex_safe_doi,
+    display_names,
+    one_line,
+    text_of,
+    web_address,
+    without_markup,
+)
 from surveytool.analysis.resolve.http import HttpClient, HttpError, Response, ServiceSkipped
 from surveytool.analysis.resolve.request_paths import doi_part
 from surveytool.analysis.resolve.resolver import Candidate, score_match
@@ -132,11 +140,16 @@ def _query_text(paper: Paper) -> str:
     return " ".join(strip_truncation(paper.abstract or "").split()[:_QUERY_WORDS])
 
 
-def _found(fields: dict[str, str], entry_type: str) -> Paper:
+def _found(fields: dict[str, str], entry_type: str, authors: Sequence[tuple[str, bool]] = ()) -> Paper:
+    """A service's record as a paper: ``authors`` are (name, kept whole: an organisation's) in their order."""
     if not isinstance(fields.get("title"), str):
         raise TypeError("a result without a text title")
     # One line per field: a blank line inside a title would end a paragraph in LaTeX and BibTeX.
     clean = {k: one_line(v) for k, v in fields.items() if isinstance(v, str) and one_line(v)}
+    names = [(one_line(name), whole) for name, whole in authors if one_line(name)]
+    author, written_author = author_fields(names)
+    if author:
+        clean["author"] = author
     if not _YEAR.fullmatch(clean.get("year", "0000")):
         del clean["year"]  # 10**30 or -44 is no year: written, it gave a key "1000" and a plot at 1000
     if "url" in clean and not web_address(clean["url"]):
@@ -150,6 +163,7 @@ def _found(fields: dict[str, str], entry_type: str) -> Paper:
         Origin.IDENTIFIER,
         _NOWHERE,
         frozen_mapping(clean),
+        latex_fields=frozen_mapping({"author": written_author} if written_author else {}),
         entry_type=entry_type,
         key=clean.get("doi") or clean.get("eprint") or clean.get("title", "")[:40],
     )
@@ -174,14 +188,13 @@ class OpenAlexResolver(_OnlineResolver):
         return [self._paper(work) for work in listed(json.loads(body), "results", "id") if work.get("title")]
 
     def _paper(self, work: dict) -> Paper:
-        authors = [
+        authors = display_names(
             a["author"]["display_name"] for a in work.get("authorships", []) if a.get("author", {}).get("display_name")
-        ]
+        )
         source = ((work.get("primary_location") or {}).get("source") or {}).get("display_name") or ""
         kind = self._TYPES.get(work.get("type", ""), "misc")
         fields = {
             "title": without_markup(text_of(work["title"])),
-            "author": " and ".join(authors),
             "year": str(work.get("publication_year") or ""),
             "doi": (work.get("doi") or "").replace("https://doi.org/", ""),
             "abstract": _inverted_abstract(work.get("abstract_inverted_index")),
@@ -190,7 +203,7 @@ class OpenAlexResolver(_OnlineResolver):
             fields["journal" if kind == "article" else "booktitle" if kind == "inproceedings" else "howpublished"] = (
                 source
             )
-        return _found(fields, kind)
+        return _found(fields, kind, authors)
 
 
 def _inverted_abstract(index: dict | None) -> str:
@@ -231,7 +244,11 @@ class CrossrefResolver(_OnlineResolver):
     def _paper(self, item: dict) -> Paper:
         # A person has a family name; an organisation only a "name", kept in its place in the list.
         authors = [
-            f"{family}, {given}" if family and given else family or text_of(a.get("name"))
+            (f"{family}, {given}", False)
+            if family and given
+            else (family, False)
+            if family
+            else (text_of(a.get("name")), True)
             for a in item.get("author", [])
             for family, given in [(text_of(a.get("family")), text_of(a.get("given")))]
             if family or a.get("name")
@@ -241,7 +258,6 @@ class CrossrefResolver(_OnlineResolver):
         container = without_markup(_first_text(item, "container-title"))
         fields = {
             "title": without_markup(_first_text(item, "title")),
-            "author": " and ".join(authors),
             "year": str(parts[0] or ""),
             "doi": item.get("DOI", ""),
             "volume": item.get("volume", ""),
@@ -252,7 +268,7 @@ class CrossrefResolver(_OnlineResolver):
         }
         if container:
             fields["journal" if kind == "article" else "booktitle"] = container
-        return _found(fields, kind)
+        return _found(fields, kind, authors)
 
 
 def _first_text(item: dict, name: str) -> str:
@@ -290,10 +306,9 @@ class ArxivResolver(_OnlineResolver):
             return " ".join((entry.findtext(tag) or "").split())
 
         arxiv = normalize_arxiv(text(f"{self._ATOM}id")) or ""
-        authors = [" ".join((a.findtext(f"{self._ATOM}name") or "").split()) for a in entry.iter(f"{self._ATOM}author")]
+        authors = display_names(a.findtext(f"{self._ATOM}name") for a in entry.iter(f"{self._ATOM}author"))
         fields = {
             "title": text(f"{self._ATOM}title"),
-            "author": " and ".join(a for a in authors if a),
             "year": text(f"{self._ATOM}published")[:4],
             "abstract": text(f"{self._ATOM}summary"),
             "eprint": arxiv,
@@ -301,4 +316,4 @@ class ArxivResolver(_OnlineResolver):
             "doi": text(f"{self._ARXIV}doi"),
             "howpublished": f"arXiv preprint arXiv:{arxiv}" if arxiv else "",
         }
-        return _found(fields, "misc")
+        return _found(fields, "misc", authors)

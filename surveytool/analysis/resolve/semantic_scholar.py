@@ -10,7 +10,7 @@ import json
 import urllib.parse
 from collections.abc import Iterable
 
-from surveytool.analysis.resolve.answer_text import record_key, text_of
+from surveytool.analysis.resolve.answer_text import display_names, record_key, text_of
 from surveytool.analysis.resolve.online import _found, _OnlineResolver, _query_text, listed
 from surveytool.analysis.resolve.request_paths import doi_part, path_part
 from surveytool.model import Paper
@@ -54,7 +54,6 @@ class SemanticScholarResolver(_OnlineResolver):
         arxiv = normalize_arxiv(text_of(ids.get("ArXiv"))) or ""
         fields = {
             "title": work["title"],
-            "author": " and ".join(a["name"] for a in work.get("authors") or [] if a.get("name")),
             "year": str(work.get("year") or ""),
             "doi": text_of(ids.get("DOI")),
             "eprint": arxiv,
@@ -66,4 +65,5 @@ class SemanticScholarResolver(_OnlineResolver):
             fields["booktitle"] = name
         elif preprint and arxiv:
             fields["howpublished"] = f"arXiv preprint arXiv:{arxiv}"
-        return record_key(work.get("paperId"), _found(fields, kind))
+        authors = display_names(a["name"] for a in work.get("authors") or [] if a.get("name"))
+        return record_key(work.get("paperId"), _found(fields, kind, authors))

@@ -9,6 +9,7 @@ import pytest
 from helpers import DATA, run_cli
 from loopback import FakeServices, refusing_port, serve, stream, trickle
 
+from surveytool.analysis.resolve.answer_text import author_fields, display_names
 from surveytool.pipeline import Options, analyse
 
 RECORDED = DATA / "online"
@@ -841,3 +842,26 @@ def test_a_200_answer_that_is_not_the_services_kind_is_a_finding_and_not_cached(
     [finding] = [f for f in survey.findings if f.check == "resolver-error"]
     assert finding.message.startswith(f"{service} gave no usable answer: malformed answer")
     assert cached_urls(tmp_path) == []  # the next run asks again
+
+
+def test_an_organisation_whose_name_holds_and_or_a_comma_stays_one_author(services, tmp_path):
+    handler, config = services
+    work = json.loads((RECORDED / "crossref_work.json").read_text(encoding="utf-8"))
+    society = "Society for Industrial and Applied Mathematics"
+    work["message"]["author"].append({"name": society, "sequence": "additional"})
+    handler.routes = {"/crossref/works/10.1145": [(200, {"Content-Type": "application/json"}, json.dumps(work), 0)]}
+    (tmp_path / "ids.txt").write_text("10.1145/3458817.3476209\n")
+    run_cli(
+        "build", "ids.txt", "--online", "--config", str(config), "--cache", "c.sqlite", "--out", "out", cwd=tmp_path
+    )
+    written = (tmp_path / "out" / "references.bib").read_text(encoding="utf-8")
+    assert f"Narayanan, Deepak and Shoeybi, Mohammad and {{{society}}}" in written  # BibTeX reads three names
+
+
+def test_a_display_name_holding_and_or_a_comma_is_braced_and_a_person_s_is_not():
+    names = display_names(["Jane Doe", "Research Council of Norway, Oslo", "Tom and Jerry Lab", " "])
+    assert author_fields(names) == (
+        "Jane Doe and Research Council of Norway, Oslo and Tom and Jerry Lab",
+        "{Jane Doe and {Research Council of Norway, Oslo} and {Tom and Jerry Lab}}",
+    )
+    assert author_fields(display_names(["Jane Doe", "Ada Lovelace"]))[1] == ""  # as before: from the text
