@@ -21,7 +21,7 @@ from surveytool.analysis.merge_evidence import (
     names_the_work,
     shared_evidence,
 )
-from surveytool.model import Finding, Origin, Paper, Severity
+from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
 
 
 class PairwiseGroups:
@@ -41,6 +41,7 @@ class PairwiseGroups:
         self._conflicts: dict[tuple[int, int, bool], str] = {}
         self._kinds: dict[int, int] = {}
         self._kind_ids: dict[tuple[Facts, object, str | None], int] = {}
+        self._rank: dict[str, int] = {}  # each path by its place among the sources as given
         # A key two different entries use: whichever absorbed it, \cite{key} would change meaning.
         first_with_key: dict[str, Paper] = {}
         self.ambiguous_keys: set[str] = set()
@@ -216,17 +217,12 @@ class PairwiseGroups:
 
         Reported once every join is made: an identical copy of an entry (a co-author's file sharing it) joins
         that entry's group, and reported before, each copy was reported again beside the other work. The places
-        are the merged entries' (a group's root is its first record), as the merge after resolving reports them.
+        are the merged entries' (see ``_place``), as the merge after resolving reports them.
         """
         for first, second, identity in self.kept_apart:
-            if self.find(first) > self.find(second):
-                first, second = second, first
-            root_a, root_b = self.find(first), self.find(second)
-            if (root_b, "duplicate-entry") in self.reported:
+            if self._reported_once(first, second, "duplicate-entry"):
                 continue
-            self.reported.add((root_b, "duplicate-entry"))
-            a, b = self.papers[first], self.papers[second]
-            at_a, at_b = (min(s for i in self.group(root) for s in self.papers[i].sources) for root in (root_a, root_b))
+            (b, at_b), (a, at_a) = self._located(first, second)
             self.findings.append(
                 Finding(
                     "duplicate-entry",
@@ -240,38 +236,66 @@ class PairwiseGroups:
                 )
             )
 
+    def _reported_once(self, first: int, second: int, check: str) -> bool:
+        """Whether the later of the groups of ``first`` and ``second`` was reported for ``check`` already (and mark
+        it): one finding for each group however many copies of either entry the sources hold."""
+        later = max(self.find(first), self.find(second))
+        if (later, check) in self.reported:
+            return True
+        self.reported.add((later, check))
+        return False
+
+    def _place(self, record: int) -> SourceLocation:
+        """Where the group of ``record`` is first read as the sources were given (not a copy whose path sorts first)."""
+        return min((s for i in self.group(self.find(record)) for s in self.papers[i].sources), key=self._order)
+
+    def _order(self, place: SourceLocation) -> tuple[int, int]:
+        """``place`` in the order of the sources as given (the first path on the command line first), then lines."""
+        if not self._rank:
+            paths = dict.fromkeys(source.path for paper in self.papers for source in paper.sources)
+            self._rank = {path: rank for rank, path in enumerate(paths)}
+        return self._rank[place.path], place.line
+
+    def _located(self, first: int, second: int) -> list[tuple[Paper, SourceLocation]]:
+        """Two records of a finding with their groups' places, the one it is located at first: in the first source
+        given that has either (the file `bib --in-place` edits), the later of two there."""
+        ends = [(*self._order(self._place(i)), self.find(i), i) for i in (first, second)]
+        ends.sort(key=lambda end: (end[0], -end[1], -end[2]))
+        return [(self.papers[i], self._place(i)) for *_, i in ends]
+
     def _report_suspicious(self, first: int, second: int, identity: str, why_not: str) -> None:
         if (second, "suspicious-duplicate-id") in self.reported:
             return
         self.reported.add((second, "suspicious-duplicate-id"))
         a, b = self.papers[first], self.papers[second]
-        name_a, name_b = _name(a), _name(b)
+        at_a, at_b = (min(paper.sources, key=self._order) for paper in (a, b))
         self.findings.append(
             Finding(
                 "suspicious-duplicate-id",
                 Severity.WARNING,
-                f"{name_b} and {name_a} share {shared_evidence(identity)}, but {why_not}: kept apart",
-                min(b.sources),
+                f"{_name(b, at_b)} and {_name(a, at_a)} share {shared_evidence(identity)}, but {why_not}: kept apart",
+                at_b,
                 "one of them probably carries a wrong id or a copied abstract; check both",
                 b.key,
-                (min(b.sources), min(a.sources)),
+                (at_b, at_a),
             )
         )
 
     def _report_ambiguous(self, record: int, one: int, other: int, identity: str, why: str) -> None:
         papers = self.papers
-        one, other = sorted((one, other), key=lambda i: min(papers[i].sources))  # as read, whatever the order
-        name, first, second = (_name(papers[i]) for i in (record, one, other))
+        at = {i: min(papers[i].sources, key=self._order) for i in (record, one, other)}  # each record's own
+        one, other = sorted((one, other), key=lambda i: self._order(at[i]))  # as given, whatever the order
+        name, first, second = (_name(papers[i], at[i]) for i in (record, one, other))
         self.findings.append(
             Finding(
                 "suspicious-duplicate-id",
                 Severity.WARNING,
                 f"{name} matches both {first} and {second} ({shared_evidence(identity)}), "
                 f"which are two works ({why}): it is merged into neither",
-                min(papers[record].sources),
+                at[record],
                 "give it a title, id or its full abstract so that it names one of them, or delete it",
                 papers[record].key,
-                (min(papers[record].sources), min(papers[one].sources), min(papers[other].sources)),
+                (at[record], at[one], at[other]),
             )
         )
 
@@ -281,9 +305,9 @@ _BIBTEX = Origin.BIBTEX
 _CSL_JSON = Origin.CSL_JSON
 
 
-def _name(paper: Paper) -> str:
+def _name(paper: Paper, place: SourceLocation) -> str:
     """A record as messages name it: its key and place, or its place alone."""
-    return f"'{paper.key}' ({min(paper.sources)})" if paper.key else str(min(paper.sources))
+    return f"'{paper.key}' ({place})" if paper.key else str(place)
 
 
 def _user_keyed(paper: Paper) -> bool:

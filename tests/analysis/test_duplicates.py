@@ -593,7 +593,11 @@ def test_a_csl_json_item_under_its_own_key_is_kept_beside_the_users_entry_and_me
     )
     keys, messages = bib(tmp_path, "short-title.bib", "items.json")
     assert sorted(keys) == ["ItemFromZotero", "LayerNorm", "ba2016layer", "other2016layer"]
-    assert "'ItemFromZotero' (items.json:1) and 'ba2016layer' (short-title.bib:1) look like the same work" in messages
+    # Located in the first source given, the user's .bib.
+    assert (
+        "short-title.bib:1: warning [duplicate-entry] 'ba2016layer' (short-title.bib:1) and 'ItemFromZotero' "
+        "(items.json:1) look like the same work" in messages
+    )
     keys, messages = bib(tmp_path, "short-title.bib", "items.json", options=("--merge-duplicates",))
     assert sorted(keys) == ["ba2016layer", "other2016layer"]
     assert (

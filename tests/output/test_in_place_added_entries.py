@@ -286,7 +286,10 @@ def test_an_entry_that_shares_only_a_title_with_one_of_the_file_is_added_and_rep
     result = run_cli("bib", "--in-place", "mine.bib", "co.bib", cwd=tmp_path)
     # Merging joins them only when asked: not added, the co-author's publication would be one of the user's unasked.
     assert f"{key}: added" in result.stdout and "already-in-file" not in result.stderr
-    assert f"[duplicate-entry] '{key}' (co.bib:1) and '{other}' (mine.bib:1) look like the same work" in result.stderr
+    assert (
+        f"mine.bib:1: warning [duplicate-entry] '{other}' (mine.bib:1) and '{key}' (co.bib:1) look like the same work"
+        in result.stderr
+    )
     written = (tmp_path / "mine.bib").read_text()
     assert written.startswith(mine.split("\n")[0]) and written.count(f"{{{key},") == 1
 
@@ -313,3 +316,30 @@ def test_the_xdata_entry_an_added_entry_names_is_added_though_the_file_has_a_cop
     assert "already-in-file" not in result.stderr
     check = run_cli("check", "mine.bib", cwd=tmp_path)
     assert "crossref-undefined" not in check.stderr and "has no booktitle, year" not in check.stderr
+
+
+def test_a_duplicate_entry_warning_is_located_at_the_users_entry_not_at_a_coauthors_copy_of_it(tmp_path):
+    # The co-author's file shares the user's thesis entry and has the article of its title. The copy's place,
+    # coauthor.bib:1, sorts before mine.bib:3, but the user edits mine.bib: the warning is located there.
+    (tmp_path / "mine.bib").write_text("% my library\n\n" + THESIS)
+    (tmp_path / "coauthor.bib").write_text(THESIS + "\n" + ARTICLE)
+    result = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", cwd=tmp_path)
+    assert "smith2019jmlr: added" in result.stdout
+    [warning] = [line for line in result.stderr.splitlines() if "[duplicate-entry]" in line]
+    assert warning.startswith(
+        "mine.bib:3: warning [duplicate-entry] 'smith2019thesis' (mine.bib:3) and 'smith2019jmlr' (coauthor.bib:8) "
+    )
+    # Once added, both entries are in mine.bib: located at the later one, the added article, as in any one file.
+    added_at = (tmp_path / "mine.bib").read_text().splitlines().index("@article{smith2019jmlr,") + 1
+    again = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", cwd=tmp_path)
+    [warning] = [line for line in again.stderr.splitlines() if "[duplicate-entry]" in line]
+    assert warning.startswith(
+        f"mine.bib:{added_at}: warning [duplicate-entry] 'smith2019jmlr' (mine.bib:{added_at}) and "
+        "'smith2019thesis' (mine.bib:3) "
+    )
+    # The co-author's file given first: the places are the co-author's.
+    checked = run_cli("check", "coauthor.bib", "mine.bib", "--checks", "duplicate-entry", cwd=tmp_path)
+    [warning] = [line for line in checked.stderr.splitlines() if "[duplicate-entry]" in line]
+    assert warning.startswith(
+        "coauthor.bib:8: warning [duplicate-entry] 'smith2019jmlr' (coauthor.bib:8) and 'smith2019thesis' (coauthor.bib:1) "
+    )
