@@ -36,6 +36,7 @@ class PairwiseGroups:
         self.findings: list[Finding] = []
         self.reported: set[tuple[int, str]] = set()  # (record or group, check): one finding of each kind for each
         self.kept_apart: list[tuple[int, int, str]] = []  # keyed entries of one work, reported once all are joined
+        self.suspicious: list[tuple[int, int, str, str]] = []  # records sharing an id that disagree, and why
         self.ambiguous: dict[int, tuple[int, int, str, str]] = {}  # record: two works it matches, evidence, why
         self.matches: dict[int, dict[int, str]] = {}  # record: the records it could merge with, and by what
         self._conflicts: dict[tuple[int, int, bool], str] = {}
@@ -80,6 +81,8 @@ class PairwiseGroups:
         for first, second, identity in candidates:
             self.consider(first, second, identity)
         self._report_duplicates()
+        for first, second, identity, why in self.suspicious:
+            self._report_suspicious(first, second, identity, why)
         for record, (one, other, identity, why) in sorted(self.ambiguous.items()):
             self._report_ambiguous(record, one, other, identity, why)
 
@@ -171,8 +174,8 @@ class PairwiseGroups:
             return
         why_not = disagreement(self.facts_of(first), self.facts_of(second))
         if why_not:
-            if names_the_work(identity):
-                self._report_suspicious(first, second, identity, why_not)
+            if names_the_work(identity):  # reported once all are joined, as duplicates are
+                self.suspicious.append((first, second, identity, why_not))
             return
         if self._kept_apart(a, b):
             self.kept_apart.append((first, second, identity))
@@ -264,11 +267,9 @@ class PairwiseGroups:
         return [(self.papers[i], self._place(i)) for *_, i in ends]
 
     def _report_suspicious(self, first: int, second: int, identity: str, why_not: str) -> None:
-        if (second, "suspicious-duplicate-id") in self.reported:
+        if self._reported_once(first, second, "suspicious-duplicate-id"):
             return
-        self.reported.add((second, "suspicious-duplicate-id"))
-        a, b = self.papers[first], self.papers[second]
-        at_a, at_b = (min(paper.sources, key=self._order) for paper in (a, b))
+        (b, at_b), (a, at_a) = self._located(first, second)
         self.findings.append(
             Finding(
                 "suspicious-duplicate-id",

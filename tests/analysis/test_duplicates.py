@@ -829,3 +829,31 @@ def test_a_pair_of_entries_of_one_work_is_reported_once_when_a_coauthors_file_sh
     assert checked.stdout.endswith("1 warning: duplicate-entry 1\n")
     updated = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", cwd=tmp_path)
     assert updated.stderr.count("[duplicate-entry]") == 1
+
+
+SPARSE = (
+    "@article{lee2020sparse,\n  title = {Sparse Attention for Long Documents},\n  author = {Lee, Kim},\n"
+    "  journal = {TACL},\n  year = {2020},\n  doi = {10.1162/tacl_a_00001},\n}\n"
+)
+# Another paper carrying the same DOI, copied by mistake.
+DENSE = (
+    "@article{park2021dense,\n  title = {Dense Retrieval at Scale with Hard Negatives},\n  author = {Park, Jin},\n"
+    "  journal = {TACL},\n  year = {2021},\n  doi = {10.1162/tacl_a_00001},\n}\n"
+)
+
+
+@pytest.mark.parametrize("order", [("mine.bib", "coauthor.bib"), ("coauthor.bib", "mine.bib")])
+def test_two_works_sharing_a_doi_are_reported_once_when_a_coauthors_file_shares_one_of_them(tmp_path, order):
+    (tmp_path / "mine.bib").write_text(SPARSE, encoding="utf-8")
+    (tmp_path / "coauthor.bib").write_text(DENSE + "\n" + SPARSE, encoding="utf-8")
+    checked = run_cli("check", *order, "--checks", "suspicious-duplicate-id", cwd=tmp_path)
+    [line] = [line for line in checked.stderr.splitlines() if "[suspicious-duplicate-id]" in line]
+    # Located in the first file given; the copy of lee2020sparse in coauthor.bib is the same work, not a third.
+    if order[0] == "mine.bib":
+        expected = "mine.bib:1: warning [suspicious-duplicate-id] 'lee2020sparse' (mine.bib:1) and 'park2021dense' "
+        assert line.startswith(expected + "(coauthor.bib:1) share the same DOI 10.1162/tacl_a_00001")
+    else:
+        expected = "coauthor.bib:9: warning [suspicious-duplicate-id] 'lee2020sparse' (coauthor.bib:9) and "
+        assert line.startswith(expected + "'park2021dense' (coauthor.bib:1) share the same DOI")
+    updated = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", cwd=tmp_path)
+    assert updated.stderr.count("[suspicious-duplicate-id]") == 1
