@@ -22,7 +22,7 @@ from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Origin, Paper, Severity, Taxonomy
 from surveytool.output.added_entries import entries_to_add
 from surveytool.output.field_fixes import fix_fields, may_need_fixing, reads_alike
-from surveytool.output.in_place_layout import file_indent, trailing_metadata
+from surveytool.output.in_place_layout import file_align, file_indent, trailing_metadata
 from surveytool.output.legacy_encoding import held_by
 from surveytool.output.tags_field import add_tags, set_tags_field, tags_macro
 from surveytool.text.line_ends import line_breaks_at_end, newline_of
@@ -124,7 +124,7 @@ def update_bib_in_place(
     order: Sequence[str] = (),
 ) -> tuple[str, list[Edit]]:
     """``text`` (the file ``display``) with changed tags rewritten and new entries added at its end, before the
-    metadata JabRef keeps last, in ``fmt``'s layout with the file's indent (see ``in_place_layout``), their lines
+    metadata JabRef keeps last, in ``fmt``'s layout with the file's indent and ``=`` column (see ``in_place_layout``), their lines
     ended as most of the file's lines are (see ``rewrite_entries``).
 
     ``macros``: the @string names the sources define (lower case); a tags field that uses one is left as it
@@ -135,7 +135,7 @@ def update_bib_in_place(
     """
 
     newline = newline_of(text if exact is None else exact)
-    fmt = file_indent(text, fmt)  # new entries indented as the file's
+    fmt = file_align(text, file_indent(text, fmt))  # new entries indented and aligned as the file's
 
     def retag(paper: Paper) -> tuple[str, str] | None:
         tags = desired_tags(paper, taxonomy, tags_field)

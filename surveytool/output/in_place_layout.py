@@ -1,4 +1,4 @@
-"""Where `bib --in-place` puts the entries it adds in a user's file, and how it indents them: as the file does."""
+"""Where `bib --in-place` puts the entries it adds in a user's file, and how it lays them out: as the file does."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ _FIRST_FIELD = re.compile(
 )
 _NOT_ENTRIES = frozenset({"comment", "preamble", "string"})
 _MAX_SPACES = 16  # as many as --space takes
+_MAX_COLUMN = 40  # as far as --align takes
+_BLOCK_HEAD = re.compile(_LINE_START + r"[ \t]*@[ \t]*(\w+)[ \t]*[{(]")
+# A line that starts a field: its name, and the white space between the name and the "=".
+_FIELD_HEAD = re.compile(_LINE_START + r"[ \t]*([A-Za-z][\w:.+-]*)([ \t]*)=")
 
 
 def file_indent(text: str, fmt: BibFormat) -> BibFormat:
@@ -34,6 +38,37 @@ def file_indent(text: str, fmt: BibFormat) -> BibFormat:
     if not indent.strip(" ") and len(indent) <= _MAX_SPACES:
         return replace(fmt, space=len(indent))
     return fmt
+
+
+def file_align(text: str, fmt: BibFormat) -> BibFormat:
+    """``fmt`` with the column most entries of ``text`` put their ``=`` in after the indent, with spaces (DBLP's
+    and bibtex-tidy's ``author    = {``), unless ``fmt`` asks for a column. An entry mixing columns is not aligned."""
+    if fmt.align:
+        return fmt
+    blocks = list(_BLOCK_HEAD.finditer(text))
+    columns = Counter(
+        _column(text[head.end() : after.start() if after else len(text)])
+        for head, after in zip(blocks, [*blocks[1:], None], strict=True)
+        if head.group(1).lower() not in _NOT_ENTRIES
+    )
+    columns.pop(0, None)  # no fields
+    column, count = max(((c, n) for c, n in columns.items() if c), key=lambda found: found[1], default=(0, 0))
+    if count * 2 > columns.total() and column <= _MAX_COLUMN:
+        return replace(fmt, align=column)
+    return fmt
+
+
+def _column(entry: str) -> int | None:
+    """Where the ``=`` of ``entry``'s fields stand after the names' start when spaces line them up (a name too long
+    for the column followed by one space, as aligning writers do); None when they are not lined up, 0: no fields."""
+    heads = [(len(name), gap) for name, gap in _FIELD_HEAD.findall(entry)]
+    if not heads:
+        return 0
+    padded = {length + len(gap) for length, gap in heads if len(gap) > 1}
+    if len(padded) != 1 or any(gap.strip(" ") or not gap for _, gap in heads):
+        return None
+    column = padded.pop()
+    return column if all(n + len(gap) == column or (gap == " " and n >= column) for n, gap in heads) else None
 
 
 def trailing_metadata(text: str) -> int | None:

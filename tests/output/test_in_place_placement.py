@@ -108,3 +108,47 @@ def test_the_standard_indent_asked_for_wins_over_the_files_too(tmp_path, asked):
     run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", *asked, cwd=tmp_path, check=True)
     added = (tmp_path / "refs.bib").read_text().split("@article{huang2019gpipe,\n")[1]
     assert added.startswith("  author = {Huang, Yanping},\n  title = ")
+
+
+def dblp_library(indent: str, newline: str) -> bytes:
+    """Two entries as DBLP exports them, "=" in one column (a long name followed by one space), and one by hand."""
+    dblp = (
+        "@inproceedings{{DBLP:conf/acl/{key},\n{i}author       = {{Ben Peters and\n{i}                  Andre Martins}},\n"
+        "{i}title        = {{{title}}},\n{i}booktitle    = {{Proceedings of ACL}},\n{i}year         = {{2021}},\n"
+        "{i}archiveprefix = {{arXiv}},\n{i}sections     = {{moe}},\n}}\n\n"
+    )
+    text = (
+        dblp.format(key="Peters21", title="Sparse nets", i=indent)
+        + dblp.format(key="Peters22", title="Sparser nets", i=indent)
+        + f"@article{{a1,\n{indent}title = {{Pipeline parallel training}},\n{indent}year = {{2020}},\n"
+        + f"{indent}sections = {{pipeline-parallel}},\n}}\n"
+    )
+    return text.replace("\n", newline).encode()
+
+
+@pytest.mark.parametrize("indent, newline", [("  ", "\n"), ("  ", "\r\n"), ("\t", "\n")])
+def test_an_added_entry_puts_its_equals_signs_in_the_column_most_entries_of_the_file_do(tmp_path, indent, newline):
+    library = dblp_library(indent, newline)
+    (tmp_path / "refs.bib").write_bytes(library)
+    (tmp_path / "coauthor.bib").write_text(GPIPE.replace("  year", "  archiveprefix = {arXiv},\n  year"))
+    run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "refs.bib").read_bytes()
+    assert written.startswith(library + newline.encode())  # the file's own entries as they were
+    lines = written[len(library) + len(newline) :].decode().split(newline)
+    assert lines[1:-2] == [
+        indent + "author       = {Huang, Yanping},",
+        indent + "title        = {GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism},",
+        indent + "year         = {2019},",
+        indent + "archiveprefix = {arXiv},",
+        indent + "sections     = {pipeline-parallel},",
+    ]
+    again = run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", cwd=tmp_path, check=True)
+    assert "0 change(s)" in again.stdout and (tmp_path / "refs.bib").read_bytes() == written
+
+
+def test_a_column_asked_for_wins_over_the_files(tmp_path):
+    (tmp_path / "refs.bib").write_bytes(dblp_library("  ", "\n"))
+    (tmp_path / "coauthor.bib").write_text(GPIPE)
+    run_cli("bib", "--in-place", "refs.bib", "coauthor.bib", "--align", "8", cwd=tmp_path, check=True)
+    added = (tmp_path / "refs.bib").read_text().split("@article{huang2019gpipe,\n")[1]
+    assert added.startswith("  author  = {Huang, Yanping},\n  title   = ")
