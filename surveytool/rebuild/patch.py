@@ -30,7 +30,7 @@ from surveytool.analysis.keys import identity_of, unwritable_key
 from surveytool.analysis.merge import identities
 from surveytool.bibtex.fields import bibtex_entry, macros_of
 from surveytool.bibtex.format_options import STANDARD, BibFormat
-from surveytool.bibtex.order import crossref_levels, crossref_target, writing_order
+from surveytool.bibtex.order import crossref_levels, crossref_loop, crossref_target, writing_order
 from surveytool.digest import digest_text
 from surveytool.errors import SurveyToolError
 from surveytool.model import Finding, Paper, Taxonomy
@@ -309,7 +309,10 @@ def _splice(
                 view,
             )
         )
-    levels = crossref_levels((record.key, record.crossref) for record, _ in kept)
+    links = [(record.key, record.crossref) for record, _ in kept]
+    # A loop is written from its volume, as ``order.volumes`` (a build in full) finds it.
+    volumes = {record.key.lower() for record, _ in kept if not record.cited} if crossref_loop(links) else set()
+    levels = crossref_levels(links, volumes)
     kept.sort(key=lambda pair: writing_order(pair[0].key, levels))
     records = tuple(record for record, _ in kept)
     # The last entry of the .bib without its blank line; the last object of entries.json closing the list.

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import run_cli
+from helpers import requires_latex, run_cli
 
 from surveytool.analysis.crossref import inheritance_loops
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
@@ -162,3 +162,46 @@ def test_no_command_loops_on_entries_that_inherit_from_one_another(tmp_path, com
         [sys.executable, "-m", "surveytool", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120
     )
     assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+
+
+# A paper and its volume naming each other (the volume's entry copied from the paper's, crossref and all); the
+# paper's key sorts after the volume's, as a DBLP-style key of a paper does not.
+PAIR_LOOP = """@inproceedings{zhang2020,
+  title = {Pipeline Training of Deep Networks},
+  author = {Zhang, Wei},
+  pages = {1--10},
+  crossref = {conf2020},
+}
+
+@proceedings{conf2020,
+  title = {Proceedings of the Conference on Systems},
+  booktitle = {Proceedings of the Conference on Systems},
+  year = {2020},
+  publisher = {ACM},
+  crossref = {zhang2020},
+}
+"""
+
+
+@requires_latex
+@pytest.mark.parametrize("paper, volume", [("zhang2020", "conf2020"), ("a2020", "zconf")])
+def test_a_crossref_loop_is_written_with_its_volume_last_so_that_bibtex_gives_the_paper_its_fields(
+    tmp_path, paper, volume
+):
+    (tmp_path / "loop.bib").write_text(PAIR_LOOP.replace("zhang2020", paper).replace("conf2020", volume))
+    checked = run_cli("check", "loop.bib", "--checks", "crossref-loop", cwd=tmp_path)
+    assert checked.returncode == 1 and "loop.bib:5: error [crossref-loop] crossref loop of 2 entries" in checked.stderr
+    run_cli("bib", "loop.bib", "-o", "references.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "references.bib").read_text()
+    assert written.count("crossref = {") == 2  # nothing dropped
+    assert written.index(f"{{{paper},") < written.index(f"{{{volume},")
+    # Only the paper is cited: BibTeX finds the volume only when it comes after it.
+    (tmp_path / "main.tex").write_text(
+        f"\\documentclass{{article}}\\begin{{document}}\\cite{{{paper}}}"
+        "\\bibliographystyle{plain}\\bibliography{references}\\end{document}\n"
+    )
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "main.tex"], cwd=tmp_path, capture_output=True)
+    bibtex = subprocess.run(["bibtex", "main"], cwd=tmp_path, capture_output=True, text=True, errors="replace")
+    bbl = (tmp_path / "main.bbl").read_text()
+    assert "bad cross reference" not in bibtex.stdout, bibtex.stdout
+    assert "Proceedings of the Conference on Systems" in bbl and "2020" in bbl

@@ -621,3 +621,16 @@ def test_a_volume_in_one_file_and_its_child_in_another_are_patched_together(tmp_
     _edit(theirs, "year = 2020", "year = 2021")
     assert _patched(_rebuild((mine, theirs), out, fresh)) == (4, 2)
     assert '"year": "2021"' in (out / "entries.json").read_text(encoding="utf-8")
+
+
+def test_a_crossref_loop_is_patched_with_its_volume_last_as_a_build_in_full_writes_it(library):
+    # The child's key sorts first; the volume is written last all the same, in a patch too.
+    source, out, fresh = library
+    volume = "@proceedings{zvol,\n  title = {Proceedings of Things 2020},\n  year = 2020,\n  crossref = {child},\n}\n\n"
+    child = "@inproceedings{child,\n  crossref = {zvol},\n  title = {Pipeline schedules},\n  author = {Doe, J},\n}\n\n"
+    _edit(source, "@inproceedings{paper4,", volume + child + "@inproceedings{paper4,")
+    _rebuild(source, out, fresh)
+    written = (out / "references.bib").read_text(encoding="utf-8")
+    assert written.index("{child,") < written.index("{zvol,")
+    _edit(source, "part 6}", "part six}")
+    assert _patched(_rebuild(source, out, fresh)) is not None  # the same bytes as a build in full
