@@ -6,8 +6,10 @@ import shlex
 from collections.abc import Callable, Iterable, Sequence
 
 from surveytool.analysis.crossref import names_of, parent_names
+from surveytool.analysis.first_author import first_author, first_givens_agree, same_author
 from surveytool.analysis.merge import identities
 from surveytool.analysis.merge_evidence import Facts, disagreement, shared_evidence
+from surveytool.analysis.preprints import preprint_marker
 from surveytool.bibtex.field_spans import written_key
 from surveytool.model import Finding, Paper, Severity
 from surveytool.output.legacy_encoding import held_by
@@ -104,23 +106,52 @@ def _parents_named(
 
 def _filing_identities(paper: Paper) -> list[str]:
     """The identities under which an entry of another source is the work of an entry of the file: its DOI and arXiv
-    id, and its type and fields as written (a copy under another key). A shared title alone is not enough: a
-    thesis and the journal article of its title are two publications, as are a preprint and its published version,
-    and merging joins those only when asked (--merge-duplicates); both are added, and duplicate-entry says so."""
+    id, its type and fields as written (a copy under another key), and its title with its year and kind of entry
+    (see ``_work``). A shared title alone is not enough: a thesis and the journal article of its title are two
+    publications, as are a preprint and its published version, and merging joins those only when asked
+    (--merge-duplicates); both are added, and duplicate-entry says so."""
     ids = [identity for identity in identities(paper) if identity.startswith(("doi:", "arxiv:"))]
     if paper.latex_fields:
         fields = sorted((name.lower(), " ".join(value.split())) for name, value in paper.latex_fields.items())
         ids.append(f"entry:{paper.entry_type.lower()}:{fields!r}")
-    return ids
+    return ids + _work(paper)
+
+
+#: Entry types one publication is exported as by different sources: Google Scholar gives a NeurIPS paper as an
+#: @article that DBLP gives as an @inproceedings. Any other type is a kind of its own.
+_KINDS = {
+    **dict.fromkeys(("article", "inproceedings", "conference"), "paper"),
+    **dict.fromkeys(("phdthesis", "mastersthesis", "thesis"), "thesis"),
+    **dict.fromkeys(("techreport", "report"), "report"),
+}
+
+
+def _work(paper: Paper) -> list[str]:
+    """The identity of an entry's publication without an id, as DBLP's and Scholar's entries of it share it: the
+    title, with the year and kind of entry (paper, thesis, ...) both state; ``_filed_as`` asks for the same first
+    author too. None for a preprint (its published version is another publication) or an entry lacking one."""
+    title = next((i for i in identities(paper) if i.startswith("title:")), "")
+    year = (paper.year or "")[:4]
+    if not title or not year.isdigit() or not first_author(paper) or preprint_marker(paper):
+        return []
+    kind = paper.entry_type.lower()
+    return [f"work:{_KINDS.get(kind, kind)}:{year}:{title}"]
 
 
 def _filed_as(paper: Paper, by_identity: dict[str, list[Paper]]) -> tuple[Paper, str] | None:
     """The entry of ``by_identity`` that is ``paper``'s work, with nothing they state disagreeing, and the evidence."""
     for identity in _filing_identities(paper):
         for mine in by_identity.get(identity, ()):
+            if identity.startswith("work:") and not _same_first_author(mine, paper):
+                continue
             if not disagreement(Facts.of(mine), Facts.of(paper)):
                 return mine, identity
     return None
+
+
+def _same_first_author(a: Paper, b: Paper) -> bool:
+    one, other = first_author(a), first_author(b)
+    return same_author(one, other) and first_givens_agree(one, other)
 
 
 def _same_work(mine: Paper, theirs: Paper) -> bool:
@@ -168,6 +199,8 @@ def _under_another_key(paper: Paper, mine: Paper, identity: str, display: str, a
 
 
 def _evidence(identity: str) -> str:
+    if identity.startswith("work:"):
+        return "the same title, first author, year and kind of entry"
     return "the same entry type and fields" if identity.startswith("entry:") else shared_evidence(identity)
 
 

@@ -275,8 +275,8 @@ ARTICLE = (
 )
 
 
-# A thesis and the article of its title; DBLP's and Scholar's entries of one paper with no id to tell.
-@pytest.mark.parametrize("mine, theirs", [(THESIS, ARTICLE), (DBLP, SCHOLAR)])
+# A thesis and the article of its title, by one first author in one year: two publications.
+@pytest.mark.parametrize("mine, theirs", [(THESIS, ARTICLE), (ARTICLE, THESIS)])
 def test_an_entry_that_shares_only_a_title_with_one_of_the_file_is_added_and_reported_as_a_duplicate(
     tmp_path, mine, theirs
 ):
@@ -292,6 +292,45 @@ def test_an_entry_that_shares_only_a_title_with_one_of_the_file_is_added_and_rep
     )
     written = (tmp_path / "mine.bib").read_text()
     assert written.startswith(mine.split("\n")[0]) and written.count(f"{{{key},") == 1
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_dblps_and_scholars_entries_of_one_paper_without_an_id_are_one_work_and_not_added_twice(tmp_path, newline):
+    # DBLP's @inproceedings in the user's file, Google Scholar's @article in a co-author's: the same title, first
+    # author (written "Yanping Huang" and "Huang, Yanping") and year, and nothing they state disagrees.
+    mine = DBLP.replace("\n", newline).encode()
+    (tmp_path / "mine.bib").write_bytes(mine)
+    (tmp_path / "coauthor.bib").write_text(SCHOLAR)
+    (tmp_path / "main.tex").write_text("As in \\cite{huang2019gpipe}.\n")
+    for _ in range(2):
+        result = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", "--strict", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert "0 change(s) to mine.bib" in result.stdout and (tmp_path / "mine.bib").read_bytes() == mine
+        assert result.stderr == (
+            "coauthor.bib:1: info [already-in-file] entry 'huang2019gpipe' is not added to mine.bib: mine.bib:1 has "
+            "that work as 'DBLP:conf/nips/HuangCBFCCLNLWC19' (the same title, first author, year and kind of entry); "
+            "cite 'DBLP:conf/nips/HuangCBFCCLNLWC19' (`surveytool rekey mine.bib coauthor.bib --tex FILE` rewrites "
+            "\\cite{huang2019gpipe} in your documents to \\cite{DBLP:conf/nips/HuangCBFCCLNLWC19})\n"
+        )
+    run_cli("rekey", "mine.bib", "coauthor.bib", "--tex", "main.tex", cwd=tmp_path, check=True)
+    assert (tmp_path / "main.tex").read_text() == "As in \\cite{DBLP:conf/nips/HuangCBFCCLNLWC19}.\n"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("Huang, Yanping and Cheng", "Cheng, Youlong and Huang"),  # another first author
+        ("year={2019}", "year={2020}"),  # another year
+        ("@article{huang2019gpipe", "@phdthesis{huang2019gpipe"),  # another kind of publication
+        ("journal={Advances in neural information processing systems}", "journal={arXiv preprint}"),  # a preprint
+        ("  year={2019}\n", ""),  # no year to compare
+    ],
+)
+def test_an_entry_sharing_a_title_but_not_its_first_author_year_or_kind_is_still_added(tmp_path, change):
+    (tmp_path / "mine.bib").write_text(DBLP)
+    (tmp_path / "coauthor.bib").write_text(SCHOLAR.replace(*change))
+    result = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", cwd=tmp_path)
+    assert "huang2019gpipe: added" in result.stdout and "already-in-file" not in result.stderr
 
 
 def test_a_copy_of_an_entry_of_the_file_under_another_key_is_not_added(tmp_path):
