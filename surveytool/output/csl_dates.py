@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from surveytool.bibtex.values import MONTH_MACROS, joined_latex
-from surveytool.model import Paper, month_of_date, year_of_date
+from surveytool.model import Paper, month_of_date, year_of, year_of_date
 from surveytool.text.publication_states import NO_DATE, PUBSTATES, STATE_YEAR
 
 # A biblatex date, or one end of a range: year, month, day, and EDTF's qualifier (uncertain ?, approximate ~,
@@ -71,9 +71,9 @@ def issued(paper: Paper) -> dict[str, Any]:
     if circa := _CIRCA_YEAR.fullmatch(written):
         return {"date-parts": [[int(circa.group(1) or circa.group(2))]], "circa": True}
     date = paper.fields.get("date", "").strip()
-    year = written[:4] if written else year_of_date(date) or ""
-    if not year.isdigit():
-        return {}
+    year = year_of(written) if written else year_of_date(date) or ""  # the rule keys and merging read
+    if not year.isdigit():  # digits that are no one year ("12021", "2009 or 2010") go out as written
+        return {"literal": written} if any(c.isdigit() for c in written) else {}
     result: dict[str, Any] = {"date-parts": _plain_issued(paper, year)}
     # biblatex's approximate date (2020~, 2019~/2021), whose "~" the decoded value has lost (a space): the date
     # as written.

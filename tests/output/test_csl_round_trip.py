@@ -366,3 +366,10 @@ def test_a_note_s_own_lines_and_its_doi_survive_csl_json_to_bib_and_back(tmp_pat
     assert again[0]["DOI"] == "10.1000/abc" and rich_text(again[0]["note"]).text == kept
     back, findings = _back({item["id"]: item for item in again})
     assert findings == [] and back["k"].fields["note"] == kept and back["k"].fields["doi"] == "10.1000/abc"
+
+
+def test_a_year_is_exported_by_the_rule_keys_read_and_digits_that_are_no_year_as_text(tmp_path):
+    # "12021" (a typo) went out as the year 1202, and "(2021)" as no date at all.
+    items = _export(tmp_path, "@misc{a, title = {A}, year = {12021}}\n@misc{b, title = {B}, year = {(2021)}}\n")
+    assert items["b"]["issued"] == {"date-parts": [[2021]]}
+    assert items["a"]["issued"] == {"literal": "12021"}
