@@ -104,6 +104,11 @@ class ResponseCache:
                 hint="choose another file with --cache",
             ) from None
         except sqlite3.Error as error:
+            if not self.path.exists():  # a folder this run cannot write: no file to delete, the lookups still go on
+                self.notes.append(f"{self.path}: cannot be created ({error}); this run's answers are not cached")
+                db = sqlite3.connect(":memory:")
+                db.execute(_SCHEMA)
+                return db
             if not _damaged(error):
                 raise self._unusable(error) from None
             self._set_aside("is not a readable SQLite database")

@@ -346,6 +346,19 @@ def test_an_answer_cache_with_a_column_of_its_own_that_inserts_may_leave_empty_i
     assert len(handler.seen) == 1  # the second run read the answer from it
 
 
+def test_a_cache_in_a_folder_no_one_can_write_is_one_info_line_and_the_lookups_go_on(services, tmp_path):
+    # /proc takes no new file, whoever runs the tests (root ignores a read-only folder's mode).
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    write_list(tmp_path)
+    result = run_cli(
+        "resolve", "list.txt", "--online", "--config", str(config), "--cache", "/proc/c.sqlite", cwd=tmp_path
+    )
+    assert result.returncode == 0 and "1 resolved" in result.stdout, result.stderr
+    (line,) = [line for line in result.stderr.splitlines() if "online-cache" in line]
+    assert "/proc/c.sqlite: cannot be created" in line and "delete" not in line
+
+
 def test_the_cli_says_in_one_info_line_that_the_answer_cache_was_set_aside(services, tmp_path):
     handler, config = services
     handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
