@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from surveytool.output.editor_lines import editor_lines, with_editor_lines
 from surveytool.output.parked_notes import ORPHANED, parked, unpark
 
 # Markers count only at a line start, spaces and tabs before them aside (see _at_line_starts).
@@ -149,7 +150,7 @@ def _with_contents(text: str, found: list[_Region], contents: dict[int, str]) ->
 
 
 def _without_contents(text: str) -> str:
-    text = _without_checksum(text)
+    text = _without_checksum(editor_lines(text).body)
     found = _regions(text)
     return _with_contents(text, found, dict.fromkeys(range(len(found)), ""))
 
@@ -168,8 +169,11 @@ def _checksum_as_written(text: str) -> str:
 
 
 def stamp(text: str) -> str:
-    """``text`` with the checksum of its generated part on the first line."""
-    return f"% surveytool: checksum {checksum(text)} (edit only between the notes markers)\n" + _without_checksum(text)
+    """``text`` with the checksum of its generated part on its first line, below the magic comments an editor
+    put above it."""
+    head, body, tail = editor_lines(text)
+    line = f"% surveytool: checksum {checksum(body)} (edit only between the notes markers)\n"
+    return head + line + _without_checksum(body) + tail
 
 
 def stamped(text: str) -> bool:
@@ -187,7 +191,7 @@ def edited_outside_regions(text: str) -> bool:
         return False
     # The notes parked at the end may be deleted with their marker lines, as the build offers: those lines are
     # all it generated there, and it writes them only around parked notes.
-    return ORPHANED in regions(text) or written != checksum(f"{text}\n{_PARKING}")
+    return ORPHANED in regions(text) or written != checksum(f"{editor_lines(text).body}\n{_PARKING}")
 
 
 def restamped(old: str, new: str) -> str:
@@ -249,7 +253,8 @@ class Merged:
 
 
 def carry_over(new_text: str, old_text: str) -> Merged:
-    """``new_text`` with every non-empty region of ``old_text`` put back in its place.
+    """``new_text`` with every non-empty region of ``old_text`` put back in its place, and the lines its editor
+    added at its top and end (editor_lines.py).
 
     Each id's prose goes into the first region of that id, once; prose whose region is gone is parked
     in the ``orphaned`` region, never dropped, and goes back to its region when that is generated again.
@@ -284,4 +289,6 @@ def carry_over(new_text: str, old_text: str) -> Merged:
             new_text.rstrip("\n") + f"\n\n% surveytool: begin notes {ORPHANED}\n{parked_text}{_end_marker(ORPHANED)}\n"
         )
     kept = tuple(r for r in old if r in placed and r != ORPHANED)
-    return Merged(new_text, kept, tuple(o for o in orphans if o != ORPHANED), tuple(back.home))
+    return Merged(
+        with_editor_lines(new_text, old_text), kept, tuple(o for o in orphans if o != ORPHANED), tuple(back.home)
+    )

@@ -201,8 +201,8 @@ def test_the_refusal_names_the_line_edited_by_hand_whatever_the_editor_did_to_bl
     cases = {
         # a blank line added at the top, which is no edit, and an edit below it
         "blank line above": (lines[:2] + ["\n"] + lines[2:edit] + ["my edit\n"] + lines[edit + 1 :], edit + 2),
-        # a line put above the checksum line (TeXShop's and VS Code's "% !TEX root")
-        "above the checksum": (["% !TEX root = main.tex\n", *lines], 1),
+        # a line put above the checksum line (a magic comment, "% !TEX root", is none: test_editor_lines.py)
+        "above the checksum": (["% TODO cite more\n", *lines], 1),
         # white space changed inside a generated line: the checksum keeps it, so the refusal must name it
         "tab inside a line": (lines[:edit] + ["generated\ttext\n"] + lines[edit + 1 :], edit + 1),
     }
