@@ -513,7 +513,7 @@ def test_a_full_disk_with_a_fresh_out_folder_is_one_line_and_exit_2_and_leaves_n
         assert result.returncode == 2, result.stderr
         lines = result.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"{out}/") and "cannot be written" in lines[0], lines
-        assert lines[0].endswith("(free some space on its disk, or choose another folder with --out)")
+        assert lines[0].endswith("(free some space on its disk, or write elsewhere with -o)")
         assert [p for p in out.rglob("*.tmp")] == []
 
 

@@ -14,6 +14,9 @@ from surveytool.errors import OutputError
 from surveytool.output.staletemp import temporary_prefix
 from surveytool.regular_files import Unusable, read_regular
 
+# Every command that writes new files names them with -o: build a folder (-o/--out), the others a file (-o/--output).
+_ELSEWHERE = "write elsewhere with -o"
+
 
 def write_atomically(path: Path, text: str | bytes | Iterable[str]) -> None:
     """Write ``text`` (its bytes, or its pieces one after the other) to ``path`` so that a reader never sees half a file."""
@@ -107,7 +110,7 @@ class StagedFiles:
     def reserve(self, path: Path) -> str:
         """A new empty temporary file for ``path``, to be filled with ``fill_reserved``."""
         target = _through_link(path)
-        _refuse_read_only(target, path, "make it writable (chmod u+w), or write to another folder with --out")
+        _refuse_read_only(target, path, f"make it writable (chmod u+w), or {_ELSEWHERE}")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=temporary_prefix(target.name), suffix=".tmp")
@@ -156,7 +159,7 @@ def write_in_place(path: Path, data: bytes) -> None:
         before = target.stat()
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=temporary_prefix(target.name), suffix=".tmp")
     except OSError as error:
-        raise _cannot_write(path, error) from None
+        raise _cannot_write(path, error, in_place=True) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -173,7 +176,7 @@ def write_in_place(path: Path, data: bytes) -> None:
     except OSError as error:
         with suppress(OSError):
             os.remove(temporary)
-        raise _cannot_write(path, error) from None
+        raise _cannot_write(path, error, in_place=True) from None
 
 
 def _write_over(target: Path, path: Path, data: bytes, temporary: Path) -> None:
@@ -256,14 +259,15 @@ def _umask() -> int:
     return mask
 
 
-def _cannot_write(path: Path, error: OSError) -> OutputError:
+def _cannot_write(path: Path, error: OSError, in_place: bool = False) -> OutputError:
+    """What stopped a write, with a hint; a file updated in place (rekey, --in-place) has no other place to go."""
     if error.errno == errno.EISDIR or path.is_dir():  # -o names a folder: the file goes in it
         return OutputError(
             "is a directory, not a file", path=str(path), hint=f"give the path of a file, in {path} or elsewhere"
         )
     full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
     hint = (
-        "free some space on its disk, or choose another folder with --out"
+        "free some space on its disk" + ("" if in_place else f", or {_ELSEWHERE}")
         if full
         else "check the output folder's permissions"
     )
