@@ -9,7 +9,8 @@ from dataclasses import dataclass
 # \cite, \citep*, \Citet, \parencite, \textcite, \autocite, \citeauthor, \nocite, ... with up to two
 # optional arguments; biblatex's \cites{a}[p]{b} takes several key groups. The arguments are read by
 # hand, each character once: a regex with nested optional whitespace backtracks over long runs of spaces.
-_COMMAND = re.compile(r"\\([A-Za-z]+)")
+# A control symbol is read whole, so that the backslash of \\ (a line break) starts no command: \\citet{x} is text.
+_COMMAND = re.compile(r"\\(?:([A-Za-z]+)|.)", re.DOTALL)
 _CITE_NAME = re.compile(r"[Cc]ite")
 # Commands named like citations that take no keys: natbib's and biblatex's settings and free text, and
 # the commands that define a citation command (\DeclareCiteCommand{\citejournal}) or an alias
@@ -176,7 +177,7 @@ def _cited_keys(text: str) -> Iterator[tuple[int, int, int, int]]:
     while (command := _COMMAND.search(text, position)) is not None:
         position = command.end()
         name = command.group(1)
-        if not _CITE_NAME.search(name) or _NOT_CITING.match(name):
+        if name is None or not _CITE_NAME.search(name) or _NOT_CITING.match(name):
             continue
         parsed = _key_groups(text, position, finder)
         if parsed is None:
