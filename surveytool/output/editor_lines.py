@@ -1,7 +1,8 @@
 """Lines an editor adds to a generated chapter that its author never thinks of as edits, kept across rebuilds.
 
 TeXShop, TeXstudio and VS Code's LaTeX Workshop read magic comments at the top of a file
-(``% !TEX root = main.tex``); Emacs (AUCTeX) reads a ``Local Variables:`` block at its end. Neither is generated
+(``% !TEX root = main.tex``); Emacs (AUCTeX) reads a ``-*- mode: latex -*-`` line at its top and a
+``Local Variables:`` block at its end. Neither is generated
 text: the checksum leaves them out (notes_regions.py), and a rebuild puts them back where they were, byte for byte.
 Nothing else is: a magic comment below the first generated line, or a block with other text after it, is an edit.
 """
@@ -11,9 +12,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+# A magic comment, or Emacs's file variables line ("% -*- mode: latex; TeX-master: "main" -*-").
+_COMMENT = r"[ \t]*%(?:[ \t]*![ \t]*TeX\b|[^\n]*-\*-[^\n]*-\*-)"
 # The top lines: magic comments, and blank lines among or after them.
-_TOP = re.compile(r"(?:[ \t]*(?:%[ \t]*![ \t]*TeX\b[^\n]*)?\n)*", re.I)
-_MAGIC = re.compile(r"^[ \t]*%[ \t]*![ \t]*TeX\b", re.I | re.M)
+_TOP = re.compile(rf"(?:(?:{_COMMENT}[^\n]*|[ \t]*)\n)*", re.I)
+_MAGIC = re.compile(rf"^{_COMMENT}", re.I | re.M)
 # Emacs looks for the block only in a file's last 3000 characters; its words are matched ignoring case.
 _EMACS_WINDOW = 3000
 _START = re.compile(r"Local Variables:", re.I)

@@ -11,7 +11,10 @@ LOREM = "@misc{lorem2020, title = {Lorem Ipsum Dolor Sit Amet}, author = {Ann Le
 IPSUM = "@misc{ipsum2021, title = {Ipsum Dolor Sit Amet Again}, author = {Bo Chen}, year = 2021}\n"
 MARKER = "% surveytool: begin notes unclassified\n"
 NOTES = "Both \\citet{lorem2020} and I disagree.\n"
-MAGIC = "% !TEX root = main.tex\n%!TEX program = pdflatex\n% !TeX spellcheck = en_GB\n\n"
+MAGIC = (
+    '% -*- mode: latex; TeX-master: "main" -*-\n'  # Emacs's file variables line
+    "% !TEX root = main.tex\n%!TEX program = pdflatex\n% !TeX spellcheck = en_GB\n\n"
+)
 EMACS = '\n%%% Local Variables:\n%%% mode: latex\n%%% TeX-master: "main"\n%%% End:\n'
 
 
@@ -46,6 +49,7 @@ def test_magic_comments_and_a_local_variables_block_are_kept_byte_for_byte_by_a_
     ("above", "below"),
     [
         ("% TEX root = main.tex\n", ""),  # no "!": a comment of the author's
+        ("% mode: latex -*-\n", ""),  # one "-*-": no file variables line
         ("% my own remark\n% !TEX root = main.tex\n", ""),
         ("", "%%% Local Variables:\n%%% mode: latex\n%%% End:\nMore text.\n"),  # text after the block
         ("", "%%% Local Variables:\n% mode: latex\n%%% End:\n"),  # a line without the block's prefix
