@@ -69,6 +69,11 @@ def editor_lines(text: str) -> EditorLines:
     return EditorLines(text[:head_end], text[head_end:tail_start], text[tail_start:])
 
 
+def is_editor_line(line: str) -> bool:
+    """Whether ``line`` is a magic comment or Emacs's file variables line, which a chapter keeps at its top."""
+    return _MAGIC.match(line) is not None
+
+
 def with_editor_lines(text: str, old: str) -> str:
     """``text``, a chapter as generated, with the editor's lines of ``old`` put back at its top and its end."""
     head, _, tail = editor_lines(old)

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from surveytool.errors import OutputError
 from surveytool.model import Taxonomy
+from surveytool.output.editor_lines import is_editor_line
 from surveytool.output.files import backed_up, write_atomically
 from surveytool.output.notes_citations import citations_gone
 from surveytool.output.notes_regions import (
@@ -126,6 +127,10 @@ def _suggested_outside_notes(text: str) -> int:
     return text.count(_SUGGESTED) - sum(("\n" + notes).count(_SUGGESTED) for notes in regions(text).values())
 
 
+_NOTES_HINT = "move your text between the '% surveytool: begin/end notes' lines"
+_EDITOR_HINT = "an editor's magic comment is kept above the '% surveytool: checksum' line: move it there"
+
+
 def _merged_prose(
     path: Path,
     data: bytes,
@@ -148,12 +153,13 @@ def _merged_prose(
         if not force:
             _refuse_unpaired_marker(path, old)
             _refuse_repeated_region(path, old)
+            line = first_edited_line(old, text)
+            editor = line is not None and is_editor_line(old.splitlines()[line - 1])
             raise OutputError(
                 "was edited outside its notes regions; rebuilding would overwrite those edits",
                 path=str(path),
-                line=first_edited_line(old, text),
-                hint="move your text between the '% surveytool: begin/end notes' lines, "
-                "or rerun with --force (the old file is kept as .bak)",
+                line=line,
+                hint=f"{_EDITOR_HINT if editor else _NOTES_HINT}, or rerun with --force (the old file is kept as .bak)",
             )
         # The edit is not in the rebuilt file: say where in the backup it is.
         line = first_edited_line(old, text)

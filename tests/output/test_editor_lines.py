@@ -87,3 +87,14 @@ def test_stamping_puts_the_checksum_below_the_magic_comments_and_the_notes_stay_
     stamped = stamp(text)
     assert stamped.startswith(MAGIC + "% surveytool: checksum ") and stamped.endswith(EMACS)
     assert regions(stamped) == {"a": "mine\n"} and stamp(stamped) == stamped
+
+
+def test_a_magic_comment_below_the_checksum_line_is_refused_with_a_hint_to_move_it_above(tmp_path):
+    source, chapter = built(tmp_path)
+    first, rest = chapter.read_text(encoding="utf-8").split("\n", 1)
+    chapter.write_text(f"{first}\n% !TEX root = main.tex\n{rest}", encoding="utf-8")
+    refused = run_cli("build", str(source), "--out", str(tmp_path / "out"))
+    assert refused.returncode == 2 and ":2:" in refused.stderr
+    assert "kept above the '% surveytool: checksum' line: move it there" in refused.stderr
+    chapter.write_text(f"{first}\n% a remark of mine\n{rest}", encoding="utf-8")
+    assert "move your text between" in run_cli("build", str(source), "--out", str(tmp_path / "out")).stderr
