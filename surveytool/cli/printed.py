@@ -20,11 +20,11 @@ from surveytool.text.control_chars import controls_shown, shown
 class _Escaping(io.TextIOWrapper):
     """A text stream over another's bytes that writes each text through ``escape``."""
 
-    def __init__(self, stream: TextIO, escape: Callable[[str], str]) -> None:
+    def __init__(self, stream: TextIO, escape: Callable[[str], str], encoding: str | None = None) -> None:
         stream.flush()
         super().__init__(
             stream.buffer,
-            encoding=stream.encoding,
+            encoding=encoding or stream.encoding,
             errors=stream.errors,
             line_buffering=bool(stream.line_buffering),
             write_through=True,
@@ -42,7 +42,9 @@ def escape_printed() -> None:
     if isinstance(sys.stderr, io.TextIOWrapper) and not isinstance(sys.stderr, _Escaping):
         sys.stderr = _Escaping(sys.stderr, shown)
     if isinstance(sys.stdout, io.TextIOWrapper) and not isinstance(sys.stdout, _Escaping):
-        sys.stdout = _Escaping(sys.stdout, controls_shown)
+        # Data is UTF-8, as the files surveytool writes are: `bib -o - > refs.bib` under a console's code page
+        # (PYTHONIOENCODING=ascii, cp1252) stopped at the first character it lacks.
+        sys.stdout = _Escaping(sys.stdout, controls_shown, "utf-8")
 
 
 def raw_stderr() -> TextIO:

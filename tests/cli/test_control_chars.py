@@ -2,6 +2,9 @@
 written raw where a terminal or an editor shows them."""
 
 import json
+import os
+import subprocess
+import sys
 
 from helpers import run_cli
 
@@ -152,6 +155,19 @@ def test_a_bib_on_standard_output_keeps_its_bidi_controls_as_the_written_file_do
     printed = run_cli("bib", "refs.bib", "-o", "-", cwd=tmp_path).stdout
     run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path)
     assert printed == (tmp_path / "out.bib").read_text(encoding="utf-8") and "abc\u202efdp.exe" in printed
+
+
+def test_a_bib_on_standard_output_is_the_written_file_s_utf_8_whatever_the_console_s_encoding(tmp_path):
+    # A console's code page (cp1252 on Windows, or PYTHONIOENCODING=ascii) lacks most characters of a .bib.
+    entry = ENTRY.format(key="smith2020").replace("{A Title}", "{\u00dcber \u4e2d\u6587 Training}")
+    (tmp_path / "refs.bib").write_text(entry, encoding="utf-8")
+    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    for encoding in ("ascii", "cp1252"):
+        env = {**os.environ, "PYTHONIOENCODING": encoding}
+        command = [sys.executable, "-m", "surveytool", "bib", "refs.bib", "-o", "-"]
+        printed = subprocess.run(command, cwd=tmp_path, capture_output=True, env=env)
+        assert printed.returncode == 0 and b"Traceback" not in printed.stderr, printed.stderr
+        assert printed.stdout == (tmp_path / "out.bib").read_bytes(), encoding
 
 
 def test_a_bidi_control_in_a_string_s_name_or_value_or_a_preamble_is_warned_at_its_line_and_kept(tmp_path):
