@@ -104,8 +104,10 @@ class ResponseCache:
                 hint="choose another file with --cache",
             ) from None
         except sqlite3.Error as error:
-            if not self.path.exists():  # a folder this run cannot write: no file to delete, the lookups still go on
-                self.notes.append(f"{self.path}: cannot be created ({error}); this run's answers are not cached")
+            locked = (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _UNWRITABLE  # another run holds it
+            if locked or not self.path.exists():  # or a folder this run cannot write: nothing to delete, go on
+                why = "is locked by another run" if locked else "cannot be created"
+                self.notes.append(f"{self.path}: {why} ({error}); this run's answers are not cached")
                 db = sqlite3.connect(":memory:")
                 db.execute(_SCHEMA)
                 return db

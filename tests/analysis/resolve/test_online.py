@@ -831,6 +831,23 @@ def test_an_answer_cache_that_cannot_be_written_is_still_read_and_the_run_goes_o
     assert "cache.sqlite: cannot be written (database is locked)" in note and "not cached" in note
 
 
+def test_an_answer_cache_another_run_holds_locked_is_one_info_line_and_the_lookups_go_on(services, tmp_path):
+    # It stopped the run with exit 2 and the hint "delete the file", a file another run was using.
+    handler, config = services
+    handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
+    analyse_online(tmp_path, config, write_list(tmp_path))
+    holder = sqlite3.connect(tmp_path / "cache.sqlite", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # not even read: SQLite gives up after its 5 s wait
+    try:
+        survey = analyse_online(tmp_path, config, write_list(tmp_path))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert [p.title for p in survey.papers if p.resolved] == ["Zero Bubble Pipeline Parallelism"]
+    [note] = cache_notes(survey)
+    assert "cache.sqlite: is locked by another run (database is locked)" in note and "not cached" in note
+
+
 PORTAL = (
     '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>Log in to the Wi-Fi</p></body></html>'
 )
