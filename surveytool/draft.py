@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +18,7 @@ from surveytool.output.files import StagedFiles, refuse_writing_over, write_outp
 from surveytool.output.notes_regions import read_saved, regions, stamp
 from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose, read_generated
 from surveytool.output.render import render_template
+from surveytool.output.standard_output import print_data
 from surveytool.pipeline import Options, Stage, collector_paused, silent_stage
 from surveytool.rebuild.reuse import analyse_reusing
 
@@ -87,8 +87,7 @@ def draft_chapter(
             staged.write(output, text)
         staged.commit()
     if to_stdout:
-        sys.stdout.write(stamp(chapter))
-        sys.stdout.flush()
+        print_data([stamp(chapter)])
     elif streamed:
         write_output(output, stamp(chapter))
     summary = BuildSummary(

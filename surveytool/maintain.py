@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,6 +25,7 @@ from surveytool.output.files import (
     write_output,
     writes_into_device,
 )
+from surveytool.output.standard_output import print_data
 from surveytool.output.tags_field import macro_tag_hints
 from surveytool.parallel import map_each
 from surveytool.pipeline import (
@@ -94,7 +94,7 @@ def write_bib(
             staged.write(output, pieces)
         staged.commit()
     if to_stdout:
-        sys.stdout.writelines(pieces)
+        print_data(pieces)
     elif beside_nothing:
         write_output(output, pieces)
     return survey

@@ -184,6 +184,8 @@ def progress(quiet: bool, stages: Sequence[str] = ()):
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=Console(file=raw_stderr()),  # its own escape sequences draw the bar
+        redirect_stdout=False,  # what a stage prints goes through the escaping streams, not rich's raw console
+        redirect_stderr=False,
         transient=True,
     )
     task = bar.add_task(stages[0] if stages else "", total=len(stages) or None)

@@ -3,12 +3,15 @@ control characters a file, a file name or an argument put in them, whoever write
 an error naming a path, click's usage error quoting an argument), so that a terminal shows them and runs none.
 
 Standard error holds only messages: each control and bidi control in it is shown (``control_chars.shown``).
-Standard output also carries data (a .bib, a chapter, CSV, JSON): its C0 and C1 controls are shown but its line
-ends and tabs are its own, and so are its bidi controls, which a value keeps (``bidi-control`` warns of them).
+Standard output also carries data (a .bib, a chapter, CSV, JSON), in UTF-8 as the files surveytool writes: its
+C0 and C1 controls are shown but its line ends and tabs are its own, and so are its bidi controls, which a value
+keeps (``bidi-control`` warns of them). A file ``-o -`` prints (``output/standard_output.py``) goes into a file or a pipe as the
+bytes ``-o FILE`` would write (an ``@comment``'s form feed too), and onto a terminal as the rest.
 """
 
 from __future__ import annotations
 
+import codecs
 import io
 import sys
 from collections.abc import Callable
@@ -22,10 +25,12 @@ class _Escaping(io.TextIOWrapper):
 
     def __init__(self, stream: TextIO, escape: Callable[[str], str], encoding: str | None = None) -> None:
         stream.flush()
+        # click writes around a stream it deems ASCII, and so around this one: it gets UTF-8 as click would give it.
+        ascii_only = codecs.lookup(stream.encoding or "ascii").name == "ascii"
         super().__init__(
             stream.buffer,
-            encoding=encoding or stream.encoding,
-            errors=stream.errors,
+            encoding=encoding or ("utf-8" if ascii_only else stream.encoding),
+            errors="backslashreplace" if ascii_only and not encoding else stream.errors,
             line_buffering=bool(stream.line_buffering),
             write_through=True,
         )

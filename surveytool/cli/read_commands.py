@@ -61,6 +61,7 @@ def export(
     from surveytool.output.comparison import to_facts_csv, to_facts_json
     from surveytool.output.export import FORMATS, to_csl_json, to_markdown
     from surveytool.output.files import refuse_writing_over, write_output
+    from surveytool.output.standard_output import print_data
     from surveytool.pipeline import ANALYSIS_STAGES
     from surveytool.rebuild.reuse import analyse_reusing
 
@@ -92,7 +93,7 @@ def export(
     }
     text = writers[format](survey.papers, survey.taxonomy)
     if output is None:
-        typer.echo(text, nl=False)
+        print_data([text])
     else:
         write_output(output, text)
         if not quiet:

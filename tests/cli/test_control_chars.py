@@ -170,6 +170,27 @@ def test_a_bib_on_standard_output_is_the_written_file_s_utf_8_whatever_the_conso
         assert printed.stdout == (tmp_path / "out.bib").read_bytes(), encoding
 
 
+def test_a_bib_on_standard_output_keeps_a_comment_s_form_feed_as_the_written_file_does(tmp_path):
+    # Emacs's page break (^L) in a comment: `bib -o - > a.bib` wrote the four characters \x0c.
+    (tmp_path / "refs.bib").write_text("@comment{Part one\f}\n" + ENTRY.format(key="smith2020"), encoding="utf-8")
+    printed = subprocess.run(
+        [sys.executable, "-m", "surveytool", "bib", "refs.bib", "-o", "-"], cwd=tmp_path, capture_output=True
+    )
+    run_cli("bib", "refs.bib", "-o", "out.bib", cwd=tmp_path, check=True)
+    written = (tmp_path / "out.bib").read_bytes()
+    assert printed.stdout == written and b"\f" in written
+
+
+def test_messages_are_escaped_on_a_console_python_deems_ascii_which_click_writes_around(tmp_path):
+    name = f"x{ESC}]0;PWNED{BEL}.bib"
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    result = subprocess.run(
+        [sys.executable, "-m", "surveytool", "check", name], cwd=tmp_path, capture_output=True, env=env
+    )
+    assert result.returncode == 2 and b"PWNED" in result.stderr
+    assert b"\x1b" not in result.stderr and b"\x07" not in result.stderr
+
+
 def test_a_bidi_control_in_a_string_s_name_or_value_or_a_preamble_is_warned_at_its_line_and_kept(tmp_path):
     name = "j\u202egro"  # the fields that use it keep the character: renamed, the @string was undefined there
     bib = (
