@@ -145,8 +145,8 @@ _staged(
     "an entry bib --in-place does not add: your file has its work, under its key or another",
     "Under its key, most often the entry an earlier run added, since edited in its source. Added again under a new "
     "key, every run would add one more copy. The message names the fields that differ; copy what you want by hand. "
-    "Under another key with the same DOI or arXiv id, as a copy of your entry, or with the same title, first "
-    "author, year and kind of entry (a paper, a thesis; no preprint) (a shared title alone is not "
+    "Under another key with the same DOI or arXiv id, as a copy of your entry, or with the same title, "
+    "authors, year and kind of entry (a conference paper, a journal article, a thesis; no preprint) (a shared title alone is not "
     "enough: that entry is added, and duplicate-entry warns), an info: the message names the key "
     "to cite, yours, and the hint the rekey command that rewrites citations of the other.",
 )

@@ -199,6 +199,21 @@ def _first_of(author: str, latex: str) -> AuthorName:
     return author_name(*names[0]) if names else _NOBODY
 
 
+def same_authors(a: Paper, b: Paper) -> bool:
+    """Whether two entries name the same authors in the same order, given names agreeing where both give one (a
+    list ending "and others" may stop early)."""
+    ones, one_etal = names_of(a.fields.get("author", ""), a.latex_fields.get("author", ""))
+    others, other_etal = names_of(b.fields.get("author", ""), b.latex_fields.get("author", ""))
+    if len(ones) != len(others) and not (
+        one_etal and len(ones) < len(others) or other_etal and len(others) < len(ones)
+    ):
+        return False
+    pairs = [(author_name(*x), author_name(*y)) for x, y in zip(ones, others, strict=False)]
+    return bool(pairs) and all(
+        same_author(x, y) and (not x.first_given or not y.first_given or first_givens_agree(x, y)) for x, y in pairs
+    )
+
+
 def same_author(a: AuthorName, b: AuthorName) -> bool:
     """Whether two named authors are one: a family name in common (or one of two, or the same two words the
     other way round), or a corporate name that is the other's whole name."""

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 
 from surveytool.analysis.crossref import names_of, parent_names
-from surveytool.analysis.first_author import first_author, first_givens_agree, same_author
+from surveytool.analysis.first_author import first_author, same_authors
 from surveytool.analysis.merge import identities
 from surveytool.analysis.merge_evidence import Facts, disagreement, shared_evidence
 from surveytool.analysis.preprints import preprint_marker
 from surveytool.bibtex.field_spans import written_key
-from surveytool.model import Finding, Paper, Severity
+from surveytool.model import Finding, Paper, Severity, year_of
 from surveytool.output.legacy_encoding import held_by
 from surveytool.text.file_encoding import LEGACY_ENCODINGS, encoding_name
 
@@ -126,15 +127,21 @@ _KINDS = {
 }
 
 
+# Google Scholar's journal for a paper of a conference ("Advances in neural information processing systems").
+_PROCEEDINGS = re.compile(r"\b(?:proceedings|conference|advances in|workshop|symposium)\b", re.IGNORECASE)
+
+
 def _work(paper: Paper) -> list[str]:
     """The identity of an entry's publication without an id, as DBLP's and Scholar's entries of it share it: the
-    title, with the year and kind of entry (paper, thesis, ...) both state; ``_filed_as`` asks for the same first
-    author too. None for a preprint (its published version is another publication) or an entry lacking one."""
+    title, with the year and kind of entry (paper, thesis, ...) both state; ``_filed_as`` asks for the same
+    authors too. None for a preprint (its published version is another publication) or an entry lacking one."""
     title = next((i for i in identities(paper) if i.startswith("title:")), "")
-    year = (paper.year or "")[:4]
-    if not title or not year.isdigit() or not first_author(paper) or preprint_marker(paper):
+    year = year_of(paper.year)
+    if not title or not year or not first_author(paper) or preprint_marker(paper):
         return []
     kind = paper.entry_type.lower()
+    if kind == "article" and not _PROCEEDINGS.search(paper.fields.get("journal", "")):
+        kind = "journal article"  # a journal's: the extended version of a conference paper of the same title
     return [f"work:{_KINDS.get(kind, kind)}:{year}:{title}"]
 
 
@@ -142,16 +149,11 @@ def _filed_as(paper: Paper, by_identity: dict[str, list[Paper]]) -> tuple[Paper,
     """The entry of ``by_identity`` that is ``paper``'s work, with nothing they state disagreeing, and the evidence."""
     for identity in _filing_identities(paper):
         for mine in by_identity.get(identity, ()):
-            if identity.startswith("work:") and not _same_first_author(mine, paper):
+            if identity.startswith("work:") and not same_authors(mine, paper):
                 continue
             if not disagreement(Facts.of(mine), Facts.of(paper)):
                 return mine, identity
     return None
-
-
-def _same_first_author(a: Paper, b: Paper) -> bool:
-    one, other = first_author(a), first_author(b)
-    return same_author(one, other) and first_givens_agree(one, other)
 
 
 def _same_work(mine: Paper, theirs: Paper) -> bool:
@@ -200,7 +202,7 @@ def _under_another_key(paper: Paper, mine: Paper, identity: str, display: str, a
 
 def _evidence(identity: str) -> str:
     if identity.startswith("work:"):
-        return "the same title, first author, year and kind of entry"
+        return "the same title, authors, year and kind of entry"
     return "the same entry type and fields" if identity.startswith("entry:") else shared_evidence(identity)
 
 

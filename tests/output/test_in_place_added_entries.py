@@ -308,7 +308,7 @@ def test_dblps_and_scholars_entries_of_one_paper_without_an_id_are_one_work_and_
         assert "0 change(s) to mine.bib" in result.stdout and (tmp_path / "mine.bib").read_bytes() == mine
         assert result.stderr == (
             "coauthor.bib:1: info [already-in-file] entry 'huang2019gpipe' is not added to mine.bib: mine.bib:1 has "
-            "that work as 'DBLP:conf/nips/HuangCBFCCLNLWC19' (the same title, first author, year and kind of entry); "
+            "that work as 'DBLP:conf/nips/HuangCBFCCLNLWC19' (the same title, authors, year and kind of entry); "
             "cite 'DBLP:conf/nips/HuangCBFCCLNLWC19' (`surveytool rekey mine.bib coauthor.bib --tex FILE` rewrites "
             "\\cite{huang2019gpipe} in your documents to \\cite{DBLP:conf/nips/HuangCBFCCLNLWC19})\n"
         )
@@ -324,9 +324,11 @@ def test_dblps_and_scholars_entries_of_one_paper_without_an_id_are_one_work_and_
         ("@article{huang2019gpipe", "@phdthesis{huang2019gpipe"),  # another kind of publication
         ("journal={Advances in neural information processing systems}", "journal={arXiv preprint}"),  # a preprint
         ("  year={2019}\n", ""),  # no year to compare
+        ("Wu, Yonghui and others", "Wu, Yonghui and Doe, Jane"),  # another author list
+        ("Advances in neural information processing systems", "Journal of Machine Learning Research"),  # extended
     ],
 )
-def test_an_entry_sharing_a_title_but_not_its_first_author_year_or_kind_is_still_added(tmp_path, change):
+def test_an_entry_sharing_a_title_but_not_its_authors_year_or_kind_is_still_added(tmp_path, change):
     (tmp_path / "mine.bib").write_text(DBLP)
     (tmp_path / "coauthor.bib").write_text(SCHOLAR.replace(*change))
     result = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", cwd=tmp_path)
