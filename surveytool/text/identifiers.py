@@ -77,8 +77,10 @@ def _parse(text: str) -> Identifier | None:
     match = _DOI.match(text)
     if match:
         doi = match.group("doi")
-        if text[: match.start("doi")].endswith("/"):  # a resolver's link: '#' opens its fragment ('#' is %23)
-            doi = doi.partition("#")[0]
+        head, _, fragment = doi.partition("#")
+        # A resolver's link: '#' opens its fragment, but Wiley's SICI DOIs end in '#' ("...;2-#").
+        if fragment and text[: match.start("doi")].endswith("/"):
+            doi = head
         return Identifier("doi", doi.rstrip(".,;"))
     return None
 

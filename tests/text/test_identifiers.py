@@ -42,6 +42,9 @@ def test_an_old_style_arxiv_id_is_its_archive_and_number_without_the_subject_cla
     assert parse_identifier("hep-th/9901001v2") == Identifier("arxiv", "hep-th/9901001", "v2")
 
 
+SICI_HASH = "10.1002/(SICI)1097-0258(19980715)17:13<1495::AID-SIM863>3.0.CO;2-#"
+
+
 def test_a_link_s_query_or_fragment_and_parentheses_around_an_id_are_no_part_of_it():
     pairs = "10.1016/0370-2693(85)91210-1"  # a DOI's own parentheses, and its closing one at the end
     cases = {
@@ -54,5 +57,6 @@ def test_a_link_s_query_or_fragment_and_parentheses_around_an_id_are_no_part_of_
         pairs: Identifier("doi", pairs),
         f"({pairs})": Identifier("doi", pairs),
         "10.1000/a#b": Identifier("doi", "10.1000/a#b"),  # bare, '#' is the DOI's own
+        f"https://doi.org/{SICI_HASH}": Identifier("doi", SICI_HASH),  # Wiley's check character, no fragment
     }
     assert {text: parse_identifier(text) for text in cases} == cases
