@@ -220,7 +220,7 @@ class SavedChapter:
     bom: str = ""
     newline: str = "\n"
     encoding: str = "utf-8"  # as it was saved; written back in UTF-8
-    stray_bytes: int = 0  # bytes that are not UTF-8 in a file that is UTF-8 otherwise, read as Latin-1 characters
+    stray_bytes: int = 0  # bytes that are not UTF-8 in a file that is UTF-8 otherwise, read as Windows-1252 characters
     stray_line: int = 0  # the line of the first of them
 
     def in_its_style(self, text: str) -> str:
@@ -229,7 +229,7 @@ class SavedChapter:
 
 
 def read_saved(data: bytes) -> SavedChapter:
-    """The chapter's bytes as text: UTF-8 (stray bytes as Latin-1 characters, as every user file is read),
+    """The chapter's bytes as text: UTF-8 (stray bytes as Windows-1252 characters, as every user file is read),
     without its byte-order mark, every line ending read as "\n"; the ending most of its lines have is kept
     for the rebuild, so that an editor on Windows sees no change it did not make."""
     from surveytool.text.file_encoding import decode_bytes

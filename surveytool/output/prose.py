@@ -178,7 +178,7 @@ def _merged_prose(
         notes.append(
             ProseNote(
                 f"{path}: was saved with {saved.stray_bytes} byte(s) that are not UTF-8, the first on line "
-                f"{saved.stray_line}: read as Latin-1 characters and written in UTF-8, as main.tex reads it "
+                f"{saved.stray_line}: read as Windows-1252 characters and written in UTF-8, as main.tex reads it "
                 "(check them, and set your editor to UTF-8 for this file)"
             )
         )

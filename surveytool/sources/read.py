@@ -114,7 +114,7 @@ def _encoding_findings(decoded: TextFile, display: str) -> list[Finding]:
             Finding(
                 "mixed-encoding",
                 Severity.WARNING,
-                f"UTF-8 file with {count} not UTF-8 (the first here); read as Latin-1, kept as they are by in-place edits",
+                f"UTF-8 file with {count} not UTF-8 (the first here); read as Windows-1252, kept as they are by in-place edits",
                 SourceLocation(display, decoded.odd_line),
                 "retype the character on this line, or save the file as UTF-8",
             )
@@ -138,12 +138,15 @@ def _keys_spelled_otherwise(papers: Iterable[Paper], decoded: TextFile) -> list[
     if decoded.encoding == "utf-8" and not decoded.stray_bytes:
         return []
     found = []
+    lines = decoded.exact_text.splitlines() if decoded.encoding == "utf-8" else []
     for paper in papers:
         if paper.key and not paper.key.isascii():
-            as_bytes = b"".join(
-                c.encode("latin-1" if decoded.encoding == "utf-8" and ord(c) < 0x100 else decoded.encoding, "replace")
-                for c in paper.key
-            )
+            line = paper.sources[0].line
+            if 0 < line <= len(lines) and paper.key in lines[line - 1]:
+                continue  # its bytes are UTF-8; the file's stray bytes are elsewhere
+            # A stray byte of a UTF-8 file is read as its Windows-1252 character.
+            codec = "cp1252" if decoded.encoding == "utf-8" else decoded.encoding
+            as_bytes = b"".join(_bytes_of(c, codec) for c in paper.key)
             seen_as = as_bytes.decode("utf-8", "replace")
             # An error, shown even with --quiet: \cite{key} in a .tex of the file's encoding no longer matches.
             found.append(
@@ -157,6 +160,13 @@ def _keys_spelled_otherwise(papers: Iterable[Paper], decoded: TextFile) -> list[
                 )
             )
     return found
+
+
+def _bytes_of(char: str, codec: str) -> bytes:
+    try:
+        return char.encode(codec, "surveytool-windows-1252")
+    except UnicodeEncodeError:
+        return char.encode("utf-8")
 
 
 def detect_kind(path: Path, text: str) -> str:

@@ -401,6 +401,17 @@ def test_a_latin1_key_is_named_as_a_utf8_tool_sees_it_and_as_the_outputs_spell_i
     assert "a UTF-8 tool sees 'test\ufffd'" in message
 
 
+def test_in_a_utf8_file_with_a_stray_byte_only_a_key_holding_one_is_named_and_as_a_utf8_tool_sees_it(tmp_path):
+    source = tmp_path / "mixed.bib"
+    good = "@book{m\u00fcller2020,\n  title = {A Book \u2013 One},\n  year = {2020},\n}\n".encode()
+    stray = b"@book{x\x96y,\n  title = {Caf\xe9},\n  year = {2001},\n}\n"  # Windows-1252's en dash, a Latin-1 e
+    source.write_bytes(good + b"\n" + stray)
+    result = run_cli("check", str(source))
+    keys = [line for line in result.stderr.splitlines() if "[key-encoding]" in line]
+    assert len(keys) == 1 and f"{source}:6: error [key-encoding] entry key 'x\u2013y'" in keys[0]
+    assert "a UTF-8 tool sees 'x\ufffdy'" in keys[0]
+
+
 def test_a_new_child_of_a_proceedings_in_the_file_goes_before_it_and_every_old_byte_stays(tmp_path):
     # BibTeX inherits from a crossref parent only when it comes after the child.
     volume = "@proceedings{osdi2020,\r\n  title = {OSDI 2020},\r\n  editor = {Ed Itor},\r\n  year = {2020}\r\n}\r\n"
