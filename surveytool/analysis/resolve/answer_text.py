@@ -84,8 +84,9 @@ def without_markup(text: str) -> str:
     return html.unescape(_INLINE.sub("", _BLOCK.sub(" ", _HEADING.sub(" ", text))))
 
 
-# A display name ("Jane Doe") holding a comma or the word "and" is no person's: BibTeX would split it.
-_NOT_ONE_PERSON = re.compile(r",|\sand\s", re.IGNORECASE)
+# A display name holding the word "and", or two commas, is no person's: BibTeX would split it. One comma is a
+# person's "Smith, J.", which BibTeX reads as family and given names.
+_NOT_ONE_PERSON = re.compile(r",.*,|\sand\s", re.IGNORECASE)
 
 
 def display_names(names: Iterable[object]) -> list[tuple[str, bool]]:

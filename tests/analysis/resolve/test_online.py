@@ -874,7 +874,7 @@ def test_a_200_answer_that_is_not_the_services_kind_is_a_finding_and_not_cached(
     assert cached_urls(tmp_path) == []  # the next run asks again
 
 
-def test_an_organisation_whose_name_holds_and_or_a_comma_stays_one_author(services, tmp_path):
+def test_an_organisation_whose_name_holds_and_stays_one_author(services, tmp_path):
     handler, config = services
     work = json.loads((RECORDED / "crossref_work.json").read_text(encoding="utf-8"))
     society = "Society for Industrial and Applied Mathematics"
@@ -888,10 +888,11 @@ def test_an_organisation_whose_name_holds_and_or_a_comma_stays_one_author(servic
     assert f"Narayanan, Deepak and Shoeybi, Mohammad and {{{society}}}" in written  # BibTeX reads three names
 
 
-def test_a_display_name_holding_and_or_a_comma_is_braced_and_a_person_s_is_not():
-    names = display_names(["Jane Doe", "Research Council of Norway, Oslo", "Tom and Jerry Lab", " "])
+def test_a_display_name_holding_and_or_two_commas_is_braced_and_a_person_s_is_not():
+    academies = "National Academies of Sciences, Engineering, Medicine"
+    names = display_names(["Jane Doe", "Smith, J.", academies, "Tom and Jerry Lab", " "])
     assert author_fields(names) == (
-        "Jane Doe and Research Council of Norway, Oslo and Tom and Jerry Lab",
-        "{Jane Doe and {Research Council of Norway, Oslo} and {Tom and Jerry Lab}}",
+        f"Jane Doe and Smith, J. and {academies} and Tom and Jerry Lab",
+        f"{{Jane Doe and Smith, J. and {{{academies}}} and {{Tom and Jerry Lab}}}}",
     )
     assert author_fields(display_names(["Jane Doe", "Ada Lovelace"]))[1] == ""  # as before: from the text
