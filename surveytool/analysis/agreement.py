@@ -30,9 +30,11 @@ def agree(a: Paper, b: Paper) -> bool:
     return authors_agree(a, b) and years_agree(a, b)
 
 
-def confirmed(a: Paper, b: Paper) -> bool:
-    """Evidence independent of any text compared: the same first author named by both, or both years given and agreeing."""
+def confirmed(a: Paper, b: Paper, *, same_year: bool = False) -> bool:
+    """Evidence independent of any text compared: the same first author named by both, or both years given and
+    agreeing (the same year, with ``same_year``: a survey of a paper may follow it within a year or two)."""
     author_a = first_author(a)
+    year_a, year_b = year_of(a.year), year_of(b.year)
     return bool(author_a and same_author(author_a, first_author(b))) or bool(
-        year_of(a.year) and year_of(b.year) and years_agree(a, b)
+        year_a and year_b and (year_a == year_b if same_year else years_agree(a, b))
     )

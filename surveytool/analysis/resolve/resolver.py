@@ -209,7 +209,7 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
             title_score = SequenceMatcher(None, asked.split(), known.split(), autojunk=False).ratio()
             method = "title-similar"
             # A word or two more or less is often another work (": A Survey", "Is Not All You Need").
-            if not confirmed(query, found):
+            if not confirmed(query, found, same_year=True):
                 title_score = min(title_score, UNCONFIRMED)
     identifier = _shared_identifier(query, found)
     if identifier:

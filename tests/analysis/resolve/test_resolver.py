@@ -257,3 +257,14 @@ def test_a_title_in_chinese_is_matched_by_all_its_words_not_only_its_latin_ones(
     [best] = catalog.lookup(anchor)
     assert (best.paper.year, best.method) == ("2021", "title")
     assert score_match(anchor, record("BERT"))[0] < REPORT
+
+
+def test_a_near_title_a_year_later_without_the_first_author_is_not_taken_and_the_same_year_is():
+    # A survey of a paper often follows it within a year or two: the tolerance merging allows is no confirmation.
+    anchor = snippet(
+        "", Origin.ANCHOR, truncated=False, title="Deep Residual Learning for Image Recognition", year="2016"
+    )
+    survey = found("Deep Residual Learning for Image Recognition: A Survey", author="Other, Ann", year="2017")
+    assert score_match(anchor, survey)[0] < ACCEPT
+    same_year = found("Deep Residual Learning for Image Recognition (Extended)", author="Other, Ann", year="2016")
+    assert score_match(anchor, same_year)[0] > score_match(anchor, survey)[0]
