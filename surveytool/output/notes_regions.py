@@ -23,7 +23,9 @@ from surveytool.output.parked_notes import ORPHANED, parked, unpark
 
 # Markers count only at a line start, spaces and tabs before them aside (see _at_line_starts).
 _MARKER = re.compile(r"% surveytool: (?P<kind>begin|end) notes (?P<id>\S+)[ \t\r]*$", re.M)
-_CHECKSUM = re.compile(r"% surveytool: checksum (?P<sum>[0-9a-f]{40})[^\n]*\n")
+#: How the checksum line starts (``stamp``).
+CHECKSUM_START = "% surveytool: checksum "
+_CHECKSUM = re.compile(re.escape(CHECKSUM_START) + r"(?P<sum>[0-9a-f]{40})[^\n]*\n")
 
 
 def _at_line_starts(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, re.Match[str]]]:
@@ -172,7 +174,7 @@ def stamp(text: str) -> str:
     """``text`` with the checksum of its generated part on its first line, below the magic comments an editor
     put above it."""
     head, body, tail = editor_lines(text)
-    line = f"% surveytool: checksum {checksum(body)} (edit only between the notes markers)\n"
+    line = f"{CHECKSUM_START}{checksum(body)} (edit only between the notes markers)\n"
     return head + line + _without_checksum(body) + tail
 
 

@@ -19,6 +19,7 @@ from surveytool.output.editor_lines import is_editor_line
 from surveytool.output.files import backed_up, write_atomically
 from surveytool.output.notes_citations import citations_gone
 from surveytool.output.notes_regions import (
+    CHECKSUM_START,
     SavedChapter,
     carry_over,
     edited_outside_regions,
@@ -34,8 +35,6 @@ from surveytool.output.parked_notes import ORPHANED, PARKED_HEADER, parked_ids, 
 from surveytool.output.theme_regions import THEME_MARK, renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
 
-# How the checksum line starts (notes_regions.stamp).
-_STAMPED = "% surveytool: checksum "
 # The first line of a paragraph draft --llm suggested (templates/related_work.tex.j2).
 _SUGGESTED = "\n% surveytool: suggested by draft --llm from this theme's papers only"
 
@@ -327,4 +326,4 @@ def first_edited_line(old: str, text: str) -> int | None:
 def _guarded_lines(text: str) -> list[tuple[int, str]]:
     """(number from 1, text) of each line of ``text`` but blank ones and checksum lines, without white space around."""
     lines = ((n, line.strip()) for n, line in enumerate(text.splitlines(), start=1))
-    return [(n, line) for n, line in lines if line and not line.startswith(_STAMPED)]
+    return [(n, line) for n, line in lines if line and not line.startswith(CHECKSUM_START)]
