@@ -111,3 +111,39 @@ def test_a_file_of_no_entry_is_named_when_there_is_nothing_to_evaluate(tmp_path)
     result = run_cli("tag", "lib.bib", "--evaluate", cwd=tmp_path)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("lib.bib: error: no entry was read: there is nothing to evaluate the tagger on")
+
+
+SOSP = """@proceedings{DBLP:conf/sosp/2019,
+  title     = {Proceedings of the 27th {ACM} Symposium on Operating Systems Principles, {SOSP} 2019},
+  publisher = {{ACM}},
+  year      = {2019},
+  sections  = {hardware-systems},
+}
+"""
+
+
+def dblp_child(key: str, title: str, tags: str = "") -> str:
+    field = f"  sections  = {{{tags}}},\n" if tags else ""
+    return f"@inproceedings{{{key},\n  title     = {{{title}}},\n  crossref  = {{DBLP:conf/sosp/2019}},\n{field}}}\n"
+
+
+def test_a_volume_cited_through_its_papers_is_not_scored_as_a_paper(tmp_path):
+    """The tagger places no @proceedings parent in a run: its title, scored as a miss, understated the accuracy."""
+    children = dblp_child("DBLP:conf/sosp/NarayananHPSDGG19", "PipeDream: Generalized Pipeline Parallelism", "moe")
+    (tmp_path / "lib.bib").write_text(
+        children + bib_entry("gpipe", GPIPE, "pipeline-parallel") + SOSP, encoding="utf-8", newline="\r\n"
+    )
+    result = run_cli("tag", "lib.bib", "--evaluate", "--json", "-q", cwd=tmp_path, check=True)
+    figures = json.loads(result.stdout)
+    assert [p["key"] for p in figures["predictions"]] == ["DBLP:conf/sosp/NarayananHPSDGG19", "gpipe"]
+    assert figures["entries"] == 2 and "hardware-systems" not in {row["section"] for row in figures["sections"]}
+
+
+def test_tags_on_volumes_alone_are_said_to_be_on_volumes(tmp_path):
+    (tmp_path / "lib.bib").write_text(dblp_child("DBLP:conf/sosp/X19", GPIPE) + SOSP, encoding="utf-8")
+    result = run_cli("tag", "lib.bib", "--evaluate", "-q", cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    assert result.stderr.startswith(
+        "lib.bib:9: error: only volumes that entries name as their crossref parent carry tags "
+        "(this one: 'DBLP:conf/sosp/2019')"
+    )
