@@ -196,11 +196,14 @@ def tag(
             raise nothing_to_evaluate(survey.papers, tags_field, [str(source) for source in sources or ()])
         typer.echo(json.dumps(evaluation.as_json(), indent=1) if as_json else evaluation_report(evaluation), nl=False)
         raise typer.Exit(exit_code(survey.findings, strict))
-    if explain and not as_json:
+    if explain:
         from surveytool.analysis.tagging.review import with_exemplars
 
         assert survey.tagging is not None  # analyse tags every survey
-        typer.echo(explain_tags(with_exemplars(survey.papers, survey.tagging)), nl=False)
+        explained = with_exemplars(survey.papers, survey.tagging)
+        # --json took the plain entries, the nearest tagged papers --explain promises left out unsaid.
+        shown = entries_json([e.paper for e in explained]) if as_json else explain_tags(explained)
+        typer.echo(shown, nl=False)
     elif as_json:
         typer.echo(entries_json(survey.papers), nl=False)
     else:

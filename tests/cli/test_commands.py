@@ -96,6 +96,21 @@ def test_tag_explain_says_a_volume_cited_through_its_papers_is_not_placed(tmp_pa
     assert row.split()[1] == "2021"
 
 
+def test_tag_explain_json_names_the_nearest_tagged_papers(tmp_path):
+    """--explain with --json printed the plain entries: the nearest tagged papers were left out unsaid."""
+    bib = tmp_path / "zotero.bib"
+    bib.write_bytes(
+        b"\xef\xbb\xbf@inproceedings{narayanan_pipedream_2019,\r\n"
+        b"\ttitle = {{PipeDream}: generalized pipeline parallelism for {DNN} training},\r\n"
+        b"\tkeywords = {Computer Science - Machine Learning},\r\n\tyear = {2019}\r\n}\r\n"
+    )
+    plain = json.loads(run_cli("tag", "--json", "-q", str(bib), check=True).stdout)
+    explained = json.loads(run_cli("tag", "--explain", "--json", "-q", str(bib), check=True).stdout)
+    [tag] = [t for t in explained[0]["tag_evidence"] if t["role"] == "primary"]
+    exemplars = [line for line in tag["evidence"] if line.startswith("exemplar: ")]
+    assert exemplars and tag["evidence"][: -len(exemplars)] == plain[0]["tag_evidence"][0]["evidence"]
+
+
 def test_overrides_win_over_the_tagger(tmp_path):
     overrides = tmp_path / "overrides.toml"
     overrides.write_text('[tags]\nlepikhin2021gshard = ["Pipeline Parallelism", "memory"]\nnobody2020 = ["moe"]\n')
