@@ -111,6 +111,17 @@ def test_tag_explain_json_names_the_nearest_tagged_papers(tmp_path):
     assert exemplars and tag["evidence"][: -len(exemplars)] == plain[0]["tag_evidence"][0]["evidence"]
 
 
+def test_an_entry_placed_nowhere_is_not_told_to_add_a_literal_name_to_its_groups(tmp_path):
+    """The hint read "add 'a section id' to its groups field", as if that text were a name to add in JabRef."""
+    bib = tmp_path / "jabref.bib"
+    bib.write_text(
+        "% Encoding: UTF-8\n\n@Misc{qz,\n  title  = {Qwxz vprt},\n  groups = {To read},\n}\n", encoding="utf-8"
+    )
+    result = run_cli("check", str(bib), "--tags-field", "groups")
+    [finding] = [line for line in result.stderr.splitlines() if "[no-section]" in line]
+    assert finding.endswith("(add its section's id to its groups field)") and "'a section id'" not in finding
+
+
 def test_overrides_win_over_the_tagger(tmp_path):
     overrides = tmp_path / "overrides.toml"
     overrides.write_text('[tags]\nlepikhin2021gshard = ["Pipeline Parallelism", "memory"]\nnobody2020 = ["moe"]\n')

@@ -302,7 +302,11 @@ def needs_review(paper: Paper, tags: Sequence[Tag], tags_field: str = "sections"
 def placing_hint(paper: Paper, section: str | None = None, tags_field: str = "sections") -> str:
     """Where the user can give ``paper`` its section: its .bib entry, or an overrides file for a line of a list."""
     if paper.origin is Origin.BIBTEX and shares_names(tags_field):  # the field may hold other names already
-        return f"add '{section or 'a section id'}' to its {tags_field} field"
+        return (
+            f"add '{section}' to its {tags_field} field"
+            if section
+            else f"add its section's id to its {tags_field} field"
+        )
     if paper.origin is Origin.BIBTEX:
         return (
             f"add a tags field, e.g. {tags_field} = {{{section}}}" if section else "add a tags field naming its section"
