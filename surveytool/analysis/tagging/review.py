@@ -55,6 +55,8 @@ def tag_outliers(papers: Sequence[Paper], taxonomy: Taxonomy) -> Iterator[Findin
         if not nearest or any(exemplar.sections[0] in e.sections for _, e in nearest):
             continue
         likely = blend.sections[best]
+        if likely in exemplar.sections:  # the user gave it that section too: "would put it in" it says nothing new
+            continue
         yield Finding(
             "tag-outlier",
             Severity.WARNING,

@@ -176,6 +176,18 @@ def test_tag_outlier_reports_a_tag_its_neighbours_contradict(tmp_path):
     assert "'wrong' is tagged 'gnn-training' but reads like 'moe'" in lines[0] and lines[0].startswith("lib.bib:")
 
 
+def test_tag_outlier_is_silent_when_the_user_gave_the_section_it_would_suggest(tmp_path):
+    """'check its tag: the tagger would put it in moe' was said of an entry the user had put in moe already."""
+    _tagged_library(tmp_path)
+    bib = tmp_path / "lib.bib"
+    text = bib.read_bytes()  # CRLF, as written
+    wrong = text.index(b"@inproceedings{wrong,")
+    tagged = text[wrong:].replace(b"sections = {gnn-training}", b"sections = {gnn-training; Mixture-of-Experts}", 1)
+    bib.write_bytes(text[:wrong] + tagged)
+    result = run_cli("check", "lib.bib", "--checks", "tag-outlier", cwd=tmp_path)
+    assert "[tag-outlier]" not in result.stderr and "Traceback" not in result.stderr
+
+
 def test_explain_names_the_nearest_tagged_papers_of_each_computed_tag(tmp_path):
     _tagged_library(tmp_path)
     text = run_cli("tag", "lib.bib", "--explain", "-q", cwd=tmp_path, check=True).stdout
