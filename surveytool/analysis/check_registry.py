@@ -65,7 +65,8 @@ _staged(
     "tag-variant",
     Severity.WARNING,
     "a tag written differently from its section id",
-    "'MoE', 'Mixture of Experts' or 'data_parallel' mean a section but are not its id. --fix rewrites them to the id, "
+    "'MoE', 'Mixture of Experts' or 'data_parallel' mean a section but are not its id; 'moe, moe' names one twice. "
+    "--fix rewrites them to the id, once, "
     "but in a tags field that uses an @string (the macro may hold other entries' tags): there the hint says where "
     "the tag is written.",
     fixable=True,

@@ -13,7 +13,7 @@ from collections.abc import Container, Mapping, Sequence
 from dataclasses import replace
 
 from surveytool.analysis.section_names import canonical_section
-from surveytool.analysis.tagging.user_tags import tags_location
+from surveytool.analysis.tagging.user_tags import AGAIN, tags_location
 from surveytool.bibtex.field_spans import ENTRY_HEADER, FieldSpan, field_spans
 from surveytool.bibtex.filing_names import names_added, separator_of
 from surveytool.bibtex.values import (
@@ -99,7 +99,8 @@ def macro_tag_hints(
         tag = (
             next((t for t in paper.explicit_tags if finding.message.startswith(f"tag '{t}' ")), None) if paper else None
         )
-        hint = _variant_hint(paper, tag, field, taxonomy, strings, definitions) if paper and tag else None
+        again = finding.message.endswith(AGAIN)
+        hint = _variant_hint(paper, tag, field, taxonomy, strings, definitions, again) if paper and tag else None
         mended.append(replace(finding, hint=hint) if hint else finding)
     return mended
 
@@ -111,8 +112,10 @@ def _variant_hint(
     taxonomy: Taxonomy,
     strings: Mapping[str, str],
     definitions: Mapping[str, RawBlock],
+    again: bool = False,
 ) -> str | None:
-    """Where ``tag`` of ``paper``'s tags field is written when the field uses an @string, for a hint; else None."""
+    """Where ``tag`` of ``paper``'s tags field is written when the field uses an @string, for a hint; else None.
+    ``again``: the tag names a section the field named before it, and one of them is to go."""
     span = _tags_span(paper.raw, field)
     pieces = split_concatenation(span.value(paper.raw)) if span else []
     used = [piece.lower() for piece in pieces if piece.lower() in definitions]
@@ -127,10 +130,11 @@ def _variant_hint(
 
     # The piece the tag is read from: a tag spread over two pieces is in neither.
     source = next((p for p in pieces if tag in split_tags(value_to_text(p, strings))), None)
-    if source is not None and source.lower() in definitions:
+    if source is not None and source.lower() in definitions and not again:
         return f"'{tag}' comes from {named(source.lower())}, which other entries may share: write '{wanted}' there"
     which = "; ".join(named(name) for name in dict.fromkeys(used))
-    return f"write '{wanted}' in the {field} field yourself: check --fix leaves a field that uses {which} as it is"
+    mend = "keep one" if again else f"write '{wanted}'"
+    return f"{mend} in the {field} field yourself: check --fix leaves a field that uses {which} as it is"
 
 
 def set_tags_field(raw: str, field: str, tags: Sequence[str], newline: str = "\n") -> str | None:

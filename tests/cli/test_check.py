@@ -180,6 +180,29 @@ def test_fix_is_minimal_idempotent_and_leaves_nothing_it_fixed(project):
     assert not left & {"tag-variant", "title-case-unprotected"} and "unknown-tag" in left
 
 
+def test_a_section_named_twice_is_reported_before_fix_keeps_one(project):
+    """check said nothing of {moe; moe}, yet check --fix --checks tag-variant and bib --in-place rewrote it."""
+    bib = project / "refs.bib"
+    twice = CLEAN.replace("{moe}", "{moe; moe}").replace("\n", "\r\n")  # a Zotero export: CRLF, "; "
+    bib.write_bytes(twice.encode())
+    result = run_cli("check", "refs.bib", "--checks", "tag-variant", cwd=project)
+    assert result.stderr == (
+        "refs.bib:6: warning [tag-variant] tag 'moe' names section 'moe' a second time "
+        "(keep one; surveytool check --fix does this)\n"
+    )
+    run_cli("check", "refs.bib", "--checks", "tag-variant", "--fix", cwd=project, check=True)
+    assert bib.read_bytes() == twice.replace("{moe; moe}", "{moe}").encode()
+    assert run_cli("check", "refs.bib", "--checks", "tag-variant", cwd=project).stderr == ""
+    # A reference manager's names are the user's, twice or not: JabRef's groups are never respelled.
+    bib.write_bytes(twice.replace("sections", "groups").encode())
+    shared = run_cli("check", "refs.bib", "--checks", "tag-variant", "--tags-field", "groups", cwd=project)
+    assert shared.stderr == ""
+    # Through an @string, which --fix leaves as it is, the hint says so instead of promising the fix.
+    bib.write_text('@string{mine = "moe"}\n' + CLEAN.replace("{moe}", 'mine # ", moe"'), encoding="utf-8")
+    macro = run_cli("check", "refs.bib", "--checks", "tag-variant", cwd=project)
+    assert "a second time (keep one in the sections field yourself: check --fix leaves a field" in macro.stderr
+
+
 def test_fix_braces_math_and_commands_whole_and_a_recheck_agrees(project):
     # Before: "O(N" was braced inside the formula, ${O(N} \\log N)$, the second N still lowered, and no finding.
     title = r"An $O(N \log N)$ Method with \LaTeX{} on GPUs via \emph{DeepSpeed} and \url{https://Example.ORG/X}"

@@ -10,6 +10,9 @@ from surveytool.bibtex.values import FILING_FIELDS
 from surveytool.model import Finding, Origin, Paper, Role, Severity, SourceLocation, Tag, Taxonomy
 from surveytool.resources import DEFAULT_TAXONOMY_NAME
 
+#: How a tag-variant finding ends that is about a section named twice, not a tag spelt otherwise.
+AGAIN = "a second time"
+
 
 def tags_location(paper: Paper, tag: str | None = None) -> SourceLocation:
     """Where the user wrote the entry's tags (``tag``, or else its first): their line of an overrides file, or the
@@ -83,9 +86,23 @@ def explicit_tags(
                 )
                 for where in tag_locations(paper, raw)
             )
-        if all(t.section != section_id for t in tags):
+        first = next((t for t in tags if t.section == section_id), None)
+        if first is None:
             role = Role.PRIMARY if not tags else Role.SECONDARY
             tags.append(Tag(section_id, role, 1.0, (f"given by the user as '{raw}'",), explicit=True))
+        elif section_id == raw and not shared and not paper.tag_places:  # merged records name it once each
+            # check --fix and --in-place write the section once: a change no finding had announced.
+            findings.extend(
+                Finding(
+                    "tag-variant",
+                    Severity.WARNING,
+                    f"tag '{raw}' names section '{section_id}' {AGAIN}",
+                    where,
+                    f"keep one{' in ' + str(paper.tags_at.path) if paper.tags_at else mended}",
+                    paper.key,
+                )
+                for where in tag_locations(paper, raw)
+            )
     return tuple(tags), tuple(unknown), findings
 
 
