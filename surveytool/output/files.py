@@ -128,12 +128,16 @@ class StagedFiles:
 
     def commit(self) -> None:
         while self._pending:
-            temporary, target, path = self._pending[0]
+            temporary, target, path = self._pending.pop(0)
             try:
-                os.replace(temporary, target)
+                if _hard_linked(target):  # a rename would leave its other names with the old text
+                    _write_over(target, path, Path(temporary).read_bytes(), Path(temporary))
+                else:
+                    os.replace(temporary, target)
             except OSError as error:
+                with suppress(OSError):
+                    os.remove(temporary)
                 raise _cannot_write(path, error) from None
-            self._pending.pop(0)
 
     def __enter__(self) -> StagedFiles:
         return self
@@ -205,6 +209,13 @@ def _write_over(target: Path, path: Path, data: bytes, temporary: Path) -> None:
                 hint="copy that file over this one once the problem is solved",
             ) from None
     os.remove(temporary)
+
+
+def _hard_linked(target: Path) -> bool:
+    try:
+        return os.stat(target, follow_symlinks=False).st_nlink > 1
+    except OSError:  # a new file
+        return False
 
 
 def written_at(path: Path) -> Path:
