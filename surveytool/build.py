@@ -28,6 +28,7 @@ from surveytool.output.files import (
 )
 from surveytool.output.fragments import templates_digest
 from surveytool.output.latex_files import chapter_context, render_main
+from surveytool.output.out_lock import building_into
 from surveytool.output.prose import ProseDrafts, ProseNote, keep_prose
 from surveytool.output.render import make_environment, render_template
 from surveytool.output.staletemp import remove_stale_temporaries
@@ -97,10 +98,7 @@ def latex_context(
 def build(
     options: Options, out_dir: Path, draft: DraftOptions = DraftOptions(), stage: Stage = silent_stage
 ) -> BuildResult:
-    """The whole flow: analyse the sources and write every output into ``out_dir``.
-
-    With a build cache, a rebuild after a few entries changed patches the last build (patch.py).
-    """
+    """The whole flow: analyse the sources and write every output into ``out_dir``, one build there at a time."""
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError("is a file, not a folder", path=str(out_dir), hint="choose another folder with --out")
     layout = BuildLayout.of(out_dir, draft, options.lock_file)
@@ -112,7 +110,12 @@ def build(
     )
     if options.online:  # a file SQLite cannot read is set aside as a damaged cache: never the author's chapter
         refuse_writing_over([options.cache or DEFAULT_CACHE], (*layout.written(), layout.lock), "name another --cache")
-    options = replace(options, lock_file=layout.lock)
+    with building_into(layout.out):  # a second build into the folder would read the chapter as this one writes it
+        return _build_locked(replace(options, lock_file=layout.lock), layout, draft, stage)
+
+
+def _build_locked(options: Options, layout: BuildLayout, draft: DraftOptions, stage: Stage) -> BuildResult:
+    """With a build cache, a rebuild after a few entries changed patches the last build (patch.py)."""
     memos = BuildCache(options.build_cache)
     _remove_leftovers(options, layout)
     notes: list[ProseNote] = []
