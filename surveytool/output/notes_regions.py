@@ -224,6 +224,7 @@ class SavedChapter:
     encoding: str = "utf-8"  # as it was saved; written back in UTF-8
     stray_bytes: int = 0  # bytes that are not UTF-8 in a file that is UTF-8 otherwise, read as Windows-1252 characters
     stray_line: int = 0  # the line of the first of them
+    as_saved: str = ""  # the text with the line ends as they were, each line's own
 
     def in_its_style(self, text: str) -> str:
         """``text`` (with "\n" line ends) with this file's mark and line endings."""
@@ -243,7 +244,7 @@ def read_saved(data: bytes) -> SavedChapter:
     # The mark is kept only as UTF-8: the chapter is rewritten in UTF-8, which LaTeX reads.
     bom = "\ufeff" if decoded.bom else ""
     text = raw.replace("\r\n", "\n").replace("\r", "\n")
-    return SavedChapter(text, bom, newline, decoded.encoding, decoded.stray_bytes, decoded.odd_line)
+    return SavedChapter(text, bom, newline, decoded.encoding, decoded.stray_bytes, decoded.odd_line, raw)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from surveytool.output.notes_regions import (
     unpaired_markers,
 )
 from surveytool.output.parked_notes import ORPHANED, PARKED_HEADER, parked_ids, with_renamed_headers
+from surveytool.output.prose_line_ends import in_saved_style
 from surveytool.output.theme_regions import THEME_MARK, renamed_themes, with_renamed_regions
 from surveytool.regular_files import Unusable, read_regular
 
@@ -111,7 +112,7 @@ def keep_prose(
     # An empty file (emptied to have it made anew, or cut short by an editor) holds no words to keep.
     if data is not None and (saved := read_saved(data)).text.strip():
         merged = _merged_prose(path, data, saved, text, force, notes, taxonomy)
-        written = saved.in_its_style(merged)
+        written = in_saved_style(saved, merged)
     else:
         merged = written = stamp(text)
     # Read with "\n" line ends: in a chapter saved with old Mac ones (CR), no notes region would be found.
