@@ -6,7 +6,11 @@ import subprocess
 import sys
 import threading
 
+import pytest
 from helpers import run_cli
+
+from surveytool.errors import OutputError
+from surveytool.output.out_lock import building_into
 
 LOREM = "@misc{lorem2020, title = {Lorem Ipsum Dolor Sit Amet}, author = {Ann Lee}, year = 2020}\n"
 MARKER = "% surveytool: begin notes unclassified\n"
@@ -70,3 +74,13 @@ def test_a_build_that_stops_before_writing_leaves_no_folder_it_made(tmp_path):
     stopped = run_cli("build", "refs.bib", "--taxonomy", "bad.toml", "--out", "new/out", cwd=tmp_path)
     assert stopped.returncode == 2, stopped.stderr
     assert not (tmp_path / "new").exists()
+
+
+def test_folders_made_for_a_build_that_stops_are_removed_and_a_folder_with_files_stays(tmp_path):
+    with pytest.raises(OutputError), building_into(tmp_path / "new" / "out"):
+        raise OutputError("stopped")
+    assert sorted(tmp_path.iterdir()) == []
+    with pytest.raises(OutputError), building_into(tmp_path / "new" / "out"):
+        (tmp_path / "new" / "out" / "kept.txt").write_text("mine", encoding="utf-8")
+        raise OutputError("stopped")
+    assert (tmp_path / "new" / "out" / "kept.txt").read_text(encoding="utf-8") == "mine"
