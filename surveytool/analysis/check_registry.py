@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from surveytool.analysis.crossref import cited_through_children
 from surveytool.analysis.tagging.tagger import TAGGING_FINDINGS
+from surveytool.bibtex.crossref import cited_through_children
 from surveytool.model import Finding, Paper, RawBlock, Severity, Taxonomy
 from surveytool.text.tex_inputs import AuxCitation
 

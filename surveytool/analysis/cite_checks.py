@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
-from surveytool.analysis.crossref import cited_through_children
+from surveytool.bibtex.crossref import cited_through_children
 from surveytool.model import Finding, Severity, SourceLocation
 from surveytool.text.citations import citations
 from surveytool.text.tex_inputs import TEX_INPUT_CHECK

@@ -6,8 +6,8 @@ import re
 from collections.abc import Container, Iterable
 
 from surveytool.analysis.check_registry import CheckContext, register
-from surveytool.analysis.crossref import LOOP_SHOWN, by_key, inheritance_loops, inherited_fields, named_parents
 from surveytool.analysis.preprints import arxiv_id
+from surveytool.bibtex.crossref import LOOP_SHOWN, by_key, inheritance_loops, inherited_fields, named_parents
 from surveytool.bibtex.field_spans import field_location, written_field
 from surveytool.bibtex.field_syntax import unseen_in_key
 from surveytool.bibtex.fields import REQUIRED_FIELDS

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
 
-from surveytool.analysis.crossref import cited_through_children
+from surveytool.bibtex.crossref import cited_through_children
 from surveytool.model import Paper
 
 SORT_ORDERS = ("key", "section")

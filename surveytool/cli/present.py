@@ -31,7 +31,7 @@ def _identifier(paper: Paper) -> str:
 
 def entries_table(papers: Sequence[Paper]) -> str:
     """One row per entry; a child's year is the one its crossref parent lends it, as in --json."""
-    from surveytool.analysis.crossref import with_lent_fields
+    from surveytool.bibtex.crossref import with_lent_fields
 
     rows = [("key", "year", "tags", "title / snippet", "sources")]
     for paper in with_lent_fields(papers):

@@ -6,11 +6,11 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 
-from surveytool.analysis.crossref import names_of, parent_names
 from surveytool.analysis.first_author import first_author, same_authors
 from surveytool.analysis.merge import identities
 from surveytool.analysis.merge_evidence import Facts, disagreement, shared_evidence
 from surveytool.analysis.preprints import preprint_marker
+from surveytool.bibtex.crossref import names_of, parent_names
 from surveytool.bibtex.field_spans import written_key
 from surveytool.model import Finding, Paper, Severity, year_of
 from surveytool.output.legacy_encoding import held_by

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from surveytool.analysis.crossref import cited_through_children, with_lent_fields
 from surveytool.analysis.facts import paper_facts
+from surveytool.bibtex.crossref import cited_through_children, with_lent_fields
 from surveytool.model import Paper, Role, Taxonomy
 from surveytool.output.parked_notes import ORPHANED
 from surveytool.text.latex import LatexMarkup, math_to_text

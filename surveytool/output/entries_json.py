@@ -9,8 +9,8 @@ import json
 import re
 from collections.abc import Sequence
 
-from surveytool.analysis.crossref import with_lent_fields
 from surveytool.analysis.facts import fact_record, paper_facts
+from surveytool.bibtex.crossref import with_lent_fields
 from surveytool.model import MapEach, Paper
 from surveytool.text.control_chars import json_shown
 

@@ -9,8 +9,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
-from surveytool.analysis.crossref import LENDERS_ONLY, with_lent_fields
 from surveytool.analysis.preprints import arxiv_id, preprint_marker
+from surveytool.bibtex.crossref import LENDERS_ONLY, with_lent_fields
 from surveytool.bibtex.linked_fields import written_address
 from surveytool.bibtex.names import split_names
 from surveytool.bibtex.reader import macro_table

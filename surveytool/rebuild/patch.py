@@ -24,10 +24,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from surveytool.analysis.crossref import names_of, parent_names, with_lent_fields
 from surveytool.analysis.key_lock import load_pins, read_lock_text
 from surveytool.analysis.keys import identity_of, unwritable_key
 from surveytool.analysis.merge import identities
+from surveytool.bibtex.crossref import names_of, parent_names, with_lent_fields
 from surveytool.bibtex.fields import bibtex_entry, macros_of
 from surveytool.bibtex.format_options import STANDARD, BibFormat
 from surveytool.bibtex.order import crossref_levels, crossref_loop, crossref_target, writing_order

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Sequence
 
-from surveytool.analysis.crossref import names_of, parent_names
 from surveytool.analysis.tagging.tagger import TAGGING_FINDINGS
+from surveytool.bibtex.crossref import names_of, parent_names
 from surveytool.model import Finding, Paper
 from surveytool.rebuild.bib_reading import ChunkRun
 from surveytool.rebuild.snapshot import EntryRecord, SourceLayout

@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from surveytool.analysis.crossref import names_of, parent_names
 from surveytool.analysis.tagging.self_training import Taught
+from surveytool.bibtex.crossref import names_of, parent_names
 from surveytool.bibtex.order import crossref_target
 from surveytool.model import Finding, Paper, SourceLocation
 from surveytool.rebuild.bib_reading import ChunkLayout

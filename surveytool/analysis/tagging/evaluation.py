@@ -12,10 +12,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from surveytool.analysis.crossref import cited_through_children
 from surveytool.analysis.tagging.exemplars import user_exemplars
 from surveytool.analysis.tagging.tagger import DEFAULT_THRESHOLD, Tagger
 from surveytool.analysis.tagging.user_tags import explicit_tags, tags_location
+from surveytool.bibtex.crossref import cited_through_children
 from surveytool.errors import InputError
 from surveytool.model import Paper, Taxonomy
 from surveytool.text.normalize import normalize

@@ -6,13 +6,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from surveytool.analysis.crossref import cited_through_children
 from surveytool.analysis.tagging.exemplars import Exemplar, user_exemplars
 from surveytool.analysis.tagging.features import features, paper_text
 from surveytool.analysis.tagging.learned import CentroidModel
 from surveytool.analysis.tagging.self_training import Tagging, second_tagger, tags_as_built
 from surveytool.analysis.tagging.tagger import Tagger
 from surveytool.analysis.tagging.user_tags import tags_location
+from surveytool.bibtex.crossref import cited_through_children
 from surveytool.model import Finding, Paper, Severity, Tag, Taxonomy
 
 #: The model trained without the entry must be this sure of another section...

@@ -18,7 +18,6 @@ from dataclasses import replace
 from functools import cached_property
 from typing import NamedTuple
 
-from surveytool.analysis.crossref import cited_through_children
 from surveytool.analysis.tagging import calibration, user_model
 from surveytool.analysis.tagging.blend import Blend
 from surveytool.analysis.tagging.exemplars import Exemplar
@@ -29,6 +28,7 @@ from surveytool.analysis.tagging.rules import FIELD_WEIGHTS, Rules
 from surveytool.analysis.tagging.self_training import RETAG_FLOOR, Library, TagAllBy, Taught, tag_twice
 from surveytool.analysis.tagging.user_model import UserModel, fit_user_model
 from surveytool.analysis.tagging.user_tags import explicit_tags, shares_names
+from surveytool.bibtex.crossref import cited_through_children
 from surveytool.model import Finding, Origin, Paper, Role, Severity, Tag, Taxonomy, frozen_mapping
 
 SECONDARY_RATIO = 0.5

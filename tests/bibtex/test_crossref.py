@@ -7,7 +7,7 @@ import sys
 import pytest
 from helpers import requires_latex, run_cli
 
-from surveytool.analysis.crossref import inheritance_loops
+from surveytool.bibtex.crossref import inheritance_loops
 from surveytool.model import Origin, Paper, SourceLocation, frozen_mapping
 
 XREF = r"""@xdata{pmlr, publisher = {PMLR}, series = {Proceedings of Machine Learning Research}}
