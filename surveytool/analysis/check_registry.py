@@ -163,7 +163,8 @@ _staged(
     "mixed-encoding",
     Severity.WARNING,
     "a UTF-8 file with bytes that are not UTF-8",
-    "Each such byte was read as a Latin-1 character; in-place edits write it back as the same byte. The message "
+    "Each such byte was read as its Windows-1252 character (a curly quote, a dash, a Latin-1 letter); in-place "
+    "edits write it back as the same byte. The message "
     "names the line of the first one: retype that character or save the file as UTF-8.",
 )
 _staged(
