@@ -54,6 +54,7 @@ class _OnlineResolver:
         self._errors: list[tuple[Paper, ServiceError]] = []
         self._not_asked: list[Paper] = []  # papers looked up after the service was skipped
         self._skip_reason = ""
+        self.answered = False
 
     @property
     def errors(self) -> list[tuple[Paper, ServiceError]]:
@@ -71,6 +72,7 @@ class _OnlineResolver:
     def lookup(self, paper: Paper) -> list[Candidate]:
         found: list[Paper] = []
         retrieved = ""
+        self.answered = False
         for url in self.urls(paper):
             try:
                 response = self.client.get(url, self.name)
@@ -81,7 +83,8 @@ class _OnlineResolver:
             except HttpError as error:
                 self._errors.append((paper, ServiceError(self.name, str(error))))
                 return []
-            if response.status == 404:
+            if response.status == 404:  # the service knows no such paper: an answer
+                self.answered = True
                 self.client.keep(url, response, self.name)
                 continue
             if response.status != 200:
@@ -95,6 +98,7 @@ class _OnlineResolver:
                 self._fail(paper, url, response, f"malformed answer ({type(error).__name__})")
                 continue
             self.client.keep(url, response, self.name)
+            self.answered = True
             retrieved = response.fetched_at
             if found:
                 break

@@ -73,6 +73,8 @@ class Candidate:
 
 class Resolver(Protocol):
     name: str
+    #: False when the last lookup got no answer to judge (the service unreachable, failing or skipped).
+    answered: bool
 
     def lookup(self, paper: Paper) -> list[Candidate]:
         """Scored candidates for ``paper``, best first; never raises for a bad answer."""
@@ -83,6 +85,7 @@ class CatalogResolver:
 
     def __init__(self, papers: Iterable[Paper], name: str = "catalog"):
         self.name = name
+        self.answered = True
         self.papers = tuple(papers)
         self._by_id: dict[str, list[int]] = {}
         self._by_title: dict[str, list[int]] = {}
@@ -303,7 +306,8 @@ def _resolve_one(paper: Paper, resolvers: Sequence[Resolver]) -> tuple[Paper, Fi
                 "add the DOI or arXiv id of the right one to a .bib or id list",
             )
         weak.extend(c for c in candidates if c.score >= REPORT)
-    hint = _unresolved_hint(paper, asked_online=not all(isinstance(r, CatalogResolver) for r in resolvers))
+    online = [r for r in resolvers if not isinstance(r, CatalogResolver)]
+    hint = _unresolved_hint(paper, bool(online), unanswered=bool(online) and not any(r.answered for r in online))
     if weak:
         best = sorted(weak, key=lambda c: -c.score)[:3]
         hint = "closest: " + ", ".join(f"{c.label} ({c.score:.2f})" for c in best) + "; " + hint
@@ -317,11 +321,10 @@ def _resolve_one(paper: Paper, resolvers: Sequence[Resolver]) -> tuple[Paper, Fi
     )
 
 
-def _unresolved_hint(paper: Paper, asked_online: bool) -> str:
+def _unresolved_hint(paper: Paper, asked_online: bool, unanswered: bool) -> str:
+    if unanswered:  # no service could be asked: the entry is not at fault
+        return "no service answered for it (see the resolver errors); run with --online again once they can be reached"
     if paper.origin is Origin.IDENTIFIER:  # a line of an id list is nothing but its DOI or arXiv id
-        return (
-            "check the identifier for a typo"
-            if asked_online
-            else "run resolve or build with --online to fetch its record"
-        )
+        fetch = "run resolve or build with --online to fetch its record"
+        return "check the identifier for a typo" if asked_online else fetch
     return "add its DOI or arXiv id" + ("" if asked_online else ", or run resolve or build with --online")

@@ -153,6 +153,20 @@ def test_network_down_is_a_finding_not_a_crash(tmp_path):
     assert any(f.check == "resolver-error" and "no answer" in f.message for f in survey.findings)
 
 
+def test_an_identifier_no_service_could_be_asked_for_is_not_blamed_for_a_typo(tmp_path):
+    config = tmp_path / "surveytool.toml"
+    config.write_text(
+        '[online]\nopenalex_url = "http://127.0.0.1:9"\ncrossref_url = "http://127.0.0.1:9"\n'
+        'arxiv_url = "http://127.0.0.1:9"\ntimeout = 0.5\nretries = 0\nmin_interval = 0\n'
+    )
+    ids = tmp_path / "new.ids"
+    ids.write_text("10.1145/3458817.3476209\r\narXiv:2104.04473\r\n")
+    survey = analyse_online(tmp_path, config, ids)
+    hints = [f.hint for f in survey.findings if f.check == "unresolved-entry"]
+    assert len(hints) == 2 and all(h.startswith("no service answered for it") for h in hints), hints
+    assert any(f.check == "resolver-error" for f in survey.findings)
+
+
 def test_resolve_command_explains_provenance(services, tmp_path):
     handler, config = services
     handler.routes = {"/openalex/works?search=": [ok("openalex_search.json")]}
