@@ -47,7 +47,7 @@ def check(
         typer.Option(
             "--fix",
             help="Rewrite what is unambiguous in the .bib sources (tag variants, title braces, a link before a DOI, "
-            "&amp;, empty fields, 'and and'), only the bytes at fault.",
+            "&amp;, a raw & % # _ ^ $, escapes in a url, empty fields, 'and and'), only the bytes at fault.",
         ),
     ] = False,
     explain: Annotated[str | None, typer.Option("--explain", help="Explain one check and exit.")] = None,
