@@ -75,7 +75,7 @@ CatalogOpt = Annotated[
 ]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Exit 1 on any finding, warnings included.")]
 QuietOpt = Annotated[
-    bool, typer.Option("--quiet", "-q", help="Print only errors, and what became of a key two entries use.")
+    bool, typer.Option("--quiet", "-q", help="Print only errors and what became of duplicate keys and chapter notes.")
 ]
 OverridesOpt = Annotated[
     Path | None,
