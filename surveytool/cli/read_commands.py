@@ -43,7 +43,7 @@ def export(
             "facts-csv or facts-json.",
         ),
     ] = "markdown",
-    output: Annotated[Path | None, output_option("the file", "File to write (default, or -: print).")] = None,
+    output: Annotated[Path | None, output_option("the file", "File to write (omitted or -: print it).")] = None,
     taxonomy: TaxonomyOpt = None,
     catalog: CatalogOpt = None,
     overrides: OverridesOpt = None,
