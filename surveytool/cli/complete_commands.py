@@ -53,7 +53,7 @@ def complete(
     strict: StrictOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Fill missing fields (doi, venue, pages, volume, publisher, year, url) of your entries and upgrade
+    """Fill missing fields (doi, venue, year, volume, number, pages, publisher, url) of your entries and upgrade
     arXiv preprints to their published version; each change is printed with its source."""
     from surveytool.analysis.complete import COMPLETED_FIELDS
     from surveytool.completion import complete_bib
