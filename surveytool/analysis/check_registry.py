@@ -240,7 +240,8 @@ _staged(
     "with the same authors and year, or an abstract, and nothing they both state disagrees. Both are written: "
     "your keys may be cited. The message names both keys, where each is and what they share. Delete one, or "
     "merge them with --merge-duplicates (bib, build): the first entry keeps its key and every absorbed key is "
-    "named in a message and stays citable (biblatex ids; `surveytool rekey --tex FILE` rewrites \\cite keys).",
+    "named in a message and stays citable (biblatex ids; `surveytool rekey SOURCES --tex FILE`, with the run's "
+    "sources, rewrites \\cite keys).",
 )
 _staged(
     "suspicious-duplicate-id",

@@ -7,6 +7,7 @@ named in a finding that says what happened to it and which key to cite.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 
 from surveytool.analysis.keys import run_order, runs_in_tex, unreadable_in_key, unwritable_key
@@ -29,11 +30,12 @@ def key_findings(read: Sequence[Paper], written: Sequence[Paper], sources: Seque
             at.setdefault(source, []).append(entry)
     owners = _owners(records, at)
     first_at: dict[str, tuple[SourceLocation, str]] = {}  # by the key lower-cased, as BibTeX compares keys
+    rekey = shlex.join(["surveytool", "rekey", *sources, "--tex", "FILE"])  # the run's merges, as the run made them
     findings: list[Finding] = []
     for record, paper in zip(records, owners, strict=True):
         where = record.sources[0]
         first, spelled = first_at.setdefault(record.key.lower(), (where, record.key))
-        found = _fate(record.key, where, paper, first, at.get(first, []), spelled)
+        found = _fate(record.key, where, paper, first, at.get(first, []), spelled, rekey)
         if found:
             findings.append(found)
     return findings
@@ -100,9 +102,11 @@ def _fate(
     first: SourceLocation,
     at_first: list[Paper],
     spelled: str = "",
+    rekey: str = "surveytool rekey --tex FILE",
 ) -> Finding | None:
     """What happened to ``key`` read at ``where`` and written as ``paper`` (``first``: where the key was read first,
-    ``spelled`` as written there, which may differ in case; ``at_first``: the entries written from there)."""
+    ``spelled`` as written there, which may differ in case; ``at_first``: the entries written from there; ``rekey``:
+    the command that rewrites a merged key's citations)."""
     if paper is None:
         message = f"entry '{key}' is missing from the output"
         return Finding("duplicate-key", Severity.ERROR, message, where, "report this as a bug of surveytool", key, ())
@@ -130,7 +134,7 @@ def _fate(
         message = f"'{key}' is merged into '{paper.key}' (--merge-duplicates): cite '{paper.key}' instead"
         hint = (
             f"with --dialect biblatex '{key}' stays citable as an ids alias; "
-            f"`surveytool rekey --tex FILE` rewrites \\cite{{{key}}} to \\cite{{{paper.key}}}"
+            f"`{rekey}` rewrites \\cite{{{key}}} to \\cite{{{paper.key}}}"
         )
         return Finding("duplicate-entry", Severity.WARNING, message, where, hint, key, ())
     if runs_in_tex(key):

@@ -29,7 +29,8 @@ def citations_gone(
                 into = merged[citation.key]
                 found.append(
                     f"{where}, which --merge-duplicates merged into '{into}' (cite '{into}': "
-                    f"surveytool rekey --tex FILE rewrites such citations; biblatex reads '{citation.key}' too)"
+                    "surveytool rekey with this build's sources and --tex FILE rewrites such citations; "
+                    f"biblatex reads '{citation.key}' too)"
                 )
             else:
                 found.append(

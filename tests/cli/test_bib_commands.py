@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -473,3 +474,21 @@ def test_dev_stdout_sent_to_a_file_is_appended_to_and_gets_no_lock_beside_it(tmp
     written = log.read_text()
     assert written.startswith("earlier lines\n") and "Logged outputs" in written
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.txt", "mine.bib", "stdout"]
+
+
+def test_the_rekey_command_a_merged_key_s_warning_gives_rewrites_its_citations_as_given(tmp_path):
+    gpipe = (
+        "@inproceedings{{{key},\n  title = {{GPipe: Efficient Training of Giant Neural Networks using Pipeline "
+        "Parallelism}},\n  author = {{Huang, Yanping and Cheng, Youlong}},\n  booktitle = {{NeurIPS}},\n"
+        "  year = {{2019}},\n}}\n"
+    )
+    (tmp_path / "my refs.bib").write_text(gpipe.format(key="huang_gpipe_2019"), encoding="utf-8", newline="\r\n")
+    (tmp_path / "zotero.bib").write_text(gpipe.format(key="huang_gpipe_2019-1"), encoding="utf-8")
+    result = run_cli("bib", "my refs.bib", "zotero.bib", "--merge-duplicates", "-o", "out.bib", cwd=tmp_path)
+    [hint] = [line for line in result.stderr.splitlines() if "huang_gpipe_2019-1' is merged" in line]
+    command = re.search(r"`surveytool (rekey [^`]*)`", hint)
+    assert command, hint
+    (tmp_path / "paper.tex").write_text("See \\cite{huang_gpipe_2019-1}.\n", encoding="utf-8")
+    args = shlex.split(command.group(1).replace("FILE", "paper.tex"))
+    run_cli(*args, cwd=tmp_path, check=True)
+    assert (tmp_path / "paper.tex").read_text(encoding="utf-8") == "See \\cite{huang_gpipe_2019}.\n"
