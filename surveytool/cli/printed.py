@@ -2,11 +2,12 @@
 control characters a file, a file name or an argument put in them, whoever writes them (a finding, a build note,
 an error naming a path, click's usage error quoting an argument), so that a terminal shows them and runs none.
 
-Standard error holds only messages: each control and bidi control in it is shown (``control_chars.shown``).
-Standard output also carries data (a .bib, a chapter, CSV, JSON), in UTF-8 as the files surveytool writes: its
-C0 and C1 controls are shown but its line ends and tabs are its own, and so are its bidi controls, which a value
-keeps (``bidi-control`` warns of them). A file ``-o -`` prints (``output/standard_output.py``) goes into a file or a pipe as the
-bytes ``-o FILE`` would write (an ``@comment``'s form feed too), and onto a terminal as the rest.
+Standard error holds only messages: each control, bidi control and bidi mark in it is shown
+(``control_chars.terminal_shown``). Standard output also carries data (a .bib, a chapter, CSV, JSON), in UTF-8 as
+the files surveytool writes: its line ends and tabs are its own, its other controls and its bidi controls and marks
+are shown, since a key or a file name holding U+202E would turn the line around it. A file ``-o -`` prints
+(``output/standard_output.py``) goes into a file or a pipe as the bytes ``-o FILE`` would write (its bidi
+controls, an ``@comment``'s form feed too), and onto a terminal as the rest.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import codecs
 import io
 import sys
 from collections.abc import Callable
+from functools import partial
 from typing import TextIO
 
-from surveytool.text.control_chars import controls_shown, shown
+from surveytool.text.control_chars import terminal_shown
 
 
 class _Escaping(io.TextIOWrapper):
@@ -45,11 +47,11 @@ class _Escaping(io.TextIOWrapper):
 def escape_printed() -> None:
     """Make standard output and standard error escape what they are given (the module's docstring)."""
     if isinstance(sys.stderr, io.TextIOWrapper) and not isinstance(sys.stderr, _Escaping):
-        sys.stderr = _Escaping(sys.stderr, shown)
+        sys.stderr = _Escaping(sys.stderr, terminal_shown)
     if isinstance(sys.stdout, io.TextIOWrapper) and not isinstance(sys.stdout, _Escaping):
         # Data is UTF-8, as the files surveytool writes are: `bib -o - > refs.bib` under a console's code page
         # (PYTHONIOENCODING=ascii, cp1252) stopped at the first character it lacks.
-        sys.stdout = _Escaping(sys.stdout, controls_shown, "utf-8")
+        sys.stdout = _Escaping(sys.stdout, partial(terminal_shown, data=True), "utf-8")
 
 
 def raw_stderr() -> TextIO:

@@ -19,6 +19,10 @@ _BIDI = re.compile(f"[{BIDI_CONTROLS}]")
 _UNPRINTED = re.compile("[" + re.escape("".join(sorted(CONTROL_CHARS - set("\t\n\r")))) + "]")
 # What JSON writes raw in a string: it escapes C0 itself.
 _RAW_IN_JSON = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")
+# Shown escaped on a terminal besides: there a mark in a key or a file name can turn a message's words around,
+# where an Arabic title in a file or a chapter holds them as its own.
+_MARKS = "\u200e\u200f\u061c"
+_ON_TERMINAL = re.compile(f"[{BIDI_CONTROLS}{_MARKS}]")
 # Kept as they are where text is shown: a finding's line breaks are its own, a tab shows as space.
 _LAYOUT = "\t\n"
 
@@ -59,6 +63,16 @@ def controls_shown(text: str) -> str:
     if text.isprintable() or not _UNPRINTED.search(text):
         return text
     return _UNPRINTED.sub(lambda m: escaped(m.group()), text)
+
+
+def terminal_shown(text: str, data: bool = False) -> str:
+    """``text`` as a terminal may show it: ``shown`` (a message) or, for ``data`` (a .bib, CSV with its CRLF),
+    ``controls_shown``; and each bidi control and mark written as ``escaped``, which would reorder what is
+    around it ("Trojan Source": a key ``abc<U+202E>fdp.exe`` shows as ``abcexe.pdf``)."""
+    text = controls_shown(text) if data else shown(text)
+    if text.isascii():
+        return text
+    return _ON_TERMINAL.sub(lambda m: escaped(m.group()), text)
 
 
 def json_shown(json_text: str) -> str:

@@ -218,3 +218,20 @@ def test_the_csl_json_export_escapes_the_bidi_controls_json_leaves_raw(tmp_path)
     written = (tmp_path / "refs.json").read_text(encoding="utf-8")
     assert "\u202e" not in written and "abc\\u202efdp" in written
     assert json.loads(written)[0]["title"] == title
+
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+
+def test_messages_show_a_file_name_s_bidi_controls_and_marks_escaped_on_both_streams(tmp_path):
+    # "Trojan Source" in a message: r<U+202E>fdp.bib shows as rbib.pdf, turning the finding after it around.
+    (tmp_path / "r\u202efdp.bib").write_text(ENTRY.format(key="smith2020"), encoding="utf-8")
+    written = run_cli("bib", "r\u202efdp.bib", "-o", "o\u2067ut.bib", cwd=tmp_path)
+    assert written.stdout == "1 entry written to o\\u2067ut.bib\n"
+    assert "r\\u202efdp.bib:1: warning [no-section]" in written.stderr
+    missing = run_cli("check", "missing\u200f.bib", cwd=tmp_path)
+    assert missing.returncode == 2 and missing.stderr.startswith("missing\\u200f.bib: error: no such file")
+    usage = run_cli("check", "--x\u061c\u202d", cwd=tmp_path)
+    assert usage.returncode == 2 and "No such option: --x\\u061c\\u202d" in usage.stderr
+    for result in (written, missing, usage):
+        assert not set(BIDI) & set(result.stdout + result.stderr)
