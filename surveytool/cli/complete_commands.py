@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -58,6 +57,7 @@ def complete(
     from surveytool.analysis.complete import COMPLETED_FIELDS
     from surveytool.completion import complete_bib
     from surveytool.output.files import refuse_writing_over, write_in_place, write_output
+    from surveytool.output.standard_output import print_file
 
     if in_place and output is not None:
         raise typer.BadParameter("give one of --in-place or -o FILE", param_hint="--in-place/-o")
@@ -90,7 +90,7 @@ def complete(
     if not writes:
         typer.echo(done.diff(str(bib)), nl=False)
     elif str(output) == "-":
-        sys.stdout.buffer.write(done.original.encode(done.text))
+        print_file(done.original.encode(done.text), done.text)
     elif output is not None:
         write_output(output, done.original.encode(done.text))
     elif changed:

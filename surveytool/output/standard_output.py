@@ -18,3 +18,17 @@ def print_data(pieces: Iterable[str]) -> None:
     for piece in pieces:
         buffer.write(piece.encode("utf-8"))
     buffer.flush()
+
+
+def print_file(data: bytes, text: str) -> None:
+    """A file as ``data`` (its bytes, in its own encoding) on standard output, its ``text`` on a terminal: into
+    a file or a pipe the bytes ``-o FILE`` writes, Latin-1 as Latin-1; on a terminal through the stream, which
+    shows its control characters, where the raw bytes would have run an escape sequence in a value."""
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is None or out.isatty():
+        out.write(text)
+        return
+    out.flush()
+    buffer.write(data)
+    buffer.flush()

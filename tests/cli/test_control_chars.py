@@ -235,3 +235,43 @@ def test_messages_show_a_file_name_s_bidi_controls_and_marks_escaped_on_both_str
     assert usage.returncode == 2 and "No such option: --x\\u061c\\u202d" in usage.stderr
     for result in (written, missing, usage):
         assert not set(BIDI) & set(result.stdout + result.stderr)
+
+
+def _stdout_on_a_terminal(*args: str, cwd) -> bytes:
+    """What a terminal showed of a run whose standard output is that terminal."""
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "surveytool", *args], stdout=follower, cwd=cwd)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the run closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    process.wait(timeout=60)
+    os.close(leader)
+    return shown
+
+
+def test_complete_o_dash_pipes_the_file_s_bytes_and_shows_its_escape_sequences_on_a_terminal(tmp_path):
+    (tmp_path / "known.bib").write_text(
+        "@article{k, title = {Deep Learning}, author = {LeCun, Yann}, journal = {Nature}, year = {2015}}\n"
+    )
+    # A Latin-1 file, as JabRef wrote them, whose @comment holds a clear-screen sequence.
+    mine = f"@comment{{{ESC}[2J{ESC}]0;pwned{BEL}}}\n@article{{lecun, author = {{Y. Le Cün}}, title = {{Deep learning}}, year = 2015}}\n"
+    (tmp_path / "my.bib").write_bytes(mine.encode("latin-1"))
+    piped = subprocess.run(
+        [sys.executable, "-m", "surveytool", "complete", "my.bib", "--catalog", "known.bib", "-o", "-"],
+        cwd=tmp_path,
+        capture_output=True,
+    )
+    completed = mine.replace("year = 2015}", "year = 2015, journal = {Nature}}").encode("latin-1")
+    assert piped.stdout == completed  # the bytes -o FILE writes
+    shown = _stdout_on_a_terminal("complete", "my.bib", "--catalog", "known.bib", "-o", "-", cwd=tmp_path)
+    assert ESC.encode() not in shown and BEL.encode() not in shown
+    assert b"@comment{\\x1b[2J\\x1b]0;pwned\\x07}" in shown and "Le Cün".encode() in shown
