@@ -107,10 +107,10 @@ def encode_field(name: str, text: str) -> str:
     return "{" + encode_bibtex_value(text) + "}"
 
 
-def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str], original: str | None) -> str:
+def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str], original: str | None, dialect: str) -> str:
     if original is not None and written_as_read(original):  # most values: nothing in them to rewrite
         return original
-    return label_safe(name, without_control_chars(_value_as_read(paper, name, text, macros, original)))
+    return label_safe(name, without_control_chars(_value_as_read(paper, name, text, macros, original)), dialect)
 
 
 def _value_as_read(paper: Paper, name: str, text: str, macros: Mapping[str, str], original: str | None) -> str:
@@ -184,9 +184,9 @@ def bibtex_fields(
         if name == tags_field:
             raw = safe_bibtex_value("{" + values[name] + "}")
         elif name in URL_FIELDS:
-            raw = address_value(_value(paper, name, values[name], macros, original), values[name])
+            raw = address_value(_value(paper, name, values[name], macros, original, dialect), values[name])
         else:
-            raw = _value(paper, name, values[name], macros, original)
+            raw = _value(paper, name, values[name], macros, original, dialect)
         if raw is not None:  # None: a link to a file or a program (url-scheme), which the user's file keeps
             rendered.append((name, raw))
     return rendered if fmt is STANDARD else format_fields(rendered, fmt)

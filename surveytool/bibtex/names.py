@@ -74,20 +74,29 @@ def _persons(value: str) -> list[str]:
 _LABEL_FIELDS = frozenset({"author", "editor", "key", "organization"})
 _NAME_FIELDS = frozenset({"author", "editor", "translator", "bookauthor", "editora", "editorb", "editorc"})
 # A name part opening with one of these in braces, more after it: biber writes the character it prints (a brace,
-# a backslash, a caret or a tilde) raw into the .bbl as the part's initial, and LaTeX stops ("Extra }").
+# a backslash, a caret, a tilde) raw into the .bbl as the part's initial, and LaTeX stops ("Extra }"); for \_ it
+# writes a backslash, which ends the line there and prints "bibinitperiod".
 _SPECIAL_FIRST = re.compile(
-    r"(?<![^\s,{~\"-])\{\\(textbrace(?:left|right)|textbackslash|textascii(?:circum|tilde))\}([^\s,{}~-]+)(?![^\s,}~-])"
+    r"(?<![^\s,{~\"-])\{\\(textbrace(?:left|right)|textbackslash|textascii(?:circum|tilde)|_)\}"
+    r"((?:[^\s,{}~-]|\{[^{}]*\})+)(?![^\s,}~-])"
 )
 
 
-def label_safe(field: str, value: str) -> str:
+def _initial_safe(found: re.Match[str]) -> str:
+    command = "textunderscore" if found[1] == "_" else found[1]
+    return f"{{\\{command}{{}}{found[2]}}}"
+
+
+def label_safe(field: str, value: str, dialect: str = "bibtex") -> str:
     """``value`` (a raw BibTeX value of ``field``) with each ``]`` outside its inner braces braced, in the fields a
     label is made of: in ``\\bibitem[Sm]ith(2020)]`` it would end the label, and a key after it would take over
-    another entry's citation. In a name field, a part opening with ``{\\textbraceright}`` (or another command
-    printing a TeX special) takes the rest of the part into its braces, ``{\\textbraceright{}x}``: biber's
-    initial is then its first letter (BibTeX's is the whole group)."""
-    if field in _NAME_FIELDS and "\\text" in value:
-        value = _SPECIAL_FIRST.sub(r"{\\\1{}\2}", value)
+    another entry's citation. For biber (``dialect`` biblatex), a name part opening with ``{\\textbraceright}`` (or
+    another command printing a TeX special) takes the rest of the part into its braces, ``{\\textbraceright{}x}``,
+    ``{\\_}x`` spelled ``{\\textunderscore{}x}``: biber's initial is then its first letter. Not for BibTeX, whose
+    initial of ``{\\textbraceright}x`` is "}." already, and to which the group, a lowercase letter after its
+    command, is a "von" part: it printed "}x Trent" in full, in natbib's citation label too."""
+    if dialect == "biblatex" and field in _NAME_FIELDS and "\\" in value:
+        value = _SPECIAL_FIRST.sub(_initial_safe, value)
     if field not in _LABEL_FIELDS or "]" not in value:
         return value
     out, depth = [], 0
