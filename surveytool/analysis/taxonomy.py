@@ -193,10 +193,11 @@ class _Validator:
                     did_you_mean(key, allowed, "allowed: " + ", ".join(sorted(allowed))),
                 )
         for key in ("id", "title"):
-            if not isinstance(raw.get(key), str) or not raw[key].strip():
-                self.fail(
-                    f"[[{table}]] needs a non-empty string '{key}'", self.line_of(table, index), f'add {key} = "..."'
-                )
+            if not isinstance(raw.get(key), str) or not raw[key].strip():  # title = 5: its line, and what it holds
+                given = f", not {raw[key]!r:.40}" if key in raw else ""
+                where = self.line_of(table, index, key) if given else self.line_of(table, index)
+                hint = f'write it as quoted text: {key} = "..."' if given else f'add {key} = "..."'
+                self.fail(f"[[{table}]] needs a non-empty string '{key}'{given}", where, hint)
         for key in (key for key in ("parent", "description") if not isinstance(raw.get(key, ""), str)):
             self.fail(f"'{key}' in [[{table}]] must be a string", self.line_of(table, index, key), f'{key} = "..."')
         for key in (key for key in ("title", "parent", "description") if key in raw):  # an id has its pattern

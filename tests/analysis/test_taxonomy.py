@@ -290,6 +290,10 @@ def test_a_keyword_of_no_letter_in_an_inline_table_is_reported_at_the_tables_lin
         (lambda t: t.replace('title = "G"', 'title = "G"\ndescription = 5'), 5, "'description' in [[groups]] must"),
         (lambda t: t.replace('title = "A"', 'title = "A"\ndescription = {x = 1}'), 9, "'description' in [[sections]]"),
         (lambda t: t.replace('parent = "g"', "parent = 7", 1), 7, "'parent' in [[sections]] must be a string"),
+        # The [[sections]] header's line with "add title", beside a title that is there but a number.
+        (lambda t: t.replace('title = "B"', "title = 5"), 13, "needs a non-empty string 'title', not 5"),
+        (lambda t: t.replace('id = "b"', "id = 2"), 11, "needs a non-empty string 'id', not 2"),
+        (lambda t: t.replace('title = "G"', 'title = ""'), 4, "string 'title', not ''"),
     ],
 )
 def test_a_title_description_or_parent_that_is_no_string_is_an_error_at_its_line(change, line, message):
