@@ -21,6 +21,7 @@ from surveytool.analysis.taxonomy_values import (
     hidden_character,
     id_hint,
     ordered_groups,
+    unknown_key_hint,
 )
 from surveytool.errors import TaxonomyError, toml_problem
 from surveytool.model import Group, Section, Taxonomy, frozen_mapping
@@ -109,8 +110,8 @@ class _Validator:
         if key is None:
             return start
         end = self.table_ends[start]
-        # key = ..., or a table of its own: [sections.keywords]
-        pattern = re.compile(rf"^\s*(?:\"?{re.escape(key)}\"?\s*=|\[\s*{table}\s*\.\s*\"?{re.escape(key)}\"?\s*\])")
+        # key = ..., or a table of its own: [sections.keywords], or [[sections.subsections]]
+        pattern = re.compile(rf"^\s*(?:\"?{re.escape(key)}\"?\s*=|\[\[?\s*{table}\s*\.\s*\"?{re.escape(key)}\"?\s*\])")
         for number in range(start, end):
             if pattern.match(self.lines[number - 1]):
                 return number
@@ -190,7 +191,7 @@ class _Validator:
                 self.fail(
                     f"unknown key '{key}' in [[{table}]]",
                     self.line_of(table, index, key),
-                    did_you_mean(key, allowed, "allowed: " + ", ".join(sorted(allowed))),
+                    unknown_key_hint(key, raw[key], allowed),
                 )
         for key in ("id", "title"):
             if not isinstance(raw.get(key), str) or not raw[key].strip():  # title = 5: its line, and what it holds

@@ -27,6 +27,20 @@ def did_you_mean(word: str, options: Iterable[str], fallback: str) -> str:
     return f"did you mean '{close[0]}'?" if close else fallback
 
 
+def unknown_key_hint(key: str, value: Any, allowed: Iterable[str]) -> str:
+    """The hint for an unknown key of a [[groups]] or [[sections]] table: a close key, else the allowed ones. A table
+    inside the table ([[sections.subsections]]) is close only to ``keywords``, the one key that holds a table; else
+    the hint says how a taxonomy nests: by ``parent`` alone."""
+    if isinstance(value, dict) or isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        tables = [name for name in allowed if name == "keywords"]
+        return did_you_mean(
+            key,
+            tables,
+            "tables do not nest: make the outer one a [[groups]] table, and give each section parent = its id",
+        )
+    return did_you_mean(key, allowed, "allowed: " + ", ".join(sorted(allowed)))
+
+
 def id_hint(raw: str) -> str:
     """How to write an id that is not lowercase-with-hyphens: its words so joined (``KV Cache`` -> ``kv-cache``)."""
     words = re.findall(r"[a-z0-9]+", name_key(raw))

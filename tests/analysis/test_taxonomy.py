@@ -106,6 +106,14 @@ def test_aliases_and_variants_map_to_ids():
         (lambda t: t + '[sections.keywords]\n"x" = 1\ngpt-3.5 = 4\n', 16, "keyword 'gpt-3.5' is split at its dots"),
         (lambda t: t.replace('title = "B"', 'title = "B"\nkeywords = { v2.0 = 3 }'), 14, 'quote it: "v2.0" = 4'),
         (lambda t: t.replace('id = "b"', 'id = "KV Cache"'), 11, "not lowercase-with-hyphens (write it 'kv-cache')"),
+        # Subsections written as nested tables were told at the outer table's header, with only the allowed keys.
+        (lambda t: t + '[[sections.subsections]]\nid = "c"\ntitle = "C"\n', 14, "(tables do not nest: make the outer"),
+        (
+            lambda t: t.replace('title = "G"\n', 'title = "G"\n[[groups.sections]]\nid = "c"\ntitle = "C"\n'),
+            5,
+            "unknown key 'sections' in [[groups]] (tables do not nest",
+        ),
+        (lambda t: t + '[sections.keywrods]\n"x" = 1\n', 14, "(did you mean 'keywords'?)"),
     ],
 )
 def test_malformed_taxonomies_name_the_line(change, line, words):
