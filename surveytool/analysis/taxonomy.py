@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from surveytool.analysis.section_names import name_key
 from surveytool.analysis.taxonomy_values import (
     MAX_WEIGHT,
+    RESERVED_IDS,
     did_you_mean,
     dotted_key,
     finite_number,
@@ -25,7 +26,6 @@ from surveytool.analysis.taxonomy_values import (
 )
 from surveytool.errors import TaxonomyError, toml_problem
 from surveytool.model import Group, Section, Taxonomy, frozen_mapping
-from surveytool.output.chapter_view import GENERATED_IDS
 from surveytool.sources.bounded import SETTINGS_LIMIT, read_user_file
 
 T = TypeVar("T")
@@ -208,12 +208,9 @@ class _Validator:
             self.fail(
                 f"id '{raw['id']}' is not lowercase-with-hyphens", self.line_of(table, index, "id"), id_hint(raw["id"])
             )
-        if raw["id"] in GENERATED_IDS:
-            self.fail(
-                f"id '{raw['id']}' is the chapter's own (its notes region and label would be taken twice)",
-                self.line_of(table, index, "id"),
-                f"choose another id; reserved: {', '.join(GENERATED_IDS)}",
-            )
+        if raw["id"] in RESERVED_IDS:
+            reason, hint = RESERVED_IDS[raw["id"]]
+            self.fail(f"id '{raw['id']}' is {reason}", self.line_of(table, index, "id"), f"choose another id; {hint}")
         return raw["id"], raw["title"]
 
     def _group(self, index: int, raw: Mapping[str, Any]) -> Group:

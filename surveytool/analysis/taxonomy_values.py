@@ -9,7 +9,20 @@ from collections.abc import Iterable
 from typing import Any
 
 from surveytool.analysis.section_names import name_key
+from surveytool.analysis.tagging.exemplars import OUT_OF_SCOPE
 from surveytool.model import Group, Section
+from surveytool.output.chapter_view import GENERATED_IDS
+
+#: Ids surveytool gives a meaning itself, each with why and what to do instead: the chapter's labels and notes
+#: regions, and the learned tagger's background class.
+_CHAPTER_OWN = ", ".join(GENERATED_IDS)
+RESERVED_IDS = {
+    **{
+        id_: ("the chapter's own (its notes region and label would be taken twice)", f"reserved: {_CHAPTER_OWN}")
+        for id_ in GENERATED_IDS
+    },
+    OUT_OF_SCOPE: ("the learned tagger's class of off-topic papers (they would train this section)", "e.g. 'other'"),
+}
 
 #: Scores add weights up: bounded weights keep every score a finite number that entries.json can hold.
 MAX_WEIGHT = 1e6

@@ -347,3 +347,13 @@ def test_a_markdown_taxonomy_is_told_what_a_taxonomy_is(tmp_path):
         raised.value.hint
         == "a taxonomy is a TOML file of [[sections]] tables: see 'The default taxonomy' in the README"
     )
+
+
+@pytest.mark.parametrize("reserved", ["out-of-scope", "introduction"])
+def test_a_section_id_surveytool_gives_meaning_itself_is_an_error_at_its_line(reserved):
+    # out-of-scope is the learned tagger's background class: a section so named was trained on off-topic papers.
+    text = f'version = 1\n\n[[sections]]\nid = "{reserved}"\ntitle = "Other Work"\n'
+    with pytest.raises(TaxonomyError) as raised:
+        parse_taxonomy(text, "tax.toml")
+    assert raised.value.line == 4, str(raised.value)
+    assert f"tax.toml:4: error: id '{reserved}' is the " in str(raised.value)
