@@ -22,6 +22,7 @@ from surveytool.analysis.taxonomy_values import (
     hidden_character,
     id_hint,
     ordered_groups,
+    parent_hint,
     unknown_key_hint,
 )
 from surveytool.errors import TaxonomyError, toml_problem
@@ -281,7 +282,7 @@ class _Validator:
                 self.note(
                     f"'{node.id}' names unknown parent '{parent}'",
                     self.line_of(table, index, "parent"),
-                    did_you_mean(parent, group_ids, "parents must be group ids"),
+                    parent_hint(parent, group_ids, sections),
                 )
         # Each group's chain of parents is walked once: a walk stops at a group already known to lead to a root.
         rooted: set[str] = set()

@@ -54,6 +54,14 @@ def unknown_key_hint(key: str, value: Any, allowed: Iterable[str]) -> str:
     return did_you_mean(key, allowed, "allowed: " + ", ".join(sorted(allowed)))
 
 
+def parent_hint(parent: str, group_ids: Iterable[str], sections: Iterable[Section]) -> str:
+    """The hint for a parent that is no group: a section named as one is told how a taxonomy nests, not given a
+    group of a close name (subsections were written with a section's id as their parent)."""
+    if any(section.id == parent for section in sections):
+        return f"'{parent}' is a section, and sections hold no others: make it a [[groups]] table to nest under it"
+    return did_you_mean(parent, group_ids, "parents must be group ids")
+
+
 def id_hint(raw: str) -> str:
     """How to write an id that is not lowercase-with-hyphens: its words so joined (``KV Cache`` -> ``kv-cache``)."""
     words = re.findall(r"[a-z0-9]+", name_key(raw))

@@ -114,6 +114,12 @@ def test_aliases_and_variants_map_to_ids():
             "unknown key 'sections' in [[groups]] (tables do not nest",
         ),
         (lambda t: t + '[sections.keywrods]\n"x" = 1\n', 14, "(did you mean 'keywords'?)"),
+        # A subsection given its section's id as parent was told only "parents must be group ids".
+        (
+            lambda t: t + '[[sections]]\nid = "a1"\nparent = "a"\ntitle = "A1"\n',
+            16,
+            "('a' is a section, and sections hold no others: make it a [[groups]] table",
+        ),
     ],
 )
 def test_malformed_taxonomies_name_the_line(change, line, words):
