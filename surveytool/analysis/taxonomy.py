@@ -111,8 +111,9 @@ class _Validator:
         if key is None:
             return start
         end = self.table_ends[start]
-        # key = ..., or a table of its own: [sections.keywords], or [[sections.subsections]]
-        pattern = re.compile(rf"^\s*(?:\"?{re.escape(key)}\"?\s*=|\[\[?\s*{table}\s*\.\s*\"?{re.escape(key)}\"?\s*\])")
+        # key = ..., key.x = ... or keywords.key = ... (dotted keys), or a table: [sections.keywords], [[sections.x]]
+        name = rf"\"?{re.escape(key)}\"?"
+        pattern = re.compile(rf"^\s*(?:(?:keywords\s*\.\s*)?{name}\s*[=.]|\[\[?\s*{table}\s*\.\s*{name}\s*\])")
         for number in range(start, end):
             if pattern.match(self.lines[number - 1]):
                 return number

@@ -105,6 +105,9 @@ def test_aliases_and_variants_map_to_ids():
         # A bare phrase's dots make tables in TOML: this was "keywords must map phrases to numeric weights".
         (lambda t: t + '[sections.keywords]\n"x" = 1\ngpt-3.5 = 4\n', 16, "keyword 'gpt-3.5' is split at its dots"),
         (lambda t: t.replace('title = "B"', 'title = "B"\nkeywords = { v2.0 = 3 }'), 14, 'quote it: "v2.0" = 4'),
+        # Keywords written as dotted keys: the weight's own line, not the [[sections]] header.
+        (lambda t: t.replace('title = "B"', 'title = "B"\nkeywords.x = 1\nkeywords.y = "high"'), 15, "numeric weights"),
+        (lambda t: t.replace('title = "B"', 'title = "B"\nkeywords.x = 1\nkeywords."?!" = 2'), 15, "keyword '?!'"),
         (lambda t: t.replace('id = "b"', 'id = "KV Cache"'), 11, "not lowercase-with-hyphens (write it 'kv-cache')"),
         # Subsections written as nested tables were told at the outer table's header, with only the allowed keys.
         (lambda t: t + '[[sections.subsections]]\nid = "c"\ntitle = "C"\n', 14, "(tables do not nest: make the outer"),
