@@ -20,6 +20,7 @@ max_bytes = 4000000                   # a larger answer is refused
 
 from __future__ import annotations
 
+import difflib
 import math
 import urllib.parse
 from dataclasses import dataclass, fields
@@ -67,6 +68,8 @@ def load_online_settings(path: Path | None) -> OnlineSettings:
                 path, "online", setting, values[setting], "a list of service names", f'{setting} = ["openalex", "dblp"]'
             )
         services = tuple(values[setting])
+        if not services:  # --online then asked no service and said nothing: every snippet stayed unresolved
+            raise wrong_setting(path, "online", setting, [], "a list of one service or more", f'{setting} = ["dblp"]')
         bad = [s for s in services if s not in SERVICES]
         twice = sorted({s for s in services if services.count(s) > 1})  # each would be asked twice for every entry
         if twice and not bad:
@@ -81,11 +84,18 @@ def load_online_settings(path: Path | None) -> OnlineSettings:
                 f"unknown service(s): {', '.join(map(str, bad))}",
                 path=str(path),
                 line=setting_line(path, "online", setting),
-                hint="use " + ", ".join(SERVICES),
+                hint=_service_hint(bad[0]) + "use " + ", ".join(SERVICES),
             )
         values[setting] = services
     _check_online_types(path, values)
     return OnlineSettings(**values)
+
+
+def _service_hint(name: object) -> str:
+    """'did you mean ...? ' for a service written in capitals or with a hyphen ("OpenAlex", "semantic-scholar")."""
+    spelt = str(name).strip().lower().replace("-", "_").replace(" ", "_")
+    close = difflib.get_close_matches(spelt, SERVICES, n=1, cutoff=0.8)
+    return f"did you mean {close[0]!r}? " if close else ""
 
 
 # Setting -> (is the value acceptable, what it must be, an example).

@@ -132,6 +132,10 @@ def test_every_command_refuses_a_typo_in_any_table_it_knows(tmp_path: Path, comm
             "[online] timeout must be a number of seconds above 0, a day at most, not 0",
         ),
         ("bib", '[online]\nservices = ["bogus"]\n', "unknown service(s): bogus (use openalex, crossref, arxiv"),
+        # --online with no service asked none, unsaid: an identifier stayed unresolved, told to run with --online.
+        ("build", "[online]\nservices = []\n", "[online] services must be a list of one service or more, not []"),
+        ("check", "[online]\ncomplete_services = []\n", "[online] complete_services must be a list of one service"),
+        ("bib", '[online]\nservices = ["OpenAlex"]\n', "unknown service(s): OpenAlex (did you mean 'openalex'? use"),
         ("parse", '[llm]\nbase_url = "ftp://x"\n', "[llm] base_url must be an http:// or https:// address"),
         ("check", "[keys]\nformula = 5\n", "[keys] formula must be a quoted formula, not 5"),
         ("parse", "[tag]\nthreshold = 2\n", "[tag] threshold must be a number from 0 to 1, not 2"),
