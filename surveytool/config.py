@@ -47,6 +47,13 @@ TABLES = ("bib", "check", "duplicates", "keys", "latex", "llm", "online", "tag")
 
 def _load(path: Path) -> dict:
     settings = _parse(path)
+    if shape := [name for name in ("groups", "sections") if isinstance(settings.get(name), list)]:
+        raise InputError(  # was "setting 'title' is outside any table" or "unknown table(s): [sections]"
+            f"this is a taxonomy (it has [[{shape[0]}]] tables), not a settings file",
+            path=str(path),
+            line=_table_line(path, shape[0]),
+            hint=f"give it with --taxonomy {path}; settings have the tables " + ", ".join(f"[{t}]" for t in TABLES),
+        )
     outside = sorted(name for name, value in settings.items() if name not in TABLES and not _a_table(value))
     if outside:  # "threshold = 0.5" above every header: TOML reads it as no table's
         raise InputError(

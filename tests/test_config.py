@@ -182,3 +182,27 @@ def test_a_settings_file_in_the_folder_that_links_to_nowhere_is_told_not_passed_
     result = run_cli("tag", "mine.bib", cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith("surveytool.toml: error: config file is a symbolic link to ")
+
+
+def test_a_taxonomy_given_as_the_settings_file_is_told_so(tmp_path: Path):
+    # The bundled taxonomy as --config was "setting 'title' is outside any table", which sent the user into it.
+    (tmp_path / "mine.bib").write_text(MINE, encoding="utf-8")
+    taxonomy = 'title = "My Survey"\n\n[[groups]]\nid = "g"\ntitle = "G"\n\n[[sections]]\nid = "a"\ntitle = "A"\n'
+    (tmp_path / "tax.toml").write_text(taxonomy, encoding="utf-8")
+    result = run_cli("check", "mine.bib", "--config", "tax.toml", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(
+        "tax.toml:3: error: this is a taxonomy (it has [[groups]] tables), not a settings file "
+        "(give it with --taxonomy tax.toml;"
+    )
+
+
+def test_a_settings_file_given_as_the_taxonomy_is_told_so(tmp_path: Path):
+    (tmp_path / "mine.bib").write_text(MINE, encoding="utf-8")
+    (tmp_path / "settings.toml").write_text("[tag]\nthreshold = 0.4\n", encoding="utf-8")
+    result = run_cli("taxonomy", "validate", "settings.toml", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[0] == (
+        "settings.toml:1: error: unknown key 'tag' ([tag] is a table of the settings file: give that file with "
+        "--config, a taxonomy with --taxonomy)"
+    )

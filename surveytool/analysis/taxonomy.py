@@ -16,13 +16,13 @@ from surveytool.analysis.section_names import name_key
 from surveytool.analysis.taxonomy_values import (
     MAX_WEIGHT,
     RESERVED_IDS,
-    did_you_mean,
     dotted_key,
     finite_number,
     hidden_character,
     id_hint,
     ordered_groups,
     parent_hint,
+    top_key_hint,
     unknown_key_hint,
 )
 from surveytool.errors import TaxonomyError, toml_problem
@@ -141,7 +141,7 @@ class _Validator:
         between tables)."""
         allowed = "allowed: " + ", ".join(sorted(_TOP_KEYS))
         for key in (key for key in data if key not in _TOP_KEYS):
-            self.note(f"unknown key '{key}'", self.top_line(key), did_you_mean(key, _TOP_KEYS, allowed))
+            self.note(f"unknown key '{key}'", self.top_line(key), top_key_hint(key, data[key], _TOP_KEYS, allowed))
         title = data.get("title", "Related Work")
         if not isinstance(title, str) or not title.strip():  # str() put a list's spelling in the chapter, "" nothing
             self.note("'title' must be a string of text", self.top_line("title"), 'title = "Related Work on ..."')

@@ -10,6 +10,7 @@ from typing import Any
 
 from surveytool.analysis.section_names import name_key
 from surveytool.analysis.tagging.exemplars import OUT_OF_SCOPE
+from surveytool.config import TABLES
 from surveytool.model import Group, Section
 from surveytool.output.chapter_view import GENERATED_IDS
 
@@ -52,6 +53,14 @@ def unknown_key_hint(key: str, value: Any, allowed: Iterable[str]) -> str:
             "tables do not nest: make the outer one a [[groups]] table, and give each section parent = its id",
         )
     return did_you_mean(key, allowed, "allowed: " + ", ".join(sorted(allowed)))
+
+
+def top_key_hint(key: str, value: Any, allowed: Iterable[str], fallback: str) -> str:
+    """The hint for an unknown top-level key: a close key, or for a table of the settings file ([tag], [bib], ...)
+    that this is surveytool.toml given as the taxonomy."""
+    if key in TABLES and isinstance(value, dict):
+        return f"[{key}] is a table of the settings file: give that file with --config, a taxonomy with --taxonomy"
+    return did_you_mean(key, allowed, fallback)
 
 
 def parent_hint(parent: str, group_ids: Iterable[str], sections: Iterable[Section]) -> str:
