@@ -73,6 +73,10 @@ def _a_table(value: object) -> bool:
     )
 
 
+#: Other names of a setting, as the services' own documentation spells them: OpenAlex and Crossref ask for "mailto".
+_SAME_AS = {"mailto": "contact", "email": "contact", "e-mail": "contact"}
+
+
 def _refuse_unknown(
     path: Path,
     found: Iterable[str],
@@ -85,6 +89,7 @@ def _refuse_unknown(
     unknown = sorted(set(found) - set(known))
     if unknown:
         close = difflib.get_close_matches(unknown[0], known, n=1, cutoff=0.6)  # a typo: "threshhold", [Tag]
+        close = close or [name for name in known if name == _SAME_AS.get(unknown[0].lower())]
         raise InputError(
             f"unknown {what}: {', '.join(map(show, unknown))}",
             path=str(path),

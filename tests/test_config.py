@@ -110,6 +110,11 @@ def _run_with_settings(tmp_path: Path, command: str, settings: str):
     "settings, message",
     [
         ("[online]\nfoo = 1\n", "unknown setting(s) in [online]: foo (known: contact, services,"),
+        # The README says contact is sent "as mailto": the name OpenAlex and Crossref give it.
+        (
+            '[online]\nmailto = "me@example.org"\n',
+            "unknown setting(s) in [online]: mailto (did you mean contact? known: contact,",
+        ),
         ("[llm]\nfoo = 1\n", "unknown setting(s) in [llm]: foo (known: base_url, model,"),
         ("[check]\nfoo = 1\n", "unknown setting(s) in [check]: foo (known: disable, thin)"),
         ("[bib]\nfoo = 1\n", "unknown setting(s) in [bib]: foo (known: "),
