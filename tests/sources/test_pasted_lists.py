@@ -117,6 +117,21 @@ def test_headers_in_other_wordings_name_the_anchor(tmp_path):
         assert anchors == [] and snippets[0] == (1, sentence), sentence
 
 
+def test_a_related_papers_for_header_names_the_anchor_and_is_no_paper(tmp_path):
+    # "Related papers for <title>" (a reader's own note above a pasted list) was read as the first paper's snippet:
+    # an invented paper, and the list had no anchor.
+    title = "GShard: Scaling Giant Models with Conditional Computation"
+    for header in (f"Related papers for {title}", f"Related Papers to: {title}", f"related papers for {title}"):
+        text = f"{header}\r\n\r\n{GPIPE}\r\n\r\n{MEGATRON}\r\n"
+        anchors, snippets, findings = _read(tmp_path, text)
+        assert anchors == [(1, title)], header
+        assert [line for line, _ in snippets] == [3, 5], header
+    # An abstract that begins with the words stays a snippet.
+    sentence = "Related papers for this task are few, and we collect them here."
+    anchors, snippets, findings = _read(tmp_path, f"{sentence}\n\n{GPIPE}\n")
+    assert anchors == [] and snippets[0] == (1, sentence)
+
+
 def test_a_second_header_with_no_blank_line_before_it_is_an_anchor_not_a_snippet(tmp_path):
     # Two lists run together, or two files concatenated with their byte-order marks: the second header was a
     # snippet, glued to the last snippet of the first list when a BOM hid it.
