@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from surveytool.sources.list_items import ItemSplitter, is_page_furniture, reads_as_title
+from surveytool.sources.list_items import ItemSplitter, is_page_furniture, numbered_lines, reads_as_title
 from surveytool.sources.scholar_results import bibtex_authors, read_result
 from surveytool.text.normalize import ELLIPSES, before_ellipsis
 from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark, strip_emphasis, without_scholar_links
@@ -75,13 +75,6 @@ def strip_ellipsis(text: str) -> str:
     return before_ellipsis(text.rstrip()).rstrip()
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines of ``text`` with any line ending (LF, CRLF, CR) and no BOM."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
 def looks_like_paper_list(text: str, plain_only: bool = False) -> bool:
     """True when the first non-blank line is a related-papers header.
 
@@ -89,7 +82,7 @@ def looks_like_paper_list(text: str, plain_only: bool = False) -> bool:
     the other wordings are also how a comment of an id list ("# Papers related to X") or a line of text
     before BibTeX entries reads, which this decides between.
     """
-    lines = map(clean_pasted, split_lines(text))
+    lines = (clean_pasted(line) for line, _ in numbered_lines(text))
     for line in lines:
         if line.strip():
             match = _HEADER.match(line)
@@ -165,7 +158,8 @@ def _explicit(line: str) -> bool:
 
 def parse_paper_list(text: str) -> PaperList:
     """Split a related-paper list into its anchor title and paragraphs."""
-    lines = [clean_pasted(line, keep_final_soft_hyphen=True) for line in split_lines(text)]
+    parts = numbered_lines(text)
+    lines = [clean_pasted(line, keep_final_soft_hyphen=True) for line, _ in parts]
     lines = _without_cut_marks(without_scholar_links(["" if _RULE.match(line) else line for line in lines]))
     anchor_title: str | None = None
     anchor_line = 0
@@ -178,7 +172,7 @@ def parse_paper_list(text: str) -> PaperList:
         title = header_title(line, next_line=following)
         if title is not None:
             anchor_title = title or None
-            anchor_line = index + 1
+            anchor_line = parts[index][1]
             start = index + 1
             doubtful.extend([anchor_line] if reads_as_abstract(title, following, _explicit(line)) else [])
         break
@@ -189,7 +183,7 @@ def parse_paper_list(text: str) -> PaperList:
     inner_numbers: list[int] = []
     block: list[tuple[str, int]] = []
     end = 0  # the last line of the paragraph before
-    numbered = _headers_split_off([(line, index + 1) for index, line in enumerate(lines)][start:])
+    numbered = _headers_split_off([(line, number) for line, (_, number) in zip(lines, parts, strict=True)][start:])
     for index in range(len(numbered) + 1):
         line, number = (numbered[index][0].strip(), numbered[index][1]) if index < len(numbered) else ("", 0)
         following = numbered[index + 1][0] if index + 1 < len(numbered) else ""

@@ -217,3 +217,19 @@ def test_the_first_paper_under_a_new_header_is_never_the_rest_of_the_list_before
             (9, "we pre-train a model on a corpus…"),
         ], cut
         assert ("joined-paragraphs", 9) not in findings
+
+
+def test_line_and_paragraph_separators_and_words_manual_break_end_lines(tmp_path):
+    # Copied from a web page (U+2028, U+2029) or Word (Shift+Enter, VT), the whole list was one line: the anchor's
+    # title was every snippet run together, and the list had no papers.
+    for sep in ("\u2028", "\u2029", "\x0b"):
+        text = HEADER.rstrip("\n") + sep * 2 + (sep * 2).join(ONE_LINE) + "\n\n" + ONE_LINE[0] + "\n"
+        path = tmp_path / "list.txt"
+        path.write_text(text, encoding="utf-8")
+        result = read_source(path, "list.txt")
+        anchors = [p.fields["title"] for p in result.papers if p.origin.value == "anchor"]
+        assert anchors == ["Switch Transformers: Scaling to Trillion Parameter Models"], repr(sep)
+        snippets, findings = _read(tmp_path, text)
+        # Each is found at the line an editor shows it on.
+        assert snippets == [(1, ONE_LINE[0]), (1, ONE_LINE[1]), (1, ONE_LINE[2]), (3, ONE_LINE[0])], repr(sep)
+        assert findings == [], repr(sep)
