@@ -15,14 +15,14 @@ from surveytool.text.normalize import ELLIPSES, before_ellipsis
 from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark, strip_emphasis, without_scholar_links
 
 # "Related papers: <title>", "相关论文: <title>", "Related Papers - <title>", any casing; a colon (ASCII or
-# full-width) or a dash (hyphen, en or em dash) between them. Or worded: "Papers related to <title>",
+# full-width) or a dash (hyphen, en or em dash) between them; or the words alone, a web page's heading. Or worded: "Papers related to <title>",
 # "Similar papers for <title>", "Related papers for <title>", and in a Markdown heading "## Related to <title>".
 # Markdown's heading marks and bold may wrap the words.
 # The title is taken whole and stripped afterwards: a lazy title before a trailing \s*$ rescans the rest
 # of the line at every space inside it.
 _HEADER = re.compile(
     r"^\s*(?P<heading>#{1,6}\s*)?(?:\*\*|__)?(?:"
-    r"(?:related\s+papers?|相关论文|相關論文)(?:\*\*|__)?\s*(?:[:：]|\s[-–—]+\s|[–—]+)"
+    r"(?:related\s+papers?|相关论文|相關論文)(?:\*\*|__)?\s*(?:[:：]|\s[-–—]+\s|[–—]+|$)"
     r"|(?P<worded>papers\s+related\s+to|(?:similar|related)\s+papers?\s+(?:for|to)|related\s+to)(?:\*\*|__)?\s*(?P<colon>[:：])?(?=\s)"
     r")(?:\*\*|__)?(?P<title>.*)$",
     re.IGNORECASE,

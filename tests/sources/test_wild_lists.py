@@ -156,6 +156,18 @@ def test_a_header_with_no_title_is_told_as_such_not_as_a_missing_header(tmp_path
     assert "names no anchor paper" in finding.message and "after the colon" in finding.hint
 
 
+def test_related_papers_alone_as_a_web_pages_heading_is_a_header_not_a_paper(tmp_path):
+    # Semantic Scholar's heading "Related Papers", copied with the list, was a paper of its own: a placeholder entry
+    # whose abstract was "Related Papers".
+    for heading in ("Related Papers", "## Related papers", "**Related Papers**", "相关论文"):
+        snippets, findings = _read(tmp_path, f"{heading}\r\n\r\n{GPIPE}\r\n\r\n{MEGATRON}\r\n")
+        assert snippets == [(3, ONE_LINE[0]), (6, ONE_LINE[1])], heading
+        assert findings == [("list-header", 1)], heading
+    # Inside a list it starts a new one; the papers before and after it are kept.
+    snippets, findings = _read(tmp_path, f"{HEADER}\n{GPIPE}\n\nRelated Papers\n\n{MEGATRON}\n")
+    assert snippets == [(3, ONE_LINE[0]), (8, ONE_LINE[1])]
+
+
 def test_a_numbered_line_out_of_sequence_read_as_text_is_reported(tmp_path):
     # "2." twice: the second paper was glued into the first "2." item's placeholder without a word.
     text = HEADER + f"1. {GPIPE}\n2. {MEGATRON}\n2. {ZERO}\n3. Switch routes each token to one expert.\n"
