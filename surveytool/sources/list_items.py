@@ -12,24 +12,6 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-
-def split_lines(text: str) -> list[str]:
-    """Lines of ``text`` with any line ending (LF, CRLF, CR) and no BOM."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
-# Line breaks inside a line, which editors do not number: Word's manual line break (VT) and Unicode's line and
-# paragraph separators, as a web page's copy gives them. Each starts a line of the list, numbered as the one it is in.
-_INNER_BREAK = re.compile("[\x0b\u2028\u2029]")
-
-
-def numbered_lines(text: str) -> list[tuple[str, int]]:
-    """The lines of ``text`` (``split_lines``), each cut at its inner breaks, with the 1-based line it is on."""
-    return [(part, number) for number, line in enumerate(split_lines(text), 1) for part in _INNER_BREAK.split(line)]
-
-
 # A list item's number: "1.", "2)", "(3)", "[4]" and a space; or alone on its line (an empty item, or its
 # text on the next line), so that the number is never read as text of the item before it. Chinese and Japanese
 # pages write "1、", "２．", "３）" or "（4）", with no space after it; word processors a circled number ("①", "❷").

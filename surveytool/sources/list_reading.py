@@ -119,7 +119,8 @@ def _layout_findings(document: PaperList, display: str) -> list[Finding]:
         Finding(
             "glued-snippets",
             Severity.WARNING,
-            "this paragraph looks like several snippets run together (an ellipsis inside it)",
+            "this paragraph looks like several snippets run together (an ellipsis inside it, or long lines that "
+            "each end a sentence); read as one paper",
             SourceLocation(display, line),
             "put a blank line between papers, or number them (1. 2. 3.)",
         )

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from surveytool.sources.list_items import ItemSplitter, is_page_furniture, numbered_lines, reads_as_title
+from surveytool.sources.list_items import ItemSplitter, is_page_furniture, reads_as_title
+from surveytool.sources.list_lines import looks_like_several, numbered_lines, sentence_a_line
 from surveytool.sources.scholar_results import bibtex_authors, read_result
 from surveytool.text.normalize import ELLIPSES, before_ellipsis
 from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark, strip_emphasis, without_scholar_links
@@ -38,6 +39,7 @@ class Paragraph:
     title: str = ""
     authors: str = ""
     year: str = ""
+    several: bool = False  # joined from long lines that each end a sentence: perhaps one whole abstract a line
 
 
 @dataclass(frozen=True)
@@ -207,7 +209,7 @@ def parse_paper_list(text: str) -> PaperList:
     vocabulary = frozenset(_WORD.findall("\n".join(lines).lower()))
     for item in splitter.items:
         paragraphs.extend(_paragraphs(item.lines, item.line, vocabulary))
-    suspects = tuple(p.line for p in paragraphs if _looks_like_several(p.text))
+    suspects = tuple(p.line for p in paragraphs if p.several or looks_like_several(p.text))
     return PaperList(
         anchor_title,
         anchor_line,
@@ -286,7 +288,7 @@ def _paragraphs(lines: list[tuple[str, int]], first_line: int, vocabulary: froze
         texts = [strip_emphasis(clean_pasted(text)) for text, _ in lines]
         return [Paragraph(text, line, is_truncated(text)) for text, (_, line) in zip(texts, lines, strict=True)]
     joined = strip_emphasis(clean_pasted(_join_wrapped(texts, vocabulary)))
-    return [Paragraph(joined, first_line, is_truncated(joined))]
+    return [Paragraph(joined, first_line, is_truncated(joined), several=sentence_a_line(texts))]
 
 
 # A word's letters; the letters before a line-end hyphen, and after it at the next line's start.
@@ -309,11 +311,3 @@ def _join_wrapped(lines: list[str], vocabulary: frozenset[str] = frozenset()) ->
         else:
             text += " " + line
     return text
-
-
-# An ellipsis then a new sentence, inside a paragraph: where one cut-off snippet ends and the next begins.
-_GLUED = re.compile(r"(?:…|\.\.\.)\s+[A-Z\d]")
-
-
-def _looks_like_several(text: str) -> bool:
-    return bool(_GLUED.search(text))

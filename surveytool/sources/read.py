@@ -13,7 +13,7 @@ from surveytool.bibtex.reader import BibDocument, read_bibtex
 from surveytool.errors import InputError
 from surveytool.model import Finding, Origin, Paper, RawBlock, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.bounded import DOCUMENT_LIMIT, read_user_file
-from surveytool.sources.list_items import split_lines
+from surveytool.sources.list_lines import split_lines
 from surveytool.sources.list_reading import read_paper_list
 from surveytool.sources.paper_list import looks_like_paper_list
 from surveytool.sources.stdin import is_stdin, sniff_kind, stdin_bytes

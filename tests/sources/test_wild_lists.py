@@ -245,3 +245,22 @@ def test_line_and_paragraph_separators_and_words_manual_break_end_lines(tmp_path
         # Each is found at the line an editor shows it on.
         assert snippets == [(1, ONE_LINE[0]), (1, ONE_LINE[1]), (1, ONE_LINE[2]), (3, ONE_LINE[0])], repr(sep)
         assert findings == [], repr(sep)
+
+
+def test_whole_abstracts_one_a_line_with_no_blank_line_between_are_reported(tmp_path):
+    # Pasted from a spreadsheet's abstract column, three papers were one placeholder, read with no warning.
+    abstracts = [
+        "GPipe trains giant neural networks by splitting them into stages across accelerators and pipelining the "
+        "micro-batches of each mini-batch through those stages.",
+        "Megatron-LM splits each transformer layer across many GPUs with intra-layer model parallelism, and trains "
+        "language models of billions of parameters on hundreds of devices.",
+        "ZeRO removes the memory redundancy of data parallelism by partitioning optimizer states, gradients and "
+        "parameters across the data-parallel processes.",
+    ]
+    snippets, findings = _read(tmp_path, HEADER + "\r\n".join(abstracts) + "\r\n")
+    assert snippets == [(2, " ".join(abstracts))]
+    assert findings == [("glued-snippets", 2)]
+    # A wrapped abstract whose lines end a sentence by chance is no such paragraph: its lines are a page's width.
+    wrapped = "GPipe trains giant networks. It splits them into stages\nand pipelines micro-batches. It scales well.\n"
+    snippets, findings = _read(tmp_path, HEADER + "\n" + wrapped)
+    assert findings == []
