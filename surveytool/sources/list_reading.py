@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.paper_list import PaperList, Paragraph, is_truncated, parse_paper_list, strip_ellipsis
+from surveytool.text.control_chars import first_bidi_control
 from surveytool.text.identifiers import parse_identifier
 
 # A paragraph that is only a link: the page of a paper, whose text nobody can match.
@@ -67,6 +69,7 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
                 )
             )
     findings.extend(_layout_findings(document, display))
+    findings.extend(_bidi_findings(papers))
     if not document.paragraphs:
         findings.append(
             Finding(
@@ -111,6 +114,21 @@ def _scholar_result(paragraph: Paragraph, where: SourceLocation) -> Paper:
     fields = {"title": paragraph.title, "author": paragraph.authors, "year": paragraph.year}
     fields.update({"abstract": paragraph.text} if paragraph.text else {})
     return Paper(origin=Origin.SNIPPET, sources=(where,), fields=frozen_mapping(fields), truncated=paragraph.truncated)
+
+
+def _bidi_findings(papers: list[Paper]) -> list[Finding]:
+    """A ``bidi-control`` warning for each paper whose text holds a bidi embedding, override or isolate, at its line:
+    copied from a web page with the list, it goes into the entry (and its title) as it is, as a .bib's value does."""
+    found = []
+    for paper in papers:
+        if char := first_bidi_control("".join(paper.fields.values())):
+            message = (
+                f"this {paper.origin.value} holds U+{ord(char):04X} ({unicodedata.name(char).lower()}), which makes "
+                "editors show the text around it in another order than it is read; its entry keeps it as it is"
+            )
+            hint = "delete it from the list; Arabic and Hebrew text needs none"
+            found.append(Finding("bidi-control", Severity.WARNING, message, paper.sources[0], hint))
+    return found
 
 
 def _layout_findings(document: PaperList, display: str) -> list[Finding]:

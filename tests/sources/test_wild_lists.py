@@ -264,3 +264,16 @@ def test_whole_abstracts_one_a_line_with_no_blank_line_between_are_reported(tmp_
     wrapped = "GPipe trains giant networks. It splits them into stages\nand pipelines micro-batches. It scales well.\n"
     snippets, findings = _read(tmp_path, HEADER + "\n" + wrapped)
     assert findings == []
+
+
+def test_a_bidi_control_copied_into_a_header_or_snippet_is_reported_at_its_line(tmp_path):
+    # It went into the entry's title and abstract with no warning, where a .bib's value holding one is reported:
+    # "exe.pdf" and "\u202efdp.exe" show alike in an editor.
+    text = f"Related papers: GShard\u202e: Scaling\n\n{ONE_LINE[0]}\n\nZeRO \u2067partitions\u2069 states…\n"
+    text += "\nשלום\u200f עולם, a title in Hebrew with its direction mark…\n"
+    snippets, findings = _read(tmp_path, text)
+    assert findings == [("bidi-control", 1), ("bidi-control", 5)]
+    path = tmp_path / "list.txt"
+    messages = [f.message for f in read_source(path, "list.txt").findings]
+    assert "U+202E (right-to-left override)" in messages[0] and "U+2067 (right-to-left isolate)" in messages[1]
+    assert snippets[1] == (5, "ZeRO \u2067partitions\u2069 states…")  # kept as written
