@@ -40,7 +40,8 @@ STAGE_FINDINGS: dict[str, StageFinding] = {
             "a paragraph that runs two cut-off snippets together",
             "A snippet ends where it was cut off ('…'); one in the middle of a paragraph means two papers lost the "
             "blank line between them. Put a blank line after the first '…'. A numbered line out of sequence read as "
-            "text ('2.' twice) is reported too, at its line.",
+            "text ('2.' twice) is reported too, at its line, and so is a paragraph of whole abstracts one a line (long "
+            "lines that each end a sentence, with no blank line between them).",
         ),
         StageFinding(
             "empty-item",
