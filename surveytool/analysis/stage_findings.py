@@ -72,6 +72,13 @@ STAGE_FINDINGS: dict[str, StageFinding] = {
             "item (one paragraph per item).",
         ),
         StageFinding(
+            "repeated-snippet",
+            Severity.WARNING.value,
+            "a snippet given twice in one list, read as one paper",
+            "Two items of a list with the same words are one paper: right for a copy, wrong for two works that share "
+            "an abstract (a book chapter and its book). Delete the copy, or give each work its DOI or arXiv id.",
+        ),
+        StageFinding(
             "link-item",
             Severity.WARNING.value,
             "a list item that is a link but no DOI or arXiv id",

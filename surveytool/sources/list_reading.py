@@ -12,6 +12,7 @@ from surveytool.text.identifiers import parse_identifier
 
 # A paragraph that is only a link: the page of a paper, whose text nobody can match.
 _LINK = re.compile(r"^(?:https?://|www\.)\S+$", re.IGNORECASE)
+_WORD = re.compile(r"\w+")
 
 
 def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]]:
@@ -41,6 +42,7 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
                 "add the anchor paper's title as the first line if there is one",
             )
         )
+    seen: dict[str, int] = {}  # a snippet's words -> the line it was first given at
     for paragraph in document.paragraphs:
         where = SourceLocation(display, paragraph.line)
         if paragraph.title:
@@ -58,6 +60,7 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
                 truncated=paragraph.truncated,
             )
         )
+        findings.extend(_repeat(paragraph, seen, where))
         if _LINK.match(paragraph.text):
             findings.append(
                 Finding(
@@ -81,6 +84,24 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
             )
         )
     return papers, findings
+
+
+def _repeat(paragraph: Paragraph, seen: dict[str, int], where: SourceLocation) -> list[Finding]:
+    """A snippet given again word for word in the same list: it merges with the first into one paper, which is
+    right for a copy but loses one of two works that share an abstract (a chapter and its book)."""
+    words = " ".join(_WORD.findall(strip_ellipsis(paragraph.text).casefold()))
+    first = seen.setdefault(words, paragraph.line)
+    if not words or first == paragraph.line:
+        return []
+    return [
+        Finding(
+            "repeated-snippet",
+            Severity.WARNING,
+            f"this snippet repeats the one at line {first} word for word; both are read as one paper",
+            where,
+            "if it is a copy, delete it; if they are two works (a chapter and its book), give each its DOI or arXiv id",
+        )
+    ]
 
 
 # A header's Markdown link ("[Title](https://arxiv.org/abs/...)"), and a year after its title ("Title (2020)").
