@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect
 
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation, frozen_mapping
 from surveytool.sources.paper_list import PaperList, Paragraph, is_truncated, parse_paper_list, strip_ellipsis
@@ -42,7 +43,10 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
                 "add the anchor paper's title as the first line if there is one",
             )
         )
-    seen: dict[str, int] = {}  # a snippet's words -> the line it was first given at
+    # A snippet's words, and the line of the header of the list it is in (two lists in one file may share a
+    # paper) -> the line it was first given at.
+    seen: dict[tuple[int, str], int] = {}
+    headers = [line for _, line in document.later_anchors]
     for paragraph in document.paragraphs:
         where = SourceLocation(display, paragraph.line)
         if paragraph.title:
@@ -60,7 +64,7 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
                 truncated=paragraph.truncated,
             )
         )
-        findings.extend(_repeat(paragraph, seen, where))
+        findings.extend(_repeat(paragraph, bisect(headers, paragraph.line), seen, where))
         if _LINK.match(paragraph.text):
             findings.append(
                 Finding(
@@ -86,11 +90,13 @@ def read_paper_list(text: str, display: str) -> tuple[list[Paper], list[Finding]
     return papers, findings
 
 
-def _repeat(paragraph: Paragraph, seen: dict[str, int], where: SourceLocation) -> list[Finding]:
+def _repeat(
+    paragraph: Paragraph, list_number: int, seen: dict[tuple[int, str], int], where: SourceLocation
+) -> list[Finding]:
     """A snippet given again word for word in the same list: it merges with the first into one paper, which is
     right for a copy but loses one of two works that share an abstract (a chapter and its book)."""
     words = " ".join(_WORD.findall(strip_ellipsis(paragraph.text).casefold()))
-    first = seen.setdefault(words, paragraph.line)
+    first = seen.setdefault((list_number, words), paragraph.line)
     if not words or first == paragraph.line:
         return []
     return [

@@ -35,3 +35,14 @@ def test_different_snippets_and_one_snippet_in_two_lists_are_no_repeat(tmp_path)
     assert result.returncode == 0, result.stderr
     assert "repeated-snippet" not in result.stderr
     assert len(json.loads(result.stdout)) == 4  # two anchors, two papers each listed by both
+
+
+def test_two_lists_in_one_file_may_share_a_paper(tmp_path):
+    # Two lists pasted into one file, each naming its anchor: a paper related to both is no repeat.
+    one = f"Related papers: GShard\n\n{CHAPTER}\n\n{OTHER}\n"
+    (tmp_path / "both.txt").write_text(f"{one}\n{one.replace('GShard', 'GPipe')}", encoding="utf-8")
+    result = run_cli("parse", "both.txt", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "repeated-snippet" not in result.stderr
+    sources = [s for e in json.loads(result.stdout) for s in e["sources"]]
+    assert sorted(sources) == sorted(f"both.txt:{line}" for line in (1, 3, 5, 7, 9, 11))
