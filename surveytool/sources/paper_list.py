@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from surveytool.sources.list_items import ItemSplitter, is_page_furniture, reads_as_title
 from surveytool.sources.list_lines import looks_like_several, numbered_lines, sentence_a_line
-from surveytool.sources.scholar_results import bibtex_authors, read_result
+from surveytool.sources.scholar_results import bibtex_authors, read_result, result_starts
 from surveytool.text.normalize import ELLIPSES, before_ellipsis
 from surveytool.text.pasted import SOFT_HYPHEN, clean_pasted, strip_cut_mark, strip_emphasis, without_scholar_links
 
@@ -277,6 +277,10 @@ def _paragraphs(lines: list[tuple[str, int]], first_line: int, vocabulary: froze
     texts = [text for text, _ in lines]
     result = read_result(texts)
     if result is not None:
+        if len(starts := result_starts(texts)) > 1:  # results pasted with no blank line between them
+            firsts = [first_line, *(lines[a][1] for a in starts[1:])]
+            pieces = zip(starts, [*starts[1:], len(lines)], firsts, strict=True)
+            return [p for a, b, line in pieces for p in _paragraphs(lines[a:b], line, vocabulary)]
         lines_of_snippet = result.snippet_lines or [""]  # a [CITATION] result has none
         snippet = strip_emphasis(clean_pasted(_join_wrapped(lines_of_snippet, vocabulary)))
         title = strip_emphasis(clean_pasted(result.title))

@@ -90,6 +90,18 @@ def read_result(lines: list[str]) -> ScholarResult | None:
     return None
 
 
+def result_starts(lines: list[str]) -> list[int]:
+    """Where each result in ``lines`` starts: results pasted with no blank line between them are one item, and the
+    next starts at a title over a byline, after the snippet of the one before."""
+    result = read_result(lines)
+    starts = [0]
+    begin = len(lines) - len(result.snippet_lines) if result else len(lines)  # the first line after the byline
+    while (title := next((i for i in range(begin, len(lines) - 1) if read_result(lines[i : i + 2])), None)) is not None:
+        starts.append(title)
+        begin = title + 2  # a title found over its byline is one line
+    return starts
+
+
 def bibtex_authors(byline: Byline) -> str:
     """The byline's authors as a BibTeX author list, "and others" where Scholar cut it short."""
     return " and ".join((*byline.authors, "others") if byline.more_authors else byline.authors)
