@@ -244,7 +244,7 @@ def test_line_and_paragraph_separators_and_words_manual_break_end_lines(tmp_path
         snippets, findings = _read(tmp_path, text)
         # Each is found at the line an editor shows it on.
         assert snippets == [(1, ONE_LINE[0]), (1, ONE_LINE[1]), (1, ONE_LINE[2]), (3, ONE_LINE[0])], repr(sep)
-        assert findings == [], repr(sep)
+        assert findings == [("repeated-snippet", 3)], repr(sep)  # the first paper given again, on its own line
 
 
 def test_whole_abstracts_one_a_line_with_no_blank_line_between_are_reported(tmp_path):
