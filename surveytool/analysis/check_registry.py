@@ -115,7 +115,8 @@ _staged(
 _staged(
     "bidi-control",
     Severity.WARNING,
-    "a value holding a bidi embedding, override or isolate (U+202A-U+202E, U+2066-U+2069)",
+    "a .bib value, @string or @preamble, or a list's header or snippet, holding a bidi embedding, override or "
+    "isolate (U+202A-U+202E, U+2066-U+2069)",
     "An editor shows the text around it in another order than TeX and BibTeX read it (Trojan Source). The value "
     "is written as it is; Arabic and Hebrew text needs none, and the marks U+200E and U+200F are not reported.",
 )
