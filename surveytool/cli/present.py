@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from surveytool.model import Paper, Taxonomy
+from surveytool.model import Paper, Tag, Taxonomy
 
 if TYPE_CHECKING:  # the tagger is not loaded to print --help
     from surveytool.analysis.tagging.review import Explained
@@ -63,29 +63,52 @@ def key_map(papers: Sequence[Paper]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _why_no_tag(paper: Paper, candidate: Tag | None, lender: bool) -> str:
+    """Why ``tag --explain`` shows an entry with no tag (both the text and the JSON say it)."""
+    if lender:
+        return "it is cited through the entries that name it (crossref or xdata), not placed itself"
+    if candidate is not None:
+        return f"the likeliest section, {candidate.section}, is only {candidate.score:.2f} sure"
+    if paper.explicit_tags or paper.unknown_tags:
+        return "the tags you gave name no section (see its unknown-tag finding)"
+    if not paper.resolved and not (paper.abstract or paper.title):
+        return "an unresolved id has no text to tag (see its unresolved-entry finding)"
+    return "nothing in its text is known to the tagger (see its no-section finding)"
+
+
 def explain_tags(explained: Sequence[Explained]) -> str:
     lines = []
     for paper, candidate, lender in explained:
         lines.append(f"{paper.key}  ({', '.join(str(s) for s in paper.sources)})")
-        if not paper.tags and lender:
-            lines.append(
-                "  no tag: it is cited through the entries that name it (crossref or xdata), not placed itself"
-            )
-        elif not paper.tags and candidate is not None:
-            lines.append(f"  no tag: the likeliest section, {candidate.section}, is only {candidate.score:.2f} sure")
-            lines.extend(f"      {evidence}" for evidence in candidate.evidence)
-        elif not paper.tags and (paper.explicit_tags or paper.unknown_tags):
-            lines.append("  no tag: the tags you gave name no section (see its unknown-tag finding)")
-        elif not paper.tags and not paper.resolved and not (paper.abstract or paper.title):
-            lines.append("  no tag: an unresolved id has no text to tag (see its unresolved-entry finding)")
-        elif not paper.tags:
-            lines.append("  no tag: nothing in its text is known to the tagger (see its no-section finding)")
+        if not paper.tags:
+            lines.append(f"  no tag: {_why_no_tag(paper, candidate, lender)}")
+            lines.extend(f"      {evidence}" for evidence in (candidate.evidence if candidate and not lender else ()))
         for tag in paper.tags:
             kind = "given by you" if tag.explicit else "suggestion" if tag.suggested else "rules"
             lines.append(f"  {tag.role.value:<9} {tag.section:<18} score {tag.score:g} ({kind})")
             for evidence in tag.evidence:
                 lines.append(f"      {evidence}")
     return "\n".join(lines) + "\n"
+
+
+def explain_tags_json(explained: Sequence[Explained]) -> str:
+    """entries.json with, for an entry given no tag, ``no_tag``: why, and the section the tagger was not sure
+    enough of with its evidence (``likeliest``, null when it had none), as ``tag --explain`` prints them."""
+    from surveytool.output.entries_json import entries_json
+
+    added = {
+        paper.key: {
+            "no_tag": {
+                "why": _why_no_tag(paper, candidate, lender),
+                "likeliest": None
+                if candidate is None or lender
+                else {"section": candidate.section, "score": candidate.score, "evidence": list(candidate.evidence)},
+            }
+        }
+        for paper, candidate, lender in explained
+        if not paper.tags
+    }
+    return entries_json([e.paper for e in explained], added)
 
 
 def taxonomy_tree(taxonomy: Taxonomy, counts: Mapping[str, int] | None = None) -> str:

@@ -167,7 +167,7 @@ def tag(
     quiet: QuietOpt = False,
 ) -> None:
     """Tag entries with taxonomy sections (primary first); --explain shows why, --evaluate how far to trust it."""
-    from surveytool.cli.present import entries_table, explain_tags
+    from surveytool.cli.present import entries_table, explain_tags, explain_tags_json
     from surveytool.output.entries_json import entries_json
     from surveytool.pipeline import ANALYSIS_STAGES, tag_threshold
     from surveytool.rebuild.reuse import analyse_reusing
@@ -202,7 +202,7 @@ def tag(
         assert survey.tagging is not None  # analyse tags every survey
         explained = with_exemplars(survey.papers, survey.tagging)
         # --json took the plain entries, the nearest tagged papers --explain promises left out unsaid.
-        shown = entries_json([e.paper for e in explained]) if as_json else explain_tags(explained)
+        shown = explain_tags_json(explained) if as_json else explain_tags(explained)
         typer.echo(shown, nl=False)
     elif as_json:
         typer.echo(entries_json(survey.papers), nl=False)

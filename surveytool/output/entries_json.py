@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 
 from surveytool.analysis.facts import fact_record, paper_facts
 from surveytool.bibtex.crossref import with_lent_fields
@@ -58,17 +59,25 @@ def entry_record(paper: Paper) -> dict:
     return record
 
 
-def entry_json(paper: Paper) -> str:
+#: By an entry's key, fields a command adds after the schema's (``tag --explain``: why an entry has no tag).
+Added = Mapping[str, Mapping[str, object]]
+
+
+def entry_json(paper: Paper, added: Added | None = None) -> str:
     """One entry's object in entries.json, on one line."""
-    return json_shown(json.dumps(entry_record(paper), ensure_ascii=False))
+    record = entry_record(paper)
+    record.update(added.get(paper.key, {}) if added else {})
+    return json_shown(json.dumps(record, ensure_ascii=False))
 
 
-def entries_json(papers: Sequence[Paper]) -> str:
+def entries_json(papers: Sequence[Paper], added: Added | None = None) -> str:
     """The JSON array, one entry per line: a diff shows which entries changed."""
-    return "".join(entries_json_pieces(papers))
+    return "".join(entries_json_pieces(papers, added=added))
 
 
-def entries_json_pieces(papers: Sequence[Paper], map_each: MapEach | None = None) -> list[str]:
+def entries_json_pieces(
+    papers: Sequence[Paper], map_each: MapEach | None = None, added: Added | None = None
+) -> list[str]:
     """entries.json as pieces to write one after the other, an entry each (their join is ``entries_json``).
 
     One character beyond U+FFFF in a joined text makes Python store all of it
@@ -79,7 +88,8 @@ def entries_json_pieces(papers: Sequence[Paper], map_each: MapEach | None = None
         return ["[]\n"]
     papers = with_lent_fields(papers)  # a child's year is its crossref parent's when it has none
     # ``map_each``: a build shares the work with a forked child (``parallel.map_each``).
-    records = map_each(entry_json, papers) if map_each else [entry_json(p) for p in papers]
+    each = partial(entry_json, added=added) if added else entry_json
+    records = map_each(each, papers) if map_each else [each(p) for p in papers]
     records = [record + ",\n" for record in records]
     records[-1] = records[-1][:-2] + "\n"
     return ["[\n", *records, "]\n"]

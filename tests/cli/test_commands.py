@@ -111,6 +111,32 @@ def test_tag_explain_json_names_the_nearest_tagged_papers(tmp_path):
     assert exemplars and tag["evidence"][: -len(exemplars)] == plain[0]["tag_evidence"][0]["evidence"]
 
 
+def test_tag_explain_json_says_why_an_entry_has_no_tag(tmp_path):
+    """With --json, an entry left to place showed only empty tags: the likeliest section and its evidence, which
+    --explain prints, were left out, as was why an entry with nothing known had none."""
+    bib = tmp_path / "scholar.bib"
+    bib.write_text(
+        "@article{ba2016layer,\n  title={Layer normalization},\n  author={Ba, Jimmy Lei},\n"
+        "  journal={arXiv preprint arXiv:1607.06450},\n  year={2016}\n}\n\n"
+        "@misc{qz,\n  title={Qwxz vprt},\n  year={2020}\n}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "surveytool.toml").write_text("[tag]\nthreshold = 0.99\n", encoding="utf-8")
+    text = run_cli("tag", "--explain", "-q", str(bib), cwd=tmp_path).stdout
+    explained = {
+        e["key"]: e for e in json.loads(run_cli("tag", "--explain", "--json", "-q", str(bib), cwd=tmp_path).stdout)
+    }
+    likeliest = explained["ba2016layer"]["no_tag"]["likeliest"]
+    assert explained["ba2016layer"]["tags"] == []
+    assert f"no tag: {explained['ba2016layer']['no_tag']['why']}" in text
+    assert f"the likeliest section, {likeliest['section']}, is only {likeliest['score']:.2f} sure" in text
+    assert likeliest["score"] < 0.99 and all(f"      {line}" in text for line in likeliest["evidence"])
+    assert explained["qz"]["no_tag"] == {
+        "why": "nothing in its text is known to the tagger (see its no-section finding)",
+        "likeliest": None,
+    }
+
+
 def test_an_entry_placed_nowhere_is_not_told_to_add_a_literal_name_to_its_groups(tmp_path):
     """The hint read "add 'a section id' to its groups field", as if that text were a name to add in JabRef."""
     bib = tmp_path / "jabref.bib"

@@ -132,7 +132,8 @@ def taught_tags(found: tuple[Tag, ...], teacher_count: int) -> tuple[Tag, ...]:
     if not found:
         return found
     primary = found[0]
-    evidence = (*primary.evidence, f"{AGAIN} {teacher_count} sure entries of this library")
+    entries = "entry" if teacher_count == 1 else "entries"
+    evidence = (*primary.evidence, f"{AGAIN} {teacher_count} sure {entries} of this library")
     score = round(calibration.self_taught(primary.score), 3)
     return (replace(primary, score=score, evidence=evidence), *found[1:])
 
