@@ -198,3 +198,21 @@ def titled_entry(title: str, key: str = "k", tags: tuple[str, ...] | list[str] =
         key=key,
         explicit_tags=tuple(tags),
     )
+
+
+#: One entry no section is known for, so a build files it under the unplaced papers' notes.
+LOREM = "@misc{lorem2020, title = {Lorem Ipsum Dolor Sit Amet}, author = {Ann Lee}, year = 2020}\n"
+#: Where the notes of those papers begin in the chapter.
+UNPLACED_NOTES = "% surveytool: begin notes unclassified\n"
+
+
+def built_with_notes(tmp_path: Path, notes: str) -> tuple[Path, Path, Path]:
+    """A build of LOREM (the source, the out folder and the chapter) with ``notes`` written by the author."""
+    source = tmp_path / "refs.bib"
+    source.write_text(LOREM, encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", str(source), "--out", str(out), check=True)
+    chapter = out / "related_work.tex"
+    text = chapter.read_text(encoding="utf-8")
+    chapter.write_text(text.replace(UNPLACED_NOTES, UNPLACED_NOTES + notes), encoding="utf-8")
+    return source, out, chapter

@@ -7,24 +7,12 @@ import sys
 import threading
 
 import pytest
-from helpers import run_cli
+from helpers import LOREM, built_with_notes, run_cli
 
 from surveytool.errors import OutputError
 from surveytool.output.out_lock import building_into
 
-LOREM = "@misc{lorem2020, title = {Lorem Ipsum Dolor Sit Amet}, author = {Ann Lee}, year = 2020}\n"
-MARKER = "% surveytool: begin notes unclassified\n"
 NOTES = "My own words on these papers.\n"
-
-
-def with_notes(tmp_path):
-    source = tmp_path / "refs.bib"
-    source.write_text(LOREM, encoding="utf-8")
-    out = tmp_path / "out"
-    run_cli("build", str(source), "--out", str(out), check=True)
-    chapter = out / "related_work.tex"
-    chapter.write_text(chapter.read_text(encoding="utf-8").replace(MARKER, MARKER + NOTES), encoding="utf-8")
-    return source, out
 
 
 def held(folder):
@@ -35,7 +23,7 @@ def held(folder):
 
 
 def test_a_build_into_a_folder_another_build_holds_stops_with_exit_1_naming_it(tmp_path):
-    source, out = with_notes(tmp_path)
+    source, out, _ = built_with_notes(tmp_path, NOTES)
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     handle = held(out)
     try:
@@ -49,7 +37,7 @@ def test_a_build_into_a_folder_another_build_holds_stops_with_exit_1_naming_it(t
 
 
 def test_a_second_build_waits_for_the_first_to_let_go(tmp_path):
-    source, out = with_notes(tmp_path)
+    source, out, _ = built_with_notes(tmp_path, NOTES)
     handle = held(out)
     threading.Timer(1.0, os.close, [handle]).start()
     second = run_cli("build", str(source), "--out", str(out))
@@ -58,7 +46,7 @@ def test_a_second_build_waits_for_the_first_to_let_go(tmp_path):
 
 
 def test_two_builds_at_once_both_finish_and_keep_the_notes(tmp_path):
-    source, out = with_notes(tmp_path)
+    source, out, _ = built_with_notes(tmp_path, NOTES)
     command = [sys.executable, "-m", "surveytool", "build", str(source), "--out", str(out)]
     runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
     for run in runs:
