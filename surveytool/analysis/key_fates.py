@@ -101,8 +101,8 @@ def _fate(
     paper: Paper | None,
     first: SourceLocation,
     at_first: list[Paper],
-    spelled: str = "",
-    rekey: str = "surveytool rekey --tex FILE",
+    spelled: str,
+    rekey: str,
 ) -> Finding | None:
     """What happened to ``key`` read at ``where`` and written as ``paper`` (``first``: where the key was read first,
     ``spelled`` as written there, which may differ in case; ``at_first``: the entries written from there; ``rekey``:
