@@ -69,6 +69,8 @@ def toml_problem(error: ValueError, text: str) -> tuple[str, int | None]:
     said = str(error)
     where = _TOML_POSITION.search(said)
     message = _TOML_POSITION.sub("", said).strip()
+    if "\r" in text.replace("\r\n", ""):  # classic Mac OS line ends: tomllib says what it expected, not why
+        message += " (the file has carriage returns alone: save it with LF or CRLF line ends, as TOML asks)"
     if where is None:
         return message, None
     if where.group(2):

@@ -42,6 +42,12 @@ MINE = "@article{smith2020,\n  author = {Ann Smith},\n  title = {Pipeline parall
         ('[bib]\nomit = ["abstract"\nwrap = 80\n', 4, "not valid TOML: Unclosed array"),
         # tomllib says only "at end of document" of an array or string left open to the end: its last line.
         ('[bib]\nwrap = 80\nomit = ["abstract",\n\n', 4, "not valid TOML: Invalid value at the end of the file"),
+        # Line ends of classic Mac OS: tomllib said what it expected, not why.
+        (
+            "[tag]\rthreshold = 0.5\r",
+            2,
+            "not valid TOML: Expected newline or end of document after a statement (the file has carriage returns alone",
+        ),
         # A setting above every header belongs to no table; a sub-table or an array of tables is no setting.
         ("threshold = 0.5\n[tag]\n", 2, "setting 'threshold' is outside any table (write it below the header"),
         ("[tag]\nthreshold = 0.5\n[tag.extra]\nx = 1\n", 4, "unknown setting(s) in [tag]: extra (known: threshold)"),

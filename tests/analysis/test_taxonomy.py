@@ -79,6 +79,8 @@ def test_aliases_and_variants_map_to_ids():
         ),
         (lambda t: t.replace('title = "A"', 'title = "A'), 8, "not valid TOML"),
         (lambda t: t + 'title = """A\n', MINIMAL.count("\n") + 1, "Unterminated string at the end of the file"),
+        # Saved with classic Mac OS line ends: tomllib said what it expected, not why.
+        (lambda t: t.replace("\n", "\r"), 1, "(the file has carriage returns alone: save it with LF or CRLF line ends"),
         # "$" matched before a final newline: the id then split \label and the tags field over two lines.
         (lambda t: t.replace('id = "b"', 'id = """b\n"""'), 11, "is not lowercase-with-hyphens"),
         # A title's escape sequence or bell reached the terminal as it was (`taxonomy` draws the titles).
