@@ -65,7 +65,8 @@ def parse_chat_answer(status: int, body: str) -> str:
         raise LlmError("the answer is nested too deeply to be a chat completion") from None
     except ValueError:
         reason = f"HTTP {status}, and" if status != 200 else "the answer is"
-        raise LlmError(f"{reason} not JSON: {one_line(body, 60)!r}") from None
+        # A proxy's or gateway's HTML page for a wrong key or address says why no less than a JSON error.
+        raise LlmError(f"{reason} not JSON: {one_line(body, 60)!r}" + _status_hint(status)) from None
     if isinstance(document, dict) and isinstance(document.get("error"), dict | str):
         error = document["error"]
         message = error.get("message") if isinstance(error, dict) else error

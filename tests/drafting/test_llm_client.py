@@ -239,3 +239,16 @@ def test_an_answer_sharing_words_with_a_local_servers_placeholder_key_is_used():
     with serve(Model) as base:
         model = LlmClient(LlmSettings(base_url=f"{base}/v1", model="m", api_key_env="K"), {"K": "sk-no-key-required"})
         assert model.complete(MESSAGES) == "The memory required for no-key setups shrinks."
+
+
+@pytest.mark.parametrize(
+    "status, hint",
+    [(401, "check the key in the variable [llm] api_key_env names"), (404, "check [llm] base_url")],
+)
+def test_a_wrong_key_or_address_answered_with_an_html_page_still_says_what_to_check(status, hint):
+    # A reverse proxy (nginx, a cloud gateway) answers 401 or 404 with its own HTML page, not the service's JSON.
+    page = f"<html><head><title>{status}</title></head><body><center>nginx</center></body></html>"
+    Model.routes = {"/": [(status, {"Content-Type": "text/html"}, page, 0)]}
+    with serve(Model) as base, pytest.raises(LlmError) as raised:
+        client(base).complete(MESSAGES)
+    assert f"HTTP {status}, and not JSON" in str(raised.value) and hint in str(raised.value)
