@@ -37,6 +37,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _PREAMBLE = re.compile(
     r"\A[^\n\\]*\b(?:here|paragraph|below|following|sure|certainly)\b[^\n\\]*:[ \t]*\n\s*(?=\S)", re.I
 )
+_THINKING_END = re.compile(r"</think(?:ing)?>")
 SENTINEL = "\ue000"  # stands for a citation while sentences are split (private use: never in an answer)
 
 
@@ -51,12 +52,23 @@ class Cite:
 
 
 def clean(answer: str) -> str:
-    """The answer without characters no .tex file may hold, a Markdown fence, or the sentinel."""
+    """The answer without characters no .tex file may hold, a reasoning model's thinking, a Markdown fence, or the
+    sentinel."""
     text = _CONTROL.sub("", answer).replace(SENTINEL, "")
-    text = text.strip()
+    text = _without_thinking(text.strip())
     fence = re.fullmatch(r"```[A-Za-z]*\n(.*?)\n?```", text, re.S)
     text = fence.group(1).strip() if fence else text
     return _PREAMBLE.sub("", text, count=1)  # "Sure! Here is the paragraph:" on a line of its own
+
+
+def _without_thinking(text: str) -> str:
+    """``text`` without a reasoning model's thinking before its answer (DeepSeek-R1, Qwen3, QwQ served by
+    llama.cpp or Ollama). The chat template may open the block in the prompt, so the answer can hold its end
+    alone; a block never closed (cut at the length limit) is all thinking."""
+    end = _THINKING_END.search(text)
+    if end:
+        return text[end.end() :].strip()
+    return "" if re.match(r"<think(?:ing)?>", text) else text
 
 
 def _after_space(text: str, position: int) -> int:

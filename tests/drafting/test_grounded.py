@@ -335,3 +335,29 @@ def test_a_chat_models_line_before_the_paragraph_is_not_written(preamble):
     # A colon at a line's end in the paragraph itself stays.
     text, _, _ = check_answer("GPipe has two parts:\nstages \\cite{huang2019gpipe}.", {"huang2019gpipe"}, BIBLIOGRAPHY)
     assert text == "GPipe has two parts: stages \\cite{huang2019gpipe}."
+
+
+THOUGHT = "Okay, the user wants one paragraph. GPipe \\cite{huang2019gpipe} came first, I think. Let me write it.\n"
+
+
+@pytest.mark.parametrize(
+    "content, written",
+    [
+        (f"<think>\n{THOUGHT}</think>\n\nGPipe pipelines micro-batches \\cite{{huang2019gpipe}}.", True),
+        # DeepSeek-R1's template opens the block in the prompt: the answer holds its end alone.
+        (f"{THOUGHT}</think>\n\nGPipe pipelines micro-batches \\cite{{huang2019gpipe}}.", True),
+        (f"<think>\n{THOUGHT}GPipe pipelines micro-batches \\cite{{huang2019gpipe}}.", False),  # cut while thinking
+    ],
+    ids=["think-block", "end-alone", "never-closed"],
+)
+def test_a_reasoning_models_thinking_is_not_written_as_the_suggestion(tmp_path, content, written):
+    Model.routes = {"/": [(200, {}, chat(content), 0)]}
+    with serve(Model) as base:
+        settings = LlmSettings(**{**SETTINGS.__dict__, "base_url": f"{base}/v1"})
+        cache = AnswerCache(tmp_path / "cache")
+        draft = draft_theme(THEME, BIBLIOGRAPHY, cache, settings, LlmClient(settings, environ={}))
+    assert "user wants" not in draft.text and "think" not in draft.text
+    if written:
+        assert draft.text == "GPipe pipelines micro-batches \\cite{huang2019gpipe}." and draft.source == "model"
+    else:  # all of it was thinking: a failed draft, asked for again next time
+        assert (draft.text, draft.source, len(cache)) == ("", "failed", 0)
