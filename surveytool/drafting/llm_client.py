@@ -197,7 +197,10 @@ class LlmClient:
                 raise LlmError(_ECHOED)
             content = parse_chat_answer(response.status, response.body)
         except LlmError as error:
-            self.http.record_failure(SERVICE, str(error))
-            raise
+            # The service's own words are quoted: an error that names the key cut short ("invalid token sk-...")
+            # does not hold it whole, yet shows most of it.
+            reason = self._masked(str(error))
+            self.http.record_failure(SERVICE, reason)
+            raise LlmError(reason) from None
         self.http.keep(self.url, response, service=SERVICE)  # no cache: only clears the breaker's count
         return content

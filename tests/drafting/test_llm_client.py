@@ -158,13 +158,26 @@ def test_settings_read_from_a_table_and_wrong_ones_name_the_file_and_give_a_hint
     [
         lambda key: (200, json.dumps({"error": {"message": f"bad header Bearer {key}"}})),
         lambda key: (401, json.dumps({"error": f"Incorrect API key provided: {key}"})),
+        # A gateway that quotes the key cut short: not the whole key, yet most of it.
+        lambda key: (401, json.dumps({"error": {"message": f"invalid token {key[:18]}... for this route"}})),
+        lambda key: (403, f"<html>upstream refused Bearer {key[:-3]}</html>"),
         lambda key: (200, f"Bearer {key}"),  # not JSON: quoted, cut short at 60 characters
         lambda key: (200, "x" * 40 + f"Bearer {key}"),
         lambda key: (200, chat(f"Your key is {key} \\cite{{a}}.")),
         lambda key: (200, chat("Your key is KEY.").replace("KEY", "".join(f"\\u{ord(c):04x}" for c in key))),
         lambda key: (307, "", {"Location": f"http://{key}@localhost:1/"}),
     ],
-    ids=["error-object", "error-401", "not-json", "not-json-cut", "content", "content-escaped", "redirect"],
+    ids=[
+        "error-object",
+        "error-401",
+        "error-cut",
+        "html-cut",
+        "not-json",
+        "not-json-cut",
+        "content",
+        "content-escaped",
+        "redirect",
+    ],
 )
 def test_a_key_the_service_sends_back_is_never_shown_nor_returned(shape):
     # A server or proxy that echoed the Authorization header had the key printed in every llm-failed warning, and
