@@ -35,6 +35,15 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*(?=\s|$)")
 
 Message = Mapping[str, str]
 
+# Why the service could not be reached at all, as the HTTP client says it, and what to check: asking again later
+# does not help.
+_UNREACHED = (
+    ("connection refused", "is the server running? check the host and port of [llm] base_url"),
+    ("cannot be resolved", "check the host name in [llm] base_url"),
+    ("WRONG_VERSION_NUMBER", "the server speaks plain HTTP: write [llm] base_url with http://, not https://"),
+    ("CERTIFICATE_VERIFY_FAILED", "its certificate is not trusted here: name its CA's certificate in SSL_CERT_FILE"),
+)
+
 
 class LlmError(Exception):
     """No usable answer: the service failed, or answered something that is not a chat completion."""
@@ -191,7 +200,9 @@ class LlmClient:
         try:
             response = self.http.post(self.url, body, self._headers, service=SERVICE)
         except HttpError as error:
-            raise LlmError(self._masked(str(error))) from None
+            reason = self._masked(str(error))
+            hint = next((f" ({hint})" for said, hint in _UNREACHED if said in reason), "")
+            raise LlmError(reason + hint) from None
         try:
             if self._quotes_key(response.body):  # checked before any of it is quoted or cut short
                 raise LlmError(_ECHOED)

@@ -4,7 +4,7 @@ import json
 import time
 
 import pytest
-from loopback import FakeServices, serve, stream, trickle
+from loopback import FakeServices, refusing_port, serve, stream, trickle
 
 from surveytool.drafting.llm_client import LlmClient, LlmError
 from surveytool.drafting.llm_settings import LlmSettings, llm_settings_from_table
@@ -265,3 +265,17 @@ def test_a_wrong_key_or_address_answered_with_an_html_page_still_says_what_to_ch
     with serve(Model) as base, pytest.raises(LlmError) as raised:
         client(base).complete(MESSAGES)
     assert f"HTTP {status}, and not JSON" in str(raised.value) and hint in str(raised.value)
+
+
+def test_a_server_that_cannot_be_reached_says_what_in_base_url_to_check():
+    # "no answer (WRONG_VERSION_NUMBER)" left a user who wrote https:// for llama.cpp's plain HTTP server only the
+    # advice to run again later, which never helps.
+    Model.routes = {"/": [(200, {}, chat("unused"), 0)]}
+    with serve(Model) as base, pytest.raises(LlmError) as plain:
+        client(base.replace("http://", "https://")).complete(MESSAGES)
+    assert "WRONG_VERSION_NUMBER" in str(plain.value) and "write [llm] base_url with http://" in str(plain.value)
+    with pytest.raises(LlmError) as refused:
+        client(f"http://127.0.0.1:{refusing_port()}").complete(MESSAGES)
+    assert "connection refused" in str(refused.value) and "check the host and port of [llm] base_url" in str(
+        refused.value
+    )
