@@ -12,6 +12,7 @@ from pathlib import Path
 
 from surveytool.drafting.llm_client import MAX_CONTENT_CHARS
 from surveytool.options import CACHE_FOLDER
+from surveytool.output.files import writes_into_device
 from surveytool.regular_files import Unusable
 from surveytool.sealed import read_sealed, write_sealed
 
@@ -21,9 +22,11 @@ MAX_ANSWERS = 1000
 
 
 def answers_folder(chapter: Path) -> Path:
-    """Where the answers drafting ``chapter`` are kept: the cache folder beside it. A chapter printed (``-o -``)
-    has them in the current folder's, where draft writes its chapter by default: the two share them."""
-    return (Path() if chapter == Path("-") else chapter.parent) / CACHE_FOLDER
+    """Where the answers drafting ``chapter`` are kept: the cache folder beside it. A chapter printed (``-o -``,
+    or ``-o /dev/stdout``, a pipe) has them in the current folder's, where draft writes its chapter by default:
+    the two share them."""
+    streamed = chapter == Path("-") or writes_into_device(chapter)
+    return (Path() if streamed else chapter.parent) / CACHE_FOLDER
 
 
 class AnswerCache:

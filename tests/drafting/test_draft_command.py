@@ -297,3 +297,15 @@ def test_a_chapter_drafted_onto_stdout_keeps_its_answers_in_the_current_folder(p
     assert suggested_blocks((tmp_path / "related_work.tex").read_text(encoding="utf-8")) == suggested_blocks(
         first.stdout
     )
+
+
+def test_a_chapter_drafted_onto_dev_stdout_keeps_its_answers_in_the_current_folder(project):
+    # -o /dev/stdout kept them in /dev/.surveytool-cache: a folder made in /dev for root, and for anyone else
+    # answers never kept, so every run asked (and paid for) each theme again.
+    tmp_path, sources = project
+    with serve(Model) as base:
+        (tmp_path / "surveytool.toml").write_text(f'[llm]\nbase_url = "{base}/v1"\nmodel = "test-model"\n')
+        first = run_cli("draft", "--llm", "-o", "/dev/stdout", *sources, cwd=tmp_path, check=True)
+    assert (tmp_path / ".surveytool-cache" / "llm-answers").is_file()
+    offline = run_cli("draft", "-o", "/dev/stdout", *sources, cwd=tmp_path, check=True)
+    assert suggested_blocks(first.stdout) and suggested_blocks(offline.stdout) == suggested_blocks(first.stdout)
