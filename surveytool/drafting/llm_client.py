@@ -34,6 +34,9 @@ _UNPRINTABLE = re.compile(r"[^\x20-\x7e]+")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*(?=\s|$)")
 
 Message = Mapping[str, str]
+# Why an answer stopped mid-sentence, by its finish_reason (Azure OpenAI stops at its content filter, keeping the
+# text before it).
+_CUT = {"length": "at the model's length limit", "content_filter": "by the service's content filter"}
 
 # Why the service could not be reached at all, as the HTTP client says it, and what to check: asking again later
 # does not help.
@@ -92,12 +95,12 @@ def parse_chat_answer(status: int, body: str) -> str:
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
         raise LlmError("the answer's first choice has no message text")
-    cut = choices[0].get("finish_reason") == "length"
-    if cut:  # stopped at the model's length limit: its last sentence is unfinished, and would be written as one
+    cut = _CUT.get(choices[0].get("finish_reason"))
+    if cut:  # stopped mid-sentence: its last sentence is unfinished, and would be written as one
         ends = list(_SENTENCE_END.finditer(content))
         content = content[: ends[-1].end()] if ends else ""
     if not content.strip():  # a server that answers nothing is failing: the theme is asked again next time
-        raise LlmError("the answer's text is empty" + (", cut short at the model's length limit" if cut else ""))
+        raise LlmError("the answer's text is empty" + (f", cut short {cut}" if cut else ""))
     if len(content) > MAX_CONTENT_CHARS:
         raise LlmError(f"the answer's text is {len(content):,} characters, more than a paragraph")
     return content

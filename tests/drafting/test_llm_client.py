@@ -234,13 +234,17 @@ def test_a_key_written_into_the_base_url_is_refused_and_not_shown(tmp_path):
         ("Mixture of experts scale the", None),
     ],
 )
-def test_an_answer_cut_at_the_length_limit_loses_its_unfinished_sentence(content, kept):
-    # "PipeDream then keeps the" was written as a sentence of the suggestion.
-    body = json.dumps({"choices": [{"message": {"content": content}, "finish_reason": "length"}]})
+@pytest.mark.parametrize(
+    "finish_reason, said", [("length", "at the model's length limit"), ("content_filter", "by the service's content")]
+)
+def test_an_answer_cut_short_loses_its_unfinished_sentence(content, kept, finish_reason, said):
+    # "PipeDream then keeps the" was written as a sentence of the suggestion; Azure OpenAI's content filter cuts
+    # an answer the same way.
+    body = json.dumps({"choices": [{"message": {"content": content}, "finish_reason": finish_reason}]})
     Model.routes = {"/": [(200, {}, body, 0)]}
     with serve(Model) as base:
         if kept is None:
-            with pytest.raises(LlmError, match="empty, cut short at the model's length limit"):
+            with pytest.raises(LlmError, match=f"empty, cut short {said}"):
                 client(base).complete(MESSAGES)
         else:
             assert client(base).complete(MESSAGES) == kept
