@@ -12,9 +12,12 @@ table, are read by llm_settings.py.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import os
 import re
+import socket
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -106,6 +109,15 @@ def parse_chat_answer(status: int, body: str) -> str:
     return content
 
 
+def _public(host: str) -> bool:
+    """Whether ``host`` has an address on the internet (not this computer's, a private network's or a VPN's)."""
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):  # no address at all: the request says why
+        return False
+    return any(ipaddress.ip_address(str(address).split("%")[0]).is_global for address in found)
+
+
 def _status_hint(status: int) -> str:
     if status in (401, 403):
         return " (check the key in the variable [llm] api_key_env names)"
@@ -159,6 +171,15 @@ class LlmClient:
             self._headers["Authorization"] = f"Bearer {key}"
             self._key = key
         self.url = settings.base_url.rstrip("/") + "/chat/completions"
+        host = urllib.parse.urlsplit(self.url).hostname or ""
+        if self._key and self.url.startswith("http:") and _public(host):
+            raise InputError(
+                f"[llm] base_url is a plain http:// address of {host}, on the internet: the key in "
+                f"{settings.api_key_env} would travel unencrypted",
+                path=where,
+                hint="write https:// (hosted services all speak it); http:// carries a key only to this computer "
+                "or a local network",
+            )
         self.http = http or HttpClient(
             HttpSettings(
                 f"surveytool/{__version__}",

@@ -309,3 +309,15 @@ def test_a_chapter_drafted_onto_dev_stdout_keeps_its_answers_in_the_current_fold
     assert (tmp_path / ".surveytool-cache" / "llm-answers").is_file()
     offline = run_cli("draft", "-o", "/dev/stdout", *sources, cwd=tmp_path, check=True)
     assert suggested_blocks(first.stdout) and suggested_blocks(offline.stdout) == suggested_blocks(first.stdout)
+
+
+def test_a_key_over_plain_http_to_the_internet_is_a_usage_error_before_anything_is_sent(project, monkeypatch):
+    tmp_path, sources = project
+    monkeypatch.setenv("MY_LLM_KEY", "sk-secret-0123456789")
+    (tmp_path / "surveytool.toml").write_text(
+        '[llm]\nbase_url = "http://8.8.8.8/v1"\nmodel = "m"\napi_key_env = "MY_LLM_KEY"\n'
+    )
+    result = run_cli("draft", "--llm", "-o", "out/related_work.tex", *sources, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "would travel unencrypted" in result.stderr and "surveytool.toml" in result.stderr
+    assert "sk-secret" not in result.stderr + result.stdout

@@ -283,3 +283,16 @@ def test_a_server_that_cannot_be_reached_says_what_in_base_url_to_check():
     assert "connection refused" in str(refused.value) and "check the host and port of [llm] base_url" in str(
         refused.value
     )
+
+
+def test_a_key_is_never_sent_over_plain_http_to_an_internet_address():
+    # http://<a hosted service> sent the Bearer key unencrypted across the internet, without a word.
+    settings = {"model": "m", "api_key_env": "K"}
+    with pytest.raises(InputError, match="would travel unencrypted") as refused:
+        LlmClient(LlmSettings(base_url="http://8.8.8.8/v1", **settings), {"K": "sk-secret-0123456789"})
+    assert "sk-secret" not in str(refused.value) and "https://" in (refused.value.hint or "")
+    # https, no key, this computer, a private network or a VPN's addresses: as before.
+    LlmClient(LlmSettings(base_url="https://8.8.8.8/v1", **settings), {"K": "sk-secret-0123456789"})
+    LlmClient(LlmSettings(base_url="http://8.8.8.8/v1", model="m"), {})
+    for local in ("127.0.0.1", "localhost", "[::1]", "192.168.1.20:8000", "10.0.0.7", "100.101.102.103"):
+        LlmClient(LlmSettings(base_url=f"http://{local}/v1", **settings), {"K": "sk-secret-0123456789"})
