@@ -33,10 +33,8 @@ _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _MAX_OPTIONAL = 200  # characters of an optional argument: longer is not a note, it is a bracket left open
 # Characters TeX cannot take in a .tex file (an invalid character stops the run), or that start TeX's ^^ notation.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-# A chat model's line before the paragraph it was asked for: no part of it (and no citation in it).
-_PREAMBLE = re.compile(
-    r"\A[^\n\\]*\b(?:here|paragraph|below|following|sure|certainly)\b[^\n\\]*:[ \t]*\n\s*(?=\S)", re.I
-)
+# Words of a chat model's line before the paragraph it was asked for ("Sure! Here is the paragraph:").
+_PREAMBLE_WORD = re.compile(r"\b(?:here|paragraph|below|following|sure|certainly)\b", re.I)
 _THINKING_END = re.compile(r"</think(?:ing)?>")
 SENTINEL = "\ue000"  # stands for a citation while sentences are split (private use: never in an answer)
 
@@ -58,7 +56,17 @@ def clean(answer: str) -> str:
     text = _without_thinking(text.strip())
     fence = re.fullmatch(r"```[A-Za-z]*\n(.*?)\n?```", text, re.S)
     text = fence.group(1).strip() if fence else text
-    return _PREAMBLE.sub("", text, count=1)  # "Sure! Here is the paragraph:" on a line of its own
+    return _without_preamble(text)
+
+
+def _without_preamble(text: str) -> str:
+    """``text`` without a chat model's line before the paragraph, one ending in a colon with no citation in it.
+    The first line alone is read: a pattern run over the whole answer took time growing with its square."""
+    first, newline, rest = text.partition("\n")
+    line = first.rstrip(" \t\r")
+    if newline and rest.strip() and line.endswith(":") and "\\" not in line and _PREAMBLE_WORD.search(line):
+        return rest.lstrip()
+    return text
 
 
 def _without_thinking(text: str) -> str:

@@ -323,7 +323,12 @@ def test_a_cached_answer_citing_nothing_is_reported_as_from_the_cache_and_droppe
 
 @pytest.mark.parametrize(
     "preamble",
-    ["Here is a paragraph for the related-work section:\n\n", "Sure! Here is the paragraph:\n", "```\nBelow:\n"],
+    [
+        "Here is a paragraph for the related-work section:\n\n",
+        "Sure! Here is the paragraph:\n",
+        "```\nBelow:\n",
+        "Sure! Here is the paragraph:\r\n\r\n",
+    ],
 )
 def test_a_chat_models_line_before_the_paragraph_is_not_written(preamble):
     # "Here is a paragraph for the related-work section: GPipe pipelines ..." was written as the first sentence.
@@ -361,3 +366,13 @@ def test_a_reasoning_models_thinking_is_not_written_as_the_suggestion(tmp_path, 
         assert draft.text == "GPipe pipelines micro-batches \\cite{huang2019gpipe}." and draft.source == "model"
     else:  # all of it was thinking: a failed draft, asked for again next time
         assert (draft.text, draft.source, len(cache)) == ("", "failed", 0)
+
+
+def test_an_answer_of_one_long_line_is_checked_in_linear_time():
+    # The search for a line before the paragraph ("Sure! Here is the paragraph:") ran over the whole answer and
+    # backtracked: a line of 20,000 characters saying "here" took half a second, on every draft, for every theme.
+    import time
+
+    start = time.perf_counter()
+    text, kept, _ = check_answer("here " * 3990 + "it works \\cite{huang2019gpipe}.", {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert kept == 1 and time.perf_counter() - start < 0.2
