@@ -145,8 +145,10 @@ _ABBREVIATIONS = frozenset(
     "dr mr mrs ms prof jr sr inc ltd corp dept univ ph.d pp ch ca".split()
 )
 # A sentence ends at . ! or ? (closing quotes or brackets may follow), before white space and a capital,
-# a digit, an opening quote or bracket, or a citation.
-_END = re.compile(r"[.!?]+[\"')\]\u201d\u2019]*(?=\s+[A-Z0-9\"'(\[\u201c\u2018" + SENTINEL + r"\\])")
+# a digit, an opening quote or bracket, or a citation. Tried at the first stop of a run only, and possessive
+# (giving back a stop or a bracket never brings white space after it): a model repeating "!" 20,000 times made
+# the search try every start and every split of them.
+_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]\u201d\u2019]*+(?=\s+[A-Z0-9\"'(\[\u201c\u2018" + SENTINEL + r"\\])")
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 _WORD_CHARS = 12  # longer than any abbreviation
 

@@ -376,3 +376,16 @@ def test_an_answer_of_one_long_line_is_checked_in_linear_time():
     start = time.perf_counter()
     text, kept, _ = check_answer("here " * 3990 + "it works \\cite{huang2019gpipe}.", {"huang2019gpipe"}, BIBLIOGRAPHY)
     assert kept == 1 and time.perf_counter() - start < 0.2
+
+
+@pytest.mark.parametrize(
+    "run", ["!" * 19_900, "." * 19_900, "?" * 9_950 + ")" * 9_950], ids=["bangs", "dots", "closed"]
+)
+def test_a_model_repeating_a_full_stop_is_checked_in_linear_time(run):
+    # A small model stuck repeating "!" gave a 20,000-character answer that took 15 s to split into sentences, on
+    # every draft (cached answers are checked again), for every theme.
+    import time
+
+    start = time.perf_counter()
+    text, kept, _ = check_answer(f"GPipe pipelines \\cite{{huang2019gpipe}}{run} and", {"huang2019gpipe"}, BIBLIOGRAPHY)
+    assert kept == 1 and text.startswith("GPipe pipelines \\cite{huang2019gpipe}") and time.perf_counter() - start < 0.5
