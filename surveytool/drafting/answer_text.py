@@ -53,7 +53,7 @@ def clean(answer: str) -> str:
     """The answer without characters no .tex file may hold, a reasoning model's thinking, a Markdown fence, or the
     sentinel."""
     text = _CONTROL.sub("", answer).replace(SENTINEL, "")
-    text = _without_thinking(text.strip())
+    text = without_thinking(text.strip())
     fence = re.fullmatch(r"```[A-Za-z]*\n(.*?)\n?```", text, re.S)
     text = fence.group(1).strip() if fence else text
     return _without_preamble(text)
@@ -69,14 +69,14 @@ def _without_preamble(text: str) -> str:
     return text
 
 
-def _without_thinking(text: str) -> str:
+def without_thinking(text: str) -> str:
     """``text`` without a reasoning model's thinking before its answer (DeepSeek-R1, Qwen3, QwQ served by
     llama.cpp or Ollama). The chat template may open the block in the prompt, so the answer can hold its end
     alone; a block never closed (cut at the length limit) is all thinking."""
     end = _THINKING_END.search(text)
     if end:
         return text[end.end() :].strip()
-    return "" if re.match(r"<think(?:ing)?>", text) else text
+    return "" if re.match(r"\s*<think(?:ing)?>", text) else text
 
 
 def _after_space(text: str, position: int) -> int:

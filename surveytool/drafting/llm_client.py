@@ -23,6 +23,7 @@ from pathlib import Path
 
 from surveytool import __version__
 from surveytool.analysis.resolve.http import HttpClient, HttpError, HttpSettings
+from surveytool.drafting.answer_text import without_thinking
 from surveytool.drafting.llm_settings import LlmSettings
 from surveytool.errors import InputError
 
@@ -102,8 +103,12 @@ def parse_chat_answer(status: int, body: str) -> str:
     if cut:  # stopped mid-sentence: its last sentence is unfinished, and would be written as one
         ends = list(_SENTENCE_END.finditer(content))
         content = content[: ends[-1].end()] if ends else ""
-    if not content.strip():  # a server that answers nothing is failing: the theme is asked again next time
-        raise LlmError("the answer's text is empty" + (f", cut short {cut}" if cut else ""))
+    # A reasoning model's thinking goes before the length check: it is often longer than any paragraph.
+    answer = without_thinking(content)
+    if not answer.strip():  # a server that answers nothing is failing: the theme is asked again next time
+        what = "all the model's thinking" if content.strip() else "empty"
+        raise LlmError(f"the answer's text is {what}" + (f", cut short {cut}" if cut else ""))
+    content = answer
     if len(content) > MAX_CONTENT_CHARS:
         raise LlmError(f"the answer's text is {len(content):,} characters, more than a paragraph")
     return content

@@ -296,3 +296,16 @@ def test_a_key_is_never_sent_over_plain_http_to_an_internet_address():
     LlmClient(LlmSettings(base_url="http://8.8.8.8/v1", model="m"), {})
     for local in ("127.0.0.1", "localhost", "[::1]", "192.168.1.20:8000", "10.0.0.7", "100.101.102.103"):
         LlmClient(LlmSettings(base_url=f"http://{local}/v1", **settings), {"K": "sk-secret-0123456789"})
+
+
+def test_a_reasoning_models_long_thinking_does_not_count_against_the_paragraph():
+    # DeepSeek-R1 and Qwen3 think for thousands of words before the paragraph: every answer failed as
+    # "more than a paragraph", and one cut at the length limit while thinking was only "empty".
+    thinking = "<think>\n" + "Hmm, GPipe first, or PipeDream? " * 1000 + "\n</think>\n\n"
+    Model.routes = {"/": [(200, {}, chat(thinking + "GPipe pipelines micro-batches \\cite{a}."), 0)]}
+    with serve(Model) as base:
+        assert client(base).complete(MESSAGES) == "GPipe pipelines micro-batches \\cite{a}."
+    cut = json.dumps({"choices": [{"message": {"content": thinking[:5000]}, "finish_reason": "length"}]})
+    Model.routes = {"/": [(200, {}, cut, 0)]}
+    with serve(Model) as base, pytest.raises(LlmError, match="all the model's thinking, cut short at the model's"):
+        client(base).complete(MESSAGES)
