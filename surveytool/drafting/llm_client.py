@@ -97,7 +97,14 @@ def parse_chat_answer(status: int, body: str) -> str:
         raise LlmError("the answer has no choices")
     message = choices[0].get("message") if isinstance(choices[0], dict) else None
     content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):  # parts, as Mistral's reasoning models send (their thinking is one): the text ones
+        parts = [part.get("text") for part in content if isinstance(part, dict) and part.get("type") == "text"]
+        texts = [text for text in parts if isinstance(text, str)]
+        content = "".join(texts) if texts and len(texts) == len(parts) else None
     if not isinstance(content, str):
+        refused = message.get("refusal") if isinstance(message, dict) else None
+        if isinstance(refused, str) and refused.strip():  # OpenAI's structured refusal, in place of the text
+            raise LlmError(f"the model refused: {one_line(refused)!r}")
         raise LlmError("the answer's first choice has no message text")
     cut = _CUT.get(choices[0].get("finish_reason"))
     if cut:  # stopped mid-sentence: its last sentence is unfinished, and would be written as one

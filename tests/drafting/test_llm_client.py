@@ -309,3 +309,21 @@ def test_a_reasoning_models_long_thinking_does_not_count_against_the_paragraph()
     Model.routes = {"/": [(200, {}, cut, 0)]}
     with serve(Model) as base, pytest.raises(LlmError, match="all the model's thinking, cut short at the model's"):
         client(base).complete(MESSAGES)
+
+
+def test_an_answer_in_parts_is_its_text_parts_and_a_refusal_says_so():
+    # Mistral's reasoning models send the message as a list of parts, the thinking one of them: every answer failed
+    # as "no message text". OpenAI's refusal (content null, refusal set) was told the same way.
+    parts = [
+        {"type": "thinking", "thinking": [{"type": "text", "text": "GPipe first? \\cite{b}."}]},
+        {"type": "text", "text": "GPipe pipelines "},
+        {"type": "text", "text": "micro-batches \\cite{a}."},
+    ]
+    body = json.dumps({"choices": [{"message": {"role": "assistant", "content": parts}}]})
+    Model.routes = {"/": [(200, {}, body, 0)]}
+    with serve(Model) as base:
+        assert client(base).complete(MESSAGES) == "GPipe pipelines micro-batches \\cite{a}."
+    refusal = {"role": "assistant", "content": None, "refusal": "I'm sorry, I cannot\nhelp with that."}
+    Model.routes = {"/": [(200, {}, json.dumps({"choices": [{"message": refusal}]}), 0)]}
+    with serve(Model) as base, pytest.raises(LlmError, match="the model refused: \"I'm sorry, I cannot help with"):
+        client(base).complete(MESSAGES)
