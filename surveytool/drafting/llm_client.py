@@ -31,6 +31,8 @@ from surveytool.errors import InputError
 SERVICE = "llm"
 #: An answer's text longer than this is not a paragraph: refused.
 MAX_CONTENT_CHARS = 20_000
+#: The longest reason for a failure that a message quotes.
+_REASON_CHARS = 300
 #: A run of this many characters of the key in a message (an address the service sent, cut short) is the key, echoed.
 _KEY_RUN = 10
 _ECHOED = "the service's answer holds the API key sent with the request (a proxy or server echoing it); not shown"
@@ -207,7 +209,7 @@ class LlmClient:
     def given_up(self) -> str | None:
         """Why the model is asked nothing more in this run (it kept failing, or the time budget is spent), or None."""
         reason = self.http.skipped(SERVICE)
-        return reason and self._masked(reason)
+        return reason and one_line(self._masked(reason), _REASON_CHARS)
 
     def _quotes_key(self, body: str) -> bool:
         """Whether the body the service sent holds the key, as it is or spelt with JSON escapes."""
@@ -236,7 +238,8 @@ class LlmClient:
         try:
             response = self.http.post(self.url, body, self._headers, service=SERVICE)
         except HttpError as error:
-            reason = self._masked(str(error))
+            # The server's status line or address is quoted: one line of printable text, never its escape codes.
+            reason = one_line(self._masked(str(error)), _REASON_CHARS)
             hint = next((f" ({hint})" for said, hint in _UNREACHED if said in reason), "")
             raise LlmError(reason + hint) from None
         try:

@@ -327,3 +327,22 @@ def test_an_answer_in_parts_is_its_text_parts_and_a_refusal_says_so():
     Model.routes = {"/": [(200, {}, json.dumps({"choices": [{"message": refusal}]}), 0)]}
     with serve(Model) as base, pytest.raises(LlmError, match="the model refused: \"I'm sorry, I cannot help with"):
         client(base).complete(MESSAGES)
+
+
+def test_a_servers_escape_codes_never_reach_the_terminal():
+    # A status line the HTTP client cannot read was quoted as sent: it cleared the user's screen, set the
+    # terminal's title and broke the warning's line, on every theme.
+    def write(handler):
+        handler.wfile.write(b"\x1b[2J\x1b]0;pwned\x07HTTP/9.9 200 \x1b[31mOK\r\n\r\n")
+
+    Model.routes = {"/": [(200, {}, write, 0)]}
+    with serve(Model) as base:
+        model = client(base)
+        reasons = []
+        for _ in range(3):
+            with pytest.raises(LlmError) as failed:
+                model.complete(MESSAGES)
+            reasons.append(str(failed.value))
+        reasons.append(model.given_up() or "")
+    assert all(reason.isascii() and reason.isprintable() for reason in reasons), reasons
+    assert "HTTP/9.9 200" in reasons[0] and "pwned" in reasons[-1]
