@@ -1,8 +1,8 @@
 """The model's answers, kept by content in one sealed file, so that a rebuild drafts the same text offline.
 
 The key is a digest of the request (model and prompt, see ``llm_client.answer_key``); the value is
-the answer's text as the model gave it, checked again on every use (so a bibliography that
-lost a key drops the sentences citing it). The file is sealed like the rebuild cache
+the answer's text as the model gave it (less a reasoning model's thinking), checked again on every use
+(so a bibliography that lost a key drops the sentences citing it). The file is sealed like the rebuild cache
 (``sealed.py``): one this user's surveytool did not write is never read.
 """
 

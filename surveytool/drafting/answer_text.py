@@ -36,6 +36,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Words of a chat model's line before the paragraph it was asked for ("Sure! Here is the paragraph:").
 _PREAMBLE_WORD = re.compile(r"\b(?:here|paragraph|below|following|sure|certainly)\b", re.I)
 _THINKING_END = re.compile(r"</think(?:ing)?>")
+# gpt-oss's channels, when the server passes its raw output on (llama.cpp without its parser): the thinking is
+# the analysis channel, the answer the final one, up to the end of its message.
+_FINAL_CHANNEL = re.compile(r"<\|channel\|>final<\|message\|>(.*?)(?:<\|(?:return|end)\|>|\Z)", re.S)
 SENTINEL = "\ue000"  # stands for a citation while sentences are split (private use: never in an answer)
 
 
@@ -70,9 +73,12 @@ def _without_preamble(text: str) -> str:
 
 
 def without_thinking(text: str) -> str:
-    """``text`` without a reasoning model's thinking before its answer (DeepSeek-R1, Qwen3, QwQ served by
-    llama.cpp or Ollama). The chat template may open the block in the prompt, so the answer can hold its end
+    """``text`` without a reasoning model's thinking before its answer (DeepSeek-R1, Qwen3, QwQ, gpt-oss served
+    by llama.cpp or Ollama). The chat template may open the block in the prompt, so the answer can hold its end
     alone; a block never closed (cut at the length limit) is all thinking."""
+    if text.lstrip().startswith(("<|channel|>", "<|start|>")):
+        final = _FINAL_CHANNEL.search(text)
+        return final.group(1).strip() if final else ""
     end = _THINKING_END.search(text)
     if end:
         return text[end.end() :].strip()

@@ -352,8 +352,15 @@ THOUGHT = "Okay, the user wants one paragraph. GPipe \\cite{huang2019gpipe} came
         # DeepSeek-R1's template opens the block in the prompt: the answer holds its end alone.
         (f"{THOUGHT}</think>\n\nGPipe pipelines micro-batches \\cite{{huang2019gpipe}}.", True),
         (f"<think>\n{THOUGHT}GPipe pipelines micro-batches \\cite{{huang2019gpipe}}.", False),  # cut while thinking
+        # gpt-oss's raw channels, as llama.cpp passes them on without its parser.
+        (
+            f"<|channel|>analysis<|message|>{THOUGHT}<|end|><|start|>assistant<|channel|>final<|message|>"
+            "GPipe pipelines micro-batches \\cite{huang2019gpipe}.<|return|>",
+            True,
+        ),
+        (f"<|channel|>analysis<|message|>{THOUGHT}", False),
     ],
-    ids=["think-block", "end-alone", "never-closed"],
+    ids=["think-block", "end-alone", "never-closed", "channels", "analysis-only"],
 )
 def test_a_reasoning_models_thinking_is_not_written_as_the_suggestion(tmp_path, content, written):
     Model.routes = {"/": [(200, {}, chat(content), 0)]}
@@ -361,7 +368,7 @@ def test_a_reasoning_models_thinking_is_not_written_as_the_suggestion(tmp_path, 
         settings = LlmSettings(**{**SETTINGS.__dict__, "base_url": f"{base}/v1"})
         cache = AnswerCache(tmp_path / "cache")
         draft = draft_theme(THEME, BIBLIOGRAPHY, cache, settings, LlmClient(settings, environ={}))
-    assert "user wants" not in draft.text and "think" not in draft.text
+    assert "user wants" not in draft.text and "think" not in draft.text and "channel" not in draft.text
     if written:
         assert draft.text == "GPipe pipelines micro-batches \\cite{huang2019gpipe}." and draft.source == "model"
     else:  # all of it was thinking: a failed draft, asked for again next time
