@@ -95,7 +95,8 @@ class Suggester:
         if not written and not asked and not given_up:
             return ""
         kinds = Counter(r.kind for d in self.drafts for r in d.rejections)
-        not_asked = f", {given_up} not asked after the model kept failing" if given_up else ""
+        # Given up on for failing, for a wait it asked for, or for the spent time budget: its warning says which.
+        not_asked = f", {given_up} not asked after the model was given up on" if given_up else ""
         if self._taken:
             not_asked += f", {self._taken} already in your notes"
         if sources.count("none"):  # without --llm: papers changed since, or another run's answers

@@ -8,6 +8,7 @@ that is not a chat completion. Only the first kind of sentence may reach the cha
 import json
 import re
 import shutil
+import time
 
 import pytest
 from helpers import ROOT, compile_latex, run_cli
@@ -169,10 +170,37 @@ def test_a_model_that_keeps_failing_is_given_up_on_and_the_summary_counts_what_w
     )
     assert summary and (int(summary[2]), int(summary[3])) == (sent, sent), result.stdout
     themes = int(summary[1])
-    assert f", {themes - sent} not asked after the model kept failing)" in result.stdout
+    assert f", {themes - sent} not asked after the model was given up on)" in result.stdout
     failed = [line for line in result.stderr.splitlines() if "[llm-failed]" in line]
     assert len(failed) == sent + 1  # one per failed request, and one for every theme left unasked
     assert sum(f"{themes - sent} theme(s) not asked: the model was given up on" in line for line in failed) == 1
+
+
+class Slow(FakeServices):
+    routes: dict = {}
+    seen: list = []
+    headers_seen: list = []
+    bodies_seen: list = []
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        time.sleep(3)
+
+
+def test_themes_left_when_the_time_budget_is_spent_are_not_blamed_on_a_failing_model(project):
+    # The summary said "12 not asked after the model kept failing" when one request had timed out and the run's
+    # budget was spent: the user looked for a broken server.
+    tmp_path, sources = project
+    with serve(Slow) as base:
+        (tmp_path / "surveytool.toml").write_text(
+            f'[llm]\nbase_url = "{base}/v1"\nmodel = "test-model"\ntimeout = 1\nretries = 0\nbudget = 1.5\n'
+        )
+        result = run_cli("draft", "--llm", "-o", str(tmp_path / "out" / "related_work.tex"), *sources, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "time budget of 1.5 s is spent" in result.stderr and "kept failing" not in result.stdout
+    assert re.search(
+        r"\((\d) asked, 0 from the cache, \1 failed, \d+ not asked after the model was given up on\)", result.stdout
+    )
 
 
 JABREF = """@inproceedings{shazeer2017,
