@@ -85,6 +85,12 @@ def without_thinking(text: str) -> str:
     return "" if re.match(r"\s*<think(?:ing)?>", text) else text
 
 
+def shown_key(key: str) -> str:
+    """A key the model wrote, quoted for a message: a model that wrote a paragraph between the braces gives no
+    5,000-character warning line."""
+    return repr(key if len(key) <= 60 else key[:57] + "...")
+
+
 def _after_space(text: str, position: int) -> int:
     while position < len(text) and text[position] in " \t\r\n":
         position += 1
@@ -118,7 +124,7 @@ def _read_cite(text: str, start: int, name: str, end_of_name: int) -> tuple[Cite
         return Cite(written, None, keys, "it has an empty key"), close + 1
     unusable = [key for key in keys if not usable_key(key)]
     if unusable:
-        return Cite(written, None, keys, f"{unusable[0]!r} cannot be a citation key"), close + 1
+        return Cite(written, None, keys, f"{shown_key(unusable[0])} cannot be a citation key"), close + 1
     command = name if name in NATBIB else _BIBLATEX.get(name)
     if command is None:
         return Cite(written, None, keys, f"\\{name} is not a citation command the chapter can use"), close + 1

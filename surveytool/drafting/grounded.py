@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from surveytool.drafting.answer_cache import AnswerCache
-from surveytool.drafting.answer_text import SENTINEL, Cite, clean, sentences, split_citations
+from surveytool.drafting.answer_text import SENTINEL, Cite, clean, sentences, shown_key, split_citations
 from surveytool.drafting.llm_client import LlmClient, LlmError, answer_key, one_line
 from surveytool.drafting.llm_settings import LlmSettings
 from surveytool.model import Finding, Severity
@@ -158,10 +158,12 @@ def _problems(sentence: str, cites: Sequence[Cite], theme_keys: Collection[str],
             continue
         for key in cite.keys:
             if key not in bibliography:
-                yield Rejection(HALLUCINATED, key, sentence, f"it cites {key!r}, which is not in the bibliography")
+                yield Rejection(
+                    HALLUCINATED, key, sentence, f"it cites {shown_key(key)}, which is not in the bibliography"
+                )
             elif key not in theme_keys:
                 yield Rejection(
-                    HALLUCINATED, key, sentence, f"it cites {key!r}, which is not one of this theme's papers"
+                    HALLUCINATED, key, sentence, f"it cites {shown_key(key)}, which is not one of this theme's papers"
                 )
 
 

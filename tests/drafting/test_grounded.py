@@ -396,3 +396,17 @@ def test_a_model_repeating_a_full_stop_is_checked_in_linear_time(run):
     start = time.perf_counter()
     text, kept, _ = check_answer(f"GPipe pipelines \\cite{{huang2019gpipe}}{run} and", {"huang2019gpipe"}, BIBLIOGRAPHY)
     assert kept == 1 and text.startswith("GPipe pipelines \\cite{huang2019gpipe}") and time.perf_counter() - start < 0.5
+
+
+def test_a_paragraph_written_between_a_citations_braces_is_reported_on_one_short_line(tmp_path):
+    # A model that put its text in the braces ("\cite{GPipe, which splits ...}") gave a warning line as long as the
+    # text: 5,000 characters for each such citation.
+    long = "x" * 5000
+    answer = f"GPipe pipelines \\cite{{huang2019gpipe}}. It \\cite{{{long}}}. And \\cite{{GPipe which splits {long}}}."
+    Model.routes = {"/": [(200, {}, chat(answer), 0)]}
+    with serve(Model) as base:
+        settings = LlmSettings(**{**SETTINGS.__dict__, "base_url": f"{base}/v1"})
+        draft = draft_theme(THEME, BIBLIOGRAPHY, AnswerCache(tmp_path / "cache"), settings, LlmClient(settings, {}))
+    findings = draft.findings()
+    assert [f.check for f in findings] == [HALLUCINATED, MALFORMED] and draft.sentences_kept == 1
+    assert all(len(f.message) < 400 and "xxx..." in f.message for f in findings), [len(f.message) for f in findings]
