@@ -185,8 +185,9 @@ class LlmClient:
             self._headers["Authorization"] = f"Bearer {key}"
             self._key = key
         self.url = settings.base_url.rstrip("/") + "/chat/completions"
-        host = urllib.parse.urlsplit(self.url).hostname or ""
-        if self._key and self.url.startswith("http:") and _public(host):
+        parts = urllib.parse.urlsplit(self.url)  # its scheme lowered: "HTTP://" is plain http too
+        host = parts.hostname or ""
+        if self._key and parts.scheme == "http" and _public(host):
             raise InputError(
                 f"[llm] base_url is a plain http:// address of {host}, on the internet: the key in "
                 f"{settings.api_key_env} would travel unencrypted",
