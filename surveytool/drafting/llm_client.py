@@ -17,12 +17,14 @@ import json
 import os
 import re
 import socket
+import time
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from surveytool import __version__
 from surveytool.analysis.resolve.http import HttpClient, HttpError, HttpSettings
+from surveytool.analysis.resolve.http_connection import Retry, lookup_addresses
 from surveytool.drafting.answer_text import without_thinking
 from surveytool.drafting.llm_settings import LlmSettings
 from surveytool.errors import InputError
@@ -123,13 +125,15 @@ def parse_chat_answer(status: int, body: str) -> str:
     return content
 
 
-def _public(host: str) -> bool:
+def _public(host: str, timeout: float) -> bool:
     """Whether ``host`` has an address on the internet (not this computer's, a private network's or a VPN's)."""
-    try:
-        found = {info[4][0] for info in socket.getaddrinfo(host, None)}
-    except (OSError, UnicodeError):  # no address at all: the request says why
+    try:  # getaddrinfo takes no timeout: a resolver that hangs must not hang the run before its first request
+        found = lookup_addresses(socket.getaddrinfo, host, 0, time.monotonic() + timeout, time.monotonic, timeout)
+    except Retry:  # no address, or none in time: the request then says why
         return False
-    return any(ipaddress.ip_address(str(address).split("%")[0]).is_global for address in found)
+    addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
+    # An IPv4 address written as IPv6 (::ffff:8.8.8.8) is rated as the IPv4 address it carries.
+    return any((getattr(address, "ipv4_mapped", None) or address).is_global for address in addresses)
 
 
 def _status_hint(status: int) -> str:
@@ -187,7 +191,7 @@ class LlmClient:
         self.url = settings.base_url.rstrip("/") + "/chat/completions"
         parts = urllib.parse.urlsplit(self.url)  # its scheme lowered: "HTTP://" is plain http too
         host = parts.hostname or ""
-        if self._key and parts.scheme == "http" and _public(host):
+        if self._key and parts.scheme == "http" and _public(host, settings.timeout):
             raise InputError(
                 f"[llm] base_url is a plain http:// address of {host}, on the internet: the key in "
                 f"{settings.api_key_env} would travel unencrypted",
