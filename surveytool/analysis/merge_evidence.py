@@ -4,7 +4,8 @@ A shared DOI, arXiv id, title or abstract only makes two records candidates.
 They are one work when nothing they both state disagrees: a different
 (non-arXiv) DOI, a different title, another volume or first page, or another
 issue or year of the same venue means two works that happen to share a
-blurb, a junk eprint or a recurring column title. Records that state nothing
+blurb, a junk eprint or a recurring column title; so are a thesis and a paper
+from it (in a journal or proceedings, or with co-authors). Records that state nothing
 but an abstract (unresolved snippets) disagree when neither abstract is a cut
 or a near copy of the other: two papers whose blurbs open alike.
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from surveytool.analysis.agreement import agree
+from surveytool.analysis.key_authors import names_of
 from surveytool.analysis.preprints import preprint_marker
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
 from surveytool.model import Paper, month_of_date, year_of
@@ -40,6 +42,7 @@ SNIPPET_WORDS = 30
 _PARTED_WORDS = 1
 _PARTED_SLACK = 3
 _PAGE_SPLIT = re.compile(r"\s*(?:-+|–|—)\s*")
+_THESES = frozenset({"phdthesis", "mastersthesis", "thesis"})
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,8 @@ class Facts:
     month: str  # a month macro ("mar"), from month or date
     # The opening words of the abstract of a record that states no title or id: all that says which work it is.
     opening: tuple[str, ...] = ()
+    thesis: bool = False
+    authors: int = 0  # how many authors it names, 0 for a list cut short ("and others")
 
     @classmethod
     def of(cls, paper: Paper) -> Facts:
@@ -68,6 +73,7 @@ class Facts:
         pages = fields.get("pages", "").strip()
         abstract = fields.get("abstract", "")
         bare = bool(abstract) and not any(fields.get(f) for f in ("title", "doi", "eprint", "arxiv"))
+        names, etal = names_of(fields.get("author", ""), paper.latex_fields.get("author", ""))
         return cls(
             doi=doi,
             title=normalize_any_script(strip_truncation(title) if cut else title),
@@ -79,6 +85,8 @@ class Facts:
             year=year_of(paper.year),
             month=_month(fields.get("month", ""), fields.get("date", "")),
             opening=tuple(opening_words(abstract, NEAR_WORDS)) if bare else (),
+            thesis=paper.entry_type.lower() in _THESES,
+            authors=0 if etal else len(names),
         )
 
 
@@ -135,6 +143,10 @@ def disagreement(a: Facts, b: Facts) -> str:
         return "their titles differ"
     if a.opening and b.opening and not abstracts_agree(a.opening, b.opening):
         return "their abstracts differ"
+    if a.thesis != b.thesis:
+        why = _not_the_thesis(*((a, b) if a.thesis else (b, a)))
+        if why:
+            return why
     # Another volume or first page is another publication (a journal version of a conference paper, a
     # recurring column); another issue, year or month is one only within the same venue.
     for name, x, y in (("volumes", a.volume, b.volume), ("pages", a.first_page, b.first_page)):
@@ -147,6 +159,16 @@ def disagreement(a: Facts, b: Facts) -> str:
         for name, x, y in (("issues", a.number, b.number), ("years", a.year, b.year), ("months", a.month, b.month)):
             if x and y and x != y:
                 return f"their {name} in '{a.venue}' differ ({x}, {y})"
+    return ""
+
+
+def _not_the_thesis(thesis: Facts, other: Facts) -> str:
+    """Why a record is a paper that came out of a thesis, not the thesis, or "": a thesis is its author's alone
+    and appears in no journal or proceedings (the same text as a report, a book or a preprint is one work)."""
+    if other.venue:
+        return f"one is a thesis, the other appeared in '{other.venue}'"
+    if thesis.authors == 1 and other.authors > 1:
+        return "one is a thesis, the other has co-authors"
     return ""
 
 

@@ -1,0 +1,103 @@
+"""Distinct works that look alike: never merged, not even with --merge-duplicates, nor reported as duplicates.
+
+The inputs are written as the bibliographies they come from write them (refdb, plume-bib, Google Scholar).
+"""
+
+from pathlib import Path
+
+from helpers import run_cli
+
+BOTH = ((), ("--merge-duplicates",))
+
+
+def run_bib(tmp_path: Path, text: str, *options: str) -> tuple[str, str]:
+    """`surveytool bib refs.bib -o out.bib`: the .bib written and the messages."""
+    (tmp_path / "refs.bib").write_bytes(text.encode("utf-8"))
+    result = run_cli("bib", "refs.bib", "-o", "out.bib", *options, cwd=tmp_path, check=True)
+    return (tmp_path / "out.bib").read_text(encoding="utf-8"), result.stderr
+
+
+def keys_and_duplicates(tmp_path: Path, text: str, *options: str) -> tuple[list[str], list[str]]:
+    written, messages = run_bib(tmp_path, text, *options)
+    keys = sorted(line[line.index("{") + 1 : -1] for line in written.splitlines() if line.startswith("@"))
+    return keys, [line for line in messages.splitlines() if "duplicate-entry" in line]
+
+
+# As in refdb (percyliang/refdb): a master's thesis and the conference paper that came out of it.
+THESIS_AND_PAPER = """\
+@mastersthesis{platanios2015estimating,
+  author = {E. A. Platanios},
+  school = {Carnegie Mellon University},
+  title = {Estimating Accuracy from Unlabeled Data},
+  year = {2015},
+}
+@inproceedings{platanios2014estimating,
+  author = {E. A. Platanios and A. Blum and T. M. Mitchell},
+  booktitle = {Uncertainty in Artificial Intelligence (UAI)},
+  title = {Estimating Accuracy from Unlabeled Data},
+  year = {2014},
+}
+@phdthesis{Dong2017,
+  author = {Dong, Yao},
+  title = {Static analysis and program transformation for secure computation on the cloud},
+  school = {Rensselaer Polytechnic Institute},
+  year = 2017,
+}
+@article{Dong2017journal,
+  author = {Dong, Yao},
+  title = {Static Analysis and Program Transformation for Secure Computation on the Cloud},
+  journal = {Journal of Computer Security},
+  year = 2017,
+}
+@techreport{Nimmer01:TR,
+  author = {Jeremy W. Nimmer and Michael D. Ernst},
+  title = {Automatic generation and checking of program specifications},
+  institution = {MIT Laboratory for Computer Science},
+  number = {823},
+  year = 2001,
+}
+@mastersthesis{Nimmer02:thesis,
+  author = {Jeremy W. Nimmer},
+  title = {Automatic Generation and Checking of Program Specifications},
+  school = {MIT},
+  year = 2002,
+}
+"""
+
+
+def test_a_thesis_and_a_paper_from_it_are_two_works_never_merged(tmp_path):
+    for options in BOTH:
+        keys, duplicates = keys_and_duplicates(tmp_path, THESIS_AND_PAPER, *options)
+        assert keys == sorted(
+            [
+                "platanios2015estimating",
+                "platanios2014estimating",
+                "Dong2017",
+                "Dong2017journal",
+                "Nimmer01:TR",
+                "Nimmer02:thesis",
+            ]
+        )
+        assert duplicates == []
+
+
+def test_a_thesis_and_its_technical_report_by_its_author_alone_are_one_work(tmp_path):
+    text = """\
+@phdthesis{Net:PhD2004,
+  author = {Nicholas Nethercote},
+  title = {Dynamic Binary Analysis and Instrumentation},
+  school = {Computer Laboratory, University of Cambridge},
+  year = 2004,
+}
+@techreport{Net:PhD2004:TR,
+  author = {Nicholas Nethercote},
+  title = {Dynamic Binary Analysis and Instrumentation},
+  institution = {University of Cambridge, Computer Laboratory},
+  number = 606,
+  year = 2004,
+}
+"""
+    _, [duplicate] = keys_and_duplicates(tmp_path, text)
+    assert "'Net:PhD2004:TR'" in duplicate and "'Net:PhD2004'" in duplicate
+    keys, _ = keys_and_duplicates(tmp_path, text, "--merge-duplicates")
+    assert keys == ["Net:PhD2004"]
