@@ -2,7 +2,7 @@
 
 A shared DOI, arXiv id, title or abstract only makes two records candidates.
 They are one work when nothing they both state disagrees: a different
-(non-arXiv) DOI, a different title, another volume or first page, or another
+(non-arXiv) DOI or arXiv id, a different title, another volume or first page, or another
 issue or year of the same venue means two works that happen to share a
 blurb, a junk eprint or a recurring column title; so are a thesis and a paper
 from it (in a journal or proceedings, or with co-authors). Records that state nothing
@@ -19,7 +19,7 @@ from difflib import SequenceMatcher
 
 from surveytool.analysis.agreement import agree
 from surveytool.analysis.key_authors import names_of
-from surveytool.analysis.preprints import preprint_marker
+from surveytool.analysis.preprints import arxiv_id, preprint_marker
 from surveytool.bibtex.values import MONTH_MACROS, month_macro
 from surveytool.model import Paper, month_of_date, year_of
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_doi
@@ -61,6 +61,7 @@ class Facts:
     # The opening words of the abstract of a record that states no title or id: all that says which work it is.
     opening: tuple[str, ...] = ()
     thesis: bool = False
+    arxiv: str = ""  # the arXiv id without version, wherever the record writes it
     authors: int = 0  # how many authors it names, 0 for a list cut short ("and others")
 
     @classmethod
@@ -74,11 +75,12 @@ class Facts:
         abstract = fields.get("abstract", "")
         bare = bool(abstract) and not any(fields.get(f) for f in ("title", "doi", "eprint", "arxiv"))
         names, etal = names_of(fields.get("author", ""), paper.latex_fields.get("author", ""))
+        venue = "" if preprint_marker(paper) else normalize(paper.venue)
         return cls(
             doi=doi,
             title=normalize_any_script(strip_truncation(title) if cut else title),
             title_is_prefix=cut,
-            venue="" if preprint_marker(paper) else normalize(paper.venue),
+            venue=venue,
             volume=normalize(fields.get("volume", "")),
             number=normalize(fields.get("number", "")),
             first_page=normalize(_PAGE_SPLIT.split(pages, maxsplit=1)[0]) if pages else "",
@@ -87,6 +89,7 @@ class Facts:
             opening=tuple(opening_words(abstract, NEAR_WORDS)) if bare else (),
             thesis=paper.entry_type.lower() in _THESES,
             authors=0 if etal else len(names),
+            arxiv=arxiv_id(paper) or "",
         )
 
 
@@ -139,6 +142,9 @@ def disagreement(a: Facts, b: Facts) -> str:
     """Why two records cannot be one work, or "" when nothing they both state disagrees."""
     if a.doi and b.doi and a.doi != b.doi:
         return f"their DOIs differ ({a.doi}, {b.doi})"
+    # Versions of a preprint share its id: another id is another submission, whatever its title.
+    if a.arxiv and b.arxiv and a.arxiv != b.arxiv:
+        return f"their arXiv ids differ ({a.arxiv}, {b.arxiv})"
     if _titles_differ(a, b):
         return "their titles differ"
     if a.opening and b.opening and not abstracts_agree(a.opening, b.opening):

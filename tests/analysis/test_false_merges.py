@@ -101,3 +101,38 @@ def test_a_thesis_and_its_technical_report_by_its_author_alone_are_one_work(tmp_
     assert "'Net:PhD2004:TR'" in duplicate and "'Net:PhD2004'" in duplicate
     keys, _ = keys_and_duplicates(tmp_path, text, "--merge-duplicates")
     assert keys == ["Net:PhD2004"]
+
+
+def test_two_arxiv_ids_under_one_title_are_two_works_and_one_id_in_any_spelling_is_one(tmp_path):
+    text = """\
+@misc{kumar2019convergence,
+  author = {Kumar, Raj},
+  title = {On the convergence of adaptive gradient methods},
+  eprint = {1905.11111},
+  archiveprefix = {arXiv},
+  year = {2019},
+}
+@article{kumar2020convergence,
+  author = {Kumar, Raj},
+  title = {On the convergence of adaptive gradient methods},
+  journal = {arXiv preprint arXiv:2003.22222},
+  year = {2020},
+}
+@misc{zhao2021scaling,
+  author = {Zhao, Yi},
+  title = {Scaling laws for sparse mixtures of experts},
+  eprint = {2101.00001v3},
+  archiveprefix = {arXiv},
+  year = {2021},
+}
+@article{zhao2021scalingv1,
+  author = {Zhao, Yi},
+  title = {Scaling laws for sparse mixtures of experts},
+  journal = {arXiv preprint arXiv:2101.00001},
+  year = {2021},
+}
+"""
+    keys, [duplicate] = keys_and_duplicates(tmp_path, text)
+    assert "'zhao2021scalingv1'" in duplicate and "'zhao2021scaling'" in duplicate
+    keys, _ = keys_and_duplicates(tmp_path, text, "--merge-duplicates")
+    assert keys == ["kumar2019convergence", "kumar2020convergence", "zhao2021scaling"]
