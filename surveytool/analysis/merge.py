@@ -20,6 +20,7 @@ from surveytool.analysis.merge_evidence import NEAR_WORDS, SNIPPET_WORDS, abstra
 from surveytool.analysis.merge_groups import PairwiseGroups
 from surveytool.analysis.preprints import arxiv_id, preprint_marker
 from surveytool.analysis.tagging.user_tags import tag_locations
+from surveytool.bibtex.crossref import with_lent_fields
 from surveytool.model import Finding, Origin, Paper, SourceLocation, frozen_mapping, year_of
 from surveytool.text.identifiers import arxiv_id_of_doi, normalize_arxiv, normalize_doi
 from surveytool.text.normalize import normalize, normalize_any_script, opening_words, shingles
@@ -128,7 +129,8 @@ def merge_records(
     that matches two works which disagree (a snippet cut before the words that
     tell two papers apart): it joins neither (see ``PairwiseGroups.join_all``).
     """
-    groups = PairwiseGroups(papers, merge_user_entries)
+    # Compared as BibTeX reads them: a crossref child has its proceedings' booktitle and year.
+    groups = PairwiseGroups(with_lent_fields(papers), merge_user_entries)
     candidates: list[tuple[int, int, str]] = []  # records sharing an identity, in the order they are found
     first_holder: dict[str, int] = {}
     holders: dict[str, list[int]] = {}  # only identities held twice or more: most are held once

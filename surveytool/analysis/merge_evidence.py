@@ -43,6 +43,8 @@ _PARTED_WORDS = 1
 _PARTED_SLACK = 3
 _PAGE_SPLIT = re.compile(r"\s*(?:-+|–|—)\s*")
 _THESES = frozenset({"phdthesis", "mastersthesis", "thesis"})
+# Journals that print conference proceedings (SIGPLAN Notices, PVLDB, PACMPL, LIPIcs): a paper there is the talk's.
+_PRINTS_PROCEEDINGS = re.compile(r"\b(notices|proceedings|proc|conference|symposium|workshop|lecture notes)\b")
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ class Facts:
     opening: tuple[str, ...] = ()
     thesis: bool = False
     arxiv: str = ""  # the arXiv id without version, wherever the record writes it
+    journal: bool = False  # its venue is a journal's name, not a preprint server's nor one of proceedings
+    proceedings: bool = False  # its venue is a booktitle (a conference's)
     authors: int = 0  # how many authors it names, 0 for a list cut short ("and others")
 
     @classmethod
@@ -76,6 +80,7 @@ class Facts:
         bare = bool(abstract) and not any(fields.get(f) for f in ("title", "doi", "eprint", "arxiv"))
         names, etal = names_of(fields.get("author", ""), paper.latex_fields.get("author", ""))
         venue = "" if preprint_marker(paper) else normalize(paper.venue)
+        journal = normalize(fields.get("journal") or fields.get("journaltitle") or "")
         return cls(
             doi=doi,
             title=normalize_any_script(strip_truncation(title) if cut else title),
@@ -90,6 +95,8 @@ class Facts:
             thesis=paper.entry_type.lower() in _THESES,
             authors=0 if etal else len(names),
             arxiv=arxiv_id(paper) or "",
+            journal=bool(venue) and venue == journal and not _PRINTS_PROCEEDINGS.search(journal),
+            proceedings=bool(venue) and venue != journal,
         )
 
 
@@ -158,6 +165,9 @@ def disagreement(a: Facts, b: Facts) -> str:
     for name, x, y in (("volumes", a.volume, b.volume), ("pages", a.first_page, b.first_page)):
         if x and y and x != y:
             return f"their {name} differ ({x}, {y})"
+    # A conference paper and the journal version of another year: two publications, each cited for itself.
+    if (a.journal and b.proceedings or a.proceedings and b.journal) and a.year and b.year and a.year != b.year:
+        return f"one is a conference paper, the other a journal article of another year ({a.year}, {b.year})"
     # A title of a word or two ("Preface", "Deep learning") names little: another venue is another work.
     if a.venue and b.venue and a.venue != b.venue and a.title.count(" ") < _MIN_TITLE_WORDS - 1:
         return f"their venues differ ('{a.venue}', '{b.venue}')"

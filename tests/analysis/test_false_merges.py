@@ -136,3 +136,54 @@ def test_two_arxiv_ids_under_one_title_are_two_works_and_one_id_in_any_spelling_
     assert "'zhao2021scalingv1'" in duplicate and "'zhao2021scaling'" in duplicate
     keys, _ = keys_and_duplicates(tmp_path, text, "--merge-duplicates")
     assert keys == ["kumar2019convergence", "kumar2020convergence", "zhao2021scaling"]
+
+
+# As in plume-bib (mernst/plume-bib): proceedings by crossref, journals by @string.
+CONFERENCE_AND_JOURNAL = """\
+@string{TOSEM = "ACM Transactions on Software Engineering and Methodology"}
+@string{SIGPLANNotices = "ACM SIGPLAN Notices"}
+@InProceedings{FinkYDR2006,
+  author =	 "Stephen Fink and Eran Yahav and Nurit Dor and G. Ramalingam and Emmanuel Geay",
+  title =	 "Effective typestate verification in the presence of aliasing",
+  crossref =     "ISSTA2006",
+  pages =	 "133--144",
+}
+@Article{FinkYDRG2008,
+  author =	 "Fink, Stephen J. and Yahav, Eran and Dor, Nurit and Ramalingam, G. and Geay, Emmanuel",
+  title =	 "Effective typestate verification in the presence of aliasing",
+  journal =	 TOSEM,
+  year =	 2008,
+  volume =	 17,
+  number =	 2,
+}
+@InProceedings{1988:pdd:lichtenstein,
+  author =       "Yossi Lichtenstein and Ehud Shapiro",
+  title =        "Concurrent Algorithmic Debugging",
+  booktitle =    "Proceedings of the {ACM} {SIGPLAN} and {SIGOPS} Workshop on Parallel and Distributed Debugging",
+  year =         "1988",
+}
+@Article{Lichtenstein:1989:CAD,
+  author =       "Yossi Lichtenstein and Ehud Shapiro",
+  title =        "Concurrent algorithmic debugging",
+  journal =      SIGPLANNotices,
+  volume =       "24",
+  number =       "1",
+  year =         "1989",
+}
+@Proceedings{ISSTA2006,
+  title =        "ISSTA 2006, Proceedings of the 2006 International Symposium on Software Testing and Analysis",
+  booktitle =    "ISSTA 2006, Proceedings of the 2006 International Symposium on Software Testing and Analysis",
+  year =         2006,
+  address =      "Portland, ME, USA",
+}
+"""
+
+
+def test_a_conference_paper_and_its_later_journal_version_are_two_publications(tmp_path):
+    for options in BOTH:
+        keys, duplicates = keys_and_duplicates(tmp_path, CONFERENCE_AND_JOURNAL, *options)
+        assert {"FinkYDR2006", "FinkYDRG2008"} <= set(keys)
+        assert not [line for line in duplicates if "Fink" in line]
+    # A journal that prints proceedings (SIGPLAN Notices) holds the same paper, a year on.
+    _, duplicates = keys_and_duplicates(tmp_path, CONFERENCE_AND_JOURNAL)
+    assert len(duplicates) == 1 and "Lichtenstein:1989:CAD" in duplicates[0]
