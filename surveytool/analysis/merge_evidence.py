@@ -43,6 +43,9 @@ _PARTED_WORDS = 1
 _PARTED_SLACK = 3
 _PAGE_SPLIT = re.compile(r"\s*(?:-+|–|—)\s*")
 _THESES = frozenset({"phdthesis", "mastersthesis", "thesis"})
+# Two publications of one piece of research: they share its abstract by right, no sign of a wrong id.
+_THESIS_AND_PAPER = "one is a thesis"
+_CONFERENCE_AND_JOURNAL = "one is a conference paper"
 # Journals that print conference proceedings (SIGPLAN Notices, PVLDB, PACMPL, LIPIcs): a paper there is the talk's.
 _PRINTS_PROCEEDINGS = re.compile(r"\b(notices|proceedings|proc|conference|symposium|workshop|lecture notes)\b")
 
@@ -167,7 +170,7 @@ def disagreement(a: Facts, b: Facts) -> str:
             return f"their {name} differ ({x}, {y})"
     # A conference paper and the journal version of another year: two publications, each cited for itself.
     if (a.journal and b.proceedings or a.proceedings and b.journal) and a.year and b.year and a.year != b.year:
-        return f"one is a conference paper, the other a journal article of another year ({a.year}, {b.year})"
+        return f"{_CONFERENCE_AND_JOURNAL}, the other a journal article of another year ({a.year}, {b.year})"
     # A title of a word or two ("Preface", "Deep learning") names little: another venue is another work.
     if a.venue and b.venue and a.venue != b.venue and a.title.count(" ") < _MIN_TITLE_WORDS - 1:
         return f"their venues differ ('{a.venue}', '{b.venue}')"
@@ -182,9 +185,9 @@ def _not_the_thesis(thesis: Facts, other: Facts) -> str:
     """Why a record is a paper that came out of a thesis, not the thesis, or "": a thesis is its author's alone
     and appears in no journal or proceedings (the same text as a report, a book or a preprint is one work)."""
     if other.venue:
-        return f"one is a thesis, the other appeared in '{other.venue}'"
+        return f"{_THESIS_AND_PAPER}, the other appeared in '{other.venue}'"
     if thesis.authors == 1 and other.authors > 1:
-        return "one is a thesis, the other has co-authors"
+        return f"{_THESIS_AND_PAPER}, the other has co-authors"
     return ""
 
 
@@ -202,6 +205,9 @@ def shared_evidence(identity: str) -> str:
     return "the same abstract"
 
 
-def names_the_work(identity: str) -> bool:
-    """An id or an abstract, which two distinct works should never share (a title may recur)."""
+def names_the_work(identity: str, why_apart: str = "") -> bool:
+    """An id or an abstract, which two distinct works should never share (a title may recur); a thesis and its
+    paper, or a conference paper and its journal version, share an abstract by right."""
+    if identity.startswith("snippet:") and why_apart.startswith((_THESIS_AND_PAPER, _CONFERENCE_AND_JOURNAL)):
+        return False
     return not identity.startswith(("title:", "short:"))

@@ -174,7 +174,7 @@ class PairwiseGroups:
             return
         why_not = disagreement(self.facts_of(first), self.facts_of(second))
         if why_not:
-            if names_the_work(identity):  # reported once all are joined, as duplicates are
+            if names_the_work(identity, why_not):  # reported once all are joined, as duplicates are
                 self.suspicious.append((first, second, identity, why_not))
             return
         if self._kept_apart(a, b):

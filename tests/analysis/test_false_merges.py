@@ -187,3 +187,30 @@ def test_a_conference_paper_and_its_later_journal_version_are_two_publications(t
     # A journal that prints proceedings (SIGPLAN Notices) holds the same paper, a year on.
     _, duplicates = keys_and_duplicates(tmp_path, CONFERENCE_AND_JOURNAL)
     assert len(duplicates) == 1 and "Lichtenstein:1989:CAD" in duplicates[0]
+
+
+# plume-bib gives a thesis, and the paper from it, the same abstract.
+SHARED_ABSTRACT = """\
+@MastersThesis{Lin2004,
+  author =	 "Lee Lin",
+  title =	 "Improving adaptability via program steering",
+  school = 	 "MIT Department of Electrical Engineering and Computer Science",
+  year = 	 2004,
+  abstract =	 "A multi-mode software system contains several distinct modes of operation and a controller for deciding when to switch between modes. We present a technique that uses dynamic analysis to improve it.",
+}
+@InProceedings{LinE2004,
+  author =	 "Lee Lin and Michael D. Ernst",
+  title =	 "Improving adaptability via program steering",
+  booktitle =	 "ISSTA 2004, Proceedings of the 2004 International Symposium on Software Testing and Analysis",
+  year = 	 2004,
+  pages = 	 "206--216",
+  abstract =	 "A multi-mode software system contains several distinct modes of operation and a controller for deciding when to switch between modes. We present a technique that uses dynamic analysis to improve it.",
+}
+"""
+
+
+def test_a_thesis_and_its_paper_sharing_an_abstract_are_no_suspicious_id(tmp_path):
+    for options in BOTH:
+        written, messages = run_bib(tmp_path, SHARED_ABSTRACT, *options)
+        assert written.count("@") == 2
+        assert "duplicate" not in messages
