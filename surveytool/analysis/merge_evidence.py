@@ -42,6 +42,11 @@ SNIPPET_WORDS = 30
 _PARTED_WORDS = 1
 _PARTED_SLACK = 3
 _PAGE_SPLIT = re.compile(r"\s*(?:-+|–|—)\s*")
+# An edition as BibTeX styles want it ("Second") or as services write it ("2nd", "2. Aufl.", "Java SE 7").
+_EDITION_WORDS = {
+    w: str(n) for n, w in enumerate("first second third fourth fifth sixth seventh eighth ninth".split(), 1)
+}
+_EDITION_NUMBER = re.compile(r"\d+")
 _THESES = frozenset({"phdthesis", "mastersthesis", "thesis"})
 # Two publications of one piece of research: they share its abstract by right, no sign of a wrong id.
 _THESIS_AND_PAPER = "one is a thesis"
@@ -65,6 +70,7 @@ class Facts:
     month: str  # a month macro ("mar"), from month or date
     # The opening words of the abstract of a record that states no title or id: all that says which work it is.
     opening: tuple[str, ...] = ()
+    edition: str = ""
     thesis: bool = False
     arxiv: str = ""  # the arXiv id without version, wherever the record writes it
     journal: bool = False  # its venue is a journal's name, not a preprint server's nor one of proceedings
@@ -95,6 +101,7 @@ class Facts:
             year=year_of(paper.year),
             month=_month(fields.get("month", ""), fields.get("date", "")),
             opening=tuple(opening_words(abstract, NEAR_WORDS)) if bare else (),
+            edition=_edition(fields.get("edition", "")),
             thesis=paper.entry_type.lower() in _THESES,
             authors=0 if etal else len(names),
             arxiv=arxiv_id(paper) or "",
@@ -108,6 +115,15 @@ def _month(month: str, date: str) -> str:
         return month_macro(month) or ""
     number = month_of_date(date) if date else None
     return list(MONTH_MACROS)[number - 1] if number else ""
+
+
+def _edition(text: str) -> str:
+    """The edition's number where it has one (written or spelled), else its words."""
+    number = _EDITION_NUMBER.search(text)
+    if number:
+        return number.group()
+    words = normalize(text).split()
+    return next((_EDITION_WORDS[w] for w in words if w in _EDITION_WORDS), " ".join(words))
 
 
 def compatible_for_title(a: Paper, b: Paper) -> bool:
@@ -163,9 +179,13 @@ def disagreement(a: Facts, b: Facts) -> str:
         why = _not_the_thesis(*((a, b) if a.thesis else (b, a)))
         if why:
             return why
-    # Another volume or first page is another publication (a journal version of a conference paper, a
-    # recurring column); another issue, year or month is one only within the same venue.
-    for name, x, y in (("volumes", a.volume, b.volume), ("pages", a.first_page, b.first_page)):
+    # Another volume, first page or edition is another publication (a journal version of a conference paper, a
+    # recurring column, a book's new edition); another issue, year or month is one only within the same venue.
+    for name, x, y in (
+        ("volumes", a.volume, b.volume),
+        ("pages", a.first_page, b.first_page),
+        ("editions", a.edition, b.edition),
+    ):
         if x and y and x != y:
             return f"their {name} differ ({x}, {y})"
     # A conference paper and the journal version of another year: two publications, each cited for itself.

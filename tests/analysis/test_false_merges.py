@@ -214,3 +214,49 @@ def test_a_thesis_and_its_paper_sharing_an_abstract_are_no_suspicious_id(tmp_pat
         written, messages = run_bib(tmp_path, SHARED_ABSTRACT, *options)
         assert written.count("@") == 2
         assert "duplicate" not in messages
+
+
+def test_two_editions_of_a_book_are_two_works_and_one_edition_written_twice_is_one(tmp_path):
+    text = """\
+@Book{GoslingJSBB2012,
+  author =       "James Gosling and Bill Joy and Guy Steele and Gilad Bracha and Alex Buckley",
+  title =        "The Java Language Specification",
+  publisher =    "Addison-Wesley",
+  year =         2012,
+  edition = 	 "{Java SE 7}",
+}
+@Book{GoslingJSBB2014,
+  author =       "James Gosling and Bill Joy and Guy Steele and Gilad Bracha and Alex Buckley",
+  title =        "The Java Language Specification",
+  publisher =    "Addison-Wesley",
+  year =         2014,
+  edition = 	 "{Java SE 8}",
+}
+@book{hastie2009elements,
+  author = {Hastie, Trevor and Tibshirani, Robert and Friedman, Jerome},
+  title = {The Elements of Statistical Learning},
+  edition = {Second},
+  publisher = {Springer},
+  year = {2009},
+}
+@book{HastieTF09,
+  author = {Trevor Hastie and Robert Tibshirani and Jerome H. Friedman},
+  title = {The Elements of Statistical Learning},
+  edition = {2nd},
+  publisher = {Springer},
+  year = {2009},
+}
+@book{hastie2001elements,
+  author = {Hastie, Trevor and Tibshirani, Robert and Friedman, Jerome},
+  title = {The Elements of Statistical Learning},
+  publisher = {Springer},
+  edition = {1st},
+  year = {2001},
+}
+"""
+    _, duplicates = keys_and_duplicates(tmp_path, text)
+    assert not [line for line in duplicates if "Gosling" in line]
+    [second] = duplicates  # "Second" and "2nd" are one edition
+    assert "'HastieTF09'" in second and "'hastie2009elements'" in second
+    keys, _ = keys_and_duplicates(tmp_path, text, "--merge-duplicates")
+    assert {"GoslingJSBB2012", "GoslingJSBB2014", "hastie2001elements"} <= set(keys)
