@@ -109,7 +109,7 @@ def encode_field(name: str, text: str) -> str:
 
 def _value(paper: Paper, name: str, text: str, macros: Mapping[str, str], original: str | None, dialect: str) -> str:
     if original is not None and written_as_read(original):  # most values: nothing in them to rewrite
-        return original
+        return label_safe(name, original, dialect) if dialect == "biblatex" else original  # biber's initials
     return label_safe(name, without_control_chars(_value_as_read(paper, name, text, macros, original)), dialect)
 
 

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts
 
+from surveytool.text.latex_commands import LETTER_COMMANDS
+from surveytool.text.latex_decode import quick_decode
+
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 
 
@@ -73,30 +76,84 @@ def _persons(value: str) -> list[str]:
 #: The fields natbib's styles build a citation label from, which LaTeX reads as ``\\bibitem[label]``.
 _LABEL_FIELDS = frozenset({"author", "editor", "key", "organization"})
 _NAME_FIELDS = frozenset({"author", "editor", "translator", "bookauthor", "editora", "editorb", "editorc"})
-# A name part opening with one of these in braces, more after it: biber writes the character it prints (a brace,
-# a backslash, a caret, a tilde) raw into the .bbl as the part's initial, and LaTeX stops ("Extra }"); for \_ it
-# writes a backslash, which ends the line there and prints "bibinitperiod".
-_SPECIAL_FIRST = re.compile(
-    r"(?<![^\s,{~\"-])\{\\(textbrace(?:left|right)|textbackslash|textascii(?:circum|tilde)|_)\}"
-    r"((?:[^\s,{}~-]|\{[^{}]*\})+)(?![^\s,}~-])"
+# biber makes each word's initial itself and writes it raw into the .bbl (giveni={J\bibinitperiod}): it drops
+# commands (\cmd{arg} leaves arg), strips the word's opening braces and takes the first character left. A word
+# that so starts with a closing brace ({\TeX} Users Group, {}Eve, {\relax}x) wrote giveni={}\bibinitperiod} and
+# LaTeX stopped ("Extra }"); one opening with another command or a special wrote a backslash or a dollar. So a
+# word's head must be a letter, a digit, a letter command or an accent on a letter; other heads are left to
+# biber only when they print themselves (O'Neil's apostrophe, a parenthesis).
+_ACCENT_WORDS = "".join(sorted(name for name in LETTER_COMMANDS if len(name) == 1 and name not in "ijoOlL"))
+_LETTER_WORDS = "|".join(sorted((name for name in LETTER_COMMANDS if name not in _ACCENT_WORDS), key=len, reverse=True))
+_ACCENTED = r"\s*\{?\s*(?:[A-Za-z]|\\[ij](?![A-Za-z]))"
+_LETTER_HEAD = re.compile(
+    rf"\\['\"^`~=.]{_ACCENTED}|\\[{_ACCENT_WORDS}](?![A-Za-z]){_ACCENTED}|\\(?:{_LETTER_WORDS})(?![A-Za-z])"
 )
+_BIBER_WORDS = re.compile(r"[\s~]+(?![^{]*\})")  # biber's split of a part into words: not inside a group
+_INITIAL_SPECIALS = frozenset("\\{}$&#%^_~")
 
 
-def _initial_safe(found: re.Match[str]) -> str:
-    command = "textunderscore" if found[1] == "_" else found[1]
-    return f"{{\\{command}{{}}{found[2]}}}"
+def _initial_unsafe(part: str) -> bool:
+    """Whether biber's initial of a word of ``part`` (a name part, LaTeX) may be a brace, a backslash or a special."""
+    for word in _BIBER_WORDS.split(part):
+        for piece in (word, *word.split("-")):  # biber takes an initial of each half of a hyphenated name too
+            head = piece.lstrip("{")
+            if head and head[0] in _INITIAL_SPECIALS and not _LETTER_HEAD.match(head):
+                return True
+    return False
+
+
+def _initials(part: str) -> str:
+    """Initials of ``part`` for biber's extended name format: the first ASCII letter or digit each word prints."""
+    found = []
+    for word in _BIBER_WORDS.split(part):
+        initial = next((char for char in quick_decode(word)[0] if char.isascii() and char.isalnum()), "")
+        found.append(initial)
+    return "".join(found) or "{}"  # one empty initial: with none given, biber would make its own
+
+
+def _biber_safe(person: str) -> str:
+    """``person`` (one name of a list) in biber's extended name format with its initials given, when biber's own
+    would end a group of the .bbl; else as it is."""
+    names = split_names(person)
+    if len(names) != 1:
+        return person
+    name = names[0]
+    parts = {"given": name.first, "prefix": name.von, "family": name.last, "suffix": name.jr}
+    if name.corporate:
+        parts["family"] = "{" + name.last + "}"  # one word, as biber reads a name in braces
+    unsafe = {part for part, text in parts.items() if _initial_unsafe(text)}
+    if not unsafe:
+        return person
+    written = []
+    for part, text in parts.items():
+        if text:
+            # biber splits the format at commas as CSV does, braces or not: such a part is quoted, its quotes doubled.
+            item = f"{part}={{{text}}}"
+            written.append(f'"{item.replace(chr(34), chr(34) * 2)}"' if "," in text or '"' in text else item)
+            written += [f"{part}-i={_initials(text)}"] if part in unsafe else []
+    return ", ".join(written)
+
+
+def _biber_names(value: str) -> str:
+    """A name list's raw value with each name whose biber initials would stop LaTeX in the extended name format."""
+    if not (value.startswith("{") and value.endswith("}")) or ("\\" not in value and "{" not in value[1:]):
+        return value
+    persons = _persons(value[1:-1])
+    rewritten = [_biber_safe(person) for person in persons]
+    if rewritten == persons:
+        return value
+    return "{" + " and ".join(rewritten) + "}"
 
 
 def label_safe(field: str, value: str, dialect: str = "bibtex") -> str:
     """``value`` (a raw BibTeX value of ``field``) with each ``]`` outside its inner braces braced, in the fields a
     label is made of: in ``\\bibitem[Sm]ith(2020)]`` it would end the label, and a key after it would take over
-    another entry's citation. For biber (``dialect`` biblatex), a name part opening with ``{\\textbraceright}`` (or
-    another command printing a TeX special) takes the rest of the part into its braces, ``{\\textbraceright{}x}``,
-    ``{\\_}x`` spelled ``{\\textunderscore{}x}``: biber's initial is then its first letter. Not for BibTeX, whose
-    initial of ``{\\textbraceright}x`` is "}." already, and to which the group, a lowercase letter after its
-    command, is a "von" part: it printed "}x Trent" in full, in natbib's citation label too."""
-    if dialect == "biblatex" and field in _NAME_FIELDS and "\\" in value:
-        value = _SPECIAL_FIRST.sub(_initial_safe, value)
+    another entry's citation. For biber (``dialect`` biblatex), a name whose initials biber would write as a brace,
+    a backslash or a special (``{\\TeX} Users Group``, ``{\\textbraceright}x``) is written in biber's extended
+    name format with its initials given: ``family={...}, family-i=T``. Not for BibTeX, whose initial of
+    ``{\\textbraceright}x`` is "}." already."""
+    if dialect == "biblatex":
+        value = _biber_names(value) if field in _NAME_FIELDS else value
     if field not in _LABEL_FIELDS or "]" not in value:
         return value
     out, depth = [], 0
