@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts
 
+from surveytool.bibtex.values import VERBATIM_FIELDS
+from surveytool.text.latex_allowlist import TOKEN
 from surveytool.text.latex_commands import LETTER_COMMANDS
 from surveytool.text.latex_decode import quick_decode
 
@@ -145,14 +147,33 @@ def _biber_names(value: str) -> str:
     return "{" + " and ".join(rewritten) + "}"
 
 
+# biber decodes \textdollar into a bare "$" in the .bbl (every other command of the allowlist it writes as a command
+# or as a character that is no TeX special): math began there, and the bibliography stopped ("Missing $ inserted").
+# \$ prints the same and biber keeps it; the spaces TeX skips after the control word go with it.
+_TEXTDOLLAR_SPACES = re.compile(r"[ \t]*(?:\r?\n[ \t]*)?")
+
+
+def _without_textdollar(value: str) -> str:
+    if "\\textdollar" not in value:
+        return value
+    pieces, last = [], 0
+    for match in TOKEN.finditer(value):
+        if match.start() >= last and match.group() == "\\textdollar":
+            pieces += [value[last : match.start()], "\\$"]
+            spaces = _TEXTDOLLAR_SPACES.match(value, match.end())
+            last = spaces.end() if spaces else match.end()
+    return "".join(pieces) + value[last:]
+
+
 def label_safe(field: str, value: str, dialect: str = "bibtex") -> str:
     """``value`` (a raw BibTeX value of ``field``) with each ``]`` outside its inner braces braced, in the fields a
     label is made of: in ``\\bibitem[Sm]ith(2020)]`` it would end the label, and a key after it would take over
     another entry's citation. For biber (``dialect`` biblatex), a name whose initials biber would write as a brace,
     a backslash or a special (``{\\TeX} Users Group``, ``{\\textbraceright}x``) is written in biber's extended
     name format with its initials given: ``family={...}, family-i=T``. Not for BibTeX, whose initial of
-    ``{\\textbraceright}x`` is "}." already."""
+    ``{\\textbraceright}x`` is "}." already. For biber too, ``\\textdollar`` is written ``\\$``."""
     if dialect == "biblatex":
+        value = value if field in VERBATIM_FIELDS else _without_textdollar(value)  # biber decodes no address
         value = _biber_names(value) if field in _NAME_FIELDS else value
     if field not in _LABEL_FIELDS or "]" not in value:
         return value

@@ -1,0 +1,34 @@
+"""LaTeX of the allowlist that biber decodes into a TeX special in the .bbl, spelled so that it keeps it."""
+
+import re
+import subprocess
+
+import pytest
+from helpers import compile_latex, requires_latex, run_cli
+
+ENTRY = "@misc{p1, author = {Eve Mallory}, title = {Costs \\textdollar 5 or \\textdollar{}6}, year = 2020}\n"
+
+
+def test_textdollar_is_written_as_a_dollar_sign_for_biber_and_as_it_is_for_bibtex(tmp_path):
+    (tmp_path / "refs.bib").write_text(ENTRY, encoding="utf-8")
+    titles = {}
+    for dialect in ("bibtex", "biblatex"):
+        run_cli("bib", "refs.bib", "-o", f"{dialect}.bib", "--dialect", dialect, cwd=tmp_path, check=True)
+        [titles[dialect]] = re.findall(r"title = (.*),", (tmp_path / f"{dialect}.bib").read_text(encoding="utf-8"))
+    assert titles["bibtex"] == "{Costs \\textdollar 5 or \\textdollar{}6}"
+    assert titles["biblatex"] == "{Costs \\$5 or \\${}6}"  # the space TeX skips after \textdollar goes with it
+
+
+@requires_latex
+@pytest.mark.latex
+def test_a_title_with_textdollar_compiles_with_biber_and_prints_the_dollars(tmp_path):
+    # biber wrote \field{title}{Costs $5 or $6}: math from one to the other, "Missing $ inserted" at a lone one.
+    (tmp_path / "refs.bib").write_text(ENTRY.replace(" or \\textdollar{}6", ""), encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--no-figure", "--no-plot", cwd=tmp_path)
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    text = subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True
+    ).stdout
+    assert "Costs $5" in text
