@@ -241,6 +241,8 @@ def _misplaced_token(
         return "LaTeX stops at it in math"
     if name == "par" and group.argument:
         return "a paragraph cannot end inside an argument or math"
+    if name in ("\\", "newline") and _after_par(value, match.start()):
+        return "ends no line: after \\par, before any text, LaTeX stops (There's no line here to end)"
     if name == "kern" and not _KERN.match(value, match.end()):
         return "takes a length (\\kern0.5em)"
     elif name == "hspace" and not _HSPACE.match(value, match.end()):
@@ -250,6 +252,16 @@ def _misplaced_token(
     elif name in ARGUMENTS:
         return _arguments(value, match.end(), name, group.mode, arguments)
     return ""
+
+
+# A \par, then only spaces, braces and commands: TeX is still between paragraphs (a character, or a command that
+# prints one, would start the next); more is checked this way than TeX would refuse, never less.
+_PAR_GAP = re.compile(r"\\par(?![A-Za-z])(?:\s|[{}]|\\[A-Za-z]+)*")
+
+
+def _after_par(value: str, at: int) -> bool:
+    par = value.rfind("\\par", 0, at)
+    return par >= 0 and _PAR_GAP.fullmatch(value, par, at) is not None
 
 
 def _arguments(value: str, position: int, name: str, mode: str, arguments: dict[int, tuple[str, bool]]) -> str:

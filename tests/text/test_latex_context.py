@@ -34,6 +34,8 @@ from surveytool.text.latex_inert import render_inert
         ("A \\char92 b", "\\char92"),  # biber writes a backslash into the .bbl, which runs what follows
         ("A \\char'45 b", "\\char'45"),  # a %, which hides the rest of the line from TeX
         ("A \\char 13 b", "\\char 13"),
+        ("A \\par \\\\ b", "\\\\"),  # "There's no line here to end": TeX is between paragraphs
+        ("A \\par{\\em} \\newline b", "\\newline"),
     ],
 )
 def test_allowed_latex_that_stops_the_document_where_it_stands_is_an_offence(value, token):
@@ -55,6 +57,7 @@ def test_allowed_latex_that_stops_the_document_where_it_stands_is_an_offence(val
         "$x$$\\alpha$ and $$y$$",
         "\\textsuperscript{\\TeX} in $\\mbox{\\TeX}$",
         "a\\par b and \\emph{}",
+        "a\\par b\\\\ c\\newline d \\\\ e",
         "$\\left\\{ x\\right.$ and $\\frac{a}{b}$ and \\^{} and \\'e",
         "\\textbf{\\url{https://x.org/a\\%20b\\#c\\_d}}",
     ],
