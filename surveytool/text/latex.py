@@ -19,6 +19,7 @@ from functools import lru_cache
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
+from surveytool.text import latex_decode
 from surveytool.text.latex_allowlist import (
     CONTROL_CHARS_SET,
     Misplaced,
@@ -58,7 +59,7 @@ UNKNOWN_CHAR_MACRO = "stchar"
 
 
 def _unknown_char(char: str) -> str:
-    return f"\\{UNKNOWN_CHAR_MACRO}{{{ord(char):04X}}}"
+    return latex_decode.accent_spelling(char) or f"\\{UNKNOWN_CHAR_MACRO}{{{ord(char):04X}}}"
 
 
 @lru_cache(maxsize=1)
@@ -73,9 +74,8 @@ def _text_encoder() -> UnicodeToLatexEncoder:
 
 @lru_cache(maxsize=1)
 def _bibtex_encoder() -> UnicodeToLatexEncoder:
-    # Characters without a LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib:
-    # biber and Unicode engines read them, and a macro of ours would leak into
-    # the user's bibliography.
+    # Characters without a LaTeX spelling (CJK, emoji) stay UTF-8 in the .bib: biber and Unicode engines read
+    # them, and a macro of ours would leak into the user's bibliography.
     return UnicodeToLatexEncoder(
         non_ascii_only=True,
         replacement_latex_protection="braces-all",
@@ -215,9 +215,9 @@ def encode_bibtex_value(text: str) -> str:
 
 def declared_chars(*texts: str) -> list[str]:
     """Hex codes of the non-ASCII characters in ``texts``, which main.tex declares: pdfLaTeX's inputenc knows
-    only some of those a .bib holds as UTF-8 (a Zotero title's β stopped the build)."""
+    only some of those a .bib holds as UTF-8 (a Zotero title's β stopped the build), or biber writes for \\v{x}."""
     chars = {c for text in texts if not text.isascii() for c in _NON_ASCII.findall(text)}
-    return sorted(f"{ord(c):04X}" for c in chars)
+    return sorted(f"{ord(c):04X}" for c in chars.union(*map(latex_decode.biber_accents, texts)))
 
 
 def char_spelling(code: str) -> LatexMarkup:

@@ -207,3 +207,35 @@ def quick_latex_to_text(value: str) -> str:
     if not NEEDS_DECODING.search(value):
         return " ".join(value.split())
     return quick_decode(value)[0]
+
+
+# biber decodes accent commands and writes the result into the .bbl: a letter with no precomposed character
+# (\v{x}; \"{x} is ẍ, which inputenc does not know) or a letter accent on anything but a letter (\v{}) gave a
+# character pdfLaTeX stopped at ("not set up for use with LaTeX") unless main.tex declares it.
+_BIBER_MARKS = {**_ACCENTS, "t": "\u0311", "G": "\u030f"}
+_BIBER_ACCENT = re.compile(
+    r"\\([\"'`^~=.]|[cuvHkrdbtG](?![A-Za-z]))\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z](?=\s*\}))?|(\\[ij](?![A-Za-z])|[A-Za-z]))"
+)
+_ACCENT_NAMES = {mark: name for name, mark in _ACCENTS.items()}
+
+
+def biber_accents(text: str) -> set[str]:
+    """The characters beyond ASCII that biber writes for the accent commands in ``text`` (a .bib); a letter
+    accent on anything but one letter (\\t{oo}, \\v{}) is its mark alone (biber keeps \\"{} as it is)."""
+    found: set[str] = set()
+    for match in _BIBER_ACCENT.finditer(text) if "\\" in text else ():
+        letter = (match.group(2) or match.group(3) or "").lstrip("\\")
+        if letter or match.group(1).isalpha():
+            found.update(c for c in unicodedata.normalize("NFC", letter + _BIBER_MARKS[match.group(1)]) if c > "\x7f")
+    return found
+
+
+def accent_spelling(char: str) -> str | None:
+    """``char`` as LaTeX's accents on an ASCII letter (ẍ is \\"{x}), or on nothing for a lone mark; else None."""
+    decomposed = unicodedata.normalize("NFD", char)
+    base, marks = ("", decomposed) if decomposed[0] in _ACCENT_NAMES else (decomposed[0], decomposed[1:])
+    if not marks or not base.isascii() or any(mark not in _ACCENT_NAMES for mark in marks):
+        return None
+    for mark in marks:
+        base = f"\\{_ACCENT_NAMES[mark]}{{{base}}}"
+    return base

@@ -1,10 +1,12 @@
-"""LaTeX of the allowlist that biber decodes into a TeX special in the .bbl, spelled so that it keeps it."""
+"""LaTeX of the allowlist that biber decodes into a TeX special or a character pdfLaTeX does not know, in the .bbl."""
 
 import re
 import subprocess
 
 import pytest
 from helpers import compile_latex, requires_latex, run_cli
+
+from surveytool.text.latex import char_spelling, declared_chars
 
 ENTRY = "@misc{p1, author = {Eve Mallory}, title = {Costs \\textdollar 5 or \\textdollar{}6}, year = 2020}\n"
 
@@ -32,3 +34,27 @@ def test_a_title_with_textdollar_compiles_with_biber_and_prints_the_dollars(tmp_
         ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True
     ).stdout
     assert "Costs $5" in text
+
+
+def test_main_tex_declares_what_biber_decodes_accents_into():
+    # x with a caron has no character of its own: biber writes x and a combining caron, which inputenc does not know.
+    declared = declared_chars('@misc{a, title = {\\v{x}, \\"{x}, \\v{} and \\c{ }, but \\"{} and \\v{S}}}')
+    assert {code: char_spelling(code) for code in declared} == {
+        "0160": "{\\v{S}}",  # Š, which inputenc knows
+        "030C": "\\v{}",  # a caron on nothing: after x, or alone
+        "0327": "\\c{}",
+        "1E8D": '\\"{x}',  # ẍ
+    }
+
+
+@requires_latex
+@pytest.mark.latex
+def test_accents_biber_decodes_into_characters_beyond_inputenc_compile_with_biber(tmp_path):
+    # biber wrote \field{title}{x̌ and ẍ and ̌}: "Unicode character ̌ (U+030C) not set up for use with LaTeX".
+    entry = '@misc{p1, author = {Eve Mallory}, title = {Accents \\v{x} and \\"{x} and \\v{} and \\c{ }}, year = 2020}\n'
+    (tmp_path / "refs.bib").write_text(entry, encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--no-figure", "--no-plot", cwd=tmp_path)
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert not re.search(r"^! ", (out / "main.log").read_text(encoding="latin-1"), re.M)
