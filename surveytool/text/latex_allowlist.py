@@ -25,6 +25,7 @@ from surveytool.text.latex_commands import (
     TEXT_COMMANDS,
 )
 from surveytool.text.latex_context import context_offences, too_deep
+from surveytool.text.pdflatex_glyphs import typesets
 
 _DEFINING = frozenset({"newcommand", "providecommand", "def"})
 
@@ -84,10 +85,10 @@ def encoder_commands() -> frozenset[str]:
     """The symbol commands pylatexenc's encoder writes for non-ASCII characters (surveytool writes them too)."""
     from pylatexenc.latexencode import get_builtin_conversion_rules
 
-    names = set()
-    for rule in get_builtin_conversion_rules("defaults"):
-        for replacement in rule.rule.values():
-            names.update(re.findall(r"\\([A-Za-z]+)", replacement))
+    names: set[str] = set()
+    for rule in get_builtin_conversion_rules("defaults"):  # not of characters it writes as \stchar: undefined
+        for code, replacement in rule.rule.items():
+            names.update(re.findall(r"\\([A-Za-z]+)", replacement) if typesets(chr(code)) else ())
     return frozenset(names - NEVER_ALLOWED)
 
 

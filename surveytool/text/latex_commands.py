@@ -7,7 +7,7 @@ _WORDS = str.split
 #: Accents and letters: the spellings BibTeX styles and bibliographies use for non-ASCII text.
 LETTER_COMMANDS = frozenset(
     _WORDS("""
-    u v H c d b t r k G i j o O l L ss SS ae AE oe OE aa AA dh DH th TH ng NG dj DJ
+    u v H c d b t r k i j o O l L ss SS ae AE oe OE aa AA dh DH th TH ng NG dj DJ
 """)
 )
 #: Symbols that print one character (LaTeX kernel and textcomp).
@@ -80,7 +80,7 @@ TEXT_AND_MATH = frozenset(_WORDS("text kern ensuremath"))
 TEXT_ONLY = frozenset(_WORDS("TeX LaTeX LaTeXe par"))
 #: How many arguments a command needs, and their mode: "t" text, "m" math, "s" the mode around it.
 #: Before a "}" (or at the end of a value) TeX stops ("Argument of \\' has an extra }").
-_ACCENTS = "' \" ^ ` ~ = . u v H c d b t r k G"
+_ACCENTS = "' \" ^ ` ~ = . u v H c d b t r k"
 ARGUMENTS: dict[str, tuple[int, str]] = {
     **dict.fromkeys(_WORDS(_ACCENTS), (1, "s")),
     **dict.fromkeys(
