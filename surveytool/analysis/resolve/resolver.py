@@ -17,8 +17,9 @@ from typing import Protocol
 from surveytool.analysis.agreement import agree, confirmed, names_first_author
 from surveytool.analysis.key_authors import names_with_corporate
 from surveytool.analysis.merge import identities
+from surveytool.analysis.resolve.snippet_alignment import aligned_similarity
 from surveytool.model import Finding, Origin, Paper, Resolution, Severity, frozen_mapping
-from surveytool.text.normalize import abstract_similarity, normalize, normalize_any_script, shingles, strip_truncation
+from surveytool.text.normalize import normalize, normalize_any_script, shingles, strip_truncation
 from surveytool.text.pasted import rejoin_split_words
 
 #: A candidate at or above this score is accepted (if it is the only one).
@@ -53,7 +54,6 @@ METADATA_FIELDS = (
     "primaryclass",
     "url",
 )
-
 
 _KEEP_GIVEN = frozenset({"doi", "eprint", "archiveprefix"})
 
@@ -225,10 +225,10 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
         asked_words = normalize(strip_truncation(query.abstract)).split()
         known_words = normalize(strip_truncation(found.abstract)).split()
         asked_words = rejoin_split_words(asked_words, frozenset(known_words))
-        abstract_score = abstract_similarity(asked_words, known_words)
+        abstract_score, start = aligned_similarity(asked_words, known_words, strip_truncation(found.abstract))
         # The comparison covers only the shorter text: a found abstract that is a mere opening of the
         # snippet, or that comes without authors or year, needs a confirming author or year.
-        covered = min(len(known_words), len(asked_words)) >= _MIN_SNIPPET_COVERAGE * len(asked_words)
+        covered = min(len(known_words) - start, len(asked_words)) >= _MIN_SNIPPET_COVERAGE * len(asked_words)
         if not (covered and _is_record(found)) and not confirmed(query, found):
             abstract_score = min(abstract_score, UNCONFIRMED)
     if abstract_score > title_score:
