@@ -12,9 +12,10 @@ from collections.abc import Sequence
 
 from surveytool.text.normalize import abstract_similarity, normalize
 
-# The end of a sentence: a full stop after two letters or digits (not the "e.g." of an abbreviation, not an
-# initial), then a space and a capital letter or a digit.
-_SENTENCE_END = re.compile(r"(?<=[^\W_]{2}[.!?])\s+(?=[A-Z0-9\u00c0-\u00de])")
+# The end of a sentence: a full stop, maybe a closing bracket or quote, a space, then a capital or a digit, maybe
+# after an opening bracket ("... (MDP). In this setting", "at 4.2 K. The", "10^19 cm^-3. Stationary"). An
+# abbreviation ("e.g. Smith") may end one too: a start too many is only one more place compared.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]\u2019\u201d]?\s+(?=[\"'(\[\u2018\u201c]?[A-Z0-9\u00c0-\u00de])")
 
 
 def sentence_starts(text: str) -> list[int]:

@@ -298,3 +298,21 @@ def test_a_snippet_that_starts_inside_a_sentence_of_an_abstract_is_not_aligned_t
     )
     paper = found("Static Test Selection for CI", abstract=SUMMARY, author="Lee, Min", year="2020")
     assert score_match(snippet(text), paper)[0] < REPORT
+
+
+def test_a_snippet_from_a_sentence_after_a_bracket_or_a_unit_resolves_to_its_paper():
+    # "(MDP). In this setting" and "4.2 K. The electron": a full stop after a bracket or a one-letter unit ends a
+    # sentence too; such snippets stayed placeholders.
+    abstract = (
+        "We present a reinforcement learning approach to explore and optimize a safety-constrained Markov Decision "
+        "Process (MDP). In this setting, the agent must maximize discounted cumulative reward while constraining "
+        "the probability of entering unsafe states, measured between 1.6 and 4.2 K. The safety values of all "
+        "states are not known a priori, and we probabilistically model them with a Gaussian process prior."
+    )
+    paper = found("Safe Exploration", abstract=abstract, author="Wachi, Akifumi", year="2018")
+    for text in (
+        "In this setting, the agent must maximize discounted cumulative reward while constraining the probability "
+        "of entering unsafe sta…",
+        "The safety values of all states are not known a priori, and we probabilistically model them with a Gau…",
+    ):
+        assert score_match(snippet(text), paper) == (1.0, "abstract"), text
