@@ -17,6 +17,7 @@ from typing import Protocol
 from surveytool.analysis.agreement import agree, confirmed, names_first_author
 from surveytool.analysis.key_authors import names_with_corporate
 from surveytool.analysis.merge import identities
+from surveytool.analysis.resolve.abstract_words import abstract_words
 from surveytool.analysis.resolve.snippet_alignment import aligned_similarity
 from surveytool.model import Finding, Origin, Paper, Resolution, Severity, frozen_mapping
 from surveytool.text.normalize import normalize, normalize_any_script, shingles, strip_truncation
@@ -96,7 +97,7 @@ class CatalogResolver:
             if paper.title:
                 self._by_title.setdefault(normalize_any_script(paper.title), []).append(index)
             if paper.abstract:
-                for shingle in shingles(normalize(strip_truncation(paper.abstract)).split()[:80]):
+                for shingle in shingles(abstract_words(paper.abstract)[:80]):
                     self._by_shingle.setdefault(shingle, []).append(index)
         self._sorted_titles = sorted(self._by_title)  # for prefix look-ups of titles cut short
 
@@ -119,7 +120,7 @@ class CatalogResolver:
             if paper.truncated and len(title) >= _MIN_PREFIX_CHARS:
                 found.update(i for full in self._titles_starting_with(title) for i in self._by_title[full])
         if paper.abstract:
-            words = normalize(strip_truncation(paper.abstract)).split()
+            words = abstract_words(paper.abstract)
             shared = Counter(i for s in shingles(words[:80]) for i in self._by_shingle.get(s, ()))
             found.update(i for i, _ in shared.most_common(5))
         as_title = title_query(paper)
@@ -222,8 +223,7 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
         return 1.0, identifier
     abstract_score = 0.0
     if query.abstract and found.abstract:
-        asked_words = normalize(strip_truncation(query.abstract)).split()
-        known_words = normalize(strip_truncation(found.abstract)).split()
+        asked_words, known_words = abstract_words(query.abstract), abstract_words(found.abstract)
         asked_words = rejoin_split_words(asked_words, frozenset(known_words))
         abstract_score, start = aligned_similarity(asked_words, known_words, strip_truncation(found.abstract))
         # The comparison covers only the shorter text: a found abstract that is a mere opening of the

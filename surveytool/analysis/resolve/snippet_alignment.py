@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from surveytool.text.normalize import abstract_similarity, normalize
+from surveytool.analysis.resolve.abstract_words import abstract_words
+from surveytool.text.normalize import abstract_similarity
 
 # The end of a sentence: a full stop, maybe a closing bracket or quote, a space, then a capital or a digit, maybe
 # after an opening bracket ("... (MDP). In this setting", "at 4.2 K. The", "10^19 cm^-3. Stationary"). An
@@ -19,10 +20,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]\u2019\u201d]?\s+(?=[\"'(\[\u2018\
 
 
 def sentence_starts(text: str) -> list[int]:
-    """The word offsets, in ``normalize(text).split()``, at which the sentences after the first start."""
+    """The word offsets, in ``abstract_words(text)``, at which the sentences after the first start."""
     starts, count = [], 0
     for sentence in _SENTENCE_END.split(text)[:-1]:
-        count += len(normalize(sentence).split())
+        count += len(abstract_words(sentence))
         starts.append(count)
     return starts
 

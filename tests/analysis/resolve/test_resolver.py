@@ -316,3 +316,26 @@ def test_a_snippet_from_a_sentence_after_a_bracket_or_a_unit_resolves_to_its_pap
         "The safety values of all states are not known a priori, and we probabilistically model them with a Gau…",
     ):
         assert score_match(snippet(text), paper) == (1.0, "abstract"), text
+
+
+def test_a_snippet_showing_rendered_math_resolves_to_the_catalog_abstract_written_in_latex():
+    # A page shows "λ and ξ", "ℝ^d" and "morphology" where the .bib has $\lambda$, $\mathbb{R}^d$ and mor{\-}phology:
+    # compared with the LaTeX words ("lambda", "mathbb"), the rendered snippet fell under the acceptance score.
+    from surveytool.bibtex.reader import read_bibtex
+
+    bib = r"""@article{kramer1973,
+  author = {Kramer, L. and Pesch, W.},
+  title = {Core structure and low-energy spectrum of isolated vortex lines in clean superconductors},
+  year = {1973},
+  abstract = {Let $\lambda$ and $\xi$ be the decay lengths in $\mathbb{R}^d$ for $\beta \to \infty$;
+    $\lambda$ and $\xi$ then fix the mor{\-}phology of the $\pi$-phase, with $\mu \ll \lambda$ and
+    $\varepsilon \approx \xi$ at all temperatures below the critical one.}
+}"""
+    [paper] = read_bibtex(bib, "c.bib", "sections").papers
+    text = (
+        "Let λ and ξ be the decay lengths in ℝ^d for β → ∞; λ and ξ then fix the morphology of the π-phase, with "
+        "μ ≪ λ and ε ≈ ξ at all tempera…"
+    )
+    assert score_match(snippet(text), paper) == (1.0, "abstract")
+    [result], [] = resolve_papers([snippet(text)], [CatalogResolver([paper])])
+    assert result.resolution is not None and result.resolution.matched_key == "kramer1973"
