@@ -34,26 +34,16 @@ _MIN_PREFIX_CHARS = 20
 _UNCONFIRMED_PREFIX_WORDS = 6
 _UNCONFIRMED_PREFIX_SHARE = 0.5
 _MIN_SNIPPET_COVERAGE = 0.8
+# A snippet is a copy of its abstract's opening: with its math rendered and its split words joined, it differs by
+# next to nothing. One word in ten otherwise is an abstract reused and edited for another paper (a poster, an
+# extended version by the same authors): without an author or year to confirm it, it is not taken.
+_UNCONFIRMED_ABSTRACT_SIMILARITY = 0.95
 #: The score of a match without independent evidence: listed as closest, never taken.
 UNCONFIRMED = 0.8
 # Metadata fields a resolver may give; the snippet text itself stays the abstract.
-METADATA_FIELDS = (
-    "title",
-    "author",
-    "year",
-    "month",
-    "booktitle",
-    "journal",
-    "volume",
-    "number",
-    "pages",
-    "publisher",
-    "howpublished",
-    "doi",
-    "eprint",
-    "archiveprefix",
-    "primaryclass",
-    "url",
+METADATA_FIELDS = tuple(
+    "title author year month booktitle journal volume number pages publisher howpublished doi eprint archiveprefix "
+    "primaryclass url".split()
 )
 
 _KEEP_GIVEN = frozenset({"doi", "eprint", "archiveprefix"})
@@ -229,7 +219,8 @@ def score_match(query: Paper, found: Paper) -> tuple[float, str]:
         # The comparison covers only the shorter text: a found abstract that is a mere opening of the
         # snippet, or that comes without authors or year, needs a confirming author or year.
         covered = min(len(known_words) - start, len(asked_words)) >= _MIN_SNIPPET_COVERAGE * len(asked_words)
-        if not (covered and _is_record(found)) and not confirmed(query, found):
+        copied = abstract_score >= _UNCONFIRMED_ABSTRACT_SIMILARITY
+        if not (covered and copied and _is_record(found)) and not confirmed(query, found):
             abstract_score = min(abstract_score, UNCONFIRMED)
     if abstract_score > title_score:
         return round(abstract_score, 4), "abstract"

@@ -339,3 +339,27 @@ def test_a_snippet_showing_rendered_math_resolves_to_the_catalog_abstract_writte
     assert score_match(snippet(text), paper) == (1.0, "abstract")
     [result], [] = resolve_papers([snippet(text)], [CatalogResolver([paper])])
     assert result.resolution is not None and result.resolution.matched_key == "kramer1973"
+
+
+def test_a_snippet_of_an_abstract_reused_with_edits_for_another_paper_is_not_taken():
+    # Authors reuse an abstract for a poster or an extended version and edit a word in ten: the poster's snippet
+    # was attached to the journal paper (0.93 against 0.85 to accept). Nothing but the edits tells them apart.
+    journal = found(
+        "What Merge Tool Should I Use?",
+        author="Cavalcanti, Guilherme",
+        year="2017",
+        abstract="While unstructured merge tools try to automatically resolve merge conflicts via textual similarity, "
+        "semistructured and structured merge tools try to go further by exploiting the syntactic structure and "
+        "semantics of the involved artifacts. Previous studies compare these merge approaches with respect to "
+        "the number of reported conflicts.",
+    )
+    poster = (
+        "While unstructured merge tools try to automatically resolve merge conflicts via textual similarity, "
+        "semistructured merge tools try to go further by partially exploiting the syntactic structure and "
+        "semantics of the involved artif…"
+    )
+    assert REPORT <= score_match(snippet(poster), journal)[0] < ACCEPT
+    [result], [finding] = resolve_papers([snippet(poster)], [CatalogResolver([journal])])
+    assert result.resolution is None and "What Merge Tool" in finding.hint
+    copy = poster.replace("semistructured merge", "semistructured and structured merge").replace("partially ", "")
+    assert score_match(snippet(copy), journal) == (1.0, "abstract")
