@@ -148,8 +148,10 @@ def title_query(paper: Paper) -> Paper | None:
     words = text.split()
     if paper.title or paper.origin is not Origin.SNIPPET or not _TITLE_MIN_WORDS <= len(words) <= _TITLE_MAX_WORDS:
         return None
-    if any(word.endswith((".", "!", "?")) and not word.endswith("...") for word in words[:-1]):
-        return None  # a full stop inside: sentences of an abstract, not a title
+    # A full stop inside: sentences of an abstract. A question is often a title's first half ("Where Should I
+    # Comment My Code? A Dataset and Model ..."), and a title match is strict enough not to take a sentence.
+    if any(word.endswith((".", "!")) and not word.endswith("...") for word in words[:-1]):
+        return None
     if len(normalize(strip_truncation(text))) < _MIN_PREFIX_CHARS:
         return None
     title = text.rstrip(".") if not paper.truncated else text

@@ -363,3 +363,19 @@ def test_a_snippet_of_an_abstract_reused_with_edits_for_another_paper_is_not_tak
     assert result.resolution is None and "What Merge Tool" in finding.hint
     copy = poster.replace("semistructured merge", "semistructured and structured merge").replace("partially ", "")
     assert score_match(snippet(copy), journal) == (1.0, "abstract")
+
+
+def test_a_cut_title_asking_a_question_before_its_subtitle_resolves_to_its_paper():
+    # The question mark inside read as the end of an abstract's sentence: the line was never compared as a title.
+    paper = found(
+        "Where should I comment my code? A dataset and model for predicting locations that need comments",
+        author="Louis, Annie",
+        year="2020",
+    )
+    text = "Where should I comment my code? A dataset and model for predicting loca…"
+    [result], [] = resolve_papers([snippet(text)], [CatalogResolver([paper])])
+    assert result.resolution is not None and result.resolution.method == "snippet-as-title-prefix"
+    assert "abstract" not in result.fields
+    question = "Where do contracts come from? To produce them, should we rely on the programm…"
+    [kept], [_] = resolve_papers([snippet(question)], [CatalogResolver([paper])])
+    assert kept.resolution is None
