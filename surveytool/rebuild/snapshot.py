@@ -42,7 +42,7 @@ class EntryRecord(NamedTuple):
     key: str
     chunk: str  # digest of the chunk it alone was read from; "" when merged from several or read otherwise
     identities: tuple[str, ...]  # of the entry as read and as written (merge.identities)
-    claims: tuple[str, ...]  # keys it holds or could take: its key, its own key, keys pinned to its identities
+    claims: tuple[str, ...]  # keys it holds or could take, lowered: its key, its own key, keys pinned to its identities
     bib_length: int  # bytes of its .bib text (UTF-8), the blank line after it included
     json_length: int  # bytes of its entries.json object
     view: tuple  # its chapter.PaperView

@@ -56,7 +56,8 @@ def claims_of(
     """The keys a paper holds or would take in keys.assign_keys: the key it got, its own key, its pinned keys.
 
     ``unkeyed`` is the paper as keys were assigned to it, ``found`` and ``identity`` its identities there.
+    Lowered, as assign_keys compares them: BibTeX takes ``Smith2020`` and ``smith2020`` for one key.
     """
     own = unkeyed.key if unkeyed.origin in (Origin.BIBTEX, Origin.CSL_JSON) else ""
     pinned = [pins[i] for i in (*found, identity) if i in pins]
-    return tuple(dict.fromkeys(k for k in (keyed.key, own, *pinned) if k))
+    return tuple(dict.fromkeys(k.lower() for k in (keyed.key, own, *pinned) if k))

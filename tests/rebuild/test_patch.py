@@ -139,6 +139,8 @@ CANNOT_PATCH = {
     ),
     # Two entries with one key: one of them is given another.
     "key taken": lambda source, out: _edit(source, "@inproceedings{paper5,", "@inproceedings{paper1,"),
+    # BibTeX compares keys ignoring case: Paper1 is paper1's key too, and one of them is given another.
+    "key taken in another case": lambda source, out: _edit(source, "@inproceedings{paper5,", "@inproceedings{Paper1,"),
     # A key BibTeX cannot read: a build in full writes the entry under a key of its own.
     "key with a space": lambda source, out: _edit(source, "@inproceedings{paper5,", "@inproceedings{paper 5,"),
     "macro": lambda source, out: _edit(source, "{Proceedings of Things}", "{Proceedings of Other Things}"),
