@@ -53,11 +53,12 @@ def entry_facts(
 def claims_of(
     unkeyed: Paper, keyed: Paper, found: Sequence[str], identity: str, pins: Mapping[str, str]
 ) -> tuple[str, ...]:
-    """The keys a paper holds or would take in keys.assign_keys: the key it got, its own key, its pinned keys.
+    """The keys a paper holds or would take in keys.assign_keys: the key it got, its own key, the keys of the
+    duplicates merged into it (a new entry under one of those keys undoes the merge), its pinned keys.
 
     ``unkeyed`` is the paper as keys were assigned to it, ``found`` and ``identity`` its identities there.
     Lowered, as assign_keys compares them: BibTeX takes ``Smith2020`` and ``smith2020`` for one key.
     """
     own = unkeyed.key if unkeyed.origin in (Origin.BIBTEX, Origin.CSL_JSON) else ""
     pinned = [pins[i] for i in (*found, identity) if i in pins]
-    return tuple(dict.fromkeys(k.lower() for k in (keyed.key, own, *pinned) if k))
+    return tuple(dict.fromkeys(k.lower() for k in (keyed.key, own, *keyed.aliases, *pinned) if k))

@@ -636,3 +636,14 @@ def test_a_crossref_loop_is_patched_with_its_volume_last_as_a_build_in_full_writ
     assert written.index("{child,") < written.index("{zvol,")
     _edit(source, "part 6}", "part six}")
     assert _patched(_rebuild(source, out, fresh)) is not None  # the same bytes as a build in full
+
+
+def test_a_new_entry_under_the_key_of_a_merged_duplicate_is_built_in_full(tmp_path):
+    # twin1 is paper1 twice, merged (--merge-duplicates): a new work keyed twin1 undoes that merge in a full build.
+    source, out, fresh = tmp_path / "library.bib", tmp_path / "out", tmp_path / "fresh"
+    entries = _entries(4)
+    source.write_text(_text([*entries, entries[1].replace("{paper1,", "{twin1,")]), encoding="utf-8")
+    _rebuild(source, out, fresh, merge_duplicates=True)
+    assert '"aliases": ["twin1"]' in (out / "entries.json").read_text(encoding="utf-8")
+    _edit(source, "@inproceedings{paper3,", _entry("twin1", "Expert routing", 2022) + "\n@inproceedings{paper3,")
+    assert _patched(_rebuild(source, out, fresh, merge_duplicates=True)) is None
