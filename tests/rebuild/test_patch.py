@@ -647,3 +647,17 @@ def test_a_new_entry_under_the_key_of_a_merged_duplicate_is_built_in_full(tmp_pa
     assert '"aliases": ["twin1"]' in (out / "entries.json").read_text(encoding="utf-8")
     _edit(source, "@inproceedings{paper3,", _entry("twin1", "Expert routing", 2022) + "\n@inproceedings{paper3,")
     assert _patched(_rebuild(source, out, fresh, merge_duplicates=True)) is None
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "latin-1"])
+def test_a_library_saved_in_another_encoding_rebuilds_as_a_build_in_full_writes(library, encoding):
+    # Saved again by an editor with a byte-order mark, as UTF-16 (Notepad's "Unicode") or as Latin-1, then edited.
+    source, out, fresh = library
+    text = source.read_text(encoding="utf-8").replace("part 3}", "part 3, Über alles}")
+    source.write_bytes(text.encode(encoding))
+    _rebuild(source, out, fresh)
+    source.write_bytes(text.replace("part 5}", "part five}").encode(encoding))
+    # Only UTF-8 text is patched: a Latin-1 file builds in full, with its encoding warning.
+    assert (_patched(_rebuild(source, out, fresh)) is None) == (encoding == "latin-1")
+    source.write_bytes(text.encode("utf-8"))
+    _rebuild(source, out, fresh)
