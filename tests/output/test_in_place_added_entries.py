@@ -268,6 +268,10 @@ THESIS = (
     "@phdthesis{smith2019thesis,\n  title = {Scaling Sparse Mixture of Experts Models for Language},\n"
     "  author = {Smith, John},\n  school = {MIT},\n  year = {2019},\n}\n"
 )
+WORKSHOP = (
+    "@inproceedings{smith2019workshop,\n  title = {Scaling Sparse Mixture of Experts Models for Language},\n"
+    "  author = {Smith, John},\n  booktitle = {ICML Workshop on Efficient Training},\n  year = {2019},\n}\n"
+)
 ARTICLE = (
     "@article{smith2019jmlr,\n  title = {Scaling Sparse Mixture of Experts Models for Language},\n"
     "  author = {Smith, John and Doe, Jane},\n  journal = {Journal of Machine Learning Research},\n"
@@ -275,8 +279,9 @@ ARTICLE = (
 )
 
 
-# A thesis and the article of its title, by one first author in one year: two publications.
-@pytest.mark.parametrize("mine, theirs", [(THESIS, ARTICLE), (ARTICLE, THESIS)])
+# A workshop paper and the article of its title, by one first author in one year: perhaps two publications.
+# (A thesis and the article of its title are two works, never reported: test_false_merges.)
+@pytest.mark.parametrize("mine, theirs", [(WORKSHOP, ARTICLE), (ARTICLE, WORKSHOP)])
 def test_an_entry_that_shares_only_a_title_with_one_of_the_file_is_added_and_reported_as_a_duplicate(
     tmp_path, mine, theirs
 ):
@@ -360,15 +365,15 @@ def test_the_xdata_entry_an_added_entry_names_is_added_though_the_file_has_a_cop
 
 
 def test_a_duplicate_entry_warning_is_located_at_the_users_entry_not_at_a_coauthors_copy_of_it(tmp_path):
-    # The co-author's file shares the user's thesis entry and has the article of its title. The copy's place,
+    # The co-author's file shares the user's workshop paper and has the article of its title. The copy's place,
     # coauthor.bib:1, sorts before mine.bib:3, but the user edits mine.bib: the warning is located there.
-    (tmp_path / "mine.bib").write_text("% my library\n\n" + THESIS)
-    (tmp_path / "coauthor.bib").write_text(THESIS + "\n" + ARTICLE)
+    (tmp_path / "mine.bib").write_text("% my library\n\n" + WORKSHOP)
+    (tmp_path / "coauthor.bib").write_text(WORKSHOP + "\n" + ARTICLE)
     result = run_cli("bib", "--in-place", "mine.bib", "coauthor.bib", cwd=tmp_path)
     assert "smith2019jmlr: added" in result.stdout
     [warning] = [line for line in result.stderr.splitlines() if "[duplicate-entry]" in line]
     assert warning.startswith(
-        "mine.bib:3: warning [duplicate-entry] 'smith2019thesis' (mine.bib:3) and 'smith2019jmlr' (coauthor.bib:8) "
+        "mine.bib:3: warning [duplicate-entry] 'smith2019workshop' (mine.bib:3) and 'smith2019jmlr' (coauthor.bib:8) "
     )
     # Once added, both entries are in mine.bib: located at the later one, the added article, as in any one file.
     added_at = (tmp_path / "mine.bib").read_text().splitlines().index("@article{smith2019jmlr,") + 1
@@ -376,11 +381,11 @@ def test_a_duplicate_entry_warning_is_located_at_the_users_entry_not_at_a_coauth
     [warning] = [line for line in again.stderr.splitlines() if "[duplicate-entry]" in line]
     assert warning.startswith(
         f"mine.bib:{added_at}: warning [duplicate-entry] 'smith2019jmlr' (mine.bib:{added_at}) and "
-        "'smith2019thesis' (mine.bib:3) "
+        "'smith2019workshop' (mine.bib:3) "
     )
     # The co-author's file given first: the places are the co-author's.
     checked = run_cli("check", "coauthor.bib", "mine.bib", "--checks", "duplicate-entry", cwd=tmp_path)
     [warning] = [line for line in checked.stderr.splitlines() if "[duplicate-entry]" in line]
     assert warning.startswith(
-        "coauthor.bib:8: warning [duplicate-entry] 'smith2019jmlr' (coauthor.bib:8) and 'smith2019thesis' (coauthor.bib:1) "
+        "coauthor.bib:8: warning [duplicate-entry] 'smith2019jmlr' (coauthor.bib:8) and 'smith2019workshop' (coauthor.bib:1) "
     )
