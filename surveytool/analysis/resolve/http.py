@@ -22,7 +22,9 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from surveytool.analysis.resolve.http_body import read_body
 from surveytool.analysis.resolve.http_connection import (
+    HttpError,
     Retry,
     connector,
     cut_connection,
@@ -39,7 +41,6 @@ _POST_REDIRECTS = frozenset({307, 308})
 # Answers worth keeping: the paper, or the service's word that there is none.
 CACHEABLE_STATUSES = frozenset({200, 404})
 _MAX_REDIRECTS = 5
-_READ_SIZE = 64 * 1024
 #: A POST's body and its extra headers.
 _Post = tuple[bytes, Mapping[str, str]]
 
@@ -63,10 +64,6 @@ class Response:
     body: str
     fetched_at: str
     from_cache: bool = False
-
-
-class HttpError(Exception):
-    """The service could not give an answer (network down, timeouts, errors after retries)."""
 
 
 class ServiceSkipped(HttpError):
@@ -269,7 +266,7 @@ class HttpClient:
             else:
                 connection.request("POST", target, body=post[0], headers=headers)
             answer = connection.getresponse()
-            body = self._read_bounded(answer)
+            body = read_body(answer, self.settings.max_bytes)
             if cut.is_set():
                 raise TimeoutError
         except ConnectionRefusedError:
@@ -292,22 +289,6 @@ class HttpClient:
         except UnicodeDecodeError as error:
             raise HttpError(f"answer is not UTF-8 text (at byte {error.start:,})") from None
         return answer.status, answer.getheader("Location") or "", text
-
-    def _read_bounded(self, answer: http.client.HTTPResponse) -> bytes:
-        limit = self.settings.max_bytes
-        declared = (answer.getheader("Content-Length") or "").strip()
-        if declared.isdigit() and len(declared) < 20 and int(declared) > limit:
-            raise HttpError(f"answer of {int(declared):,} bytes is larger than the limit of {limit:,}")
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            chunk = answer.read(min(_READ_SIZE, limit + 1 - size))
-            if not chunk:
-                return b"".join(chunks)
-            size += len(chunk)
-            if size > limit:
-                raise HttpError(f"answer larger than the limit of {limit:,} bytes")
-            chunks.append(chunk)
 
 
 def _same_service(origin: str, target: str) -> bool:

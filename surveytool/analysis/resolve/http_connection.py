@@ -105,6 +105,10 @@ def proxy_for(scheme: str, host: str) -> tuple[str, int, str] | None:
     return parts.hostname, port, credentials
 
 
+class HttpError(Exception):
+    """The service could not give an answer (network down, timeouts, errors after retries)."""
+
+
 class Retry(Exception):
     def __init__(self, reason: str, after: float | None):
         super().__init__(reason)

@@ -1,0 +1,61 @@
+"""Reading an answer's body: within the size limit, whole, and as the bytes the server meant.
+
+The client asks for no compression, yet some servers (and proxies) compress anyway; gzip and deflate are
+undone here under the same limit, so that a small bomb cannot grow past it. A body shorter than its
+Content-Length is a connection cut early, which a retry may mend, not an answer to parse.
+"""
+
+from __future__ import annotations
+
+import http.client
+import zlib
+
+from surveytool.analysis.resolve.http_connection import HttpError, Retry
+
+_READ_SIZE = 64 * 1024
+# zlib's window bits: 32 + 15 reads a gzip (or zlib) header; -15 is raw deflate, as some servers send it.
+_GZIP, _ZLIB, _RAW_DEFLATE = 47, 15, -15
+_CODINGS = {"gzip": _GZIP, "x-gzip": _GZIP, "deflate": _ZLIB}
+
+
+def read_body(answer: http.client.HTTPResponse, limit: int) -> bytes:
+    """The body of ``answer``, decompressed if it came so, refused once it passes ``limit`` bytes either way."""
+    coding = (answer.getheader("Content-Encoding") or "identity").strip().lower()
+    if coding not in _CODINGS and coding != "identity":
+        shown = "".join(c if c.isprintable() else "?" for c in coding[:40])
+        raise HttpError(f"the server sent an answer compressed as {shown!r}, which it was not asked for")
+    declared = (answer.getheader("Content-Length") or "").strip()
+    if declared.isdigit() and len(declared) < 20 and int(declared) > limit:
+        raise HttpError(f"answer of {int(declared):,} bytes is larger than the limit of {limit:,}")
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := answer.read(min(_READ_SIZE, limit + 1 - size)):
+        size += len(chunk)
+        if size > limit:
+            raise HttpError(f"answer larger than the limit of {limit:,} bytes")
+        chunks.append(chunk)
+    body = b"".join(chunks)
+    return body if coding == "identity" else _decompressed(body, coding, limit)
+
+
+def _decompressed(body: bytes, coding: str, limit: int) -> bytes:
+    wbits = _CODINGS[coding]
+    if wbits == _ZLIB and body[:1] != b"\x78":  # "deflate" sent as raw deflate, without the zlib header
+        wbits = _RAW_DEFLATE
+    output: list[bytes] = []
+    size = 0
+    rest = body
+    while rest:  # gzip allows members one after another
+        inflater = zlib.decompressobj(wbits)
+        try:
+            piece = inflater.decompress(rest, limit + 1 - size)
+        except zlib.error:
+            raise HttpError(f"the answer's {coding} data is damaged") from None
+        size += len(piece)
+        if size > limit or inflater.unconsumed_tail:
+            raise HttpError(f"answer larger than the limit of {limit:,} bytes once decompressed ({coding})")
+        if not inflater.eof:
+            raise Retry(f"answer cut short: its {coding} data ends early", None)
+        output.append(piece)
+        rest = inflater.unused_data if wbits == _GZIP else b""
+    return b"".join(output)
