@@ -29,11 +29,16 @@ def read_body(answer: http.client.HTTPResponse, limit: int) -> bytes:
         raise HttpError(f"answer of {int(declared):,} bytes is larger than the limit of {limit:,}")
     chunks: list[bytes] = []
     size = 0
-    while chunk := answer.read(min(_READ_SIZE, limit + 1 - size)):
-        size += len(chunk)
-        if size > limit:
-            raise HttpError(f"answer larger than the limit of {limit:,} bytes")
-        chunks.append(chunk)
+    try:
+        while chunk := answer.read(min(_READ_SIZE, limit + 1 - size)):
+            size += len(chunk)
+            if size > limit:
+                raise HttpError(f"answer larger than the limit of {limit:,} bytes")
+            chunks.append(chunk)
+    except http.client.IncompleteRead as error:  # a chunked body that stops before its last chunk
+        raise Retry(f"answer cut short after {size + len(error.partial):,} bytes", None) from None
+    if answer.length:  # http.client counts down what Content-Length promised; a close leaves the rest
+        raise Retry(f"answer cut short: {size:,} of {size + answer.length:,} bytes arrived", None)
     body = b"".join(chunks)
     return body if coding == "identity" else _decompressed(body, coding, limit)
 

@@ -69,3 +69,26 @@ def test_an_encoding_that_cannot_be_read_is_named_not_called_bad_utf8():
     with serve(Server) as base:
         message = failure(f"{base}/works")
     assert message == "the server sent an answer compressed as 'br', which it was not asked for"
+
+
+def test_a_body_shorter_than_its_content_length_is_cut_short_and_retried():
+    cut = raw(200, {"Content-Length": str(len(WORK) + 500)}, WORK[:40].encode())
+    whole = raw(200, {"Content-Length": str(len(WORK.encode()))}, WORK.encode())
+    Server.routes = {"/": [(200, {}, cut, 0), (200, {}, whole, 0)]}
+    with serve(Server) as base:
+        assert failure(f"{base}/works") == f"answer cut short: 40 of {len(WORK) + 500:,} bytes arrived after 1 attempt"
+        Server.routes = {"/": [(200, {}, cut, 0), (200, {}, whole, 0)]}
+        assert client(retries=1, backoff=0).get(f"{base}/works").body == WORK
+
+
+def test_a_chunked_body_that_stops_before_its_last_chunk_is_cut_short():
+    def chunked(handler):
+        handler.protocol_version = "HTTP/1.1"
+        handler.send_response(200)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        handler.wfile.write(b"28\r\n" + WORK[:40].encode() + b"\r\n")  # no last chunk: the connection closes
+
+    Server.routes = {"/": [(200, {}, chunked, 0)]}
+    with serve(Server) as base:
+        assert failure(f"{base}/works") == "answer cut short after 40 bytes after 1 attempt"
