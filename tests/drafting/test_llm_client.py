@@ -348,3 +348,19 @@ def test_a_servers_escape_codes_never_reach_the_terminal():
         reasons.append(model.given_up() or "")
     assert all(reason.isascii() and reason.isprintable() for reason in reasons), reasons
     assert "HTTP/9.9 200" in reasons[0] and "pwned" in reasons[-1]
+
+
+def test_a_spent_quota_says_so_once_and_a_key_quoted_in_an_error_is_never_shown():
+    quota = json.dumps({"error": {"message": "You exceeded your current quota.", "code": "insufficient_quota"}})
+    Model.routes = {"/v1/chat/completions": [(429, {}, quota, 0)]}
+    with serve(Model) as base, pytest.raises(LlmError) as caught:
+        client(base, api_key_env="TEST_LLM_KEY", retries=2).complete(MESSAGES)
+    assert str(caught.value) == (
+        "HTTP 429: You exceeded your current quota. (insufficient_quota); not retried, waiting does not mend it"
+    )
+    assert len(Model.seen) == 1
+    echoed = json.dumps({"error": {"message": "Incorrect API key provided: sk-test", "code": "rate_limit"}})
+    Model.routes = {"/v1/chat/completions": [(429, {}, echoed, 0)]}
+    with serve(Model) as base, pytest.raises(LlmError) as caught:
+        client(base, api_key_env="TEST_LLM_KEY").complete(MESSAGES)
+    assert "sk-test" not in str(caught.value) and "API key" in str(caught.value)

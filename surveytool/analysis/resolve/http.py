@@ -22,7 +22,7 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from surveytool.analysis.resolve.http_body import read_body
+from surveytool.analysis.resolve.http_body import read_body, service_said
 from surveytool.analysis.resolve.http_connection import (
     HttpError,
     Retry,
@@ -283,7 +283,10 @@ class HttpClient:
             watchdog.cancel()
             connection.close()
         if answer.status in RETRY_STATUSES:
-            raise Retry(f"HTTP {answer.status}", retry_after(answer.getheader("Retry-After")))
+            said, lasting = service_said(body)
+            if lasting:  # "run again later" would be wrong advice: the account needs seeing to first
+                raise HttpError(f"HTTP {answer.status}{said}; not retried, waiting does not mend it")
+            raise Retry(f"HTTP {answer.status}{said}", retry_after(answer.getheader("Retry-After")))
         try:  # JSON and Atom come as UTF-8: a byte that is none would be read as U+FFFD in a title, and kept
             text = body.decode("utf-8", errors="strict" if answer.status == 200 else "replace")
         except UnicodeDecodeError as error:

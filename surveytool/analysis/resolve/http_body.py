@@ -8,6 +8,7 @@ Content-Length is a connection cut early, which a retry may mend, not an answer 
 from __future__ import annotations
 
 import http.client
+import json
 import zlib
 
 from surveytool.analysis.resolve.http_connection import HttpError, Retry
@@ -24,6 +25,8 @@ def read_body(answer: http.client.HTTPResponse, limit: int) -> bytes:
     if coding not in _CODINGS and coding != "identity":
         shown = "".join(c if c.isprintable() else "?" for c in coding[:40])
         raise HttpError(f"the server sent an answer compressed as {shown!r}, which it was not asked for")
+    if answer.status == 429 or answer.status >= 500:
+        return _error_part(answer, coding)
     declared = (answer.getheader("Content-Length") or "").strip()
     if declared.isdigit() and len(declared) < 20 and int(declared) > limit:
         raise HttpError(f"answer of {int(declared):,} bytes is larger than the limit of {limit:,}")
@@ -64,3 +67,52 @@ def _decompressed(body: bytes, coding: str, limit: int) -> bytes:
         output.append(piece)
         rest = inflater.unused_data if wbits == _GZIP else b""
     return b"".join(output)
+
+
+_SAID_CHARS = 160
+# Enough of an error body for its JSON message; an error page can be of any size, and is not an answer.
+_ERROR_BYTES = 16 * 1024
+
+
+def _error_part(answer: http.client.HTTPResponse, coding: str) -> bytes:
+    """The start of an error's body: never refused for its size nor its end, as it only explains the status."""
+    try:
+        part = answer.read(_ERROR_BYTES)
+        if coding == "identity":
+            return part
+        return zlib.decompressobj(_CODINGS[coding]).decompress(part, _ERROR_BYTES)
+    except (OSError, http.client.HTTPException, zlib.error):
+        return b""
+
+
+# The error codes that no wait mends: OpenAI's for an account whose quota or credit is spent.
+_NOT_TRANSIENT = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
+
+
+def service_said(body: bytes) -> tuple[str, bool]:
+    """What a JSON error body says, as ": message (code)" or "", and whether waiting cannot mend it.
+
+    Only JSON's message and code are quoted, cut short and without control characters (a terminal's escape
+    codes); an HTML error page says nothing a user can act on.
+    """
+    try:
+        document = json.loads(body.decode("utf-8", errors="replace").removeprefix("\ufeff"))
+    except (ValueError, RecursionError):
+        return "", False
+    error = document.get("error", document) if isinstance(document, dict) else None
+    if isinstance(error, str):
+        error = {"message": error}
+    if not isinstance(error, dict):
+        return "", False
+    message = next((v for v in (error.get("message"), error.get("detail")) if isinstance(v, str) and v), "")
+    codes = [v for v in (error.get("code"), error.get("type")) if isinstance(v, str) and v]
+    said = _printable(message)
+    if len(said) > _SAID_CHARS:
+        said = said[: _SAID_CHARS - 3].rstrip() + "..."
+    if codes:
+        said = f"{said} ({_printable(codes[0])[:40]})".strip()
+    return (f": {said}" if said else ""), any(code in _NOT_TRANSIENT for code in codes)
+
+
+def _printable(text: str) -> str:
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())

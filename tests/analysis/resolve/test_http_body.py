@@ -92,3 +92,38 @@ def test_a_chunked_body_that_stops_before_its_last_chunk_is_cut_short():
     Server.routes = {"/": [(200, {}, chunked, 0)]}
     with serve(Server) as base:
         assert failure(f"{base}/works") == "answer cut short after 40 bytes after 1 attempt"
+
+
+QUOTA = (
+    '{"error": {"message": "You exceeded your current quota, please check your plan and billing details.", '
+    '"type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}'
+)
+
+
+def test_a_spent_quota_is_said_as_the_service_says_it_and_not_retried():
+    Server.routes = {"/": [(429, {"Content-Type": "application/json"}, QUOTA, 0)]}
+    Server.seen = []
+    with serve(Server) as base:
+        message = failure(f"{base}/v1/chat/completions", retries=3, backoff=0)
+    assert message == (
+        "HTTP 429: You exceeded your current quota, please check your plan and billing details. "
+        "(insufficient_quota); not retried, waiting does not mend it"
+    )
+    assert len(Server.seen) == 1
+
+
+def test_an_overloaded_service_is_retried_and_its_message_quoted_without_escape_codes():
+    said = '{"error": {"message": "The server is overloaded\\u001b[2J\\r\\nTry later.", "type": "server_error"}}'
+    Server.routes = {"/": [(503, {"Content-Type": "application/json"}, said, 0)]}
+    Server.seen = []
+    with serve(Server) as base:
+        message = failure(f"{base}/works", retries=1, backoff=0)
+    assert message == "HTTP 503: The server is overloaded [2J Try later. (server_error) after 2 attempts"
+    assert len(Server.seen) == 2
+
+
+def test_an_error_page_of_any_size_is_read_only_in_part_and_still_retried():
+    page = "<html><body>" + "Bad gateway. " * 500_000 + "</body></html>"  # 6.5 MB, over the limit
+    Server.routes = {"/": [(502, {"Content-Length": str(len(page))}, page, 0)]}
+    with serve(Server) as base:
+        assert failure(f"{base}/works", max_bytes=1_000_000) == "HTTP 502 after 1 attempt"
