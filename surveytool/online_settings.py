@@ -101,6 +101,8 @@ def _service_hint(name: object) -> str:
 # Setting -> (is the value acceptable, what it must be, an example).
 # Seconds up to a day: a longer wait is a mistake, and 1e300 of them overflowed time.sleep (an internal error).
 _DAY = 86_400
+#: The largest answer a user may allow; the services' answers are kilobytes, a model's at most a few megabytes.
+MAX_ANSWER_BYTES = 100_000_000
 _ONLINE_RULES = {
     "timeout": (lambda v: _seconds(v) and v > 0, "a number of seconds above 0, a day at most", "timeout = 10"),
     "retries": (lambda v: is_whole_number(v) and 0 <= v <= 20, "a whole number from 0 to 20", "retries = 3"),
@@ -109,9 +111,10 @@ _ONLINE_RULES = {
     "budget": (lambda v: _seconds(v) and v > 0, "a number of seconds above 0, a day at most", "budget = 600"),
     "give_up_after": (lambda v: is_whole_number(v) and v >= 1, "a whole number, 1 or more", "give_up_after = 3"),
     "max_wait": (lambda v: _seconds(v), f"a number of seconds from 0 to {_DAY:,}", "max_wait = 30"),
+    # An answer is held whole (and again as text): the bound keeps a typo's extra zeros from meaning any memory.
     "max_bytes": (
-        lambda v: is_whole_number(v) and v >= 1024,
-        "a whole number of bytes, 1024 or more",
+        lambda v: is_whole_number(v) and 1024 <= v <= MAX_ANSWER_BYTES,
+        f"a whole number of bytes from 1,024 to {MAX_ANSWER_BYTES:,}",
         "max_bytes = 4000000",
     ),
     # Sent in a header: HTTP headers are ASCII, and a line break would start a header of its own.

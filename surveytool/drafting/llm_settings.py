@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from surveytool.errors import InputError
+from surveytool.online_settings import MAX_ANSWER_BYTES
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -83,9 +84,9 @@ _RULES: dict[str, tuple[Callable[[Any], bool], str, str]] = {
         "a whole number 0-10",
         "retries = 1",
     ),
-    "max_bytes": (
-        lambda v: _is_number(v) and float(v).is_integer() and v >= 1024,
-        "a whole number of bytes, 1024 or more",
+    "max_bytes": (  # bounded as [online] max_bytes is: the answer is held whole
+        lambda v: _is_number(v) and float(v).is_integer() and 1024 <= v <= MAX_ANSWER_BYTES,
+        f"a whole number of bytes from 1,024 to {MAX_ANSWER_BYTES:,}",
         "max_bytes = 1000000",
     ),
     "budget": (lambda v: _is_number(v) and v > 0, "a number of seconds above 0", "budget = 1800"),

@@ -364,3 +364,13 @@ def test_a_spent_quota_says_so_once_and_a_key_quoted_in_an_error_is_never_shown(
     with serve(Model) as base, pytest.raises(LlmError) as caught:
         client(base, api_key_env="TEST_LLM_KEY").complete(MESSAGES)
     assert "sk-test" not in str(caught.value) and "API key" in str(caught.value)
+
+
+def test_a_max_bytes_that_would_let_an_answer_take_any_memory_is_refused(tmp_path):
+    with pytest.raises(InputError) as caught:
+        llm_settings_from_table({"model": "m", "max_bytes": 10**12}, tmp_path / "surveytool.toml")
+    assert str(caught.value).endswith(
+        "surveytool.toml: error: [llm] max_bytes must be a whole number of bytes from 1,024 to 100,000,000, "
+        "not 1000000000000 (max_bytes = 1000000)"
+    )
+    assert llm_settings_from_table({"max_bytes": 100_000_000}, tmp_path / "surveytool.toml").max_bytes == 100_000_000

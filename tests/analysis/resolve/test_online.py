@@ -543,6 +543,8 @@ def test_a_redirect_within_the_service_is_followed(services, tmp_path):
         ("max_wait = 1e300", "[online] max_wait must be a number of seconds from 0 to 86,400, not 1e+300"),
         ('openalex_url = "file:///etc/passwd"', "[online] openalex_url must be an http:// or https:// address"),
         ('services = "openalex"', "[online] services must be a list of service names"),
+        # Accepted, it let a server's answer take any amount of memory.
+        ("max_bytes = 400000000000", "[online] max_bytes must be a whole number of bytes from 1,024 to 100,000,000"),
     ],
 )
 def test_a_wrong_typed_online_setting_is_one_line_with_file_line_and_hint(tmp_path, setting, message):
