@@ -22,11 +22,11 @@ _CODINGS = {"gzip": _GZIP, "x-gzip": _GZIP, "deflate": _ZLIB}
 def read_body(answer: http.client.HTTPResponse, limit: int) -> bytes:
     """The body of ``answer``, decompressed if it came so, refused once it passes ``limit`` bytes either way."""
     coding = (answer.getheader("Content-Encoding") or "identity").strip().lower()
+    if answer.status == 429 or answer.status >= 500:  # its status is the news, whatever the body
+        return _error_part(answer, coding)
     if coding not in _CODINGS and coding != "identity":
         shown = "".join(c if c.isprintable() else "?" for c in coding[:40])
         raise HttpError(f"the server sent an answer compressed as {shown!r}, which it was not asked for")
-    if answer.status == 429 or answer.status >= 500:
-        return _error_part(answer, coding)
     declared = (answer.getheader("Content-Length") or "").strip()
     if declared.isdigit() and len(declared) < 20 and int(declared) > limit:
         raise HttpError(f"answer of {int(declared):,} bytes is larger than the limit of {limit:,}")
@@ -78,8 +78,8 @@ def _error_part(answer: http.client.HTTPResponse, coding: str) -> bytes:
     """The start of an error's body: never refused for its size nor its end, as it only explains the status."""
     try:
         part = answer.read(_ERROR_BYTES)
-        if coding == "identity":
-            return part
+        if coding not in _CODINGS:  # unreadable (br, zstd) is nothing said, not another error
+            return part if coding == "identity" else b""
         return zlib.decompressobj(_CODINGS[coding]).decompress(part, _ERROR_BYTES)
     except (OSError, http.client.HTTPException, zlib.error):
         return b""

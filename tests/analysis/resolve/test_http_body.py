@@ -127,3 +127,11 @@ def test_an_error_page_of_any_size_is_read_only_in_part_and_still_retried():
     Server.routes = {"/": [(502, {"Content-Length": str(len(page))}, page, 0)]}
     with serve(Server) as base:
         assert failure(f"{base}/works", max_bytes=1_000_000) == "HTTP 502 after 1 attempt"
+
+
+def test_an_overloaded_service_answering_in_brotli_is_still_retried_as_the_error_it_is():
+    Server.routes = {"/": [(503, {}, raw(503, {"Content-Encoding": "br"}, b"\x8b\x05\x80{}\x03"), 0)]}
+    Server.seen = []
+    with serve(Server) as base:
+        assert failure(f"{base}/works", retries=1, backoff=0) == "HTTP 503 after 2 attempts"
+    assert len(Server.seen) == 2
