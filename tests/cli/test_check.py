@@ -639,3 +639,28 @@ def test_a_negative_thin_is_bad_usage_on_the_command_line_as_in_the_settings(pro
     result = run_cli("check", "--thin", "-1", "--coverage", cwd=project)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "--thin" in result.stderr and "-1 is not in the range x>=0" in result.stderr
+
+
+def test_a_key_with_a_non_ascii_letter_after_the_first_is_kept_and_not_key_not_ascii(tmp_path):
+    # Reported as a missing key-not-ascii error; pdfLaTeX writes 'müller2020deep' to the .aux as it is and BibTeX
+    # matches it (tests/test_compile.py), so check, build and bib -o keep it without an error.
+    zotero = tmp_path / "zotero.bib"
+    zotero.write_text(
+        "\n@article{müller2020deep,\n\ttitle = {Deep learning for {MoE} routing},\n\tauthor = {Müller, Hans},\n"
+        "\tjournal = {J},\n\tyear = {2020},\n}\n",
+        encoding="utf-8",
+    )
+    checked = run_cli("check", str(zotero), "--json", "--checks", "key-not-ascii,unusable-key,key-encoding")
+    assert (checked.returncode, json.loads(checked.stdout)) == (0, [])
+    built = run_cli("build", str(zotero), "--out", str(tmp_path / "out"))
+    assert built.returncode == 0 and "key-not-ascii" not in built.stderr
+    assert "\\citet{müller2020deep}" in (tmp_path / "out" / "related_work.tex").read_text(encoding="utf-8")
+    written = run_cli("bib", str(zotero), "-o", str(tmp_path / "out.bib"))
+    assert written.returncode == 0 and "key-not-ascii" not in written.stderr
+    assert "@article{müller2020deep," in (tmp_path / "out.bib").read_text(encoding="utf-8")
+    # JabRef saving as ISO8859_1: the key is kept; what is wrong is the encoding, and key-encoding says so.
+    jabref = tmp_path / "jabref.bib"
+    jabref.write_bytes(zotero.read_text(encoding="utf-8").replace("\n", "\r\n").encode("latin-1"))
+    checked = run_cli("check", str(jabref), "--json", "--checks", "key-not-ascii,key-encoding")
+    [found] = json.loads(checked.stdout)
+    assert (found["check"], found["line"]) == ("key-encoding", 2) and "'müller2020deep'" in found["message"]
