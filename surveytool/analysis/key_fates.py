@@ -8,9 +8,10 @@ named in a finding that says what happened to it and which key to cite.
 from __future__ import annotations
 
 import shlex
+import unicodedata
 from collections.abc import Sequence
 
-from surveytool.analysis.keys import run_order, runs_in_tex, unreadable_in_key, unwritable_key
+from surveytool.analysis.keys import lookalike_key, run_order, runs_in_tex, unreadable_in_key, unwritable_key
 from surveytool.model import Finding, Origin, Paper, Severity, SourceLocation
 from surveytool.text.control_chars import escaped, first_control
 
@@ -30,6 +31,7 @@ def key_findings(read: Sequence[Paper], written: Sequence[Paper], sources: Seque
             at.setdefault(source, []).append(entry)
     owners = _owners(records, at)
     first_at: dict[str, tuple[SourceLocation, str]] = {}  # by the key lower-cased, as BibTeX compares keys
+    looks: dict[str, tuple[SourceLocation, str]] = {}  # by the key as a reader sees it (keys.lookalike_key)
     rekey = shlex.join(["surveytool", "rekey", *sources, "--tex", "FILE"])  # the run's merges, as the run made them
     findings: list[Finding] = []
     for record, paper in zip(records, owners, strict=True):
@@ -38,7 +40,22 @@ def key_findings(read: Sequence[Paper], written: Sequence[Paper], sources: Seque
         found = _fate(record.key, where, paper, first, at.get(first, []), spelled, rekey)
         if found:
             findings.append(found)
+        seen_at, seen = looks.setdefault(lookalike_key(record.key), (where, record.key))
+        if seen.lower() != record.key.lower():
+            findings.append(_lookalike(record.key, where, seen, seen_at))
     return findings
+
+
+def _lookalike(key: str, where: SourceLocation, seen: str, seen_at: SourceLocation) -> Finding:
+    """A key that reads as the key ``seen`` at ``seen_at`` but is written with other code points (one in NFD)."""
+    decomposed, which = (key, "here") if unicodedata.normalize("NFC", key) != key else (seen, "there")
+    marks = ", ".join(dict.fromkeys(f"U+{ord(c):04X}" for c in decomposed if unicodedata.combining(c)))
+    message = (
+        f"entry key '{key}' looks like the key of the entry at {seen_at} but is written with other code points "
+        f"(a letter and the combining {marks} {which}): BibTeX reads two keys and \\cite finds the one typed "
+        "the same way; biber reads one key and skips this entry"
+    )
+    return Finding("duplicate-key", Severity.WARNING, message, where, "give each entry its own key", key, (seen_at,))
 
 
 def lost_pin_findings(

@@ -131,6 +131,12 @@ def unreadable_in_key(key: str) -> str:
     return found.group() if found else first_control(key)
 
 
+def lookalike_key(key: str) -> str:
+    """``key`` as a reader sees it: lowered, as BibTeX compares keys, and in NFC, as biber reads every key, so
+    that ``ü`` typed as one character and as ``u`` with a combining diaeresis give one key."""
+    return unicodedata.normalize("NFC", key).lower()
+
+
 def unwritable_key(key: str) -> bool:
     """Whether ``key`` cannot be written back as it is: it ``runs_in_tex``, or BibTeX reads no key with a space,
     comma or brace in it, and biber and bibtexparser (surveytool's own reader) none with ``=`` or ``"`` (a CSL-JSON

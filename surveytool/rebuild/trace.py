@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from surveytool.analysis.keys import lookalike_key
 from surveytool.analysis.tagging.self_training import Taught
 from surveytool.model import Origin, Paper
 from surveytool.rebuild.bib_reading import ChunkLayout
@@ -57,8 +58,9 @@ def claims_of(
     duplicates merged into it (a new entry under one of those keys undoes the merge), its pinned keys.
 
     ``unkeyed`` is the paper as keys were assigned to it, ``found`` and ``identity`` its identities there.
-    Lowered, as assign_keys compares them: BibTeX takes ``Smith2020`` and ``smith2020`` for one key.
+    Lowered, as assign_keys compares them: BibTeX takes ``Smith2020`` and ``smith2020`` for one key; and in NFC,
+    as key_fates compares them for a key written with other code points.
     """
     own = unkeyed.key if unkeyed.origin in (Origin.BIBTEX, Origin.CSL_JSON) else ""
     pinned = [pins[i] for i in (*found, identity) if i in pins]
-    return tuple(dict.fromkeys(k.lower() for k in (keyed.key, own, *keyed.aliases, *pinned) if k))
+    return tuple(dict.fromkeys(lookalike_key(k) for k in (keyed.key, own, *keyed.aliases, *pinned) if k))

@@ -664,3 +664,26 @@ def test_a_key_with_a_non_ascii_letter_after_the_first_is_kept_and_not_key_not_a
     checked = run_cli("check", str(jabref), "--json", "--checks", "key-not-ascii,key-encoding")
     [found] = json.loads(checked.stdout)
     assert (found["check"], found["line"]) == ("key-encoding", 2) and "'müller2020deep'" in found["message"]
+
+
+def test_two_keys_that_differ_only_in_how_a_letter_is_composed_are_both_kept_with_a_warning(tmp_path):
+    # Zotero writes 'müller2020deep' with ü as one character; the same key pasted from a macOS file name or a PDF
+    # has u and a combining diaeresis. BibTeX reads two keys, biber one: it skipped the second entry unwarned.
+    bib = tmp_path / "refs.bib"
+    entry = "@article{{{key},\n\ttitle = {{{title}}},\n\tauthor = {{Müller, Hans}},\n\tjournal = {{J}},\n\tyear = {{2020}},\n}}\n"
+    bib.write_text(
+        entry.format(key="m\u00fcller2020deep", title="Deep learning")
+        + "\n"
+        + entry.format(key="mu\u0308ller2020deep", title="Deep networks"),
+        encoding="utf-8",
+    )
+    for dialect in ("bibtex", "biblatex"):
+        checked = run_cli("check", str(bib), "--json", "--checks", "duplicate-key", "--dialect", dialect)
+        [found] = json.loads(checked.stdout)
+        assert (found["line"], found["key"], found["severity"]) == (8, "mu\u0308ller2020deep", "warning")
+        assert "U+0308 here" in found["message"] and f"{bib}:1" in found["message"]
+    # Both entries keep their keys, byte for byte: retyping one is the user's choice.
+    written = run_cli("bib", str(bib), "-o", str(tmp_path / "out.bib"))
+    assert written.returncode == 0 and "duplicate-key" in written.stderr
+    out = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "@article{m\u00fcller2020deep," in out and "@article{mu\u0308ller2020deep," in out

@@ -661,3 +661,15 @@ def test_a_library_saved_in_another_encoding_rebuilds_as_a_build_in_full_writes(
     assert (_patched(_rebuild(source, out, fresh)) is None) == (encoding == "latin-1")
     source.write_bytes(text.encode("utf-8"))
     _rebuild(source, out, fresh)
+
+
+def test_a_key_added_with_other_code_points_than_a_key_that_looks_the_same_is_built_in_full(library):
+    # ü typed as one character in one key and pasted as u and a combining diaeresis in another: the keys look the
+    # same, and a build in full warns (biber reads them as one key). A patch left that warning out.
+    source, out, fresh = library
+    _edit(source, "@inproceedings{paper1,", "@inproceedings{m\u00fcller1,")
+    _rebuild(source, out, fresh)
+    _edit(source, "@inproceedings{paper5,", "@inproceedings{mu\u0308ller1,")
+    result = _rebuild(source, out, fresh)
+    assert _patched(result) is None
+    assert [f.check for f in result.summary.findings if f.key == "mu\u0308ller1"] == ["duplicate-key"]
