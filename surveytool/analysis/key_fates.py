@@ -49,10 +49,13 @@ def key_findings(read: Sequence[Paper], written: Sequence[Paper], sources: Seque
 def _lookalike(key: str, where: SourceLocation, seen: str, seen_at: SourceLocation) -> Finding:
     """A key that reads as the key ``seen`` at ``seen_at`` but is written with other code points (one in NFD)."""
     decomposed, which = (key, "here") if unicodedata.normalize("NFC", key) != key else (seen, "there")
-    marks = ", ".join(dict.fromkeys(f"U+{ord(c):04X}" for c in decomposed if unicodedata.combining(c)))
+    # A combining mark (U+0308 after u), or a Hangul jamo that NFC joins into a syllable.
+    composed = unicodedata.normalize("NFC", decomposed)
+    parts = (c for c in decomposed if unicodedata.combining(c) or (not c.isascii() and c not in composed))
+    marks = ", ".join(dict.fromkeys(f"U+{ord(c):04X}" for c in parts))
     message = (
         f"entry key '{key}' looks like the key of the entry at {seen_at} but is written with other code points "
-        f"(a letter and the combining {marks} {which}): BibTeX reads two keys and \\cite finds the one typed "
+        f"(a letter in parts {which}: {marks}): BibTeX reads two keys and \\cite finds the one typed "
         "the same way; biber reads one key and skips this entry"
     )
     return Finding("duplicate-key", Severity.WARNING, message, where, "give each entry its own key", key, (seen_at,))

@@ -681,9 +681,18 @@ def test_two_keys_that_differ_only_in_how_a_letter_is_composed_are_both_kept_wit
         checked = run_cli("check", str(bib), "--json", "--checks", "duplicate-key", "--dialect", dialect)
         [found] = json.loads(checked.stdout)
         assert (found["line"], found["key"], found["severity"]) == (8, "mu\u0308ller2020deep", "warning")
-        assert "U+0308 here" in found["message"] and f"{bib}:1" in found["message"]
+        assert "a letter in parts here: U+0308" in found["message"] and f"{bib}:1" in found["message"]
     # Both entries keep their keys, byte for byte: retyping one is the user's choice.
     written = run_cli("bib", str(bib), "-o", str(tmp_path / "out.bib"))
     assert written.returncode == 0 and "duplicate-key" in written.stderr
     out = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert "@article{m\u00fcller2020deep," in out and "@article{mu\u0308ller2020deep," in out
+
+
+def test_a_korean_key_written_as_jamo_beside_the_same_key_in_syllables_names_the_jamo(tmp_path):
+    # No combining mark here: NFC joins the conjoining jamo U+1100 U+1175 U+11B7 into the syllable 김.
+    entry = "@article{{{key},\n  title = {{{title}}},\n  author = {{Kim, Minsu}},\n  journal = {{J}},\n  year = {{2020}}\n}}\n\n"
+    bib = entry.format(key="\u1100\u1175\u11b72020", title="A") + entry.format(key="\uae402020", title="B")
+    _, found = check(tmp_path, bib, "--checks", "duplicate-key")
+    assert [(f["line"], f["key"]) for f in found] == [(8, "\uae402020")]
+    assert "a letter in parts there: U+1100, U+1175, U+11B7" in found[0]["message"]
