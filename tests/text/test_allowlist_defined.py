@@ -8,20 +8,25 @@ from helpers import requires_latex, run_cli
 from surveytool.text.latex_allowlist import encoder_commands
 from surveytool.text.latex_commands import MATH_COMMANDS, PREAMBLE_COMMANDS, TEXT_COMMANDS
 
-# Defined where the bibliography starts: the sorting tricks by main.tex, \doi by plainnat's .bbl.
-DEFINED_LATER = PREAMBLE_COMMANDS | {"doi"}
+# Defined where the bibliography starts: the sorting tricks by main.tex (for biblatex at \begin{document}), \doi by
+# plainnat's .bbl.
+DEFINED_LATER = {"bibtex": PREAMBLE_COMMANDS | {"doi"}, "biblatex": frozenset()}
 CONDITIONALS = {"ifmmode", "else", "fi"}  # primitives, which the checks below cannot name in skipped text
 
 
 @requires_latex
 @pytest.mark.latex
-def test_each_allowed_command_is_defined_in_the_bibtex_dialect_main_tex(tmp_path):
+@pytest.mark.parametrize("dialect", ["bibtex", "biblatex"])
+def test_each_allowed_command_is_defined_in_the_main_tex_of_each_dialect(tmp_path, dialect):
     # \G (a double grave pdfLaTeX has no accent for) and pylatexenc's \cyra, \textphi, ... (characters surveytool
     # writes as [U+XXXX] itself) were allowed: a field holding one stopped the document (Undefined control sequence).
+    # biblatex's lacked \enquote, \doi, \addcomma, \bibstring ...: \enquote{x} in a title stopped it.
     (tmp_path / "refs.bib").write_text("@misc{a, author = {Eve Mallory}, title = {T}, year = 2020}\n", encoding="utf-8")
-    run_cli("build", "refs.bib", "--out", "out", "--no-figure", "--no-plot", cwd=tmp_path, check=True)
+    run_cli(
+        "build", "refs.bib", "--out", "out", "--dialect", dialect, "--no-figure", "--no-plot", cwd=tmp_path, check=True
+    )
     main = (tmp_path / "out" / "main.tex").read_text(encoding="utf-8")
-    names = sorted((TEXT_COMMANDS | MATH_COMMANDS | encoder_commands()) - DEFINED_LATER - CONDITIONALS)
+    names = sorted((TEXT_COMMANDS | MATH_COMMANDS | encoder_commands()) - DEFINED_LATER[dialect] - CONDITIONALS)
     checks = "".join(f"\\ifdefined\\{name}\\else\\typeout{{UNDEFINED \\string\\{name}}}\\fi\n" for name in names)
     (tmp_path / "out" / "defined.tex").write_text(
         main[: main.index("\\begin{document}")] + "\\begin{document}\n" + checks + "\\end{document}\n",
