@@ -136,10 +136,16 @@ def _biber_safe(person: str) -> str:
     return ", ".join(written)
 
 
+# biber rewrites a group that is an accent on nothing in a name ({\~{}}x, Sm{\"{ }}ith) as {\~}x: the accent takes
+# the closing brace and LaTeX stops ("Argument of \~ has an extra }"). One more empty group it keeps, printing the same.
+_EMPTY_ACCENT = re.compile(r"(\\['\"^`~=.])\{\s*\}(?!\{\})")
+
+
 def _biber_names(value: str) -> str:
     """A name list's raw value with each name whose biber initials would stop LaTeX in the extended name format."""
     if not (value.startswith("{") and value.endswith("}")) or ("\\" not in value and "{" not in value[1:]):
         return value
+    value = _EMPTY_ACCENT.sub(r"\1{}{}", value)
     persons = _persons(value[1:-1])
     rewritten = [_biber_safe(person) for person in persons]
     if rewritten == persons:

@@ -48,3 +48,31 @@ def test_such_names_compile_with_sane_initials_and_labels_in_both_dialects(tmp_p
         assert re.findall(r"familyi=\{(.*?)\\bibinitperiod\}", bbl) == ["C", "M", "E", "T", "T", "S"]
     else:  # a group {\textbraceright{}x} was a "von" part to BibTeX, and in natbib's label: "}x Trent"
         assert "(2020)Mallory, Eve, Trent, {{\\TeX} Users Group}, and Smith]{a1}" in " ".join(bbl.split())
+
+
+# An accent on nothing as a name's first letter, or inside a name: biber wrote given={{\~}x} and family={Sm{\"}ith}.
+EMPTY_ACCENT = '@misc{a3, author = {{\\~{}}x Smith and Jo Sm{\\"{ }}ith}, title = {V}, year = 2022}\n'
+
+
+def test_an_accent_on_nothing_in_a_name_gets_an_empty_group_more_for_biber_only(tmp_path):
+    (tmp_path / "refs.bib").write_text(EMPTY_ACCENT, encoding="utf-8")
+    written = {}
+    for dialect in ("bibtex", "biblatex"):
+        run_cli("bib", "refs.bib", "-o", f"{dialect}.bib", "--dialect", dialect, cwd=tmp_path, check=True)
+        [written[dialect]] = re.findall(r"author = (.*),", (tmp_path / f"{dialect}.bib").read_text(encoding="utf-8"))
+    assert written["bibtex"] == '{{\\~{}}x Smith and Jo Sm{\\"{ }}ith}'
+    assert written["biblatex"] == '{given={{\\~{}{}}x}, given-i=x, family={Smith} and Jo Sm{\\"{}{}}ith}'
+
+
+@requires_latex
+@pytest.mark.latex
+def test_an_accent_on_nothing_in_a_name_compiles_with_biber(tmp_path):
+    # LaTeX stopped: "Argument of \T1\~ has an extra }", and the document had no bibliography.
+    (tmp_path / "refs.bib").write_text(EMPTY_ACCENT, encoding="utf-8")
+    out = tmp_path / "out"
+    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--no-figure", "--no-plot", cwd=tmp_path)
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert not re.search(r"^! ", (out / "main.log").read_text(encoding="latin-1"), re.M)
+    bbl = (out / "main.bbl").read_text(encoding="utf-8")
+    assert re.findall(r"giveni=\{(.*?)\\bibinitperiod\}", bbl) == ["x", "J"]
