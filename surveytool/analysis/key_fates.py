@@ -166,6 +166,7 @@ def _fate(
     if unwritable_key(key):
         char = unreadable_in_key(key)
         why = "terminals and editors act on" if _control(char) else "BibTeX or biber does not read in a key"
+        why = "biber, and LaTeX in \\cite and BibTeX's .bbl, read as a comment's start" if char == "%" else why
         message = (
             f"entry key '{key}' has {_named(char)}, which {why}; "
             f"{_WRITTEN} write this entry under the new key '{paper.key}'"

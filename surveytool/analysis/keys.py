@@ -22,7 +22,7 @@ from surveytool.text.normalize import drops_letters, normalize, strip_truncation
 from surveytool.text.transliterate import significant_words
 
 _MAX_WORD = 20
-_UNREADABLE_IN_KEY = re.compile(r"[\s,{}=\"]")
+_UNREADABLE_IN_KEY = re.compile(r"[\s,{}=\"%]")
 
 
 def key_base(paper: Paper, formula: KeyFormula = DEFAULT) -> str:
@@ -140,8 +140,9 @@ def lookalike_key(key: str) -> str:
 def unwritable_key(key: str) -> bool:
     """Whether ``key`` cannot be written back as it is: it ``runs_in_tex``, or BibTeX reads no key with a space,
     comma or brace in it, and biber and bibtexparser (surveytool's own reader) none with ``=`` or ``"`` (a CSL-JSON
-    citation-key may hold any of them). A control character or bidi control would reach the terminal and the
-    editor raw wherever the key is written (an escape sequence, text shown reordered)."""
+    citation-key may hold any of them). A ``%`` starts a comment to biber and to LaTeX, in ``\\cite`` and the .bbl.
+    A control character or bidi control would reach the terminal and the editor raw wherever the key is written (an
+    escape sequence, text shown reordered)."""
     return runs_in_tex(key) or bool(_UNREADABLE_IN_KEY.search(key)) or bool(first_control(key))
 
 

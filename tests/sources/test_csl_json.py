@@ -227,7 +227,8 @@ def test_a_citation_key_latex_cannot_cite_is_an_unusable_key_error_as_in_a_bib(t
     read = read_source(tmp_path / "lib.json", "lib.json")
     assert [(f.check, f.key) for f in read.findings] == [("unusable-key", "a%b"), ("unusable-key", "c#d")]
     result = run_cli("check", "lib.json", "--checks", "unusable-key", cwd=tmp_path)
-    assert result.returncode == 1 and "lib.json:1: error [unusable-key] key 'a%b' cannot be used in" in result.stderr
+    assert result.returncode == 1 and "lib.json:1: error [unusable-key] entry key 'a%b' has '%'" in result.stderr
+    assert "lib.json:1: error [unusable-key] key 'c#d' cannot be used in" in result.stderr
 
 
 def test_a_citation_key_no_bib_reader_reads_is_written_under_a_new_key_and_the_bib_reads_back_whole(tmp_path):
