@@ -91,6 +91,9 @@ _LETTER_HEAD = re.compile(
     rf"\\['\"^`~=.]{_ACCENTED}|\\[{_ACCENT_WORDS}](?![A-Za-z]){_ACCENTED}|\\(?:{_LETTER_WORDS})(?![A-Za-z])"
 )
 _BIBER_WORDS = re.compile(r"[\s~]+(?![^{]*\})")  # biber's split of a part into words: not inside a group
+# biber's split into words for the name itself: a tilde accent (Sm\~{}ith) is no tie there, as it is for initials.
+_NAME_WORDS = re.compile(r"(?:\s|(?<!\\)~)+(?![^{]*\})")
+_HELD_TILDE = "\\\ue000"  # \~ while the name is split as BibTeX splits it, which takes its ~ for a tie
 _INITIAL_SPECIALS = frozenset("\\{}$&#%^_~")
 
 
@@ -107,7 +110,7 @@ def _initial_unsafe(part: str) -> bool:
 def _initials(part: str) -> str:
     """Initials of ``part`` for biber's extended name format: the first ASCII letter or digit each word prints."""
     found = []
-    for word in _BIBER_WORDS.split(part):
+    for word in _NAME_WORDS.split(part):
         initial = next((char for char in quick_decode(word)[0] if char.isascii() and char.isalnum()), "")
         found.append(initial)
     return "".join(found) or "{}"  # one empty initial: with none given, biber would make its own
@@ -116,13 +119,14 @@ def _initials(part: str) -> str:
 def _biber_safe(person: str) -> str:
     """``person`` (one name of a list) in biber's extended name format with its initials given, when biber's own
     would end a group of the .bbl; else as it is."""
-    names = split_names(person)
-    if len(names) != 1:
+    names = split_names(person.replace("\\~", _HELD_TILDE))
+    if len(names) != 1 or _HELD_TILDE in person:
         return person
     name = names[0]
     parts = {"given": name.first, "prefix": name.von, "family": name.last, "suffix": name.jr}
+    parts = {part: text.replace(_HELD_TILDE, "\\~") for part, text in parts.items()}
     if name.corporate:
-        parts["family"] = "{" + name.last + "}"  # one word, as biber reads a name in braces
+        parts["family"] = "{" + parts["family"] + "}"  # one word, as biber reads a name in braces
     unsafe = {part for part, text in parts.items() if _initial_unsafe(text)}
     if not unsafe:
         return person
