@@ -140,8 +140,8 @@ def _biber_safe(person: str) -> str:
     return ", ".join(written)
 
 
-# biber rewrites a group that is an accent on nothing in a name ({\~{}}x, Sm{\"{ }}ith) as {\~}x: the accent takes
-# the closing brace and LaTeX stops ("Argument of \~ has an extra }"). One more empty group it keeps, printing the same.
+# biber rewrites an accent on nothing ({\~{}}x, Sm{\"{ }}ith, a title's \~{ }) as {\~}x or \~: the accent takes the
+# closing brace and LaTeX stops ("Argument of \~ has an extra }"). One more empty group it keeps, printing the same.
 _EMPTY_ACCENT = re.compile(r"(\\['\"^`~=.])\{\s*\}(?!\{\})")
 
 
@@ -149,7 +149,6 @@ def _biber_names(value: str) -> str:
     """A name list's raw value with each name whose biber initials would stop LaTeX in the extended name format."""
     if not (value.startswith("{") and value.endswith("}")) or ("\\" not in value and "{" not in value[1:]):
         return value
-    value = _EMPTY_ACCENT.sub(r"\1{}{}", value)
     persons = _persons(value[1:-1])
     rewritten = [_biber_safe(person) for person in persons]
     if rewritten == persons:
@@ -181,9 +180,11 @@ def label_safe(field: str, value: str, dialect: str = "bibtex") -> str:
     another entry's citation. For biber (``dialect`` biblatex), a name whose initials biber would write as a brace,
     a backslash or a special (``{\\TeX} Users Group``, ``{\\textbraceright}x``) is written in biber's extended
     name format with its initials given: ``family={...}, family-i=T``. Not for BibTeX, whose initial of
-    ``{\\textbraceright}x`` is "}." already. For biber too, ``\\textdollar`` is written ``\\$``."""
+    ``{\\textbraceright}x`` is "}." already. For biber too, ``\\textdollar`` is written ``\\$`` and an accent on nothing
+    (``\\~{}``) gets one more empty group."""
     if dialect == "biblatex":
-        value = value if field in VERBATIM_FIELDS else _without_textdollar(value)  # biber decodes no address
+        if field not in VERBATIM_FIELDS:  # biber decodes no address
+            value = _EMPTY_ACCENT.sub(r"\1{}{}", _without_textdollar(value))
         value = _biber_names(value) if field in _NAME_FIELDS else value
     if field not in _LABEL_FIELDS or "]" not in value:
         return value

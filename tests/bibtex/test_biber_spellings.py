@@ -58,3 +58,21 @@ def test_accents_biber_decodes_into_characters_beyond_inputenc_compile_with_bibe
     result = compile_latex(out)
     assert result.returncode == 0, result.stdout[-3000:]
     assert not re.search(r"^! ", (out / "main.log").read_text(encoding="latin-1"), re.M)
+
+
+@requires_latex
+@pytest.mark.latex
+def test_an_accent_on_nothing_in_a_title_gets_an_empty_group_more_for_biber_and_compiles(tmp_path):
+    # biber wrote \field{title}{Tildes {\~}x and \~}: "Argument of \T1\~ has an extra }", no bibliography.
+    entry = "@misc{p1, author = {Eve Mallory}, title = {Tildes {\\~{}}x and \\~{ }}, year = 2020}\n"
+    (tmp_path / "refs.bib").write_text(entry, encoding="utf-8")
+    titles = {}
+    for dialect in ("bibtex", "biblatex"):
+        run_cli("bib", "refs.bib", "-o", f"{dialect}.bib", "--dialect", dialect, cwd=tmp_path, check=True)
+        [titles[dialect]] = re.findall(r"title = (.*),", (tmp_path / f"{dialect}.bib").read_text(encoding="utf-8"))
+    assert titles == {"bibtex": "{Tildes {\\~{}}x and \\~{ }}", "biblatex": "{Tildes {\\~{}{}}x and \\~{}{}}"}
+    out = tmp_path / "out"
+    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--no-figure", "--no-plot", cwd=tmp_path)
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "\\field{title}{Tildes {\\~{}{}}x and \\~{}{}}" in (out / "main.bbl").read_text(encoding="utf-8")
