@@ -116,9 +116,15 @@ def _initials(part: str) -> str:
     return "".join(found) or "{}"  # one empty initial: with none given, biber would make its own
 
 
+# A name in biber's extended name format already (what the biblatex dialect wrote, read again).
+_EXTENDED = re.compile(r'\s*"?(?:given|family|prefix|suffix)(?:-i)?\s*=', re.IGNORECASE)
+
+
 def _biber_safe(person: str) -> str:
     """``person`` (one name of a list) in biber's extended name format with its initials given, when biber's own
     would end a group of the .bbl; else as it is."""
+    if _EXTENDED.match(person):
+        return person
     names = split_names(person.replace("\\~", _HELD_TILDE))
     if len(names) != 1 or _HELD_TILDE in person:
         return person

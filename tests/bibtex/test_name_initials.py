@@ -66,6 +66,10 @@ def test_an_accent_on_nothing_in_a_name_gets_an_empty_group_more_for_biber_only(
         '{given={{\\~{}{}}x}, given-i=x, family={Smith} and Jo Sm{\\"{}{}}ith'
         " and given={Al}, family={Sm\\~{}{}ith}, family-i=S}"
     )
+    # Read again (bib --in-place, a rebuild), those names were cut at their commas and their ~ once more:
+    # given={family={Smith}}, family={given={{\~{}{}}x}}, family-i=g, suffix={given-i=x}.
+    run_cli("bib", "biblatex.bib", "-o", "again.bib", "--dialect", "biblatex", cwd=tmp_path, check=True)
+    assert (tmp_path / "again.bib").read_bytes() == (tmp_path / "biblatex.bib").read_bytes()
 
 
 @requires_latex
