@@ -3,7 +3,7 @@
 import subprocess
 
 import pytest
-from helpers import requires_latex, run_cli
+from helpers import compile_latex, requires_latex, run_cli
 
 from surveytool.text.latex_allowlist import encoder_commands
 from surveytool.text.latex_commands import MATH_COMMANDS, PREAMBLE_COMMANDS, TEXT_COMMANDS
@@ -42,3 +42,20 @@ def test_each_allowed_command_is_defined_in_the_main_tex_of_each_dialect(tmp_pat
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert [line for line in result.stdout.splitlines() if line.startswith("UNDEFINED")] == []
+
+
+@requires_latex
+@pytest.mark.latex
+@pytest.mark.parametrize("dialect", ["bibtex", "biblatex"])
+def test_csquotes_in_the_notes_preamble_defines_enquote_and_the_document_compiles(tmp_path, dialect):
+    # main.tex provided \enquote before the notes preamble: \usepackage{csquotes} there, what biblatex asks for in
+    # its log, stopped the document ("Command \enquote already defined").
+    entry = "@misc{a, author = {Eve Mallory}, title = {An \\enquote{Odd} Title}, year = 2020}\n"
+    (tmp_path / "refs.bib").write_text(entry, encoding="utf-8")
+    run_cli("build", "refs.bib", "--out", "out", "--dialect", dialect, "--no-figure", "--no-plot", cwd=tmp_path)
+    main = tmp_path / "out" / "main.tex"
+    marker = "% surveytool: begin notes preamble\n"
+    main.write_text(main.read_text(encoding="utf-8").replace(marker, marker + "\\usepackage{csquotes}\n"), "utf-8")
+    result = compile_latex(tmp_path / "out")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "Package: csquotes" in (tmp_path / "out" / "main.log").read_text(encoding="latin-1")
