@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -216,3 +217,13 @@ def built_with_notes(tmp_path: Path, notes: str) -> tuple[Path, Path, Path]:
     text = chapter.read_text(encoding="utf-8")
     chapter.write_text(text.replace(UNPLACED_NOTES, UNPLACED_NOTES + notes), encoding="utf-8")
     return source, out, chapter
+
+
+def field_in_each_dialect(folder: Path, bib: str, field: str) -> dict[str, str]:
+    """The raw value ``bib -o`` writes for ``field`` of the one entry of ``bib``, with each dialect."""
+    (folder / "refs.bib").write_text(bib, encoding="utf-8")
+    written = {}
+    for dialect in ("bibtex", "biblatex"):
+        run_cli("bib", "refs.bib", "-o", f"{dialect}.bib", "--dialect", dialect, cwd=folder, check=True)
+        [written[dialect]] = re.findall(rf"{field} = (.*),", (folder / f"{dialect}.bib").read_text(encoding="utf-8"))
+    return written

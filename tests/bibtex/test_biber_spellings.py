@@ -4,7 +4,7 @@ import re
 import subprocess
 
 import pytest
-from helpers import compile_latex, requires_latex, run_cli
+from helpers import compile_latex, field_in_each_dialect, requires_latex, run_cli
 
 from surveytool.text.latex import char_spelling, declared_chars
 
@@ -12,11 +12,7 @@ ENTRY = "@misc{p1, author = {Eve Mallory}, title = {Costs \\textdollar 5 or \\te
 
 
 def test_textdollar_is_written_as_a_dollar_sign_for_biber_and_as_it_is_for_bibtex(tmp_path):
-    (tmp_path / "refs.bib").write_text(ENTRY, encoding="utf-8")
-    titles = {}
-    for dialect in ("bibtex", "biblatex"):
-        run_cli("bib", "refs.bib", "-o", f"{dialect}.bib", "--dialect", dialect, cwd=tmp_path, check=True)
-        [titles[dialect]] = re.findall(r"title = (.*),", (tmp_path / f"{dialect}.bib").read_text(encoding="utf-8"))
+    titles = field_in_each_dialect(tmp_path, ENTRY, "title")
     assert titles["bibtex"] == "{Costs \\textdollar 5 or \\textdollar{}6}"
     assert titles["biblatex"] == "{Costs \\$5 or \\${}6}"  # the space TeX skips after \textdollar goes with it
 
@@ -65,11 +61,7 @@ def test_accents_biber_decodes_into_characters_beyond_inputenc_compile_with_bibe
 def test_an_accent_on_nothing_in_a_title_gets_an_empty_group_more_for_biber_and_compiles(tmp_path):
     # biber wrote \field{title}{Tildes {\~}x and \~}: "Argument of \T1\~ has an extra }", no bibliography.
     entry = "@misc{p1, author = {Eve Mallory}, title = {Tildes {\\~{}}x and \\~{ }}, year = 2020}\n"
-    (tmp_path / "refs.bib").write_text(entry, encoding="utf-8")
-    titles = {}
-    for dialect in ("bibtex", "biblatex"):
-        run_cli("bib", "refs.bib", "-o", f"{dialect}.bib", "--dialect", dialect, cwd=tmp_path, check=True)
-        [titles[dialect]] = re.findall(r"title = (.*),", (tmp_path / f"{dialect}.bib").read_text(encoding="utf-8"))
+    titles = field_in_each_dialect(tmp_path, entry, "title")
     assert titles == {"bibtex": "{Tildes {\\~{}}x and \\~{ }}", "biblatex": "{Tildes {\\~{}{}}x and \\~{}{}}"}
     out = tmp_path / "out"
     run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--no-figure", "--no-plot", cwd=tmp_path)

@@ -5,7 +5,7 @@ in what ``build`` and ``bib -o`` write for each dialect."""
 import re
 
 import pytest
-from helpers import compile_latex, requires_latex, run_cli
+from helpers import compile_latex, field_in_each_dialect, requires_latex, run_cli
 
 # A hostile co-author's names: a brace, an underscore, a brace before a braced letter; and the TeX Users Group as
 # TUGboat's own .bib writes it, and an empty group before a name.
@@ -56,11 +56,7 @@ EMPTY_ACCENT = '@misc{a3, author = {{\\~{}}x Smith and Jo Sm{\\"{ }}ith and Al S
 
 
 def test_an_accent_on_nothing_in_a_name_gets_an_empty_group_more_for_biber_only(tmp_path):
-    (tmp_path / "refs.bib").write_text(EMPTY_ACCENT, encoding="utf-8")
-    written = {}
-    for dialect in ("bibtex", "biblatex"):
-        run_cli("bib", "refs.bib", "-o", f"{dialect}.bib", "--dialect", dialect, cwd=tmp_path, check=True)
-        [written[dialect]] = re.findall(r"author = (.*),", (tmp_path / f"{dialect}.bib").read_text(encoding="utf-8"))
+    written = field_in_each_dialect(tmp_path, EMPTY_ACCENT, "author")
     assert written["bibtex"] == '{{\\~{}}x Smith and Jo Sm{\\"{ }}ith and Al Sm\\~{}ith}'
     assert written["biblatex"] == (
         '{given={{\\~{}{}}x}, given-i=x, family={Smith} and Jo Sm{\\"{}{}}ith'
