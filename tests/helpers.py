@@ -227,3 +227,12 @@ def field_in_each_dialect(folder: Path, bib: str, field: str) -> dict[str, str]:
         run_cli("bib", "refs.bib", "-o", f"{dialect}.bib", "--dialect", dialect, cwd=folder, check=True)
         [written[dialect]] = re.findall(rf"{field} = (.*),", (folder / f"{dialect}.bib").read_text(encoding="utf-8"))
     return written
+
+
+def compiled_with_biber(folder: Path) -> Path:
+    """The out folder of a biblatex build of ``folder``/refs.bib, compiled by latexmk with biber: it must compile."""
+    out = folder / "out"
+    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--no-figure", "--no-plot", cwd=folder)
+    result = compile_latex(out)
+    assert result.returncode == 0, result.stdout[-3000:]
+    return out

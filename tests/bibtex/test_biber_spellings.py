@@ -4,7 +4,7 @@ import re
 import subprocess
 
 import pytest
-from helpers import compile_latex, field_in_each_dialect, requires_latex, run_cli
+from helpers import compiled_with_biber, field_in_each_dialect, requires_latex
 
 from surveytool.text.latex import char_spelling, declared_chars
 
@@ -22,10 +22,7 @@ def test_textdollar_is_written_as_a_dollar_sign_for_biber_and_as_it_is_for_bibte
 def test_a_title_with_textdollar_compiles_with_biber_and_prints_the_dollars(tmp_path):
     # biber wrote \field{title}{Costs $5 or $6}: math from one to the other, "Missing $ inserted" at a lone one.
     (tmp_path / "refs.bib").write_text(ENTRY.replace(" or \\textdollar{}6", ""), encoding="utf-8")
-    out = tmp_path / "out"
-    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--no-figure", "--no-plot", cwd=tmp_path)
-    result = compile_latex(out)
-    assert result.returncode == 0, result.stdout[-3000:]
+    out = compiled_with_biber(tmp_path)
     text = subprocess.run(
         ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"], cwd=out, capture_output=True, text=True, check=True
     ).stdout
@@ -49,10 +46,7 @@ def test_accents_biber_decodes_into_characters_beyond_inputenc_compile_with_bibe
     # biber wrote \field{title}{x̌ and ẍ and ̌}: "Unicode character ̌ (U+030C) not set up for use with LaTeX".
     entry = '@misc{p1, author = {Eve Mallory}, title = {Accents \\v{x} and \\"{x} and \\v{} and \\c{ }}, year = 2020}\n'
     (tmp_path / "refs.bib").write_text(entry, encoding="utf-8")
-    out = tmp_path / "out"
-    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--no-figure", "--no-plot", cwd=tmp_path)
-    result = compile_latex(out)
-    assert result.returncode == 0, result.stdout[-3000:]
+    out = compiled_with_biber(tmp_path)
     assert not re.search(r"^! ", (out / "main.log").read_text(encoding="latin-1"), re.M)
 
 
@@ -63,8 +57,5 @@ def test_an_accent_on_nothing_in_a_title_gets_an_empty_group_more_for_biber_and_
     entry = "@misc{p1, author = {Eve Mallory}, title = {Tildes {\\~{}}x and \\~{ }}, year = 2020}\n"
     titles = field_in_each_dialect(tmp_path, entry, "title")
     assert titles == {"bibtex": "{Tildes {\\~{}}x and \\~{ }}", "biblatex": "{Tildes {\\~{}{}}x and \\~{}{}}"}
-    out = tmp_path / "out"
-    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--no-figure", "--no-plot", cwd=tmp_path)
-    result = compile_latex(out)
-    assert result.returncode == 0, result.stdout[-3000:]
+    out = compiled_with_biber(tmp_path)
     assert "\\field{title}{Tildes {\\~{}{}}x and \\~{}{}}" in (out / "main.bbl").read_text(encoding="utf-8")

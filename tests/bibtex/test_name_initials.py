@@ -5,7 +5,7 @@ in what ``build`` and ``bib -o`` write for each dialect."""
 import re
 
 import pytest
-from helpers import compile_latex, field_in_each_dialect, requires_latex, run_cli
+from helpers import compile_latex, compiled_with_biber, field_in_each_dialect, requires_latex, run_cli
 
 # A hostile co-author's names: a brace, an underscore, a brace before a braced letter; and the TeX Users Group as
 # TUGboat's own .bib writes it, and an empty group before a name.
@@ -73,10 +73,7 @@ def test_an_accent_on_nothing_in_a_name_gets_an_empty_group_more_for_biber_only(
 def test_an_accent_on_nothing_in_a_name_compiles_with_biber(tmp_path):
     # LaTeX stopped: "Argument of \T1\~ has an extra }", and the document had no bibliography.
     (tmp_path / "refs.bib").write_text(EMPTY_ACCENT, encoding="utf-8")
-    out = tmp_path / "out"
-    run_cli("build", "refs.bib", "--out", "out", "--dialect", "biblatex", "--no-figure", "--no-plot", cwd=tmp_path)
-    result = compile_latex(out)
-    assert result.returncode == 0, result.stdout[-3000:]
+    out = compiled_with_biber(tmp_path)
     assert not re.search(r"^! ", (out / "main.log").read_text(encoding="latin-1"), re.M)
     bbl = (out / "main.bbl").read_text(encoding="utf-8")
     assert re.findall(r"giveni=\{(.*?)\\bibinitperiod\}", bbl) == ["x", "J", "A"]
